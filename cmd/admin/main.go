@@ -1,0 +1,276 @@
+// Command admin is the operators' tool: teams, API keys (and, later, webhooks and deliveries).
+//
+// It talks to the tables named by ACCOUNTS_TABLE (and the other *_TABLE variables) with the standard
+// AWS configuration. With no table configured it talks to the local stack that `make run` started,
+// whose endpoints and table names that stack writes to .data/stack.json.
+//
+// With --json every command prints exactly one JSON object on stdout.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// StackFile is where the local stack records its endpoints and table names, relative to the
+// repository root.
+const StackFile = ".data/stack.json"
+
+func main() {
+	root, c := newRoot(os.Stdout)
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		if !c.reported {
+			_ = c.fail(err)
+		}
+		os.Exit(1)
+	}
+}
+
+// cli carries the flags and output shared by every command.
+type cli struct {
+	out      io.Writer
+	json     bool
+	store    *dynamostore.Store
+	prefix   string // key prefix: dk_test_ on the local stack, dk_live_ elsewhere
+	reported bool   // an error was already printed
+}
+
+func newRoot(out io.Writer) (*cobra.Command, *cli) {
+	c := &cli{out: out}
+	root := &cobra.Command{
+		Use:           "admin",
+		Short:         "Operate Patio: teams, API keys",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return c.connect(cmd.Context())
+		},
+	}
+	root.PersistentFlags().BoolVar(&c.json, "json", false, "print one JSON object on stdout")
+	root.AddCommand(c.teamsCmd(), c.keysCmd())
+	root.SetOut(out)
+	return root, c
+}
+
+// connect finds the target: the environment when ACCOUNTS_TABLE is set, else the local stack file.
+func (c *cli) connect(ctx context.Context) error {
+	c.prefix = patio.LiveKeyPrefix
+	if os.Getenv("ACCOUNTS_TABLE") == "" {
+		env, err := readStackFile()
+		if err != nil {
+			return c.fail(err)
+		}
+		for k, v := range env {
+			os.Setenv(k, v)
+		}
+		c.prefix = patio.TestKeyPrefix
+	}
+	cfg, err := app.LoadAWS(ctx)
+	if err != nil {
+		return c.fail(err)
+	}
+	c.store = dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	return nil
+}
+
+func readStackFile() (map[string]string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, StackFile))
+		if err == nil {
+			var env map[string]string
+			if err := json.Unmarshal(data, &env); err != nil {
+				return nil, fmt.Errorf("%s: %w", StackFile, err)
+			}
+			return env, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, errors.New("no target: set ACCOUNTS_TABLE (and the AWS environment) or start the local stack with `make run`")
+		}
+		dir = parent
+	}
+}
+
+// print writes v as one JSON object with --json, or as text.
+func (c *cli) print(v any, text func(w io.Writer)) error {
+	if c.json {
+		enc := json.NewEncoder(c.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
+	text(tw)
+	return tw.Flush()
+}
+
+// fail reports err (as {"error": ...} with --json) and returns it so the command exits non-zero.
+func (c *cli) fail(err error) error {
+	c.reported = true
+	msg := err.Error()
+	var pe *patio.Error
+	if errors.As(err, &pe) && pe.Kind != patio.KindInternal {
+		msg = pe.Message
+	}
+	if c.json {
+		_ = json.NewEncoder(c.out).Encode(map[string]string{"error": msg})
+	} else {
+		fmt.Fprintln(os.Stderr, "admin:", msg)
+	}
+	return err
+}
+
+// run wraps a command body so that its error is reported once.
+func (c *cli) run(f func(ctx context.Context) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if err := f(cmd.Context()); err != nil {
+			return c.fail(err)
+		}
+		return nil
+	}
+}
+
+func (c *cli) teamsCmd() *cobra.Command {
+	teams := &cobra.Command{Use: "teams", Short: "Create and inspect teams"}
+	var name, email, plan, team string
+
+	create := &cobra.Command{Use: "create", Short: "Create a team", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			t, err := patio.NewTeam(name, email, plan)
+			if err != nil {
+				return err
+			}
+			if err := c.store.CreateTeam(ctx, t); err != nil {
+				return err
+			}
+			return c.printTeam(t)
+		})}
+	create.Flags().StringVar(&name, "name", "", "team name (required)")
+	create.Flags().StringVar(&email, "email", "", "contact email for alerts (required)")
+	create.Flags().StringVar(&plan, "plan", "starter", "plan: starter, professional or autoshopping")
+	mustRequire(create, "name", "email")
+
+	get := &cobra.Command{Use: "get", Short: "Show a team", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			t, err := c.store.Team(ctx, team)
+			if err != nil {
+				return err
+			}
+			return c.printTeam(t)
+		})}
+	get.Flags().StringVar(&team, "team", "", "team id (required)")
+	mustRequire(get, "team")
+
+	setPlan := &cobra.Command{Use: "set-plan", Short: "Change a team's plan (applies to the next request)", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			p, err := patio.ParsePlan(plan)
+			if err != nil {
+				return err
+			}
+			t, err := c.store.SetPlan(ctx, team, p)
+			if err != nil {
+				return err
+			}
+			return c.printTeam(t)
+		})}
+	setPlan.Flags().StringVar(&team, "team", "", "team id (required)")
+	setPlan.Flags().StringVar(&plan, "plan", "", "plan: starter, professional or autoshopping (required)")
+	mustRequire(setPlan, "team", "plan")
+
+	teams.AddCommand(create, get, setPlan)
+	return teams
+}
+
+func (c *cli) printTeam(t patio.Team) error {
+	return c.print(t, func(w io.Writer) {
+		fmt.Fprintf(w, "id\t%s\nname\t%s\nemail\t%s\nplan\t%s\ncreated_at\t%s\n", t.ID, t.Name, t.Email, t.Plan, t.CreatedAt)
+	})
+}
+
+func (c *cli) keysCmd() *cobra.Command {
+	keys := &cobra.Command{Use: "keys", Short: "Create, list and revoke API keys"}
+	var team, scopes, name, id string
+
+	create := &cobra.Command{Use: "create", Short: "Create an API key (the key is shown once)", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			if _, err := c.store.Team(ctx, team); err != nil {
+				return err
+			}
+			sc, err := patio.ParseScopes(scopes)
+			if err != nil {
+				return err
+			}
+			k, secret, err := patio.NewAPIKey(team, name, sc, c.prefix)
+			if err != nil {
+				return err
+			}
+			if err := c.store.CreateKey(ctx, k); err != nil {
+				return err
+			}
+			out := struct {
+				patio.APIKey
+				Key string `json:"key"`
+			}{k, secret}
+			return c.print(out, func(w io.Writer) {
+				fmt.Fprintf(w, "id\t%s\nkey\t%s\nscopes\t%s\n(the key is shown only now)\n", k.ID, secret, strings.Join(k.Scopes, ","))
+			})
+		})}
+	create.Flags().StringVar(&team, "team", "", "team id (required)")
+	create.Flags().StringVar(&scopes, "scopes", "", "comma-separated scopes (default: all six)")
+	create.Flags().StringVar(&name, "name", "", "a label for the key")
+	mustRequire(create, "team")
+
+	revoke := &cobra.Command{Use: "revoke", Short: "Revoke an API key (applies to the next request)", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			k, err := c.store.RevokeKey(ctx, id)
+			if err != nil {
+				return err
+			}
+			return c.print(k, func(w io.Writer) { fmt.Fprintf(w, "id\t%s\nstatus\t%s\n", k.ID, k.Status) })
+		})}
+	revoke.Flags().StringVar(&id, "id", "", "key id (required)")
+	mustRequire(revoke, "id")
+
+	list := &cobra.Command{Use: "list", Short: "List a team's API keys", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			ks, err := c.store.ListKeys(ctx, team)
+			if err != nil {
+				return err
+			}
+			return c.print(map[string]any{"keys": ks}, func(w io.Writer) {
+				fmt.Fprintln(w, "ID\tNAME\tSTATUS\tSCOPES\tCREATED")
+				for _, k := range ks {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Status, strings.Join(k.Scopes, ","), k.CreatedAt)
+				}
+			})
+		})}
+	list.Flags().StringVar(&team, "team", "", "team id (required)")
+	mustRequire(list, "team")
+
+	keys.AddCommand(create, revoke, list)
+	return keys
+}
+
+func mustRequire(cmd *cobra.Command, names ...string) {
+	for _, n := range names {
+		if err := cmd.MarkFlagRequired(n); err != nil {
+			panic(err)
+		}
+	}
+}

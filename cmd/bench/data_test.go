@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/br"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+func TestOldPlate(t *testing.T) {
+	tests := []struct {
+		name string
+		i    int
+		want string
+	}{
+		{"first", 0, "AAA0000"},
+		{"last digits of the first letters", 9_999, "AAA9999"},
+		{"next letters", 10_000, "AAB0000"},
+		{"created range", plateIndexCreated, "BMM0000"},
+		{"deals range", plateIndexDeals, "CYY0000"},
+		{"last", plateIndexMax - 1, "ZZZ9999"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := oldPlate(tt.i)
+			if got != tt.want {
+				t.Errorf("oldPlate(%d) = %q; want %q", tt.i, got, tt.want)
+			}
+			if n, err := br.NormalizePlate(got); err != nil || n != got {
+				t.Errorf("NormalizePlate(%q) = %q, %v; want it unchanged", got, n, err)
+			}
+		})
+	}
+}
+
+// Distinct indexes must give distinct plate keys, or seeded and created vehicles would collide on
+// the plate guard (ABC1234 and ABC1C34 are one plate).
+func TestOldPlateKeysDistinct(t *testing.T) {
+	seen := map[string]int{}
+	for _, start := range []int{plateIndexSeeded, plateIndexCreated, plateIndexDeals} {
+		for i := start; i < start+30_000; i++ {
+			key := br.PlateKey(oldPlate(i))
+			if j, dup := seen[key]; dup {
+				t.Fatalf("PlateKey(oldPlate(%d)) = PlateKey(oldPlate(%d)) = %q", i, j, key)
+			}
+			seen[key] = i
+		}
+	}
+}
+
+func TestCPFValid(t *testing.T) {
+	seen := map[string]int{}
+	for _, i := range append([]int{0, 1, 11_111_111, 22_222_222, 99_999_999}, seq(0, 5_000)...) {
+		c := cpf(i)
+		if got, err := br.NormalizeCPF(c); err != nil || got != c {
+			t.Fatalf("NormalizeCPF(cpf(%d) = %q) = %q, %v; want it valid and unchanged", i, c, got, err)
+		}
+		if j, dup := seen[c]; dup && j != i {
+			t.Fatalf("cpf(%d) = cpf(%d) = %q", i, j, c)
+		}
+		seen[c] = i
+	}
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// Every generated body must be one the API accepts, or seeding fails half-way through a run.
+func TestVehicleBodyValid(t *testing.T) {
+	now := time.Now()
+	for _, i := range append(seq(0, 200), plateIndexCreated, plateIndexDeals+17) {
+		var b patio.Body
+		if err := json.Unmarshal(vehicleBody(i, now), &b); err != nil {
+			t.Fatalf("vehicleBody(%d) is not JSON: %v", i, err)
+		}
+		in, err := patio.ParseVehicleInput(b, now)
+		if err != nil {
+			t.Fatalf("ParseVehicleInput(vehicleBody(%d)) = %v", i, err)
+		}
+		if _, err := patio.NewVehicle("01a200a8-99fa-7ee8-a906-40df5739cb0d", now, in); err != nil {
+			t.Fatalf("NewVehicle(vehicleBody(%d)) = %v", i, err)
+		}
+	}
+}
+
+func TestClientBodyJSON(t *testing.T) {
+	var v map[string]any
+	if err := json.Unmarshal(clientBody(42), &v); err != nil {
+		t.Fatalf("clientBody(42) is not JSON: %v", err)
+	}
+	if v["cpf"] != cpf(42) || v["type"] != "individual" {
+		t.Errorf("clientBody(42) = %v; want an individual with cpf %s", v, cpf(42))
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	ms := func(ns ...int) []time.Duration {
+		out := make([]time.Duration, len(ns))
+		for i, n := range ns {
+			out[i] = time.Duration(n) * time.Millisecond
+		}
+		return out
+	}
+	hundred := make([]time.Duration, 100)
+	for i := range hundred {
+		hundred[i] = time.Duration(i+1) * time.Millisecond
+	}
+	tests := []struct {
+		name   string
+		sorted []time.Duration
+		p      int
+		want   time.Duration
+	}{
+		{"empty", nil, 50, 0},
+		{"one", ms(7), 99, 7 * time.Millisecond},
+		{"median of four is the second", ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
+		{"p99 of four is the last", ms(1, 2, 3, 4), 99, 4 * time.Millisecond},
+		{"p50 of 1..100", hundred, 50, 50 * time.Millisecond},
+		{"p99 of 1..100", hundred, 99, 99 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := percentile(tt.sorted, tt.p); got != tt.want {
+				t.Errorf("percentile(%v, %d) = %v; want %v", tt.sorted, tt.p, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPoolHandsEachItemOnce(t *testing.T) {
+	p := &pool[int]{items: []int{1, 2}}
+	for _, want := range []int{1, 2} {
+		if got, err := p.take(); err != nil || got != want {
+			t.Fatalf("take() = %d, %v; want %d, nil", got, err, want)
+		}
+	}
+	if _, err := p.take(); err != errPoolEmpty {
+		t.Errorf("take() on an empty pool = %v; want errPoolEmpty", err)
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// endpoint is one measured API operation and its raw DynamoDB equivalent.
+type endpoint struct {
+	name    string // as printed
+	missing string // why it is not measured, or ""
+	request op
+	raw     op
+}
+
+// winBody is the PUT that wins a deal.
+var winBody = []byte(`{"status":"ganho"}`)
+
+// defaultStatuses is the status filter of a list without one: every status but the soft-deleted
+// one (patio.parseList).
+func defaultStatuses(all []string, softDeleted string) []string {
+	return slices.DeleteFunc(slices.Clone(all), func(s string) bool { return s == softDeleted })
+}
+
+func (env *benchEnv) endpoints() []endpoint {
+	api, raw, main, deals := env.api, env.raw, env.main, env.deals
+	randomVehicle := func(rng *rand.Rand) string { return env.vehicleIDs[rng.IntN(len(env.vehicleIDs))] }
+	byPrice := listQuery{table: env.tables.Vehicles, index: "by_price", rangeAttr: "lsi_price", rangePrefix: "1#",
+		desc: true, statuses: defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)}
+	clientsByCreation := listQuery{table: env.tables.Clients, rangeAttr: "sk", rangePrefix: "c#",
+		desc: true, statuses: defaultStatuses(patio.ClientStatuses, patio.ClientInactive)}
+
+	eps := []endpoint{
+		{
+			name: "GET /vehicles/{id}",
+			request: func(ctx context.Context, rng *rand.Rand) error {
+				return api.do(ctx, main, http.MethodGet, "/api/v1/vehicles/"+randomVehicle(rng), nil, http.StatusOK, nil)
+			},
+			raw: func(ctx context.Context, rng *rand.Rand) error {
+				return raw.getVehicle(ctx, main, randomVehicle(rng))
+			},
+		},
+		{
+			name: "GET /vehicles?limit=20&sort=-price",
+			request: func(ctx context.Context, _ *rand.Rand) error {
+				return api.do(ctx, main, http.MethodGet, "/api/v1/vehicles?limit=20&sort=-price", nil, http.StatusOK, nil)
+			},
+			raw: func(ctx context.Context, _ *rand.Rand) error {
+				return raw.list(ctx, main, byPrice, 20)
+			},
+		},
+		{
+			name: "GET /clients",
+			request: func(ctx context.Context, _ *rand.Rand) error {
+				return api.do(ctx, main, http.MethodGet, "/api/v1/clients", nil, http.StatusOK, nil)
+			},
+			raw: func(ctx context.Context, _ *rand.Rand) error {
+				return raw.list(ctx, main, clientsByCreation, patio.DefaultLimit)
+			},
+		},
+		// Writes come after the reads, so that every read run sees the seeded team as seeded.
+		{
+			name: "POST /vehicles",
+			request: func(ctx context.Context, _ *rand.Rand) error {
+				body := vehicleBody(env.nextPlate.take(), time.Now())
+				return api.do(ctx, main, http.MethodPost, "/api/v1/vehicles", body, http.StatusCreated, nil)
+			},
+			raw: func(ctx context.Context, _ *rand.Rand) error {
+				return raw.createVehicle(ctx, main, env.nextPlate.take())
+			},
+		},
+		{
+			name: "PUT /deals/{id} → ganho",
+			request: func(ctx context.Context, _ *rand.Rand) error {
+				ref, err := env.appWins.take()
+				if err != nil {
+					return err
+				}
+				return api.do(ctx, deals, http.MethodPut, "/api/v1/deals/"+ref.dealID, winBody, http.StatusOK, nil)
+			},
+			raw: func(ctx context.Context, _ *rand.Rand) error {
+				ref, err := env.rawWins.take()
+				if err != nil {
+					return err
+				}
+				return raw.winDeal(ctx, deals, ref.dealID)
+			},
+		},
+	}
+	if !env.clientsServed {
+		eps[2].missing = "not available"
+	}
+	return eps
+}
+
+// sample is one request of an endpoint and its raw calls, as seen on the wire.
+type sample struct {
+	endpoint     string
+	request, raw []sdkCall
+	requestErr   error
+	rawErr       error
+}
+
+// sample runs each available endpoint once on each side with the recorder on.
+func (env *benchEnv) sample(ctx context.Context, eps []endpoint) ([]sample, error) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var out []sample
+	for _, ep := range eps {
+		if ep.missing != "" {
+			continue
+		}
+		// One unrecorded call first, so that one-off work (guregu/dynamo's cached DescribeTable,
+		// new connections) does not show in the sample.
+		if err := ep.request(ctx, rng); err != nil {
+			return nil, fmt.Errorf("%s: %w", ep.name, err)
+		}
+		if err := ep.raw(ctx, rng); err != nil {
+			return nil, fmt.Errorf("%s (raw): %w", ep.name, err)
+		}
+		sm := sample{endpoint: ep.name}
+		sm.request, sm.requestErr = env.rec.record(func() error { return ep.request(ctx, rng) })
+		sm.raw, sm.rawErr = env.rec.record(func() error { return ep.raw(ctx, rng) })
+		out = append(out, sm)
+	}
+	return out, ctx.Err()
+}
+
+// row is one line of the table: an endpoint at one concurrency, both sides.
+type row struct {
+	endpoint string
+	conc     int
+	missing  string
+	request  result
+	raw      result
+	// TCP connections opened during each side's run: by the load client, and by the SDK.
+	httpDials, requestSDKDials, rawSDKDials int64
+}
+
+func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) []row {
+	var rows []row
+	for i, ep := range eps {
+		for _, c := range o.concurrency {
+			rw := row{endpoint: ep.name, conc: c, missing: ep.missing}
+			if ep.missing != "" {
+				rows = append(rows, rw)
+				continue
+			}
+			if ctx.Err() != nil {
+				return rows
+			}
+			seed := uint64(i*1000 + c)
+			h0, s0 := env.api.dials.Load(), env.rec.dials.Load()
+			rw.request = measure(ctx, c, o.warmup, o.duration, seed, ep.request)
+			h1, s1 := env.api.dials.Load(), env.rec.dials.Load()
+			rw.raw = measure(ctx, c, o.warmup, o.duration, seed, ep.raw)
+			rw.httpDials, rw.requestSDKDials, rw.rawSDKDials = h1-h0, s1-s0, env.rec.dials.Load()-s1
+			progress("%-36s c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, c,
+				ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
+			rows = append(rows, rw)
+		}
+	}
+	return rows
+}

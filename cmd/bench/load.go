@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// result is one run: one operation at one concurrency.
+type result struct {
+	n         int           // successful calls in the measured window
+	errors    int           // failed calls in the measured window
+	firstErr  error         // the first failure, to show what went wrong
+	p50, p99  time.Duration // nearest-rank percentiles of the successful calls' latencies
+	rps       float64       // successful calls per second of the window
+	exhausted bool          // the run stopped early: its pool of prepared items ran out
+}
+
+// op is one call of a run: an HTTP request or its raw DynamoDB calls. rng is the worker's own.
+type op func(ctx context.Context, rng *rand.Rand) error
+
+// minCalls is how many calls a run measures at least, when that fits in maxStretch times its
+// duration: a list that takes a second per call still gets a median from more than a handful.
+const (
+	minCalls   = 20
+	maxStretch = 3
+)
+
+// measure runs op on conc workers, each calling it in a loop, for warmup and then for dur (longer
+// when fewer than minCalls calls were measured, up to maxStretch·dur). Calls started during the
+// warm-up are not counted; calls started in the measured window are, and the window ends when the
+// last of them ends. Every worker keeps its own latencies, merged and sorted at the end, so
+// measuring adds no locking to the calls but one atomic add.
+func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint64, call op) result {
+	begin := time.Now()
+	from := begin.Add(warmup)
+	until, hardUntil := from.Add(dur), from.Add(maxStretch*dur)
+	var measured atomic.Int64
+	type worker struct {
+		lat       []time.Duration
+		errs      int
+		firstErr  error
+		lastEnd   time.Time
+		exhausted bool
+	}
+	ws := make([]worker, conc)
+	var wg sync.WaitGroup
+	for i := range ws {
+		w := &ws[i]
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				if !t0.Before(until) && (measured.Load() >= minCalls || !t0.Before(hardUntil)) {
+					return
+				}
+				err := call(ctx, rng)
+				t1 := time.Now()
+				if errors.Is(err, errPoolEmpty) {
+					w.exhausted = true
+					return
+				}
+				if t0.Before(from) {
+					continue
+				}
+				w.lastEnd = t1
+				measured.Add(1)
+				if err != nil {
+					if w.firstErr == nil {
+						w.firstErr = err
+					}
+					w.errs++
+					continue
+				}
+				w.lat = append(w.lat, t1.Sub(t0))
+			}
+		})
+	}
+	wg.Wait()
+
+	var r result
+	var all []time.Duration
+	end := from
+	for _, w := range ws {
+		all = append(all, w.lat...)
+		r.errors += w.errs
+		if r.firstErr == nil {
+			r.firstErr = w.firstErr
+		}
+		r.exhausted = r.exhausted || w.exhausted
+		if w.lastEnd.After(end) {
+			end = w.lastEnd
+		}
+	}
+	slices.Sort(all)
+	r.n = len(all)
+	r.p50, r.p99 = percentile(all, 50), percentile(all, 99)
+	if window := end.Sub(from); window > 0 {
+		r.rps = float64(r.n) / window.Seconds()
+	}
+	return r
+}
+
+// percentile returns the nearest-rank p-th percentile of sorted latencies: the smallest value
+// with at least p% of the values at or below it; 0 when there are none.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 · n)
+	return sorted[max(rank, 1)-1]
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+)
+
+// sdkCall is one DynamoDB API call seen on the wire.
+type sdkCall struct {
+	op       string // GetItem, Query, TransactWriteItems...
+	sent     int    // request body bytes
+	received int    // response body bytes
+	body     string // request body (JSON)
+}
+
+// recorder is the AWS SDK's HTTP client with two instruments: it counts the TCP connections the SDK
+// opens (always, at the cost of an atomic add per dial), and while recording is on it keeps every
+// call's operation, body and sizes. Recording reads whole bodies, so it is only switched on around
+// single sample requests, never during measured runs.
+type recorder struct {
+	inner     *awshttp.BuildableClient
+	dials     atomic.Int64
+	recording atomic.Bool
+	mu        sync.Mutex
+	calls     []sdkCall
+}
+
+func newRecorder(inner *awshttp.BuildableClient) *recorder {
+	r := &recorder{}
+	r.inner = inner.WithTransportOptions(func(tr *http.Transport) {
+		dial := tr.DialContext
+		if dial == nil {
+			dial = (&net.Dialer{}).DialContext
+		}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			r.dials.Add(1)
+			return dial(ctx, network, addr)
+		}
+	})
+	return r
+}
+
+// Do implements aws.HTTPClient.
+func (r *recorder) Do(req *http.Request) (*http.Response, error) {
+	if !r.recording.Load() {
+		return r.inner.Do(req)
+	}
+	c := sdkCall{op: strings.TrimPrefix(req.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")}
+	if req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		c.sent, c.body = len(body), string(body)
+	}
+	resp, err := r.inner.Do(req)
+	if resp != nil && resp.Body != nil {
+		data, rerr := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(data))
+		c.received = len(data)
+		if err == nil && rerr != nil {
+			err = rerr
+		}
+	}
+	r.mu.Lock()
+	r.calls = append(r.calls, c)
+	r.mu.Unlock()
+	return resp, err
+}
+
+// record runs f with recording on and returns the calls it made. Nothing else may call DynamoDB
+// meanwhile.
+func (r *recorder) record(f func() error) ([]sdkCall, error) {
+	r.mu.Lock()
+	r.calls = nil
+	r.mu.Unlock()
+	r.recording.Store(true)
+	err := f()
+	r.recording.Store(false)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls, err
+}

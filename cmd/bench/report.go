@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// maxRatioP50 is the latency budget: a request at concurrency 1 may take at most this many times
+// the raw DynamoDB calls it makes, at the median.
+const maxRatioP50 = 1.5
+
+type report struct {
+	opts    options
+	env     *benchEnv
+	rows    []row
+	samples []sample
+	sizes   []binarySize
+	sizeErr error
+	elapsed time.Duration
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func kb(n int) string {
+	if n < 10_000 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.0f kB", float64(n)/1000)
+}
+
+func printReport(w io.Writer, r report) {
+	o, env := r.opts, r.env
+	fmt.Fprintf(w, "\nPatio bench: %s, %s %s/%s, %d CPUs (GOMAXPROCS %d), DynamoDB Local in memory\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH,
+		runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "data: %d vehicles in one team, %s\n", len(env.vehicleIDs), env.seedNote)
+	if env.clientsServed {
+		fmt.Fprintf(w, "      %d clients (valid CPFs) in the same team, created through the API\n", o.clients)
+	}
+	fmt.Fprintf(w, "runs: each side of each line: %s warm-up, then %s measured; p50/p99 nearest-rank over every successful call\n",
+		o.warmup, o.duration)
+	fmt.Fprintf(w, "      request: HTTP/1.1 keep-alive client → net/http on 127.0.0.1 → app.API (logs discarded) → DynamoDB Local\n")
+	fmt.Fprintf(w, "      raw:     the same DynamoDB calls with the bare AWS SDK client, same configuration and retryer\n\n")
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "endpoint\tc\tn\treq p50\treq p99\treq/s\traw p50\traw p99\traw/s\t×p50\t×p99\tnew TCP http/ddb/raw\t")
+	for _, rw := range r.rows {
+		if rw.missing != "" {
+			fmt.Fprintf(tw, "%s\t%d\t\t%s\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.conc, strings.SplitN(rw.endpoint, " ", 3)[1]+": "+rw.missing)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.2f\t%.2f\t%d/%d/%d\t\n",
+			rw.endpoint, rw.conc, rw.request.n, ms(rw.request.p50), ms(rw.request.p99), rw.request.rps,
+			ms(rw.raw.p50), ms(rw.raw.p99), rw.raw.rps,
+			ratio(rw.request.p50, rw.raw.p50), ratio(rw.request.p99, rw.raw.p99),
+			rw.httpDials, rw.requestSDKDials, rw.rawSDKDials)
+	}
+	_ = tw.Flush()
+
+	var notes []string
+	if env.apiNote != "" {
+		notes = append(notes, env.apiNote)
+	}
+	if !env.clientsServed {
+		notes = append(notes, "clients: not available (GET /api/v1/clients answers 404): the clients list is not measured, "+
+			"and the deals' client was put directly in CLIENTS_TABLE")
+	}
+	for _, rw := range r.rows {
+		for _, side := range []struct {
+			name string
+			res  result
+		}{{"request", rw.request}, {"raw", rw.raw}} {
+			if side.res.errors > 0 {
+				notes = append(notes, fmt.Sprintf("%s c=%d %s: %d failed calls, first: %v",
+					rw.endpoint, rw.conc, side.name, side.res.errors, side.res.firstErr))
+			}
+			if side.res.exhausted {
+				notes = append(notes, fmt.Sprintf("%s c=%d %s: ran out of prepared deals before the end of the run (raise -deals)",
+					rw.endpoint, rw.conc, side.name))
+			}
+		}
+		if rw.missing == "" && rw.httpDials > int64(rw.conc) {
+			notes = append(notes, fmt.Sprintf("%s c=%d: the load client opened %d connections for %d workers: keep-alive was not reused",
+				rw.endpoint, rw.conc, rw.httpDials, rw.conc))
+		}
+	}
+	fmt.Fprintln(w, "\nnew TCP: connections opened during the run by the load client / by the SDK during the request run / by the SDK during the raw run")
+	for _, n := range notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+
+	fmt.Fprintln(w, "\nDynamoDB calls of one sample request per endpoint (operation, bytes sent → received):")
+	for _, sm := range r.samples {
+		verdict := "same calls"
+		if !slices.Equal(ops(sm.request), ops(sm.raw)) {
+			verdict = "CALLS DIFFER: the raw side is not faithful"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", sm.endpoint, verdict)
+		for _, side := range []struct {
+			name  string
+			calls []sdkCall
+			err   error
+		}{{"request", sm.request, sm.requestErr}, {"raw", sm.raw, sm.rawErr}} {
+			fmt.Fprintf(w, "    %-8s", side.name)
+			for _, c := range side.calls {
+				fmt.Fprintf(w, " %s %s→%s;", c.op, kb(c.sent), kb(c.received))
+			}
+			if side.err != nil {
+				fmt.Fprintf(w, " error: %v", side.err)
+			}
+			fmt.Fprintln(w)
+			if o.trace {
+				for _, c := range side.calls {
+					fmt.Fprintf(w, "      %s %s\n", c.op, c.body)
+				}
+			}
+		}
+	}
+
+	fmt.Fprintln(w, "\nLambda function binaries (linux/arm64, -tags lambda.norpc -trimpath -ldflags \"-s -w\"):")
+	for _, b := range r.sizes {
+		fmt.Fprintf(w, "  %-22s %6.2f MB  (%d bytes)\n", b.function, float64(b.bytes)/1e6, b.bytes)
+	}
+	if o.skipSizes {
+		fmt.Fprintln(w, "  not built (-skip-sizes)")
+	}
+	if r.sizeErr != nil {
+		fmt.Fprintf(w, "  build failed: %v\n", r.sizeErr)
+	}
+
+	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
+	for _, rw := range r.rows {
+		if rw.conc != 1 {
+			continue
+		}
+		if rw.missing != "" {
+			fmt.Fprintf(w, "  SKIP  %s: %s\n", rw.endpoint, rw.missing)
+			continue
+		}
+		x := ratio(rw.request.p50, rw.raw.p50)
+		fmt.Fprintf(w, "  %s  %s: request/raw at p50 = %.2f (≤ %.1f at concurrency 1)\n", verdict(x <= maxRatioP50 && rw.request.n > 0), rw.endpoint, x, maxRatioP50)
+	}
+	if !slices.Contains(o.concurrency, 1) {
+		fmt.Fprintln(w, "  SKIP  latency ratios: concurrency 1 was not run")
+	}
+	for _, b := range r.sizes {
+		fmt.Fprintf(w, "  %s  %s: %.2f MB (≤ 12 MB)\n", verdict(b.bytes <= maxBinaryBytes), b.function, float64(b.bytes)/1e6)
+	}
+	if r.sizeErr != nil || o.skipSizes {
+		fmt.Fprintln(w, "  SKIP  binary sizes: not all built")
+	}
+	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func ops(calls []sdkCall) []string {
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.op
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/samtemplate"
+)
+
+// principal is a team and the key that acts for it.
+type principal struct {
+	teamID  string
+	secret  string // the key itself, sent by the load client
+	keyHash string // what the raw side reads, as the API does
+}
+
+// benchEnv is everything one run sets up: tables, teams, the served API, the load client, the raw
+// DynamoDB client and the seeded data.
+type benchEnv struct {
+	root   string
+	prefix string
+	tables dynamostore.Tables
+	cfg    aws.Config
+	rec    *recorder
+	store  *dynamostore.Store
+
+	main  principal // the team with the seeded vehicles and clients
+	deals principal // the team whose deals are won
+
+	served  []app.Resource
+	apiNote string // why a resource is missing from served, when it is
+	srv     *http.Server
+	api     *apiClient
+	raw     *rawClient
+
+	clientsServed bool
+	seedNote      string
+
+	vehicleIDs []string       // the seeded vehicles of main
+	appWins    *pool[dealRef] // open deals the API side wins
+	rawWins    *pool[dealRef] // open deals the raw side wins
+	nextPlate  *counter       // plate index of the next created vehicle
+}
+
+// dealRef is an open deal of the deals team and the vehicle it will win.
+type dealRef struct{ dealID, vehicleID string }
+
+func setup(ctx context.Context, o options) (*benchEnv, error) {
+	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
+	if endpoint == "" {
+		return nil, errors.New("AWS_ENDPOINT_URL_DYNAMODB is not set: run `make bench` " +
+			"(go run ./cmd/local with-engines -- go run ./cmd/bench), never against AWS")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	tplPath, err := samtemplate.Find(wd)
+	if err != nil {
+		return nil, err
+	}
+	tpl, err := samtemplate.Load(tplPath)
+	if err != nil {
+		return nil, err
+	}
+	env := &benchEnv{root: filepath.Dir(tplPath), nextPlate: newCounter(plateIndexCreated)}
+
+	cfg, err := app.LoadAWS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// One recorder in front of the SDK's HTTP client, shared by the API's store and the raw client,
+	// so both go through the same connection pool and can be compared call by call.
+	inner := awshttp.NewBuildableClient() // what the SDK uses when the configuration names none
+	if cfg.HTTPClient != nil {
+		var ok bool
+		if inner, ok = cfg.HTTPClient.(*awshttp.BuildableClient); !ok {
+			return nil, fmt.Errorf("unexpected AWS HTTP client %T", cfg.HTTPClient)
+		}
+	}
+	env.rec = newRecorder(inner)
+	cfg.HTTPClient = env.rec
+	env.cfg = cfg
+
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	env.prefix = "bench" + hex.EncodeToString(b[:]) + "-"
+	progress("DynamoDB Local at %s; creating the tables of template.yaml with prefix %s", endpoint, env.prefix)
+	admin := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		// DynamoDB Local sends no X-Amz-Crc32 on error responses (aws/aws-sdk-go-v2#3545).
+		o.DisableValidateResponseChecksum = true
+	})
+	tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	names, err := samtemplate.CreateTables(tctx, admin, tpl, env.prefix)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	fnEnv, err := tpl.Env(names)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range fnEnv {
+		if err := os.Setenv(k, v); err != nil {
+			return nil, err
+		}
+	}
+	env.tables = dynamostore.TablesFromEnv()
+	env.store = dynamostore.New(cfg, env.tables)
+
+	if env.main, err = createTeam(ctx, env.store, "Bench dealership"); err != nil {
+		return nil, err
+	}
+	if env.deals, err = createTeam(ctx, env.store, "Bench deals dealership"); err != nil {
+		return nil, err
+	}
+
+	h, err := env.buildAPI()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	env.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = env.srv.Serve(ln) }()
+	env.api = newAPIClient("http://" + ln.Addr().String())
+	env.raw = newRawClient(cfg, env.tables)
+	progress("API served on %s (%v)", ln.Addr(), env.served)
+	return env, nil
+}
+
+// buildAPI builds the handler the way the functions and the local stack do, for every resource. A
+// resource app.API does not know yet (clients, while it is being added) is left out and noted, so
+// that its routes answer 404 and the bench reports them as not available.
+func (env *benchEnv) buildAPI() (http.Handler, error) {
+	logger := slog.New(slog.DiscardHandler)
+	all := []app.Resource{app.Vehicles, app.Clients, app.Deals}
+	h, err := app.API(env.cfg, logger, all...)
+	if err == nil {
+		env.served = all
+		return h, nil
+	}
+	env.served = []app.Resource{app.Vehicles, app.Deals}
+	h, err2 := app.API(env.cfg, logger, env.served...)
+	if err2 != nil {
+		return nil, errors.Join(err, err2)
+	}
+	env.apiNote = fmt.Sprintf("app.API refused every resource (%v); served %v", err, env.served)
+	return h, nil
+}
+
+func createTeam(ctx context.Context, store *dynamostore.Store, name string) (principal, error) {
+	team, err := patio.NewTeam(name, "bench@patio.local", string(patio.PlanAutoshopping))
+	if err != nil {
+		return principal{}, err
+	}
+	if err := store.CreateTeam(ctx, team); err != nil {
+		return principal{}, err
+	}
+	key, secret, err := patio.NewAPIKey(team.ID, "bench", patio.Scopes, patio.TestKeyPrefix)
+	if err != nil {
+		return principal{}, err
+	}
+	if err := store.CreateKey(ctx, key); err != nil {
+		return principal{}, err
+	}
+	return principal{teamID: team.ID, secret: secret, keyHash: key.Hash}, nil
+}
+
+func (env *benchEnv) close() {
+	if env.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = env.srv.Shutdown(ctx)
+	}
+}

@@ -1,0 +1,205 @@
+// Command local runs Patio on this machine, with DynamoDB Local and moto in place of AWS.
+//
+// Usage:
+//
+//	go run ./cmd/local [-fresh]
+//	go run ./cmd/local with-engines -- <command> [args...]
+//
+// Without a subcommand it starts the engines with the database kept under .data/ (-fresh deletes
+// it first), creates the tables of template.yaml, serves the API until SIGINT or SIGTERM, and then
+// stops every engine. This is `make run`.
+//
+// with-engines starts the engines in memory on free ports, runs the command with the engines'
+// AWS_ENDPOINT_URL_* variables and local credentials in its environment (no table names: tests
+// create their own tables), stops the engines and exits with the command's status. This is how
+// `make test` runs `go test`.
+//
+// Engine output goes to .data/engines.log (or .data/test-engines.log for with-engines).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"github.com/patio-dev/patio/shared/localstack"
+	"github.com/patio-dev/patio/shared/samtemplate"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("local", flag.ContinueOnError)
+	fresh := fs.Bool("fresh", false, "delete the local database (.data/dynamodb) before starting")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: local [-fresh]\n       local with-engines -- <command> [args...]\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	root, err := repoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	switch rest := fs.Args(); {
+	case len(rest) == 0:
+		return serveLocal(root, *fresh)
+	case rest[0] == "with-engines":
+		cmd := rest[1:]
+		if len(cmd) > 0 && cmd[0] == "--" {
+			cmd = cmd[1:]
+		}
+		if len(cmd) == 0 {
+			fs.Usage()
+			return 2
+		}
+		return withEngines(root, cmd)
+	default:
+		fs.Usage()
+		return 2
+	}
+}
+
+func repoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	tpl, err := samtemplate.Find(wd)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(tpl), nil
+}
+
+// serveLocal is `make run`: persistent engines, tables, then serve until a signal.
+func serveLocal(root string, fresh bool) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	dataDir := filepath.Join(root, ".data")
+	if fresh {
+		if err := os.RemoveAll(filepath.Join(dataDir, "dynamodb")); err != nil {
+			fmt.Fprintln(os.Stderr, "local:", err)
+			return 1
+		}
+	}
+	logFile := filepath.Join(dataDir, "engines.log")
+	st, err := localstack.Start(ctx, localstack.Options{Dir: root, DataDir: dataDir, LogFile: logFile})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	code := 0
+	defer func() {
+		if err := st.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "local:", err)
+		}
+	}()
+	// serve builds its AWS clients from the environment, exactly as the Lambda functions do.
+	if err := st.Setenv(); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "local: DynamoDB Local on %s (data in %s), moto on %s; engine logs in %s\n",
+		st.DynamoDBEndpoint, filepath.Join(dataDir, "dynamodb"), st.MotoEndpoint, logFile)
+	if err := serve(ctx, st); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		code = 1
+	}
+	stop() // a second Ctrl-C while the engines stop ends this process at once
+	fmt.Fprintln(os.Stderr, "local: stopping the engines")
+	return code
+}
+
+// withEngines is `make test`: in-memory engines around one command.
+func withEngines(root string, argv []string) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// Until the command runs, a signal aborts the start; afterwards it is passed on to the command,
+	// which decides when to stop (a terminal's Ctrl-C reaches it directly as well).
+	var mu sync.Mutex
+	var child *os.Process
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		for sig := range sigs {
+			mu.Lock()
+			if child != nil {
+				_ = child.Signal(sig)
+			} else {
+				cancel()
+			}
+			mu.Unlock()
+		}
+	}()
+
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 127
+	}
+	st, err := localstack.Start(ctx, localstack.Options{
+		Dir:         root,
+		LogFile:     filepath.Join(root, ".data", "test-engines.log"),
+		EnginesOnly: true,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	defer func() {
+		if err := st.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "local:", err)
+		}
+	}()
+	fmt.Fprintf(os.Stderr, "local: DynamoDB Local on %s, moto on %s\n", st.DynamoDBEndpoint, st.MotoEndpoint)
+
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Env = st.Environ(os.Environ())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	mu.Lock()
+	if ctx.Err() != nil {
+		mu.Unlock()
+		return 130
+	}
+	err = cmd.Start()
+	if err == nil {
+		child = cmd.Process
+	}
+	mu.Unlock()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 126
+	}
+	return exitCode(cmd.Wait())
+}
+
+// exitCode turns Wait's result into a shell-style status: the command's own code, or 128+signal.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
+}

@@ -1,0 +1,130 @@
+// Package archtest holds no code, only tests of the import graph: the layering STYLE.md asks for
+// (the domain imports only the standard library and small pure libraries; adapters depend on the
+// domain, not on each other) checked with `go list`, so `make test` and `make lint` keep it.
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/patio-dev/patio/"
+
+// domain lists the domain packages. They import only the standard library (minus the packages in
+// forbiddenStd), one another, and the libraries in pureLibraries.
+var domain = []string{"shared/patio", "shared/money", "shared/br"}
+
+// pureLibraries are the non-standard import path prefixes the domain may use: small libraries with
+// no I/O of their own.
+var pureLibraries = []string{
+	"github.com/google/uuid",        // UUIDv7 ids
+	"github.com/shopspring/decimal", // exact money
+	"golang.org/x/text/",            // accent folding for text sorts
+}
+
+// forbiddenStd are standard packages that mean I/O or transport, found anywhere in the domain's
+// dependencies.
+var forbiddenStd = []string{"net/http", "os/exec", "database/sql", "plugin"}
+
+// adapters must not import one another; each depends on the domain only. Missing ones are skipped
+// so the list can name adapters before they exist.
+var adapters = []string{"shared/dynamostore", "shared/httpapi"}
+
+type pkg struct {
+	ImportPath string
+	Standard   bool
+	Deps       []string
+	Error      *struct{ Err string }
+}
+
+// list runs `go list -json` with args and decodes the packages it prints.
+func list(t *testing.T, args ...string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-e", "-json"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestDomainImportsOnlyPureLibraries(t *testing.T) {
+	for _, d := range domain {
+		t.Run(d, func(t *testing.T) {
+			pkgs := list(t, module+d)
+			if len(pkgs) != 1 || pkgs[0].Error != nil {
+				t.Fatalf("go list %s = %+v; want the domain package (update archtest if it moved)", d, pkgs)
+			}
+			std := map[string]bool{}
+			for _, p := range list(t, "-deps", module+d) {
+				std[p.ImportPath] = p.Standard
+			}
+			for _, dep := range pkgs[0].Deps {
+				switch {
+				case std[dep]:
+					if slices.Contains(forbiddenStd, dep) {
+						t.Errorf("%s depends on %s; the domain does no I/O", d, dep)
+					}
+				case isDomain(dep):
+				case hasAnyPrefix(dep, pureLibraries):
+				default:
+					t.Errorf("%s depends on %s; the domain imports only the standard library and %v", d, dep, pureLibraries)
+				}
+			}
+		})
+	}
+}
+
+func TestAdaptersDoNotImportEachOther(t *testing.T) {
+	for _, a := range adapters {
+		t.Run(a, func(t *testing.T) {
+			pkgs := list(t, module+a)
+			if len(pkgs) != 1 || pkgs[0].Error != nil {
+				t.Skipf("%s does not exist (yet)", a)
+			}
+			for _, dep := range pkgs[0].Deps {
+				for _, other := range adapters {
+					if other != a && (dep == module+other || strings.HasPrefix(dep, module+other+"/")) {
+						t.Errorf("%s depends on %s; adapters depend on the domain, not on each other", a, dep)
+					}
+				}
+			}
+		})
+	}
+}
+
+func isDomain(path string) bool {
+	for _, d := range domain {
+		if path == module+d {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if s == strings.TrimSuffix(p, "/") || strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,188 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// teamRow is a team in AccountsTable.
+type teamRow struct {
+	PK        string `dynamo:"pk,hash"`
+	SK        string `dynamo:"sk,range"`
+	ID        string `dynamo:"id"`
+	Name      string `dynamo:"name"`
+	Email     string `dynamo:"email"`
+	Plan      string `dynamo:"plan"`
+	CreatedAt string `dynamo:"created_at"`
+}
+
+// keyRow is an API key in AccountsTable, keyed by the key's SHA-256 hash.
+type keyRow struct {
+	PK        string   `dynamo:"pk,hash"`
+	SK        string   `dynamo:"sk,range"`
+	KeyID     string   `dynamo:"key_id"`
+	TeamID    string   `dynamo:"team_id"`
+	Name      string   `dynamo:"name"`
+	Scopes    []string `dynamo:"scopes"`
+	Status    string   `dynamo:"status"`
+	CreatedAt string   `dynamo:"created_at"`
+}
+
+func teamPK(id string) string  { return "team#" + id }
+func keyPK(hash string) string { return "key#" + hash }
+
+func (s *Store) accounts() dynamo.Table { return s.db.Table(s.tables.Accounts) }
+
+func (r teamRow) team() (patio.Team, error) {
+	created, err := patio.ParseTimestamp(r.CreatedAt)
+	return patio.Team{ID: r.ID, Name: r.Name, Email: r.Email, Plan: patio.Plan(r.Plan), CreatedAt: created}, err
+}
+
+func (r keyRow) key() (patio.APIKey, error) {
+	created, err := patio.ParseTimestamp(r.CreatedAt)
+	return patio.APIKey{
+		ID: r.KeyID, TeamID: r.TeamID, Name: r.Name, Hash: r.PK[len("key#"):],
+		Scopes: r.Scopes, Status: r.Status, CreatedAt: created,
+	}, err
+}
+
+// CreateTeam stores a new team.
+func (s *Store) CreateTeam(ctx context.Context, t patio.Team) error {
+	row := teamRow{PK: teamPK(t.ID), SK: "team", ID: t.ID, Name: t.Name, Email: t.Email,
+		Plan: string(t.Plan), CreatedAt: t.CreatedAt.String()}
+	return wrap(s.accounts().Put(row).If("attribute_not_exists(pk)").Run(ctx), "create team", t.ID)
+}
+
+// Team returns a team (strongly consistent, so a plan change applies to the next request), or
+// KindNotFound.
+func (s *Store) Team(ctx context.Context, id string) (patio.Team, error) {
+	var row teamRow
+	err := s.accounts().Get("pk", teamPK(id)).Range("sk", dynamo.Equal, "team").Consistent(true).One(ctx, &row)
+	if err != nil {
+		return patio.Team{}, wrap(notFound(err, "team"), "get team", id)
+	}
+	t, err := row.team()
+	return t, wrap(err, "decode team", id)
+}
+
+// SetPlan changes a team's plan; an unknown team is KindNotFound.
+func (s *Store) SetPlan(ctx context.Context, id string, plan patio.Plan) (patio.Team, error) {
+	var row teamRow
+	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").Set("plan", string(plan)).
+		If("attribute_exists(pk)").Value(ctx, &row)
+	if dynamo.IsCondCheckFailed(err) {
+		return patio.Team{}, patio.NotFoundf("team not found")
+	}
+	if err != nil {
+		return patio.Team{}, wrap(err, "set plan", id)
+	}
+	t, err := row.team()
+	return t, wrap(err, "decode team", id)
+}
+
+// CreateKey stores a new key (by its hash).
+func (s *Store) CreateKey(ctx context.Context, k patio.APIKey) error {
+	row := keyRow{PK: keyPK(k.Hash), SK: "key", KeyID: k.ID, TeamID: k.TeamID, Name: k.Name,
+		Scopes: k.Scopes, Status: k.Status, CreatedAt: k.CreatedAt.String()}
+	return wrap(s.accounts().Put(row).If("attribute_not_exists(pk)").Run(ctx), "create key", k.ID)
+}
+
+// KeyByHash returns the key with this hash (strongly consistent, so a revocation applies to the next
+// request), or KindNotFound.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (patio.APIKey, error) {
+	var row keyRow
+	err := s.accounts().Get("pk", keyPK(hash)).Range("sk", dynamo.Equal, "key").Consistent(true).One(ctx, &row)
+	if err != nil {
+		return patio.APIKey{}, wrap(notFound(err, "key"), "get key", "")
+	}
+	k, err := row.key()
+	return k, wrap(err, "decode key", row.KeyID)
+}
+
+// RevokeKey marks a key revoked; an unknown key id is KindNotFound.
+func (s *Store) RevokeKey(ctx context.Context, id string) (patio.APIKey, error) {
+	var found keyRow
+	err := s.accounts().Get("key_id", id).Index("by_key_id").One(ctx, &found)
+	if err != nil {
+		return patio.APIKey{}, wrap(notFound(err, "key"), "find key", id)
+	}
+	var row keyRow
+	err = s.accounts().Update("pk", found.PK).Range("sk", "key").Set("status", patio.KeyRevoked).
+		If("attribute_exists(pk)").Value(ctx, &row)
+	if err != nil {
+		return patio.APIKey{}, wrap(err, "revoke key", id)
+	}
+	k, err := row.key()
+	return k, wrap(err, "decode key", id)
+}
+
+// ListKeys returns a team's keys.
+func (s *Store) ListKeys(ctx context.Context, teamID string) ([]patio.APIKey, error) {
+	var rows []keyRow
+	err := s.accounts().Get("team_id", teamID).Index("by_team").All(ctx, &rows)
+	if err != nil {
+		return nil, wrap(err, "list keys", teamID)
+	}
+	out := make([]patio.APIKey, 0, len(rows))
+	for _, r := range rows {
+		k, err := r.key()
+		if err != nil {
+			return nil, wrap(err, "decode key", r.KeyID)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// rateRow is one team's request counter for one window in AccountsTable.
+type rateRow struct {
+	Count int `dynamo:"count"`
+}
+
+// Count implements patio.RateCounter with two conditional increments (ADD with a condition on the
+// current count), each atomic on its own item. The minute is counted first; when the day then
+// refuses, the minute increment is taken back, so a refused request consumes nothing. A request that
+// meanwhile finds the minute full while that increment is being taken back is refused rightly: the
+// day limit would have refused it too. No transaction is used, so hot counters never conflict.
+func (s *Store) Count(ctx context.Context, teamID string, now time.Time, perMinute, perDay int) (int, int, patio.Window, error) {
+	now = now.UTC()
+	minuteKey := "rate#" + teamID + "#m#" + now.Format("200601021504")
+	dayKey := "rate#" + teamID + "#d#" + now.Format("20060102")
+	minuteExpiry := now.Truncate(time.Minute).Add(time.Hour).Unix()
+	dayExpiry := now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()
+
+	minute, err := s.increment(ctx, minuteKey, 1, perMinute, minuteExpiry)
+	if dynamo.IsCondCheckFailed(err) {
+		return 0, 0, patio.WindowMinute, nil
+	}
+	if err != nil {
+		return 0, 0, patio.WindowNone, wrap(err, "count minute", teamID)
+	}
+	day, err := s.increment(ctx, dayKey, 1, perDay, dayExpiry)
+	if err == nil {
+		return minute, day, patio.WindowNone, nil
+	}
+	if _, undoErr := s.increment(context.WithoutCancel(ctx), minuteKey, -1, 0, minuteExpiry); undoErr != nil {
+		err = errors.Join(err, undoErr)
+	} else if dynamo.IsCondCheckFailed(err) {
+		return 0, 0, patio.WindowDay, nil
+	}
+	return 0, 0, patio.WindowNone, wrap(err, "count day", teamID)
+}
+
+// increment adds delta to a counter and returns the new count. With limit > 0 it only adds while
+// the count is below limit (a failed condition otherwise).
+func (s *Store) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) (int, error) {
+	u := s.accounts().Update("pk", pk).Range("sk", "rate").Add("count", delta).Set("expires_at", expiresAt)
+	if limit > 0 {
+		u = u.If("attribute_not_exists('count') OR 'count' < ?", limit)
+	}
+	var row rateRow
+	err := u.Value(ctx, &row)
+	return row.Count, err
+}

@@ -1,0 +1,149 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// sortKey builds an index sort key: "1#<value>\x01<id>" when the record has a value, "0#<id>" when
+// it has none. The id breaks ties in the direction of the sort; the 0#/1# split lets a list read
+// records without a value after the others, in either direction (docs/storage.md).
+func sortKey(value *string, id string) string {
+	if value == nil {
+		return "0#" + id
+	}
+	return "1#" + strings.Map(func(r rune) rune {
+		if r < 0x20 {
+			return -1
+		}
+		return r
+	}, *value) + "\x01" + id
+}
+
+func padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }
+
+func foldedText(s string) *string { f := patio.Fold(s); return &f }
+
+// sortIndex says how to read a table in the order of one sort field.
+type sortIndex struct {
+	index    string // "" for the base table (created_at: ids are UUIDv7)
+	attr     string // the index's sort key attribute
+	optional bool   // records may lack the value: read the 0# range after the 1# range
+}
+
+// filter accumulates a DynamoDB filter expression in guregu/dynamo's placeholder syntax.
+type filter struct {
+	parts []string
+	args  []any
+}
+
+func (f *filter) add(expr string, args ...any) {
+	f.parts = append(f.parts, expr)
+	f.args = append(f.args, args...)
+}
+
+// in adds "attr IN (...)"; an empty list adds nothing.
+func (f *filter) in(attr string, values []string) {
+	if len(values) == 0 {
+		return
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(values)), ", ")
+	args := make([]any, len(values))
+	for i, v := range values {
+		args[i] = v
+	}
+	f.add("'"+attr+"' IN ("+marks+")", args...)
+}
+
+// common adds the filters every resource shares: status and the created_at day range.
+func (f *filter) common(q patio.ListQuery) {
+	f.in("status", q.Status)
+	if q.CreatedFrom != nil {
+		f.add("'created_at' >= ?", q.CreatedFrom.Start().Format(patio.TimestampLayout))
+	}
+	if q.CreatedTo != nil {
+		f.add("'created_at' < ?", q.CreatedTo.Start().Add(24*time.Hour).Format(patio.TimestampLayout))
+	}
+}
+
+func (f *filter) apply(q *dynamo.Query) *dynamo.Query {
+	if len(f.parts) == 0 {
+		return q
+	}
+	return q.Filter(strings.Join(f.parts, " AND "), f.args...)
+}
+
+// listPage reads one page of a team's records in sort order, and the total that match the filter.
+// It never scans: every read is a Query on the team's partition. The total is a COUNT query (no
+// items transferred); the page reads the index in order and keeps only the requested records.
+func listPage[R any](ctx context.Context, table dynamo.Table, teamID, prefix string, ix sortIndex,
+	desc bool, f filter, offset, limit int) ([]R, int, error) {
+	order := dynamo.Ascending
+	if desc {
+		order = dynamo.Descending
+	}
+	segment := func(i int) *dynamo.Query {
+		q := table.Get("pk", teamID).Consistent(true).Order(order)
+		switch {
+		case ix.index == "":
+			q = q.Range("sk", dynamo.BeginsWith, prefix)
+		case i == 0:
+			q = q.Index(ix.index).Range(ix.attr, dynamo.BeginsWith, "1#")
+		default:
+			q = q.Index(ix.index).Range(ix.attr, dynamo.BeginsWith, "0#")
+		}
+		return f.apply(q)
+	}
+	segments := 1
+	if ix.optional {
+		segments = 2
+	}
+
+	counts := make([]int, segments)
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range segments {
+		g.Go(func() error {
+			n, err := segment(i).Count(gctx)
+			counts[i] = n
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+
+	items := make([]R, 0, limit)
+	skip := offset
+	for i := 0; i < segments && len(items) < limit; i++ {
+		if skip >= counts[i] {
+			skip -= counts[i]
+			continue
+		}
+		want := skip + limit - len(items)
+		iter := segment(i).Limit(want).Iter()
+		var row R
+		for n := 0; iter.Next(ctx, &row); n++ {
+			if n >= skip {
+				items = append(items, row)
+			}
+			var zero R
+			row = zero
+		}
+		if err := iter.Err(); err != nil {
+			return nil, 0, err
+		}
+		skip = 0
+	}
+	return items, total, nil
+}

@@ -1,0 +1,245 @@
+// Package dynamostore is the DynamoDB adapter: it stores the domain's records (shared/patio) in the
+// tables of template.yaml, through github.com/guregu/dynamo/v2.
+//
+// Storage shapes (attribute names, key strings, index attributes) live on unexported row structs and
+// never leave this package. Uniqueness and cross-record rules are enforced with transactions and
+// condition expressions, never read-then-write. See docs/storage.md for the design.
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Tables names the DynamoDB tables the store uses. An empty name leaves that part unavailable.
+type Tables struct {
+	Vehicles string
+	Clients  string
+	Deals    string
+	Accounts string
+}
+
+// TablesFromEnv reads the table names from VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE and
+// ACCOUNTS_TABLE, the variables template.yaml sets on every function.
+func TablesFromEnv() Tables {
+	return Tables{
+		Vehicles: os.Getenv("VEHICLES_TABLE"),
+		Clients:  os.Getenv("CLIENTS_TABLE"),
+		Deals:    os.Getenv("DEALS_TABLE"),
+		Accounts: os.Getenv("ACCOUNTS_TABLE"),
+	}
+}
+
+// Store implements the domain's store interfaces on DynamoDB. It is safe for concurrent use.
+type Store struct {
+	db     *dynamo.DB
+	tables Tables
+}
+
+// New returns a store on the given AWS configuration. The SDK finds the endpoint through the standard
+// variables (AWS_ENDPOINT_URL_DYNAMODB for DynamoDB Local). Retries are few and short, so that an
+// unreachable database turns into a prompt error rather than a hung request.
+func New(cfg aws.Config, tables Tables) *Store {
+	db := dynamo.New(cfg, func(o *dynamodb.Options) {
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = 3
+			so.MaxBackoff = 200 * time.Millisecond
+			so.RateLimiter = ratelimit.None
+		})
+	})
+	return &Store{db: db, tables: tables}
+}
+
+// maxTxAttempts bounds the retries of a transaction that DynamoDB cancelled for a conflict with
+// another transaction. Conflicts are never surfaced as errors before this many attempts.
+const maxTxAttempts = 12
+
+// runTx runs the transaction that build returns, retrying transaction conflicts with jittered
+// backoff. build is called again for every attempt.
+func (s *Store) runTx(ctx context.Context, build func() *dynamo.WriteTx) error {
+	backoff := 10 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := build().Run(ctx)
+		if err == nil || !isTxConflict(err) || attempt == maxTxAttempts {
+			return err
+		}
+		sleep := backoff/2 + rand.N(backoff)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(sleep):
+		}
+		backoff = min(backoff*2, 500*time.Millisecond)
+	}
+}
+
+// isTxConflict reports a transaction cancelled only because of concurrent transactions.
+func isTxConflict(err error) bool {
+	var txe *types.TransactionCanceledException
+	if errors.As(err, &txe) {
+		conflict := false
+		for _, r := range txe.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "TransactionConflict":
+				conflict = true
+			case "", "None":
+			default:
+				return false
+			}
+		}
+		return conflict
+	}
+	var inProgress *types.TransactionInProgressException
+	return errors.As(err, &inProgress)
+}
+
+// cancelReason returns the cancellation code of item i of a cancelled transaction, or "".
+func cancelReason(err error, i int) string {
+	var txe *types.TransactionCanceledException
+	if errors.As(err, &txe) && i < len(txe.CancellationReasons) {
+		return aws.ToString(txe.CancellationReasons[i].Code)
+	}
+	return ""
+}
+
+// errRevConflict reports a lost optimistic-concurrency race: re-read and re-apply.
+var errRevConflict = errors.New("record changed concurrently")
+
+// maxUpdateAttempts bounds how often an update re-reads and re-applies after losing a race.
+const maxUpdateAttempts = 10
+
+// updateRecord is the optimistic update of a record: read it with get, apply change, and when
+// change reports a difference write the result with replace, which conditions the write on the
+// revision read and returns errRevConflict when it lost a race; then it re-reads and re-applies, at
+// most maxUpdateAttempts times. It returns the stored record, the one read when nothing changed.
+func updateRecord[T any](get func() (T, error), change func(T) (T, bool, error),
+	replace func(cur, next T) (T, error)) (T, error) {
+	var zero T
+	for range maxUpdateAttempts {
+		cur, err := get()
+		if err != nil {
+			return zero, err
+		}
+		next, changed, err := change(cur)
+		if err != nil || !changed {
+			return cur, err
+		}
+		next, err = replace(cur, next)
+		if errors.Is(err, errRevConflict) {
+			continue
+		}
+		return next, err
+	}
+	return zero, patio.Internal(errRevConflict)
+}
+
+// getRecord reads the item of a team's partition with sort key sk (strongly consistent) and
+// decodes it; a missing item is KindNotFound naming what.
+func getRecord[R, T any](ctx context.Context, t dynamo.Table, teamID, sk, what string,
+	decode func(R) (T, error)) (T, error) {
+	var row R
+	if err := t.Get("pk", teamID).Range("sk", dynamo.Equal, sk).Consistent(true).One(ctx, &row); err != nil {
+		var zero T
+		return zero, wrap(notFound(err, what), "get "+what, sk)
+	}
+	v, err := decode(row)
+	return v, wrap(err, "decode "+what, sk)
+}
+
+// decodeRows converts stored rows to domain records.
+func decodeRows[R, T any](rows []R, decode func(R) (T, error)) ([]T, error) {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		var err error
+		if out[i], err = decode(r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// guardRow reserves a unique value (plate, CPF, CNPJ) for one record of a team.
+type guardRow struct {
+	PK    string `dynamo:"pk,hash"`
+	SK    string `dynamo:"sk,range"`
+	Owner string `dynamo:"owner"`
+}
+
+// guardSK returns the sort key of the guard item reserving value under prefix ("plate#", "cpf#",
+// "cnpj#"), or "" when there is no value to reserve.
+func guardSK(prefix, value string) string {
+	if value == "" {
+		return ""
+	}
+	return prefix + value
+}
+
+// errTaken reports that the unique value a write reserves is already reserved in the team.
+var errTaken = errors.New("unique value already reserved")
+
+// putGuarded runs put and, in the same transaction, reserves newGuard for owner and releases
+// oldGuard (guard sort keys in the team's partition of t; "" for none), so that a record and the
+// unique value it holds never disagree, under any concurrency. When the guard does not change it is
+// the conditional put alone. put's condition failing is errRevConflict; newGuard already reserved
+// is errTaken. Transaction conflicts are retried (runTx).
+func (s *Store) putGuarded(ctx context.Context, t dynamo.Table, put func() *dynamo.Put,
+	teamID, owner, oldGuard, newGuard string) error {
+	if oldGuard == newGuard {
+		err := put().Run(ctx)
+		if dynamo.IsCondCheckFailed(err) {
+			return errRevConflict
+		}
+		return err
+	}
+	err := s.runTx(ctx, func() *dynamo.WriteTx {
+		tx := s.db.WriteTx().Put(put())
+		if newGuard != "" {
+			tx.Put(t.Put(guardRow{PK: teamID, SK: newGuard, Owner: owner}).If("attribute_not_exists(pk)"))
+		}
+		if oldGuard != "" {
+			tx.Delete(t.Delete("pk", teamID).Range("sk", oldGuard))
+		}
+		return tx
+	})
+	switch {
+	case cancelReason(err, 0) == "ConditionalCheckFailed":
+		return errRevConflict
+	case newGuard != "" && cancelReason(err, 1) == "ConditionalCheckFailed":
+		return errTaken
+	}
+	return err
+}
+
+// wrap turns an unexpected storage error into patio.Internal with the operation and key, and lets
+// domain errors through unchanged.
+func wrap(err error, op string, key string) error {
+	if err == nil {
+		return nil
+	}
+	var pe *patio.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return patio.Internal(fmt.Errorf("dynamostore: %s %s: %w", op, key, err))
+}
+
+// notFound maps dynamo.ErrNotFound to the domain's not-found error.
+func notFound(err error, what string) error {
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return patio.NotFoundf("%s not found", what)
+	}
+	return err
+}

@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// errorBody is the error member of the envelope.
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type envelope struct {
+	Success    bool        `json:"success"`
+	Data       any         `json:"data,omitempty"`
+	Pagination *pagination `json:"pagination,omitempty"`
+	Error      *errorBody  `json:"error,omitempty"`
+}
+
+type pagination struct {
+	Page  int `json:"page"`
+	Limit int `json:"limit"`
+	Total int `json:"total"`
+	Pages int `json:"pages"`
+}
+
+// internalMessage is all a client learns of an unexpected error.
+const internalMessage = "an internal error occurred; retry later and quote the X-Request-Id if it persists"
+
+// status returns the HTTP status and error code of a kind: the one mapping of CONTRACT.md section 2.
+func status(kind patio.Kind) (int, string) {
+	switch kind {
+	case patio.KindInvalid:
+		return http.StatusBadRequest, "VALIDATION_ERROR"
+	case patio.KindConflict:
+		return http.StatusUnprocessableEntity, "VALIDATION_ERROR"
+	case patio.KindDuplicate:
+		return http.StatusUnprocessableEntity, "DUPLICATE_ENTRY"
+	case patio.KindNotFound:
+		return http.StatusNotFound, "NOT_FOUND"
+	case patio.KindUnauthenticated:
+		return http.StatusUnauthorized, "UNAUTHORIZED"
+	case patio.KindForbidden:
+		return http.StatusForbidden, "FORBIDDEN"
+	case patio.KindRateLimited:
+		return http.StatusTooManyRequests, "RATE_LIMIT_EXCEEDED"
+	default:
+		return http.StatusInternalServerError, "INTERNAL_ERROR"
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, body envelope) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// writeData answers a single object.
+func writeData(w http.ResponseWriter, code int, data any) {
+	writeJSON(w, code, envelope{Success: true, Data: data})
+}
+
+// writeList answers a page of a list.
+func writeList[T any](w http.ResponseWriter, items []T, total int, q patio.ListQuery) {
+	if items == nil {
+		items = []T{}
+	}
+	writeJSON(w, http.StatusOK, envelope{Success: true, Data: items,
+		Pagination: &pagination{Page: q.Page, Limit: q.Limit, Total: total, Pages: q.Pages(total)}})
+}
+
+// writeError answers err in the envelope. Internal errors are logged here, once, with the whole
+// chain and the request id; the client gets a generic message.
+func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	kind := patio.KindOf(err)
+	code, name := status(kind)
+	msg := internalMessage
+	var pe *patio.Error
+	if kind != patio.KindInternal && errors.As(err, &pe) {
+		msg = pe.Message
+	} else {
+		a.log.ErrorContext(r.Context(), "request failed", slog.String("request_id", requestID(r.Context())),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	}
+	writeJSON(w, code, envelope{Success: false, Error: &errorBody{Code: name, Message: msg}})
+}

@@ -1,0 +1,180 @@
+package httpapi_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/apitest"
+	"github.com/patio-dev/patio/shared/httpapi"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// limitedStack serves the vehicles API with rate limits on a clock the test sets.
+func limitedStack(t *testing.T, now *atomic.Int64) *stack {
+	t.Helper()
+	s := newStack(t)
+	h := httpapi.New(httpapi.Options{
+		Keys: s.store, Limiter: s.store, Vehicles: patio.Vehicles{Store: s.store},
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Now:    func() time.Time { return time.Unix(0, now.Load()) },
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	return s
+}
+
+// planTeam creates a team on a plan, with one key.
+func (s *stack) planTeam(t *testing.T, plan patio.Plan) (patio.Team, *apitest.Client) {
+	t.Helper()
+	team, c := s.team(t)
+	if _, err := s.store.SetPlan(context.Background(), team.ID, plan); err != nil {
+		t.Fatal(err)
+	}
+	return team, c
+}
+
+func header(t *testing.T, r *apitest.Response, name string) int {
+	t.Helper()
+	n, err := strconv.Atoi(r.Header.Get(name))
+	if err != nil {
+		t.Fatalf("%s = %q: %v", name, r.Header.Get(name), err)
+	}
+	return n
+}
+
+func TestStarterMinuteLimit(t *testing.T) {
+	var clock atomic.Int64
+	start := time.Date(2030, 1, 2, 10, 20, 15, 0, time.UTC)
+	clock.Store(start.UnixNano())
+	s := limitedStack(t, &clock)
+	team, c := s.planTeam(t, patio.PlanStarter)
+	second, _ := s.client(t, team.ID)
+	_, other := s.planTeam(t, patio.PlanStarter)
+
+	for i := 1; i <= 60; i++ {
+		k := c
+		if i%2 == 0 {
+			k = second // two keys of one team share one budget
+		}
+		res := k.Do("GET", "/api/v1/vehicles", nil)
+		if res.Status != 200 {
+			t.Fatalf("request %d = %d %s; want 200", i, res.Status, res.Body)
+		}
+		if got := header(t, res, "X-RateLimit-Remaining"); got != 60-i {
+			t.Fatalf("request %d: X-RateLimit-Remaining = %d; want %d", i, got, 60-i)
+		}
+		if got := header(t, res, "X-RateLimit-Limit"); got != 60 {
+			t.Fatalf("X-RateLimit-Limit = %d; want 60", got)
+		}
+		if got := header(t, res, "X-RateLimit-Reset"); got != int(start.Truncate(time.Minute).Add(time.Minute).Unix()) {
+			t.Fatalf("X-RateLimit-Reset = %d; want the next minute", got)
+		}
+	}
+	for range 3 {
+		res := c.Do("GET", "/api/v1/vehicles", nil)
+		if res.Status != 429 || res.ErrorCode() != "RATE_LIMIT_EXCEEDED" {
+			t.Fatalf("61st request = %d %s; want 429 RATE_LIMIT_EXCEEDED", res.Status, res.Body)
+		}
+		if got := header(t, res, "Retry-After"); got != 45 {
+			t.Errorf("Retry-After = %d; want 45 (seconds to the next minute)", got)
+		}
+	}
+	if res := other.Do("GET", "/api/v1/vehicles", nil); res.Status != 200 || header(t, res, "X-RateLimit-Remaining") != 59 {
+		t.Errorf("another team = %d remaining %s; want 200 and 59", res.Status, res.Header.Get("X-RateLimit-Remaining"))
+	}
+	// A plan change applies to the next request, and the 429s above consumed nothing.
+	if _, err := s.store.SetPlan(context.Background(), team.ID, patio.PlanProfessional); err != nil {
+		t.Fatal(err)
+	}
+	if res := c.Do("GET", "/api/v1/vehicles", nil); res.Status != 200 || header(t, res, "X-RateLimit-Remaining") != 300-61 {
+		t.Errorf("after upgrade = %d remaining %s; want 200 and 239", res.Status, res.Header.Get("X-RateLimit-Remaining"))
+	}
+	// The next minute starts over.
+	clock.Store(start.Add(time.Minute).UnixNano())
+	if _, err := s.store.SetPlan(context.Background(), team.ID, patio.PlanStarter); err != nil {
+		t.Fatal(err)
+	}
+	if res := c.Do("GET", "/api/v1/vehicles", nil); res.Status != 200 || header(t, res, "X-RateLimit-Remaining") != 59 {
+		t.Errorf("next minute = %d remaining %s; want 200 and 59", res.Status, res.Header.Get("X-RateLimit-Remaining"))
+	}
+}
+
+func TestConcurrentRequestsNeverPassTheLimit(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Date(2030, 1, 2, 10, 20, 0, 0, time.UTC).UnixNano())
+	s := limitedStack(t, &clock)
+	_, c := s.planTeam(t, patio.PlanStarter)
+	var ok, limited, other atomic.Int32
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch c.Do("GET", "/api/v1/vehicles?limit=1", nil).Status {
+			case 200:
+				ok.Add(1)
+			case 429:
+				limited.Add(1)
+			default:
+				other.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 60 || limited.Load() != 140 || other.Load() != 0 {
+		t.Errorf("200 concurrent requests: %d × 200, %d × 429, %d other; want exactly 60 × 200 and 140 × 429", ok.Load(), limited.Load(), other.Load())
+	}
+}
+
+func TestStarterDayLimit(t *testing.T) {
+	var clock atomic.Int64
+	start := time.Date(2030, 1, 2, 23, 58, 30, 0, time.UTC)
+	clock.Store(start.UnixNano())
+	s := limitedStack(t, &clock)
+	// Spend 1000 requests of the day on Autoshopping (1000 a minute), then downgrade to Starter.
+	team, c := s.planTeam(t, patio.PlanAutoshopping)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	var failed atomic.Int32
+	for range 1000 {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if c.Do("GET", "/api/v1/vehicles?limit=1", nil).Status != 200 {
+				failed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() != 0 {
+		t.Fatalf("%d of 1000 requests on Autoshopping failed", failed.Load())
+	}
+	if _, err := s.store.SetPlan(context.Background(), team.ID, patio.PlanStarter); err != nil {
+		t.Fatal(err)
+	}
+	clock.Store(start.Add(time.Minute).UnixNano()) // a fresh minute: only the day binds
+	res := c.Do("GET", "/api/v1/vehicles", nil)
+	if res.Status != 429 || res.ErrorCode() != "RATE_LIMIT_EXCEEDED" {
+		t.Fatalf("1001st request of a Starter day = %d %s; want 429", res.Status, res.Body)
+	}
+	if got := header(t, res, "X-RateLimit-Limit"); got != 1000 {
+		t.Errorf("X-RateLimit-Limit = %d; want the day's 1000", got)
+	}
+	if got := header(t, res, "Retry-After"); got != 30 {
+		t.Errorf("Retry-After = %d; want 30 (seconds to UTC midnight)", got)
+	}
+	// The minute counter took nothing from the refused request: the next day starts afresh.
+	clock.Store(start.Add(2 * time.Minute).UnixNano())
+	if res := c.Do("GET", "/api/v1/vehicles", nil); res.Status != 200 || header(t, res, "X-RateLimit-Remaining") != 59 {
+		t.Errorf("first request of the next day = %d remaining %s; want 200 and 59", res.Status, res.Header.Get("X-RateLimit-Remaining"))
+	}
+}

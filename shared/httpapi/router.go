@@ -1,0 +1,301 @@
+// Package httpapi is the HTTP adapter of the public API: one http.Handler serving /api/v1 in the
+// envelope of SPEC.md section 1. The Lambda functions serve it to API Gateway through
+// aws-lambda-go-api-proxy, and the local stack serves the very same handler over plain HTTP.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+	"github.com/google/uuid"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// MaxBodyBytes is the largest request body accepted (CONTRACT.md section 1).
+const MaxBodyBytes = 1 << 20
+
+// Service is one resource's use cases, as the domain provides them (patio.Vehicles, ...).
+type Service[T any] interface {
+	Create(ctx context.Context, teamID string, body patio.Body) (T, error)
+	Get(ctx context.Context, teamID, id string) (T, error)
+	Update(ctx context.Context, teamID, id string, body patio.Body) (T, error)
+	Archive(ctx context.Context, teamID, id string) (T, error)
+	List(ctx context.Context, teamID string, values url.Values) ([]T, int, patio.ListQuery, error)
+}
+
+// Options configures the handler. A nil service leaves its routes unserved (404), so each Lambda
+// function serves only its own resource while the local stack serves them all.
+type Options struct {
+	Keys patio.KeyStore
+	// Limiter counts requests against the team's plan; nil serves without limits.
+	Limiter patio.RateCounter
+	// Now is the clock of the rate limits; time.Now when nil.
+	Now      func() time.Time
+	Vehicles Service[patio.Vehicle]
+	Clients  Service[patio.Client]
+	Deals    Service[patio.Deal]
+	Logger   *slog.Logger
+}
+
+// resource is the five operations of one resource, bound to its service.
+type resource struct {
+	list, create, get, update, archive func(w http.ResponseWriter, r *http.Request, teamID, id string) error
+}
+
+type api struct {
+	keys      patio.KeyStore
+	limiter   patio.RateCounter
+	now       func() time.Time
+	log       *slog.Logger
+	resources map[string]resource
+}
+
+// New returns the API handler.
+func New(o Options) http.Handler {
+	a := &api{keys: o.Keys, limiter: o.Limiter, log: o.Logger, resources: map[string]resource{}}
+	if a.log == nil {
+		a.log = slog.Default()
+	}
+	a.now = o.Now
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if o.Vehicles != nil {
+		a.resources["vehicles"] = bind(o.Vehicles)
+	}
+	if o.Clients != nil {
+		a.resources["clients"] = bind(o.Clients)
+	}
+	if o.Deals != nil {
+		a.resources["deals"] = bind(o.Deals)
+	}
+	return a
+}
+
+// bind adapts a service to the five HTTP operations.
+func bind[T any](svc Service[T]) resource {
+	return resource{
+		list: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {
+			items, total, q, err := svc.List(r.Context(), teamID, r.URL.Query())
+			if err != nil {
+				return err
+			}
+			writeList(w, items, total, q)
+			return nil
+		},
+		create: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {
+			body, err := readBody(r)
+			if err != nil {
+				return err
+			}
+			v, err := svc.Create(r.Context(), teamID, body)
+			if err != nil {
+				return err
+			}
+			writeData(w, http.StatusCreated, v)
+			return nil
+		},
+		get: func(w http.ResponseWriter, r *http.Request, teamID, id string) error {
+			v, err := svc.Get(r.Context(), teamID, id)
+			if err != nil {
+				return err
+			}
+			writeData(w, http.StatusOK, v)
+			return nil
+		},
+		update: func(w http.ResponseWriter, r *http.Request, teamID, id string) error {
+			body, err := readBody(r)
+			if err != nil {
+				return err
+			}
+			v, err := svc.Update(r.Context(), teamID, id, body)
+			if err != nil {
+				return err
+			}
+			writeData(w, http.StatusOK, v)
+			return nil
+		},
+		archive: func(w http.ResponseWriter, r *http.Request, teamID, id string) error {
+			v, err := svc.Archive(r.Context(), teamID, id)
+			if err != nil {
+				return err
+			}
+			writeData(w, http.StatusOK, v)
+			return nil
+		},
+	}
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+// requestID returns the request id stored in ctx.
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// ServeHTTP routes a request. Checks run in CONTRACT.md's order: unknown route (404, before
+// authentication) → authentication (401) → scope (403) → the operation.
+func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := ""
+	if gw, ok := core.GetAPIGatewayContextFromContext(r.Context()); ok {
+		id = gw.RequestID
+	}
+	if id == "" {
+		id = uuid.NewString()
+	}
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	w.Header().Set("X-Request-Id", id)
+	sw := &statusWriter{ResponseWriter: w}
+	teamID := ""
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.ErrorContext(r.Context(), "panic", slog.String("request_id", id), slog.Any("panic", p))
+			if sw.status == 0 {
+				a.writeError(sw, r, patio.Internal(errors.New("panic")))
+			}
+		}
+		a.log.InfoContext(r.Context(), "request", slog.String("request_id", id), slog.String("team_id", teamID),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+			slog.Duration("duration", time.Since(start)))
+	}()
+
+	op, name, itemID, ok := a.route(r)
+	if !ok {
+		a.writeError(sw, r, patio.NotFoundf("no route for %s %s", r.Method, r.URL.Path))
+		return
+	}
+	p, err := patio.Authenticate(r.Context(), a.keys, r.Header.Get("Authorization"))
+	if err != nil {
+		a.writeError(sw, r, err)
+		return
+	}
+	teamID = p.Team.ID
+	if a.limiter != nil {
+		st, err := patio.Throttle(r.Context(), a.limiter, p.Team, a.now())
+		if st.Limit > 0 {
+			setRateHeaders(sw.Header(), st)
+		}
+		if err != nil {
+			a.writeError(sw, r, err)
+			return
+		}
+	}
+	scope := name + ":read"
+	if r.Method != http.MethodGet {
+		scope = name + ":write"
+	}
+	if err := p.Authorize(scope); err != nil {
+		a.writeError(sw, r, err)
+		return
+	}
+	if r.Method != http.MethodGet || itemID != "" {
+		for k := range r.URL.Query() {
+			a.writeError(sw, r, patio.Invalidf("unknown query parameter %s", k))
+			return
+		}
+	}
+	if err := op(sw, r, p.Team.ID, itemID); err != nil {
+		a.writeError(sw, r, err)
+	}
+}
+
+// setRateHeaders reports the binding window (CONTRACT.md section 3).
+func setRateHeaders(h http.Header, st patio.RateStatus) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(st.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(st.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(st.Reset.Unix(), 10))
+	if st.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.FormatInt(int64((st.RetryAfter+time.Second-1)/time.Second), 10))
+	}
+}
+
+// route finds the operation for the request's method and path: /api/v1/<resource> (GET, POST) and
+// /api/v1/<resource>/<id> (GET, PUT, DELETE). Anything else, wrong methods included, is not found.
+func (a *api) route(r *http.Request) (op func(http.ResponseWriter, *http.Request, string, string) error, name, id string, ok bool) {
+	rest, found := strings.CutPrefix(r.URL.Path, "/api/v1/")
+	if !found {
+		return nil, "", "", false
+	}
+	name, id, hasID := strings.Cut(rest, "/")
+	res, known := a.resources[name]
+	if !known || strings.Contains(id, "/") || (hasID && id == "") {
+		return nil, "", "", false
+	}
+	switch {
+	case !hasID && r.Method == http.MethodGet:
+		op = res.list
+	case !hasID && r.Method == http.MethodPost:
+		op = res.create
+	case hasID && r.Method == http.MethodGet:
+		op = res.get
+	case hasID && r.Method == http.MethodPut:
+		op = res.update
+	case hasID && r.Method == http.MethodDelete:
+		op = res.archive
+	default:
+		return nil, "", "", false
+	}
+	return op, name, id, true
+}
+
+// readBody reads a POST or PUT body: one JSON object of at most MaxBodyBytes, with Content-Type
+// application/json when a Content-Type is sent.
+func readBody(r *http.Request) (patio.Body, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return nil, patio.Invalidf("Content-Type must be application/json")
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, patio.Invalidf("the request body could not be read")
+	}
+	if len(data) > MaxBodyBytes {
+		return nil, patio.Invalidf("the request body must be at most 1 MiB")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	var body patio.Body
+	if err := dec.Decode(&body); err != nil || body == nil {
+		return nil, patio.Invalidf("the request body must be one JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, patio.Invalidf("the request body must be one JSON object")
+	}
+	return body, nil
+}
+
+// statusWriter remembers the status written, for the access log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}

@@ -1,0 +1,14 @@
+//go:build unix && !linux
+
+package localstack
+
+import "syscall"
+
+// sysProcAttr puts an engine in its own process group.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+func killGroup(pid int, sig syscall.Signal) error {
+	return syscall.Kill(-pid, sig)
+}

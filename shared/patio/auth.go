@@ -1,0 +1,216 @@
+package patio
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"math/big"
+	"strings"
+)
+
+// Plan is a team's subscription plan (SPEC.md section 8).
+type Plan string
+
+// The plans.
+const (
+	PlanStarter      Plan = "starter"
+	PlanProfessional Plan = "professional"
+	PlanAutoshopping Plan = "autoshopping"
+)
+
+// Plans lists every plan.
+var Plans = []Plan{PlanStarter, PlanProfessional, PlanAutoshopping}
+
+// Limits are a plan's request budgets. PerDay 0 means unlimited.
+type Limits struct {
+	PerMinute int
+	PerDay    int
+}
+
+// Limits returns the plan's request budgets of SPEC.md section 8.
+func (p Plan) Limits() Limits {
+	switch p {
+	case PlanProfessional:
+		return Limits{PerMinute: 300, PerDay: 10000}
+	case PlanAutoshopping:
+		return Limits{PerMinute: 1000}
+	default:
+		return Limits{PerMinute: 60, PerDay: 1000}
+	}
+}
+
+// ParsePlan returns the plan named s, or KindInvalid.
+func ParsePlan(s string) (Plan, error) {
+	for _, p := range Plans {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", Invalidf("plan must be one of starter, professional, autoshopping")
+}
+
+// Team is an account: the owner of records, keys and webhooks.
+type Team struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Email     string    `json:"email"`
+	Plan      Plan      `json:"plan"`
+	CreatedAt Timestamp `json:"created_at"`
+}
+
+// Scopes (CONTRACT.md section 3): GET needs read, POST, PUT and DELETE need write.
+var Scopes = []string{
+	"vehicles:read", "vehicles:write", "clients:read", "clients:write", "deals:read", "deals:write",
+}
+
+// Key statuses.
+const (
+	KeyActive  = "active"
+	KeyRevoked = "revoked"
+)
+
+// APIKey is an API key as stored: never the key itself, only its SHA-256 hash.
+type APIKey struct {
+	ID        string    `json:"id"`
+	TeamID    string    `json:"team_id"`
+	Name      string    `json:"name"`
+	Hash      string    `json:"-"`
+	Scopes    []string  `json:"scopes"`
+	Status    string    `json:"status"`
+	CreatedAt Timestamp `json:"created_at"`
+}
+
+// Has reports whether the key carries scope.
+func (k APIKey) Has(scope string) bool { return contains(k.Scopes, scope) }
+
+// Key prefixes: live keys on AWS, test keys on the local stack.
+const (
+	LiveKeyPrefix = "dk_live_"
+	TestKeyPrefix = "dk_test_"
+)
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewKeySecret returns a fresh key: prefix followed by 40 random base62 characters.
+func NewKeySecret(prefix string) (string, error) {
+	var b strings.Builder
+	b.WriteString(prefix)
+	limit := big.NewInt(int64(len(base62)))
+	for range 40 {
+		n, err := rand.Int(rand.Reader, limit)
+		if err != nil {
+			return "", err
+		}
+		b.WriteByte(base62[n.Int64()])
+	}
+	return b.String(), nil
+}
+
+// HashKey returns the lowercase hex SHA-256 of a key, the only form in which keys are stored.
+func HashKey(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// wellFormedKey reports whether s looks like a key, so malformed ones never reach the store.
+func wellFormedKey(s string) bool {
+	rest, ok := strings.CutPrefix(s, LiveKeyPrefix)
+	if !ok {
+		rest, ok = strings.CutPrefix(s, TestKeyPrefix)
+	}
+	if !ok || len(rest) < 32 || len(rest) > 128 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if !strings.ContainsRune(base62, rune(rest[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseScopes reads a comma-separated scope list; empty means every scope.
+func ParseScopes(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return append([]string(nil), Scopes...), nil
+	}
+	return enumParam("scopes", s, Scopes)
+}
+
+// KeyStore finds keys and teams for authentication.
+type KeyStore interface {
+	// KeyByHash returns the key with this hash, or a KindNotFound error.
+	KeyByHash(ctx context.Context, hash string) (APIKey, error)
+	// Team returns the team, or a KindNotFound error.
+	Team(ctx context.Context, id string) (Team, error)
+}
+
+// Principal is who a request acts for.
+type Principal struct {
+	Key  APIKey
+	Team Team
+}
+
+// Authenticate resolves an Authorization header value ("Bearer <key>", scheme case-insensitive) to
+// the key's team. A missing, malformed, unknown or revoked key is KindUnauthenticated.
+func Authenticate(ctx context.Context, store KeyStore, header string) (Principal, error) {
+	scheme, secret, ok := strings.Cut(strings.TrimSpace(header), " ")
+	secret = strings.TrimSpace(secret)
+	if !ok || !strings.EqualFold(scheme, "bearer") || !wellFormedKey(secret) {
+		return Principal{}, Errorf(KindUnauthenticated, "missing or invalid API key")
+	}
+	key, err := store.KeyByHash(ctx, HashKey(secret))
+	if IsKind(err, KindNotFound) || (err == nil && key.Status != KeyActive) {
+		return Principal{}, Errorf(KindUnauthenticated, "missing or invalid API key")
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	team, err := store.Team(ctx, key.TeamID)
+	if IsKind(err, KindNotFound) {
+		return Principal{}, Errorf(KindUnauthenticated, "missing or invalid API key")
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	return Principal{Key: key, Team: team}, nil
+}
+
+// Authorize checks that the principal's key carries the scope (KindForbidden otherwise).
+func (p Principal) Authorize(scope string) error {
+	if !p.Key.Has(scope) {
+		return Errorf(KindForbidden, "this API key lacks the %s scope", scope)
+	}
+	return nil
+}
+
+// NewTeam validates and builds a team.
+func NewTeam(name, email, plan string) (Team, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len([]rune(name)) > 200 {
+		return Team{}, Invalidf("name must have 1 to 200 characters")
+	}
+	email, err := normalizeEmail(email)
+	if err != nil {
+		return Team{}, Invalidf("email %v", err)
+	}
+	p, err := ParsePlan(plan)
+	if err != nil {
+		return Team{}, err
+	}
+	id, now := NewID()
+	return Team{ID: id, Name: name, Email: email, Plan: p, CreatedAt: NewTimestamp(now)}, nil
+}
+
+// NewAPIKey builds a key for a team and returns it with its secret, which exists only in this
+// return value: the store keeps the hash.
+func NewAPIKey(teamID, name string, scopes []string, prefix string) (APIKey, string, error) {
+	secret, err := NewKeySecret(prefix)
+	if err != nil {
+		return APIKey{}, "", err
+	}
+	id, now := NewID()
+	return APIKey{ID: id, TeamID: teamID, Name: strings.TrimSpace(name), Hash: HashKey(secret),
+		Scopes: scopes, Status: KeyActive, CreatedAt: NewTimestamp(now)}, secret, nil
+}
