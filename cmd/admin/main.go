@@ -46,6 +46,10 @@ type cli struct {
 	store    *dynamostore.Store
 	prefix   string // key prefix: dk_test_ on the local stack, dk_live_ elsewhere
 	reported bool   // an error was already printed
+
+	// usagePlans is --usage-plans; edge is set from it, nil without usage plans (see edge.go).
+	usagePlans string
+	edge       gatewayKeys
 }
 
 func newRoot(out io.Writer) (*cobra.Command, *cli) {
@@ -60,6 +64,7 @@ func newRoot(out io.Writer) (*cobra.Command, *cli) {
 		},
 	}
 	root.PersistentFlags().BoolVar(&c.json, "json", false, "print one JSON object on stdout")
+	root.PersistentFlags().StringVar(&c.usagePlans, "usage-plans", "", usagePlansHelp)
 	root.AddCommand(c.teamsCmd(), c.keysCmd())
 	root.SetOut(out)
 	return root, c
@@ -83,6 +88,9 @@ func (c *cli) connect(ctx context.Context) error {
 		return c.fail(err)
 	}
 	c.store = dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	if err := c.connectEdge(ctx, cfg); err != nil {
+		return c.fail(err)
+	}
 	return nil
 }
 
@@ -156,7 +164,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := c.store.CreateTeam(ctx, t); err != nil {
+			if err := c.createTeam(ctx, &t); err != nil {
 				return err
 			}
 			return c.printTeam(t)
@@ -183,7 +191,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := c.store.SetPlan(ctx, team, p)
+			t, err := c.setPlan(ctx, team, p)
 			if err != nil {
 				return err
 			}
@@ -200,6 +208,9 @@ func (c *cli) teamsCmd() *cobra.Command {
 func (c *cli) printTeam(t patio.Team) error {
 	return c.print(t, func(w io.Writer) {
 		fmt.Fprintf(w, "id\t%s\nname\t%s\nemail\t%s\nplan\t%s\ncreated_at\t%s\n", t.ID, t.Name, t.Email, t.Plan, t.CreatedAt)
+		if t.GatewayKeyID != "" {
+			fmt.Fprintf(w, "gateway_key_id\t%s\n", t.GatewayKeyID)
+		}
 	})
 }
 

@@ -93,6 +93,28 @@ func (c *apiClient) do(ctx context.Context, p principal, method, path string, bo
 	return json.Unmarshal(env.Data, out)
 }
 
+// header sends one GET as p and returns the response's header when the status is 200.
+func (c *apiClient) header(ctx context.Context, p principal, path string) (http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+p.secret)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, &statusError{method: http.MethodGet, path: path, status: resp.StatusCode, body: string(data)}
+	}
+	return resp.Header, nil
+}
+
 // status sends one request as p and returns the status alone.
 func (c *apiClient) status(ctx context.Context, p principal, method, path string) (int, error) {
 	err := c.do(ctx, p, method, path, nil, http.StatusOK, nil)

@@ -12,12 +12,16 @@ import (
 
 // result is one run: one operation at one concurrency.
 type result struct {
-	n         int           // successful calls in the measured window
-	errors    int           // failed calls in the measured window
-	firstErr  error         // the first failure, to show what went wrong
-	p50, p99  time.Duration // nearest-rank percentiles of the successful calls' latencies
-	rps       float64       // successful calls per second of the window
-	exhausted bool          // the run stopped early: its pool of prepared items ran out
+	n        int           // successful calls in the measured window
+	errors   int           // failed calls in the measured window
+	firstErr error         // the first failure, to show what went wrong
+	p50, p99 time.Duration // nearest-rank percentiles of the successful calls' latencies
+	rps      float64       // successful calls per second of the window
+	// cpuPerCall is this process's CPU time (user and system) per call: for a request, the load
+	// client, the server, our code and the SDK; for the raw side, the SDK alone. DynamoDB Local's
+	// own CPU is not in it. Unlike latency, it barely moves when other processes load the machine.
+	cpuPerCall time.Duration
+	exhausted  bool // the run stopped early: its pool of prepared items ran out
 }
 
 // op is one call of a run: an HTTP request or its raw DynamoDB calls. rng is the worker's own.
@@ -30,22 +34,28 @@ const (
 	maxStretch = 3
 )
 
-// measure runs op on conc workers, each calling it in a loop, for warmup and then for dur (longer
-// when fewer than minCalls calls were measured, up to maxStretch·dur). Calls started during the
-// warm-up are not counted; calls started in the measured window are, and the window ends when the
-// last of them ends. Every worker keeps its own latencies, merged and sorted at the end, so
-// measuring adds no locking to the calls but one atomic add.
+// measure runs op on conc workers, each calling it in a loop, and times every call.
+//
+// Calls that complete during the first warmup are not counted. The calls that complete after it
+// are, and workers stop starting calls once dur has passed after the warm-up (later when fewer than
+// minCalls were counted, up to maxStretch·dur), so a slow call (a list that takes longer than the
+// warm-up) is still measured, and every call started is waited for. The window for throughput runs
+// from the start of the first counted call to the end of the last. Workers keep their own
+// latencies, merged and sorted at the end, so measuring adds no locking to the calls but one atomic
+// add. The process's CPU time over the whole run, divided by every call it made, is cpuPerCall.
 func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint64, call op) result {
 	begin := time.Now()
+	cpu0 := processCPU()
 	from := begin.Add(warmup)
 	until, hardUntil := from.Add(dur), from.Add(maxStretch*dur)
-	var measured atomic.Int64
+	var counted atomic.Int64
 	type worker struct {
-		lat       []time.Duration
-		errs      int
-		firstErr  error
-		lastEnd   time.Time
-		exhausted bool
+		lat         []time.Duration
+		calls, errs int
+		firstErr    error
+		firstStart  time.Time
+		lastEnd     time.Time
+		exhausted   bool
 	}
 	ws := make([]worker, conc)
 	var wg sync.WaitGroup
@@ -55,7 +65,7 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				if !t0.Before(until) && (measured.Load() >= minCalls || !t0.Before(hardUntil)) {
+				if !t0.Before(until) && (counted.Load() >= minCalls || !t0.Before(hardUntil)) {
 					return
 				}
 				err := call(ctx, rng)
@@ -64,11 +74,15 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 					w.exhausted = true
 					return
 				}
-				if t0.Before(from) {
+				w.calls++
+				if t1.Before(from) {
 					continue
 				}
+				counted.Add(1)
+				if w.firstStart.IsZero() {
+					w.firstStart = t0
+				}
 				w.lastEnd = t1
-				measured.Add(1)
 				if err != nil {
 					if w.firstErr == nil {
 						w.firstErr = err
@@ -81,26 +95,35 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 		})
 	}
 	wg.Wait()
+	cpu := processCPU() - cpu0
 
 	var r result
 	var all []time.Duration
-	end := from
+	var first, last time.Time
+	calls := 0
 	for _, w := range ws {
 		all = append(all, w.lat...)
+		calls += w.calls
 		r.errors += w.errs
 		if r.firstErr == nil {
 			r.firstErr = w.firstErr
 		}
 		r.exhausted = r.exhausted || w.exhausted
-		if w.lastEnd.After(end) {
-			end = w.lastEnd
+		if !w.firstStart.IsZero() && (first.IsZero() || w.firstStart.Before(first)) {
+			first = w.firstStart
+		}
+		if w.lastEnd.After(last) {
+			last = w.lastEnd
 		}
 	}
 	slices.Sort(all)
 	r.n = len(all)
 	r.p50, r.p99 = percentile(all, 50), percentile(all, 99)
-	if window := end.Sub(from); window > 0 {
+	if window := last.Sub(first); window > 0 {
 		r.rps = float64(r.n) / window.Seconds()
+	}
+	if calls > 0 {
+		r.cpuPerCall = cpu / time.Duration(calls)
 	}
 	return r
 }

@@ -85,7 +85,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.vehicles, "vehicles", 10000, "vehicles seeded in the measured team")
 	fs.IntVar(&o.clients, "clients", 1000, "clients seeded in the measured team (when /api/v1/clients is served)")
 	fs.IntVar(&o.pool, "deals", 0, "open deals pre-created per side for the win runs (0: sized from the measured create rate)")
-	fs.DurationVar(&o.duration, "duration", 4*time.Second, "measured time of each run")
+	fs.DurationVar(&o.duration, "duration", 3*time.Second, "measured time of each run")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured time before each run")
 	conc := fs.String("concurrency", "1,16", "comma-separated worker counts")
 	fs.StringVar(&o.seed, "seed", "store", "how vehicles, deals and the deals' client are seeded: store (the domain use cases on the DynamoDB store, no HTTP) or api")

@@ -26,6 +26,13 @@ type report struct {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 
+func perSecond(x float64) string {
+	if x < 10 {
+		return fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%.0f", x)
+}
+
 func ratio(a, b time.Duration) float64 {
 	if b <= 0 {
 		return 0
@@ -49,22 +56,26 @@ func printReport(w io.Writer, r report) {
 	if env.clientsServed {
 		fmt.Fprintf(w, "      %d clients (valid CPFs) in the same team, created through the API\n", o.clients)
 	}
+	if env.rateNote != "" {
+		fmt.Fprintf(w, "rate limits: %s\n", env.rateNote)
+	}
 	fmt.Fprintf(w, "runs: each side of each line: %s warm-up, then %s measured; p50/p99 nearest-rank over every successful call\n",
 		o.warmup, o.duration)
 	fmt.Fprintf(w, "      request: HTTP/1.1 keep-alive client → net/http on 127.0.0.1 → app.API (logs discarded) → DynamoDB Local\n")
 	fmt.Fprintf(w, "      raw:     the same DynamoDB calls with the bare AWS SDK client, same configuration and retryer\n\n")
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tc\tn\treq p50\treq p99\treq/s\traw p50\traw p99\traw/s\t×p50\t×p99\tnew TCP http/ddb/raw\t")
+	fmt.Fprintln(tw, "endpoint\tc\tn\treq p50\treq p99\treq/s\traw n\traw p50\traw p99\traw/s\t×p50\t×p99\tCPU/call req\traw\tnew TCP\t")
 	for _, rw := range r.rows {
 		if rw.missing != "" {
-			fmt.Fprintf(tw, "%s\t%d\t\t%s\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.conc, strings.SplitN(rw.endpoint, " ", 3)[1]+": "+rw.missing)
+			fmt.Fprintf(tw, "%s\t%d\t\t%s\t\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.conc, strings.SplitN(rw.endpoint, " ", 3)[1]+": "+rw.missing)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.2f\t%.2f\t%d/%d/%d\t\n",
-			rw.endpoint, rw.conc, rw.request.n, ms(rw.request.p50), ms(rw.request.p99), rw.request.rps,
-			ms(rw.raw.p50), ms(rw.raw.p99), rw.raw.rps,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%d/%d/%d\t\n",
+			rw.endpoint, rw.conc, rw.request.n, ms(rw.request.p50), ms(rw.request.p99), perSecond(rw.request.rps),
+			rw.raw.n, ms(rw.raw.p50), ms(rw.raw.p99), perSecond(rw.raw.rps),
 			ratio(rw.request.p50, rw.raw.p50), ratio(rw.request.p99, rw.raw.p99),
+			ms(rw.request.cpuPerCall), ms(rw.raw.cpuPerCall),
 			rw.httpDials, rw.requestSDKDials, rw.rawSDKDials)
 	}
 	_ = tw.Flush()
@@ -96,7 +107,8 @@ func printReport(w io.Writer, r report) {
 				rw.endpoint, rw.conc, rw.httpDials, rw.conc))
 		}
 	}
-	fmt.Fprintln(w, "\nnew TCP: connections opened during the run by the load client / by the SDK during the request run / by the SDK during the raw run")
+	fmt.Fprintln(w, "\nCPU/call: this process's CPU time per call over the whole run (load client, server, our code, SDK; not DynamoDB Local's)")
+	fmt.Fprintln(w, "new TCP: connections opened by the load client / by the SDK during the request run / by the SDK during the raw run")
 	for _, n := range notes {
 		fmt.Fprintln(w, "note:", n)
 	}

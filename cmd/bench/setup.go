@@ -7,15 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
@@ -43,11 +46,12 @@ type benchEnv struct {
 	main  principal // the team with the seeded vehicles and clients
 	deals principal // the team whose deals are won
 
-	served  []app.Resource
-	apiNote string // why a resource is missing from served, when it is
-	srv     *http.Server
-	api     *apiClient
-	raw     *rawClient
+	served   []app.Resource
+	rateNote string // how the plan's rate limit was handled
+	apiNote  string // why a resource is missing from served, when it is
+	srv      *http.Server
+	api      *apiClient
+	raw      *rawClient
 
 	clientsServed bool
 	seedNote      string
@@ -109,12 +113,22 @@ func setup(ctx context.Context, o options) (*benchEnv, error) {
 		o.DisableValidateResponseChecksum = true
 	})
 	tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
 	names, err := samtemplate.CreateTables(tctx, admin, tpl, env.prefix)
-	cancel()
 	if err != nil {
 		return nil, err
 	}
-	fnEnv, err := tpl.Env(names)
+	// The functions' environment also names the template's queues (in moto, which with-engines
+	// starts too); the API does not use them, but the environment is resolved whole.
+	refs := maps.Clone(names)
+	if os.Getenv("AWS_ENDPOINT_URL_SQS") != "" {
+		queues, err := samtemplate.CreateQueues(tctx, sqs.NewFromConfig(cfg), tpl, env.prefix)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(refs, queues)
+	}
+	fnEnv, err := tpl.Env(refs)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +160,41 @@ func setup(ctx context.Context, o options) (*benchEnv, error) {
 	env.api = newAPIClient("http://" + ln.Addr().String())
 	env.raw = newRawClient(cfg, env.tables)
 	progress("API served on %s (%v)", ln.Addr(), env.served)
+	if err := env.liftRateLimits(ctx); err != nil {
+		return nil, err
+	}
 	return env, nil
+}
+
+// rateLimitMinutes is how long the bench's teams are let through their plan's per-minute limit.
+const rateLimitMinutes = 60
+
+// liftRateLimits pre-credits the minute counters of both teams (see rawClient.liftRateLimits), so
+// that the Autoshopping plan's 1,000 requests a minute do not turn the runs into 429s, and checks
+// on one request that the API sees the credit.
+func (env *benchEnv) liftRateLimits(ctx context.Context) error {
+	for _, p := range []principal{env.main, env.deals} {
+		if err := env.raw.liftRateLimits(ctx, p.teamID, rateLimitMinutes); err != nil {
+			return fmt.Errorf("lift rate limits: %w", err)
+		}
+	}
+	h, err := env.api.header(ctx, env.main, "/api/v1/vehicles?limit=1")
+	if err != nil {
+		return err
+	}
+	limit := patio.PlanAutoshopping.Limits().PerMinute
+	remaining, err := strconv.Atoi(h.Get("X-RateLimit-Remaining"))
+	switch {
+	case err != nil:
+		env.rateNote = "the API sent no X-RateLimit-Remaining: rate limits may not be lifted"
+	case remaining <= limit:
+		return fmt.Errorf("lift rate limits: the API still counts against %d requests a minute "+
+			"(X-RateLimit-Remaining %d): dynamostore's rate counter keys changed; update cmd/bench", limit, remaining)
+	default:
+		env.rateNote = fmt.Sprintf("the teams' per-minute counters start at -%d, so the plan's limit of %d/min "+
+			"never refuses a bench request; the limiter's two counter updates still run on every request", rateCredit, limit)
+	}
+	return nil
 }
 
 // buildAPI builds the handler the way the functions and the local stack do, for every resource. A

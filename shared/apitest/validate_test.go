@@ -67,6 +67,33 @@ func sparseVehicle(t testing.TB) map[string]any {
 		Price: 3_000_000, Phase: "preparacao", Status: "ativo", CreatedAt: ts, UpdatedAt: ts})
 }
 
+const dealID = "01963b6e-5000-7c2d-9e8f-0a1b2c3d4e5f"
+
+// sampleDeal is a won deal as the domain marshals it, every optional field set.
+func sampleDeal(t testing.TB) map[string]any {
+	t.Helper()
+	str := func(s string) *string { return &s }
+	ts := patio.NewTimestamp(time.Date(2026, 3, 14, 12, 30, 0, 0, time.UTC))
+	day, err := patio.ParseDate("2026-04-30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := money.Cents(11_999_999)
+	return roundTrip(t, patio.Deal{
+		ID: dealID, Title: "Corolla for Ana", ClientID: "01963b6e-4000-7c2d-9e8f-0a1b2c3d4e5f", VehicleID: str(vehicleID),
+		Value: &value, Phase: "fechamento", Status: patio.DealWon, PaymentMethod: str("pix"), ExpectedCloseDate: &day,
+		Notes: str("Entrega sábado."), ClosedAt: &ts, CreatedAt: ts, UpdatedAt: ts,
+	})
+}
+
+// sparseDeal is an open deal with only the required fields set: the optional ones marshal as null.
+func sparseDeal(t testing.TB) map[string]any {
+	t.Helper()
+	ts := patio.NewTimestamp(time.Date(2026, 3, 14, 12, 30, 0, 0, time.UTC))
+	return roundTrip(t, patio.Deal{ID: dealID, Title: "Lead", ClientID: "01963b6e-4000-7c2d-9e8f-0a1b2c3d4e5f",
+		Phase: patio.DefaultDealPhase, Status: patio.DealOpen, CreatedAt: ts, UpdatedAt: ts})
+}
+
 func roundTrip(t testing.TB, v any) map[string]any {
 	t.Helper()
 	data, err := json.Marshal(v)
@@ -157,6 +184,9 @@ func (e exchange) run(t testing.TB) []string {
 func TestValidate(t *testing.T) {
 	full, sparse := sampleVehicle(t), sparseVehicle(t)
 	one := "/api/v1/vehicles/" + vehicleID
+	won, open := sampleDeal(t), sparseDeal(t)
+	lost := with(open, "status", "perdido", "lost_reason", "preco", "closed_at", "2026-03-15T09:00:00Z")
+	deal := "/api/v1/deals/" + dealID
 	tests := []exchange{
 		// Valid responses.
 		{name: "get full vehicle", method: "GET", path: one, status: 200, body: envelope(full)},
@@ -191,6 +221,13 @@ func TestValidate(t *testing.T) {
 		{name: "sub-path", method: "GET", path: one + "/x", status: 404, body: errorEnvelope("NOT_FOUND", "no route")},
 		{name: "trailing slash", method: "GET", path: "/api/v1/vehicles/", status: 404, body: errorEnvelope("NOT_FOUND", "no route")},
 		{name: "not a uuid", method: "GET", path: "/api/v1/vehicles/42", status: 404, body: errorEnvelope("NOT_FOUND", "not found")},
+		{name: "get won deal", method: "GET", path: deal, status: 200, body: envelope(won)},
+		{name: "create deal", method: "POST", path: "/api/v1/deals", status: 201, body: envelope(open)},
+		{name: "lose deal", method: "PUT", path: deal, status: 200, body: envelope(lost)},
+		{name: "archive lost deal", method: "DELETE", path: deal, status: 200, body: envelope(with(lost, "status", "arquivado"))},
+		{name: "list deals", method: "GET", path: "/api/v1/deals?status=ativo,ganho&client_id=" + dealID, status: 200,
+			body: listEnvelope([]any{won, open, lost}, 3)},
+		{name: "deal 422", method: "PUT", path: deal, status: 422, body: errorEnvelope("VALIDATION_ERROR", "a won deal is final")},
 
 		// Invalid responses.
 		{name: "missing plate", method: "GET", path: one, status: 200, body: envelope(with(full, "plate", deleteKey)), wantErr: "plate"},
@@ -212,6 +249,14 @@ func TestValidate(t *testing.T) {
 		{name: "list item missing field", method: "GET", path: "/api/v1/vehicles", status: 200,
 			body: listEnvelope([]any{full, with(sparse, "status", deleteKey)}, 2), wantErr: "status"},
 		{name: "create answering 200", method: "POST", path: "/api/v1/vehicles", status: 200, body: envelope(full), wantErr: "200"},
+		{name: "deal missing null field", method: "GET", path: deal, status: 200, body: envelope(with(open, "vehicle_id", deleteKey)), wantErr: "vehicle_id"},
+		{name: "deal value as string", method: "GET", path: deal, status: 200, body: envelope(with(won, "value", "10")), wantErr: "value"},
+		{name: "unknown lost reason", method: "GET", path: deal, status: 200, body: envelope(with(lost, "lost_reason", "caro")), wantErr: "lost_reason"},
+		{name: "open deal closed", method: "GET", path: deal, status: 200,
+			body: envelope(with(open, "closed_at", "2026-03-15T09:00:00Z")), wantErr: "closed_at"},
+		{name: "lost deal without reason", method: "GET", path: deal, status: 200, body: envelope(with(lost, "lost_reason", nil)), wantErr: "lost_reason"},
+		{name: "won deal without vehicle", method: "GET", path: deal, status: 200, body: envelope(with(won, "vehicle_id", nil)), wantErr: "vehicle_id"},
+		{name: "leaked deal rev", method: "GET", path: deal, status: 200, body: envelope(with(won, "rev", 3)), wantErr: "rev"},
 		{name: "undocumented status", method: "GET", path: one, status: 418, body: errorEnvelope("NOT_FOUND", "x"), wantErr: "418"},
 		{name: "422 on GET", method: "GET", path: one, status: 422, body: errorEnvelope("VALIDATION_ERROR", "x"), wantErr: "422"},
 		{name: "wrong code for status", method: "GET", path: one, status: 404, body: errorEnvelope("FORBIDDEN", "x"), wantErr: "code"},
@@ -339,14 +384,20 @@ func TestEnumsMatchDomain(t *testing.T) {
 		}
 		return enumOf(sp)
 	}
-	var sorts []string
-	for _, f := range patio.VehicleSorts {
-		sorts = append(sorts, f, "-"+f)
+	// sortParam returns the enum of components.parameters.<name>, and the one fields make: each
+	// field, then the field prefixed with -.
+	sortParam := func(name string, fields []string) (got, want []string) {
+		p, ok := s.model.Components.Parameters.Get(name)
+		if !ok {
+			t.Fatalf("no components.parameters.%s", name)
+		}
+		for _, f := range fields {
+			want = append(want, f, "-"+f)
+		}
+		return enumOf(p.Schema), want
 	}
-	sortParam, ok := s.model.Components.Parameters.Get("VehicleSort")
-	if !ok {
-		t.Fatal("no components.parameters.VehicleSort")
-	}
+	vehicleSortsGot, vehicleSorts := sortParam("VehicleSort", patio.VehicleSorts)
+	dealSortsGot, dealSorts := sortParam("DealSort", patio.DealSorts)
 	tests := []struct {
 		name string
 		got  []string
@@ -363,7 +414,18 @@ func TestEnumsMatchDomain(t *testing.T) {
 		{"VehicleCreate.status", prop("VehicleCreate", "status"), []string{patio.VehicleActive, patio.VehicleReserved}},
 		{"VehicleUpdate.fuel", prop("VehicleUpdate", "fuel"), patio.VehicleFuels},
 		{"VehicleUpdate.transmission", prop("VehicleUpdate", "transmission"), patio.VehicleTransmissions},
-		{"sort", enumOf(sortParam.Schema), sorts},
+		{"VehicleSort", vehicleSortsGot, vehicleSorts},
+		{"DealPhase", component("DealPhase"), patio.DealPhases},
+		{"DealStatus", component("DealStatus"), patio.DealStatuses},
+		{"DealLostReason", component("DealLostReason"), patio.DealLostReasons},
+		{"DealPaymentMethod", component("DealPaymentMethod"), patio.DealPaymentMethods},
+		{"Deal.lost_reason", prop("Deal", "lost_reason"), patio.DealLostReasons},
+		{"Deal.payment_method", prop("Deal", "payment_method"), patio.DealPaymentMethods},
+		{"DealCreate.status", prop("DealCreate", "status"), []string{patio.DealOpen}},
+		{"DealCreate.payment_method", prop("DealCreate", "payment_method"), patio.DealPaymentMethods},
+		{"DealUpdate.lost_reason", prop("DealUpdate", "lost_reason"), patio.DealLostReasons},
+		{"DealUpdate.payment_method", prop("DealUpdate", "payment_method"), patio.DealPaymentMethods},
+		{"DealSort", dealSortsGot, dealSorts},
 	}
 	for _, tt := range tests {
 		if !slices.Equal(tt.got, tt.want) {

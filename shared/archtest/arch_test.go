@@ -17,7 +17,7 @@ const module = "github.com/patio-dev/patio/"
 
 // domain lists the domain packages. They import only the standard library (minus the packages in
 // forbiddenStd), one another, and the libraries in pureLibraries.
-var domain = []string{"shared/patio", "shared/money", "shared/br"}
+var domain = []string{"shared/patio", "shared/money", "shared/br", "shared/webhook"}
 
 // pureLibraries are the non-standard import path prefixes the domain may use: small libraries with
 // no I/O of their own.
@@ -33,7 +33,7 @@ var forbiddenStd = []string{"net/http", "os/exec", "database/sql", "plugin"}
 
 // adapters must not import one another; each depends on the domain only. Missing ones are skipped
 // so the list can name adapters before they exist.
-var adapters = []string{"shared/dynamostore", "shared/httpapi"}
+var adapters = []string{"shared/dynamostore", "shared/httpapi", "shared/sqsqueue", "shared/webhookhttp", "shared/sesmail"}
 
 type pkg struct {
 	ImportPath string

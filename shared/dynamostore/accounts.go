@@ -19,6 +19,9 @@ type teamRow struct {
 	Email     string `dynamo:"email"`
 	Plan      string `dynamo:"plan"`
 	CreatedAt string `dynamo:"created_at"`
+	// The team's API Gateway key (patio.Team.GatewayKeyID, GatewayKey); absent on the local stack.
+	GatewayKeyID string `dynamo:"gateway_key_id,omitempty"`
+	GatewayKey   string `dynamo:"gateway_key,omitempty"`
 }
 
 // keyRow is an API key in AccountsTable, keyed by the key's SHA-256 hash.
@@ -40,7 +43,8 @@ func (s *Store) accounts() dynamo.Table { return s.db.Table(s.tables.Accounts) }
 
 func (r teamRow) team() (patio.Team, error) {
 	created, err := patio.ParseTimestamp(r.CreatedAt)
-	return patio.Team{ID: r.ID, Name: r.Name, Email: r.Email, Plan: patio.Plan(r.Plan), CreatedAt: created}, err
+	return patio.Team{ID: r.ID, Name: r.Name, Email: r.Email, Plan: patio.Plan(r.Plan), CreatedAt: created,
+		GatewayKeyID: r.GatewayKeyID, GatewayKey: r.GatewayKey}, err
 }
 
 func (r keyRow) key() (patio.APIKey, error) {
@@ -54,7 +58,7 @@ func (r keyRow) key() (patio.APIKey, error) {
 // CreateTeam stores a new team.
 func (s *Store) CreateTeam(ctx context.Context, t patio.Team) error {
 	row := teamRow{PK: teamPK(t.ID), SK: "team", ID: t.ID, Name: t.Name, Email: t.Email,
-		Plan: string(t.Plan), CreatedAt: t.CreatedAt.String()}
+		Plan: string(t.Plan), CreatedAt: t.CreatedAt.String(), GatewayKeyID: t.GatewayKeyID, GatewayKey: t.GatewayKey}
 	return wrap(s.accounts().Put(row).If("attribute_not_exists(pk)").Run(ctx), "create team", t.ID)
 }
 
@@ -80,6 +84,23 @@ func (s *Store) SetPlan(ctx context.Context, id string, plan patio.Plan) (patio.
 	}
 	if err != nil {
 		return patio.Team{}, wrap(err, "set plan", id)
+	}
+	t, err := row.team()
+	return t, wrap(err, "decode team", id)
+}
+
+// SetGatewayKey records the team's API Gateway key (its id and value, see patio.Team) and returns
+// the updated team; an unknown team is KindNotFound.
+func (s *Store) SetGatewayKey(ctx context.Context, id, keyID, value string) (patio.Team, error) {
+	var row teamRow
+	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").
+		Set("gateway_key_id", keyID).Set("gateway_key", value).
+		If("attribute_exists(pk)").Value(ctx, &row)
+	if dynamo.IsCondCheckFailed(err) {
+		return patio.Team{}, patio.NotFoundf("team not found")
+	}
+	if err != nil {
+		return patio.Team{}, wrap(err, "set gateway key", id)
 	}
 	t, err := row.team()
 	return t, wrap(err, "decode team", id)

@@ -184,11 +184,6 @@ func (s *Store) ListClients(ctx context.Context, teamID string, q patio.ClientQu
 	if q.Q != "" {
 		f.add("contains('search', ?)", q.Q)
 	}
-	rows, total, err := listPage[clientRow](ctx, s.clients(), teamID, clientPrefix,
-		clientSorts[q.Sort], q.Desc, f, q.Offset(), q.Limit)
-	if err != nil {
-		return nil, 0, wrap(err, "list clients", teamID)
-	}
-	out, err := decodeRows(rows, clientRow.client)
-	return out, total, wrap(err, "decode clients of team", teamID)
+	return listRecords(ctx, s.clients(), teamID, clientPrefix, "clients", clientSorts[q.Sort], q.ListQuery, f,
+		clientRow.client)
 }

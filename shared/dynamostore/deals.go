@@ -26,7 +26,7 @@ type dealRow struct {
 	LostReason        *string `dynamo:"lost_reason"`
 	PaymentMethod     *string `dynamo:"payment_method"`
 	ExpectedCloseDate *string `dynamo:"expected_close_date"`
-	Notes             *string `dynamo:"notes"`
+	Notes             *string `dynamo:"notes,allowempty"`
 	ClosedAt          *string `dynamo:"closed_at"`
 	CreatedAt         string  `dynamo:"created_at"`
 	UpdatedAt         string  `dynamo:"updated_at"`
@@ -107,13 +107,7 @@ func (s *Store) CreateDeal(ctx context.Context, w patio.DealWrite) error {
 
 // GetDeal returns a team's deal (strongly consistent), or KindNotFound.
 func (s *Store) GetDeal(ctx context.Context, teamID, id string) (patio.Deal, error) {
-	var row dealRow
-	err := s.deals().Get("pk", teamID).Range("sk", dynamo.Equal, dealSK(id)).Consistent(true).One(ctx, &row)
-	if err != nil {
-		return patio.Deal{}, wrap(notFound(err, "deal"), "get deal", id)
-	}
-	d, err := row.deal()
-	return d, wrap(err, "decode deal", id)
+	return getRecord(ctx, s.deals(), teamID, dealSK(id), "deal", dealRow.deal)
 }
 
 // UpdateDeal applies change to the stored deal and performs the write it returns in one
@@ -121,26 +115,22 @@ func (s *Store) GetDeal(ctx context.Context, teamID, id string) (patio.Deal, err
 // re-reads and re-applies change.
 func (s *Store) UpdateDeal(ctx context.Context, teamID, id string,
 	change func(patio.Deal) (patio.DealWrite, error)) (patio.Deal, error) {
-	for range maxUpdateAttempts {
-		cur, err := s.GetDeal(ctx, teamID, id)
-		if err != nil {
-			return patio.Deal{}, err
-		}
-		w, err := change(cur)
-		if err != nil {
-			return patio.Deal{}, err
-		}
-		if reflect.DeepEqual(cur, w.Deal) && w.Sell == nil {
-			return cur, nil
-		}
-		w.Deal.Rev = cur.Rev + 1
-		err = s.writeDeal(ctx, w, cur.Rev)
-		if err == errRevConflict {
-			continue
-		}
-		return w.Deal, wrap(err, "update deal", id)
-	}
-	return patio.Deal{}, patio.Internal(errRevConflict)
+	var w patio.DealWrite
+	d, err := updateRecord(
+		func() (patio.Deal, error) { return s.GetDeal(ctx, teamID, id) },
+		func(cur patio.Deal) (patio.Deal, bool, error) {
+			var err error
+			if w, err = change(cur); err != nil {
+				return cur, false, err
+			}
+			return w.Deal, w.Sell != nil || !reflect.DeepEqual(cur, w.Deal), nil
+		},
+		func(cur, next patio.Deal) (patio.Deal, error) {
+			w.Deal = next
+			w.Deal.Rev = cur.Rev + 1
+			return w.Deal, s.writeDeal(ctx, w, cur.Rev)
+		})
+	return d, wrap(err, "update deal", id)
 }
 
 // writeDeal puts the deal (new when prevRev < 0, else conditioned on prevRev) with its requirements
@@ -167,8 +157,8 @@ func (s *Store) writeDeal(ctx context.Context, w patio.DealWrite, prevRev int) e
 		tx := s.db.WriteTx().Put(put())
 		failures = []error{errRevConflict}
 		if w.ActiveClient != "" {
-			tx.Check(s.db.Table(s.tables.Clients).Check("pk", d.TeamID).Range("sk", "c#"+w.ActiveClient).
-				If("'status' = ?", "active"))
+			tx.Check(s.db.Table(s.tables.Clients).Check("pk", d.TeamID).Range("sk", clientSK(w.ActiveClient)).
+				If("'status' = ?", patio.ClientActive))
 			failures = append(failures, patio.Conflictf("client_id does not name an active client of this team"))
 		}
 		if w.UsableVehicle != "" {
@@ -219,15 +209,5 @@ func (s *Store) ListDeals(ctx context.Context, teamID string, q patio.DealQuery)
 	if q.ValueMax != nil {
 		f.add("'value_cents' <= ?", int64(*q.ValueMax))
 	}
-	rows, total, err := listPage[dealRow](ctx, s.deals(), teamID, dealPrefix, dealSorts[q.Sort], q.Desc, f, q.Offset(), q.Limit)
-	if err != nil {
-		return nil, 0, wrap(err, "list deals", teamID)
-	}
-	out := make([]patio.Deal, len(rows))
-	for i, r := range rows {
-		if out[i], err = r.deal(); err != nil {
-			return nil, 0, wrap(err, "decode deal", r.ID)
-		}
-	}
-	return out, total, nil
+	return listRecords(ctx, s.deals(), teamID, dealPrefix, "deals", dealSorts[q.Sort], q.ListQuery, f, dealRow.deal)
 }

@@ -147,3 +147,18 @@ func listPage[R any](ctx context.Context, table dynamo.Table, teamID, prefix str
 	}
 	return items, total, nil
 }
+
+// listRecords is listPage on the query's sort index, page and direction, with each row decoded
+// (what names the records in errors).
+func listRecords[R, T any](ctx context.Context, table dynamo.Table, teamID, prefix, what string, ix sortIndex,
+	q patio.ListQuery, f filter, decode func(R) (T, error)) ([]T, int, error) {
+	rows, total, err := listPage[R](ctx, table, teamID, prefix, ix, q.Desc, f, q.Offset(), q.Limit)
+	if err != nil {
+		return nil, 0, wrap(err, "list "+what+" of team", teamID)
+	}
+	out, err := decodeRows(rows, decode)
+	if err != nil {
+		return nil, 0, wrap(err, "decode "+what+" of team", teamID)
+	}
+	return out, total, nil
+}

@@ -30,16 +30,23 @@ type Tables struct {
 	Clients  string
 	Deals    string
 	Accounts string
+	// Webhooks and Deliveries hold the webhook configurations and the delivery log.
+	Webhooks   string
+	Deliveries string
 }
 
-// TablesFromEnv reads the table names from VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE and
-// ACCOUNTS_TABLE, the variables template.yaml sets on every function.
+// TablesFromEnv reads the table names from VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE,
+// ACCOUNTS_TABLE, WEBHOOKS_TABLE and DELIVERIES_TABLE, the variables template.yaml sets on every
+// function.
 func TablesFromEnv() Tables {
 	return Tables{
 		Vehicles: os.Getenv("VEHICLES_TABLE"),
 		Clients:  os.Getenv("CLIENTS_TABLE"),
 		Deals:    os.Getenv("DEALS_TABLE"),
 		Accounts: os.Getenv("ACCOUNTS_TABLE"),
+
+		Webhooks:   os.Getenv("WEBHOOKS_TABLE"),
+		Deliveries: os.Getenv("DELIVERIES_TABLE"),
 	}
 }
 

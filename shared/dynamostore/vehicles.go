@@ -24,7 +24,7 @@ type vehicleRow struct {
 	Title           string  `dynamo:"title"`
 	Brand           string  `dynamo:"brand"`
 	Model           string  `dynamo:"model"`
-	Version         *string `dynamo:"version"`
+	Version         *string `dynamo:"version,allowempty"`
 	Plate           *string `dynamo:"plate"`
 	PlateKey        string  `dynamo:"plate_key"`
 	Renavam         *string `dynamo:"renavam"`
@@ -32,14 +32,14 @@ type vehicleRow struct {
 	ManufactureYear *int    `dynamo:"manufacture_year"`
 	ModelYear       *int    `dynamo:"model_year"`
 	MileageKm       *int    `dynamo:"mileage_km"`
-	Color           *string `dynamo:"color"`
+	Color           *string `dynamo:"color,allowempty"`
 	Fuel            *string `dynamo:"fuel"`
 	Transmission    *string `dynamo:"transmission"`
 	PriceCents      int64   `dynamo:"price_cents"`
 	PurchaseCents   *int64  `dynamo:"purchase_price_cents"`
 	Phase           string  `dynamo:"phase"`
 	Status          string  `dynamo:"status"`
-	Description     *string `dynamo:"description"`
+	Description     *string `dynamo:"description,allowempty"`
 	SoldAt          *string `dynamo:"sold_at"`
 	SoldDealID      *string `dynamo:"sold_deal_id"`
 	CreatedAt       string  `dynamo:"created_at"`
@@ -235,11 +235,6 @@ func (s *Store) ListVehicles(ctx context.Context, teamID string, q patio.Vehicle
 	if q.Q != "" {
 		f.add("contains('search', ?)", strings.ToLower(q.Q))
 	}
-	rows, total, err := listPage[vehicleRow](ctx, s.vehicles(), teamID, vehiclePrefix,
-		vehicleSorts[q.Sort], q.Desc, f, q.Offset(), q.Limit)
-	if err != nil {
-		return nil, 0, wrap(err, "list vehicles", teamID)
-	}
-	out, err := decodeRows(rows, vehicleRow.vehicle)
-	return out, total, wrap(err, "decode vehicles of team", teamID)
+	return listRecords(ctx, s.vehicles(), teamID, vehiclePrefix, "vehicles", vehicleSorts[q.Sort], q.ListQuery, f,
+		vehicleRow.vehicle)
 }

@@ -51,18 +51,6 @@ func company(name, cnpj string) map[string]any {
 	return map[string]any{"type": "company", "name": name, "cnpj": cnpj}
 }
 
-// with returns a copy of body with extra members.
-func with(body map[string]any, extra map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range body {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
-	}
-	return out
-}
-
 func TestCreateAndGetClient(t *testing.T) {
 	s := newStack(t)
 	_, c := s.team(t)
@@ -343,10 +331,7 @@ func TestClientListFilters(t *testing.T) {
 	if res := c.Do("DELETE", "/api/v1/clients/"+ids[3], nil); res.Status != 200 {
 		t.Fatalf("DELETE = %d", res.Status)
 	}
-	tests := []struct {
-		query string
-		want  int
-	}{
+	good := []filterCase{
 		{"", 3},
 		{"type=individual", 2},
 		{"type=company", 1},
@@ -369,24 +354,10 @@ func TestClientListFilters(t *testing.T) {
 		{"created_from=2000-01-01&created_to=2999-12-31", 3},
 		{"created_to=2000-01-01", 0},
 	}
-	for _, tt := range tests {
-		t.Run(tt.query, func(t *testing.T) {
-			c := c.With(t)
-			res := c.Do("GET", "/api/v1/clients?"+tt.query, nil)
-			if res.Status != 200 || res.Pagination.Total != tt.want {
-				t.Errorf("GET ?%s = %d %s; want 200 total %d", tt.query, res.Status, res.Body, tt.want)
-			}
-		})
-	}
-	for _, q := range []string{"cpf=123", "cpf=" + ana[:10] + string('0'+(ana[10]-'0'+1)%10), "cnpj=12ABC34501DE00", "type=person", "status=arquivado",
-		"sort=email", "sort=-cpf", "limit=101", "page=0", "email=x", "q=", "created_from=2026-02-30"} {
-		t.Run(q, func(t *testing.T) {
-			c := c.With(t)
-			if res := c.Do("GET", "/api/v1/clients?"+q, nil); res.Status != 400 || res.ErrorCode() != "VALIDATION_ERROR" {
-				t.Errorf("GET ?%s = %d %s; want 400 VALIDATION_ERROR", q, res.Status, res.Body)
-			}
-		})
-	}
+	wrongDigit := ana[:10] + string('0'+(ana[10]-'0'+1)%10)
+	bad := []string{"cpf=123", "cpf=" + wrongDigit, "cnpj=12ABC34501DE00", "type=person", "status=arquivado",
+		"sort=email", "sort=-cpf", "limit=101", "page=0", "email=x", "q=", "created_from=2026-02-30"}
+	checkFilters(t, c, "/api/v1/clients", good, bad)
 }
 
 func TestClientSortAndPaging(t *testing.T) {
@@ -436,9 +407,6 @@ func TestClientSortAndPaging(t *testing.T) {
 				t.Errorf("sort=%s gave %q; not in order", sortBy, got)
 			}
 		})
-	}
-	if res := c.Do("GET", "/api/v1/clients?page=99", nil); res.Status != 200 || string(res.Data) != "[]" {
-		t.Errorf("page past the end = %d %s; want 200 []", res.Status, res.Data)
 	}
 }
 

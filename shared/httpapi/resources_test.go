@@ -2,12 +2,20 @@ package httpapi_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"sync"
 	"testing"
 
 	"github.com/patio-dev/patio/shared/apitest"
 )
+
+// with returns a copy of body with the members of extra added or replaced.
+func with(body, extra map[string]any) map[string]any {
+	out := maps.Clone(body)
+	maps.Copy(out, extra)
+	return out
+}
 
 // concurrently sends n requests at once, do(i) sending the i-th, and counts the answers by
 // "<status> <error code>" ("201 " for a success).
@@ -95,5 +103,33 @@ func checkSoftDelete(t *testing.T, c *apitest.Client, collection, id, deleted st
 	}
 	if list := c.Do("GET", collection, nil); list.Pagination.Total != 1 {
 		t.Errorf("list total after reactivation = %d; want 1", list.Pagination.Total)
+	}
+}
+
+// filterCase is a list query and the total it must match.
+type filterCase struct {
+	query string
+	want  int
+}
+
+// checkFilters runs list queries on collection, one subtest each: every good one must answer 200
+// with its total, every bad one 400 VALIDATION_ERROR.
+func checkFilters(t *testing.T, c *apitest.Client, collection string, good []filterCase, bad []string) {
+	t.Helper()
+	for _, tt := range good {
+		t.Run(tt.query, func(t *testing.T) {
+			res := c.With(t).Do("GET", collection+"?"+tt.query, nil)
+			if res.Status != http.StatusOK || res.Pagination.Total != tt.want {
+				t.Errorf("GET ?%s = %d %s; want 200 total %d", tt.query, res.Status, res.Body, tt.want)
+			}
+		})
+	}
+	for _, q := range bad {
+		t.Run(q, func(t *testing.T) {
+			res := c.With(t).Do("GET", collection+"?"+q, nil)
+			if res.Status != http.StatusBadRequest || res.ErrorCode() != "VALIDATION_ERROR" {
+				t.Errorf("GET ?%s = %d %s; want 400 VALIDATION_ERROR", q, res.Status, res.Body)
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/patio-dev/patio/shared/samtemplate"
 )
@@ -194,7 +196,14 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if s.Tables, err = samtemplate.CreateTables(ctx, dynamoDBClient(s.DynamoDBEndpoint), tpl, o.TablePrefix); err != nil {
 		return nil, fmt.Errorf("localstack: %w", err)
 	}
-	fnEnv, err := tpl.Env(s.Tables)
+	// The template's queues, in moto: functions see their URLs where the template gives !Ref.
+	queues, err := samtemplate.CreateQueues(ctx, sqsClient(s.MotoEndpoint), tpl, o.TablePrefix)
+	if err != nil {
+		return nil, fmt.Errorf("localstack: %w", err)
+	}
+	refs := maps.Clone(s.Tables)
+	maps.Copy(refs, queues)
+	fnEnv, err := tpl.Env(refs)
 	if err != nil {
 		return nil, fmt.Errorf("localstack: %w", err)
 	}
@@ -338,6 +347,14 @@ func motoCommand(root string) ([]string, error) {
 		}
 	}
 	return []string{bin, "-H", "127.0.0.1", "-p", "<port>"}, nil
+}
+
+func sqsClient(endpoint string) *sqs.Client {
+	return sqs.New(sqs.Options{
+		Region:       Region,
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
+	})
 }
 
 func dynamoDBClient(endpoint string) *dynamodb.Client {

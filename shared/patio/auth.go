@@ -57,6 +57,13 @@ type Team struct {
 	Email     string    `json:"email"`
 	Plan      Plan      `json:"plan"`
 	CreatedAt Timestamp `json:"created_at"`
+	// GatewayKeyID and GatewayKey are the team's API Gateway API key on AWS (docs/edge.md): its id,
+	// for moving it between usage plans, and its value, which the authorizer returns as the
+	// usageIdentifierKey so API Gateway meters the team against its plan's usage plan. Both are
+	// empty on the local stack. They are operators' data, never part of an API response; the value
+	// is never printed.
+	GatewayKeyID string `json:"gateway_key_id,omitempty"`
+	GatewayKey   string `json:"-"`
 }
 
 // Scopes (CONTRACT.md section 3): GET needs read, POST, PUT and DELETE need write.

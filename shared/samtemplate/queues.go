@@ -1,8 +1,14 @@
 package samtemplate
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
 // Queue is one AWS::SQS::Queue resource of the template, in the terms of the SQS API so the local
@@ -139,4 +145,43 @@ func orderQueues(queues []Queue) ([]Queue, error) {
 		}
 	}
 	return out, nil
+}
+
+// CreateQueues creates every queue of tpl on the SQS endpoint of client (the local stack's moto),
+// named prefix plus the logical id, dead-letter queues first so that each RedrivePolicy can name its
+// target's ARN. Creating a queue that exists with the same attributes is a no-op in SQS. It returns
+// the refs the template's functions see: logical id → queue URL (what !Ref of a queue returns) and
+// "<logical id>.Arn" → queue ARN.
+func CreateQueues(ctx context.Context, client *sqs.Client, tpl *Template, prefix string) (map[string]string, error) {
+	refs := map[string]string{}
+	for _, q := range tpl.Queues() {
+		attrs := q.Attributes
+		if q.DeadLetterQueue != "" {
+			policy, err := json.Marshal(map[string]any{
+				"deadLetterTargetArn": refs[q.DeadLetterQueue+".Arn"],
+				"maxReceiveCount":     q.MaxReceiveCount,
+			})
+			if err != nil {
+				return nil, err
+			}
+			attrs["RedrivePolicy"] = string(policy)
+		}
+		name := prefix + q.LogicalID
+		if attrs["FifoQueue"] == "true" {
+			name += ".fifo"
+		}
+		out, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+		if err != nil {
+			return nil, fmt.Errorf("samtemplate: create queue %s: %w", name, err)
+		}
+		got, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+			QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("samtemplate: queue %s: %w", name, err)
+		}
+		refs[q.LogicalID] = aws.ToString(out.QueueUrl)
+		refs[q.LogicalID+".Arn"] = got.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+	}
+	return refs, nil
 }

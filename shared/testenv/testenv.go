@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/patio-dev/patio/shared/samtemplate"
 )
@@ -50,7 +51,9 @@ func AWSConfig(t testing.TB) aws.Config {
 
 // Tables creates, once per test binary (so once per package), a fresh set of every table of
 // template.yaml under a random prefix, and returns logical id → table name
-// (e.g. "VehiclesTable" → "t1a2b3c4-VehiclesTable"). It also sets, with os.Setenv, the variables the
+// (e.g. "VehiclesTable" → "t1a2b3c4-VehiclesTable"). When moto is there (AWS_ENDPOINT_URL_SQS) it
+// creates the template's queues too, under the same prefix, and adds logical id → queue URL and
+// "<logical id>.Arn" → queue ARN. It also sets, with os.Setenv, the variables the
 // template gives the functions (VEHICLES_TABLE and the like, LOG_LEVEL), so code that reads its
 // configuration from the environment finds these tables. The tables live in the in-memory engine and
 // are not deleted. Errors fail the test; a missing engine is handled as in AWSConfig.
@@ -113,11 +116,24 @@ func createTables(c aws.Config) (map[string]string, error) {
 		// table); validating would only log spurious warnings (aws/aws-sdk-go-v2#3545).
 		o.DisableValidateResponseChecksum = true
 	})
-	names, err := samtemplate.CreateTables(ctx, client, tpl, "t"+hex.EncodeToString(b[:])+"-")
+	prefix := "t" + hex.EncodeToString(b[:]) + "-"
+	names, err := samtemplate.CreateTables(ctx, client, tpl, prefix)
 	if err != nil {
 		return nil, err
 	}
-	env, err := tpl.Env(names)
+	// The template's queues, in moto, under the same prefix: functions' environments name them.
+	refs := maps.Clone(names)
+	if os.Getenv("AWS_ENDPOINT_URL_SQS") != "" {
+		queues, err := samtemplate.CreateQueues(ctx, sqs.NewFromConfig(c), tpl, prefix)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(refs, queues)
+		for k, v := range queues {
+			names[k] = v
+		}
+	}
+	env, err := tpl.Env(refs)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,101 @@
+package dynamostore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// DecodeStreamImage turns an image of a resource table's stream record (as Lambda delivers it) into
+// the domain record, with the same row conversions the store reads with: it returns the resource
+// (webhook.ResourceVehicle, ...), the record (patio.Vehicle, patio.Client or patio.Deal, whose JSON
+// form is the API representation) and its team. ok is false for items that are not records
+// (uniqueness guards) and for an empty image.
+func DecodeStreamImage(image map[string]events.DynamoDBAttributeValue) (resource string, record any, teamID string, ok bool, err error) {
+	if len(image) == 0 {
+		return "", nil, "", false, nil
+	}
+	item := make(dynamo.Item, len(image))
+	for k, v := range image {
+		if item[k], err = fromStream(v); err != nil {
+			return "", nil, "", false, fmt.Errorf("dynamostore: stream image attribute %s: %w", k, err)
+		}
+	}
+	sk, _ := item["sk"].(*types.AttributeValueMemberS)
+	if sk == nil {
+		return "", nil, "", false, fmt.Errorf("dynamostore: stream image without a string sk")
+	}
+	switch {
+	case strings.HasPrefix(sk.Value, vehiclePrefix):
+		return decodeImage(item, webhook.ResourceVehicle, vehicleRow.vehicle)
+	case strings.HasPrefix(sk.Value, clientPrefix):
+		return decodeImage(item, webhook.ResourceClient, clientRow.client)
+	case strings.HasPrefix(sk.Value, dealPrefix):
+		return decodeImage(item, webhook.ResourceDeal, dealRow.deal)
+	}
+	return "", nil, "", false, nil
+}
+
+func decodeImage[R, T any](item dynamo.Item, resource string, decode func(R) (T, error)) (string, any, string, bool, error) {
+	var row R
+	if err := dynamo.UnmarshalItem(item, &row); err != nil {
+		return "", nil, "", false, fmt.Errorf("dynamostore: decode %s stream image: %w", resource, err)
+	}
+	rec, err := decode(row)
+	if err != nil {
+		return "", nil, "", false, fmt.Errorf("dynamostore: decode %s stream image: %w", resource, err)
+	}
+	pk, _ := item["pk"].(*types.AttributeValueMemberS)
+	if pk == nil {
+		return "", nil, "", false, fmt.Errorf("dynamostore: %s stream image without a string pk", resource)
+	}
+	return resource, rec, pk.Value, true, nil
+}
+
+// fromStream converts a Lambda stream attribute value to the SDK's.
+func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
+	switch v.DataType() {
+	case events.DataTypeString:
+		return &types.AttributeValueMemberS{Value: v.String()}, nil
+	case events.DataTypeNumber:
+		return &types.AttributeValueMemberN{Value: v.Number()}, nil
+	case events.DataTypeBinary:
+		return &types.AttributeValueMemberB{Value: v.Binary()}, nil
+	case events.DataTypeBoolean:
+		return &types.AttributeValueMemberBOOL{Value: v.Boolean()}, nil
+	case events.DataTypeNull:
+		return &types.AttributeValueMemberNULL{Value: true}, nil
+	case events.DataTypeStringSet:
+		return &types.AttributeValueMemberSS{Value: v.StringSet()}, nil
+	case events.DataTypeNumberSet:
+		return &types.AttributeValueMemberNS{Value: v.NumberSet()}, nil
+	case events.DataTypeBinarySet:
+		return &types.AttributeValueMemberBS{Value: v.BinarySet()}, nil
+	case events.DataTypeList:
+		l := v.List()
+		out := make([]types.AttributeValue, len(l))
+		for i, e := range l {
+			var err error
+			if out[i], err = fromStream(e); err != nil {
+				return nil, err
+			}
+		}
+		return &types.AttributeValueMemberL{Value: out}, nil
+	case events.DataTypeMap:
+		m := v.Map()
+		out := make(map[string]types.AttributeValue, len(m))
+		for k, e := range m {
+			var err error
+			if out[k], err = fromStream(e); err != nil {
+				return nil, err
+			}
+		}
+		return &types.AttributeValueMemberM{Value: out}, nil
+	}
+	return nil, fmt.Errorf("unknown attribute type %v", v.DataType())
+}

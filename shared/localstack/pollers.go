@@ -1,0 +1,304 @@
+package localstack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// pollInterval is how often an idle shard or queue is polled again.
+const pollInterval = 200 * time.Millisecond
+
+// streamHandler is a Lambda handler of DynamoDB Streams events with partial batch responses.
+type streamHandler = func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+
+// queueHandler is a Lambda handler of SQS events with partial batch responses.
+type queueHandler = func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
+
+// PollStreams plays Lambda's DynamoDB Streams event source mapping on the local stack: it reads the
+// streams of the named tables (from the trim horizon, every shard, new shards as they appear) and
+// hands each batch to h as an events.DynamoDBEvent. A batch item failure is retried from the failed
+// record on, as Lambda does. It returns when ctx ends.
+func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamHandler, logger *slog.Logger) error {
+	db := dynamodb.NewFromConfig(cfg)
+	streams := dynamodbstreams.NewFromConfig(cfg)
+	var wg sync.WaitGroup
+	errs := make([]error, len(tables))
+	for i, table := range tables {
+		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			return fmt.Errorf("localstack: describe %s: %w", table, err)
+		}
+		arn := aws.ToString(out.Table.LatestStreamArn)
+		if arn == "" {
+			return fmt.Errorf("localstack: table %s has no stream", table)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = pollStream(ctx, streams, arn, h, logger)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func pollStream(ctx context.Context, client *dynamodbstreams.Client, arn string, h streamHandler, logger *slog.Logger) error {
+	started := map[string]bool{}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		desc, err := client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			logger.Warn("local stream: describe failed", slog.String("stream", arn), slog.String("error", err.Error()))
+		} else {
+			for _, sh := range desc.StreamDescription.Shards {
+				id := aws.ToString(sh.ShardId)
+				if started[id] {
+					continue
+				}
+				started[id] = true
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					pollShard(ctx, client, arn, id, h, logger)
+				}()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard string, h streamHandler, logger *slog.Logger) {
+	var iter *string
+	lastSeq := ""
+	// iterator starts after the last record handed over, or at the trim horizon. DynamoDB Local
+	// refuses some iterators of quiet shards (TrimmedDataAccessException); a fresh one then works.
+	iterator := func() *string {
+		in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(shard),
+			ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon}
+		if lastSeq != "" {
+			in.ShardIteratorType, in.SequenceNumber = streamtypes.ShardIteratorTypeAfterSequenceNumber, aws.String(lastSeq)
+		}
+		it, err := client.GetShardIterator(ctx, in)
+		if err != nil {
+			if ctx.Err() == nil {
+				logger.Debug("local stream: shard iterator failed", slog.String("shard", shard), slog.String("error", err.Error()))
+			}
+			return nil
+		}
+		return it.ShardIterator
+	}
+	for ctx.Err() == nil {
+		if iter == nil {
+			if iter = iterator(); iter == nil {
+				sleep(ctx, pollInterval)
+				continue
+			}
+		}
+		out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(100)})
+		if err != nil {
+			var trimmed *streamtypes.TrimmedDataAccessException
+			var expired *streamtypes.ExpiredIteratorException
+			if ctx.Err() == nil && !errors.As(err, &trimmed) && !errors.As(err, &expired) {
+				logger.Warn("local stream: get records failed", slog.String("shard", shard), slog.String("error", err.Error()))
+			}
+			iter = nil
+			sleep(ctx, pollInterval)
+			continue
+		}
+		recs := make([]events.DynamoDBEventRecord, 0, len(out.Records))
+		for _, r := range out.Records {
+			recs = append(recs, StreamRecord(arn, r))
+		}
+		for len(recs) > 0 && ctx.Err() == nil {
+			resp, err := h(ctx, events.DynamoDBEvent{Records: recs})
+			if err != nil {
+				logger.Error("local stream: handler failed; retrying the batch", slog.String("error", err.Error()))
+				sleep(ctx, time.Second)
+				continue
+			}
+			recs = retryFrom(recs, resp)
+			if len(recs) > 0 {
+				sleep(ctx, time.Second)
+			}
+		}
+		if n := len(out.Records); n > 0 {
+			lastSeq = aws.ToString(out.Records[n-1].Dynamodb.SequenceNumber)
+		}
+		if out.NextShardIterator == nil {
+			return // a closed shard, read to its end
+		}
+		iter = out.NextShardIterator
+		if len(out.Records) == 0 {
+			sleep(ctx, pollInterval)
+		}
+	}
+}
+
+// retryFrom returns the records to hand over again after a partial failure: from the earliest
+// failed sequence number on (none when nothing failed).
+func retryFrom(recs []events.DynamoDBEventRecord, resp events.DynamoDBEventResponse) []events.DynamoDBEventRecord {
+	if len(resp.BatchItemFailures) == 0 {
+		return nil
+	}
+	failed := map[string]bool{}
+	for _, f := range resp.BatchItemFailures {
+		failed[f.ItemIdentifier] = true
+	}
+	for i, r := range recs {
+		if failed[r.Change.SequenceNumber] {
+			return recs[i:]
+		}
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// StreamRecord converts a DynamoDB Streams API record into the record Lambda delivers.
+func StreamRecord(streamARN string, r streamtypes.Record) events.DynamoDBEventRecord {
+	rec := events.DynamoDBEventRecord{
+		AWSRegion:      aws.ToString(r.AwsRegion),
+		EventID:        aws.ToString(r.EventID),
+		EventName:      string(r.EventName),
+		EventSource:    "aws:dynamodb",
+		EventVersion:   aws.ToString(r.EventVersion),
+		EventSourceArn: streamARN,
+	}
+	if c := r.Dynamodb; c != nil {
+		rec.Change = events.DynamoDBStreamRecord{
+			Keys:           image(c.Keys),
+			NewImage:       image(c.NewImage),
+			OldImage:       image(c.OldImage),
+			SequenceNumber: aws.ToString(c.SequenceNumber),
+			SizeBytes:      aws.ToInt64(c.SizeBytes),
+			StreamViewType: string(c.StreamViewType),
+		}
+		if c.ApproximateCreationDateTime != nil {
+			rec.Change.ApproximateCreationDateTime = events.SecondsEpochTime{Time: *c.ApproximateCreationDateTime}
+		}
+	}
+	return rec
+}
+
+func image(m map[string]streamtypes.AttributeValue) map[string]events.DynamoDBAttributeValue {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]events.DynamoDBAttributeValue, len(m))
+	for k, v := range m {
+		out[k] = attribute(v)
+	}
+	return out
+}
+
+func attribute(v streamtypes.AttributeValue) events.DynamoDBAttributeValue {
+	switch v := v.(type) {
+	case *streamtypes.AttributeValueMemberS:
+		return events.NewStringAttribute(v.Value)
+	case *streamtypes.AttributeValueMemberN:
+		return events.NewNumberAttribute(v.Value)
+	case *streamtypes.AttributeValueMemberB:
+		return events.NewBinaryAttribute(v.Value)
+	case *streamtypes.AttributeValueMemberBOOL:
+		return events.NewBooleanAttribute(v.Value)
+	case *streamtypes.AttributeValueMemberSS:
+		return events.NewStringSetAttribute(v.Value)
+	case *streamtypes.AttributeValueMemberNS:
+		return events.NewNumberSetAttribute(v.Value)
+	case *streamtypes.AttributeValueMemberBS:
+		return events.NewBinarySetAttribute(v.Value)
+	case *streamtypes.AttributeValueMemberL:
+		l := make([]events.DynamoDBAttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			l[i] = attribute(e)
+		}
+		return events.NewListAttribute(l)
+	case *streamtypes.AttributeValueMemberM:
+		return events.NewMapAttribute(image(v.Value))
+	}
+	return events.NewNullAttribute()
+}
+
+// PollQueue plays Lambda's SQS event source mapping on the local stack: it long-polls the queue,
+// hands each batch to h as an events.SQSEvent and deletes the messages h did not report as failed
+// (those come back after the visibility timeout, and go to the dead-letter queue in the end). It
+// returns when ctx ends.
+func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHandler, logger *slog.Logger) error {
+	client := sqs.NewFromConfig(cfg)
+	attrs, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(queueURL), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn},
+	})
+	if err != nil {
+		return fmt.Errorf("localstack: queue %s: %w", queueURL, err)
+	}
+	arn := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+	for ctx.Err() == nil {
+		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				logger.Warn("local queue: receive failed", slog.String("error", err.Error()))
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		if len(out.Messages) == 0 {
+			continue
+		}
+		ev := events.SQSEvent{}
+		for _, m := range out.Messages {
+			ev.Records = append(ev.Records, events.SQSMessage{
+				MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+				Body: aws.ToString(m.Body), Md5OfBody: aws.ToString(m.MD5OfBody), Attributes: m.Attributes,
+				EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: cfg.Region,
+			})
+		}
+		resp, err := h(ctx, ev)
+		if err != nil {
+			logger.Error("local queue: handler failed; the batch returns after the visibility timeout", slog.String("error", err.Error()))
+			continue
+		}
+		failed := map[string]bool{}
+		for _, f := range resp.BatchItemFailures {
+			failed[f.ItemIdentifier] = true
+		}
+		for _, m := range ev.Records {
+			if failed[m.MessageId] {
+				continue
+			}
+			if _, err := client.DeleteMessage(context.WithoutCancel(ctx), &sqs.DeleteMessageInput{
+				QueueUrl: aws.String(queueURL), ReceiptHandle: aws.String(m.ReceiptHandle),
+			}); err != nil {
+				logger.Warn("local queue: delete failed", slog.String("message_id", m.MessageId), slog.String("error", err.Error()))
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+// Package sqsqueue is the SQS adapter of the webhook delivery queue: it sends delivery tasks as
+// messages delayed until they are due, and decodes them again.
+//
+// SQS delays a message by at most 15 minutes. A task due later is sent with the longest delay (the
+// hop); the deliverer, receiving it early, sends it again with the remaining delay, so a 24 h wait
+// is carried by about 96 hops and still happens within a second or two of its time.
+package sqsqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// MaxDelay is the longest delay SQS allows on one message.
+const MaxDelay = 15 * time.Minute
+
+// Queue sends delivery tasks to one SQS queue. It is safe for concurrent use.
+type Queue struct {
+	client *sqs.Client
+	url    string
+	maxHop time.Duration
+	now    func() time.Time
+}
+
+// New returns a queue on the given AWS configuration (AWS_ENDPOINT_URL_SQS reaches a local
+// emulator) and queue URL. maxHop bounds the delay of one message: MaxDelay when zero or larger.
+func New(cfg aws.Config, url string, maxHop time.Duration) *Queue {
+	if maxHop <= 0 || maxHop > MaxDelay {
+		maxHop = MaxDelay
+	}
+	return &Queue{client: sqs.NewFromConfig(cfg), url: url, maxHop: maxHop, now: time.Now}
+}
+
+// Client returns the SQS client, for the local stack's poller.
+func (q *Queue) Client() *sqs.Client { return q.client }
+
+// Enqueue sends t, delayed until t.Due or by the longest hop, whichever is sooner.
+func (q *Queue) Enqueue(ctx context.Context, t webhook.Task) error {
+	body, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("sqsqueue: encode task %s: %w", t.DeliveryID, err)
+	}
+	wait := min(max(t.Due.Sub(q.now()), 0), q.maxHop)
+	_, err = q.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:     aws.String(q.url),
+		MessageBody:  aws.String(string(body)),
+		DelaySeconds: int32(math.Ceil(wait.Seconds())),
+	})
+	if err != nil {
+		return fmt.Errorf("sqsqueue: send task %s attempt %d: %w", t.DeliveryID, t.Attempt, err)
+	}
+	return nil
+}
+
+// Decode reads a task from a message body.
+func Decode(body string) (webhook.Task, error) {
+	var t webhook.Task
+	if err := json.Unmarshal([]byte(body), &t); err != nil {
+		return t, fmt.Errorf("sqsqueue: message is not a delivery task: %w", err)
+	}
+	if t.DeliveryID == "" || t.Attempt < 1 {
+		return t, fmt.Errorf("sqsqueue: message is not a delivery task")
+	}
+	return t, nil
+}

@@ -1,0 +1,145 @@
+package webhook
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Delivery statuses (CONTRACT.md section 9).
+const (
+	DeliveryPending   = "pending"   // attempts under way or scheduled
+	DeliverySucceeded = "succeeded" // an attempt got a 2xx
+	DeliveryFailed    = "failed"    // the six attempts of its series failed
+	DeliveryCancelled = "cancelled" // stopped because the webhook was disabled
+	DeliverySkipped   = "skipped"   // the event came while the webhook was disabled
+)
+
+// DeliveryStatuses lists the delivery statuses.
+var DeliveryStatuses = []string{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryCancelled, DeliverySkipped}
+
+// MaxAttempts is the number of attempts of one series (SPEC.md section 6).
+const MaxAttempts = 6
+
+// Retention is how long a delivery record is kept after its last change.
+const Retention = 30 * 24 * time.Hour
+
+// Schedule holds the delay before each attempt of a series: Schedule[0] before the first (after the
+// event), Schedule[n] after the n-th attempt failed.
+type Schedule [MaxAttempts]time.Duration
+
+// DefaultSchedule is SPEC.md section 6: immediate, 5 min, 30 min, 2 h, 12 h, 24 h.
+var DefaultSchedule = Schedule{0, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 12 * time.Hour, 24 * time.Hour}
+
+// ParseSchedule reads six comma-separated Go durations (WEBHOOK_RETRY_SCHEDULE); "" is the default.
+func ParseSchedule(s string) (Schedule, error) {
+	if strings.TrimSpace(s) == "" {
+		return DefaultSchedule, nil
+	}
+	parts := strings.Split(s, ",")
+	var out Schedule
+	if len(parts) != MaxAttempts {
+		return out, fmt.Errorf("webhook: retry schedule %q: want %d comma-separated durations", s, MaxAttempts)
+	}
+	for i, p := range parts {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || d < 0 {
+			return out, fmt.Errorf("webhook: retry schedule %q: %q is not a non-negative duration", s, p)
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// Before returns the delay before attempt n (1-based).
+func (s Schedule) Before(n int) time.Duration { return s[max(0, min(n-1, MaxAttempts-1))] }
+
+// Attempt is one recorded attempt of a delivery.
+type Attempt struct {
+	Series int       `json:"series"`
+	N      int       `json:"attempt"`
+	At     time.Time `json:"at"`
+	// StatusCode is the receiver's HTTP status, 0 when none came.
+	StatusCode int   `json:"status_code"`
+	DurationMs int64 `json:"duration_ms"`
+	// ErrorClass is "" on success, else one of the Err* classes.
+	ErrorClass    string     `json:"error_class,omitempty"`
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+}
+
+// Error classes of a failed attempt.
+const (
+	ErrHTTPStatus = "http_status" // a non-2xx, non-3xx answer
+	ErrRedirect   = "redirect"    // a 3xx (never followed)
+	ErrTimeout    = "timeout"     // no answer within the timeout
+	ErrNetwork    = "network"     // DNS, connection or TLS failure
+	ErrForbidden  = "forbidden_target"
+)
+
+// Delivery is one event addressed to one webhook, with its attempts.
+type Delivery struct {
+	ID        string `json:"id"`
+	WebhookID string `json:"webhook_id"`
+	TeamID    string `json:"team_id"`
+	EventID   string `json:"event_id"`
+	EventType string `json:"event_type"`
+	Status    string `json:"status"`
+	// Series counts replays: 0 for the first series of attempts.
+	Series int `json:"series"`
+	// Attempt is the number of attempts made in the current series.
+	Attempt int `json:"attempt"`
+	// FirstAttemptAt is when the current series' first attempt was made (zero before it).
+	FirstAttemptAt time.Time  `json:"first_attempt_at,omitzero"`
+	NextAttemptAt  *time.Time `json:"next_attempt_at,omitempty"`
+	Attempts       []Attempt  `json:"attempts"`
+	// Enqueued is set once the first attempt's message is on the queue.
+	Enqueued bool `json:"-"`
+	// Payload is the exact body every attempt sends.
+	Payload   []byte    `json:"-"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// DeliveryID returns the id of the delivery of event eventID to webhook webhookID: "dlv_" and 32 hex
+// digits of a SHA-256 of both, so a re-processed stream record finds its deliveries again.
+func DeliveryID(eventID, webhookID string) string {
+	sum := sha256.Sum256([]byte(eventID + "\x00" + webhookID))
+	return "dlv_" + hex.EncodeToString(sum[:16])
+}
+
+// Replayable reports whether the delivery may be replayed (failed, cancelled or skipped).
+func (d Delivery) Replayable() bool {
+	switch d.Status {
+	case DeliveryFailed, DeliveryCancelled, DeliverySkipped:
+		return true
+	}
+	return false
+}
+
+// ParseDeliveryStatus validates a status filter ("" for all).
+func ParseDeliveryStatus(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	for _, st := range DeliveryStatuses {
+		if s == st {
+			return s, nil
+		}
+	}
+	return "", patio.Invalidf("status must be one of %s", strings.Join(DeliveryStatuses, ", "))
+}
+
+// Task is one queued attempt: deliver attempt Attempt of series Series of a delivery at Due.
+type Task struct {
+	DeliveryID string    `json:"delivery_id"`
+	TeamID     string    `json:"team_id"`
+	WebhookID  string    `json:"webhook_id"`
+	EventID    string    `json:"event_id"`
+	Series     int       `json:"series"`
+	Attempt    int       `json:"attempt"`
+	Due        time.Time `json:"due"`
+}

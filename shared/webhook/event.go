@@ -1,0 +1,188 @@
+package webhook
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// APIVersion is the payload's api_version.
+const APIVersion = "v1"
+
+// Resources whose changes become events.
+const (
+	ResourceVehicle = "vehicle"
+	ResourceClient  = "client"
+	ResourceDeal    = "deal"
+)
+
+// The event types this service emits (CONTRACT.md section 9).
+const (
+	VehicleCreated      = "vehicle.created"
+	VehicleUpdated      = "vehicle.updated"
+	VehicleSold         = "vehicle.sold"
+	VehiclePhaseChanged = "vehicle.phase_changed"
+	VehiclePriceChanged = "vehicle.price_changed"
+	VehicleRemoved      = "vehicle.removed"
+	DealCreated         = "deal.created"
+	DealUpdated         = "deal.updated"
+	DealPhaseChanged    = "deal.phase_changed"
+	DealWon             = "deal.won"
+	DealLost            = "deal.lost"
+	ClientCreated       = "client.created"
+	ClientUpdated       = "client.updated"
+	ClientDeactivated   = "client.deactivated"
+)
+
+// EventTypes lists every event type a webhook may subscribe to.
+var EventTypes = []string{
+	VehicleCreated, VehicleUpdated, VehicleSold, VehiclePhaseChanged, VehiclePriceChanged, VehicleRemoved,
+	DealCreated, DealUpdated, DealPhaseChanged, DealWon, DealLost,
+	ClientCreated, ClientUpdated, ClientDeactivated,
+}
+
+// Change is one write to a resource record, as a table stream reports it.
+type Change struct {
+	// SourceID identifies the stream record (its eventID); event ids derive from it.
+	SourceID string
+	// Resource is ResourceVehicle, ResourceClient or ResourceDeal.
+	Resource string
+	TeamID   string
+	// Old and New are the API representations (patio.Vehicle, patio.Client, patio.Deal) before and
+	// after the write; Old is nil for an insert.
+	Old, New any
+	// At is when the change happened.
+	At time.Time
+}
+
+// Event is one event of a change, before it is addressed to a webhook.
+type Event struct {
+	ID         string          `json:"id"`
+	Type       string          `json:"type"`
+	APIVersion string          `json:"api_version"`
+	CreatedAt  patio.Timestamp `json:"created_at"`
+	Data       Data            `json:"data"`
+	TeamID     string          `json:"team_id"`
+}
+
+// Data is an event's data member: the object after the change and, on updates, the previous values
+// of the fields that changed (null on creation events).
+type Data struct {
+	Object             json.RawMessage            `json:"object"`
+	PreviousAttributes map[string]json.RawMessage `json:"previous_attributes"`
+}
+
+// Payload is the body POSTed to one webhook (SPEC.md section 6), in the SPEC's field order.
+func (e Event) Payload(webhookID string) ([]byte, error) {
+	body, err := json.Marshal(struct {
+		ID         string          `json:"id"`
+		Type       string          `json:"type"`
+		APIVersion string          `json:"api_version"`
+		CreatedAt  patio.Timestamp `json:"created_at"`
+		Data       Data            `json:"data"`
+		TeamID     string          `json:"team_id"`
+		WebhookID  string          `json:"webhook_id"`
+	}{e.ID, e.Type, e.APIVersion, e.CreatedAt, e.Data, e.TeamID, webhookID})
+	if err != nil {
+		return nil, patio.Internal(fmt.Errorf("webhook: encode payload of %s: %w", e.ID, err))
+	}
+	return body, nil
+}
+
+// EventID returns the id of the event of type typ derived from the change sourceID: "evt_" and 32
+// hex digits of a SHA-256 of both, so that re-processing a stream record yields the same ids.
+func EventID(sourceID, typ string) string {
+	sum := sha256.Sum256([]byte(sourceID + "\x00" + typ))
+	return "evt_" + hex.EncodeToString(sum[:16])
+}
+
+// statusEvents names, per resource, the event fired when status becomes a value.
+var statusEvents = map[string]map[string]string{
+	ResourceVehicle: {patio.VehicleSold: VehicleSold, patio.VehicleArchived: VehicleRemoved},
+	ResourceDeal:    {patio.DealWon: DealWon, patio.DealLost: DealLost},
+	ResourceClient:  {patio.ClientInactive: ClientDeactivated},
+}
+
+// fieldEvents names, per resource, the event fired when a field changes.
+var fieldEvents = map[string][]struct{ field, typ string }{
+	ResourceVehicle: {{"price", VehiclePriceChanged}, {"phase", VehiclePhaseChanged}},
+	ResourceDeal:    {{"phase", DealPhaseChanged}},
+}
+
+// Derive returns the events of a change (CONTRACT.md section 9): an insert is <resource>.created;
+// a real change is <resource>.updated plus the specific events of the fields and status it changed.
+// A write that changed nothing but updated_at (or storage-only attributes) has no events; neither
+// has a removal (records are only ever soft-deleted). Events come in a fixed order: created or
+// updated first, then the specific ones.
+func Derive(c Change) ([]Event, error) {
+	if _, ok := statusEvents[c.Resource]; !ok {
+		return nil, patio.Internal(fmt.Errorf("webhook: unknown resource %q", c.Resource))
+	}
+	if c.New == nil {
+		return nil, nil
+	}
+	newFields, object, err := fields(c.New)
+	if err != nil {
+		return nil, err
+	}
+	at := patio.NewTimestamp(c.At)
+	mk := func(typ string, prev map[string]json.RawMessage) Event {
+		return Event{ID: EventID(c.SourceID, typ), Type: typ, APIVersion: APIVersion, CreatedAt: at,
+			Data: Data{Object: object, PreviousAttributes: prev}, TeamID: c.TeamID}
+	}
+	if c.Old == nil {
+		return []Event{mk(c.Resource+".created", nil)}, nil
+	}
+	oldFields, _, err := fields(c.Old)
+	if err != nil {
+		return nil, err
+	}
+	prev := map[string]json.RawMessage{}
+	real := false
+	for k, nv := range newFields {
+		if ov, ok := oldFields[k]; !ok || !bytes.Equal(ov, nv) {
+			if ok {
+				prev[k] = ov
+			} else {
+				prev[k] = json.RawMessage("null")
+			}
+			real = real || k != "updated_at"
+		}
+	}
+	if !real {
+		return nil, nil
+	}
+	events := []Event{mk(c.Resource+".updated", prev)}
+	for _, fe := range fieldEvents[c.Resource] {
+		if _, ok := prev[fe.field]; ok {
+			events = append(events, mk(fe.typ, prev))
+		}
+	}
+	if _, ok := prev["status"]; ok {
+		var status string
+		if err := json.Unmarshal(newFields["status"], &status); err == nil {
+			if typ, ok := statusEvents[c.Resource][status]; ok {
+				events = append(events, mk(typ, prev))
+			}
+		}
+	}
+	return events, nil
+}
+
+// fields returns a representation's JSON members and its whole JSON form.
+func fields(rep any) (map[string]json.RawMessage, json.RawMessage, error) {
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return nil, nil, patio.Internal(fmt.Errorf("webhook: encode object: %w", err))
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, nil, patio.Internal(fmt.Errorf("webhook: object is not a JSON object: %w", err))
+	}
+	return m, data, nil
+}

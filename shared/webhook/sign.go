@@ -1,0 +1,74 @@
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Header names of a delivery (SPEC.md section 6, CONTRACT.md section 9, Standard Webhooks).
+const (
+	HeaderSignature     = "X-Service-Signature"
+	HeaderSignatureNext = "X-Service-Signature-Next"
+	HeaderTimestamp     = "X-Service-Timestamp"
+	HeaderEventID       = "X-Service-Event-Id"
+	HeaderContentType   = "Content-Type"
+	HeaderSWID          = "webhook-id"
+	HeaderSWTimestamp   = "webhook-timestamp"
+	HeaderSWSignature   = "webhook-signature"
+)
+
+// Headers returns the headers of one attempt to deliver body (the event eventID) at t, signed with
+// keys: X-Service-Signature is the lowercase hex HMAC-SHA256 of "<timestamp>.<body>" keyed with the
+// secret string's UTF-8 bytes (X-Service-Signature-Next the same with keys.Next during a rotation);
+// webhook-signature is the Standard Webhooks "v1,<base64 HMAC-SHA256 of <id>.<timestamp>.<body>>"
+// keyed with the base64-decoded bytes after "whsec_", one per key, space-separated.
+func Headers(eventID string, body []byte, keys Keys, t time.Time) map[string]string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	h := map[string]string{
+		HeaderContentType: "application/json",
+		HeaderTimestamp:   ts,
+		HeaderEventID:     eventID,
+		HeaderSignature:   SignHex(keys.Primary, ts, body),
+		HeaderSWID:        eventID,
+		HeaderSWTimestamp: ts,
+		HeaderSWSignature: SignStandard(keys.Primary, eventID, ts, body),
+	}
+	if keys.Next != "" {
+		h[HeaderSignatureNext] = SignHex(keys.Next, ts, body)
+		h[HeaderSWSignature] += " " + SignStandard(keys.Next, eventID, ts, body)
+	}
+	return h
+}
+
+// SignHex returns the X-Service-Signature of body sent at timestamp ts (Unix seconds, as sent).
+func SignHex(secret, ts string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(ts))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// SignStandard returns one Standard Webhooks signature ("v1,<base64>") of body. The key is the
+// base64 decoding of the secret after "whsec_"; a secret that does not decode is used as raw bytes.
+func SignStandard(secret, id, ts string, body []byte) string {
+	m := hmac.New(sha256.New, StandardKey(secret))
+	m.Write([]byte(id + "." + ts + "."))
+	m.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+}
+
+// StandardKey returns the Standard Webhooks signing key of a secret: the base64 decoding of what
+// follows "whsec_".
+func StandardKey(secret string) []byte {
+	s := strings.TrimPrefix(secret, SecretPrefix)
+	if key, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return key
+	}
+	return []byte(s)
+}

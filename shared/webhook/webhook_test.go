@@ -1,0 +1,318 @@
+package webhook
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhooksig"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func vehicle() patio.Vehicle {
+	ts := patio.NewTimestamp(t0)
+	return patio.Vehicle{ID: "0190-v", TeamID: "team", Title: "Toyota Corolla", Brand: "Toyota", Model: "Corolla",
+		Price: money.Cents(11999050), Phase: "preparacao", Status: patio.VehicleActive, CreatedAt: ts, UpdatedAt: ts}
+}
+
+func types(evs []Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestDerive(t *testing.T) {
+	later := patio.NewTimestamp(t0.Add(time.Minute))
+	v := vehicle()
+	with := func(f func(*patio.Vehicle)) patio.Vehicle {
+		n := v
+		f(&n)
+		n.UpdatedAt = later
+		n.Rev++
+		return n
+	}
+	client := patio.Client{ID: "c1", Type: patio.ClientIndividual, Name: "Ana", Status: patio.ClientActive}
+	deal := patio.Deal{ID: "d1", Title: "Corolla", ClientID: "c1", Phase: "lead", Status: patio.DealOpen}
+	dealWith := func(f func(*patio.Deal)) patio.Deal { n := deal; f(&n); return n }
+	clientWith := func(f func(*patio.Client)) patio.Client { n := client; f(&n); return n }
+
+	tests := []struct {
+		name     string
+		resource string
+		old, new any
+		want     []string
+		prev     []string // previous_attributes keys of the first event
+	}{
+		{name: "vehicle insert", resource: ResourceVehicle, new: v, want: []string{VehicleCreated}},
+		{name: "client insert", resource: ResourceClient, new: client, want: []string{ClientCreated}},
+		{name: "deal insert", resource: ResourceDeal, new: deal, want: []string{DealCreated}},
+		{name: "only updated_at and rev", resource: ResourceVehicle, old: v, new: with(func(*patio.Vehicle) {})},
+		{name: "nothing", resource: ResourceVehicle, old: v, new: v},
+		{name: "removal", resource: ResourceVehicle, old: v},
+		{name: "data change", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) { n.Title = "X" }),
+			want: []string{VehicleUpdated}, prev: []string{"title", "updated_at"}},
+		{name: "price", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) { n.Price = 1 }),
+			want: []string{VehicleUpdated, VehiclePriceChanged}, prev: []string{"price", "updated_at"}},
+		{name: "phase", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) { n.Phase = "disponivel" }),
+			want: []string{VehicleUpdated, VehiclePhaseChanged}, prev: []string{"phase", "updated_at"}},
+		{name: "price and phase", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) { n.Phase = "disponivel"; n.Price = 2 }),
+			want: []string{VehicleUpdated, VehiclePriceChanged, VehiclePhaseChanged}, prev: []string{"phase", "price", "updated_at"}},
+		{name: "sold", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) {
+			n.Status = patio.VehicleSold
+			n.SoldAt = &later
+		}), want: []string{VehicleUpdated, VehicleSold}, prev: []string{"sold_at", "status", "updated_at"}},
+		{name: "archived", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) { n.Status = patio.VehicleArchived }),
+			want: []string{VehicleUpdated, VehicleRemoved}, prev: []string{"status", "updated_at"}},
+		{name: "reserved: update only", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) { n.Status = patio.VehicleReserved }),
+			want: []string{VehicleUpdated}, prev: []string{"status", "updated_at"}},
+		{name: "deal phase", resource: ResourceDeal, old: deal, new: dealWith(func(n *patio.Deal) { n.Phase = "visita" }),
+			want: []string{DealUpdated, DealPhaseChanged}, prev: []string{"phase"}},
+		{name: "deal won", resource: ResourceDeal, old: deal, new: dealWith(func(n *patio.Deal) { n.Status = patio.DealWon }),
+			want: []string{DealUpdated, DealWon}, prev: []string{"status"}},
+		{name: "deal lost", resource: ResourceDeal, old: deal, new: dealWith(func(n *patio.Deal) { n.Status = patio.DealLost }),
+			want: []string{DealUpdated, DealLost}, prev: []string{"status"}},
+		{name: "client data", resource: ResourceClient, old: client, new: clientWith(func(n *patio.Client) { n.Name = "Bia" }),
+			want: []string{ClientUpdated}, prev: []string{"name"}},
+		{name: "client deactivated", resource: ResourceClient, old: client, new: clientWith(func(n *patio.Client) { n.Status = patio.ClientInactive }),
+			want: []string{ClientUpdated, ClientDeactivated}, prev: []string{"status"}},
+		{name: "client reactivated", resource: ResourceClient, old: clientWith(func(n *patio.Client) { n.Status = patio.ClientInactive }), new: client,
+			want: []string{ClientUpdated}, prev: []string{"status"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Change{SourceID: "rec-1", Resource: tt.resource, TeamID: "team", Old: tt.old, New: tt.new, At: t0}
+			evs, err := Derive(c)
+			if err != nil {
+				t.Fatalf("Derive = %v", err)
+			}
+			if got := types(evs); !slices.Equal(got, tt.want) {
+				t.Fatalf("Derive(%s) types = %v; want %v", tt.name, got, tt.want)
+			}
+			for _, e := range evs {
+				if e.ID != EventID("rec-1", e.Type) || !strings.HasPrefix(e.ID, "evt_") {
+					t.Errorf("event id %q; want EventID(rec-1, %s)", e.ID, e.Type)
+				}
+				if e.APIVersion != "v1" || e.TeamID != "team" || e.CreatedAt != patio.NewTimestamp(t0) {
+					t.Errorf("event %+v; want v1, team, created_at %s", e, t0)
+				}
+				wantObj, _ := json.Marshal(tt.new)
+				if string(e.Data.Object) != string(wantObj) {
+					t.Errorf("object = %s; want %s", e.Data.Object, wantObj)
+				}
+				if tt.old == nil {
+					if e.Data.PreviousAttributes != nil {
+						t.Errorf("previous_attributes = %v; want null on creation", e.Data.PreviousAttributes)
+					}
+					continue
+				}
+				var keys []string
+				for k := range e.Data.PreviousAttributes {
+					keys = append(keys, k)
+				}
+				slices.Sort(keys)
+				if !slices.Equal(keys, tt.prev) {
+					t.Errorf("previous_attributes keys = %v; want %v", keys, tt.prev)
+				}
+				oldJSON, _ := json.Marshal(tt.old)
+				var oldFields map[string]json.RawMessage
+				_ = json.Unmarshal(oldJSON, &oldFields)
+				for k, v := range e.Data.PreviousAttributes {
+					if string(v) != string(oldFields[k]) {
+						t.Errorf("previous_attributes[%s] = %s; want the old value %s", k, v, oldFields[k])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDeriveIsDeterministic(t *testing.T) {
+	v := vehicle()
+	n := v
+	n.Price = 5
+	c := Change{SourceID: "rec-7", Resource: ResourceVehicle, TeamID: "team", Old: v, New: n, At: t0}
+	a, _ := Derive(c)
+	b, _ := Derive(c)
+	for i := range a {
+		pa, _ := a[i].Payload("w")
+		pb, _ := b[i].Payload("w")
+		if string(pa) != string(pb) {
+			t.Errorf("payload %d differs between runs:\n%s\n%s", i, pa, pb)
+		}
+	}
+	c.SourceID = "rec-8"
+	other, _ := Derive(c)
+	if other[0].ID == a[0].ID {
+		t.Errorf("two stream records gave the same event id %s", a[0].ID)
+	}
+}
+
+func TestPayloadShape(t *testing.T) {
+	evs, _ := Derive(Change{SourceID: "r", Resource: ResourceVehicle, TeamID: "team", New: vehicle(), At: t0})
+	body, err := evs[0].Payload("hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"id", "type", "api_version", "created_at", "data", "team_id", "webhook_id"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("payload lacks %q: %s", k, body)
+		}
+	}
+	data := got["data"].(map[string]any)
+	if v, ok := data["previous_attributes"]; !ok || v != nil {
+		t.Errorf("data.previous_attributes = %v (present %v); want null", v, ok)
+	}
+	obj := data["object"].(map[string]any)
+	for _, k := range []string{"id", "title", "brand", "model", "price", "phase", "status", "created_at"} {
+		if _, ok := obj[k]; !ok {
+			t.Errorf("data.object lacks %q", k)
+		}
+	}
+	if got["created_at"] != "2026-03-01T12:00:00Z" || got["webhook_id"] != "hook" {
+		t.Errorf("created_at, webhook_id = %v, %v", got["created_at"], got["webhook_id"])
+	}
+}
+
+func TestHeadersVerify(t *testing.T) {
+	secret, _ := NewSecret()
+	next, _ := NewSecret()
+	body := []byte(`{"id":"evt_1"}`)
+	at := time.Unix(1_700_000_000, 0)
+	tests := []struct {
+		name string
+		keys Keys
+	}{
+		{"one secret", Keys{Primary: secret}},
+		{"rotation", Keys{Primary: secret, Next: next}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hm := Headers("evt_1", body, tt.keys, at)
+			h := http.Header{}
+			for k, v := range hm {
+				h.Set(k, v)
+			}
+			if h.Get("X-Service-Timestamp") != "1700000000" || h.Get("X-Service-Event-Id") != "evt_1" ||
+				h.Get("webhook-id") != "evt_1" || h.Get("Content-Type") != "application/json" {
+				t.Errorf("headers = %v", hm)
+			}
+			if sig := h.Get(HeaderSignature); sig != strings.ToLower(sig) || len(sig) != 64 {
+				t.Errorf("X-Service-Signature = %q; want 64 lowercase hex digits", sig)
+			}
+			if err := webhooksig.Verify(tt.keys.Primary, h, body, at); err != nil {
+				t.Errorf("Verify(primary) = %v", err)
+			}
+			if err := webhooksig.VerifyStandard(tt.keys.Primary, h, body, at); err != nil {
+				t.Errorf("VerifyStandard(primary) = %v", err)
+			}
+			if tt.keys.Next != "" {
+				if h.Get(HeaderSignatureNext) != SignHex(tt.keys.Next, "1700000000", body) {
+					t.Errorf("X-Service-Signature-Next is not the next secret's signature")
+				}
+				if err := webhooksig.VerifyStandard(tt.keys.Next, h, body, at); err != nil {
+					t.Errorf("VerifyStandard(next) = %v", err)
+				}
+				if n := len(strings.Fields(h.Get(HeaderSWSignature))); n != 2 {
+					t.Errorf("webhook-signature has %d signatures; want 2", n)
+				}
+			} else if h.Get(HeaderSignatureNext) != "" {
+				t.Errorf("X-Service-Signature-Next set without a rotation")
+			}
+		})
+	}
+}
+
+func TestSignStandardVector(t *testing.T) {
+	got := SignStandard("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265330", []byte(`{"test": 2432232314}`))
+	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; got != want {
+		t.Errorf("SignStandard(vector) = %q; want %q", got, want)
+	}
+}
+
+func TestRotation(t *testing.T) {
+	w, err := New("team", "https://example.com/hook", []string{"*"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := w.Secret
+	r, secret, err := w.Rotate(t0, DefaultGrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.KeysAt(t0.Add(time.Hour)); got != (Keys{Primary: old, Next: secret}) {
+		t.Errorf("KeysAt(grace) = %+v; want old primary and new next", got)
+	}
+	if got := r.KeysAt(t0.Add(DefaultGrace)); got != (Keys{Primary: secret}) {
+		t.Errorf("KeysAt(after grace) = %+v; want the new secret alone", got)
+	}
+	if s := r.Settle(t0.Add(DefaultGrace)); s.Secret != secret || s.NextSecret != "" {
+		t.Errorf("Settle(after grace) kept the old secret")
+	}
+	now, secret2, _ := w.Rotate(t0, 0)
+	if got := now.KeysAt(t0); got != (Keys{Primary: secret2}) {
+		t.Errorf("KeysAt(no grace) = %+v; want the new secret alone", got)
+	}
+	if !strings.HasPrefix(secret, SecretPrefix) || len(StandardKey(secret)) != 32 {
+		t.Errorf("secret %q: want whsec_ + base64 of 32 bytes", secret)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	tests := []struct {
+		name   string
+		url    string
+		events []string
+		ok     bool
+	}{
+		{"https", "https://example.com/h", []string{"vehicle.created", "deal.won"}, true},
+		{"all", "https://example.com/h", []string{"*"}, true},
+		{"http refused", "http://example.com/h", []string{"*"}, false},
+		{"relative", "/h", []string{"*"}, false},
+		{"userinfo", "https://u:p@example.com/h", []string{"*"}, false},
+		{"unknown event", "https://example.com/h", []string{"vehicle.exploded"}, false},
+		{"no events", "https://example.com/h", nil, false},
+		{"star and more", "https://example.com/h", []string{"*", "deal.won"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New("team", tt.url, tt.events, t0)
+			if (err == nil) != tt.ok {
+				t.Errorf("New(%q, %v) = %v; want ok %v", tt.url, tt.events, err, tt.ok)
+			}
+			if err != nil && !patio.IsKind(err, patio.KindInvalid) {
+				t.Errorf("New(%q) error kind %v; want KindInvalid", tt.url, patio.KindOf(err))
+			}
+		})
+	}
+}
+
+func TestParseSchedule(t *testing.T) {
+	s, err := ParseSchedule("")
+	if err != nil || s != DefaultSchedule {
+		t.Errorf(`ParseSchedule("") = %v, %v; want the default`, s, err)
+	}
+	s, err = ParseSchedule("0s,1s,2s,3s,4s,5s")
+	if err != nil || s.Before(1) != 0 || s.Before(6) != 5*time.Second {
+		t.Errorf("ParseSchedule(0s..5s) = %v, %v", s, err)
+	}
+	for _, bad := range []string{"1s,2s", "0s,1s,2s,3s,4s,x", "0s,1s,2s,3s,4s,-5s"} {
+		if _, err := ParseSchedule(bad); err == nil {
+			t.Errorf("ParseSchedule(%q) = nil; want an error", bad)
+		}
+	}
+	if DefaultSchedule.Before(4) != 2*time.Hour || DefaultSchedule.Before(6) != 24*time.Hour {
+		t.Errorf("DefaultSchedule = %v", DefaultSchedule)
+	}
+}

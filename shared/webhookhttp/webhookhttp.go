@@ -1,0 +1,214 @@
+// Package webhookhttp is the HTTP adapter that POSTs webhook attempts: https only, a timeout, no
+// redirects followed, and (outside the local stack) connections only to public addresses, checked
+// after DNS resolution on every connection so that a rebinding name cannot reach an internal
+// address.
+package webhookhttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// DefaultTimeout bounds one attempt (SPEC.md section 6).
+const DefaultTimeout = 5 * time.Second
+
+// Options configures a Sender.
+type Options struct {
+	// Timeout bounds one attempt, connection included; DefaultTimeout when zero.
+	Timeout time.Duration
+	// AllowPrivate lets targets resolve to loopback and private addresses: local stack and tests only.
+	AllowPrivate bool
+	// RootCAs, when set, replaces the system roots (tests trust their own receiver this way).
+	RootCAs *x509.CertPool
+}
+
+// Sender POSTs webhook attempts. It is safe for concurrent use.
+type Sender struct {
+	client       *http.Client
+	resolver     *net.Resolver
+	allowPrivate bool
+}
+
+// errForbidden marks a connection refused because the address is not public.
+var errForbidden = errors.New("target address is not public")
+
+// New returns a sender.
+func New(o Options) *Sender {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	dialer := &net.Dialer{Timeout: o.Timeout}
+	if !o.AllowPrivate {
+		// Control runs after resolution, for the very address being connected to.
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || !Public(ap.Addr()) {
+				return fmt.Errorf("%w: %s", errForbidden, address)
+			}
+			return nil
+		}
+	}
+	transport := &http.Transport{
+		DialContext:           dialer.DialContext,
+		TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:   o.Timeout,
+		ResponseHeaderTimeout: o.Timeout,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       30 * time.Second,
+		// A proxy would connect on our behalf, past the address check.
+		Proxy: nil,
+	}
+	return &Sender{
+		client: &http.Client{
+			Transport: transport,
+			Timeout:   o.Timeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		},
+		resolver:     net.DefaultResolver,
+		allowPrivate: o.AllowPrivate,
+	}
+}
+
+// LoadCAFile reads a PEM file of extra roots added to the system roots (WEBHOOK_CA_FILE).
+func LoadCAFile(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("webhookhttp: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("webhookhttp: %s holds no PEM certificate", path)
+	}
+	return pool, nil
+}
+
+// Send POSTs body with headers to target. A 2xx is success; a 3xx is a failure (redirects are never
+// followed), as are other statuses, timeouts and network errors. The response body is discarded.
+func (s *Sender) Send(ctx context.Context, target string, headers map[string]string, body []byte) webhook.Result {
+	start := time.Now()
+	res := webhook.Result{}
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "https" {
+		res.ErrorClass = webhook.ErrForbidden
+		return res
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		res.ErrorClass = webhook.ErrNetwork
+		return res
+	}
+	for k, v := range headers {
+		req.Header[k] = []string{v} // exact names, including the lower-case Standard Webhooks ones
+	}
+	req.Header.Set("User-Agent", "Patio-Webhooks/1")
+	resp, err := s.client.Do(req)
+	res.Duration = time.Since(start)
+	if err != nil {
+		res.ErrorClass = classify(err)
+		return res
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	res.StatusCode = resp.StatusCode
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		res.ErrorClass = webhook.ErrRedirect
+	default:
+		res.ErrorClass = webhook.ErrHTTPStatus
+	}
+	return res
+}
+
+func classify(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, errForbidden):
+		return webhook.ErrForbidden
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return webhook.ErrTimeout
+	}
+	return webhook.ErrNetwork
+}
+
+// CheckTarget refuses (KindInvalid) a target URL that is not https or, unless private targets are
+// allowed, whose host is or resolves to an address that is not public.
+func (s *Sender) CheckTarget(ctx context.Context, target string) error {
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "https" || u.Hostname() == "" {
+		return patio.Invalidf("url must be an absolute https URL")
+	}
+	if s.allowPrivate {
+		return nil
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !Public(ip) {
+			return patio.Invalidf("url must not point at a loopback, private, link-local or other non-public address")
+		}
+		return nil
+	}
+	addrs, err := s.resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return patio.Invalidf("url host %s does not resolve", host)
+	}
+	for _, a := range addrs {
+		if !Public(a) {
+			return patio.Invalidf("url host %s resolves to a non-public address", host)
+		}
+	}
+	return nil
+}
+
+// nonPublic lists the special-purpose ranges (IANA registries) a webhook may not reach beyond what
+// netip's predicates cover.
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
+	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("fc00::/7"),        // unique local
+}
+
+// Public reports whether ip is a public unicast address: not loopback, private, link-local
+// (169.254.0.0/16 and its metadata services, fe80::/10), multicast, unspecified or another
+// special-purpose range. IPv4-mapped IPv6 addresses are judged as IPv4.
+func Public(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
+		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}

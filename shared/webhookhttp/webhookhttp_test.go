@@ -1,0 +1,123 @@
+package webhookhttp
+
+import (
+	"context"
+	"crypto/x509"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+func TestPublic(t *testing.T) {
+	tests := []struct {
+		ip   string
+		want bool
+	}{
+		{"8.8.8.8", true},
+		{"2606:4700:4700::1111", true},
+		{"127.0.0.1", false},
+		{"::1", false},
+		{"10.1.2.3", false},
+		{"172.16.0.1", false},
+		{"192.168.1.1", false},
+		{"169.254.169.254", false}, // instance metadata
+		{"fe80::1", false},
+		{"fd00:ec2::254", false}, // IPv6 metadata
+		{"0.0.0.0", false},
+		{"100.64.0.1", false},
+		{"::ffff:127.0.0.1", false},
+		{"::ffff:10.0.0.1", false},
+		{"224.0.0.1", false},
+		{"255.255.255.255", false},
+	}
+	for _, tt := range tests {
+		if got := Public(netip.MustParseAddr(tt.ip)); got != tt.want {
+			t.Errorf("Public(%s) = %v; want %v", tt.ip, got, tt.want)
+		}
+	}
+}
+
+func TestCheckTarget(t *testing.T) {
+	s := New(Options{})
+	tests := []struct {
+		name, url string
+	}{
+		{"http", "http://example.com/hook"},
+		{"loopback literal", "https://127.0.0.1/hook"},
+		{"metadata", "https://169.254.169.254/latest/meta-data"},
+		{"private", "https://10.0.0.5/hook"},
+		{"ipv6 loopback", "https://[::1]/hook"},
+		{"localhost name", "https://localhost/hook"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.CheckTarget(context.Background(), tt.url)
+			if !patio.IsKind(err, patio.KindInvalid) {
+				t.Errorf("CheckTarget(%q) = %v; want KindInvalid", tt.url, err)
+			}
+		})
+	}
+	if err := New(Options{AllowPrivate: true}).CheckTarget(context.Background(), "https://127.0.0.1/h"); err != nil {
+		t.Errorf("CheckTarget(loopback, AllowPrivate) = %v; want nil", err)
+	}
+	if err := New(Options{AllowPrivate: true}).CheckTarget(context.Background(), "http://127.0.0.1/h"); err == nil {
+		t.Errorf("CheckTarget(http, AllowPrivate) = nil; want an error: https is always required")
+	}
+}
+
+func pool(srv *httptest.Server) *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(srv.Certificate())
+	return p
+}
+
+func TestSend(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+			got = r.Header.Clone()
+		case "/redirect":
+			http.Redirect(w, r, "/ok", http.StatusFound)
+		case "/slow":
+			time.Sleep(300 * time.Millisecond)
+		case "/fail":
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	headers := map[string]string{"webhook-id": "evt_1", "X-Service-Event-Id": "evt_1"}
+
+	tests := []struct {
+		name      string
+		o         Options
+		url       string
+		wantClass string
+		wantCode  int
+	}{
+		{"delivered", Options{AllowPrivate: true}, srv.URL + "/ok", "", 200},
+		{"redirect not followed", Options{AllowPrivate: true}, srv.URL + "/redirect", webhook.ErrRedirect, 302},
+		{"server error", Options{AllowPrivate: true}, srv.URL + "/fail", webhook.ErrHTTPStatus, 500},
+		{"timeout", Options{AllowPrivate: true, Timeout: 100 * time.Millisecond}, srv.URL + "/slow", webhook.ErrTimeout, 0},
+		{"private refused at connection", Options{}, srv.URL + "/ok", webhook.ErrForbidden, 0},
+		{"http refused", Options{AllowPrivate: true}, "http://" + srv.Listener.Addr().String() + "/ok", webhook.ErrForbidden, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.RootCAs = pool(srv)
+			res := New(tt.o).Send(ctx, tt.url, headers, []byte(`{}`))
+			if res.ErrorClass != tt.wantClass || res.StatusCode != tt.wantCode {
+				t.Errorf("Send(%s) = %+v; want class %q, status %d", tt.url, res, tt.wantClass, tt.wantCode)
+			}
+		})
+	}
+	if got.Get("webhook-id") != "evt_1" {
+		t.Errorf("receiver headers = %v; want webhook-id evt_1", got)
+	}
+}
