@@ -156,7 +156,8 @@ func (c *cli) run(f func(ctx context.Context) error) func(*cobra.Command, []stri
 
 func (c *cli) teamsCmd() *cobra.Command {
 	teams := &cobra.Command{Use: "teams", Short: "Create and inspect teams"}
-	var name, email, plan, team string
+	// newPlan is set-plan's own: sharing create's variable would reset create's default.
+	var name, email, plan, newPlan, team string
 
 	create := &cobra.Command{Use: "create", Short: "Create a team", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
@@ -187,7 +188,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 
 	setPlan := &cobra.Command{Use: "set-plan", Short: "Change a team's plan (applies to the next request)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			p, err := patio.ParsePlan(plan)
+			p, err := patio.ParsePlan(newPlan)
 			if err != nil {
 				return err
 			}
@@ -198,7 +199,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 			return c.printTeam(t)
 		})}
 	setPlan.Flags().StringVar(&team, "team", "", "team id (required)")
-	setPlan.Flags().StringVar(&plan, "plan", "", "plan: starter, professional or autoshopping (required)")
+	setPlan.Flags().StringVar(&newPlan, "plan", "", "plan: starter, professional or autoshopping (required)")
 	mustRequire(setPlan, "team", "plan")
 
 	teams.AddCommand(create, get, setPlan)

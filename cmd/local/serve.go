@@ -33,6 +33,7 @@ type localCreds struct {
 
 // serve runs the API on 127.0.0.1:$PORT (default 3000) against a started stack until ctx ends.
 func serve(ctx context.Context, st *localstack.Stack) error {
+	webhookEnv(st)
 	if err := st.Setenv(); err != nil {
 		return err
 	}
@@ -51,6 +52,9 @@ func serve(ctx context.Context, st *localstack.Stack) error {
 	}
 	h, err := app.API(cfg, logger, app.Vehicles, app.Clients, app.Deals)
 	if err != nil {
+		return err
+	}
+	if err := startWebhooks(ctx, cfg, logger, st); err != nil {
 		return err
 	}
 	port := os.Getenv("PORT")

@@ -79,7 +79,15 @@ func TestLambdaEventsThroughTheAdapter(t *testing.T) {
 	}{
 		{resource: app.Vehicles, field: "plate", value: "ABC1D23", deleted: "arquivado"},
 		{resource: app.Clients, field: "cnpj", value: "12ABC34501DE35", deleted: "inactive"},
+		{resource: app.Deals, field: "phase", value: "lead", deleted: "arquivado"},
 	}
+	// The deal sample names a placeholder client; the test puts a real active client in its place.
+	client, err := patio.Clients{Store: store}.Create(ctx, team.ID, patio.Body{
+		"type": []byte(`"individual"`), "name": []byte(`"Maria"`), "cpf": []byte(`"529.982.247-25"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const placeholderClient = "0193a2b4-0000-7000-8000-00000000c1e7"
 	for _, tt := range tests {
 		t.Run(string(tt.resource), func(t *testing.T) {
 			h, err := app.LambdaAPI(ctx, slog.New(slog.NewJSONHandler(io.Discard, nil)), tt.resource)
@@ -90,6 +98,7 @@ func TestLambdaEventsThroughTheAdapter(t *testing.T) {
 				t.Helper()
 				name := string(tt.resource) + "-" + op + ".json"
 				e := withKeyAndID(loadEvent(t, name), secret, id)
+				e.Body = strings.ReplaceAll(e.Body, placeholderClient, client.ID)
 				res, err := h(ctx, e)
 				if err != nil {
 					t.Fatalf("%s: handler error %v", name, err)

@@ -9,8 +9,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/patio-dev/patio/shared/apitest"
+	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/testenv"
+	"io"
+	"log/slog"
+	"net"
+	"net/http/httptest"
 )
 
 // vehicle is the representation as a client sees it.
@@ -410,4 +418,31 @@ func TestAuthAndRouting(t *testing.T) {
 		t.Errorf("GET with unknown query parameter = %d; want 400", res.Status)
 	}
 	_ = patio.Scopes
+}
+
+func TestDatabaseDownIsInternalError(t *testing.T) {
+	cfg := testenv.AWSConfig(t).Copy()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there any more: every DynamoDB call is refused
+	cfg.BaseEndpoint = aws.String(dead)
+	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store, Limiter: store,
+		Vehicles: patio.Vehicles{Store: store}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
+	t.Cleanup(srv.Close)
+	c := &apitest.Client{T: t, BaseURL: srv.URL, Key: "dk_test_" + strings.Repeat("a", 40)}
+	for _, req := range [][2]string{{"GET", "/api/v1/vehicles"}, {"POST", "/api/v1/vehicles"}} {
+		res := c.Do(req[0], req[1], newVehicle(nil))
+		if res.Status != 500 || res.ErrorCode() != "INTERNAL_ERROR" {
+			t.Fatalf("%s with the database down = %d %s; want 500 INTERNAL_ERROR", req[0], res.Status, res.Body)
+		}
+		for _, leak := range []string{"127.0.0.1", "dial", "dynamo", "connect", strings.TrimPrefix(dead, "http://")} {
+			if strings.Contains(strings.ToLower(string(res.Body)), leak) {
+				t.Errorf("500 body %s leaks %q", res.Body, leak)
+			}
+		}
+	}
 }

@@ -229,6 +229,7 @@ func (w *DealWrite) transition(cur Deal, won bool, now time.Time, vehicle Vehicl
 		sold.Rev = v.Rev + 1
 		w.Sell = &sold
 		w.Deal.ClosedAt = ptr(NewTimestamp(now))
+		w.Deal.LostReason = nil
 	}
 	return nil
 }

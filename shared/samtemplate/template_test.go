@@ -61,6 +61,7 @@ func TestRepoTemplateTables(t *testing.T) {
 		gsis   map[string]string // index → "hash,range keys projection"
 		stream types.StreamViewType
 		ttl    string
+		key    string // key schema when not pk:HASH,sk:RANGE
 	}{
 		{
 			name: "VehiclesTable",
@@ -91,6 +92,18 @@ func TestRepoTemplateTables(t *testing.T) {
 			},
 			ttl: "expires_at",
 		},
+		{
+			name: "WebhooksTable",
+			lsis: map[string]string{},
+			gsis: map[string]string{"by_id": "webhook_id:HASH KEYS_ONLY"},
+		},
+		{
+			name: "DeliveriesTable",
+			lsis: map[string]string{},
+			gsis: map[string]string{"by_webhook": "webhook_id:HASH,status_key:RANGE ALL"},
+			ttl:  "expires_at",
+			key:  "pk:HASH",
+		},
 	}
 	var names []string
 	for _, tb := range tpl.Tables() {
@@ -115,8 +128,12 @@ func TestRepoTemplateTables(t *testing.T) {
 			if got := aws.ToString(in.TableName); got != "x-"+tt.name {
 				t.Errorf("TableName = %q; want %q", got, "x-"+tt.name)
 			}
-			if got := keys(in.KeySchema); got != "pk:HASH,sk:RANGE" {
-				t.Errorf("KeySchema = %s; want pk:HASH,sk:RANGE", got)
+			wantKey := "pk:HASH,sk:RANGE"
+			if tt.key != "" {
+				wantKey = tt.key
+			}
+			if got := keys(in.KeySchema); got != wantKey {
+				t.Errorf("KeySchema = %s; want %s", got, wantKey)
 			}
 			if in.BillingMode != types.BillingModePayPerRequest {
 				t.Errorf("BillingMode = %s; want PAY_PER_REQUEST", in.BillingMode)
@@ -227,10 +244,13 @@ func TestRepoTemplateEnv(t *testing.T) {
 	refs := map[string]string{
 		"VehiclesTable": "p-VehiclesTable", "ClientsTable": "p-ClientsTable",
 		"DealsTable": "p-DealsTable", "AccountsTable": "p-AccountsTable",
+		"WebhooksTable": "p-WebhooksTable", "DeliveriesTable": "p-DeliveriesTable",
+		"DeliveryQueue": "http://sqs/p-DeliveryQueue",
 	}
 	want := map[string]string{
 		"VEHICLES_TABLE": "p-VehiclesTable", "CLIENTS_TABLE": "p-ClientsTable",
 		"DEALS_TABLE": "p-DealsTable", "ACCOUNTS_TABLE": "p-AccountsTable", "LOG_LEVEL": "INFO",
+		"WEBHOOKS_TABLE": "p-WebhooksTable", "DELIVERIES_TABLE": "p-DeliveriesTable",
 	}
 	got, err := tpl.GlobalEnv(refs)
 	if err != nil {

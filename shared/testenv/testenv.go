@@ -52,8 +52,8 @@ func AWSConfig(t testing.TB) aws.Config {
 // Tables creates, once per test binary (so once per package), a fresh set of every table of
 // template.yaml under a random prefix, and returns logical id → table name
 // (e.g. "VehiclesTable" → "t1a2b3c4-VehiclesTable"). When moto is there (AWS_ENDPOINT_URL_SQS) it
-// creates the template's queues too, under the same prefix, and adds logical id → queue URL and
-// "<logical id>.Arn" → queue ARN. It also sets, with os.Setenv, the variables the
+// creates the template's queues too, under the same prefix, so that the variables naming them
+// (DELIVERY_QUEUE_URL) are set as well. It also sets, with os.Setenv, the variables the
 // template gives the functions (VEHICLES_TABLE and the like, LOG_LEVEL), so code that reads its
 // configuration from the environment finds these tables. The tables live in the in-memory engine and
 // are not deleted. Errors fail the test; a missing engine is handled as in AWSConfig.
@@ -129,9 +129,6 @@ func createTables(c aws.Config) (map[string]string, error) {
 			return nil, err
 		}
 		maps.Copy(refs, queues)
-		for k, v := range queues {
-			names[k] = v
-		}
 	}
 	env, err := tpl.Env(refs)
 	if err != nil {

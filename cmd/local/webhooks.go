@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/localstack"
+	"github.com/patio-dev/patio/shared/sesmail"
+)
+
+// webhookEnv adds the local-only webhook knobs to the stack's environment (and so to
+// .data/stack.json, which the operators' tool reads): private targets are allowed, so a developer
+// can point a webhook at a receiver on this machine. WEBHOOK_* variables already set in the
+// environment (WEBHOOK_RETRY_SCHEDULE, WEBHOOK_CA_FILE, ...) are passed on as they are.
+func webhookEnv(st *localstack.Stack) {
+	st.Env["WEBHOOK_ALLOW_PRIVATE_TARGETS"] = "true"
+	for _, k := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT", "WEBHOOK_MAX_HOP", "WEBHOOK_CA_FILE"} {
+		if v, ok := os.LookupEnv(k); ok {
+			st.Env[k] = v
+		}
+	}
+}
+
+// startWebhooks runs the webhook functions' own handlers as AWS would: the dispatcher on the
+// resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto). It verifies
+// the alert sender identity in moto's SES first. The pollers stop with ctx.
+func startWebhooks(ctx context.Context, cfg aws.Config, logger *slog.Logger, st *localstack.Stack) error {
+	c, err := app.WebhookConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	if err := sesmail.New(cfg, c.AlertSender).VerifySender(ctx); err != nil {
+		return err
+	}
+	dispatch, err := app.Dispatcher(cfg, logger, c)
+	if err != nil {
+		return err
+	}
+	deliver, err := app.Deliverer(cfg, logger, c)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for _, id := range []string{"VehiclesTable", "ClientsTable", "DealsTable"} {
+		name, ok := st.Tables[id]
+		if !ok {
+			return fmt.Errorf("local: template.yaml has no %s", id)
+		}
+		tables = append(tables, name)
+	}
+	go func() {
+		if err := localstack.PollStreams(ctx, cfg, tables, dispatch, logger); err != nil {
+			logger.Error("local: stream poller stopped", slog.String("error", err.Error()))
+		}
+	}()
+	go func() {
+		if err := localstack.PollQueue(ctx, cfg, c.QueueURL, deliver, logger); err != nil {
+			logger.Error("local: queue poller stopped", slog.String("error", err.Error()))
+		}
+	}()
+	return nil
+}
