@@ -5,21 +5,12 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/patio-dev/patio/shared/app"
 )
 
 func main() {
-	logger := lambdacontext.NewLogger()
-	slog.SetDefault(logger)
-	h, err := app.LambdaAPI(context.Background(), logger, app.Deals)
-	if err != nil {
-		logger.Error("startup failed", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	lambda.Start(h)
+	app.Start(func(ctx context.Context, logger *slog.Logger) (app.APIGatewayHandler, error) {
+		return app.LambdaAPI(ctx, logger, app.Deals)
+	})
 }
