@@ -4,6 +4,10 @@
 // AWS configuration. With no table configured it talks to the local stack that `make run` started,
 // whose endpoints and table names that stack writes to .data/stack.json.
 //
+// With usage plans (--usage-plans env|stack:NAME, or the USAGE_PLAN_* variables), teams create and
+// teams set-plan also keep each team's API Gateway key in its plan's usage plan (edge.go,
+// docs/edge.md). The local stack has no API Gateway and needs none.
+//
 // With --json every command prints exactly one JSON object on stdout.
 package main
 
@@ -66,6 +70,7 @@ func newRoot(out io.Writer) (*cobra.Command, *cli) {
 	root.PersistentFlags().BoolVar(&c.json, "json", false, "print one JSON object on stdout")
 	root.PersistentFlags().StringVar(&c.usagePlans, "usage-plans", "", usagePlansHelp)
 	root.AddCommand(c.teamsCmd(), c.keysCmd())
+	root.AddCommand(c.webhooksCmd(), c.deliveriesCmd())
 	root.SetOut(out)
 	return root, c
 }

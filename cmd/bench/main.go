@@ -120,7 +120,7 @@ func parseFlags(args []string) (options, error) {
 
 func run(ctx context.Context, o options) error {
 	started := time.Now()
-	env, err := setup(ctx, o)
+	env, err := setup(ctx)
 	if err != nil {
 		return err
 	}

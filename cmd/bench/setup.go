@@ -65,7 +65,7 @@ type benchEnv struct {
 // dealRef is an open deal of the deals team and the vehicle it will win.
 type dealRef struct{ dealID, vehicleID string }
 
-func setup(ctx context.Context, o options) (*benchEnv, error) {
+func setup(ctx context.Context) (*benchEnv, error) {
 	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if endpoint == "" {
 		return nil, errors.New("AWS_ENDPOINT_URL_DYNAMODB is not set: run `make bench` " +
@@ -213,7 +213,7 @@ func (env *benchEnv) buildAPI() (http.Handler, error) {
 	if err2 != nil {
 		return nil, errors.Join(err, err2)
 	}
-	env.apiNote = fmt.Sprintf("app.API refused every resource (%v); served %v", err, env.served)
+	env.apiNote = fmt.Sprintf("app.API refused the full list of resources (%v); serving %v", err, env.served)
 	return h, nil
 }
 

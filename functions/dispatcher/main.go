@@ -6,25 +6,13 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/patio-dev/patio/shared/app"
 )
 
-func main() {
-	logger := lambdacontext.NewLogger()
-	slog.SetDefault(logger)
-	h, err := build(context.Background(), logger)
-	if err != nil {
-		logger.Error("startup failed", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	lambda.Start(h)
-}
+func main() { app.Start(build) }
 
+// build refuses the local-only knobs, then wires the handler from the environment.
 func build(ctx context.Context, logger *slog.Logger) (app.StreamHandler, error) {
 	if err := app.RefuseLocalKnobs(); err != nil {
 		return nil, err

@@ -133,6 +133,7 @@ type pipeline struct {
 	store    *dynamostore.Store
 	admin    webhook.Webhooks
 	dispatch app.StreamHandler
+	deliver  app.QueueHandler
 	mu       sync.Mutex
 	batches  []events.DynamoDBEvent
 }
@@ -198,8 +199,7 @@ func newPipeline(t *testing.T, tables map[string]string) (*pipeline, error) {
 	if p.dispatch, err = app.Dispatcher(awsCfg, logger, c); err != nil {
 		return nil, err
 	}
-	deliver, err := app.Deliverer(awsCfg, logger, c)
-	if err != nil {
+	if p.deliver, err = app.Deliverer(awsCfg, logger, c); err != nil {
 		return nil, err
 	}
 	recording := func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
@@ -212,7 +212,7 @@ func newPipeline(t *testing.T, tables map[string]string) (*pipeline, error) {
 	go func() {
 		_ = localstack.PollStreams(ctx, awsCfg, []string{tables["VehiclesTable"], tables["ClientsTable"], tables["DealsTable"]}, recording, logger)
 	}()
-	go func() { _ = localstack.PollQueue(ctx, awsCfg, c.QueueURL, deliver, logger) }()
+	go func() { _ = localstack.PollQueue(ctx, awsCfg, c.QueueURL, p.deliver, logger) }()
 	return p, nil
 }
 
@@ -550,5 +550,65 @@ func TestWebhookTargetsRefusedOutsideTheLocalStack(t *testing.T) {
 		if _, _, err := admin.Create(context.Background(), "team", u, []string{"*"}); !patio.IsKind(err, patio.KindInvalid) {
 			t.Errorf("Create(%q) = %v; want KindInvalid", u, err)
 		}
+	}
+}
+
+// TestWebhookSampleEvents feeds the sample events (events/dispatcher-*.json as DynamoDB Streams
+// delivers them, events/deliverer-*.json as SQS does) through the functions' handlers.
+func TestWebhookSampleEvents(t *testing.T) {
+	p := startPipeline(t)
+	ctx := context.Background()
+	var stream events.DynamoDBEvent
+	readSample(t, "dispatcher-vehicles.json", &stream)
+	team := stream.Records[0].Change.NewImage["pk"].String()
+	recv := newReceiver(t, always(200))
+	p.hook(t, patio.Team{ID: team}, recv, "*")
+
+	resp, err := p.dispatch(ctx, stream)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("dispatcher(sample) = %+v, %v; want no failures", resp, err)
+	}
+	waitFor(t, "the sample's four events", 15*time.Second, func() bool { return len(recv.snapshot()) >= 4 })
+	time.Sleep(time.Second)
+	got := recv.snapshot()
+	want := []string{webhook.VehicleCreated, webhook.VehiclePhaseChanged, webhook.VehiclePriceChanged, webhook.VehicleUpdated}
+	if types := eventTypes(got); !slices.Equal(types, want) {
+		t.Fatalf("sample events delivered %v; want %v (the guard item yields none)", types, want)
+	}
+	modify := stream.Records[2]
+	for _, g := range got {
+		typ := g.event["type"].(string)
+		src := modify
+		if typ == webhook.VehicleCreated {
+			src = stream.Records[0]
+		}
+		if g.event["id"] != webhook.EventID(src.EventID, typ) {
+			t.Errorf("%s id = %v; want the id derived from stream record %s", typ, g.event["id"], src.EventID)
+		}
+		if want := src.Change.ApproximateCreationDateTime.UTC().Format(time.RFC3339); g.event["created_at"] != want {
+			t.Errorf("%s created_at = %v; want the change time %s", typ, g.event["created_at"], want)
+		}
+	}
+
+	var queue events.SQSEvent
+	readSample(t, "deliverer-tasks.json", &queue)
+	qresp, err := p.deliver(ctx, queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The task of an unknown delivery is dropped (done); the malformed message is reported alone.
+	if len(qresp.BatchItemFailures) != 1 || qresp.BatchItemFailures[0].ItemIdentifier != queue.Records[1].MessageId {
+		t.Errorf("deliverer(sample) failures = %+v; want only %s", qresp.BatchItemFailures, queue.Records[1].MessageId)
+	}
+}
+
+func readSample(t *testing.T, name string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "events", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 }

@@ -135,10 +135,11 @@ func (g *Gateway) Create(ctx context.Context, team patio.Team) (id, value string
 	return id, value, nil
 }
 
-// Move puts the key in the usage plan of plan and takes it out of the other plans' usage plans. It
-// is idempotent, so rerunning it after a partial failure completes the move. API Gateway allows a
-// key in only one usage plan per API stage, so the key leaves the old plan before it joins the new
-// one; requests in between are refused by API Gateway (INVALID_API_KEY) for a moment.
+// Move puts the key in the usage plan of plan and takes it out of the other plans' usage plans
+// (those GetUsagePlanKey finds it in). It is idempotent, so rerunning it after a partial failure
+// completes the move. API Gateway allows a key in only one usage plan per API stage, so the key
+// leaves the old plan before it joins the new one; requests in between are refused by API Gateway
+// (INVALID_API_KEY) for a moment.
 func (g *Gateway) Move(ctx context.Context, keyID string, plan patio.Plan) error {
 	target, ok := g.plans[plan]
 	if !ok {

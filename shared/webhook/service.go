@@ -436,6 +436,9 @@ func (s Webhooks) Deliveries(ctx context.Context, webhookID, status string) ([]D
 // Replay re-sends a failed, cancelled or skipped delivery as a new series of attempts with the same
 // event id and payload. Other statuses, or a disabled webhook, are KindConflict.
 func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
+	if s.Queue == nil {
+		return Delivery{}, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
+	}
 	d, err := s.Store.Delivery(ctx, id)
 	if err != nil {
 		return d, err
