@@ -24,9 +24,7 @@ import (
 
 // ErrUnauthorized is what the authorizer returns for a missing, malformed, unknown or revoked key.
 // API Gateway recognises exactly this message and answers 401 through the UNAUTHORIZED gateway
-// response; any other error becomes a 500 AUTHORIZER_FAILURE.
-//
-//lint:ignore ST1005 API Gateway matches this exact, capitalised message.
+// response; any other error becomes a 500 AUTHORIZER_FAILURE. Hence the capital letter.
 var ErrUnauthorized = errors.New("Unauthorized")
 
 // errInternal is all API Gateway learns of a failure that is not the client's (the store did not
