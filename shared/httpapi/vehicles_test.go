@@ -421,6 +421,7 @@ func TestAuthAndRouting(t *testing.T) {
 }
 
 func TestDatabaseDownIsInternalError(t *testing.T) {
+	testenv.Tables(t)
 	cfg := testenv.AWSConfig(t).Copy()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -429,6 +430,7 @@ func TestDatabaseDownIsInternalError(t *testing.T) {
 	dead := "http://" + ln.Addr().String()
 	ln.Close() // nothing listens there any more: every DynamoDB call is refused
 	cfg.BaseEndpoint = aws.String(dead)
+	cfg.ConfigSources = nil // else AWS_ENDPOINT_URL_DYNAMODB, which names the live engine, wins
 	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store, Limiter: store,
 		Vehicles: patio.Vehicles{Store: store}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
