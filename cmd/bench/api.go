@@ -26,7 +26,9 @@ func newAPIClient(base string) *apiClient {
 	c := &apiClient{base: base}
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	c.http = &http.Client{
-		Timeout: 30 * time.Second,
+		// Generous: at 16 workers a list of 10,000 vehicles can take tens of seconds on DynamoDB
+		// Local, and a timed-out call would be dropped from the measurement.
+		Timeout: 10 * time.Minute,
 		Transport: &http.Transport{
 			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 				c.dials.Add(1)

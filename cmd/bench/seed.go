@@ -123,9 +123,20 @@ func (env *benchEnv) seed(ctx context.Context, o options) error {
 // holds what the win runs would use if winning (seven DynamoDB calls) went at 60% of the rate of
 // seeding (one transaction); a run that empties its pool ends early and says so.
 func (env *benchEnv) seedDeals(ctx context.Context, o options, seedRate float64) error {
-	clientID, how, err := env.dealsClient(ctx)
-	if err != nil {
+	// Deals are spread over several clients: opening a deal checks its client in the same
+	// transaction, and concurrent transactions on one item conflict and back off.
+	clientIDs := make([]string, dealClients)
+	how := "created through the API"
+	if !env.clientsServed {
+		how = "put directly in CLIENTS_TABLE, since the API does not serve clients yet"
+	}
+	err := parallel(ctx, dealClients, seedWorkers, func(ctx context.Context, i int) error {
+		var err error
+		clientIDs[i], err = env.dealsClient(ctx, i)
 		return err
+	})
+	if err != nil {
+		return fmt.Errorf("seed the deals' clients: %w", err)
 	}
 	n := o.pool
 	if n <= 0 {
@@ -141,7 +152,7 @@ func (env *benchEnv) seedDeals(ctx context.Context, o options, seedRate float64)
 		if err != nil {
 			return err
 		}
-		did, err := env.createDeal(ctx, o.seed, clientID, vid)
+		did, err := env.createDeal(ctx, o.seed, clientIDs[i%dealClients], vid)
 		refs[i] = dealRef{dealID: did, vehicleID: vid}
 		return err
 	})
@@ -150,21 +161,23 @@ func (env *benchEnv) seedDeals(ctx context.Context, o options, seedRate float64)
 	}
 	env.appWins = &pool[dealRef]{items: refs[:n]}
 	env.rawWins = &pool[dealRef]{items: refs[n:]}
-	progress("prepared 2 × %d open deals on fresh vehicles (client %s) in %s", n, how,
+	progress("prepared 2 × %d open deals on fresh vehicles (%d clients %s) in %s", n, dealClients, how,
 		time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
-// dealsClient returns an active client of the deals team: created through the API when clients
-// are served; otherwise (clients not merged yet) its item is put directly, holding only what the
-// deals store's transaction checks (the item's key and status active).
-func (env *benchEnv) dealsClient(ctx context.Context) (id, how string, err error) {
+// dealClients is how many clients the prepared deals are spread over.
+const dealClients = 32
+
+// dealsClient returns the i-th active client of the deals team: created through the API when
+// clients are served; otherwise (clients not merged yet) its item is put directly, holding only
+// what the deals store's transaction checks (the item's key and status active).
+func (env *benchEnv) dealsClient(ctx context.Context, i int) (string, error) {
 	if env.clientsServed {
 		var c created
-		err := env.api.do(ctx, env.deals, http.MethodPost, "/api/v1/clients", clientBody(99_999_999), http.StatusCreated, &c)
-		return c.ID, "created through the API", err
+		err := env.api.do(ctx, env.deals, http.MethodPost, "/api/v1/clients", clientBody(90_000_000+i), http.StatusCreated, &c)
+		return c.ID, err
 	}
-	id, _ = patio.NewID()
-	err = env.raw.putBareClient(ctx, env.deals.teamID, id)
-	return id, "put directly in CLIENTS_TABLE, since the API does not serve clients yet", err
+	id, _ := patio.NewID()
+	return id, env.raw.putBareClient(ctx, env.deals.teamID, id, cpf(90_000_000+i))
 }

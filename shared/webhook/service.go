@@ -453,10 +453,19 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 	if w.Status != StatusActive {
 		return d, patio.Conflictf("webhook %s is disabled; enable it before replaying", w.ID)
 	}
+	was := d.Status
 	d, err = s.Store.SetDeliveryStatus(ctx, id, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
 	if err != nil {
 		return d, err
 	}
-	return d, s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
+	err = s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
 		Series: d.Series, Attempt: 1, Due: clock(s.Now)})
+	if err != nil {
+		// Nothing will deliver a pending delivery whose task never reached the queue: put the
+		// status back so the operator can replay it again.
+		if _, undo := s.Store.SetDeliveryStatus(context.WithoutCancel(ctx), id, []string{DeliveryPending}, was, false); undo != nil {
+			err = errors.Join(err, undo)
+		}
+	}
+	return d, err
 }
