@@ -113,6 +113,7 @@ test: tools vet template-check $(LOCAL) ## everything: vet, template checks, all
 bench: tools $(LOCAL) ## latency/throughput of the API vs the raw DynamoDB calls it makes, and function sizes (cmd/bench)
 	go build -o bin/bench ./cmd/bench
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
+	$(LOCAL) with-engines -- go test -run '^$$' -bench . -benchtime 200x ./shared/app ./shared/httpapi
 
 lint: vet ## gofmt, go vet, staticcheck, govulncheck, go mod tidy, import boundaries
 	@out=$$(gofmt -l $$(go list -f '{{.Dir}}' ./...)); \

@@ -120,6 +120,3 @@ func (p *pool[T]) take() (T, error) {
 	}
 	return p.items[i], nil
 }
-
-// left returns how many items have not been taken.
-func (p *pool[T]) left() int { return max(0, len(p.items)-int(p.next.Load())) }

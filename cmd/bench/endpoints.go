@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -78,18 +79,18 @@ func (env *benchEnv) endpoints() []endpoint {
 		{
 			name: "PUT /deals/{id} → ganho",
 			request: func(ctx context.Context, _ *rand.Rand) error {
-				ref, err := env.appWins.take()
+				id, err := env.appWins.take()
 				if err != nil {
 					return err
 				}
-				return api.do(ctx, deals, http.MethodPut, "/api/v1/deals/"+ref.dealID, winBody, http.StatusOK, nil)
+				return api.do(ctx, deals, http.MethodPut, "/api/v1/deals/"+id, winBody, http.StatusOK, nil)
 			},
 			raw: func(ctx context.Context, _ *rand.Rand) error {
-				ref, err := env.rawWins.take()
+				id, err := env.rawWins.take()
 				if err != nil {
 					return err
 				}
-				return raw.winDeal(ctx, deals, ref.dealID)
+				return raw.winDeal(ctx, deals, id)
 			},
 		},
 	}
@@ -156,9 +157,15 @@ func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) 
 			}
 			seed := uint64(i*1000 + c)
 			h0, s0 := env.api.dials.Load(), env.rec.dials.Load()
-			rw.request = measure(ctx, c, o.warmup, o.duration, seed, ep.request)
+			// Labels let a -cpuprofile tell the sides apart (the API server's own goroutines carry
+			// none: they are what is left once both labels are excluded).
+			pprof.Do(ctx, pprof.Labels("side", "request", "endpoint", ep.name), func(ctx context.Context) {
+				rw.request = measure(ctx, c, o.warmup, o.duration, seed, ep.request)
+			})
 			h1, s1 := env.api.dials.Load(), env.rec.dials.Load()
-			rw.raw = measure(ctx, c, o.warmup, o.duration, seed, ep.raw)
+			pprof.Do(ctx, pprof.Labels("side", "raw", "endpoint", ep.name), func(ctx context.Context) {
+				rw.raw = measure(ctx, c, o.warmup, o.duration, seed, ep.raw)
+			})
 			rw.httpDials, rw.requestSDKDials, rw.rawSDKDials = h1-h0, s1-s0, env.rec.dials.Load()-s1
 			progress("%-36s c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, c,
 				ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)

@@ -19,7 +19,7 @@ type result struct {
 	rps      float64       // successful calls per second of the window
 	// cpuPerCall is this process's CPU time (user and system) per call: for a request, the load
 	// client, the server, our code and the SDK; for the raw side, the SDK alone. DynamoDB Local's
-	// own CPU is not in it. Unlike latency, it barely moves when other processes load the machine.
+	// own CPU is not in it. It moves much less than latency when other processes load the machine.
 	cpuPerCall time.Duration
 	exhausted  bool // the run stopped early: its pool of prepared items ran out
 }

@@ -1,34 +1,39 @@
-// Command bench measures what the API costs on top of the database: for each benchmarked
-// endpoint, the latency and throughput of real HTTP requests to the API handler, and the latency and
-// throughput of the very DynamoDB calls that request makes, issued directly with the AWS SDK. Their
-// ratio is the price of everything that is ours: HTTP, routing, authentication logic, JSON, the
-// domain rules, the store's encoding and the SDK work that guregu/dynamo adds. It also prints the
-// size of every Lambda function binary, built as deployed. It is `make bench`:
+// Command bench measures what the API costs on top of its database: for each benchmarked endpoint,
+// the latency and throughput of real HTTP requests to the API handler, and those of the very
+// DynamoDB calls that request makes (authentication reads and rate counters included), issued
+// directly with the AWS SDK. Their ratio is the price of everything that is ours: HTTP, routing,
+// JSON, the domain rules, the store's encoding and what guregu/dynamo adds to the SDK. It also prints
+// the size of every Lambda function binary, built as deployed. It is `make bench`:
 //
-//	go run ./cmd/local with-engines -- bin/bench [flags]
+//	go run ./cmd/local with-engines -- go run ./cmd/bench [flags]
 //
 // It needs DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, which with-engines sets) and refuses to run
 // without it, so it never creates tables on AWS.
 //
 // What one run does, in one process:
 //
-//  1. Creates every table of template.yaml under a fresh prefix, sets the functions' environment
-//     (VEHICLES_TABLE and the like), creates two Autoshopping teams with a key each, and serves
-//     app.API (every resource, logs discarded) with net/http on 127.0.0.1:0.
-//  2. Seeds 10,000 vehicles in the first team (valid unique old-format plates, varied prices, model
-//     years, mileage) and 1,000 clients with valid CPFs when /api/v1/clients is served, and, in the
-//     second team, pools of open deals on fresh vehicles so that every measured win sells a vehicle
-//     nobody sold before.
-//  3. For each endpoint and each concurrency (1 and 16), runs the HTTP requests for a fixed time
-//     after a warm-up (stretched up to three times when that measured fewer than 20 calls), with a
-//     keep-alive client (one reused connection per worker), then does the same with the raw
-//     DynamoDB calls: same workers, same warm-up, same duration, same counting. Latency
-//     percentiles are nearest-rank over every successful call of the measured window; throughput
-//     is those calls over the window. Failed calls are counted apart and reported.
+//  1. Creates every table (and queue) of template.yaml under a fresh prefix, sets the functions'
+//     environment (VEHICLES_TABLE and the like), creates two Autoshopping teams with a key each,
+//     lifts their per-minute rate limit (see rawClient.liftRateLimits: the limiter still runs on
+//     every request), and serves app.API (every resource, logs discarded) with net/http on
+//     127.0.0.1:0.
+//  2. Seeds, through the domain use cases on the store (-seed api: through the API), in the second
+//     team 32 clients and two pools of open deals, each on a vehicle of its own, so that every
+//     measured win sells a vehicle nobody sold before; in the first team 1,000 clients with valid
+//     CPFs (when /api/v1/clients is served) and 10,000 vehicles with valid unique old-format plates
+//     and varied prices, model years and mileage.
+//  3. For each endpoint and each concurrency (1 and 16), runs the HTTP requests with a keep-alive
+//     client (one reused connection per worker), then the raw DynamoDB calls the same way: same
+//     workers, same warm-up, same duration, same counting. Calls that complete within the warm-up
+//     are not counted; workers start calls until the duration has passed (longer, up to three
+//     times, while fewer than 20 were counted), and every call started is waited for. Latency
+//     percentiles are nearest-rank over every counted successful call; throughput is those calls
+//     over the window from the first one's start to the last one's end. Failed calls are counted
+//     apart and reported.
 //  4. Prints the table, the DynamoDB calls of one sample request per endpoint as the API makes them
-//     and as the raw side makes them (they should match call for call), the functions' sizes and
-//     the budgets: request/raw ratio at p50 ≤ 1.5 at concurrency 1 per endpoint, and each binary ≤
-//     12 MB (12,000,000 bytes).
+//     and as the raw side makes them (they must match call for call), the functions' sizes and the
+//     budgets: request/raw ratio at p50 ≤ 1.5 at concurrency 1 per endpoint, and each binary ≤ 12 MB
+//     (12,000,000 bytes).
 //
 // Budgets are printed as PASS or FAIL, and the command exits 0 even when one fails: it is a
 // measurement, not a test. It exits non-zero only when it could not measure (no engine, a failed
@@ -84,11 +89,11 @@ func parseFlags(args []string) (options, error) {
 	var o options
 	fs.IntVar(&o.vehicles, "vehicles", 10000, "vehicles seeded in the measured team")
 	fs.IntVar(&o.clients, "clients", 1000, "clients seeded in the measured team (when /api/v1/clients is served)")
-	fs.IntVar(&o.pool, "deals", 0, "open deals pre-created per side for the win runs (0: sized from the measured create rate)")
+	fs.IntVar(&o.pool, "deals", 1000, "open deals prepared per side for the win runs")
 	fs.DurationVar(&o.duration, "duration", 3*time.Second, "measured time of each run")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured time before each run")
 	conc := fs.String("concurrency", "1,16", "comma-separated worker counts")
-	fs.StringVar(&o.seed, "seed", "store", "how vehicles, deals and the deals' client are seeded: store (the domain use cases on the DynamoDB store, no HTTP) or api")
+	fs.StringVar(&o.seed, "seed", "store", "how vehicles, clients and deals are seeded: store (the domain use cases on the DynamoDB store, no HTTP) or api")
 	fs.BoolVar(&o.trace, "trace", false, "also print the request body of every DynamoDB call of the sample requests")
 	fs.BoolVar(&o.skipSizes, "skip-sizes", false, "do not build the functions for their sizes")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs to this file")
@@ -111,8 +116,8 @@ func parseFlags(args []string) (options, error) {
 		fmt.Fprintln(fs.Output(), "bench: -seed must be store or api")
 		return o, errors.New("bad -seed")
 	}
-	if o.vehicles < 1 || o.duration <= 0 || o.warmup < 0 {
-		fmt.Fprintln(fs.Output(), "bench: -vehicles and -duration must be positive, -warmup not negative")
+	if o.vehicles < 1 || o.pool < 1 || o.duration <= 0 || o.warmup < 0 {
+		fmt.Fprintln(fs.Output(), "bench: -vehicles, -deals and -duration must be positive, -warmup not negative")
 		return o, errors.New("bad flags")
 	}
 	return o, nil

@@ -354,18 +354,3 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 	})
 	return err
 }
-
-// putBareClient puts an active client with only what the deals store's transaction checks: the
-// item at ("c#"+id) in the team's partition of CLIENTS_TABLE, status active. It stands in for
-// clients until the API serves them.
-func (r *rawClient) putBareClient(ctx context.Context, teamID, id, cpf string) error {
-	_, err := r.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(r.tables.Clients),
-		Item: map[string]types.AttributeValue{
-			"pk": s(teamID), "sk": s("c#" + id), "id": s(id), "type": s("individual"),
-			"name": s("Cliente Bench"), "cpf": s(cpf), "status": s("active"),
-		},
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
-	})
-	return err
-}

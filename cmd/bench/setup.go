@@ -56,14 +56,11 @@ type benchEnv struct {
 	clientsServed bool
 	seedNote      string
 
-	vehicleIDs []string       // the seeded vehicles of main
-	appWins    *pool[dealRef] // open deals the API side wins
-	rawWins    *pool[dealRef] // open deals the raw side wins
-	nextPlate  *counter       // plate index of the next created vehicle
+	vehicleIDs []string      // the seeded vehicles of main
+	appWins    *pool[string] // ids of open deals the API side wins, each on a vehicle of its own
+	rawWins    *pool[string] // ids of open deals the raw side wins, each on a vehicle of its own
+	nextPlate  *counter      // plate index of the next created vehicle
 }
-
-// dealRef is an open deal of the deals team and the vehicle it will win.
-type dealRef struct{ dealID, vehicleID string }
 
 func setup(ctx context.Context) (*benchEnv, error) {
 	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")

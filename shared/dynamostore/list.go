@@ -131,21 +131,56 @@ func listPage[R any](ctx context.Context, table dynamo.Table, teamID, prefix str
 			continue
 		}
 		want := skip + limit - len(items)
-		iter := segment(i).Limit(want).Iter()
+		got, err := readWindow[R](ctx, segment(i), skip, want)
+		if err != nil {
+			return nil, 0, err
+		}
+		items = append(items, got...)
+		skip = 0
+	}
+	return items, total, nil
+}
+
+// readWindow reads q in order until it has seen want matching records and returns those after the
+// first skip. Each request examines at most a batch of records (DynamoDB's Limit, which applies
+// before the filter), starting at want and doubling, so a first page of 20 reads about 20 items
+// rather than a full 1 MB page, and a selective filter still needs few round trips.
+func readWindow[R any](ctx context.Context, q *dynamo.Query, skip, want int) ([]R, error) {
+	var out []R
+	var start dynamo.PagingKey
+	seen, batch := 0, max(want, 10)
+	for seen < want {
+		page := q
+		if start != nil {
+			page = page.StartFrom(start)
+		}
+		iter := page.SearchLimit(batch).Iter()
 		var row R
-		for n := 0; iter.Next(ctx, &row); n++ {
-			if n >= skip {
-				items = append(items, row)
+		for seen < want && iter.Next(ctx, &row) {
+			if seen >= skip {
+				out = append(out, row)
 			}
+			seen++
 			var zero R
 			row = zero
 		}
 		if err := iter.Err(); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		skip = 0
+		if seen >= want {
+			break
+		}
+		lek, err := iter.LastEvaluatedKey(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if lek == nil {
+			break
+		}
+		start = lek
+		batch = min(batch*2, 1000)
 	}
-	return items, total, nil
+	return out, nil
 }
 
 // listRecords is listPage on the query's sort index, page and direction, with each row decoded
