@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/smithy-go/logging"
 
@@ -32,7 +33,12 @@ const (
 // LoadAWS loads the AWS configuration from the standard environment (region, credentials and
 // AWS_ENDPOINT_URL_* overrides for local engines).
 func LoadAWS(ctx context.Context) (aws.Config, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(sdkLogger{log: slog.Default()}))
+	// The SDK keeps 10 idle connections per host by default; a process serving many requests at
+	// once (the local stack, a warm Lambda with concurrent SDK calls) would keep opening new ones.
+	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConnsPerHost = 64
+	})
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(sdkLogger{log: slog.Default()}), config.WithHTTPClient(httpClient))
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("app: load AWS configuration: %w", err)
 	}
