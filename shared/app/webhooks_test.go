@@ -54,7 +54,7 @@ type received struct {
 // signature itself (HMAC-SHA256 of "<timestamp>.<raw body>", hex, constant-time, 300 s tolerance)
 // and answers with status(n) for its n-th request (1-based).
 type receiver struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *httptest.Server
 	secret string
 	status func(n int) int
@@ -63,7 +63,7 @@ type receiver struct {
 	bad    []string
 }
 
-func newReceiver(t *testing.T, status func(n int) int) *receiver {
+func newReceiver(t testing.TB, status func(n int) int) *receiver {
 	r := &receiver{t: t, status: status}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
@@ -113,7 +113,7 @@ func (r *receiver) snapshot() []received {
 }
 
 // waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
@@ -144,7 +144,7 @@ var (
 	pipeErr  error
 )
 
-func startPipeline(t *testing.T) *pipeline {
+func startPipeline(t testing.TB) *pipeline {
 	t.Helper()
 	tables := testenv.Tables(t)
 	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
@@ -160,7 +160,7 @@ func startPipeline(t *testing.T) *pipeline {
 	return pipe
 }
 
-func newPipeline(t *testing.T, tables map[string]string) (*pipeline, error) {
+func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	testenv.AWSConfig(t)
 	// app.LoadAWS, as the functions do: its logger drops DynamoDB Local's checksum false alarms.
 	awsCfg, err := app.LoadAWS(context.Background())
@@ -217,7 +217,7 @@ func newPipeline(t *testing.T, tables map[string]string) (*pipeline, error) {
 }
 
 // team creates a team with a unique email.
-func (p *pipeline) team(t *testing.T) patio.Team {
+func (p *pipeline) team(t testing.TB) patio.Team {
 	t.Helper()
 	team, err := patio.NewTeam("Webhook test "+t.Name(), fmt.Sprintf("ops+%d@dealer.example", time.Now().UnixNano()), "starter")
 	if err != nil {
@@ -230,7 +230,7 @@ func (p *pipeline) team(t *testing.T) patio.Team {
 }
 
 // hook registers a webhook of team to r for events and gives r its secret.
-func (p *pipeline) hook(t *testing.T, team patio.Team, r *receiver, events ...string) webhook.Webhook {
+func (p *pipeline) hook(t testing.TB, team patio.Team, r *receiver, events ...string) webhook.Webhook {
 	t.Helper()
 	w, secret, err := p.admin.Create(context.Background(), team.ID, r.srv.URL+"/hooks/patio", events)
 	if err != nil {
@@ -242,7 +242,7 @@ func (p *pipeline) hook(t *testing.T, team patio.Team, r *receiver, events ...st
 	return w
 }
 
-func body(t *testing.T, s string) patio.Body {
+func body(t testing.TB, s string) patio.Body {
 	t.Helper()
 	var b patio.Body
 	if err := json.Unmarshal([]byte(s), &b); err != nil {
