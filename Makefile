@@ -110,7 +110,7 @@ test: tools vet template-check $(LOCAL) ## everything: vet, template checks, all
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
-bench: tools $(LOCAL) ## latency/throughput of the API vs the raw DynamoDB calls it makes, and function sizes (cmd/bench)
+bench: tools $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, function sizes (cmd/bench); limiter cost and webhook dispatch throughput (Go benchmarks)
 	go build -o bin/bench ./cmd/bench
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
 	$(LOCAL) with-engines -- go test -run '^$$' -bench . -benchtime 200x ./shared/app ./shared/httpapi
