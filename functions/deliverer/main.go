@@ -3,27 +3,6 @@
 // attempt queued on failure and the deactivation rule applied after the sixth.
 package main
 
-import (
-	"context"
-	"log/slog"
+import "github.com/patio-dev/patio/shared/app"
 
-	"github.com/patio-dev/patio/shared/app"
-)
-
-func main() { app.Start(build) }
-
-// build refuses the local-only knobs, then wires the handler from the environment.
-func build(ctx context.Context, logger *slog.Logger) (app.QueueHandler, error) {
-	if err := app.RefuseLocalKnobs(); err != nil {
-		return nil, err
-	}
-	c, err := app.WebhookConfigFromEnv()
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := app.LoadAWS(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return app.Deliverer(cfg, logger, c)
-}
+func main() { app.Start(app.LambdaDeliverer) }

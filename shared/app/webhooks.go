@@ -229,3 +229,32 @@ func Webhooks(cfg aws.Config, c WebhookConfig) (webhook.Webhooks, error) {
 	}
 	return w, nil
 }
+
+// LambdaDispatcher builds the dispatcher function's handler from the environment. It refuses the
+// local-only knobs (RefuseLocalKnobs), so a Lambda never runs with them.
+func LambdaDispatcher(ctx context.Context, logger *slog.Logger) (StreamHandler, error) {
+	return lambdaWebhooks(ctx, logger, Dispatcher)
+}
+
+// LambdaDeliverer builds the deliverer function's handler from the environment. It refuses the
+// local-only knobs (RefuseLocalKnobs), so a Lambda never runs with them.
+func LambdaDeliverer(ctx context.Context, logger *slog.Logger) (QueueHandler, error) {
+	return lambdaWebhooks(ctx, logger, Deliverer)
+}
+
+func lambdaWebhooks[H any](ctx context.Context, logger *slog.Logger,
+	build func(aws.Config, *slog.Logger, WebhookConfig) (H, error)) (H, error) {
+	var zero H
+	if err := RefuseLocalKnobs(); err != nil {
+		return zero, err
+	}
+	c, err := WebhookConfigFromEnv()
+	if err != nil {
+		return zero, err
+	}
+	cfg, err := LoadAWS(ctx)
+	if err != nil {
+		return zero, err
+	}
+	return build(cfg, logger, c)
+}
