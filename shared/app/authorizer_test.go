@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,14 +21,7 @@ import (
 // loadAuthorizerEvent reads a REQUEST authorizer sample from events/, as API Gateway sends it.
 func loadAuthorizerEvent(t *testing.T, name string) events.APIGatewayCustomAuthorizerRequestTypeRequest {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "events", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e events.APIGatewayCustomAuthorizerRequestTypeRequest
-	if err := json.Unmarshal(data, &e); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	e := loadSample[events.APIGatewayCustomAuthorizerRequestTypeRequest](t, name)
 	if e.Type != "REQUEST" || e.MethodArn == "" || e.RequestContext.APIID == "" {
 		t.Fatalf("%s is not a REQUEST authorizer event: %+v", name, e)
 	}

@@ -18,18 +18,24 @@ import (
 	"github.com/patio-dev/patio/shared/testenv"
 )
 
-// loadEvent reads a sample API Gateway event from events/, as API Gateway delivers it.
-func loadEvent(t *testing.T, name string) events.APIGatewayProxyRequest {
+// loadSample reads a sample event from events/, as AWS delivers it, into T.
+func loadSample[T any](t *testing.T, name string) T {
 	t.Helper()
+	var e T
 	data, err := os.ReadFile(filepath.Join("..", "..", "events", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e events.APIGatewayProxyRequest
 	if err := json.Unmarshal(data, &e); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return e
+}
+
+// loadEvent reads a sample API Gateway proxy event from events/.
+func loadEvent(t *testing.T, name string) events.APIGatewayProxyRequest {
+	t.Helper()
+	return loadSample[events.APIGatewayProxyRequest](t, name)
 }
 
 // withKeyAndID points a sample event at a real key and, for item routes, a real id.

@@ -558,8 +558,7 @@ func TestWebhookTargetsRefusedOutsideTheLocalStack(t *testing.T) {
 func TestWebhookSampleEvents(t *testing.T) {
 	p := startPipeline(t)
 	ctx := context.Background()
-	var stream events.DynamoDBEvent
-	readSample(t, "dispatcher-vehicles.json", &stream)
+	stream := loadSample[events.DynamoDBEvent](t, "dispatcher-vehicles.json")
 	team := stream.Records[0].Change.NewImage["pk"].String()
 	recv := newReceiver(t, always(200))
 	p.hook(t, patio.Team{ID: team}, recv, "*")
@@ -590,8 +589,7 @@ func TestWebhookSampleEvents(t *testing.T) {
 		}
 	}
 
-	var queue events.SQSEvent
-	readSample(t, "deliverer-tasks.json", &queue)
+	queue := loadSample[events.SQSEvent](t, "deliverer-tasks.json")
 	qresp, err := p.deliver(ctx, queue)
 	if err != nil {
 		t.Fatal(err)
@@ -599,16 +597,5 @@ func TestWebhookSampleEvents(t *testing.T) {
 	// The task of an unknown delivery is dropped (done); the malformed message is reported alone.
 	if len(qresp.BatchItemFailures) != 1 || qresp.BatchItemFailures[0].ItemIdentifier != queue.Records[1].MessageId {
 		t.Errorf("deliverer(sample) failures = %+v; want only %s", qresp.BatchItemFailures, queue.Records[1].MessageId)
-	}
-}
-
-func readSample(t *testing.T, name string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "events", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
 	}
 }
