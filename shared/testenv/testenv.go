@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/samtemplate"
 )
 
@@ -74,9 +74,10 @@ func connect() (aws.Config, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := config.LoadDefaultConfig(ctx)
+	// The functions' own configuration (logger, HTTP client), so tests see what production sees.
+	c, err := app.LoadAWS(ctx)
 	if err != nil {
-		return aws.Config{}, fmt.Errorf("load AWS config: %w", err)
+		return aws.Config{}, err
 	}
 	if _, err := dynamodb.NewFromConfig(c).ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
 		return aws.Config{}, fmt.Errorf("DynamoDB Local at %s does not answer: %w", endpoint, err)
