@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/patio-dev/patio/shared/localstack"
 	"github.com/patio-dev/patio/shared/samtemplate"
@@ -87,6 +88,7 @@ func repoRoot() (string, error) {
 func serveLocal(root string, fresh bool) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx = untilOrphaned(ctx)
 
 	dataDir := filepath.Join(root, ".data")
 	if fresh {
@@ -202,4 +204,27 @@ func exitCode(err error) int {
 		return 128 + int(ws.Signal())
 	}
 	return ee.ExitCode()
+}
+
+// untilOrphaned returns a context that also ends when this process's parent exits (make, killed
+// without passing the signal on), so the stack never outlives the command that started it.
+func untilOrphaned(parent context.Context) context.Context {
+	ctx, cancel := context.WithCancel(parent)
+	ppid := os.Getppid()
+	go func() {
+		defer cancel()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if os.Getppid() != ppid {
+					return
+				}
+			}
+		}
+	}()
+	return ctx
 }
