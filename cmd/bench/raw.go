@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
@@ -43,13 +41,7 @@ type rawClient struct {
 // newRawClient returns a client configured as the store's (shared/dynamostore.New): same AWS
 // configuration and HTTP client, same retryer.
 func newRawClient(cfg aws.Config, tables dynamostore.Tables) *rawClient {
-	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxAttempts = 3
-			so.MaxBackoff = 200 * time.Millisecond
-			so.RateLimiter = ratelimit.None
-		})
-	})
+	db := dynamodb.NewFromConfig(cfg, dynamostore.ClientOptions)
 	return &rawClient{db: db, tables: tables}
 }
 
