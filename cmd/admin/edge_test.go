@@ -14,7 +14,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/shared/testenv"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/usageplans"
 )
 

@@ -24,7 +24,7 @@ import (
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sqsqueue"
-	"github.com/patio-dev/patio/shared/testenv"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 

@@ -23,7 +23,7 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/shared/samtemplate"
+	"github.com/patio-dev/patio/dev/samtemplate"
 )
 
 // principal is a team and the key that acts for it.

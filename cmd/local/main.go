@@ -30,8 +30,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/patio-dev/patio/shared/localstack"
-	"github.com/patio-dev/patio/shared/samtemplate"
+	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/dev/samtemplate"
 )
 
 func main() {
@@ -98,7 +98,7 @@ func serveLocal(root string, fresh bool) int {
 		}
 	}
 	logFile := filepath.Join(dataDir, "engines.log")
-	st, err := localstack.Start(ctx, localstack.Options{Dir: root, DataDir: dataDir, LogFile: logFile})
+	st, err := localaws.Start(ctx, localaws.Options{Dir: root, DataDir: dataDir, LogFile: logFile})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		return 1
@@ -154,7 +154,7 @@ func withEngines(root string, argv []string) int {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		return 127
 	}
-	st, err := localstack.Start(ctx, localstack.Options{
+	st, err := localaws.Start(ctx, localaws.Options{
 		Dir:         root,
 		LogFile:     filepath.Join(root, ".data", "test-engines.log"),
 		EnginesOnly: true,

@@ -13,7 +13,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
-	"github.com/patio-dev/patio/shared/localstack"
+	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -32,7 +32,7 @@ type localCreds struct {
 }
 
 // serve runs the API on 127.0.0.1:$PORT (default 3000) against a started stack until ctx ends.
-func serve(ctx context.Context, st *localstack.Stack) error {
+func serve(ctx context.Context, st *localaws.Stack) error {
 	webhookEnv(st)
 	if err := st.Setenv(); err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/patio-dev/patio/shared/app"
-	"github.com/patio-dev/patio/shared/localstack"
+	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/sesmail"
 )
 
@@ -17,7 +17,7 @@ import (
 // .data/stack.json, which the operators' tool reads): private targets are allowed, so a developer
 // can point a webhook at a receiver on this machine. WEBHOOK_* variables already set in the
 // environment (WEBHOOK_RETRY_SCHEDULE, WEBHOOK_CA_FILE, ...) are passed on as they are.
-func webhookEnv(st *localstack.Stack) {
+func webhookEnv(st *localaws.Stack) {
 	st.Env["WEBHOOK_ALLOW_PRIVATE_TARGETS"] = "true"
 	for _, k := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT", "WEBHOOK_MAX_HOP", "WEBHOOK_CA_FILE"} {
 		if v, ok := os.LookupEnv(k); ok {
@@ -29,7 +29,7 @@ func webhookEnv(st *localstack.Stack) {
 // startWebhooks runs the webhook functions' own handlers as AWS would: the dispatcher on the
 // resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto). It verifies
 // the alert sender identity in moto's SES first. The pollers stop with ctx.
-func startWebhooks(ctx context.Context, cfg aws.Config, logger *slog.Logger, st *localstack.Stack) error {
+func startWebhooks(ctx context.Context, cfg aws.Config, logger *slog.Logger, st *localaws.Stack) error {
 	c, err := app.WebhookConfigFromEnv()
 	if err != nil {
 		return err
@@ -54,12 +54,12 @@ func startWebhooks(ctx context.Context, cfg aws.Config, logger *slog.Logger, st 
 		tables = append(tables, name)
 	}
 	go func() {
-		if err := localstack.PollStreams(ctx, cfg, tables, dispatch, logger); err != nil {
+		if err := localaws.PollStreams(ctx, cfg, tables, dispatch, logger); err != nil {
 			logger.Error("local: stream poller stopped", slog.String("error", err.Error()))
 		}
 	}()
 	go func() {
-		if err := localstack.PollQueue(ctx, cfg, c.QueueURL, deliver, logger); err != nil {
+		if err := localaws.PollQueue(ctx, cfg, c.QueueURL, deliver, logger); err != nil {
 			logger.Error("local: queue poller stopped", slog.String("error", err.Error()))
 		}
 	}()

@@ -15,7 +15,7 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/shared/testenv"
+	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // loadAuthorizerEvent reads a REQUEST authorizer sample from events/, as API Gateway sends it.

@@ -18,8 +18,8 @@ const writeConcurrency = 16
 
 // BenchmarkDispatchEndToEnd measures the webhook pipeline as `make run` runs it: b.N vehicles are
 // created through the domain service (real DynamoDB Local writes, writeConcurrency at a time); the
-// resource table stream, polled by localstack.PollStreams, feeds the dispatcher's handler; the
-// delivery queue, polled by localstack.PollQueue, feeds the deliverer's handler; and each
+// resource table stream, polled by localaws.PollStreams, feeds the dispatcher's handler; the
+// delivery queue, polled by localaws.PollQueue, feeds the deliverer's handler; and each
 // vehicle.created event arrives as a signed POST at a local HTTPS receiver, which verifies the
 // signature (with shared/webhooksig among others) and records the arrival time per event.
 //

@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/shared/samtemplate"
+	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/usageplans"
 )
 

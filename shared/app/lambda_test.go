@@ -15,7 +15,7 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/shared/testenv"
+	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // loadSample reads a sample event from events/, as AWS delivers it, into T.

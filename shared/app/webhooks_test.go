@@ -25,10 +25,10 @@ import (
 
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
-	"github.com/patio-dev/patio/shared/localstack"
+	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
-	"github.com/patio-dev/patio/shared/testenv"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/webhooksig"
 )
@@ -210,9 +210,9 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	}
 	ctx := context.Background() // the pipeline lives as long as the test binary
 	go func() {
-		_ = localstack.PollStreams(ctx, awsCfg, []string{tables["VehiclesTable"], tables["ClientsTable"], tables["DealsTable"]}, recording, logger)
+		_ = localaws.PollStreams(ctx, awsCfg, []string{tables["VehiclesTable"], tables["ClientsTable"], tables["DealsTable"]}, recording, logger)
 	}()
-	go func() { _ = localstack.PollQueue(ctx, awsCfg, c.QueueURL, p.deliver, logger) }()
+	go func() { _ = localaws.PollQueue(ctx, awsCfg, c.QueueURL, p.deliver, logger) }()
 	return p, nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/patio-dev/patio/shared/apitest"
+	"github.com/patio-dev/patio/dev/apitest"
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/patio"
 )

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/patio-dev/patio/shared/apitest"
+	"github.com/patio-dev/patio/dev/apitest"
 )
 
 type deal struct {

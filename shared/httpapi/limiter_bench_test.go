@@ -11,7 +11,7 @@ import (
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/shared/testenv"
+	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // BenchmarkLimiter measures what the exact rate limiter adds to a request: the same router built

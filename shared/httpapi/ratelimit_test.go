@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patio-dev/patio/shared/apitest"
+	"github.com/patio-dev/patio/dev/apitest"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
 )

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/patio-dev/patio/shared/apitest"
+	"github.com/patio-dev/patio/dev/apitest"
 )
 
 // with returns a copy of body with the members of extra added or replaced.

@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/shared/testenv"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/usageplans"
 )
 

@@ -1,4 +1,4 @@
-package localstack
+package localaws
 
 import (
 	"context"
@@ -38,11 +38,11 @@ func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamH
 	for i, table := range tables {
 		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		if err != nil {
-			return fmt.Errorf("localstack: describe %s: %w", table, err)
+			return fmt.Errorf("localaws: describe %s: %w", table, err)
 		}
 		arn := aws.ToString(out.Table.LatestStreamArn)
 		if arn == "" {
-			return fmt.Errorf("localstack: table %s has no stream", table)
+			return fmt.Errorf("localaws: table %s has no stream", table)
 		}
 		wg.Add(1)
 		go func() {
@@ -254,7 +254,7 @@ func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHand
 		QueueUrl: aws.String(queueURL), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn},
 	})
 	if err != nil {
-		return fmt.Errorf("localstack: queue %s: %w", queueURL, err)
+		return fmt.Errorf("localaws: queue %s: %w", queueURL, err)
 	}
 	arn := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
 	for ctx.Err() == nil {

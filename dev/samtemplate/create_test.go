@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/patio-dev/patio/shared/samtemplate"
-	"github.com/patio-dev/patio/shared/testenv"
+	"github.com/patio-dev/patio/dev/samtemplate"
+	"github.com/patio-dev/patio/dev/testenv"
 )
 
 func randomPrefix(t *testing.T) string {

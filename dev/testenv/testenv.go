@@ -22,7 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/patio-dev/patio/shared/app"
-	"github.com/patio-dev/patio/shared/samtemplate"
+	"github.com/patio-dev/patio/dev/samtemplate"
 )
 
 const endpointVar = "AWS_ENDPOINT_URL_DYNAMODB"

@@ -1,4 +1,4 @@
-package localstack_test
+package localaws_test
 
 import (
 	"context"
@@ -15,16 +15,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/patio-dev/patio/shared/localstack"
+	"github.com/patio-dev/patio/dev/localaws"
 )
 
 // start starts a stack, skipping the test (failing it under CI=true) when the engines are not
 // installed.
-func start(t *testing.T, o localstack.Options) *localstack.Stack {
+func start(t *testing.T, o localaws.Options) *localaws.Stack {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	st, err := localstack.Start(ctx, o)
+	st, err := localaws.Start(ctx, o)
 	if err != nil {
 		if strings.Contains(err.Error(), "make tools") && os.Getenv("CI") != "true" {
 			t.Skipf("engines not installed: %v", err)
@@ -35,7 +35,7 @@ func start(t *testing.T, o localstack.Options) *localstack.Stack {
 	return st
 }
 
-func client(st *localstack.Stack) *dynamodb.Client {
+func client(st *localaws.Stack) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:                          st.Env["AWS_REGION"],
 		BaseEndpoint:                    aws.String(st.Env["AWS_ENDPOINT_URL_DYNAMODB"]),
@@ -69,7 +69,7 @@ func TestStartPersistsAndStops(t *testing.T) {
 		t.Skip("needs /proc to look for leftover processes")
 	}
 	dataDir := t.TempDir()
-	o := localstack.Options{DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log"), TablePrefix: "lt-"}
+	o := localaws.Options{DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log"), TablePrefix: "lt-"}
 	st := start(t, o)
 
 	for _, k := range []string{
@@ -115,7 +115,7 @@ func TestStartPersistsAndStops(t *testing.T) {
 }
 
 func TestStartEnginesOnly(t *testing.T) {
-	st := start(t, localstack.Options{EnginesOnly: true})
+	st := start(t, localaws.Options{EnginesOnly: true})
 	if len(st.Tables) != 0 {
 		t.Errorf("Tables = %v; want none", st.Tables)
 	}
@@ -128,7 +128,7 @@ func TestStartEnginesOnly(t *testing.T) {
 	}
 
 	env := st.Environ([]string{"HOME=/root", "AWS_PROFILE=prod", "AWS_SESSION_TOKEN=x", "AWS_REGION=sa-east-1"})
-	want := []string{"HOME=/root", "AWS_REGION=" + localstack.Region, "AWS_ENDPOINT_URL_DYNAMODB=" + st.DynamoDBEndpoint}
+	want := []string{"HOME=/root", "AWS_REGION=" + localaws.Region, "AWS_ENDPOINT_URL_DYNAMODB=" + st.DynamoDBEndpoint}
 	for _, kv := range want {
 		if !slices.Contains(env, kv) {
 			t.Errorf("Environ() = %v; want it to contain %q", env, kv)
@@ -146,7 +146,7 @@ func TestStartMissingTools(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "template.yaml"), []byte("Resources: {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := localstack.Start(context.Background(), localstack.Options{Dir: dir})
+	_, err := localaws.Start(context.Background(), localaws.Options{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), "DynamoDB Local not found") || !strings.Contains(err.Error(), "make tools") {
 		t.Errorf("Start without tools: error = %v; want one naming DynamoDB Local and `make tools`", err)
 	}

@@ -1,4 +1,4 @@
-package localstack
+package localaws
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func startProcess(name, dir string, out io.Writer, argv ...string) (*process, er
 	p.cmd.Stderr = w
 	p.cmd.SysProcAttr = sysProcAttr()
 	if err := p.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("localstack: start %s: %w", name, err)
+		return nil, fmt.Errorf("localaws: start %s: %w", name, err)
 	}
 	go func() {
 		p.err = p.cmd.Wait()
@@ -71,13 +71,13 @@ func (p *process) stop(grace time.Duration) error {
 	case <-time.After(grace):
 	}
 	if err := killGroup(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("localstack: kill %s (pid %d): %w", p.name, pid, err)
+		return fmt.Errorf("localaws: kill %s (pid %d): %w", p.name, pid, err)
 	}
 	select {
 	case <-p.done:
 		return nil
 	case <-time.After(10 * time.Second):
-		return fmt.Errorf("localstack: %s (pid %d) did not exit after SIGKILL", p.name, pid)
+		return fmt.Errorf("localaws: %s (pid %d) did not exit after SIGKILL", p.name, pid)
 	}
 }
 
@@ -96,7 +96,7 @@ func (p *process) waitReady(ctx context.Context, timeout time.Duration, ready fu
 			return &exitedError{name: p.name, err: p.err, tail: p.tail.String()}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("localstack: %s did not answer within %s: %w%s", p.name, timeout, last, p.tail.excerpt())
+			return fmt.Errorf("localaws: %s did not answer within %s: %w%s", p.name, timeout, last, p.tail.excerpt())
 		}
 		select {
 		case <-ctx.Done():
@@ -115,7 +115,7 @@ type exitedError struct {
 }
 
 func (e *exitedError) Error() string {
-	return fmt.Sprintf("localstack: %s exited while starting (%v)%s", e.name, e.err, (&tailBuffer{b: []byte(e.tail)}).excerpt())
+	return fmt.Sprintf("localaws: %s exited while starting (%v)%s", e.name, e.err, (&tailBuffer{b: []byte(e.tail)}).excerpt())
 }
 
 // freePort asks the kernel for a free loopback port. Another process may take it before the engine
@@ -123,7 +123,7 @@ func (e *exitedError) Error() string {
 func freePort() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", fmt.Errorf("localstack: find a free port: %w", err)
+		return "", fmt.Errorf("localaws: find a free port: %w", err)
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
@@ -163,11 +163,11 @@ func (t *tailBuffer) excerpt() string {
 // openLog opens path for the engines' output, truncating it, creating its directory.
 func openLog(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("localstack: %w", err)
+		return nil, fmt.Errorf("localaws: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("localstack: %w", err)
+		return nil, fmt.Errorf("localaws: %w", err)
 	}
 	return f, nil
 }

@@ -1,4 +1,4 @@
-package localstack
+package localaws
 
 import "syscall"
 

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/patio-dev/patio/shared/samtemplate"
+	"github.com/patio-dev/patio/dev/samtemplate"
 )
 
 func loadRepoTemplate(t *testing.T) *samtemplate.Template {
