@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
 )
 
 // Plate indexes: each range gives distinct plates (and distinct plate keys, since old-format plates
@@ -67,27 +69,41 @@ var (
 // vehicleBody returns the POST body of the vehicle with plate index i: a realistic used car whose
 // price, model year, mileage and options vary with i (prices spread over 15,000.00 to 414,999.99).
 func vehicleBody(i int, now time.Time) []byte {
-	m := benchModels[i%len(benchModels)]
-	modelYear := now.Year() - 17 + i%18
-	manufactureYear := modelYear - i%2
-	price := 1_500_000 + (i*7_919_993)%40_000_000 // cents
+	v := benchVehicle(i, now)
 	return fmt.Appendf(nil, `{"brand":%q,"model":%q,"version":%q,"plate":%q,"manufacture_year":%d,`+
 		`"model_year":%d,"mileage_km":%d,"color":%q,"fuel":%q,"transmission":%q,"price":%s,`+
-		`"purchase_price":%s,"phase":"disponivel","description":"Único dono, revisões em dia."}`,
-		m.brand, m.model, m.version, oldPlate(i), manufactureYear, modelYear, (i*1_237)%250_000,
-		benchColors[i%len(benchColors)], benchFuels[i%len(benchFuels)],
-		benchTransmissions[i%len(benchTransmissions)], money(price), money(price*85/100))
+		`"purchase_price":%s,"phase":%q,"description":%q}`,
+		v.Brand.Value, v.Model.Value, v.Version.Value, v.Plate.Value, v.ManufactureYear.Value, v.ModelYear.Value,
+		v.MileageKm.Value, v.Color.Value, v.Fuel.Value, v.Transmission.Value, v.Price.Value, v.PurchasePrice.Value,
+		v.Phase.Value, v.Description.Value)
+}
+
+// benchVehicle returns the i-th vehicle as the domain's typed input: what vehicleBody sends, for
+// seeding through the use cases.
+func benchVehicle(i int, now time.Time) patio.VehicleInput {
+	m := benchModels[i%len(benchModels)]
+	modelYear := now.Year() - 17 + i%18
+	price := money.Cents(1_500_000 + (i*7_919_993)%40_000_000)
+	return patio.VehicleInput{
+		Brand: patio.Some(m.brand), Model: patio.Some(m.model), Version: patio.Some(m.version),
+		Plate: patio.Some(oldPlate(i)), ManufactureYear: patio.Some(modelYear - i%2), ModelYear: patio.Some(modelYear),
+		MileageKm: patio.Some((i * 1_237) % 250_000), Color: patio.Some(benchColors[i%len(benchColors)]),
+		Fuel: patio.Some(benchFuels[i%len(benchFuels)]), Transmission: patio.Some(benchTransmissions[i%len(benchTransmissions)]),
+		Price: patio.Some(price), PurchasePrice: patio.Some(price * 85 / 100), Phase: patio.Some("disponivel"),
+		Description: patio.Some("Único dono, revisões em dia."),
+	}
 }
 
 // clientBody returns the POST body of the i-th individual client.
 func clientBody(i int) []byte {
-	return fmt.Appendf(nil, `{"type":"individual","name":"Cliente Bench %05d","cpf":%q,"email":"cliente%d@example.com"}`,
-		i, cpf(i), i)
+	c := benchClient(i)
+	return fmt.Appendf(nil, `{"type":%q,"name":%q,"cpf":%q,"email":%q}`, c.Type.Value, c.Name.Value, c.CPF.Value, c.Email.Value)
 }
 
-// money formats cents as a JSON number with two decimals.
-func money(cents int) string {
-	return strconv.Itoa(cents/100) + "." + fmt.Sprintf("%02d", cents%100)
+// benchClient returns the i-th individual client as the domain's typed input.
+func benchClient(i int) patio.ClientInput {
+	return patio.ClientInput{Type: patio.Some(patio.ClientIndividual), Name: patio.Some(fmt.Sprintf("Cliente Bench %05d", i)),
+		CPF: patio.Some(cpf(i)), Email: patio.Some(fmt.Sprintf("cliente%d@example.com", i))}
 }
 
 // counter hands out consecutive indexes to concurrent workers.

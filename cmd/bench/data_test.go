@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/patio-dev/patio/shared/br"
+	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -72,19 +74,19 @@ func seq(from, to int) []int {
 	return out
 }
 
-// Every generated body must be one the API accepts, or seeding fails half-way through a run.
+// Every generated body must be one the API accepts, and say what the typed input the store seeding
+// uses says, or seeding fails half-way through a run.
 func TestVehicleBodyValid(t *testing.T) {
 	now := time.Now()
 	for _, i := range append(seq(0, 200), plateIndexCreated, plateIndexDeals+17) {
-		var b patio.Body
-		if err := json.Unmarshal(vehicleBody(i, now), &b); err != nil {
-			t.Fatalf("vehicleBody(%d) is not JSON: %v", i, err)
-		}
-		in, err := patio.ParseVehicleInput(b, now)
+		in, err := httpapi.DecodeVehicle(vehicleBody(i, now))
 		if err != nil {
-			t.Fatalf("ParseVehicleInput(vehicleBody(%d)) = %v", i, err)
+			t.Fatalf("DecodeVehicle(vehicleBody(%d)) = %v", i, err)
 		}
-		if _, err := patio.NewVehicle("01a200a8-99fa-7ee8-a906-40df5739cb0d", now, in); err != nil {
+		if want := benchVehicle(i, now); !reflect.DeepEqual(in, want) {
+			t.Fatalf("DecodeVehicle(vehicleBody(%d)) = %+v; want benchVehicle(%d) = %+v", i, in, i, want)
+		}
+		if _, err := patio.NewVehicle("t", "01a200a8-99fa-7ee8-a906-40df5739cb0d", now, in); err != nil {
 			t.Fatalf("NewVehicle(vehicleBody(%d)) = %v", i, err)
 		}
 	}

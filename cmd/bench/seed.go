@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -35,50 +34,40 @@ type created struct {
 // createVehicle creates the vehicle with plate index i in p's team, the way -seed says, and
 // returns its id.
 func (env *benchEnv) createVehicle(ctx context.Context, seed string, p principal, i int) (string, error) {
-	body := vehicleBody(i, time.Now())
 	if seed == "api" {
+		body := vehicleBody(i, time.Now())
 		var v created
 		err := env.api.do(ctx, p, http.MethodPost, "/api/v1/vehicles", body, http.StatusCreated, &v)
 		return v.ID, err
 	}
-	var b patio.Body
-	if err := json.Unmarshal(body, &b); err != nil {
-		return "", err
-	}
-	v, err := patio.Vehicles{Store: env.store}.Create(ctx, p.teamID, b)
+	v, err := patio.NewVehicles(env.store.Vehicles()).Create(ctx, p.teamID, benchVehicle(i, time.Now()))
 	return v.ID, err
 }
 
 // createDeal opens a deal of the deals team for clientID on vehicleID and returns its id.
 func (env *benchEnv) createDeal(ctx context.Context, seed, clientID, vehicleID string) (string, error) {
-	body := fmt.Appendf(nil, `{"title":"Venda bench","client_id":%q,"vehicle_id":%q,"phase":"negociacao","payment_method":"financiamento"}`,
-		clientID, vehicleID)
 	if seed == "api" {
+		body := fmt.Appendf(nil, `{"title":"Venda bench","client_id":%q,"vehicle_id":%q,"phase":"negociacao","payment_method":"financiamento"}`,
+			clientID, vehicleID)
 		var d created
 		err := env.api.do(ctx, env.deals, http.MethodPost, "/api/v1/deals", body, http.StatusCreated, &d)
 		return d.ID, err
 	}
-	var b patio.Body
-	if err := json.Unmarshal(body, &b); err != nil {
-		return "", err
-	}
-	d, err := patio.Deals{Store: env.store, Vehicles: env.store}.Create(ctx, env.deals.teamID, b)
+	in := patio.DealInput{Title: patio.Some("Venda bench"), ClientID: patio.Some(clientID), VehicleID: patio.Some(vehicleID),
+		Phase: patio.Some("negociacao"), PaymentMethod: patio.Some("financiamento")}
+	d, err := patio.NewDeals(env.store.Deals(), env.store.Vehicles()).Create(ctx, env.deals.teamID, in)
 	return d.ID, err
 }
 
 // createClient creates the i-th client in p's team, the way -seed says, and returns its id.
 func (env *benchEnv) createClient(ctx context.Context, seed string, p principal, i int) (string, error) {
-	body := clientBody(i)
 	if seed == "api" {
+		body := clientBody(i)
 		var c created
 		err := env.api.do(ctx, p, http.MethodPost, "/api/v1/clients", body, http.StatusCreated, &c)
 		return c.ID, err
 	}
-	var b patio.Body
-	if err := json.Unmarshal(body, &b); err != nil {
-		return "", err
-	}
-	c, err := patio.Clients{Store: env.store}.Create(ctx, p.teamID, b)
+	c, err := patio.NewClients(env.store.Clients()).Create(ctx, p.teamID, benchClient(i))
 	return c.ID, err
 }
 

@@ -60,17 +60,17 @@ func API(cfg aws.Config, logger *slog.Logger, resources ...Resource) (http.Handl
 			if tables.Vehicles == "" {
 				return nil, fmt.Errorf("app: VEHICLES_TABLE is not set")
 			}
-			o.Vehicles = patio.Vehicles{Store: store}
+			o.Vehicles = patio.NewVehicles(store.Vehicles())
 		case Clients:
 			if tables.Clients == "" {
 				return nil, fmt.Errorf("app: CLIENTS_TABLE is not set")
 			}
-			o.Clients = patio.Clients{Store: store}
+			o.Clients = patio.NewClients(store.Clients())
 		case Deals:
 			if tables.Deals == "" || tables.Vehicles == "" || tables.Clients == "" {
 				return nil, fmt.Errorf("app: DEALS_TABLE, VEHICLES_TABLE and CLIENTS_TABLE must be set")
 			}
-			o.Deals = patio.Deals{Store: store, Vehicles: store}
+			o.Deals = patio.NewDeals(store.Deals(), store.Vehicles())
 		default:
 			return nil, fmt.Errorf("app: unknown resource %q", r)
 		}

@@ -32,11 +32,11 @@ func BenchmarkDispatchEndToEnd(b *testing.B) {
 	team := p.team(b)
 	recv := newReceiver(b, always(200))
 	p.hook(b, team, recv, webhook.VehicleCreated)
-	vehicles := patio.Vehicles{Store: p.store}
+	vehicles := patio.NewVehicles(p.store.Vehicles())
 	n := b.N
-	bodies := make([]patio.Body, n)
+	bodies := make([]patio.VehicleInput, n)
 	for i := range bodies {
-		bodies[i] = body(b, fmt.Sprintf(`{"brand":"Fiat","model":"Bench %d","price":%d}`, i, 50000+i))
+		bodies[i] = vehicleIn(b, fmt.Sprintf(`{"brand":"Fiat","model":"Bench %d","price":%d}`, i, 50000+i))
 	}
 
 	written := make([]time.Time, n) // when the write of vehicle i returned

@@ -12,10 +12,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // loadSample reads a sample event from events/, as AWS delivers it, into T.
@@ -88,8 +88,8 @@ func TestLambdaEventsThroughTheAdapter(t *testing.T) {
 		{resource: app.Deals, field: "phase", value: "lead", deleted: "arquivado"},
 	}
 	// The deal sample names a placeholder client; the test puts a real active client in its place.
-	client, err := patio.Clients{Store: store}.Create(ctx, team.ID, patio.Body{
-		"type": []byte(`"individual"`), "name": []byte(`"Maria"`), "cpf": []byte(`"529.982.247-25"`)})
+	client, err := patio.NewClients(store.Clients()).Create(ctx, team.ID, patio.ClientInput{
+		Type: patio.Some(patio.ClientIndividual), Name: patio.Some("Maria"), CPF: patio.Some("529.982.247-25")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,12 +23,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
-	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
-	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/webhooksig"
 )
@@ -242,13 +243,21 @@ func (p *pipeline) hook(t testing.TB, team patio.Team, r *receiver, events ...st
 	return w
 }
 
-func body(t testing.TB, s string) patio.Body {
+// vehicleIn, clientIn and dealIn decode a JSON body into the use cases' typed input, as the API
+// does.
+func vehicleIn(t testing.TB, s string) patio.VehicleInput {
+	return decoded(t, s, httpapi.DecodeVehicle)
+}
+func clientIn(t testing.TB, s string) patio.ClientInput { return decoded(t, s, httpapi.DecodeClient) }
+func dealIn(t testing.TB, s string) patio.DealInput     { return decoded(t, s, httpapi.DecodeDeal) }
+
+func decoded[In any](t testing.TB, s string, decode func([]byte) (In, error)) In {
 	t.Helper()
-	var b patio.Body
-	if err := json.Unmarshal([]byte(s), &b); err != nil {
-		t.Fatal(err)
+	in, err := decode([]byte(s))
+	if err != nil {
+		t.Fatalf("test body %s: %v", s, err)
 	}
-	return b
+	return in
 }
 
 // check fails the test on err, and returns v: check(t)(vehicles.Create(...)).
@@ -282,22 +291,22 @@ func TestWebhookEventsEndToEnd(t *testing.T) {
 	hookA := p.hook(t, teamA, recvA, "*")
 	p.hook(t, teamB, recvB, "vehicle.created", "deal.won")
 
-	vehicles := patio.Vehicles{Store: p.store}
-	clients := patio.Clients{Store: p.store}
-	deals := patio.Deals{Store: p.store, Vehicles: p.store}
+	vehicles := patio.NewVehicles(p.store.Vehicles())
+	clients := patio.NewClients(p.store.Clients())
+	deals := patio.NewDeals(p.store.Deals(), p.store.Vehicles())
 
-	v1 := check[patio.Vehicle](t)(vehicles.Create(ctx, teamA.ID, body(t, `{"brand":"Toyota","model":"Corolla","price":119990.50}`)))
-	check[patio.Vehicle](t)(vehicles.Update(ctx, teamA.ID, v1.ID, body(t, `{"price":115000,"phase":"disponivel"}`)))
-	check[patio.Vehicle](t)(vehicles.Update(ctx, teamA.ID, v1.ID, body(t, `{"status":"vendido"}`)))
+	v1 := check[patio.Vehicle](t)(vehicles.Create(ctx, teamA.ID, vehicleIn(t, `{"brand":"Toyota","model":"Corolla","price":119990.50}`)))
+	check[patio.Vehicle](t)(vehicles.Update(ctx, teamA.ID, v1.ID, vehicleIn(t, `{"price":115000,"phase":"disponivel"}`)))
+	check[patio.Vehicle](t)(vehicles.Update(ctx, teamA.ID, v1.ID, vehicleIn(t, `{"status":"vendido"}`)))
 	check[patio.Vehicle](t)(vehicles.Archive(ctx, teamA.ID, v1.ID))
-	c := check[patio.Client](t)(clients.Create(ctx, teamA.ID, body(t, `{"type":"individual","name":"Ana Souza","cpf":"52998224725"}`)))
-	check[patio.Client](t)(clients.Update(ctx, teamA.ID, c.ID, body(t, `{"name":"Ana S. Souza"}`)))
-	v2 := check[patio.Vehicle](t)(vehicles.Create(ctx, teamA.ID, body(t, `{"brand":"Fiat","model":"Argo","price":80000}`)))
-	d1 := check[patio.Deal](t)(deals.Create(ctx, teamA.ID, body(t, fmt.Sprintf(`{"title":"Argo","client_id":%q,"vehicle_id":%q}`, c.ID, v2.ID))))
-	check[patio.Deal](t)(deals.Update(ctx, teamA.ID, d1.ID, body(t, `{"phase":"visita"}`)))
-	check[patio.Deal](t)(deals.Update(ctx, teamA.ID, d1.ID, body(t, `{"status":"ganho","value":79000,"payment_method":"pix"}`)))
-	d2 := check[patio.Deal](t)(deals.Create(ctx, teamA.ID, body(t, fmt.Sprintf(`{"title":"Outro","client_id":%q}`, c.ID))))
-	check[patio.Deal](t)(deals.Update(ctx, teamA.ID, d2.ID, body(t, `{"status":"perdido","lost_reason":"preco"}`)))
+	c := check[patio.Client](t)(clients.Create(ctx, teamA.ID, clientIn(t, `{"type":"individual","name":"Ana Souza","cpf":"52998224725"}`)))
+	check[patio.Client](t)(clients.Update(ctx, teamA.ID, c.ID, clientIn(t, `{"name":"Ana S. Souza"}`)))
+	v2 := check[patio.Vehicle](t)(vehicles.Create(ctx, teamA.ID, vehicleIn(t, `{"brand":"Fiat","model":"Argo","price":80000}`)))
+	d1 := check[patio.Deal](t)(deals.Create(ctx, teamA.ID, dealIn(t, fmt.Sprintf(`{"title":"Argo","client_id":%q,"vehicle_id":%q}`, c.ID, v2.ID))))
+	check[patio.Deal](t)(deals.Update(ctx, teamA.ID, d1.ID, dealIn(t, `{"phase":"visita"}`)))
+	check[patio.Deal](t)(deals.Update(ctx, teamA.ID, d1.ID, dealIn(t, `{"status":"ganho","value":79000,"payment_method":"pix"}`)))
+	d2 := check[patio.Deal](t)(deals.Create(ctx, teamA.ID, dealIn(t, fmt.Sprintf(`{"title":"Outro","client_id":%q}`, c.ID))))
+	check[patio.Deal](t)(deals.Update(ctx, teamA.ID, d2.ID, dealIn(t, `{"status":"perdido","lost_reason":"preco"}`)))
 	check[patio.Client](t)(clients.Archive(ctx, teamA.ID, c.ID))
 
 	want := map[string]bool{}
@@ -370,7 +379,7 @@ func TestWebhookEventsEndToEnd(t *testing.T) {
 	}
 
 	// Team B's own event reaches B only.
-	check[patio.Vehicle](t)(vehicles.Create(ctx, teamB.ID, body(t, `{"brand":"VW","model":"Gol","price":50000}`)))
+	check[patio.Vehicle](t)(vehicles.Create(ctx, teamB.ID, vehicleIn(t, `{"brand":"VW","model":"Gol","price":50000}`)))
 	waitFor(t, "team B's vehicle.created", 15*time.Second, func() bool { return len(recvB.snapshot()) == 1 })
 	if b := recvB.snapshot()[0]; b.event["team_id"] != teamB.ID || b.event["type"] != webhook.VehicleCreated {
 		t.Errorf("team B received %s", b.body)
@@ -444,7 +453,7 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 	recv := newReceiver(t, always(500))
 	hook := p.hook(t, team, recv, "vehicle.created")
 
-	check[patio.Vehicle](t)(patio.Vehicles{Store: p.store}.Create(ctx, team.ID, body(t, `{"brand":"Honda","model":"Civic","price":150000}`)))
+	check[patio.Vehicle](t)(patio.NewVehicles(p.store.Vehicles()).Create(ctx, team.ID, vehicleIn(t, `{"brand":"Honda","model":"Civic","price":150000}`)))
 	waitFor(t, "six attempts", 40*time.Second, func() bool { return len(recv.snapshot()) >= 6 })
 	waitFor(t, "the webhook disabled", 10*time.Second, func() bool {
 		w, err := p.store.Webhook(ctx, team.ID, hook.ID)
@@ -486,7 +495,7 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 	}
 
 	// While disabled: a new event is recorded as skipped and not sent.
-	check[patio.Vehicle](t)(patio.Vehicles{Store: p.store}.Create(ctx, team.ID, body(t, `{"brand":"Honda","model":"Fit","price":90000}`)))
+	check[patio.Vehicle](t)(patio.NewVehicles(p.store.Vehicles()).Create(ctx, team.ID, vehicleIn(t, `{"brand":"Honda","model":"Fit","price":90000}`)))
 	waitFor(t, "a skipped delivery", 15*time.Second, func() bool {
 		s, err := p.admin.Deliveries(ctx, hook.ID, webhook.DeliverySkipped)
 		return err == nil && len(s) == 1
@@ -520,7 +529,7 @@ func TestWebhookReceiverRecovers(t *testing.T) {
 		return 200
 	})
 	hook := p.hook(t, team, recv, "client.created")
-	check[patio.Client](t)(patio.Clients{Store: p.store}.Create(ctx, team.ID, body(t, `{"type":"individual","name":"Bia","cpf":"52998224725"}`)))
+	check[patio.Client](t)(patio.NewClients(p.store.Clients()).Create(ctx, team.ID, clientIn(t, `{"type":"individual","name":"Bia","cpf":"52998224725"}`)))
 	waitFor(t, "three attempts", 20*time.Second, func() bool { return len(recv.snapshot()) >= 3 })
 	time.Sleep(4 * time.Second) // the fourth attempt would come 3 s after the third
 	if n := len(recv.snapshot()); n != 3 {

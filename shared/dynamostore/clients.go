@@ -1,11 +1,7 @@
 package dynamostore
 
 import (
-	"context"
-	"errors"
 	"strings"
-
-	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -73,7 +69,7 @@ func toClientRow(c patio.Client) clientRow {
 		PK: c.TeamID, SK: clientSK(c.ID), ID: c.ID, Type: c.Type, Name: c.Name, TradeName: c.TradeName,
 		CPF: c.CPF, CNPJ: c.CNPJ, Email: c.Email, Phone: c.Phone, BirthDate: birth,
 		StateRegistration: c.StateRegistration, Address: addr, Notes: c.Notes, Status: c.Status,
-		CreatedAt: c.CreatedAt.String(), UpdatedAt: c.UpdatedAt.String(), Rev: c.Rev,
+		CreatedAt: c.CreatedAt.String(), UpdatedAt: c.UpdatedAt.String(), Rev: revAttr(c.Revision),
 
 		Search:     strings.Join(search, "\x1f"),
 		LSIUpdated: sortKey(ptrTo(c.UpdatedAt.String()), c.ID),
@@ -87,7 +83,7 @@ func (r clientRow) client() (patio.Client, error) {
 	c := patio.Client{
 		ID: r.ID, TeamID: r.PK, Type: r.Type, Name: r.Name, TradeName: r.TradeName,
 		CPF: r.CPF, CNPJ: r.CNPJ, Email: r.Email, Phone: r.Phone,
-		StateRegistration: r.StateRegistration, Notes: r.Notes, Status: r.Status, Rev: r.Rev,
+		StateRegistration: r.StateRegistration, Notes: r.Notes, Status: r.Status, Revision: revisionOf(r.Rev),
 	}
 	if a := r.Address; a != nil {
 		c.Address = &patio.Address{Street: a.Street, Number: a.Number, Complement: a.Complement,
@@ -108,82 +104,43 @@ func (r clientRow) client() (patio.Client, error) {
 	return c, err
 }
 
-func (s *Store) clients() dynamo.Table { return s.db.Table(s.tables.Clients) }
-
-// documentGuard returns the sort key of the guard reserving the client's CPF or CNPJ
-// ("cpf#<CPF>", "cnpj#<CNPJ>").
-func documentGuard(c patio.Client) string {
-	kind, value := c.Document()
-	if kind == "" {
-		return ""
-	}
-	return guardSK(kind+"#", value)
-}
-
-func duplicateDocument(c patio.Client) error {
-	kind, value := c.Document()
-	return patio.Errorf(patio.KindDuplicate, "a client with %s %s already exists", kind, value)
-}
-
-// CreateClient stores a new client and reserves its CPF or CNPJ in the same transaction. A document
-// already reserved in the team, by an active or an inactive client, is KindDuplicate.
-func (s *Store) CreateClient(ctx context.Context, c patio.Client) error {
-	t := s.clients()
-	put := func() *dynamo.Put { return t.Put(toClientRow(c)).If("attribute_not_exists(pk)") }
-	err := s.putGuarded(ctx, t, put, c.TeamID, c.ID, "", documentGuard(c))
-	if errors.Is(err, errTaken) {
-		return duplicateDocument(c)
-	}
-	return wrap(err, "create client", c.ID)
-}
-
-// GetClient returns a team's client, active or inactive (strongly consistent), or KindNotFound.
-func (s *Store) GetClient(ctx context.Context, teamID, id string) (patio.Client, error) {
-	return getRecord(ctx, s.clients(), teamID, clientSK(id), "client", clientRow.client)
-}
-
-// UpdateClient applies change to the stored client and writes it conditioned on the revision it
-// read; a lost race re-reads and re-applies. A CPF or CNPJ change moves the guard in the same
-// transaction (KindDuplicate when the new document is taken). Deactivation keeps the guard.
-func (s *Store) UpdateClient(ctx context.Context, teamID, id string,
-	change func(patio.Client) (patio.Client, bool, error)) (patio.Client, error) {
-	get := func() (patio.Client, error) { return s.GetClient(ctx, teamID, id) }
-	return updateRecord(get, change, func(cur, next patio.Client) (patio.Client, error) {
-		next.Rev = cur.Rev + 1
-		t := s.clients()
-		put := func() *dynamo.Put { return t.Put(toClientRow(next)).If("'rev' = ?", cur.Rev) }
-		err := s.putGuarded(ctx, t, put, next.TeamID, next.ID, documentGuard(cur), documentGuard(next))
-		switch {
-		case errors.Is(err, errRevConflict):
-			return next, err
-		case errors.Is(err, errTaken):
-			return next, duplicateDocument(next)
+// clientKind declares how clients are stored: a CPF or CNPJ is unique in the team, inactive
+// clients included (deactivation keeps the guard).
+var clientKind = kind[patio.Client, clientRow, patio.ClientQuery]{
+	what: "client", prefix: clientPrefix,
+	table:        func(t Tables) string { return t.Clients },
+	key:          func(c patio.Client) (string, string) { return c.TeamID, c.ID },
+	encode:       toClientRow,
+	decode:       clientRow.client,
+	revision:     func(c patio.Client) int { return c.Revision },
+	withRevision: func(c patio.Client, n int) patio.Client { c.Revision = n; return c },
+	guards: func(c patio.Client) []guard {
+		kind, value := c.Document()
+		if kind == "" {
+			return nil
 		}
-		return next, wrap(err, "update client", next.ID)
-	})
+		return []guard{{sk: kind + "#" + value,
+			taken: patio.Errorf(patio.KindDuplicate, "a client with %s %s already exists", kind, value)}}
+	},
+	sorts: map[string]sortIndex{
+		"created_at": {},
+		"updated_at": {index: "by_updated", attr: "lsi_updated"},
+		"name":       {index: "by_name", attr: "lsi_name"},
+	},
+	filter: func(q patio.ClientQuery) (filter, patio.ListQuery) {
+		var f filter
+		f.common(q.ListQuery)
+		f.in("type", q.Type)
+		f.eq("cpf", q.CPF)
+		f.eq("cnpj", q.CNPJ)
+		if q.Q != nil {
+			f.add("contains('search', ?)", *q.Q)
+		}
+		return f, q.ListQuery
+	},
 }
 
-// clientSorts maps each sortable field to its index.
-var clientSorts = map[string]sortIndex{
-	"created_at": {},
-	"updated_at": {index: "by_updated", attr: "lsi_updated"},
-	"name":       {index: "by_name", attr: "lsi_name"},
-}
-
-// ListClients returns one page of a team's clients in the requested order and the total matching.
-func (s *Store) ListClients(ctx context.Context, teamID string, q patio.ClientQuery) ([]patio.Client, int, error) {
-	var f filter
-	f.common(q.ListQuery)
-	f.in("type", q.Type)
-	if q.CPF != "" {
-		f.add("'cpf' = ?", q.CPF)
-	}
-	if q.CNPJ != "" {
-		f.add("'cnpj' = ?", q.CNPJ)
-	}
-	if q.Q != "" {
-		f.add("contains('search', ?)", q.Q)
-	}
-	return listRecords(ctx, s.clients(), teamID, clientPrefix, "clients", clientSorts[q.Sort], q.ListQuery, f,
-		clientRow.client)
+// Clients returns the client store.
+func (s *Store) Clients() patio.ClientStore {
+	return records[patio.Client, clientRow, patio.ClientQuery]{s, &clientKind}
 }

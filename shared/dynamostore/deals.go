@@ -1,11 +1,6 @@
 package dynamostore
 
 import (
-	"context"
-	"reflect"
-
-	"github.com/guregu/dynamo/v2"
-
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -57,7 +52,7 @@ func toDealRow(d patio.Deal) dealRow {
 		VehicleID: d.VehicleID, ValueCents: centsPtr(d.Value), Phase: d.Phase, Status: d.Status,
 		LostReason: d.LostReason, PaymentMethod: d.PaymentMethod, ExpectedCloseDate: dateStr(d.ExpectedCloseDate),
 		Notes: d.Notes, ClosedAt: tsPtr(d.ClosedAt), CreatedAt: d.CreatedAt.String(), UpdatedAt: d.UpdatedAt.String(),
-		Rev: d.Rev,
+		Rev: revAttr(d.Revision),
 
 		LSIUpdated: sortKey(ptrTo(d.UpdatedAt.String()), d.ID),
 		LSIValue:   sortKey(value, d.ID),
@@ -70,7 +65,7 @@ func (r dealRow) deal() (patio.Deal, error) {
 	d := patio.Deal{
 		ID: r.ID, TeamID: r.PK, Title: r.Title, ClientID: r.ClientID, VehicleID: r.VehicleID,
 		Phase: r.Phase, Status: r.Status, LostReason: r.LostReason, PaymentMethod: r.PaymentMethod,
-		Notes: r.Notes, Rev: r.Rev,
+		Notes: r.Notes, Revision: revisionOf(r.Rev),
 	}
 	if r.ValueCents != nil {
 		d.Value = ptrTo(money.Cents(*r.ValueCents))
@@ -97,117 +92,36 @@ func (r dealRow) deal() (patio.Deal, error) {
 	return d, err
 }
 
-func (s *Store) deals() dynamo.Table { return s.db.Table(s.tables.Deals) }
-
-// CreateDeal stores a new deal, atomically with its requirements (KindConflict when the client is
-// not active or the vehicle not ativo or reservado).
-func (s *Store) CreateDeal(ctx context.Context, w patio.DealWrite) error {
-	return wrap(s.writeDeal(ctx, w, -1), "create deal", w.Deal.ID)
+// dealKind declares how deals are stored.
+var dealKind = kind[patio.Deal, dealRow, patio.DealQuery]{
+	what: "deal", prefix: dealPrefix,
+	table:        func(t Tables) string { return t.Deals },
+	key:          func(d patio.Deal) (string, string) { return d.TeamID, d.ID },
+	encode:       toDealRow,
+	decode:       dealRow.deal,
+	revision:     func(d patio.Deal) int { return d.Revision },
+	withRevision: func(d patio.Deal, n int) patio.Deal { d.Revision = n; return d },
+	guards:       func(patio.Deal) []guard { return nil },
+	sorts: map[string]sortIndex{
+		"created_at":          {},
+		"updated_at":          {index: "by_updated", attr: "lsi_updated"},
+		"value":               {index: "by_value", attr: "lsi_value", optional: true},
+		"title":               {index: "by_title", attr: "lsi_title"},
+		"expected_close_date": {index: "by_close_date", attr: "lsi_close", optional: true},
+	},
+	filter: func(q patio.DealQuery) (filter, patio.ListQuery) {
+		var f filter
+		f.common(q.ListQuery)
+		f.in("phase", q.Phase)
+		f.eq("client_id", q.ClientID)
+		f.eq("vehicle_id", q.VehicleID)
+		f.cents("value_cents", ">=", q.ValueMin)
+		f.cents("value_cents", "<=", q.ValueMax)
+		return f, q.ListQuery
+	},
 }
 
-// GetDeal returns a team's deal (strongly consistent), or KindNotFound.
-func (s *Store) GetDeal(ctx context.Context, teamID, id string) (patio.Deal, error) {
-	return getRecord(ctx, s.deals(), teamID, dealSK(id), "deal", dealRow.deal)
-}
-
-// UpdateDeal applies change to the stored deal and performs the write it returns in one
-// transaction with its requirements; a lost race (the deal's or the sold vehicle's revision moved)
-// re-reads and re-applies change.
-func (s *Store) UpdateDeal(ctx context.Context, teamID, id string,
-	change func(patio.Deal) (patio.DealWrite, error)) (patio.Deal, error) {
-	var w patio.DealWrite
-	d, err := updateRecord(
-		func() (patio.Deal, error) { return s.GetDeal(ctx, teamID, id) },
-		func(cur patio.Deal) (patio.Deal, bool, error) {
-			var err error
-			if w, err = change(cur); err != nil {
-				return cur, false, err
-			}
-			return w.Deal, w.Sell != nil || !reflect.DeepEqual(cur, w.Deal), nil
-		},
-		func(cur, next patio.Deal) (patio.Deal, error) {
-			w.Deal = next
-			w.Deal.Rev = cur.Rev + 1
-			return w.Deal, s.writeDeal(ctx, w, cur.Rev)
-		})
-	return d, wrap(err, "update deal", id)
-}
-
-// writeDeal puts the deal (new when prevRev < 0, else conditioned on prevRev) with its requirements
-// in one transaction. A failed requirement is KindConflict; a moved revision is errRevConflict.
-func (s *Store) writeDeal(ctx context.Context, w patio.DealWrite, prevRev int) error {
-	d := w.Deal
-	put := func() *dynamo.Put {
-		p := s.deals().Put(toDealRow(d))
-		if prevRev < 0 {
-			return p.If("attribute_not_exists(pk)")
-		}
-		return p.If("'rev' = ?", prevRev)
-	}
-	if w.ActiveClient == "" && w.UsableVehicle == "" && w.Sell == nil {
-		err := put().Run(ctx)
-		if dynamo.IsCondCheckFailed(err) && prevRev >= 0 {
-			return errRevConflict
-		}
-		return err
-	}
-	// Each transaction item's failure, in the order the items are added.
-	var failures []error
-	err := s.runTx(ctx, func() *dynamo.WriteTx {
-		tx := s.db.WriteTx().Put(put())
-		failures = []error{errRevConflict}
-		if w.ActiveClient != "" {
-			tx.Check(s.db.Table(s.tables.Clients).Check("pk", d.TeamID).Range("sk", clientSK(w.ActiveClient)).
-				If("'status' = ?", patio.ClientActive))
-			failures = append(failures, patio.Conflictf("client_id does not name an active client of this team"))
-		}
-		if w.UsableVehicle != "" {
-			tx.Check(s.vehicles().Check("pk", d.TeamID).Range("sk", vehicleSK(w.UsableVehicle)).
-				If("'status' IN (?, ?)", patio.VehicleActive, patio.VehicleReserved))
-			failures = append(failures, patio.Conflictf("vehicle_id does not name an ativo or reservado vehicle of this team"))
-		}
-		if w.Sell != nil {
-			tx.Put(s.vehicles().Put(toVehicleRow(*w.Sell)).If("'rev' = ?", w.Sell.Rev-1))
-			failures = append(failures, errRevConflict)
-		}
-		return tx
-	})
-	for i, f := range failures {
-		if cancelReason(err, i) == "ConditionalCheckFailed" {
-			if i == 0 && prevRev < 0 {
-				return err
-			}
-			return f
-		}
-	}
-	return err
-}
-
-// dealSorts maps each sortable field to its index.
-var dealSorts = map[string]sortIndex{
-	"created_at":          {},
-	"updated_at":          {index: "by_updated", attr: "lsi_updated"},
-	"value":               {index: "by_value", attr: "lsi_value", optional: true},
-	"title":               {index: "by_title", attr: "lsi_title"},
-	"expected_close_date": {index: "by_close_date", attr: "lsi_close", optional: true},
-}
-
-// ListDeals returns one page of a team's deals in the requested order and the total matching.
-func (s *Store) ListDeals(ctx context.Context, teamID string, q patio.DealQuery) ([]patio.Deal, int, error) {
-	var f filter
-	f.common(q.ListQuery)
-	f.in("phase", q.Phase)
-	if q.ClientID != "" {
-		f.add("'client_id' = ?", q.ClientID)
-	}
-	if q.VehicleID != "" {
-		f.add("'vehicle_id' = ?", q.VehicleID)
-	}
-	if q.ValueMin != nil {
-		f.add("'value_cents' >= ?", int64(*q.ValueMin))
-	}
-	if q.ValueMax != nil {
-		f.add("'value_cents' <= ?", int64(*q.ValueMax))
-	}
-	return listRecords(ctx, s.deals(), teamID, dealPrefix, "deals", dealSorts[q.Sort], q.ListQuery, f, dealRow.deal)
+// Deals returns the deal store.
+func (s *Store) Deals() patio.DealStore {
+	return records[patio.Deal, dealRow, patio.DealQuery]{s, &dealKind}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -54,12 +55,22 @@ func (f *filter) in(attr string, values []string) {
 	if len(values) == 0 {
 		return
 	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(values)), ", ")
-	args := make([]any, len(values))
-	for i, v := range values {
-		args[i] = v
-	}
+	marks, args := placeholders(values)
 	f.add("'"+attr+"' IN ("+marks+")", args...)
+}
+
+// eq adds "attr = value" when value is set.
+func (f *filter) eq(attr string, value *string) {
+	if value != nil {
+		f.add("'"+attr+"' = ?", *value)
+	}
+}
+
+// cents compares a money attribute (stored in cents) with a bound, when set.
+func (f *filter) cents(attr, op string, bound *money.Cents) {
+	if bound != nil {
+		f.add("'"+attr+"' "+op+" ?", int64(*bound))
+	}
 }
 
 // common adds the filters every resource shares: status and the created_at day range.
@@ -187,7 +198,7 @@ func readWindow[R any](ctx context.Context, q *dynamo.Query, skip, want int) ([]
 // (what names the records in errors).
 func listRecords[R, T any](ctx context.Context, table dynamo.Table, teamID, prefix, what string, ix sortIndex,
 	q patio.ListQuery, f filter, decode func(R) (T, error)) ([]T, int, error) {
-	rows, total, err := listPage[R](ctx, table, teamID, prefix, ix, q.Desc, f, q.Offset(), q.Limit)
+	rows, total, err := listPage[R](ctx, table, teamID, prefix, ix, q.Desc, f, q.Offset(), q.Limit.Value)
 	if err != nil {
 		return nil, 0, wrap(err, "list "+what+" of team", teamID)
 	}

@@ -126,37 +126,6 @@ func cancelReason(err error, i int) string {
 	return ""
 }
 
-// errRevConflict reports a lost optimistic-concurrency race: re-read and re-apply.
-var errRevConflict = errors.New("record changed concurrently")
-
-// maxUpdateAttempts bounds how often an update re-reads and re-applies after losing a race.
-const maxUpdateAttempts = 10
-
-// updateRecord is the optimistic update of a record: read it with get, apply change, and when
-// change reports a difference write the result with replace, which conditions the write on the
-// revision read and returns errRevConflict when it lost a race; then it re-reads and re-applies, at
-// most maxUpdateAttempts times. It returns the stored record, the one read when nothing changed.
-func updateRecord[T any](get func() (T, error), change func(T) (T, bool, error),
-	replace func(cur, next T) (T, error)) (T, error) {
-	var zero T
-	for range maxUpdateAttempts {
-		cur, err := get()
-		if err != nil {
-			return zero, err
-		}
-		next, changed, err := change(cur)
-		if err != nil || !changed {
-			return cur, err
-		}
-		next, err = replace(cur, next)
-		if errors.Is(err, errRevConflict) {
-			continue
-		}
-		return next, err
-	}
-	return zero, patio.Internal(errRevConflict)
-}
-
 // getRecord reads the item of a team's partition with sort key sk (strongly consistent) and
 // decodes it; a missing item is KindNotFound naming what.
 func getRecord[R, T any](ctx context.Context, t dynamo.Table, teamID, sk, what string,
@@ -180,58 +149,6 @@ func decodeRows[R, T any](rows []R, decode func(R) (T, error)) ([]T, error) {
 		}
 	}
 	return out, nil
-}
-
-// guardRow reserves a unique value (plate, CPF, CNPJ) for one record of a team.
-type guardRow struct {
-	PK    string `dynamo:"pk,hash"`
-	SK    string `dynamo:"sk,range"`
-	Owner string `dynamo:"owner"`
-}
-
-// guardSK returns the sort key of the guard item reserving value under prefix ("plate#", "cpf#",
-// "cnpj#"), or "" when there is no value to reserve.
-func guardSK(prefix, value string) string {
-	if value == "" {
-		return ""
-	}
-	return prefix + value
-}
-
-// errTaken reports that the unique value a write reserves is already reserved in the team.
-var errTaken = errors.New("unique value already reserved")
-
-// putGuarded runs put and, in the same transaction, reserves newGuard for owner and releases
-// oldGuard (guard sort keys in the team's partition of t; "" for none), so that a record and the
-// unique value it holds never disagree, under any concurrency. When the guard does not change it is
-// the conditional put alone. put's condition failing is errRevConflict; newGuard already reserved
-// is errTaken. Transaction conflicts are retried (runTx).
-func (s *Store) putGuarded(ctx context.Context, t dynamo.Table, put func() *dynamo.Put,
-	teamID, owner, oldGuard, newGuard string) error {
-	if oldGuard == newGuard {
-		err := put().Run(ctx)
-		if dynamo.IsCondCheckFailed(err) {
-			return errRevConflict
-		}
-		return err
-	}
-	err := s.runTx(ctx, func() *dynamo.WriteTx {
-		tx := s.db.WriteTx().Put(put())
-		if newGuard != "" {
-			tx.Put(t.Put(guardRow{PK: teamID, SK: newGuard, Owner: owner}).If("attribute_not_exists(pk)"))
-		}
-		if oldGuard != "" {
-			tx.Delete(t.Delete("pk", teamID).Range("sk", oldGuard))
-		}
-		return tx
-	})
-	switch {
-	case cancelReason(err, 0) == "ConditionalCheckFailed":
-		return errRevConflict
-	case newGuard != "" && cancelReason(err, 1) == "ConditionalCheckFailed":
-		return errTaken
-	}
-	return err
 }
 
 // wrap turns an unexpected storage error into patio.Internal with the operation and key, and lets

@@ -1,11 +1,7 @@
 package dynamostore
 
 import (
-	"context"
-	"errors"
 	"strings"
-
-	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -96,7 +92,7 @@ func toVehicleRow(v patio.Vehicle) vehicleRow {
 		PriceCents: int64(v.Price), PurchaseCents: centsPtr(v.PurchasePrice),
 		Phase: v.Phase, Status: v.Status, Description: v.Description,
 		SoldAt: tsPtr(v.SoldAt), SoldDealID: v.SoldDealID,
-		CreatedAt: v.CreatedAt.String(), UpdatedAt: v.UpdatedAt.String(), Rev: v.Rev,
+		CreatedAt: v.CreatedAt.String(), UpdatedAt: v.UpdatedAt.String(), Rev: revAttr(v.Revision),
 
 		Search: strings.Join([]string{patio.Fold(v.Title), patio.Fold(v.Brand), patio.Fold(v.Model),
 			strings.ToLower(plate), strings.ToLower(v.PlateKey())}, "\x1f"),
@@ -117,7 +113,7 @@ func (r vehicleRow) vehicle() (patio.Vehicle, error) {
 		ManufactureYear: r.ManufactureYear, ModelYear: r.ModelYear, MileageKm: r.MileageKm,
 		Color: r.Color, Fuel: r.Fuel, Transmission: r.Transmission,
 		Price: money.Cents(r.PriceCents), Phase: r.Phase, Status: r.Status, Description: r.Description,
-		SoldDealID: r.SoldDealID, Rev: r.Rev,
+		SoldDealID: r.SoldDealID, Revision: revisionOf(r.Rev),
 	}
 	if r.PurchaseCents != nil {
 		c := money.Cents(*r.PurchaseCents)
@@ -142,99 +138,56 @@ func (r vehicleRow) vehicle() (patio.Vehicle, error) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-func (s *Store) vehicles() dynamo.Table { return s.db.Table(s.tables.Vehicles) }
-
-// plateGuard returns the sort key of the guard reserving the vehicle's plate, or "" without one.
-func plateGuard(v patio.Vehicle) string { return guardSK(platePrefix, v.PlateKey()) }
-
-func duplicatePlate(key string) error {
-	return patio.Errorf(patio.KindDuplicate, "a vehicle with plate %s already exists", key)
+// vehicleKind declares how vehicles are stored: a plate is unique in the team (either spelling).
+var vehicleKind = kind[patio.Vehicle, vehicleRow, patio.VehicleQuery]{
+	what: "vehicle", prefix: vehiclePrefix,
+	table:        func(t Tables) string { return t.Vehicles },
+	key:          func(v patio.Vehicle) (string, string) { return v.TeamID, v.ID },
+	encode:       toVehicleRow,
+	decode:       vehicleRow.vehicle,
+	revision:     func(v patio.Vehicle) int { return v.Revision },
+	withRevision: func(v patio.Vehicle, n int) patio.Vehicle { v.Revision = n; return v },
+	guards: func(v patio.Vehicle) []guard {
+		if v.PlateKey() == "" {
+			return nil
+		}
+		return []guard{{sk: platePrefix + v.PlateKey(),
+			taken: patio.Errorf(patio.KindDuplicate, "a vehicle with plate %s already exists", v.PlateKey())}}
+	},
+	sorts: map[string]sortIndex{
+		"created_at": {},
+		"updated_at": {index: "by_updated", attr: "lsi_updated"},
+		"price":      {index: "by_price", attr: "lsi_price"},
+		"title":      {index: "by_title", attr: "lsi_title"},
+		"model_year": {index: "by_year", attr: "lsi_year", optional: true},
+		"mileage_km": {index: "by_mileage", attr: "lsi_mileage", optional: true},
+	},
+	filter: func(q patio.VehicleQuery) (filter, patio.ListQuery) {
+		var f filter
+		f.common(q.ListQuery)
+		f.in("phase", q.Phase)
+		f.in("fuel", q.Fuel)
+		f.eq("f_brand", q.Brand)
+		f.eq("f_model", q.Model)
+		f.cents("price_cents", ">=", q.PriceMin)
+		f.cents("price_cents", "<=", q.PriceMax)
+		if q.YearMin != nil {
+			f.add("'model_year' >= ?", *q.YearMin)
+		}
+		if q.YearMax != nil {
+			f.add("'model_year' <= ?", *q.YearMax)
+		}
+		if q.PlateKey != "" {
+			f.add("'plate_key' = ?", q.PlateKey)
+		}
+		if q.Q != nil {
+			f.add("contains('search', ?)", strings.ToLower(*q.Q))
+		}
+		return f, q.ListQuery
+	},
 }
 
-// CreateVehicle stores a new vehicle and, when it has a plate, reserves the plate in the same
-// transaction. A plate already reserved in the team (either spelling) is KindDuplicate.
-func (s *Store) CreateVehicle(ctx context.Context, v patio.Vehicle) error {
-	t := s.vehicles()
-	put := func() *dynamo.Put { return t.Put(toVehicleRow(v)).If("attribute_not_exists(pk)") }
-	err := s.putGuarded(ctx, t, put, v.TeamID, v.ID, "", plateGuard(v))
-	if errors.Is(err, errTaken) {
-		return duplicatePlate(v.PlateKey())
-	}
-	return wrap(err, "create vehicle", v.ID)
-}
-
-// GetVehicle returns a team's vehicle (strongly consistent), or KindNotFound.
-func (s *Store) GetVehicle(ctx context.Context, teamID, id string) (patio.Vehicle, error) {
-	return getRecord(ctx, s.vehicles(), teamID, vehicleSK(id), "vehicle", vehicleRow.vehicle)
-}
-
-// UpdateVehicle applies change to the stored vehicle and writes it conditioned on the revision it
-// read; a lost race re-reads and re-applies. A plate change moves the plate's guard in the same
-// transaction (KindDuplicate when the new plate is taken).
-func (s *Store) UpdateVehicle(ctx context.Context, teamID, id string,
-	change func(patio.Vehicle) (patio.Vehicle, bool, error)) (patio.Vehicle, error) {
-	get := func() (patio.Vehicle, error) { return s.GetVehicle(ctx, teamID, id) }
-	return updateRecord(get, change, func(cur, next patio.Vehicle) (patio.Vehicle, error) {
-		next.Rev = cur.Rev + 1
-		return next, s.replaceVehicle(ctx, cur, next)
-	})
-}
-
-// replaceVehicle writes next over cur, conditioned on cur's revision (errRevConflict when it moved),
-// moving the plate guard when the plate changes.
-func (s *Store) replaceVehicle(ctx context.Context, cur, next patio.Vehicle) error {
-	t := s.vehicles()
-	put := func() *dynamo.Put { return t.Put(toVehicleRow(next)).If("'rev' = ?", cur.Rev) }
-	err := s.putGuarded(ctx, t, put, next.TeamID, next.ID, plateGuard(cur), plateGuard(next))
-	switch {
-	case errors.Is(err, errRevConflict):
-		return err
-	case errors.Is(err, errTaken):
-		return duplicatePlate(next.PlateKey())
-	}
-	return wrap(err, "update vehicle", next.ID)
-}
-
-// vehicleSorts maps each sortable field to its index.
-var vehicleSorts = map[string]sortIndex{
-	"created_at": {},
-	"updated_at": {index: "by_updated", attr: "lsi_updated"},
-	"price":      {index: "by_price", attr: "lsi_price"},
-	"title":      {index: "by_title", attr: "lsi_title"},
-	"model_year": {index: "by_year", attr: "lsi_year", optional: true},
-	"mileage_km": {index: "by_mileage", attr: "lsi_mileage", optional: true},
-}
-
-// ListVehicles returns one page of a team's vehicles in the requested order and the total matching.
-func (s *Store) ListVehicles(ctx context.Context, teamID string, q patio.VehicleQuery) ([]patio.Vehicle, int, error) {
-	var f filter
-	f.common(q.ListQuery)
-	f.in("phase", q.Phase)
-	f.in("fuel", q.Fuel)
-	if q.Brand != "" {
-		f.add("'f_brand' = ?", q.Brand)
-	}
-	if q.Model != "" {
-		f.add("'f_model' = ?", q.Model)
-	}
-	if q.PriceMin != nil {
-		f.add("'price_cents' >= ?", int64(*q.PriceMin))
-	}
-	if q.PriceMax != nil {
-		f.add("'price_cents' <= ?", int64(*q.PriceMax))
-	}
-	if q.YearMin != nil {
-		f.add("'model_year' >= ?", *q.YearMin)
-	}
-	if q.YearMax != nil {
-		f.add("'model_year' <= ?", *q.YearMax)
-	}
-	if q.PlateKey != "" {
-		f.add("'plate_key' = ?", q.PlateKey)
-	}
-	if q.Q != "" {
-		f.add("contains('search', ?)", strings.ToLower(q.Q))
-	}
-	return listRecords(ctx, s.vehicles(), teamID, vehiclePrefix, "vehicles", vehicleSorts[q.Sort], q.ListQuery, f,
-		vehicleRow.vehicle)
+// Vehicles returns the vehicle store.
+func (s *Store) Vehicles() patio.VehicleStore {
+	return records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}
 }

@@ -49,12 +49,12 @@ func fromMilli(ms int64) time.Time {
 	return time.UnixMilli(ms).UTC()
 }
 
-func toWebhookRow(w webhook.Webhook, rev int) webhookRow {
+func toWebhookRow(w webhook.Webhook) webhookRow {
 	return webhookRow{
 		PK: w.TeamID, SK: webhookSK(w.ID), WebhookID: w.ID, URL: w.URL, Events: w.Events, Status: w.Status,
 		Secret: w.Secret, NextSecret: w.NextSecret, RotatesAt: tsPtr(w.RotatesAt),
 		EnabledAt: unixMilli(w.EnabledAt), LastSuccessAt: unixMilli(w.LastSuccessAt), AlertPending: w.AlertPending,
-		CreatedAt: w.CreatedAt.String(), UpdatedAt: w.UpdatedAt.String(), Rev: rev,
+		CreatedAt: w.CreatedAt.String(), UpdatedAt: w.UpdatedAt.String(), Rev: revAttr(w.Revision),
 	}
 }
 
@@ -62,7 +62,7 @@ func (r webhookRow) webhook() (webhook.Webhook, error) {
 	w := webhook.Webhook{
 		ID: r.WebhookID, TeamID: r.PK, URL: r.URL, Events: r.Events, Status: r.Status, Secret: r.Secret,
 		NextSecret: r.NextSecret, EnabledAt: fromMilli(r.EnabledAt), LastSuccessAt: fromMilli(r.LastSuccessAt),
-		AlertPending: r.AlertPending,
+		AlertPending: r.AlertPending, Revision: revisionOf(r.Rev),
 	}
 	var err error
 	if w.CreatedAt, err = patio.ParseTimestamp(r.CreatedAt); err != nil {
@@ -83,15 +83,31 @@ func (r webhookRow) webhook() (webhook.Webhook, error) {
 
 func (s *Store) webhooks() dynamo.Table { return s.db.Table(s.tables.Webhooks) }
 
+// webhookKind declares how webhooks are stored (no lists: TeamWebhooks reads them all).
+var webhookKind = kind[webhook.Webhook, webhookRow, struct{}]{
+	what: "webhook", prefix: webhookPrefix,
+	table:        func(t Tables) string { return t.Webhooks },
+	key:          func(w webhook.Webhook) (string, string) { return w.TeamID, w.ID },
+	encode:       toWebhookRow,
+	decode:       webhookRow.webhook,
+	revision:     func(w webhook.Webhook) int { return w.Revision },
+	withRevision: func(w webhook.Webhook, n int) webhook.Webhook { w.Revision = n; return w },
+	guards:       func(webhook.Webhook) []guard { return nil },
+}
+
+func (s *Store) webhookRecords() records[webhook.Webhook, webhookRow, struct{}] {
+	return records[webhook.Webhook, webhookRow, struct{}]{s, &webhookKind}
+}
+
 // CreateWebhook stores a new webhook.
 func (s *Store) CreateWebhook(ctx context.Context, w webhook.Webhook) error {
-	err := s.webhooks().Put(toWebhookRow(w, 0)).If("attribute_not_exists(pk)").Run(ctx)
-	return wrap(err, "create webhook", w.ID)
+	_, err := s.webhookRecords().Create(ctx, patio.Write[webhook.Webhook]{Record: w})
+	return err
 }
 
 // Webhook returns a team's webhook (strongly consistent), or KindNotFound.
 func (s *Store) Webhook(ctx context.Context, teamID, id string) (webhook.Webhook, error) {
-	return getRecord(ctx, s.webhooks(), teamID, webhookSK(id), "webhook", webhookRow.webhook)
+	return s.webhookRecords().Get(ctx, teamID, id)
 }
 
 // WebhookByID finds a webhook by its id alone (index by_id, then a consistent read), or
@@ -115,31 +131,15 @@ func (s *Store) TeamWebhooks(ctx context.Context, teamID string) ([]webhook.Webh
 	return out, wrap(err, "decode webhooks of team", teamID)
 }
 
-// UpdateWebhook applies change to the stored webhook and writes it conditioned on the revision it
-// read, re-reading and re-applying on a lost race.
+// UpdateWebhook applies change to the stored webhook through the store's one update path
+// (conditioned on the revision read; a lost race re-reads and re-applies). A change that alters
+// nothing writes nothing.
 func (s *Store) UpdateWebhook(ctx context.Context, teamID, id string,
 	change func(webhook.Webhook) (webhook.Webhook, error)) (webhook.Webhook, error) {
-	for range maxUpdateAttempts {
-		var row webhookRow
-		err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, webhookSK(id)).Consistent(true).One(ctx, &row)
-		if err != nil {
-			return webhook.Webhook{}, wrap(notFound(err, "webhook"), "get webhook", id)
-		}
-		cur, err := row.webhook()
-		if err != nil {
-			return cur, wrap(err, "decode webhook", id)
-		}
+	return s.webhookRecords().Update(ctx, teamID, id, func(cur webhook.Webhook) (patio.Write[webhook.Webhook], error) {
 		next, err := change(cur)
-		if err != nil {
-			return cur, err
-		}
-		err = s.webhooks().Put(toWebhookRow(next, row.Rev+1)).If("'rev' = ?", row.Rev).Run(ctx)
-		if dynamo.IsCondCheckFailed(err) {
-			continue
-		}
-		return next, wrap(err, "update webhook", id)
-	}
-	return webhook.Webhook{}, patio.Internal(errRevConflict)
+		return patio.Write[webhook.Webhook]{Record: next, Changed: patio.Changed(cur, next)}, err
+	})
 }
 
 // NoteSuccess records a successful delivery at t, keeping the latest time.

@@ -66,12 +66,14 @@ func writeData(w http.ResponseWriter, code int, data any) {
 }
 
 // writeList answers a page of a list.
-func writeList[T any](w http.ResponseWriter, items []T, total int, q patio.ListQuery) {
+func writeList[T any](w http.ResponseWriter, page patio.Page[T]) {
+	items := page.Items
 	if items == nil {
 		items = []T{}
 	}
+	q := page.List
 	writeJSON(w, http.StatusOK, envelope{Success: true, Data: items,
-		Pagination: &pagination{Page: q.Page, Limit: q.Limit, Total: total, Pages: q.Pages(total)}})
+		Pagination: &pagination{Page: q.Page.Value, Limit: q.Limit.Value, Total: page.Total, Pages: q.Pages(page.Total)}})
 }
 
 // writeError answers err in the envelope. Internal errors are logged here, once, with the whole

@@ -8,10 +8,11 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/httpapi"
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // BenchmarkLimiter measures what the exact rate limiter adds to a request: the same router built
@@ -34,8 +35,9 @@ func BenchmarkLimiter(b *testing.B) {
 	if err := store.CreateKey(ctx, key); err != nil {
 		b.Fatal(err)
 	}
-	vehicles := patio.Vehicles{Store: store}
-	v, err := vehicles.Create(ctx, team.ID, patio.Body{"brand": []byte(`"Fiat"`), "model": []byte(`"Uno"`), "price": []byte(`30000`)})
+	vehicles := patio.NewVehicles(store.Vehicles())
+	v, err := vehicles.Create(ctx, team.ID, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Uno"),
+		Price: patio.Some(money.Cents(3_000_000))})
 	if err != nil {
 		b.Fatal(err)
 	}

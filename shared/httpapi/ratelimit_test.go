@@ -21,7 +21,7 @@ func limitedStack(t *testing.T, now *atomic.Int64) *stack {
 	t.Helper()
 	s := newStack(t)
 	h := httpapi.New(httpapi.Options{
-		Keys: s.store, Limiter: s.store, Vehicles: patio.Vehicles{Store: s.store},
+		Keys: s.store, Limiter: s.store, Vehicles: patio.NewVehicles(s.store.Vehicles()),
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Now:    func() time.Time { return time.Unix(0, now.Load()) },
 	})

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,13 +26,14 @@ import (
 // MaxBodyBytes is the largest request body accepted (CONTRACT.md section 1).
 const MaxBodyBytes = 1 << 20
 
-// Service is one resource's use cases, as the domain provides them (patio.Vehicles, ...).
-type Service[T any] interface {
-	Create(ctx context.Context, teamID string, body patio.Body) (T, error)
+// Service is one resource's use cases on typed inputs, as the domain provides them
+// (patio.Vehicles, ...).
+type Service[T, In, Q any] interface {
+	Create(ctx context.Context, teamID string, in In) (T, error)
 	Get(ctx context.Context, teamID, id string) (T, error)
-	Update(ctx context.Context, teamID, id string, body patio.Body) (T, error)
+	Update(ctx context.Context, teamID, id string, in In) (T, error)
 	Archive(ctx context.Context, teamID, id string) (T, error)
-	List(ctx context.Context, teamID string, values url.Values) ([]T, int, patio.ListQuery, error)
+	List(ctx context.Context, teamID string, q Q) (patio.Page[T], error)
 }
 
 // Options configures the handler. A nil service leaves its routes unserved (404), so each Lambda
@@ -42,9 +44,9 @@ type Options struct {
 	Limiter patio.RateCounter
 	// Now is the clock of the rate limits; time.Now when nil.
 	Now      func() time.Time
-	Vehicles Service[patio.Vehicle]
-	Clients  Service[patio.Client]
-	Deals    Service[patio.Deal]
+	Vehicles Service[patio.Vehicle, patio.VehicleInput, patio.VehicleQuery]
+	Clients  Service[patio.Client, patio.ClientInput, patio.ClientQuery]
+	Deals    Service[patio.Deal, patio.DealInput, patio.DealQuery]
 	Logger   *slog.Logger
 }
 
@@ -72,34 +74,47 @@ func New(o Options) http.Handler {
 		a.now = time.Now
 	}
 	if o.Vehicles != nil {
-		a.resources["vehicles"] = bind(o.Vehicles)
+		a.resources["vehicles"] = bind(o.Vehicles, decodeVehicle, decodeVehicleQuery)
 	}
 	if o.Clients != nil {
-		a.resources["clients"] = bind(o.Clients)
+		a.resources["clients"] = bind(o.Clients, decodeClient, decodeClientQuery)
 	}
 	if o.Deals != nil {
-		a.resources["deals"] = bind(o.Deals)
+		a.resources["deals"] = bind(o.Deals, decodeDeal, decodeDealQuery)
 	}
 	return a
 }
 
-// bind adapts a service to the five HTTP operations.
-func bind[T any](svc Service[T]) resource {
+// bind adapts a service to the five HTTP operations, decoding bodies and query strings into its
+// typed inputs with decode and query.
+func bind[T, In, Q any](svc Service[T, In, Q], decode func(body) (In, error), query func(url.Values) (Q, error)) resource {
+	input := func(r *http.Request) (In, error) {
+		b, err := readBody(r)
+		if err != nil {
+			var zero In
+			return zero, err
+		}
+		return decode(b)
+	}
 	return resource{
 		list: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {
-			items, total, q, err := svc.List(r.Context(), teamID, r.URL.Query())
+			q, err := query(r.URL.Query())
 			if err != nil {
 				return err
 			}
-			writeList(w, items, total, q)
+			page, err := svc.List(r.Context(), teamID, q)
+			if err != nil {
+				return err
+			}
+			writeList(w, page)
 			return nil
 		},
 		create: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {
-			body, err := readBody(r)
+			in, err := input(r)
 			if err != nil {
 				return err
 			}
-			v, err := svc.Create(r.Context(), teamID, body)
+			v, err := svc.Create(r.Context(), teamID, in)
 			if err != nil {
 				return err
 			}
@@ -115,11 +130,11 @@ func bind[T any](svc Service[T]) resource {
 			return nil
 		},
 		update: func(w http.ResponseWriter, r *http.Request, teamID, id string) error {
-			body, err := readBody(r)
+			in, err := input(r)
 			if err != nil {
 				return err
 			}
-			v, err := svc.Update(r.Context(), teamID, id, body)
+			v, err := svc.Update(r.Context(), teamID, id, in)
 			if err != nil {
 				return err
 			}
@@ -255,7 +270,7 @@ func (a *api) route(r *http.Request) (op func(http.ResponseWriter, *http.Request
 
 // readBody reads a POST or PUT body: one JSON object of at most MaxBodyBytes, with Content-Type
 // application/json when a Content-Type is sent.
-func readBody(r *http.Request) (patio.Body, error) {
+func readBody(r *http.Request) (body, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
@@ -269,15 +284,20 @@ func readBody(r *http.Request) (patio.Body, error) {
 	if len(data) > MaxBodyBytes {
 		return nil, patio.Invalidf("the request body must be at most 1 MiB")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	var body patio.Body
-	if err := dec.Decode(&body); err != nil || body == nil {
+	return parseBody(data)
+}
+
+// parseBody splits a body that must be one JSON object into its members.
+func parseBody(data []byte) (body, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var b body
+	if err := dec.Decode(&b); err != nil || b == nil {
 		return nil, patio.Invalidf("the request body must be one JSON object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, patio.Invalidf("the request body must be one JSON object")
 	}
-	return body, nil
+	return b, nil
 }
 
 // statusWriter remembers the status written, for the access log.

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/patio-dev/patio/dev/apitest"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // stack is the API under test on DynamoDB Local, served over real HTTP.

@@ -9,16 +9,17 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/patio-dev/patio/dev/apitest"
-	"github.com/patio-dev/patio/shared/dynamostore"
-	"github.com/patio-dev/patio/shared/httpapi"
-	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 	"io"
 	"log/slog"
 	"net"
 	"net/http/httptest"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/patio-dev/patio/dev/apitest"
+	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/httpapi"
+	"github.com/patio-dev/patio/shared/patio"
 )
 
 // vehicle is the representation as a client sees it.
@@ -433,7 +434,7 @@ func TestDatabaseDownIsInternalError(t *testing.T) {
 	cfg.ConfigSources = nil // else AWS_ENDPOINT_URL_DYNAMODB, which names the live engine, wins
 	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store, Limiter: store,
-		Vehicles: patio.Vehicles{Store: store}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
+		Vehicles: patio.NewVehicles(store.Vehicles()), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
 	t.Cleanup(srv.Close)
 	c := &apitest.Client{T: t, BaseURL: srv.URL, Key: "dk_test_" + strings.Repeat("a", 40)}
 	for _, req := range [][2]string{{"GET", "/api/v1/vehicles"}, {"POST", "/api/v1/vehicles"}} {

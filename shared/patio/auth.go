@@ -142,7 +142,17 @@ func ParseScopes(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return append([]string(nil), Scopes...), nil
 	}
-	return enumParam("scopes", s, Scopes)
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		v = strings.TrimSpace(v)
+		if !contains(Scopes, v) {
+			return nil, Invalidf("scopes must be a comma-separated list of %s", strings.Join(Scopes, ", "))
+		}
+		if !contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 // KeyStore finds keys and teams for authentication.

@@ -2,8 +2,6 @@ package patio
 
 import (
 	"context"
-	"encoding/json"
-	"net/url"
 	"time"
 
 	"github.com/patio-dev/patio/shared/br"
@@ -48,8 +46,9 @@ type Client struct {
 	Status            string    `json:"status"`
 	CreatedAt         Timestamp `json:"created_at"`
 	UpdatedAt         Timestamp `json:"updated_at"`
-	// Rev counts the writes of the record, for optimistic concurrency. Not part of the API.
-	Rev int `json:"-"`
+	// Revision starts at 1 and grows by one with every write that changes the record; the store
+	// sets it.
+	Revision int `json:"-"`
 }
 
 // Address is a client's postal address. Every member is present in its JSON form, null when unset;
@@ -94,70 +93,51 @@ type AddressInput struct {
 	Street, Number, Complement, District, City, State, ZipCode Opt[string]
 }
 
-// ParseClientInput validates each member of a client body on its own (types, formats, lengths,
-// check digits; birth_date not after now's UTC date). Errors are KindInvalid and name the member,
-// address members as address.<name>.
-func ParseClientInput(body Body, now time.Time) (ClientInput, error) {
-	var in ClientInput
-	err := decodeBody(body, []field{
-		enumField("type", ClientTypes, &in.Type),
-		textField("name", 1, 200, &in.Name),
-		textField("trade_name", 0, 200, &in.TradeName),
-		normalizedField("cpf", &in.CPF, br.NormalizeCPF),
-		normalizedField("cnpj", &in.CNPJ, br.NormalizeCNPJ),
-		normalizedField("email", &in.Email, normalizeEmail),
-		normalizedField("phone", &in.Phone, br.NormalizePhone),
-		dateField("birth_date", &in.BirthDate),
-		normalizedField("state_registration", &in.StateRegistration, br.NormalizeStateRegistration),
-		optField("address", &in.Address, parseAddress),
-		textField("notes", 0, 5000, &in.Notes),
-		enumField("status", ClientStatuses, &in.Status),
-	})
-	if err != nil {
-		return in, err
-	}
+// check validates each member on its own (formats, lengths, check digits; birth_date between
+// 1900-01-01 and now's UTC date) and puts it in its stored form. Address members are named
+// address.<name>.
+func (in *ClientInput) check(p *Problems, now time.Time) {
+	checkEnum(p, "type", in.Type, ClientTypes)
+	checkText(p, "name", &in.Name, 1, 200)
+	checkText(p, "trade_name", &in.TradeName, 0, 200)
+	checkNormalized(p, "cpf", &in.CPF, br.NormalizeCPF)
+	checkNormalized(p, "cnpj", &in.CNPJ, br.NormalizeCNPJ)
+	checkNormalized(p, "email", &in.Email, normalizeEmail)
+	checkNormalized(p, "phone", &in.Phone, br.NormalizePhone)
 	if in.BirthDate.Set() && in.BirthDate.Value.Start().After(DateOf(now).Start()) {
-		return in, Invalidf("birth_date must not be in the future")
+		p.Add(InBody, "birth_date", "birth_date must not be in the future")
 	}
-	return in, nil
-}
-
-// parseAddress reads the address object; its unknown members are KindInvalid like the body's.
-func parseAddress(raw json.RawMessage) (AddressInput, error) {
-	var a AddressInput
-	var obj Body
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return a, Invalidf("address must be an object")
+	checkNormalized(p, "state_registration", &in.StateRegistration, br.NormalizeStateRegistration)
+	if in.Address.Set() {
+		a := &in.Address.Value
+		checkText(p, "address.street", &a.Street, 0, 200)
+		checkText(p, "address.number", &a.Number, 0, 20)
+		checkText(p, "address.complement", &a.Complement, 0, 100)
+		checkText(p, "address.district", &a.District, 0, 100)
+		checkText(p, "address.city", &a.City, 0, 100)
+		checkNormalized(p, "address.state", &a.State, br.NormalizeUF)
+		checkNormalized(p, "address.zip_code", &a.ZipCode, br.NormalizeCEP)
 	}
-	err := decodeObject("address.", obj, []field{
-		textField("address.street", 0, 200, &a.Street),
-		textField("address.number", 0, 20, &a.Number),
-		textField("address.complement", 0, 100, &a.Complement),
-		textField("address.district", 0, 100, &a.District),
-		textField("address.city", 0, 100, &a.City),
-		normalizedField("address.state", &a.State, br.NormalizeUF),
-		normalizedField("address.zip_code", &a.ZipCode, br.NormalizeCEP),
-	})
-	return a, err
+	checkText(p, "notes", &in.Notes, 0, 5000)
+	checkEnum(p, "status", in.Status, ClientStatuses)
 }
 
 // NewClient builds a client from a POST body. type and name are required, and the document of the
 // type (cpf or cnpj); status may only be active.
-func NewClient(id string, now time.Time, in ClientInput) (Client, error) {
-	if !in.Type.Set() {
-		return Client{}, Invalidf("type is required")
+func NewClient(teamID, id string, now time.Time, in ClientInput) (Client, error) {
+	var p Problems
+	in.check(&p, now)
+	required(&p, "type", in.Type)
+	required(&p, "name", in.Name)
+	notNull(&p, "status", in.Status)
+	if in.Status.Set() && in.Status.Value != ClientActive {
+		p.Add(InBody, "status", "status must be active when creating a client")
 	}
-	if !in.Name.Set() {
-		return Client{}, Invalidf("name is required")
-	}
-	if err := notNull("status", in.Status); err != nil {
+	if err := p.Err(); err != nil {
 		return Client{}, err
 	}
-	if in.Status.Set() && in.Status.Value != ClientActive {
-		return Client{}, Invalidf("status must be active when creating a client")
-	}
 	ts := NewTimestamp(now)
-	c := Client{ID: id, Type: in.Type.Value, Status: ClientActive, CreatedAt: ts, UpdatedAt: ts}
+	c := Client{ID: id, TeamID: teamID, Type: in.Type.Value, Status: ClientActive, CreatedAt: ts, UpdatedAt: ts}
 	c.merge(in)
 	if err := c.checkType(); err != nil {
 		return Client{}, err
@@ -222,124 +202,104 @@ func (c Client) checkType() error {
 		required = member{"cnpj", c.CNPJ != nil}
 		forbidden = []member{{"cpf", c.CPF != nil}, {"birth_date", c.BirthDate != nil}}
 	}
+	var p Problems
 	for _, m := range forbidden {
 		if m.set {
-			return Invalidf("%s is not allowed for a client of type %s", m.name, c.Type)
+			p.Add(InBody, m.name, "%s is not allowed for a client of type %s", m.name, c.Type)
 		}
 	}
 	if !required.set {
-		return Invalidf("%s is required for a client of type %s", required.name, c.Type)
+		p.Add(InBody, required.name, "%s is required for a client of type %s", required.name, c.Type)
 	}
-	return nil
+	return p.Err()
 }
 
-// Apply returns the client after a PUT body and whether anything changed. type cannot change;
-// name and status may not be null, nor the document the type requires (KindInvalid). Status may be
-// set to active (reactivation) or inactive.
-func (c Client) Apply(in ClientInput, now time.Time) (Client, bool, error) {
-	if err := firstErr(notNull("type", in.Type), notNull("name", in.Name), notNull("status", in.Status)); err != nil {
-		return c, false, err
-	}
+// Apply returns the client after an update input. type cannot change; name and status may not be
+// null, nor the document the type requires (KindInvalid). Status may be set to active
+// (reactivation) or inactive.
+func (c Client) Apply(in ClientInput, now time.Time) (Client, error) {
+	var p Problems
+	in.check(&p, now)
+	notNull(&p, "type", in.Type)
+	notNull(&p, "name", in.Name)
+	notNull(&p, "status", in.Status)
 	if in.Type.Set() && in.Type.Value != c.Type {
-		return c, false, Invalidf("type cannot be changed")
+		p.Add(InBody, "type", "type cannot be changed")
+	}
+	if err := p.Err(); err != nil {
+		return c, err
 	}
 	next := c
 	next.merge(in)
 	if err := next.checkType(); err != nil {
-		return c, false, err
+		return c, err
 	}
-	next, changed := changedTo(c, next, now)
-	return next, changed, nil
+	return next, nil
 }
 
-// Deactivate returns the client inactive (soft delete) and whether that changed anything.
-func (c Client) Deactivate(now time.Time) (Client, bool) {
-	next := c
-	next.Status = ClientInactive
-	return changedTo(c, next, now)
+// Deactivate returns the client inactive (the soft delete).
+func (c Client) Deactivate() Client {
+	c.Status = ClientInactive
+	return c
 }
 
-func (c *Client) setTeam(teamID string) { c.TeamID = teamID }
-
-func (c *Client) touch(now time.Time) { c.UpdatedAt = NewTimestamp(now) }
+func (c Client) touched(now time.Time) Client {
+	c.UpdatedAt = NewTimestamp(now)
+	return c
+}
 
 // ClientQuery is a parsed client list request.
 type ClientQuery struct {
 	ListQuery
 	Type []string
-	CPF  string // bare digits, whatever spelling was sent
-	CNPJ string // bare, upper case, whatever spelling was sent
-	Q    string // folded substring of name, trade_name, email
+	CPF  *string // any spelling; bare digits after the checks
+	CNPJ *string // any spelling; bare and upper case after the checks
+	Q    *string // substring of name, trade_name, email; folded by the checks
 }
 
-// ParseClientQuery reads a client list's query string (CONTRACT.md sections 4 and 6).
-func ParseClientQuery(values url.Values) (ClientQuery, error) {
-	var q ClientQuery
-	var err error
-	q.ListQuery, err = parseList(values, listSpec{
-		sorts: ClientSorts, statuses: ClientStatuses, softDeleted: ClientInactive,
-		extra: map[string]func(string) error{
-			"type": func(v string) (err error) { q.Type, err = enumParam("type", v, ClientTypes); return },
-			"q":    func(v string) (err error) { q.Q, err = textParam("q", v); return },
-			"cpf":  func(v string) (err error) { q.CPF, err = normalizedParam("cpf", v, br.NormalizeCPF); return },
-			"cnpj": func(v string) (err error) { q.CNPJ, err = normalizedParam("cnpj", v, br.NormalizeCNPJ); return },
-		},
-	})
-	return q, err
+// Check validates the query's values (CONTRACT.md sections 4 and 6) and returns it with the defaults
+// filled in; the use cases call it before listing. Errors are KindInvalid, listing every problem.
+func (q ClientQuery) Check() (ClientQuery, error) {
+	var p Problems
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ClientSorts, statuses: ClientStatuses, softDeleted: ClientInactive})
+	checkEnumParam(&p, "type", q.Type, ClientTypes)
+	checkTextParam(&p, "q", &q.Q)
+	for _, f := range []struct {
+		name      string
+		v         **string
+		normalize func(string) (string, error)
+	}{{"cpf", &q.CPF, br.NormalizeCPF}, {"cnpj", &q.CNPJ, br.NormalizeCNPJ}} {
+		if *f.v == nil {
+			continue
+		}
+		doc, err := f.normalize(**f.v)
+		if err != nil {
+			p.Add(InQuery, f.name, "%s %v", f.name, err)
+		}
+		*f.v = &doc
+	}
+	return q, p.Err()
 }
 
 // ClientStore persists clients. Implementations enforce CPF and CNPJ uniqueness in the team
-// atomically, inactive clients included.
-type ClientStore interface {
-	// CreateClient stores a new client; a CPF or CNPJ already used in the team is KindDuplicate.
-	CreateClient(ctx context.Context, c Client) error
-	// GetClient returns a team's client, or KindNotFound.
-	GetClient(ctx context.Context, teamID, id string) (Client, error)
-	// UpdateClient reads the client, applies change and writes the result when change reports a
-	// difference, atomically with respect to concurrent writers (re-applying change on a lost race).
-	// A CPF or CNPJ used by another client of the team is KindDuplicate.
-	UpdateClient(ctx context.Context, teamID, id string, change func(Client) (Client, bool, error)) (Client, error)
-	// ListClients returns one page of a team's clients and the number of all that match.
-	ListClients(ctx context.Context, teamID string, q ClientQuery) ([]Client, int, error)
-}
+// atomically, inactive clients included (KindDuplicate).
+type ClientStore = Store[Client, ClientQuery]
 
-// Clients is the client use cases: it parses requests, applies the rules and calls the store. It
-// satisfies the HTTP adapter's Service[Client].
-type Clients struct {
-	Store ClientStore
-	Now   func() time.Time // the clock; time.Now when nil
-}
+// Clients is the client use cases.
+type Clients = Service[Client, ClientInput, ClientQuery]
 
-func (s Clients) crud() crud[Client, *Client, ClientInput, ClientQuery] {
-	return crud[Client, *Client, ClientInput, ClientQuery]{
-		now: s.Now, parse: ParseClientInput, build: NewClient, apply: Client.Apply, remove: Client.Deactivate,
-		query:  ParseClientQuery,
-		insert: s.Store.CreateClient, get: s.Store.GetClient, update: s.Store.UpdateClient, list: s.Store.ListClients,
-	}
-}
-
-// Create registers a client from a POST body.
-func (s Clients) Create(ctx context.Context, teamID string, body Body) (Client, error) {
-	return s.crud().Create(ctx, teamID, body)
-}
-
-// Get returns one client, active or not; an id that is not a UUID is KindNotFound.
-func (s Clients) Get(ctx context.Context, teamID, id string) (Client, error) {
-	return s.crud().Get(ctx, teamID, id)
-}
-
-// Update applies a PUT body; status active reactivates an inactive client.
-func (s Clients) Update(ctx context.Context, teamID, id string, body Body) (Client, error) {
-	return s.crud().Update(ctx, teamID, id, body)
-}
-
-// Archive deactivates a client (status inactive, the soft delete); its CPF or CNPJ stays reserved.
-// Deactivating an inactive client changes nothing.
-func (s Clients) Archive(ctx context.Context, teamID, id string) (Client, error) {
-	return s.crud().Archive(ctx, teamID, id)
-}
-
-// List returns a page of clients, the total that match, and the parsed query.
-func (s Clients) List(ctx context.Context, teamID string, values url.Values) ([]Client, int, ListQuery, error) {
-	return s.crud().List(ctx, teamID, values)
+// NewClients returns the client use cases on a store.
+func NewClients(store ClientStore) Clients {
+	return Clients{store: store, rules: Rules[Client, ClientInput, ClientQuery]{
+		New: func(_ context.Context, teamID, id string, now time.Time, in ClientInput) (Write[Client], error) {
+			c, err := NewClient(teamID, id, now, in)
+			return Write[Client]{Record: c}, err
+		},
+		Apply: func(_ context.Context, cur Client, in ClientInput, now time.Time) (Write[Client], error) {
+			c, err := cur.Apply(in, now)
+			return Write[Client]{Record: c}, err
+		},
+		Remove: Client.Deactivate,
+		Query:  ClientQuery.Check,
+	}}
 }

@@ -2,8 +2,6 @@ package patio
 
 import (
 	"context"
-	"net/url"
-	"reflect"
 	"time"
 
 	"github.com/patio-dev/patio/shared/money"
@@ -47,8 +45,9 @@ type Deal struct {
 	ClosedAt          *Timestamp   `json:"closed_at"`
 	CreatedAt         Timestamp    `json:"created_at"`
 	UpdatedAt         Timestamp    `json:"updated_at"`
-	// Rev counts the writes of the record, for optimistic concurrency. Not part of the API.
-	Rev int `json:"-"`
+	// Revision starts at 1 and grows by one with every write that changes the record; the store
+	// sets it.
+	Revision int `json:"-"`
 }
 
 // DealInput is a deal request body (POST or PUT), member by member.
@@ -60,34 +59,29 @@ type DealInput struct {
 	ExpectedCloseDate          Opt[Date]
 }
 
-// ParseDealInput validates each member of a deal body on its own. Errors are KindInvalid.
-func ParseDealInput(body Body) (DealInput, error) {
-	var in DealInput
-	err := decodeBody(body, []field{
-		textField("title", 1, 200, &in.Title),
-		idField("client_id", &in.ClientID),
-		idField("vehicle_id", &in.VehicleID),
-		moneyField("value", &in.Value),
-		enumField("phase", DealPhases, &in.Phase),
-		enumField("status", DealStatuses, &in.Status),
-		enumField("lost_reason", DealLostReasons, &in.LostReason),
-		enumField("payment_method", DealPaymentMethods, &in.PaymentMethod),
-		dateField("expected_close_date", &in.ExpectedCloseDate),
-		textField("notes", 0, 5000, &in.Notes),
-	})
-	return in, err
+// check validates each member on its own and puts it in its stored form.
+func (in *DealInput) check(p *Problems) {
+	checkText(p, "title", &in.Title, 1, 200)
+	checkID(p, "client_id", &in.ClientID)
+	checkID(p, "vehicle_id", &in.VehicleID)
+	checkEnum(p, "phase", in.Phase, DealPhases)
+	checkEnum(p, "status", in.Status, DealStatuses)
+	checkEnum(p, "lost_reason", in.LostReason, DealLostReasons)
+	checkEnum(p, "payment_method", in.PaymentMethod, DealPaymentMethods)
+	checkText(p, "notes", &in.Notes, 0, 5000)
 }
 
-// DealWrite is a deal to store together with what must hold, atomically, for the write to stand.
-type DealWrite struct {
-	Deal Deal
-	// ActiveClient, when set, names a client that must exist in the team and be active.
-	ActiveClient string
-	// UsableVehicle, when set, names a vehicle that must exist in the team and be ativo or reservado.
-	UsableVehicle string
-	// Sell, when set, is the won vehicle after SellTo: written in the same transaction, conditioned
-	// on the revision it was read at, so that of deals racing for one vehicle exactly one wins.
-	Sell *Vehicle
+// checkID checks that a member is a UUID and puts it in canonical (lower-case) form.
+func checkID(p *Problems, name string, o *Opt[string]) {
+	if !o.Set() {
+		return
+	}
+	id, ok := ParseID(o.Value)
+	if !ok {
+		p.Add(InBody, name, "%s must be a UUID", name)
+		return
+	}
+	o.Value = id
 }
 
 func (d *Deal) merge(in DealInput) {
@@ -105,88 +99,141 @@ func (d *Deal) merge(in DealInput) {
 
 // checkFields applies the rules between fields of one deal (KindInvalid).
 func (d Deal) checkFields(in DealInput) error {
+	var p Problems
 	switch {
 	case d.Status == DealLost && d.LostReason == nil:
-		return Invalidf("lost_reason is required when status is perdido")
+		p.Add(InBody, "lost_reason", "lost_reason is required when status is perdido")
 	case d.Status != DealLost && in.LostReason.Set():
-		return Invalidf("lost_reason is only allowed when status is perdido")
+		p.Add(InBody, "lost_reason", "lost_reason is only allowed when status is perdido")
 	case d.Status == DealWon && d.VehicleID == nil:
-		return Invalidf("vehicle_id is required to win a deal")
+		p.Add(InBody, "vehicle_id", "vehicle_id is required to win a deal")
 	}
-	return nil
+	return p.Err()
 }
 
-// NewDeal builds a deal from a POST body: title and client_id required, status ativo only.
-func NewDeal(id string, now time.Time, in DealInput) (Deal, error) {
-	if !in.Title.Set() {
-		return Deal{}, Invalidf("title is required")
-	}
-	if !in.ClientID.Set() {
-		return Deal{}, Invalidf("client_id is required")
-	}
-	if err := firstErr(notNull("phase", in.Phase), notNull("status", in.Status)); err != nil {
-		return Deal{}, err
-	}
-	if in.Status.Set() && in.Status.Value != DealOpen {
-		return Deal{}, Invalidf("status must be ativo when creating a deal; close it with PUT")
-	}
-	ts := NewTimestamp(now)
-	d := Deal{ID: id, Phase: DefaultDealPhase, Status: DealOpen, CreatedAt: ts, UpdatedAt: ts}
-	d.merge(in)
-	return d, d.checkFields(in)
+// activeClientRequirement is the rule that a deal's client is an active client of the team,
+// checked by the store in the deal's write.
+func activeClientRequirement(clientID string) Requirement {
+	return Requirement{Resource: ResourceClient, ID: clientID, Statuses: []string{ClientActive},
+		Err: Conflictf("client_id must name an active client of this team")}
 }
+
+// errVehicleNotInTeam answers a deal naming a vehicle the team does not have.
+var errVehicleNotInTeam = Conflictf("vehicle_id does not name a vehicle of this team")
 
 // VehicleLookup returns a team's vehicle by id, or a KindNotFound error.
-type VehicleLookup func(id string) (Vehicle, error)
+type VehicleLookup func(ctx context.Context, id string) (Vehicle, error)
 
-// Apply returns the write a PUT body makes on the deal, following the transition table of
-// CONTRACT.md section 7: rules between fields are KindInvalid, conflicts with stored state (a won
-// deal reopened, a vehicle already sold) KindConflict. A write whose Deal equals d changes nothing.
-func (d Deal) Apply(in DealInput, now time.Time, vehicle VehicleLookup) (DealWrite, error) {
-	if err := firstErr(notNull("title", in.Title), notNull("client_id", in.ClientID),
-		notNull("phase", in.Phase), notNull("status", in.Status)); err != nil {
-		return DealWrite{}, err
+// vehicle returns the deal's vehicle through lookup; a vehicle the team does not have is
+// KindConflict (the deal references it: a conflict with stored state, not a missing route).
+func (lookup VehicleLookup) vehicle(ctx context.Context, id string) (Vehicle, error) {
+	v, err := lookup(ctx, id)
+	if IsKind(err, KindNotFound) {
+		return v, errVehicleNotInTeam
 	}
-	next := d
-	next.merge(in)
-	if err := next.checkFields(in); err != nil {
-		return DealWrite{}, err
+	return v, err
+}
+
+// NewDeal returns the write that opens a deal from a create input: title and client_id required,
+// status ativo only; the client must be active and the vehicle, if any, dealable (KindConflict
+// otherwise); value defaults to the vehicle's price.
+func NewDeal(ctx context.Context, teamID, id string, now time.Time, in DealInput, vehicles VehicleLookup) (Write[Deal], error) {
+	var p Problems
+	in.check(&p)
+	required(&p, "title", in.Title)
+	required(&p, "client_id", in.ClientID)
+	notNull(&p, "phase", in.Phase)
+	notNull(&p, "status", in.Status)
+	if in.Status.Set() && in.Status.Value != DealOpen {
+		p.Add(InBody, "status", "status must be ativo when creating a deal; close it with PUT")
 	}
-	w := DealWrite{Deal: next}
-	won, err := d.wonItsVehicle(vehicle)
-	if err != nil {
-		return DealWrite{}, err
+	if err := p.Err(); err != nil {
+		return Write[Deal]{}, err
 	}
-	if won && !sameID(d.VehicleID, next.VehicleID) {
-		return DealWrite{}, Conflictf("this deal won its vehicle; vehicle_id cannot change")
+	ts := NewTimestamp(now)
+	d := Deal{ID: id, TeamID: teamID, Phase: DefaultDealPhase, Status: DealOpen, CreatedAt: ts, UpdatedAt: ts}
+	d.merge(in)
+	if err := d.checkFields(in); err != nil {
+		return Write[Deal]{}, err
 	}
-	if next.Status != d.Status {
-		if err := w.transition(d, won, now, vehicle); err != nil {
-			return DealWrite{}, err
+	w := Write[Deal]{Record: d, Requires: []Requirement{activeClientRequirement(d.ClientID)}}
+	if d.VehicleID != nil {
+		v, err := vehicles.vehicle(ctx, *d.VehicleID)
+		if err != nil {
+			return Write[Deal]{}, err
 		}
-	}
-	if next.ClientID != d.ClientID {
-		w.ActiveClient = next.ClientID
-	}
-	if w.Sell == nil && w.Deal.VehicleID != nil && !sameID(d.VehicleID, w.Deal.VehicleID) {
-		w.UsableVehicle = *w.Deal.VehicleID
-	}
-	if !reflect.DeepEqual(d, w.Deal) {
-		w.Deal.UpdatedAt = NewTimestamp(now)
+		if err := v.dealable(); err != nil {
+			return Write[Deal]{}, err
+		}
+		if w.Record.Value == nil {
+			w.Record.Value = ptr(v.Price)
+		}
+		w.Requires = append(w.Requires, dealableRequirement(v.ID))
 	}
 	return w, nil
 }
 
+// Apply returns the write an update input makes on the deal, following the transition table of
+// CONTRACT.md section 7: rules between fields are KindInvalid, conflicts with stored state (a won
+// deal reopened, a vehicle already sold) KindConflict. Winning sells the vehicle in the same write.
+func (d Deal) Apply(ctx context.Context, in DealInput, now time.Time, vehicles VehicleLookup) (Write[Deal], error) {
+	var p Problems
+	in.check(&p)
+	notNull(&p, "title", in.Title)
+	notNull(&p, "client_id", in.ClientID)
+	notNull(&p, "phase", in.Phase)
+	notNull(&p, "status", in.Status)
+	if err := p.Err(); err != nil {
+		return Write[Deal]{}, err
+	}
+	next := d
+	next.merge(in)
+	if err := next.checkFields(in); err != nil {
+		return Write[Deal]{}, err
+	}
+	w := Write[Deal]{Record: next}
+	won, err := d.wonItsVehicle(ctx, vehicles)
+	if err != nil {
+		return Write[Deal]{}, err
+	}
+	if won && !sameID(d.VehicleID, next.VehicleID) {
+		return Write[Deal]{}, Conflictf("this deal won its vehicle; vehicle_id cannot change")
+	}
+	if next.Status != d.Status {
+		if err := transition(ctx, &w, d, won, now, vehicles); err != nil {
+			return Write[Deal]{}, err
+		}
+	}
+	if next.ClientID != d.ClientID {
+		w.Requires = append(w.Requires, activeClientRequirement(next.ClientID))
+	}
+	if len(w.Also) == 0 && w.Record.VehicleID != nil && !sameID(d.VehicleID, w.Record.VehicleID) {
+		w.Requires = append(w.Requires, dealableRequirement(*w.Record.VehicleID))
+	}
+	return w, nil
+}
+
+// Archive returns the deal archived (the soft delete); its vehicle is not touched.
+func (d Deal) Archive() Deal {
+	d.Status = DealArchived
+	return d
+}
+
+func (d Deal) touched(now time.Time) Deal {
+	d.UpdatedAt = NewTimestamp(now)
+	return d
+}
+
 // wonItsVehicle reports whether the deal is won, or was archived after winning (its vehicle's
 // sold_deal_id names it).
-func (d Deal) wonItsVehicle(vehicle VehicleLookup) (bool, error) {
+func (d Deal) wonItsVehicle(ctx context.Context, vehicles VehicleLookup) (bool, error) {
 	if d.Status == DealWon {
 		return true, nil
 	}
 	if d.Status != DealArchived || d.VehicleID == nil || d.ClosedAt == nil {
 		return false, nil
 	}
-	v, err := vehicle(*d.VehicleID)
+	v, err := vehicles(ctx, *d.VehicleID)
 	if IsKind(err, KindNotFound) {
 		return false, nil
 	}
@@ -196,9 +243,9 @@ func (d Deal) wonItsVehicle(vehicle VehicleLookup) (bool, error) {
 	return v.SoldDealID != nil && *v.SoldDealID == d.ID, nil
 }
 
-// transition applies a status change from cur.Status to w.Deal.Status.
-func (w *DealWrite) transition(cur Deal, won bool, now time.Time, vehicle VehicleLookup) error {
-	to := w.Deal.Status
+// transition applies a status change of the write from cur.Status to w.Record.Status.
+func transition(ctx context.Context, w *Write[Deal], cur Deal, won bool, now time.Time, vehicles VehicleLookup) error {
+	to := w.Record.Status
 	switch {
 	case to == DealArchived:
 		return nil
@@ -211,25 +258,21 @@ func (w *DealWrite) transition(cur Deal, won bool, now time.Time, vehicle Vehicl
 	}
 	switch to {
 	case DealOpen:
-		w.Deal.ClosedAt, w.Deal.LostReason = nil, nil
+		w.Record.ClosedAt, w.Record.LostReason = nil, nil
 	case DealLost:
-		w.Deal.ClosedAt = ptr(NewTimestamp(now))
+		w.Record.ClosedAt = ptr(NewTimestamp(now))
 	case DealWon:
-		v, err := vehicle(*w.Deal.VehicleID)
-		if IsKind(err, KindNotFound) {
-			return Conflictf("vehicle_id does not name a vehicle of this team")
-		}
+		v, err := vehicles.vehicle(ctx, *w.Record.VehicleID)
 		if err != nil {
 			return err
 		}
-		sold, err := v.SellTo(w.Deal.ID, now)
+		sold, err := v.SellTo(w.Record.ID, now)
 		if err != nil {
 			return err
 		}
-		sold.Rev = v.Rev + 1
-		w.Sell = &sold
-		w.Deal.ClosedAt = ptr(NewTimestamp(now))
-		w.Deal.LostReason = nil
+		w.Also = append(w.Also, Revised{Cur: v, Next: sold})
+		w.Record.ClosedAt = ptr(NewTimestamp(now))
+		w.Record.LostReason = nil
 	}
 	return nil
 }
@@ -242,147 +285,50 @@ func sameID(a, b *string) bool {
 type DealQuery struct {
 	ListQuery
 	Phase              []string
-	ClientID           string
-	VehicleID          string
+	ClientID           *string // a UUID, lower case after the checks
+	VehicleID          *string // a UUID, lower case after the checks
 	ValueMin, ValueMax *money.Cents
 }
 
-// ParseDealQuery reads a deal list's query string (CONTRACT.md sections 4 and 7).
-func ParseDealQuery(values url.Values) (DealQuery, error) {
-	var q DealQuery
-	var err error
-	id := func(name string, dst *string) func(string) error {
-		return func(v string) error {
-			var ok bool
-			if *dst, ok = ParseID(v); !ok {
-				return Invalidf("%s must be a UUID", name)
-			}
-			return nil
+// Check validates the query's values (CONTRACT.md sections 4 and 7) and returns it with the defaults
+// filled in; the use cases call it before listing. Errors are KindInvalid, listing every problem.
+func (q DealQuery) Check() (DealQuery, error) {
+	var p Problems
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: DealSorts, statuses: DealStatuses, softDeleted: DealArchived})
+	checkEnumParam(&p, "phase", q.Phase, DealPhases)
+	for name, v := range map[string]**string{"client_id": &q.ClientID, "vehicle_id": &q.VehicleID} {
+		if *v == nil {
+			continue
 		}
+		id, ok := ParseID(**v)
+		if !ok {
+			p.Add(InQuery, name, "%s must be a UUID", name)
+		}
+		*v = &id
 	}
-	q.ListQuery, err = parseList(values, listSpec{
-		sorts: DealSorts, statuses: DealStatuses, softDeleted: DealArchived,
-		extra: map[string]func(string) error{
-			"phase":      func(v string) (err error) { q.Phase, err = enumParam("phase", v, DealPhases); return },
-			"value_min":  func(v string) (err error) { q.ValueMin, err = moneyParam("value_min", v); return },
-			"value_max":  func(v string) (err error) { q.ValueMax, err = moneyParam("value_max", v); return },
-			"client_id":  id("client_id", &q.ClientID),
-			"vehicle_id": id("vehicle_id", &q.VehicleID),
-		},
-	})
-	return q, err
+	return q, p.Err()
 }
 
 // DealStore persists deals.
-type DealStore interface {
-	// CreateDeal stores a new deal if its requirements hold (KindConflict otherwise).
-	CreateDeal(ctx context.Context, w DealWrite) error
-	// GetDeal returns a team's deal, or KindNotFound.
-	GetDeal(ctx context.Context, teamID, id string) (Deal, error)
-	// UpdateDeal reads the deal, asks change for the write and performs it atomically with its
-	// requirements, re-reading and re-applying change after a lost race. It returns the stored deal.
-	UpdateDeal(ctx context.Context, teamID, id string, change func(Deal) (DealWrite, error)) (Deal, error)
-	// ListDeals returns one page of a team's deals and the number of all that match.
-	ListDeals(ctx context.Context, teamID string, q DealQuery) ([]Deal, int, error)
-}
+type DealStore = Store[Deal, DealQuery]
 
 // Deals is the deal use cases.
-type Deals struct {
-	Store    DealStore
-	Vehicles VehicleStore
-	Now      func() time.Time // the clock; time.Now when nil
-}
+type Deals = Service[Deal, DealInput, DealQuery]
 
-func (s Deals) now() time.Time {
-	if s.Now == nil {
-		return time.Now()
+// NewDeals returns the deal use cases on a store of deals and one of the team's vehicles (read to
+// default a deal's value, to know whether an archived deal had won, and to sell a won vehicle).
+func NewDeals(store DealStore, vehicles VehicleStore) Deals {
+	lookup := func(teamID string) VehicleLookup {
+		return func(ctx context.Context, id string) (Vehicle, error) { return vehicles.Get(ctx, teamID, id) }
 	}
-	return s.Now()
-}
-
-// Create opens a deal from a POST body. The client must be active and the vehicle, if any, ativo or
-// reservado (KindConflict otherwise); value defaults to the vehicle's price.
-func (s Deals) Create(ctx context.Context, teamID string, body Body) (Deal, error) {
-	in, err := ParseDealInput(body)
-	if err != nil {
-		return Deal{}, err
-	}
-	id, now := NewID()
-	d, err := NewDeal(id, now, in)
-	if err != nil {
-		return Deal{}, err
-	}
-	d.TeamID = teamID
-	w := DealWrite{Deal: d, ActiveClient: d.ClientID}
-	if d.VehicleID != nil {
-		v, err := s.Vehicles.GetVehicle(ctx, teamID, *d.VehicleID)
-		if IsKind(err, KindNotFound) {
-			return Deal{}, Conflictf("vehicle_id does not name a vehicle of this team")
-		}
-		if err != nil {
-			return Deal{}, err
-		}
-		if v.Status != VehicleActive && v.Status != VehicleReserved {
-			return Deal{}, Conflictf("vehicle_id names a vehicle that is %s; deals need an ativo or reservado vehicle", v.Status)
-		}
-		if w.Deal.Value == nil {
-			w.Deal.Value = ptr(v.Price)
-		}
-		w.UsableVehicle = v.ID
-	}
-	if err := s.Store.CreateDeal(ctx, w); err != nil {
-		return Deal{}, err
-	}
-	return w.Deal, nil
-}
-
-// Get returns one deal; an id that is not a UUID is KindNotFound.
-func (s Deals) Get(ctx context.Context, teamID, id string) (Deal, error) {
-	id, ok := ParseID(id)
-	if !ok {
-		return Deal{}, ErrNotFound
-	}
-	return s.Store.GetDeal(ctx, teamID, id)
-}
-
-// Update applies a PUT body: data, phase moves and status transitions, winning included.
-func (s Deals) Update(ctx context.Context, teamID, id string, body Body) (Deal, error) {
-	id, ok := ParseID(id)
-	if !ok {
-		return Deal{}, ErrNotFound
-	}
-	in, err := ParseDealInput(body)
-	if err != nil {
-		return Deal{}, err
-	}
-	lookup := func(vid string) (Vehicle, error) { return s.Vehicles.GetVehicle(ctx, teamID, vid) }
-	return s.Store.UpdateDeal(ctx, teamID, id, func(d Deal) (DealWrite, error) {
-		return d.Apply(in, s.now(), lookup)
-	})
-}
-
-// Archive soft-deletes a deal (status arquivado); the vehicle is not touched.
-func (s Deals) Archive(ctx context.Context, teamID, id string) (Deal, error) {
-	id, ok := ParseID(id)
-	if !ok {
-		return Deal{}, ErrNotFound
-	}
-	return s.Store.UpdateDeal(ctx, teamID, id, func(d Deal) (DealWrite, error) {
-		next := d
-		next.Status = DealArchived
-		if next != d {
-			next.UpdatedAt = NewTimestamp(s.now())
-		}
-		return DealWrite{Deal: next}, nil
-	})
-}
-
-// List returns a page of deals, the total that match, and the parsed query.
-func (s Deals) List(ctx context.Context, teamID string, values url.Values) ([]Deal, int, ListQuery, error) {
-	q, err := ParseDealQuery(values)
-	if err != nil {
-		return nil, 0, ListQuery{}, err
-	}
-	items, total, err := s.Store.ListDeals(ctx, teamID, q)
-	return items, total, q.ListQuery, err
+	return Deals{store: store, rules: Rules[Deal, DealInput, DealQuery]{
+		New: func(ctx context.Context, teamID, id string, now time.Time, in DealInput) (Write[Deal], error) {
+			return NewDeal(ctx, teamID, id, now, in, lookup(teamID))
+		},
+		Apply: func(ctx context.Context, cur Deal, in DealInput, now time.Time) (Write[Deal], error) {
+			return cur.Apply(ctx, in, now, lookup(cur.TeamID))
+		},
+		Remove: Deal.Archive,
+		Query:  DealQuery.Check,
+	}}
 }

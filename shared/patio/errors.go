@@ -40,6 +40,9 @@ type Error struct {
 	Kind    Kind
 	Message string
 	Err     error
+	// Details lists every problem of a KindInvalid request, field by field (Message names the
+	// first); nil for other kinds.
+	Details []FieldError
 }
 
 // Error returns the message followed by the cause, if any.

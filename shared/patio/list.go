@@ -1,13 +1,6 @@
 package patio
 
-import (
-	"net/url"
-	"sort"
-	"strconv"
-	"strings"
-
-	"github.com/patio-dev/patio/shared/money"
-)
+import "strings"
 
 // Page bounds of CONTRACT.md section 4.
 const (
@@ -15,78 +8,54 @@ const (
 	MaxLimit     = 100
 )
 
-// ListQuery holds the list parameters every resource shares. Status is never empty after parsing:
-// without a status filter it names every status but the soft-deleted one.
+// ListQuery holds the list parameters every resource shares, as the edge decoded them; the
+// resource's checks validate them and fill in the defaults. After the checks Page and Limit are
+// set, Sort names a sortable field ("created_at" by default, descending) and Status is never
+// empty: without a status filter it names every status but the soft-deleted one.
 type ListQuery struct {
-	Page        int
-	Limit       int
-	Sort        string // a sortable field name; "created_at" by default
-	Desc        bool   // descending; true by default
-	CreatedFrom *Date  // inclusive UTC day
-	CreatedTo   *Date  // inclusive UTC day
+	Page        Opt[int] // 1 when absent
+	Limit       Opt[int] // DefaultLimit when absent
+	Sort        string   // a field name without the "-" prefix; "" for the default
+	Desc        bool     // descending (the "-" prefix)
+	CreatedFrom *Date    // inclusive UTC day
+	CreatedTo   *Date    // inclusive UTC day
 	Status      []string
 }
 
 // Offset returns the number of matching records before the requested page.
-func (q ListQuery) Offset() int { return (q.Page - 1) * q.Limit }
+func (q ListQuery) Offset() int { return (q.Page.Value - 1) * q.Limit.Value }
 
 // Pages returns ceil(total/limit), 0 when total is 0.
-func (q ListQuery) Pages(total int) int { return (total + q.Limit - 1) / q.Limit }
+func (q ListQuery) Pages(total int) int { return (total + q.Limit.Value - 1) / q.Limit.Value }
 
 // listSpec describes one resource's list parameters.
 type listSpec struct {
 	sorts       []string
 	statuses    []string
 	softDeleted string
-	extra       map[string]func(value string) error
 }
 
-// parseList reads the shared parameters and hands the resource's own ones to spec.extra. Unknown or
-// repeated parameters and malformed values are KindInvalid, naming the parameter.
-func parseList(values url.Values, spec listSpec) (ListQuery, error) {
-	q := ListQuery{Page: 1, Limit: DefaultLimit, Sort: "created_at", Desc: true}
-	names := make([]string, 0, len(values))
-	for k := range values {
-		names = append(names, k)
+// check validates the shared parameters, recording problems in p, and returns q with the defaults.
+func (q ListQuery) check(p *Problems, spec listSpec) ListQuery {
+	if !q.Page.Set() {
+		q.Page = Some(1)
+	} else if q.Page.Value < 1 {
+		p.Add(InQuery, "page", "page must be an integer of at least 1")
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		vals := values[name]
-		if len(vals) != 1 {
-			return q, Invalidf("%s must be given once", name)
-		}
-		v := vals[0]
-		var err error
-		switch name {
-		case "page":
-			q.Page, err = intParam(name, v, 1, 1<<30)
-		case "limit":
-			q.Limit, err = intParam(name, v, 1, MaxLimit)
-		case "sort":
-			q.Sort, q.Desc = strings.TrimPrefix(v, "-"), strings.HasPrefix(v, "-")
-			if !contains(spec.sorts, q.Sort) {
-				err = Invalidf("sort must be one of %s, optionally prefixed with -", strings.Join(spec.sorts, ", "))
-			}
-		case "created_from":
-			q.CreatedFrom, err = dateParam(name, v)
-		case "created_to":
-			q.CreatedTo, err = dateParam(name, v)
-		case "status":
-			q.Status, err = enumParam(name, v, spec.statuses)
-		default:
-			parse, ok := spec.extra[name]
-			if !ok {
-				return q, Invalidf("unknown query parameter %s", name)
-			}
-			err = parse(v)
-		}
-		if err != nil {
-			return q, err
-		}
+	if !q.Limit.Set() {
+		q.Limit = Some(DefaultLimit)
+	} else if q.Limit.Value < 1 || q.Limit.Value > MaxLimit {
+		p.Add(InQuery, "limit", "limit must be between 1 and %d", MaxLimit)
+	}
+	if q.Sort == "" {
+		q.Sort, q.Desc = "created_at", true
+	} else if !contains(spec.sorts, q.Sort) {
+		p.Add(InQuery, "sort", "sort must be one of %s, optionally prefixed with -", strings.Join(spec.sorts, ", "))
 	}
 	if q.CreatedFrom != nil && q.CreatedTo != nil && q.CreatedTo.Start().Before(q.CreatedFrom.Start()) {
-		return q, Invalidf("created_to must not be before created_from")
+		p.Add(InQuery, "created_to", "created_to must not be before created_from")
 	}
+	checkEnumParam(p, "status", q.Status, spec.statuses)
 	if len(q.Status) == 0 {
 		for _, s := range spec.statuses {
 			if s != spec.softDeleted {
@@ -94,69 +63,31 @@ func parseList(values url.Values, spec listSpec) (ListQuery, error) {
 			}
 		}
 	}
-	return q, nil
+	return q
 }
 
-func intParam(name, v string, minV, maxV int) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < minV || n > maxV {
-		if maxV == 1<<30 {
-			return 0, Invalidf("%s must be an integer of at least %d", name, minV)
-		}
-		return 0, Invalidf("%s must be between %d and %d", name, minV, maxV)
-	}
-	return n, nil
-}
-
-func dateParam(name, v string) (*Date, error) {
-	d, err := ParseDate(v)
-	if err != nil {
-		return nil, Invalidf("%s must be a date in the form YYYY-MM-DD", name)
-	}
-	return &d, nil
-}
-
-func moneyParam(name, v string) (*money.Cents, error) {
-	c, err := money.Parse(v)
-	if err != nil {
-		return nil, Invalidf("%s %v", name, err)
-	}
-	return &c, nil
-}
-
-// enumParam reads a comma-separated list of allowed values.
-func enumParam(name, v string, allowed []string) ([]string, error) {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		s = strings.TrimSpace(s)
-		if !contains(allowed, s) {
-			return nil, Invalidf("%s must be a comma-separated list of %s", name, strings.Join(allowed, ", "))
-		}
-		if !contains(out, s) {
-			out = append(out, s)
+// checkEnumParam checks that every value of an enum filter is allowed.
+func checkEnumParam(p *Problems, name string, values, allowed []string) {
+	for _, v := range values {
+		if !contains(allowed, v) {
+			p.Add(InQuery, name, "%s must be a comma-separated list of %s", name, strings.Join(allowed, ", "))
+			return
 		}
 	}
-	return out, nil
 }
 
-// textParam reads a non-empty free-text parameter and folds it for matching.
-func textParam(name, v string) (string, error) {
-	f := Fold(v)
-	if f == "" {
-		return "", Invalidf("%s must not be empty", name)
+// checkTextParam checks a free-text filter (non-empty, at most 200 characters) and folds it for
+// matching (Fold).
+func checkTextParam(p *Problems, name string, v **string) {
+	if *v == nil {
+		return
 	}
-	if len(f) > 200 {
-		return "", Invalidf("%s must be at most 200 characters", name)
+	f := Fold(**v)
+	switch {
+	case f == "":
+		p.Add(InQuery, name, "%s must not be empty", name)
+	case len(f) > 200:
+		p.Add(InQuery, name, "%s must be at most 200 characters", name)
 	}
-	return f, nil
-}
-
-// normalizedParam reads a parameter through the normaliser of its field, so that a filter accepts
-// every spelling the field accepts (plate, cpf, cnpj).
-func normalizedParam(name, v string, normalize func(string) (string, error)) (string, error) {
-	s, err := normalize(v)
-	if err != nil {
-		return "", Invalidf("%s %v", name, err)
-	}
-	return s, nil
+	*v = &f
 }

@@ -1,7 +1,7 @@
 package patio
 
 import (
-	"net/url"
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -57,8 +57,9 @@ type Vehicle struct {
 	SoldDealID      *string      `json:"sold_deal_id"`
 	CreatedAt       Timestamp    `json:"created_at"`
 	UpdatedAt       Timestamp    `json:"updated_at"`
-	// Rev counts the writes of the record, for optimistic concurrency. Not part of the API.
-	Rev int `json:"-"`
+	// Revision starts at 1 and grows by one with every write that changes the record; the store
+	// sets it.
+	Revision int `json:"-"`
 }
 
 // PlateKey returns the uniqueness key of the vehicle's plate (its Mercosul spelling), or "".
@@ -81,56 +82,47 @@ type VehicleInput struct {
 // maxMileage bounds mileage_km so that it fits the sort key's 19 digits with room to spare.
 const maxMileage = 1_000_000_000
 
-// ParseVehicleInput validates each member of a vehicle body on its own (types, formats, ranges,
-// check digits). Errors are KindInvalid and name the member.
-func ParseVehicleInput(body Body, now time.Time) (VehicleInput, error) {
-	var in VehicleInput
+// check validates each member on its own (lengths, formats, ranges, check digits) and puts it in
+// its stored form (trimmed, plate upper case without hyphen).
+func (in *VehicleInput) check(p *Problems, now time.Time) {
 	maxYear := now.UTC().Year() + 1
-	err := decodeBody(body, []field{
-		textField("title", 1, 200, &in.Title),
-		textField("brand", 1, 80, &in.Brand),
-		textField("model", 1, 80, &in.Model),
-		textField("version", 0, 120, &in.Version),
-		normalizedField("plate", &in.Plate, br.NormalizePlate),
-		normalizedField("renavam", &in.Renavam, br.ValidateRENAVAM),
-		normalizedField("vin", &in.VIN, br.ValidateVIN),
-		intField("manufacture_year", 1900, maxYear, &in.ManufactureYear),
-		intField("model_year", 1900, maxYear, &in.ModelYear),
-		intField("mileage_km", 0, maxMileage, &in.MileageKm),
-		textField("color", 0, 40, &in.Color),
-		enumField("fuel", VehicleFuels, &in.Fuel),
-		enumField("transmission", VehicleTransmissions, &in.Transmission),
-		moneyField("price", &in.Price),
-		moneyField("purchase_price", &in.PurchasePrice),
-		enumField("phase", VehiclePhases, &in.Phase),
-		enumField("status", VehicleStatuses, &in.Status),
-		textField("description", 0, 5000, &in.Description),
-	})
-	return in, err
+	checkText(p, "title", &in.Title, 1, 200)
+	checkText(p, "brand", &in.Brand, 1, 80)
+	checkText(p, "model", &in.Model, 1, 80)
+	checkText(p, "version", &in.Version, 0, 120)
+	checkNormalized(p, "plate", &in.Plate, br.NormalizePlate)
+	checkNormalized(p, "renavam", &in.Renavam, br.ValidateRENAVAM)
+	checkNormalized(p, "vin", &in.VIN, br.ValidateVIN)
+	checkRange(p, "manufacture_year", in.ManufactureYear, 1900, maxYear)
+	checkRange(p, "model_year", in.ModelYear, 1900, maxYear)
+	checkRange(p, "mileage_km", in.MileageKm, 0, maxMileage)
+	checkText(p, "color", &in.Color, 0, 40)
+	checkEnum(p, "fuel", in.Fuel, VehicleFuels)
+	checkEnum(p, "transmission", in.Transmission, VehicleTransmissions)
+	checkEnum(p, "phase", in.Phase, VehiclePhases)
+	checkEnum(p, "status", in.Status, VehicleStatuses)
+	checkText(p, "description", &in.Description, 0, 5000)
 }
 
-// NewVehicle builds a vehicle from a POST body. brand, model and price are required; a missing title
-// is derived once from brand, model, version and model_year; status may only be ativo or reservado.
-func NewVehicle(id string, now time.Time, in VehicleInput) (Vehicle, error) {
-	for _, req := range []struct {
-		name string
-		o    Opt[string]
-	}{{"brand", in.Brand}, {"model", in.Model}} {
-		if !req.o.Set() {
-			return Vehicle{}, Invalidf("%s is required", req.name)
-		}
+// NewVehicle builds a vehicle of the team from a create input. brand, model and price are
+// required; a missing title is derived once from brand, model, version and model_year; status may
+// only be ativo or reservado. Errors are KindInvalid, listing every problem.
+func NewVehicle(teamID, id string, now time.Time, in VehicleInput) (Vehicle, error) {
+	var p Problems
+	in.check(&p, now)
+	required(&p, "brand", in.Brand)
+	required(&p, "model", in.Model)
+	required(&p, "price", in.Price)
+	notNull(&p, "phase", in.Phase)
+	notNull(&p, "status", in.Status)
+	if in.Status.Set() && !p.Has("status") && in.Status.Value != VehicleActive && in.Status.Value != VehicleReserved {
+		p.Add(InBody, "status", "status must be ativo or reservado when creating a vehicle")
 	}
-	if !in.Price.Set() {
-		return Vehicle{}, Invalidf("price is required")
-	}
-	if err := firstErr(notNull("phase", in.Phase), notNull("status", in.Status)); err != nil {
+	if err := p.Err(); err != nil {
 		return Vehicle{}, err
 	}
-	if in.Status.Set() && in.Status.Value != VehicleActive && in.Status.Value != VehicleReserved {
-		return Vehicle{}, Invalidf("status must be ativo or reservado when creating a vehicle")
-	}
 	ts := NewTimestamp(now)
-	v := Vehicle{ID: id, Phase: DefaultVehiclePhase, Status: VehicleActive, CreatedAt: ts, UpdatedAt: ts}
+	v := Vehicle{ID: id, TeamID: teamID, Phase: DefaultVehiclePhase, Status: VehicleActive, CreatedAt: ts, UpdatedAt: ts}
 	v.merge(in)
 	if !in.Title.Set() {
 		v.Title = v.derivedTitle()
@@ -182,33 +174,38 @@ func (v *Vehicle) merge(in VehicleInput) {
 func (v Vehicle) checkYears() error {
 	if v.ManufactureYear != nil && v.ModelYear != nil {
 		if d := *v.ModelYear - *v.ManufactureYear; d != 0 && d != 1 {
-			return Invalidf("model_year must be manufacture_year or the year after it")
+			return invalid("model_year", "model_year must be manufacture_year or the year after it")
 		}
 	}
 	return nil
 }
 
-// Apply returns the vehicle after a PUT body and whether anything changed. Required and defaulted
-// members may not be null (KindInvalid). Status rules: vendido sets sold_at; ativo and reservado clear
-// sold_at and sold_deal_id, and are refused (KindConflict) for a vehicle a deal has sold.
-func (v Vehicle) Apply(in VehicleInput, now time.Time) (Vehicle, bool, error) {
-	if err := firstErr(notNull("title", in.Title), notNull("brand", in.Brand), notNull("model", in.Model),
-		notNull("price", in.Price), notNull("phase", in.Phase), notNull("status", in.Status)); err != nil {
-		return v, false, err
+// Apply returns the vehicle after an update input. Required and defaulted members may not be null
+// (KindInvalid). Status rules: vendido sets sold_at; ativo and reservado clear sold_at and
+// sold_deal_id, and are refused (KindConflict) for a vehicle a deal has sold.
+func (v Vehicle) Apply(in VehicleInput, now time.Time) (Vehicle, error) {
+	var p Problems
+	in.check(&p, now)
+	for name, o := range map[string]Opt[string]{"title": in.Title, "brand": in.Brand, "model": in.Model,
+		"phase": in.Phase, "status": in.Status} {
+		notNull(&p, name, o)
+	}
+	notNull(&p, "price", in.Price)
+	if err := p.Err(); err != nil {
+		return v, err
 	}
 	next := v
 	next.merge(in)
 	if err := next.checkYears(); err != nil {
-		return v, false, err
+		return v, err
 	}
 	if next.Status != v.Status {
 		var err error
 		if next, err = next.enterStatus(now); err != nil {
-			return v, false, err
+			return v, err
 		}
 	}
-	next, changed := changedTo(v, next, now)
-	return next, changed, nil
+	return next, nil
 }
 
 // enterStatus applies the side effects of moving into v.Status.
@@ -227,92 +224,112 @@ func (v Vehicle) enterStatus(now time.Time) (Vehicle, error) {
 	return v, nil
 }
 
-// Archive returns the vehicle archived (soft delete) and whether that changed anything.
-func (v Vehicle) Archive(now time.Time) (Vehicle, bool) {
-	next := v
-	next.Status = VehicleArchived
-	return changedTo(v, next, now)
+// Archive returns the vehicle archived (the soft delete).
+func (v Vehicle) Archive() Vehicle {
+	v.Status = VehicleArchived
+	return v
 }
 
-// SellTo marks the vehicle sold by a winning deal. A vehicle that is not ativo or reservado cannot be
-// won (KindConflict).
-func (v Vehicle) SellTo(dealID string, now time.Time) (Vehicle, error) {
-	switch v.Status {
-	case VehicleActive, VehicleReserved:
-	case VehicleSold:
-		return v, Conflictf("the vehicle is already sold; this deal cannot win it")
-	default:
-		return v, Conflictf("vehicle_id names a vehicle that is %s; only ativo or reservado vehicles can be sold", v.Status)
+// dealableStatuses are the statuses of a vehicle a deal may name or win (CONTRACT.md section 7).
+var dealableStatuses = []string{VehicleActive, VehicleReserved}
+
+// errVehicleNotDealable is the one answer to a deal naming a vehicle it may not use.
+var errVehicleNotDealable = Conflictf("vehicle_id must name an ativo or reservado vehicle of this team")
+
+// dealable reports whether a deal may name or win the vehicle: KindConflict unless it is ativo or
+// reservado.
+func (v Vehicle) dealable() error {
+	switch {
+	case contains(dealableStatuses, v.Status):
+		return nil
+	case v.Status == VehicleSold:
+		return Conflictf("the vehicle is already sold; this deal cannot win it")
 	}
-	next := v
-	next.Status = VehicleSold
-	next.SoldAt = ptr(NewTimestamp(now))
-	next.SoldDealID = ptr(dealID)
-	next, _ = changedTo(v, next, now)
-	return next, nil
+	return errVehicleNotDealable
 }
 
-func (v *Vehicle) setTeam(teamID string) { v.TeamID = teamID }
+// dealableRequirement is the rule of dealable, checked by the store in the deal's write.
+func dealableRequirement(vehicleID string) Requirement {
+	return Requirement{Resource: ResourceVehicle, ID: vehicleID, Statuses: dealableStatuses, Err: errVehicleNotDealable}
+}
 
-func (v *Vehicle) touch(now time.Time) { v.UpdatedAt = NewTimestamp(now) }
+// SellTo returns the vehicle sold by a winning deal. A vehicle that is not dealable cannot be won
+// (KindConflict).
+func (v Vehicle) SellTo(dealID string, now time.Time) (Vehicle, error) {
+	if err := v.dealable(); err != nil {
+		return v, err
+	}
+	ts := NewTimestamp(now)
+	v.Status = VehicleSold
+	v.SoldAt = &ts
+	v.SoldDealID = ptr(dealID)
+	v.UpdatedAt = ts
+	return v, nil
+}
+
+func (v Vehicle) touched(now time.Time) Vehicle {
+	v.UpdatedAt = NewTimestamp(now)
+	return v
+}
+
+// VehicleStore persists vehicles. Implementations enforce plate uniqueness atomically.
+type VehicleStore = Store[Vehicle, VehicleQuery]
+
+// Vehicles is the vehicle use cases.
+type Vehicles = Service[Vehicle, VehicleInput, VehicleQuery]
+
+// NewVehicles returns the vehicle use cases on a store.
+func NewVehicles(store VehicleStore) Vehicles {
+	return Vehicles{store: store, rules: Rules[Vehicle, VehicleInput, VehicleQuery]{
+		New: func(_ context.Context, teamID, id string, now time.Time, in VehicleInput) (Write[Vehicle], error) {
+			v, err := NewVehicle(teamID, id, now, in)
+			return Write[Vehicle]{Record: v}, err
+		},
+		Apply: func(_ context.Context, cur Vehicle, in VehicleInput, now time.Time) (Write[Vehicle], error) {
+			v, err := cur.Apply(in, now)
+			return Write[Vehicle]{Record: v}, err
+		},
+		Remove: Vehicle.Archive,
+		Query:  VehicleQuery.Check,
+	}}
+}
 
 // VehicleQuery is a parsed vehicle list request.
 type VehicleQuery struct {
 	ListQuery
 	Phase, Fuel        []string
-	Brand, Model       string // folded; exact match ignoring case and accents
+	Brand, Model       *string // exact match ignoring case and accents; folded by the checks
 	PriceMin, PriceMax *money.Cents
-	YearMin, YearMax   *int   // model_year bounds
-	PlateKey           string // either spelling of the plate
-	Q                  string // folded substring of title, brand, model, plate
+	YearMin, YearMax   *int    // model_year bounds
+	Plate              *string // either spelling of the plate, as sent
+	PlateKey           string  // the plate's uniqueness key, set by the checks
+	Q                  *string // substring of title, brand, model, plate; folded by the checks
 }
 
-// ParseVehicleQuery reads a vehicle list's query string (CONTRACT.md sections 4 and 5).
-func ParseVehicleQuery(values url.Values) (VehicleQuery, error) {
-	var q VehicleQuery
-	var err error
-	q.ListQuery, err = parseList(values, listSpec{
-		sorts: VehicleSorts, statuses: VehicleStatuses, softDeleted: VehicleArchived,
-		extra: map[string]func(string) error{
-			"phase":     func(v string) (err error) { q.Phase, err = enumParam("phase", v, VehiclePhases); return },
-			"fuel":      func(v string) (err error) { q.Fuel, err = enumParam("fuel", v, VehicleFuels); return },
-			"brand":     func(v string) (err error) { q.Brand, err = textParam("brand", v); return },
-			"model":     func(v string) (err error) { q.Model, err = textParam("model", v); return },
-			"q":         func(v string) (err error) { q.Q, err = textParam("q", v); return },
-			"price_min": func(v string) (err error) { q.PriceMin, err = moneyParam("price_min", v); return },
-			"price_max": func(v string) (err error) { q.PriceMax, err = moneyParam("price_max", v); return },
-			"year_min":  func(v string) (err error) { q.YearMin, err = yearParam("year_min", v); return },
-			"year_max":  func(v string) (err error) { q.YearMax, err = yearParam("year_max", v); return },
-			"plate": func(v string) error {
-				p, err := normalizedParam("plate", v, br.NormalizePlate)
-				q.PlateKey = br.PlateKey(p)
-				return err
-			},
-		},
-	})
-	return q, err
-}
-
-func yearParam(name, v string) (*int, error) {
-	n, err := intParam(name, v, 1900, 9999)
-	if err != nil {
-		return nil, err
-	}
-	return &n, nil
-}
-
-// setIf sets *dst when the member is present with a value.
-func setIf[T any](dst *T, o Opt[T]) {
-	if o.Set() {
-		*dst = o.Value
-	}
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
+// Check validates the query's values (CONTRACT.md sections 4 and 5) and returns it with the defaults
+// filled in; the use cases call it before listing. Errors are KindInvalid, listing every problem.
+func (q VehicleQuery) Check() (VehicleQuery, error) {
+	var p Problems
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: VehicleSorts, statuses: VehicleStatuses, softDeleted: VehicleArchived})
+	checkEnumParam(&p, "phase", q.Phase, VehiclePhases)
+	checkEnumParam(&p, "fuel", q.Fuel, VehicleFuels)
+	checkTextParam(&p, "brand", &q.Brand)
+	checkTextParam(&p, "model", &q.Model)
+	checkTextParam(&p, "q", &q.Q)
+	checkYearParam(&p, "year_min", q.YearMin)
+	checkYearParam(&p, "year_max", q.YearMax)
+	if q.Plate != nil {
+		if plate, err := br.NormalizePlate(*q.Plate); err != nil {
+			p.Add(InQuery, "plate", "plate %v", err)
+		} else {
+			q.PlateKey = br.PlateKey(plate)
 		}
 	}
-	return nil
+	return q, p.Err()
+}
+
+func checkYearParam(p *Problems, name string, year *int) {
+	if year != nil && (*year < 1900 || *year > 9999) {
+		p.Add(InQuery, name, "%s must be between 1900 and 9999", name)
+	}
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/google/uuid"
 
-	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/usageplans"
 )
 

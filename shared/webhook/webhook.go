@@ -59,6 +59,8 @@ type Webhook struct {
 	AlertPending bool            `json:"-"`
 	CreatedAt    patio.Timestamp `json:"created_at"`
 	UpdatedAt    patio.Timestamp `json:"updated_at"`
+	// Revision counts the writes of the webhook (1 when created); the store sets it.
+	Revision int
 }
 
 // Keys are the secrets that sign one attempt: Primary always, Next during a rotation's grace period.

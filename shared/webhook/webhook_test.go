@@ -36,7 +36,7 @@ func TestDerive(t *testing.T) {
 		n := v
 		f(&n)
 		n.UpdatedAt = later
-		n.Rev++
+		n.Revision++
 		return n
 	}
 	client := patio.Client{ID: "c1", Type: patio.ClientIndividual, Name: "Ana", Status: patio.ClientActive}

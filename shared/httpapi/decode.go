@@ -1,0 +1,371 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// This file is the edge's half of validation: it turns a JSON body or a query string into the
+// domain's typed input, checking only what the wire format says (JSON types, number and date
+// syntax, unknown and server-managed members, unknown parameters). Values are the domain's to
+// judge (lengths, enums, check digits, ranges, rules between fields).
+
+// body is a JSON request body split into its top-level members.
+type body map[string]json.RawMessage
+
+// serverFields are managed by the server; a body that sends one is 400.
+var serverFields = map[string]bool{
+	"id": true, "team_id": true, "created_at": true, "updated_at": true,
+	"closed_at": true, "sold_at": true, "sold_deal_id": true,
+}
+
+// member decodes one body member, by name.
+type member struct {
+	name   string
+	decode func(p *patio.Problems, raw json.RawMessage)
+}
+
+// decodeMembers runs each member of obj through its decoder. Unknown and server-managed members
+// are problems; prefix ("address.") names the members of a nested object, whose server-managed
+// names are not reserved.
+func decodeMembers(p *patio.Problems, prefix string, obj body, members ...member) {
+	byName := make(map[string]member, len(members))
+	for _, m := range members {
+		byName[m.name] = m
+	}
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		raw := obj[k]
+		if prefix == "" && serverFields[k] {
+			p.Add(patio.InBody, k, "%s is managed by the server and cannot be sent", k)
+			continue
+		}
+		m, ok := byName[prefix+k]
+		if !ok {
+			p.Add(patio.InBody, prefix+k, "unknown field %s%s", prefix, k)
+			continue
+		}
+		m.decode(p, raw)
+	}
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// opt builds a member that handles null itself and hands any other value to parse, which returns
+// false (having recorded the problem) when the value is not of the member's type.
+func opt[T any](name string, dst *patio.Opt[T], parse func(p *patio.Problems, raw json.RawMessage) (T, bool)) member {
+	return member{name: name, decode: func(p *patio.Problems, raw json.RawMessage) {
+		if isNull(raw) {
+			*dst = patio.Null[T]()
+			return
+		}
+		if v, ok := parse(p, raw); ok {
+			*dst = patio.Some(v)
+		}
+	}}
+}
+
+func rawString(p *patio.Problems, name string, raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		p.Add(patio.InBody, name, "%s must be a string", name)
+		return "", false
+	}
+	return s, true
+}
+
+// text is a string member.
+func text(name string, dst *patio.Opt[string]) member {
+	return opt(name, dst, func(p *patio.Problems, raw json.RawMessage) (string, bool) { return rawString(p, name, raw) })
+}
+
+// integer is a whole JSON number.
+func integer(name string, dst *patio.Opt[int]) member {
+	return opt(name, dst, func(p *patio.Problems, raw json.RawMessage) (int, bool) {
+		n, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 32)
+		if err != nil {
+			p.Add(patio.InBody, name, "%s must be an integer", name)
+			return 0, false
+		}
+		return int(n), true
+	})
+}
+
+// amount is an exact money amount (a JSON number, at most 2 decimal places, in money's range).
+func amount(name string, dst *patio.Opt[money.Cents]) member {
+	return opt(name, dst, func(p *patio.Problems, raw json.RawMessage) (money.Cents, bool) {
+		c, err := money.Parse(strings.TrimSpace(string(raw)))
+		if err != nil {
+			p.Add(patio.InBody, name, "%s %v", name, err)
+			return 0, false
+		}
+		return c, true
+	})
+}
+
+// date is a YYYY-MM-DD string.
+func date(name string, dst *patio.Opt[patio.Date]) member {
+	return opt(name, dst, func(p *patio.Problems, raw json.RawMessage) (patio.Date, bool) {
+		s, ok := rawString(p, name, raw)
+		if !ok {
+			return patio.Date{}, false
+		}
+		d, err := patio.ParseDate(s)
+		if err != nil {
+			p.Add(patio.InBody, name, "%s must be a date in the form YYYY-MM-DD", name)
+			return patio.Date{}, false
+		}
+		return d, true
+	})
+}
+
+// object is a nested JSON object whose members are decoded by members (named name+"."+member).
+func object[T any](name string, dst *patio.Opt[T], members func(*T) []member) member {
+	return opt(name, dst, func(p *patio.Problems, raw json.RawMessage) (T, bool) {
+		var v T
+		var obj body
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+			p.Add(patio.InBody, name, "%s must be an object", name)
+			return v, false
+		}
+		n := p.Len()
+		decodeMembers(p, name+".", obj, members(&v)...)
+		return v, p.Len() == n
+	})
+}
+
+// decodeBody decodes a body with members into the input: the input and the problems found.
+func decodeBody(b body, members ...member) error {
+	var p patio.Problems
+	decodeMembers(&p, "", b, members...)
+	return p.Err()
+}
+
+// decodeVehicle reads a vehicle body (CONTRACT.md section 5).
+func decodeVehicle(b body) (patio.VehicleInput, error) {
+	var in patio.VehicleInput
+	err := decodeBody(b,
+		text("title", &in.Title), text("brand", &in.Brand), text("model", &in.Model),
+		text("version", &in.Version), text("plate", &in.Plate), text("renavam", &in.Renavam),
+		text("vin", &in.VIN), integer("manufacture_year", &in.ManufactureYear),
+		integer("model_year", &in.ModelYear), integer("mileage_km", &in.MileageKm),
+		text("color", &in.Color), text("fuel", &in.Fuel), text("transmission", &in.Transmission),
+		amount("price", &in.Price), amount("purchase_price", &in.PurchasePrice),
+		text("phase", &in.Phase), text("status", &in.Status), text("description", &in.Description),
+	)
+	return in, err
+}
+
+// decodeClient reads a client body (CONTRACT.md section 6).
+func decodeClient(b body) (patio.ClientInput, error) {
+	var in patio.ClientInput
+	err := decodeBody(b,
+		text("type", &in.Type), text("name", &in.Name), text("trade_name", &in.TradeName),
+		text("cpf", &in.CPF), text("cnpj", &in.CNPJ), text("email", &in.Email), text("phone", &in.Phone),
+		date("birth_date", &in.BirthDate), text("state_registration", &in.StateRegistration),
+		object("address", &in.Address, func(a *patio.AddressInput) []member {
+			return []member{
+				text("address.street", &a.Street), text("address.number", &a.Number),
+				text("address.complement", &a.Complement), text("address.district", &a.District),
+				text("address.city", &a.City), text("address.state", &a.State), text("address.zip_code", &a.ZipCode),
+			}
+		}),
+		text("notes", &in.Notes), text("status", &in.Status),
+	)
+	return in, err
+}
+
+// decodeDeal reads a deal body (CONTRACT.md section 7).
+func decodeDeal(b body) (patio.DealInput, error) {
+	var in patio.DealInput
+	err := decodeBody(b,
+		text("title", &in.Title), text("client_id", &in.ClientID), text("vehicle_id", &in.VehicleID),
+		amount("value", &in.Value), text("phase", &in.Phase), text("status", &in.Status),
+		text("lost_reason", &in.LostReason), text("payment_method", &in.PaymentMethod),
+		date("expected_close_date", &in.ExpectedCloseDate), text("notes", &in.Notes),
+	)
+	return in, err
+}
+
+// param decodes one query parameter's value.
+type param struct {
+	name   string
+	decode func(p *patio.Problems, v string)
+}
+
+// decodeQuery runs each parameter of values through its decoder. Unknown and repeated parameters
+// are problems.
+func decodeQuery(values url.Values, params ...param) error {
+	var p patio.Problems
+	byName := make(map[string]param, len(params))
+	for _, pr := range params {
+		byName[pr.name] = pr
+	}
+	names := make([]string, 0, len(values))
+	for k := range values {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		pr, ok := byName[name]
+		switch {
+		case !ok:
+			p.Add(patio.InQuery, name, "unknown query parameter %s", name)
+		case len(values[name]) != 1:
+			p.Add(patio.InQuery, name, "%s must be given once", name)
+		default:
+			pr.decode(&p, values[name][0])
+		}
+	}
+	return p.Err()
+}
+
+// listParams are the parameters every list shares (CONTRACT.md section 4).
+func listParams(q *patio.ListQuery) []param {
+	return []param{
+		{"page", func(p *patio.Problems, v string) {
+			if n, err := strconv.Atoi(v); err != nil {
+				p.Add(patio.InQuery, "page", "page must be an integer of at least 1")
+			} else {
+				q.Page = patio.Some(n)
+			}
+		}},
+		{"limit", func(p *patio.Problems, v string) {
+			if n, err := strconv.Atoi(v); err != nil {
+				p.Add(patio.InQuery, "limit", "limit must be between 1 and %d", patio.MaxLimit)
+			} else {
+				q.Limit = patio.Some(n)
+			}
+		}},
+		{"sort", func(p *patio.Problems, v string) {
+			q.Sort, q.Desc = strings.TrimPrefix(v, "-"), strings.HasPrefix(v, "-")
+			if q.Sort == "" {
+				p.Add(patio.InQuery, "sort", "sort must name a field, optionally prefixed with -")
+			}
+		}},
+		dateParam("created_from", &q.CreatedFrom),
+		dateParam("created_to", &q.CreatedTo),
+		listParam("status", &q.Status),
+	}
+}
+
+func dateParam(name string, dst **patio.Date) param {
+	return param{name, func(p *patio.Problems, v string) {
+		d, err := patio.ParseDate(v)
+		if err != nil {
+			p.Add(patio.InQuery, name, "%s must be a date in the form YYYY-MM-DD", name)
+			return
+		}
+		*dst = &d
+	}}
+}
+
+// listParam is a comma-separated list of values (an enum filter), without repeats.
+func listParam(name string, dst *[]string) param {
+	return param{name, func(_ *patio.Problems, v string) {
+		var out []string
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); !contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		*dst = out
+	}}
+}
+
+// stringParam is a free-text or identifier parameter, handed to the domain as sent.
+func stringParam(name string, dst **string) param {
+	return param{name, func(_ *patio.Problems, v string) { *dst = &v }}
+}
+
+func moneyParam(name string, dst **money.Cents) param {
+	return param{name, func(p *patio.Problems, v string) {
+		c, err := money.Parse(v)
+		if err != nil {
+			p.Add(patio.InQuery, name, "%s %v", name, err)
+			return
+		}
+		*dst = &c
+	}}
+}
+
+func intParam(name string, dst **int) param {
+	return param{name, func(p *patio.Problems, v string) {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			p.Add(patio.InQuery, name, "%s must be an integer", name)
+			return
+		}
+		*dst = &n
+	}}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeVehicleQuery reads a vehicle list's query string (CONTRACT.md sections 4 and 5).
+func decodeVehicleQuery(values url.Values) (patio.VehicleQuery, error) {
+	var q patio.VehicleQuery
+	err := decodeQuery(values, append(listParams(&q.ListQuery),
+		listParam("phase", &q.Phase), listParam("fuel", &q.Fuel),
+		stringParam("brand", &q.Brand), stringParam("model", &q.Model), stringParam("q", &q.Q),
+		moneyParam("price_min", &q.PriceMin), moneyParam("price_max", &q.PriceMax),
+		intParam("year_min", &q.YearMin), intParam("year_max", &q.YearMax), stringParam("plate", &q.Plate),
+	)...)
+	return q, err
+}
+
+// decodeClientQuery reads a client list's query string (CONTRACT.md sections 4 and 6).
+func decodeClientQuery(values url.Values) (patio.ClientQuery, error) {
+	var q patio.ClientQuery
+	err := decodeQuery(values, append(listParams(&q.ListQuery),
+		listParam("type", &q.Type), stringParam("q", &q.Q), stringParam("cpf", &q.CPF), stringParam("cnpj", &q.CNPJ),
+	)...)
+	return q, err
+}
+
+// decodeDealQuery reads a deal list's query string (CONTRACT.md sections 4 and 7).
+func decodeDealQuery(values url.Values) (patio.DealQuery, error) {
+	var q patio.DealQuery
+	err := decodeQuery(values, append(listParams(&q.ListQuery),
+		listParam("phase", &q.Phase), moneyParam("value_min", &q.ValueMin), moneyParam("value_max", &q.ValueMax),
+		stringParam("client_id", &q.ClientID), stringParam("vehicle_id", &q.VehicleID),
+	)...)
+	return q, err
+}
+
+// DecodeVehicle reads a JSON vehicle body into the domain's typed input, as the API does: a body
+// that is not one JSON object, or whose members have the wrong JSON types, is KindInvalid.
+func DecodeVehicle(data []byte) (patio.VehicleInput, error) { return decodeJSON(data, decodeVehicle) }
+
+// DecodeClient reads a JSON client body into the domain's typed input, as the API does.
+func DecodeClient(data []byte) (patio.ClientInput, error) { return decodeJSON(data, decodeClient) }
+
+// DecodeDeal reads a JSON deal body into the domain's typed input, as the API does.
+func DecodeDeal(data []byte) (patio.DealInput, error) { return decodeJSON(data, decodeDeal) }
+
+func decodeJSON[In any](data []byte, decode func(body) (In, error)) (In, error) {
+	b, err := parseBody(data)
+	if err != nil {
+		var zero In
+		return zero, err
+	}
+	return decode(b)
+}

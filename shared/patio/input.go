@@ -1,0 +1,129 @@
+package patio
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Opt is one member of a request: absent, explicitly null, or set to Value. PUT is a partial
+// update, so the three cases mean "keep", "clear" and "set". The edge (shared/httpapi, the
+// operators' tool) fills Opts from what the client sent; the domain validates the values.
+type Opt[T any] struct {
+	Present bool
+	Null    bool
+	Value   T
+}
+
+// Some returns a member set to v.
+func Some[T any](v T) Opt[T] { return Opt[T]{Present: true, Value: v} }
+
+// Null returns a member sent as null.
+func Null[T any]() Opt[T] { return Opt[T]{Present: true, Null: true} }
+
+// Set reports whether the member is present with a value (not null).
+func (o Opt[T]) Set() bool { return o.Present && !o.Null }
+
+// ParseID returns the canonical form of a UUID and whether s is one.
+func ParseID(s string) (string, bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	u, err := uuid.Parse(s)
+	if err != nil {
+		return "", false
+	}
+	return u.String(), true
+}
+
+// The checks below validate one member of a typed input, record what is wrong in p (naming the
+// member) and put the value in its stored form. A member that is absent or null passes: whether
+// it may be is the resource's rule (required, notNull).
+
+// checkText trims a text member and checks that it has minLen..maxLen characters.
+func checkText(p *Problems, name string, o *Opt[string], minLen, maxLen int) {
+	if !o.Set() {
+		return
+	}
+	s := strings.TrimSpace(o.Value)
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n < minLen && minLen == 1:
+		p.Add(InBody, name, "%s must not be empty", name)
+	case n < minLen:
+		p.Add(InBody, name, "%s must have at least %d characters", name, minLen)
+	case n > maxLen:
+		p.Add(InBody, name, "%s must be at most %d characters", name, maxLen)
+	}
+	o.Value = s
+}
+
+// checkNormalized passes a member through the normaliser of its format (plate, CPF, ...), whose
+// error text follows the member's name.
+func checkNormalized(p *Problems, name string, o *Opt[string], normalize func(string) (string, error)) {
+	if !o.Set() {
+		return
+	}
+	v, err := normalize(o.Value)
+	if err != nil {
+		p.Add(InBody, name, "%s %v", name, err)
+		return
+	}
+	o.Value = v
+}
+
+// checkEnum checks that a member is one of allowed.
+func checkEnum(p *Problems, name string, o Opt[string], allowed []string) {
+	if o.Set() && !contains(allowed, o.Value) {
+		p.Add(InBody, name, "%s must be one of %s", name, strings.Join(allowed, ", "))
+	}
+}
+
+// checkRange checks that a whole-number member is within [minV, maxV].
+func checkRange(p *Problems, name string, o Opt[int], minV, maxV int) {
+	if o.Set() && (o.Value < minV || o.Value > maxV) {
+		p.Add(InBody, name, "%s must be between %d and %d", name, minV, maxV)
+	}
+}
+
+// required records a problem when a member is absent or null.
+func required[T any](p *Problems, name string, o Opt[T]) {
+	if !o.Set() {
+		p.Add(InBody, name, "%s is required", name)
+	}
+}
+
+// notNull records a problem when a member that may not be cleared is null.
+func notNull[T any](p *Problems, name string, o Opt[T]) {
+	if o.Present && o.Null {
+		p.Add(InBody, name, "%s must not be null", name)
+	}
+}
+
+// apply sets *dst from o: a value sets it, null clears it, absence keeps it.
+func apply[T any](dst **T, o Opt[T]) {
+	switch {
+	case !o.Present:
+	case o.Null:
+		*dst = nil
+	default:
+		*dst = ptr(o.Value)
+	}
+}
+
+// setIf sets *dst when the member is present with a value.
+func setIf[T any](dst *T, o Opt[T]) {
+	if o.Set() {
+		*dst = o.Value
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,200 @@
+package patio
+
+import (
+	"context"
+	"reflect"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// NewID returns a fresh UUIDv7 and the instant it encodes, so that a record's created_at and its id
+// sort the same way.
+func NewID() (string, time.Time) {
+	u := uuid.Must(uuid.NewV7())
+	sec, nsec := u.Time().UnixTime()
+	return u.String(), time.Unix(sec, nsec).UTC()
+}
+
+// Record is what every resource's record provides to the shared use cases: a copy of itself
+// stamped with a new updated_at.
+type Record[T any] interface {
+	touched(now time.Time) T
+}
+
+// The resources records can name (Requirement.Resource).
+const (
+	ResourceVehicle = "vehicle"
+	ResourceClient  = "client"
+	ResourceDeal    = "deal"
+)
+
+// Requirement is a record of the team that must exist, in one of Statuses, for a write to stand.
+// The store checks it in the same transaction as the write and answers Err when it does not hold,
+// so a requirement can never be broken by a concurrent write.
+type Requirement struct {
+	Resource string // ResourceVehicle, ResourceClient, ...
+	ID       string
+	Statuses []string
+	Err      error // KindConflict, naming the member that referenced the record
+}
+
+// Revised is another record a write replaces in the same transaction: Next replaces Cur, only if
+// Cur is still the stored revision (a lost race re-runs the whole use case). Cur and Next are of
+// one record type (a Vehicle when a deal wins it).
+type Revised struct {
+	Cur, Next any
+}
+
+// Write is what one use case asks the store to write, atomically: the record, the requirements it
+// rests on and the other records it changes. Changed is false when the record would be stored as
+// it is (nothing is written then); the shared use cases decide it, in one place (settle).
+type Write[T any] struct {
+	Record   T
+	Requires []Requirement
+	Also     []Revised
+	Changed  bool
+}
+
+// Store persists one resource's records in a team. Implementations own revisions: a created record
+// has revision 1, and each write that changes it adds one, conditioned on the revision read.
+type Store[T any, Q any] interface {
+	// Create stores a new record with its requirements and returns it as stored. A unique value
+	// already used in the team is KindDuplicate; a requirement that does not hold is its Err.
+	Create(ctx context.Context, w Write[T]) (T, error)
+	// Get returns a team's record, or KindNotFound.
+	Get(ctx context.Context, teamID, id string) (T, error)
+	// Update reads the record, asks change for the write and, when it changes something, performs
+	// it conditioned on the revision read; a lost race re-reads and asks again. It returns the
+	// stored record (the one read when nothing changed).
+	Update(ctx context.Context, teamID, id string, change func(cur T) (Write[T], error)) (T, error)
+	// List returns one page of a team's records and the number of all that match.
+	List(ctx context.Context, teamID string, q Q) ([]T, int, error)
+}
+
+// Rules is what makes a resource: how a record is built from a create input, what an update
+// input does to it, its soft delete, and how its list queries are checked. The functions return
+// KindInvalid for a request wrong on its own and KindConflict for one that conflicts with stored
+// state; they never set updated_at (settle does).
+type Rules[T any, In any, Q any] struct {
+	New    func(ctx context.Context, teamID, id string, now time.Time, in In) (Write[T], error)
+	Apply  func(ctx context.Context, cur T, in In, now time.Time) (Write[T], error)
+	Remove func(cur T) T
+	Query  func(q Q) (Q, error)
+}
+
+// Query is a resource's list query: it embeds ListQuery.
+type Query interface{ listQuery() ListQuery }
+
+func (q ListQuery) listQuery() ListQuery { return q }
+
+// Page is one page of a list: its records, the number of all that match, and the shared list
+// parameters as they were served (defaults filled in).
+type Page[T any] struct {
+	Items []T
+	Total int
+	List  ListQuery
+}
+
+// Service is the use cases every resource shares (create, get, update, soft delete, list),
+// assembled from the resource's Rules and its Store. Vehicles, Clients and Deals are Services.
+type Service[T Record[T], In any, Q Query] struct {
+	store Store[T, Q]
+	rules Rules[T, In, Q]
+	now   func() time.Time
+}
+
+// WithClock returns the service with another clock (tests); time.Now by default.
+func (s Service[T, In, Q]) WithClock(now func() time.Time) Service[T, In, Q] {
+	s.now = now
+	return s
+}
+
+func (s Service[T, In, Q]) clock() time.Time {
+	if s.now == nil {
+		return time.Now()
+	}
+	return s.now()
+}
+
+// Create builds a record of the team from a create input and stores it.
+func (s Service[T, In, Q]) Create(ctx context.Context, teamID string, in In) (T, error) {
+	id, now := NewID()
+	if s.now != nil {
+		now = s.now()
+	}
+	w, err := s.rules.New(ctx, teamID, id, now, in)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	w.Changed = true
+	return s.store.Create(ctx, w)
+}
+
+// Get returns one record; an id that is not a UUID is KindNotFound, like an unknown one.
+func (s Service[T, In, Q]) Get(ctx context.Context, teamID, id string) (T, error) {
+	id, ok := ParseID(id)
+	if !ok {
+		var zero T
+		return zero, ErrNotFound
+	}
+	return s.store.Get(ctx, teamID, id)
+}
+
+// Update applies an update input (PUT: only the members present change) to the stored record.
+func (s Service[T, In, Q]) Update(ctx context.Context, teamID, id string, in In) (T, error) {
+	return s.edit(ctx, teamID, id, func(ctx context.Context, cur T, now time.Time) (Write[T], error) {
+		return s.rules.Apply(ctx, cur, in, now)
+	})
+}
+
+// Archive soft-deletes the stored record; doing it again changes nothing.
+func (s Service[T, In, Q]) Archive(ctx context.Context, teamID, id string) (T, error) {
+	return s.edit(ctx, teamID, id, func(_ context.Context, cur T, _ time.Time) (Write[T], error) {
+		return Write[T]{Record: s.rules.Remove(cur)}, nil
+	})
+}
+
+// List returns a page of the team's records.
+func (s Service[T, In, Q]) List(ctx context.Context, teamID string, q Q) (Page[T], error) {
+	q, err := s.rules.Query(q)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	items, total, err := s.store.List(ctx, teamID, q)
+	return Page[T]{Items: items, Total: total, List: q.listQuery()}, err
+}
+
+// edit is the one update path: the store reads the record, the use case computes the write, and
+// settle decides whether it changes anything.
+func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string,
+	apply func(ctx context.Context, cur T, now time.Time) (Write[T], error)) (T, error) {
+	id, ok := ParseID(id)
+	if !ok {
+		var zero T
+		return zero, ErrNotFound
+	}
+	return s.store.Update(ctx, teamID, id, func(cur T) (Write[T], error) {
+		now := s.clock()
+		w, err := apply(ctx, cur, now)
+		if err != nil {
+			return Write[T]{}, err
+		}
+		return settle(cur, w, now), nil
+	})
+}
+
+// settle decides whether a write changes the record: it does when the record differs from the
+// one read, or when it changes other records. A changed record gets updated_at now.
+func settle[T Record[T]](cur T, w Write[T], now time.Time) Write[T] {
+	w.Changed = len(w.Also) > 0 || Changed(cur, w.Record)
+	if w.Changed {
+		w.Record = w.Record.touched(now)
+	}
+	return w
+}
+
+// Changed reports whether next differs from cur in any field: the one definition of "a write
+// that changes nothing", which answers 200 and writes nothing (CONTRACT.md section 1).
+func Changed[T any](cur, next T) bool { return !reflect.DeepEqual(cur, next) }
