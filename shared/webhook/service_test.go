@@ -244,6 +244,40 @@ func TestDeliverSuccess(t *testing.T) {
 	}
 }
 
+// A success whose recording on the webhook failed is noted when the task is handled again:
+// otherwise the "no success since the first attempt" rule would later disable a webhook that
+// answered.
+func TestDeliverNotesSuccessWhenRetried(t *testing.T) {
+	other := pending("dlv_2", webhook.MaxAttempts-1) // its series began before the success
+	e := newEnv(pending("dlv_1", 1), other)
+	e.sender.result = success
+	e.store.fail["NoteSuccess"] = errBoom
+	d := e.deliverer()
+	task := taskFor(e.store.delivery("dlv_1"), 2)
+
+	if err := d.Deliver(context.Background(), task); !errors.Is(err, errBoom) {
+		t.Fatalf("Deliver(%v) = %v; want %v (the message must stay)", task, err, errBoom)
+	}
+	if err := d.Deliver(context.Background(), task); err != nil {
+		t.Fatalf("Deliver(%v) again = %v; want nil", task, err)
+	}
+	if at := e.store.hook(hookID).LastSuccessAt; !at.Equal(now) {
+		t.Errorf("after Deliver(%v) twice, the webhook's last success is %v; want %v", task, at, now)
+	}
+	if n := len(e.sender.sent()); n != 1 {
+		t.Errorf("Deliver(%v) twice sent %d requests; want 1", task, n)
+	}
+
+	e.sender.result = failure
+	last := taskFor(other, webhook.MaxAttempts)
+	if err := d.Deliver(context.Background(), last); err != nil {
+		t.Fatalf("Deliver(%v) = %v; want nil", last, err)
+	}
+	if st := e.store.hook(hookID).Status; st != webhook.StatusActive {
+		t.Errorf("after a success since its first attempt, Deliver(%v) left the webhook %q; want %q", last, st, webhook.StatusActive)
+	}
+}
+
 func TestDeliverDropsStaleTasks(t *testing.T) {
 	with := func(d webhook.Delivery, f func(*webhook.Delivery)) webhook.Delivery { f(&d); return d }
 	tests := []struct {
