@@ -205,6 +205,11 @@ func (d Deliverer) Deliver(ctx context.Context, t Task) error {
 		// The series ended; make sure a pending alert goes out.
 		return d.alert(ctx, log, del)
 	}
+	if del.Status == DeliverySucceeded && del.Attempt == t.Attempt && len(del.Attempts) > 0 {
+		// The success was recorded but the message stayed: noting it on the webhook may have failed,
+		// and the deactivation rule must see it.
+		return d.Store.NoteSuccess(ctx, del.TeamID, del.WebhookID, del.Attempts[len(del.Attempts)-1].At)
+	}
 	if del.Status != DeliveryPending || del.Attempt != t.Attempt-1 {
 		return nil
 	}

@@ -1,0 +1,298 @@
+package webhook_test
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// The fakes below stand in for the adapters so that the service's rules can be tested alone. They
+// are not about storage: store keeps just enough state, with the conditions webhook.Store documents,
+// for several calls of the service to see each other's writes.
+
+// store is an in-memory webhook.Store. The embedded interface is nil: a method the tests do not use
+// panics, so the fake stays small when Store grows.
+type store struct {
+	webhook.Store
+
+	mu         sync.Mutex
+	hooks      map[string]webhook.Webhook
+	deliveries map[string]webhook.Delivery
+	// fail makes the named method return the error, without effect, the next time it is called.
+	fail map[string]error
+	// disabledSince holds the first argument of each DisableForFailures call.
+	disabledSince []time.Time
+}
+
+func newStore(hooks []webhook.Webhook, deliveries ...webhook.Delivery) *store {
+	s := &store{hooks: map[string]webhook.Webhook{}, deliveries: map[string]webhook.Delivery{}, fail: map[string]error{}}
+	for _, w := range hooks {
+		s.hooks[w.ID] = w
+	}
+	for _, d := range deliveries {
+		s.deliveries[d.ID] = d
+	}
+	return s
+}
+
+// failing returns the error planned for method, once. The caller holds mu.
+func (s *store) failing(method string) error {
+	err := s.fail[method]
+	delete(s.fail, method)
+	return err
+}
+
+func (s *store) hook(id string) webhook.Webhook {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hooks[id]
+}
+
+func (s *store) delivery(id string) webhook.Delivery {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deliveries[id]
+}
+
+func (s *store) Webhook(_ context.Context, teamID, id string) (webhook.Webhook, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("Webhook"); err != nil {
+		return webhook.Webhook{}, err
+	}
+	w, ok := s.hooks[id]
+	if !ok || w.TeamID != teamID {
+		return webhook.Webhook{}, patio.NotFoundf("webhook %s not found", id)
+	}
+	return w, nil
+}
+
+func (s *store) TeamWebhooks(_ context.Context, teamID string) ([]webhook.Webhook, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []webhook.Webhook
+	for _, w := range s.hooks {
+		if w.TeamID == teamID {
+			out = append(out, w)
+		}
+	}
+	slices.SortFunc(out, func(a, b webhook.Webhook) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (s *store) NoteSuccess(_ context.Context, _, id string, t time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("NoteSuccess"); err != nil {
+		return err
+	}
+	w := s.hooks[id]
+	if t.After(w.LastSuccessAt) {
+		w.LastSuccessAt = t
+	}
+	s.hooks[id] = w
+	return nil
+}
+
+func (s *store) DisableForFailures(_ context.Context, _, id string, first, _ time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("DisableForFailures"); err != nil {
+		return false, err
+	}
+	s.disabledSince = append(s.disabledSince, first)
+	w := s.hooks[id]
+	if w.Status != webhook.StatusActive || w.EnabledAt.After(first) || !w.LastSuccessAt.Before(first) {
+		return false, nil
+	}
+	w.Status, w.AlertPending = webhook.StatusDisabled, true
+	s.hooks[id] = w
+	return true, nil
+}
+
+func (s *store) ClaimAlert(_ context.Context, _, id string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("ClaimAlert"); err != nil {
+		return false, err
+	}
+	w := s.hooks[id]
+	claimed := w.AlertPending
+	w.AlertPending = false
+	s.hooks[id] = w
+	return claimed, nil
+}
+
+func (s *store) ReleaseAlert(_ context.Context, _, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.hooks[id]
+	w.AlertPending = true
+	s.hooks[id] = w
+	return nil
+}
+
+func (s *store) CreateDelivery(_ context.Context, d webhook.Delivery) (bool, webhook.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if stored, ok := s.deliveries[d.ID]; ok {
+		return false, stored, nil
+	}
+	s.deliveries[d.ID] = d
+	return true, d, nil
+}
+
+func (s *store) MarkEnqueued(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("MarkEnqueued"); err != nil {
+		return err
+	}
+	d := s.deliveries[id]
+	d.Enqueued = true
+	s.deliveries[id] = d
+	return nil
+}
+
+func (s *store) Delivery(_ context.Context, id string) (webhook.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.deliveries[id]
+	if !ok {
+		return d, patio.NotFoundf("delivery %s not found", id)
+	}
+	return d, nil
+}
+
+func (s *store) RecordAttempt(_ context.Context, d webhook.Delivery, a webhook.Attempt, status string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.deliveries[d.ID]
+	if cur.Status != webhook.DeliveryPending || cur.Series != a.Series || cur.Attempt != a.N-1 {
+		return patio.Conflictf("delivery %s changed meanwhile", d.ID)
+	}
+	cur.Attempts = append(slices.Clone(cur.Attempts), a)
+	cur.Status, cur.Attempt, cur.FirstAttemptAt, cur.NextAttemptAt = status, a.N, d.FirstAttemptAt, a.NextAttemptAt
+	s.deliveries[d.ID] = cur
+	return nil
+}
+
+func (s *store) SetDeliveryStatus(_ context.Context, id string, from []string, status string, restart bool) (webhook.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.deliveries[id]
+	if !ok {
+		return d, patio.NotFoundf("delivery %s not found", id)
+	}
+	if !slices.Contains(from, d.Status) {
+		return d, patio.Conflictf("delivery %s is %s", id, d.Status)
+	}
+	d.Status = status
+	if restart {
+		d.Series, d.Attempt, d.FirstAttemptAt, d.NextAttemptAt, d.Enqueued = d.Series+1, 0, time.Time{}, nil, true
+	}
+	s.deliveries[id] = d
+	return d, nil
+}
+
+func (s *store) Deliveries(_ context.Context, webhookID, status string) ([]webhook.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []webhook.Delivery
+	for _, d := range s.deliveries {
+		if d.WebhookID == webhookID && (status == "" || d.Status == status) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// queue is a webhook.Queue that keeps what it is given, or refuses everything with err.
+type queue struct {
+	mu    sync.Mutex
+	err   error
+	tasks []webhook.Task
+}
+
+func (q *queue) Enqueue(_ context.Context, t webhook.Task) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err != nil {
+		return q.err
+	}
+	q.tasks = append(q.tasks, t)
+	return nil
+}
+
+func (q *queue) queued() []webhook.Task {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.tasks)
+}
+
+// sender is a webhook.Sender whose every attempt has result.
+type sender struct {
+	mu     sync.Mutex
+	result webhook.Result
+	posts  []post
+}
+
+type post struct {
+	url     string
+	headers map[string]string
+	body    []byte
+}
+
+func (s *sender) Send(_ context.Context, url string, headers map[string]string, body []byte) webhook.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.posts = append(s.posts, post{url, headers, body})
+	return s.result
+}
+
+func (s *sender) sent() []post {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.posts)
+}
+
+// mailer is a webhook.Mailer that keeps the alerts it sends, or fails every send with err.
+type mailer struct {
+	mu     sync.Mutex
+	err    error
+	alerts []alert
+}
+
+type alert struct{ to, subject, text string }
+
+func (m *mailer) SendAlert(_ context.Context, to, subject, text string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	m.alerts = append(m.alerts, alert{to, subject, text})
+	return nil
+}
+
+func (m *mailer) sent() []alert {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.alerts)
+}
+
+// teams is a webhook.Teams over a fixed set of teams.
+type teams map[string]patio.Team
+
+func (ts teams) Team(_ context.Context, id string) (patio.Team, error) {
+	t, ok := ts[id]
+	if !ok {
+		return t, patio.NotFoundf("team %s not found", id)
+	}
+	return t, nil
+}
