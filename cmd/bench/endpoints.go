@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -24,18 +25,27 @@ type endpoint struct {
 var winBody = []byte(`{"status":"ganho"}`)
 
 // defaultStatuses is the status filter of a list without one: every status but the soft-deleted
-// one (patio.parseList).
+// one (patio.ListQuery.Check).
 func defaultStatuses(all []string, softDeleted string) []string {
 	return slices.DeleteFunc(slices.Clone(all), func(s string) bool { return s == softDeleted })
+}
+
+// storeList is the raw query of a default list sorted by field, descending, on the store's own
+// index and key range (dynamostore.SortIndex).
+func storeList(table, resource, field string, statuses []string, softDeleted string) listQuery {
+	index, attr, prefix, err := dynamostore.SortIndex(resource, field)
+	if err != nil {
+		panic(err)
+	}
+	return listQuery{table: table, index: index, rangeAttr: attr, rangePrefix: prefix, desc: true,
+		statuses: defaultStatuses(statuses, softDeleted)}
 }
 
 func (env *benchEnv) endpoints() []endpoint {
 	api, raw, main, deals := env.api, env.raw, env.main, env.deals
 	randomVehicle := func(rng *rand.Rand) string { return env.vehicleIDs[rng.IntN(len(env.vehicleIDs))] }
-	byPrice := listQuery{table: env.tables.Vehicles, index: "by_price", rangeAttr: "lsi_price", rangePrefix: "1#",
-		desc: true, statuses: defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)}
-	clientsByCreation := listQuery{table: env.tables.Clients, rangeAttr: "sk", rangePrefix: "c#",
-		desc: true, statuses: defaultStatuses(patio.ClientStatuses, patio.ClientInactive)}
+	byPrice := storeList(env.tables.Vehicles, patio.ResourceVehicle, "price", patio.VehicleStatuses, patio.VehicleArchived)
+	clientsByCreation := storeList(env.tables.Clients, patio.ResourceClient, "created_at", patio.ClientStatuses, patio.ClientInactive)
 
 	eps := []endpoint{
 		{

@@ -167,13 +167,13 @@ func (r *rawClient) getVehicle(ctx context.Context, p principal, id string) erro
 	if err != nil {
 		return err
 	}
-	_, err = r.getItem(ctx, r.tables.Vehicles, teamID, "v#"+id)
+	_, err = r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
 	return err
 }
 
 // useVehicleTemplate keeps a seeded vehicle's item as the model of raw creates.
 func (r *rawClient) useVehicleTemplate(ctx context.Context, teamID, id string) error {
-	item, err := r.getItem(ctx, r.tables.Vehicles, teamID, "v#"+id)
+	item, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 			}},
 			{Put: &types.Put{
 				TableName:           aws.String(r.tables.Vehicles),
-				Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s("plate#" + key), "owner": s(id)},
+				Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(dynamostore.PlateGuardKey(key)), "owner": s(id)},
 				ConditionExpression: aws.String("(attribute_not_exists(pk))"),
 			}},
 		},
@@ -307,12 +307,12 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 	if err != nil {
 		return err
 	}
-	deal, err := r.getItem(ctx, r.tables.Deals, teamID, "d#"+dealID)
+	deal, err := r.getItem(ctx, r.tables.Deals, teamID, recordKey(patio.ResourceDeal, dealID))
 	if err != nil {
 		return err
 	}
 	vehicleID := strAttr(deal, "vehicle_id")
-	vehicle, err := r.getItem(ctx, r.tables.Vehicles, teamID, "v#"+vehicleID)
+	vehicle, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, vehicleID))
 	if err != nil {
 		return err
 	}
@@ -345,4 +345,14 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 		},
 	})
 	return err
+}
+
+// recordKey is the store's sort key of a record (dynamostore.RecordKey); the resources named here
+// always have one.
+func recordKey(resource, id string) string {
+	sk, err := dynamostore.RecordKey(resource, id)
+	if err != nil {
+		panic(err)
+	}
+	return sk
 }

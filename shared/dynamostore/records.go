@@ -173,15 +173,13 @@ func (s *Store) related(teamID string, reqs []patio.Requirement, also []patio.Re
 
 // resource returns the table and sort key prefix of a resource's records.
 func (s *Store) resource(name string) (dynamo.Table, string, error) {
-	switch name {
-	case patio.ResourceVehicle:
-		return s.db.Table(s.tables.Vehicles), vehiclePrefix, nil
-	case patio.ResourceClient:
-		return s.db.Table(s.tables.Clients), clientPrefix, nil
-	case patio.ResourceDeal:
-		return s.db.Table(s.tables.Deals), dealPrefix, nil
+	prefix, err := keyPrefix(name)
+	if err != nil {
+		return dynamo.Table{}, "", err
 	}
-	return dynamo.Table{}, "", fmt.Errorf("dynamostore: unknown resource %q", name)
+	tables := map[string]string{patio.ResourceVehicle: s.tables.Vehicles, patio.ResourceClient: s.tables.Clients,
+		patio.ResourceDeal: s.tables.Deals}
+	return s.db.Table(tables[name]), prefix, nil
 }
 
 // op is one item of a write, and what it means when its condition fails.
