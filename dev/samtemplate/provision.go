@@ -39,11 +39,11 @@ func Provision(ctx context.Context, db *dynamodb.Client, queues *sqs.Client, tpl
 	if db == nil || queues == nil {
 		return Resources{}, errors.New("samtemplate: Provision needs a DynamoDB and an SQS client")
 	}
-	tables, err := CreateTables(ctx, db, tpl, prefix)
+	tables, err := createTables(ctx, db, tpl, prefix)
 	if err != nil {
 		return Resources{}, err
 	}
-	queueRefs, err := CreateQueues(ctx, queues, tpl, prefix)
+	queueRefs, err := createQueues(ctx, queues, tpl, prefix)
 	if err != nil {
 		return Resources{}, err
 	}

@@ -305,11 +305,11 @@ func boolean(v any, path string) (bool, error) {
 	return b, nil
 }
 
-// CreateTables creates every table of tpl on the DynamoDB endpoint of client, named prefix plus the
+// createTables creates every table of tpl on the DynamoDB endpoint of client, named prefix plus the
 // logical id, waits until each is ACTIVE and enables TTL where the template does. A table that
 // already exists is kept as it is when its schema matches the template (see Provision). It returns
 // logical id → table name.
-func CreateTables(ctx context.Context, client *dynamodb.Client, tpl *Template, prefix string) (map[string]string, error) {
+func createTables(ctx context.Context, client *dynamodb.Client, tpl *Template, prefix string) (map[string]string, error) {
 	names := make(map[string]string, len(tpl.tables))
 	for _, tb := range tpl.tables {
 		name := prefix + tb.LogicalID
