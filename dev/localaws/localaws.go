@@ -92,8 +92,8 @@ type Stack struct {
 }
 
 // Start starts DynamoDB Local and moto, waits until both answer, provisions the template's tables
-// and queues (unless EnginesOnly; see samtemplate.Provision) and returns the running stack. On error nothing is left running. The caller
-// must call Stop.
+// and queues (unless EnginesOnly; see samtemplate.Provision) and returns the running stack. On
+// error nothing is left running. The caller must call Stop.
 func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if o.Dir == "" {
 		wd, err := os.Getwd()

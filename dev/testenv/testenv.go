@@ -61,7 +61,7 @@ func AWSConfig(t testing.TB) aws.Config {
 func Tables(t testing.TB) map[string]string {
 	t.Helper()
 	c := AWSConfig(t)
-	tablesOnce.Do(func() { tables, tablesErr = createTables(c) })
+	tablesOnce.Do(func() { tables, tablesErr = provision(c) })
 	if tablesErr != nil {
 		t.Fatalf("testenv: %v", tablesErr)
 	}
@@ -94,7 +94,7 @@ func unavailable(t testing.TB, err error) {
 	t.Skipf("testenv: integration test skipped: %v; run `make test` (or `go run ./cmd/local with-engines -- go test ./...`)", err)
 }
 
-func createTables(c aws.Config) (map[string]string, error) {
+func provision(c aws.Config) (map[string]string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
