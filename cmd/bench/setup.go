@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -104,32 +103,19 @@ func setup(ctx context.Context) (*benchEnv, error) {
 		return nil, err
 	}
 	env.prefix = "bench" + hex.EncodeToString(b[:]) + "-"
-	progress("DynamoDB Local at %s; creating the tables of template.yaml with prefix %s", endpoint, env.prefix)
-	admin := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		// DynamoDB Local sends no X-Amz-Crc32 on error responses (aws/aws-sdk-go-v2#3545).
-		o.DisableValidateResponseChecksum = true
-	})
+	progress("DynamoDB Local at %s; creating the tables and queues of template.yaml with prefix %s", endpoint, env.prefix)
+	// The API does not use the queues (in moto, which with-engines starts too), but the functions'
+	// environment names them; without its endpoint an SQS client would reach for AWS itself.
+	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		return nil, errors.New("AWS_ENDPOINT_URL_SQS is not set: run `make bench`, never against AWS")
+	}
 	tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	names, err := samtemplate.CreateTables(tctx, admin, tpl, env.prefix)
+	res, err := samtemplate.Provision(tctx, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), tpl, env.prefix)
 	if err != nil {
 		return nil, err
 	}
-	// The functions' environment also names the template's queues (in moto, which with-engines
-	// starts too); the API does not use them, but the environment is resolved whole.
-	refs := maps.Clone(names)
-	if os.Getenv("AWS_ENDPOINT_URL_SQS") != "" {
-		queues, err := samtemplate.CreateQueues(tctx, sqs.NewFromConfig(cfg), tpl, env.prefix)
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(refs, queues)
-	}
-	fnEnv, err := tpl.Env(refs)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range fnEnv {
+	for k, v := range res.Env {
 		if err := os.Setenv(k, v); err != nil {
 			return nil, err
 		}

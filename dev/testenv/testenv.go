@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -21,8 +22,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/dev/samtemplate"
+	"github.com/patio-dev/patio/shared/app"
 )
 
 const endpointVar = "AWS_ENDPOINT_URL_DYNAMODB"
@@ -49,18 +50,18 @@ func AWSConfig(t testing.TB) aws.Config {
 	return cfg
 }
 
-// Tables creates, once per test binary (so once per package), a fresh set of every table of
-// template.yaml under a random prefix, and returns logical id → table name
-// (e.g. "VehiclesTable" → "t1a2b3c4-VehiclesTable"). When moto is there (AWS_ENDPOINT_URL_SQS) it
-// creates the template's queues too, under the same prefix, so that the variables naming them
-// (DELIVERY_QUEUE_URL) are set as well. It also sets, with os.Setenv, the variables the
-// template gives the functions (VEHICLES_TABLE and the like, LOG_LEVEL), so code that reads its
-// configuration from the environment finds these tables. The tables live in the in-memory engine and
-// are not deleted. Errors fail the test; a missing engine is handled as in AWSConfig.
+// Tables provisions, once per test binary (so once per package), a fresh set of every table and
+// queue of template.yaml under a random prefix (see samtemplate.Provision), and returns logical id →
+// table name (e.g. "VehiclesTable" → "t1a2b3c4-VehiclesTable"). It also sets, with os.Setenv, the
+// variables the template gives the functions (VEHICLES_TABLE, DELIVERY_QUEUE_URL, LOG_LEVEL and
+// the like), so code that reads its configuration from the environment finds these tables and
+// queues. The tables and queues live in the in-memory engines and are not deleted. Errors, moto
+// missing (AWS_ENDPOINT_URL_SQS unset) among them, fail the test; a missing DynamoDB Local is
+// handled as in AWSConfig.
 func Tables(t testing.TB) map[string]string {
 	t.Helper()
 	c := AWSConfig(t)
-	tablesOnce.Do(func() { tables, tablesErr = createTables(c) })
+	tablesOnce.Do(func() { tables, tablesErr = provision(c) })
 	if tablesErr != nil {
 		t.Fatalf("testenv: %v", tablesErr)
 	}
@@ -93,7 +94,7 @@ func unavailable(t testing.TB, err error) {
 	t.Skipf("testenv: integration test skipped: %v; run `make test` (or `go run ./cmd/local with-engines -- go test ./...`)", err)
 }
 
-func createTables(c aws.Config) (map[string]string, error) {
+func provision(c aws.Config) (map[string]string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -106,39 +107,25 @@ func createTables(c aws.Config) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Without its endpoint, an SQS client would reach for AWS itself.
+	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		return nil, errors.New("AWS_ENDPOINT_URL_SQS is not set: the template's queues need moto; run `make test`")
+	}
 	var b [4]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client := dynamodb.NewFromConfig(c, func(o *dynamodb.Options) {
-		// DynamoDB Local sends no X-Amz-Crc32 on error responses (DescribeTable of a missing
-		// table); validating would only log spurious warnings (aws/aws-sdk-go-v2#3545).
-		o.DisableValidateResponseChecksum = true
-	})
 	prefix := "t" + hex.EncodeToString(b[:]) + "-"
-	names, err := samtemplate.CreateTables(ctx, client, tpl, prefix)
+	res, err := samtemplate.Provision(ctx, dynamodb.NewFromConfig(c), sqs.NewFromConfig(c), tpl, prefix)
 	if err != nil {
 		return nil, err
 	}
-	// The template's queues, in moto, under the same prefix: functions' environments name them.
-	refs := maps.Clone(names)
-	if os.Getenv("AWS_ENDPOINT_URL_SQS") != "" {
-		queues, err := samtemplate.CreateQueues(ctx, sqs.NewFromConfig(c), tpl, prefix)
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(refs, queues)
-	}
-	env, err := tpl.Env(refs)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range env {
+	for k, v := range res.Env {
 		if err := os.Setenv(k, v); err != nil {
 			return nil, err
 		}
 	}
-	return names, nil
+	return res.Tables, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/dev/testenv"
@@ -26,16 +29,35 @@ func randomPrefix(t *testing.T) string {
 	return "st" + hex.EncodeToString(b[:]) + "-"
 }
 
-func TestCreateTables(t *testing.T) {
-	client := dynamodb.NewFromConfig(testenv.AWSConfig(t))
+// clients returns clients of DynamoDB Local and moto, skipping the test (failing it under CI=true)
+// as testenv does when an engine is not there.
+func clients(t *testing.T) (*dynamodb.Client, *sqs.Client) {
+	t.Helper()
+	cfg := testenv.AWSConfig(t)
+	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		// Without its endpoint, the SQS client would reach for AWS itself.
+		if os.Getenv("CI") == "true" {
+			t.Fatal("AWS_ENDPOINT_URL_SQS is not set under CI=true")
+		}
+		t.Skip("AWS_ENDPOINT_URL_SQS is not set; run `make test`")
+	}
+	return dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg)
+}
+
+func TestProvision(t *testing.T) {
+	client, queues := clients(t)
 	tpl := loadRepoTemplate(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	prefix := randomPrefix(t)
 
-	names, err := samtemplate.CreateTables(ctx, client, tpl, prefix)
+	res, err := samtemplate.Provision(ctx, client, queues, tpl, prefix)
 	if err != nil {
-		t.Fatalf("CreateTables: %v", err)
+		t.Fatalf("Provision: %v", err)
+	}
+	names := res.Tables
+	if got, want := len(names), len(tpl.Tables()); got != want {
+		t.Errorf("Provision made %d tables; want %d", got, want)
 	}
 	for _, tb := range tpl.Tables() {
 		t.Run(tb.LogicalID, func(t *testing.T) {
@@ -73,6 +95,45 @@ func TestCreateTables(t *testing.T) {
 		})
 	}
 
+	if got, want := len(res.Queues), len(tpl.Queues()); got != want {
+		t.Errorf("Provision made %d queues; want %d", got, want)
+	}
+	for _, q := range tpl.Queues() {
+		t.Run(q.LogicalID, func(t *testing.T) {
+			url := res.Queues[q.LogicalID]
+			if !strings.HasSuffix(url, "/"+prefix+q.LogicalID) {
+				t.Fatalf("URL = %q; want one ending in /%s%s", url, prefix, q.LogicalID)
+			}
+			out, err := queues.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+				QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll},
+			})
+			if err != nil {
+				t.Fatalf("GetQueueAttributes(%q): %v", url, err)
+			}
+			for k, want := range q.Attributes {
+				if got := out.Attributes[k]; got != want {
+					t.Errorf("attribute %s = %q; want %q", k, got, want)
+				}
+			}
+			policy := out.Attributes[string(sqstypes.QueueAttributeNameRedrivePolicy)]
+			if q.DeadLetterQueue != "" && !strings.Contains(policy, prefix+q.DeadLetterQueue) {
+				t.Errorf("RedrivePolicy = %q; want one naming %s%s", policy, prefix, q.DeadLetterQueue)
+			}
+		})
+	}
+
+	// The environment names these tables and queues, as template.yaml's !Ref says.
+	for k, want := range map[string]string{
+		"VEHICLES_TABLE":     names["VehiclesTable"],
+		"DELIVERIES_TABLE":   names["DeliveriesTable"],
+		"DELIVERY_QUEUE_URL": res.Queues["DeliveryQueue"],
+		"LOG_LEVEL":          "INFO",
+	} {
+		if got := res.Env[k]; got != want || got == "" {
+			t.Errorf("Env[%s] = %q; want %q", k, got, want)
+		}
+	}
+
 	// A second run keeps the existing tables and their items (the local stack's persistent data).
 	item := map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: "team#1"},
@@ -81,21 +142,21 @@ func TestCreateTables(t *testing.T) {
 	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(names["AccountsTable"]), Item: item}); err != nil {
 		t.Fatalf("PutItem: %v", err)
 	}
-	again, err := samtemplate.CreateTables(ctx, client, tpl, prefix)
+	again, err := samtemplate.Provision(ctx, client, queues, tpl, prefix)
 	if err != nil {
-		t.Fatalf("CreateTables again: %v", err)
+		t.Fatalf("Provision again: %v", err)
 	}
-	if !mapsEqual(again, names) {
-		t.Errorf("CreateTables again = %v; want %v", again, names)
+	if !mapsEqual(again.Tables, res.Tables) || !mapsEqual(again.Queues, res.Queues) || !mapsEqual(again.Env, res.Env) {
+		t.Errorf("Provision again = %+v; want %+v", again, res)
 	}
 	got, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(names["AccountsTable"]), Key: item, ConsistentRead: aws.Bool(true)})
 	if err != nil || got.Item == nil {
-		t.Errorf("GetItem after second CreateTables = %v, %v; want the item kept", got.Item, err)
+		t.Errorf("GetItem after second Provision = %v, %v; want the item kept", got.Item, err)
 	}
 }
 
-func TestCreateTablesSchemaDrift(t *testing.T) {
-	client := dynamodb.NewFromConfig(testenv.AWSConfig(t))
+func TestProvisionSchemaDrift(t *testing.T) {
+	client, queues := clients(t)
 	tpl := loadRepoTemplate(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -117,18 +178,37 @@ func TestCreateTablesSchemaDrift(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateTable: %v", err)
 	}
-	_, err = samtemplate.CreateTables(ctx, client, tpl, prefix)
+	_, err = samtemplate.Provision(ctx, client, queues, tpl, prefix)
 	if err == nil || !strings.Contains(err.Error(), "another schema") {
-		t.Errorf("CreateTables over a drifted table: error = %v; want one about another schema", err)
+		t.Errorf("Provision over a drifted table: error = %v; want one about another schema", err)
 	}
 }
 
-func TestCreateTablesCancelled(t *testing.T) {
-	client := dynamodb.NewFromConfig(testenv.AWSConfig(t))
+func TestProvisionCancelled(t *testing.T) {
+	client, queues := clients(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := samtemplate.CreateTables(ctx, client, loadRepoTemplate(t), randomPrefix(t))
+	_, err := samtemplate.Provision(ctx, client, queues, loadRepoTemplate(t), randomPrefix(t))
 	if !errors.Is(err, context.Canceled) {
-		t.Errorf("CreateTables(cancelled) error = %v; want context.Canceled", err)
+		t.Errorf("Provision(cancelled) error = %v; want context.Canceled", err)
+	}
+}
+
+func TestProvisionWithoutClients(t *testing.T) {
+	tpl := loadRepoTemplate(t)
+	tests := []struct {
+		name   string
+		db     *dynamodb.Client
+		queues *sqs.Client
+	}{
+		{name: "no DynamoDB client", queues: sqs.New(sqs.Options{})},
+		{name: "no SQS client", db: dynamodb.New(dynamodb.Options{})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := samtemplate.Provision(context.Background(), tt.db, tt.queues, tpl, "x-"); err == nil {
+				t.Errorf("Provision() error = nil; want one")
+			}
+		})
 	}
 }

@@ -1,0 +1,61 @@
+package samtemplate
+
+import (
+	"context"
+	"errors"
+	"maps"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// Resources are the local names of a template's tables and queues once Provision has created
+// them, and the environment the template's functions see with those names.
+type Resources struct {
+	// Tables maps each table's logical id to its name, the prefix plus the logical id
+	// ("VehiclesTable" → "patio-VehiclesTable").
+	Tables map[string]string
+	// Queues maps each queue's logical id to its URL, which is what !Ref of a queue returns.
+	Queues map[string]string
+	// Env is the environment of one process that runs every function (see Template.Env), resolved
+	// to these tables and queues: VEHICLES_TABLE, DELIVERY_QUEUE_URL, LOG_LEVEL and the like.
+	Env map[string]string
+}
+
+// Provision creates every table and queue of tpl, each named prefix plus its logical id: the
+// tables on the DynamoDB endpoint of db (DynamoDB Local), the queues on the SQS endpoint of queues
+// (moto). It is the one way the local stack (`make run`), the tests and the bench create what
+// template.yaml declares.
+//
+// Provision is idempotent. A table that already exists (a persistent local database) is kept with
+// its items, provided its keys, indexes and stream match the template; otherwise Provision fails
+// and says so, because local secondary indexes cannot be added to an existing table. A queue that
+// exists with the same attributes is kept too. A fresh prefix gives a fresh set.
+//
+// Tables are ACTIVE, with TTL enabled where the template enables it, when Provision returns. It
+// fails when either client is nil, when an engine refuses a request, and when the functions'
+// environment cannot be resolved (see Template.Env).
+func Provision(ctx context.Context, db *dynamodb.Client, queues *sqs.Client, tpl *Template, prefix string) (Resources, error) {
+	if db == nil || queues == nil {
+		return Resources{}, errors.New("samtemplate: Provision needs a DynamoDB and an SQS client")
+	}
+	tables, err := createTables(ctx, db, tpl, prefix)
+	if err != nil {
+		return Resources{}, err
+	}
+	queueRefs, err := createQueues(ctx, queues, tpl, prefix)
+	if err != nil {
+		return Resources{}, err
+	}
+	refs := maps.Clone(tables)
+	maps.Copy(refs, queueRefs)
+	env, err := tpl.Env(refs)
+	if err != nil {
+		return Resources{}, err
+	}
+	urls := make(map[string]string, len(tpl.queues))
+	for _, q := range tpl.queues {
+		urls[q.LogicalID] = queueRefs[q.LogicalID]
+	}
+	return Resources{Tables: tables, Queues: urls, Env: env}, nil
+}
