@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -104,10 +103,11 @@ func (c WebhookConfig) Sender() (*webhookhttp.Sender, error) {
 	return webhookhttp.New(o), nil
 }
 
-// Dispatcher returns the stream handler of the dispatcher function: every record of the resource
-// tables' streams becomes its events' deliveries (queued, no HTTP). A record that fails is reported
-// as the batch's failure (by sequence number) and processing stops there: Lambda retries from it,
-// and records already handled are recognised (deterministic ids) and not queued twice.
+// Dispatcher returns the stream handler of the dispatcher function (dynamostore.StreamHandler):
+// every record of the resource tables' streams becomes its events' deliveries (queued, no HTTP). A
+// record that fails is reported as the batch's failure (by sequence number) and processing stops
+// there: Lambda retries from it, and records already handled are recognised (deterministic ids) and
+// not queued twice.
 func Dispatcher(cfg aws.Config, logger *slog.Logger, c WebhookConfig) (StreamHandler, error) {
 	store, err := webhookStore(cfg)
 	if err != nil {
@@ -117,51 +117,12 @@ func Dispatcher(cfg aws.Config, logger *slog.Logger, c WebhookConfig) (StreamHan
 		return nil, errors.New("app: DELIVERY_QUEUE_URL is not set")
 	}
 	d := webhook.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Logger: logger}
-	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-		var resp events.DynamoDBEventResponse
-		for _, rec := range ev.Records {
-			if err := dispatchRecord(ctx, d, rec); err != nil {
-				logger.ErrorContext(ctx, "stream record failed", slog.String("stream_event_id", rec.EventID),
-					slog.String("sequence_number", rec.Change.SequenceNumber), slog.String("error", err.Error()))
-				resp.BatchItemFailures = append(resp.BatchItemFailures,
-					events.DynamoDBBatchItemFailure{ItemIdentifier: rec.Change.SequenceNumber})
-				break
-			}
-		}
-		return resp, nil
-	}, nil
+	return dynamostore.StreamHandler(d, logger), nil
 }
 
-func dispatchRecord(ctx context.Context, d webhook.Dispatcher, rec events.DynamoDBEventRecord) error {
-	if rec.EventName != string(events.DynamoDBOperationTypeInsert) && rec.EventName != string(events.DynamoDBOperationTypeModify) {
-		return nil
-	}
-	resource, newRec, teamID, ok, err := dynamostore.DecodeStreamImage(rec.Change.NewImage)
-	if err != nil || !ok {
-		return err
-	}
-	c := webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: teamID, New: newRec,
-		At: rec.Change.ApproximateCreationDateTime.Time}
-	if c.At.IsZero() {
-		c.At = time.Now()
-	}
-	if rec.EventName == string(events.DynamoDBOperationTypeModify) {
-		_, oldRec, _, ok, err := dynamostore.DecodeStreamImage(rec.Change.OldImage)
-		if err != nil {
-			return err
-		}
-		if ok {
-			c.Old = oldRec
-		}
-	}
-	return d.Dispatch(ctx, c)
-}
-
-// deliverConcurrency bounds the attempts one invocation makes at once.
-const deliverConcurrency = 10
-
-// Deliverer returns the queue handler of the deliverer function: each message is one attempt (or a
-// hop of a later one). A message that fails is reported on its own; the batch never fails as a whole.
+// Deliverer returns the queue handler of the deliverer function (sqsqueue.Handler): each message is
+// one attempt (or a hop of a later one). A message that fails is reported on its own; the batch
+// never fails as a whole.
 func Deliverer(cfg aws.Config, logger *slog.Logger, c WebhookConfig) (QueueHandler, error) {
 	store, err := webhookStore(cfg)
 	if err != nil {
@@ -181,35 +142,7 @@ func Deliverer(cfg aws.Config, logger *slog.Logger, c WebhookConfig) (QueueHandl
 		Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
 		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store, Schedule: c.Schedule, Logger: logger,
 	}
-	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-		var (
-			resp events.SQSEventResponse
-			mu   sync.Mutex
-			wg   sync.WaitGroup
-			sem  = make(chan struct{}, deliverConcurrency)
-		)
-		for _, msg := range ev.Records {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				task, err := sqsqueue.Decode(msg.Body)
-				if err == nil {
-					err = d.Deliver(ctx, task)
-				}
-				if err != nil {
-					logger.ErrorContext(ctx, "delivery message failed", slog.String("message_id", msg.MessageId),
-						slog.String("event_id", task.EventID), slog.String("webhook_id", task.WebhookID),
-						slog.Int("attempt", task.Attempt), slog.String("error", err.Error()))
-					mu.Lock()
-					resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: msg.MessageId})
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		return resp, nil
-	}, nil
+	return sqsqueue.Handler(d, logger), nil
 }
 
 // Webhooks returns the operators' webhook use cases on the environment's tables and queue. The
