@@ -12,10 +12,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // loadAuthorizerEvent reads a REQUEST authorizer sample from events/, as API Gateway sends it.
@@ -47,7 +47,7 @@ func TestAuthorizerSampleEvents(t *testing.T) {
 	testenv.Tables(t)
 	cfg := testenv.AWSConfig(t)
 	ctx := context.Background()
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envConfig(t).Tables)
 
 	team, _ := patio.NewTeam("Edge", "ops@example.com", "starter")
 	team.GatewayKeyID, team.GatewayKey = "k7gw3a9x1b", "GatewayKeyValueOfTheTeam0123456789abcdef"

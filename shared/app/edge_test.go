@@ -11,8 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/dev/samtemplate"
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/usageplans"
 )
 

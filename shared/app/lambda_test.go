@@ -12,10 +12,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // loadSample reads a sample event from events/, as AWS delivers it, into T.
@@ -30,6 +30,16 @@ func loadSample[T any](t *testing.T, name string) T {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return e
+}
+
+// envConfig is the configuration the functions read from the environment that testenv.Tables sets.
+func envConfig(t testing.TB) app.Config {
+	t.Helper()
+	c, err := app.LoadConfig(os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // loadEvent reads a sample API Gateway proxy event from events/.
@@ -68,7 +78,7 @@ func TestLambdaEventsThroughTheAdapter(t *testing.T) {
 	testenv.Tables(t)
 	cfg := testenv.AWSConfig(t)
 	ctx := context.Background()
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envConfig(t).Tables)
 	team, _ := patio.NewTeam("Lambda", "ops@example.com", "starter")
 	if err := store.CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)

@@ -8,10 +8,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // BenchmarkLimiter measures what the exact rate limiter adds to a request: the same router built
@@ -21,7 +21,7 @@ import (
 func BenchmarkLimiter(b *testing.B) {
 	testenv.Tables(b)
 	cfg := testenv.AWSConfig(b)
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envConfig(b).Tables)
 	ctx := context.Background()
 	team, err := patio.NewTeam("Bench", "ops@example.com", "autoshopping")
 	if err != nil {

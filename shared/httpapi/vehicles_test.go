@@ -11,10 +11,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/patio-dev/patio/dev/apitest"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 	"io"
 	"log/slog"
 	"net"
@@ -431,7 +431,7 @@ func TestDatabaseDownIsInternalError(t *testing.T) {
 	ln.Close() // nothing listens there any more: every DynamoDB call is refused
 	cfg.BaseEndpoint = aws.String(dead)
 	cfg.ConfigSources = nil // else AWS_ENDPOINT_URL_DYNAMODB, which names the live engine, wins
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envConfig(t).Tables)
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store, Limiter: store,
 		Vehicles: patio.Vehicles{Store: store}, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
 	t.Cleanup(srv.Close)
