@@ -176,15 +176,6 @@ func RefuseLocalKnobs(lookup func(string) (string, bool)) error {
 	return nil
 }
 
-// lambdaConfig is the configuration of the Lambda function(s) fns, from the process environment:
-// the local-only knobs are refused, and every variable fns need must be set.
-func lambdaConfig(fns ...Function) (Config, error) {
-	if err := RefuseLocalKnobs(os.LookupEnv); err != nil {
-		return Config{}, err
-	}
-	return LoadConfig(os.LookupEnv, fns...)
-}
-
 // Logger returns the JSON logger of the local programs, on stderr at c.LogLevel.
 func (c Config) Logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"os"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,13 +31,16 @@ func LambdaAPI(ctx context.Context, logger *slog.Logger, resources ...Resource) 
 	}, fns...)
 }
 
-// lambdaBuild is the start of every Lambda function: its configuration from the environment
-// (lambdaConfig: local-only knobs refused, the variables fns need set), the AWS configuration, then
-// build.
+// lambdaBuild is the start of every Lambda function: the local-only knobs refused, its
+// configuration read from the process environment with the variables fns need checked, the AWS
+// configuration loaded, then build.
 func lambdaBuild[H any](ctx context.Context, logger *slog.Logger,
 	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
 	var zero H
-	c, err := lambdaConfig(fns...)
+	if err := RefuseLocalKnobs(os.LookupEnv); err != nil {
+		return zero, err
+	}
+	c, err := LoadConfig(os.LookupEnv, fns...)
 	if err != nil {
 		return zero, err
 	}
