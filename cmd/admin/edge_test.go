@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/apigateway"
 	"github.com/google/uuid"
 
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/usageplans"
 )
 
@@ -56,7 +56,7 @@ func TestTeamsOnTheEdge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envTables(t))
 
 	// checkKey checks that the team's stored key is the API Gateway key and sits in plan's usage plan.
 	checkKey := func(t *testing.T, teamID string, plan patio.Plan) {

@@ -47,6 +47,7 @@ func main() {
 type cli struct {
 	out      io.Writer
 	json     bool
+	conf     app.Config
 	store    *dynamostore.Store
 	prefix   string // key prefix: dk_test_ on the local stack, dk_live_ elsewhere
 	reported bool   // an error was already printed
@@ -75,7 +76,9 @@ func newRoot(out io.Writer) (*cobra.Command, *cli) {
 	return root, c
 }
 
-// connect finds the target: the environment when ACCOUNTS_TABLE is set, else the local stack file.
+// connect finds the target: the environment when ACCOUNTS_TABLE is set, else the local stack file,
+// whose variables become the environment (the AWS SDK reads its endpoints there). The configuration
+// is then read once, for AdminTool.
 func (c *cli) connect(ctx context.Context) error {
 	c.prefix = patio.LiveKeyPrefix
 	if os.Getenv("ACCOUNTS_TABLE") == "" {
@@ -88,11 +91,16 @@ func (c *cli) connect(ctx context.Context) error {
 		}
 		c.prefix = patio.TestKeyPrefix
 	}
+	conf, err := app.LoadConfig(os.LookupEnv, app.AdminTool)
+	if err != nil {
+		return c.fail(err)
+	}
+	c.conf = conf
 	cfg, err := app.LoadAWS(ctx)
 	if err != nil {
 		return c.fail(err)
 	}
-	c.store = dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	c.store = dynamostore.New(cfg, conf.Tables)
 	if err := c.connectEdge(ctx, cfg); err != nil {
 		return c.fail(err)
 	}

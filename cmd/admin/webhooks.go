@@ -21,11 +21,7 @@ func (c *cli) webhooks(ctx context.Context) (webhook.Webhooks, error) {
 	if err != nil {
 		return webhook.Webhooks{}, err
 	}
-	wc, err := app.WebhookConfigFromEnv()
-	if err != nil {
-		return webhook.Webhooks{}, err
-	}
-	return app.Webhooks(cfg, wc)
+	return app.Webhooks(cfg, c.conf)
 }
 
 func (c *cli) printWebhook(w webhook.Webhook, secret string) error {

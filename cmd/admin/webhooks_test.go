@@ -21,10 +21,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
 
+	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sqsqueue"
-	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -180,7 +181,17 @@ func noSecret(t *testing.T, args []string, out string, secrets ...string) {
 func setup(t *testing.T) *dynamostore.Store {
 	t.Helper()
 	testenv.Tables(t)
-	return dynamostore.New(testenv.AWSConfig(t), dynamostore.TablesFromEnv())
+	return dynamostore.New(testenv.AWSConfig(t), envTables(t))
+}
+
+// envTables are the tables testenv.Tables names in the environment, read as the tool reads them.
+func envTables(t *testing.T) dynamostore.Tables {
+	t.Helper()
+	c, err := app.LoadConfig(os.LookupEnv, app.AdminTool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Tables
 }
 
 // newTeam stores a new team and returns its id. (Teams are not under test here; teams create would

@@ -39,6 +39,7 @@ type benchEnv struct {
 	prefix string
 	tables dynamostore.Tables
 	cfg    aws.Config
+	conf   app.Config
 	rec    *recorder
 	store  *dynamostore.Store
 
@@ -120,7 +121,11 @@ func setup(ctx context.Context) (*benchEnv, error) {
 			return nil, err
 		}
 	}
-	env.tables = dynamostore.TablesFromEnv()
+	// No function's needs are checked here: app.API checks those of the resources it serves.
+	if env.conf, err = app.LoadConfig(os.LookupEnv); err != nil {
+		return nil, err
+	}
+	env.tables = env.conf.Tables
 	env.store = dynamostore.New(cfg, env.tables)
 
 	if env.main, err = createTeam(ctx, env.store, "Bench dealership"); err != nil {
@@ -186,13 +191,13 @@ func (env *benchEnv) liftRateLimits(ctx context.Context) error {
 func (env *benchEnv) buildAPI() (http.Handler, error) {
 	logger := slog.New(slog.DiscardHandler)
 	all := []app.Resource{app.Vehicles, app.Clients, app.Deals}
-	h, err := app.API(env.cfg, logger, all...)
+	h, err := app.API(env.cfg, env.conf, logger, all...)
 	if err == nil {
 		env.served = all
 		return h, nil
 	}
 	env.served = []app.Resource{app.Vehicles, app.Deals}
-	h, err2 := app.API(env.cfg, logger, env.served...)
+	h, err2 := app.API(env.cfg, env.conf, logger, env.served...)
 	if err2 != nil {
 		return nil, errors.Join(err, err2)
 	}

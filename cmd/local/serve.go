@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
-	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -40,21 +40,27 @@ func serve(ctx context.Context, st *localaws.Stack) error {
 	if err := writeJSON(stackFile, st.Env); err != nil {
 		return err
 	}
-	logger := app.Logger()
+	// The stack runs every API resource and both webhook workers, in one process.
+	conf, err := app.LoadConfig(os.LookupEnv, app.VehiclesFunction, app.ClientsFunction, app.DealsFunction,
+		app.DispatcherFunction, app.DelivererFunction)
+	if err != nil {
+		return err
+	}
+	logger := conf.Logger()
 	cfg, err := app.LoadAWS(ctx)
 	if err != nil {
 		return err
 	}
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, conf.Tables)
 	creds, err := localTeam(ctx, store)
 	if err != nil {
 		return err
 	}
-	h, err := app.API(cfg, logger, app.Vehicles, app.Clients, app.Deals)
+	h, err := app.API(cfg, conf, logger, app.Vehicles, app.Clients, app.Deals)
 	if err != nil {
 		return err
 	}
-	if err := startWebhooks(ctx, cfg, logger, st); err != nil {
+	if err := startWebhooks(ctx, cfg, conf, logger, st); err != nil {
 		return err
 	}
 	port := os.Getenv("PORT")

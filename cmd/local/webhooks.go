@@ -8,8 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/sesmail"
 )
 
@@ -29,19 +29,15 @@ func webhookEnv(st *localaws.Stack) {
 // startWebhooks runs the webhook functions' own handlers as AWS would: the dispatcher on the
 // resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto). It verifies
 // the alert sender identity in moto's SES first. The pollers stop with ctx.
-func startWebhooks(ctx context.Context, cfg aws.Config, logger *slog.Logger, st *localaws.Stack) error {
-	c, err := app.WebhookConfigFromEnv()
-	if err != nil {
-		return err
-	}
+func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *slog.Logger, st *localaws.Stack) error {
 	if err := sesmail.New(cfg, c.AlertSender).VerifySender(ctx); err != nil {
 		return err
 	}
-	dispatch, err := app.Dispatcher(cfg, logger, c)
+	dispatch, err := app.Dispatcher(cfg, c, logger)
 	if err != nil {
 		return err
 	}
-	deliver, err := app.Deliverer(cfg, logger, c)
+	deliver, err := app.Deliverer(cfg, c, logger)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,6 @@
-// Package app is the composition root: it builds the API handler (and later the event workers) from
-// the environment, the same way for every Lambda function and for the local stack.
+// Package app is the composition root: it reads the configuration once (Config) and builds from it
+// the API handler, the authorizer and the webhook workers, the same way for every Lambda function
+// and for the local programs. It holds wiring only; the adapters own their plumbing.
 package app
 
 import (
@@ -7,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,46 +45,46 @@ func LoadAWS(ctx context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-// API returns the API handler serving the given resources, on the tables named by the environment
-// (VEHICLES_TABLE, ...). Routes of other resources answer 404.
-func API(cfg aws.Config, logger *slog.Logger, resources ...Resource) (http.Handler, error) {
-	tables := dynamostore.TablesFromEnv()
-	if tables.Accounts == "" {
-		return nil, fmt.Errorf("app: ACCOUNTS_TABLE is not set")
+// apiFunction is the Lambda function serving each API resource.
+var apiFunction = map[Resource]Function{Vehicles: VehiclesFunction, Clients: ClientsFunction, Deals: DealsFunction}
+
+// apiFunctions returns the functions serving resources; an unknown resource is an error.
+func apiFunctions(resources []Resource) ([]Function, error) {
+	fns := make([]Function, len(resources))
+	for i, r := range resources {
+		fn, ok := apiFunction[r]
+		if !ok {
+			return nil, fmt.Errorf("app: unknown resource %q", r)
+		}
+		fns[i] = fn
 	}
-	store := dynamostore.New(cfg, tables)
+	return fns, nil
+}
+
+// API returns the API handler serving the given resources on the configured tables. Routes of other
+// resources answer 404. It fails on an unknown resource, and when c lacks a variable the resources'
+// functions need (Config.Require).
+func API(cfg aws.Config, c Config, logger *slog.Logger, resources ...Resource) (http.Handler, error) {
+	fns, err := apiFunctions(resources)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Require(fns...); err != nil {
+		return nil, err
+	}
+	store := dynamostore.New(cfg, c.Tables)
 	o := httpapi.Options{Keys: store, Limiter: store, Logger: logger}
 	for _, r := range resources {
 		switch r {
 		case Vehicles:
-			if tables.Vehicles == "" {
-				return nil, fmt.Errorf("app: VEHICLES_TABLE is not set")
-			}
 			o.Vehicles = patio.NewVehicles(store.Vehicles())
 		case Clients:
-			if tables.Clients == "" {
-				return nil, fmt.Errorf("app: CLIENTS_TABLE is not set")
-			}
 			o.Clients = patio.NewClients(store.Clients())
 		case Deals:
-			if tables.Deals == "" || tables.Vehicles == "" || tables.Clients == "" {
-				return nil, fmt.Errorf("app: DEALS_TABLE, VEHICLES_TABLE and CLIENTS_TABLE must be set")
-			}
 			o.Deals = patio.NewDeals(store.Deals(), store.Vehicles())
-		default:
-			return nil, fmt.Errorf("app: unknown resource %q", r)
 		}
 	}
 	return httpapi.New(o), nil
-}
-
-// Logger returns the JSON logger for local processes, at LOG_LEVEL (default INFO).
-func Logger() *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(os.Getenv("LOG_LEVEL"))); err != nil {
-		level = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
 // sdkLogger sends the AWS SDK's own log lines to slog as JSON.

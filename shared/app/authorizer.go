@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -16,21 +15,18 @@ import (
 type AuthorizerHandler func(context.Context, events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error)
 
 // Authorizer returns the REQUEST authorizer of the API (see package authorizer), authenticating
-// against the accounts table named by ACCOUNTS_TABLE, the same store and code as the API handler.
-func Authorizer(cfg aws.Config, logger *slog.Logger) (AuthorizerHandler, error) {
-	tables := dynamostore.TablesFromEnv()
-	if tables.Accounts == "" {
-		return nil, fmt.Errorf("app: ACCOUNTS_TABLE is not set")
+// against the accounts table (ACCOUNTS_TABLE), the same store and code as the API handler. It fails
+// when c lacks what AuthorizerFunction needs.
+func Authorizer(cfg aws.Config, c Config, logger *slog.Logger) (AuthorizerHandler, error) {
+	if err := c.Require(AuthorizerFunction); err != nil {
+		return nil, err
 	}
-	h := authorizer.Handler{Keys: dynamostore.New(cfg, tables), Logger: logger}
+	h := authorizer.Handler{Keys: dynamostore.New(cfg, c.Tables), Logger: logger}
 	return h.Handle, nil
 }
 
-// LambdaAuthorizer builds, once per cold start, the handler of the authorizer Lambda function.
+// LambdaAuthorizer builds, once per cold start, the handler of the authorizer Lambda function. It
+// refuses the local-only knobs (RefuseLocalKnobs).
 func LambdaAuthorizer(ctx context.Context, logger *slog.Logger) (AuthorizerHandler, error) {
-	cfg, err := LoadAWS(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return Authorizer(cfg, logger)
+	return lambdaBuild(ctx, logger, Authorizer, AuthorizerFunction)
 }

@@ -47,7 +47,7 @@ func TestAuthorizerSampleEvents(t *testing.T) {
 	testenv.Tables(t)
 	cfg := testenv.AWSConfig(t)
 	ctx := context.Background()
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envConfig(t).Tables)
 
 	team, _ := patio.NewTeam("Edge", "ops@example.com", "starter")
 	team.GatewayKeyID, team.GatewayKey = "k7gw3a9x1b", "GatewayKeyValueOfTheTeam0123456789abcdef"

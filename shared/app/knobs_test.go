@@ -9,19 +9,31 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 )
 
-func TestWebhookFunctionsRefuseLocalKnobs(t *testing.T) {
-	builds := map[string]func(context.Context, *slog.Logger) error{
-		"dispatcher": func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaDispatcher(ctx, l); return err },
-		"deliverer":  func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaDeliverer(ctx, l); return err },
+// TestLambdaFunctionsRefuseLocalKnobs: every Lambda entry point reads the process environment, and
+// refuses to start with a local-only knob set, even to an empty value.
+func TestLambdaFunctionsRefuseLocalKnobs(t *testing.T) {
+	builds := []struct {
+		name  string
+		build func(context.Context, *slog.Logger) error
+	}{
+		{"vehicles", func(ctx context.Context, l *slog.Logger) error {
+			_, err := app.LambdaAPI(ctx, l, app.Vehicles)
+			return err
+		}},
+		{"authorizer", func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaAuthorizer(ctx, l); return err }},
+		{"dispatcher", func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaDispatcher(ctx, l); return err }},
+		{"deliverer", func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaDeliverer(ctx, l); return err }},
 	}
-	for fn, build := range builds {
+	for _, fn := range builds {
 		for _, name := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_CA_FILE"} {
-			t.Run(fn+"/"+name, func(t *testing.T) {
-				t.Setenv(name, "x")
-				if err := build(context.Background(), slog.Default()); err == nil || !strings.Contains(err.Error(), name) {
-					t.Errorf("%s build with %s set = %v; want a refusal naming it", fn, name, err)
-				}
-			})
+			for _, value := range []string{"x", ""} {
+				t.Run(fn.name+"/"+name+"="+value, func(t *testing.T) {
+					t.Setenv(name, value)
+					if err := fn.build(context.Background(), slog.Default()); err == nil || !strings.Contains(err.Error(), name) {
+						t.Errorf("%s build with %s=%q set = %v; want a refusal naming it", fn.name, name, value, err)
+					}
+				})
+			}
 		}
 	}
 }

@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"log/slog"
+	"os"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 )
 
@@ -12,15 +14,39 @@ import (
 type APIGatewayHandler func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
 
 // LambdaAPI builds, once per cold start, the API Gateway handler of a Lambda function serving the
-// given resources: the same http.Handler as the local stack, behind aws-lambda-go-api-proxy.
+// given resources: the same http.Handler as the local stack, behind aws-lambda-go-api-proxy. It
+// refuses the local-only knobs (RefuseLocalKnobs) and fails when a variable the resources' functions
+// need is not set.
 func LambdaAPI(ctx context.Context, logger *slog.Logger, resources ...Resource) (APIGatewayHandler, error) {
+	fns, err := apiFunctions(resources)
+	if err != nil {
+		return nil, err
+	}
+	return lambdaBuild(ctx, logger, func(cfg aws.Config, c Config, logger *slog.Logger) (APIGatewayHandler, error) {
+		h, err := API(cfg, c, logger, resources...)
+		if err != nil {
+			return nil, err
+		}
+		return httpadapter.New(h).ProxyWithContext, nil
+	}, fns...)
+}
+
+// lambdaBuild is the start of every Lambda function: the local-only knobs refused, its
+// configuration read from the process environment with the variables fns need checked, the AWS
+// configuration loaded, then build.
+func lambdaBuild[H any](ctx context.Context, logger *slog.Logger,
+	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
+	var zero H
+	if err := RefuseLocalKnobs(os.LookupEnv); err != nil {
+		return zero, err
+	}
+	c, err := LoadConfig(os.LookupEnv, fns...)
+	if err != nil {
+		return zero, err
+	}
 	cfg, err := LoadAWS(ctx)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	h, err := API(cfg, logger, resources...)
-	if err != nil {
-		return nil, err
-	}
-	return httpadapter.New(h).ProxyWithContext, nil
+	return build(cfg, c, logger)
 }

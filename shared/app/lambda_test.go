@@ -32,6 +32,16 @@ func loadSample[T any](t *testing.T, name string) T {
 	return e
 }
 
+// envConfig is the configuration the functions read from the environment that testenv.Tables sets.
+func envConfig(t testing.TB) app.Config {
+	t.Helper()
+	c, err := app.LoadConfig(os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // loadEvent reads a sample API Gateway proxy event from events/.
 func loadEvent(t *testing.T, name string) events.APIGatewayProxyRequest {
 	t.Helper()
@@ -68,7 +78,7 @@ func TestLambdaEventsThroughTheAdapter(t *testing.T) {
 	testenv.Tables(t)
 	cfg := testenv.AWSConfig(t)
 	ctx := context.Background()
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envConfig(t).Tables)
 	team, _ := patio.NewTeam("Lambda", "ops@example.com", "starter")
 	if err := store.CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)

@@ -130,7 +130,7 @@ func always(code int) func(int) int { return func(int) int { return code } }
 // pipeline is the webhook machinery of one test package: the dispatcher fed from the DynamoDB Local
 // streams and the deliverer fed from the moto queue, exactly as the local stack runs them.
 type pipeline struct {
-	cfg      app.WebhookConfig
+	cfg      app.Config
 	store    *dynamostore.Store
 	admin    webhook.Webhooks
 	dispatch app.StreamHandler
@@ -176,13 +176,18 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range map[string]string{
+	// The local knobs over the environment testenv.Tables set, as the local stack gives them.
+	knobs := map[string]string{
 		"WEBHOOK_RETRY_SCHEDULE": testSchedule, "WEBHOOK_MAX_HOP": testMaxHop,
 		"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": pemFile,
-	} {
-		os.Setenv(k, v)
 	}
-	c, err := app.WebhookConfigFromEnv()
+	lookup := func(name string) (string, bool) {
+		if v, ok := knobs[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	}
+	c, err := app.LoadConfig(lookup, app.DispatcherFunction, app.DelivererFunction, app.AdminTool)
 	if err != nil {
 		return nil, err
 	}
@@ -193,14 +198,14 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	if err := sesmail.New(awsCfg, c.AlertSender).VerifySender(context.Background()); err != nil {
 		return nil, err
 	}
-	p := &pipeline{cfg: c, store: dynamostore.New(awsCfg, dynamostore.TablesFromEnv())}
+	p := &pipeline{cfg: c, store: dynamostore.New(awsCfg, c.Tables)}
 	if p.admin, err = app.Webhooks(awsCfg, c); err != nil {
 		return nil, err
 	}
-	if p.dispatch, err = app.Dispatcher(awsCfg, logger, c); err != nil {
+	if p.dispatch, err = app.Dispatcher(awsCfg, c, logger); err != nil {
 		return nil, err
 	}
-	if p.deliver, err = app.Deliverer(awsCfg, logger, c); err != nil {
+	if p.deliver, err = app.Deliverer(awsCfg, c, logger); err != nil {
 		return nil, err
 	}
 	recording := func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
@@ -549,7 +554,7 @@ func TestWebhookReceiverRecovers(t *testing.T) {
 func TestWebhookTargetsRefusedOutsideTheLocalStack(t *testing.T) {
 	p := startPipeline(t)
 	cfg := p.cfg
-	cfg.AllowPrivate = false
+	cfg.AllowPrivateTargets = false
 	admin, err := app.Webhooks(testenv.AWSConfig(t), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -33,21 +32,6 @@ type Tables struct {
 	// Webhooks and Deliveries hold the webhook configurations and the delivery log.
 	Webhooks   string
 	Deliveries string
-}
-
-// TablesFromEnv reads the table names from VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE,
-// ACCOUNTS_TABLE, WEBHOOKS_TABLE and DELIVERIES_TABLE, the variables template.yaml sets on every
-// function.
-func TablesFromEnv() Tables {
-	return Tables{
-		Vehicles: os.Getenv("VEHICLES_TABLE"),
-		Clients:  os.Getenv("CLIENTS_TABLE"),
-		Deals:    os.Getenv("DEALS_TABLE"),
-		Accounts: os.Getenv("ACCOUNTS_TABLE"),
-
-		Webhooks:   os.Getenv("WEBHOOKS_TABLE"),
-		Deliveries: os.Getenv("DELIVERIES_TABLE"),
-	}
 }
 
 // Store implements the domain's store interfaces on DynamoDB. It is safe for concurrent use.

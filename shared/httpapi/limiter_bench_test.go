@@ -22,7 +22,7 @@ import (
 func BenchmarkLimiter(b *testing.B) {
 	testenv.Tables(b)
 	cfg := testenv.AWSConfig(b)
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envConfig(b).Tables)
 	ctx := context.Background()
 	team, err := patio.NewTeam("Bench", "ops@example.com", "autoshopping")
 	if err != nil {

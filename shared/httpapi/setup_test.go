@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/patio-dev/patio/dev/apitest"
@@ -24,13 +25,24 @@ func newStack(t *testing.T) *stack {
 	t.Helper()
 	testenv.Tables(t)
 	cfg := testenv.AWSConfig(t)
-	h, err := app.API(cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), app.Vehicles, app.Clients, app.Deals)
+	conf := envConfig(t)
+	h, err := app.API(cfg, conf, slog.New(slog.NewJSONHandler(io.Discard, nil)), app.Vehicles, app.Clients, app.Deals)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &stack{url: srv.URL, store: dynamostore.New(cfg, dynamostore.TablesFromEnv())}
+	return &stack{url: srv.URL, store: dynamostore.New(cfg, conf.Tables)}
+}
+
+// envConfig is the configuration the functions read from the environment that testenv.Tables sets.
+func envConfig(tb testing.TB) app.Config {
+	tb.Helper()
+	c, err := app.LoadConfig(os.LookupEnv)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }
 
 // team creates a team and returns it with a client holding a key of the given scopes (all if none).

@@ -3,18 +3,18 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
-	"io"
-	"log/slog"
-	"net"
-	"net/http/httptest"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/patio-dev/patio/dev/apitest"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
@@ -432,7 +432,7 @@ func TestDatabaseDownIsInternalError(t *testing.T) {
 	ln.Close() // nothing listens there any more: every DynamoDB call is refused
 	cfg.BaseEndpoint = aws.String(dead)
 	cfg.ConfigSources = nil // else AWS_ENDPOINT_URL_DYNAMODB, which names the live engine, wins
-	store := dynamostore.New(cfg, dynamostore.TablesFromEnv())
+	store := dynamostore.New(cfg, envConfig(t).Tables)
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store, Limiter: store,
 		Vehicles: patio.NewVehicles(store.Vehicles()), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
 	t.Cleanup(srv.Close)

@@ -1,5 +1,6 @@
 // Package sqsqueue is the SQS adapter of the webhook delivery queue: it sends delivery tasks as
-// messages delayed until they are due, and decodes them again.
+// messages delayed until they are due, and turns the SQS events Lambda receives back into tasks for
+// the deliverer (Handler), reporting failures message by message.
 //
 // SQS delays a message by at most 15 minutes. A task due later is sent with the longest delay (the
 // hop); the deliverer, receiving it early, sends it again with the remaining delay, so a 24 h wait
