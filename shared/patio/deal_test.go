@@ -284,6 +284,8 @@ func dealApplyCases() []dealApplyCase {
 			want: &archivedWon},
 		{name: "ganho changing vehicle_id", cur: wonDeal, in: patio.DealInput{VehicleID: patio.Some(carID)},
 			wantErr: patio.KindConflict},
+		{name: "ganho with its vehicle_id in capitals", cur: wonDeal, in: patio.DealInput{VehicleID: patio.Some(strings.ToUpper(wonCarID))},
+			want: &wonDeal},
 		{name: "ganho editing its notes", cur: wonDeal, in: patio.DealInput{Notes: patio.Some("entregue")},
 			want: ptr(with(wonDeal, func(d *patio.Deal) { d.Notes = ptr("entregue") }))},
 
@@ -420,8 +422,8 @@ func TestDealApply(t *testing.T) {
 	}
 }
 
-// TestDealTransitionTableIsComplete makes TestDealApply cover every (from, to) pair of statuses,
-// with a case that succeeds for each pair the contract allows.
+// TestDealTransitionTableIsComplete makes TestDealApply cover every (from, to) pair of statuses:
+// a status added to DealStatuses fails here until its row and column have cases.
 func TestDealTransitionTableIsComplete(t *testing.T) {
 	covered := map[[2]string]bool{}
 	for _, tt := range dealApplyCases() {

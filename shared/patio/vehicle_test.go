@@ -41,6 +41,8 @@ func TestNewVehicle(t *testing.T) {
 			in.Title, in.ModelYear = patio.Some("Argo impecável"), patio.Some(2025)
 		}),
 			want: ptr(with(base, func(v *patio.Vehicle) { v.Title, v.ModelYear = "Argo impecável", ptr(2025) }))},
+		{name: "null title is derived (openapi.yaml: absent or null)", in: in(func(in *patio.VehicleInput) { in.Title = patio.Null[string]() }),
+			want: &base},
 		{name: "missing brand", in: in(func(in *patio.VehicleInput) { in.Brand = patio.Opt[string]{} }), wantErr: "brand is required"},
 		{name: "missing model", in: in(func(in *patio.VehicleInput) { in.Model = patio.Opt[string]{} }), wantErr: "model is required"},
 		{name: "missing price", in: in(func(in *patio.VehicleInput) { in.Price = patio.Opt[money.Cents]{} }), wantErr: "price is required"},
