@@ -32,6 +32,11 @@ type Envelope struct {
 	Error *struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Details []struct {
+			Field   string `json:"field"`
+			In      string `json:"in"`
+			Message string `json:"message"`
+		} `json:"details"`
 	} `json:"error"`
 }
 
@@ -63,6 +68,12 @@ func (r *Response) ErrorCode() string {
 // returns the response after validating it against openapi.yaml. It is safe for concurrent use.
 func (c *Client) Do(method, path string, body any) *Response {
 	c.T.Helper()
+	return c.DoWith(method, path, body, nil)
+}
+
+// DoWith is Do with extra request headers (If-Match, Idempotency-Key, ...).
+func (c *Client) DoWith(method, path string, body any, header http.Header) *Response {
+	c.T.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -87,6 +98,9 @@ func (c *Client) Do(method, path string, body any) *Response {
 	if c.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Key)
 	}
+	for k, v := range header {
+		req.Header[http.CanonicalHeaderKey(k)] = v
+	}
 	return c.Send(req)
 }
 
@@ -107,7 +121,11 @@ func (c *Client) Send(req *http.Request) *Response {
 		c.T.Fatalf("%s %s: read body: %v", req.Method, req.URL, err)
 	}
 	out := &Response{Status: res.StatusCode, Header: res.Header, Body: data}
-	if err := json.Unmarshal(data, &out.Envelope); err != nil {
+	if res.StatusCode == http.StatusNotModified {
+		if len(data) != 0 {
+			c.T.Errorf("%s %s: 304 with a body: %s", req.Method, req.URL.Path, data)
+		}
+	} else if err := json.Unmarshal(data, &out.Envelope); err != nil {
 		c.T.Errorf("%s %s: body is not the envelope: %v: %s", req.Method, req.URL.Path, err, data)
 	}
 	if res.Header.Get("X-Request-Id") == "" {

@@ -329,7 +329,7 @@ func decodeVehicleQuery(values url.Values) (patio.VehicleQuery, error) {
 		moneyParam("price_min", &q.PriceMin), moneyParam("price_max", &q.PriceMax),
 		intParam("year_min", &q.YearMin), intParam("year_max", &q.YearMax), stringParam("plate", &q.Plate),
 	)...)
-	return q, err
+	return withChecks(q, err)
 }
 
 // decodeClientQuery reads a client list's query string (CONTRACT.md sections 4 and 6).
@@ -338,7 +338,7 @@ func decodeClientQuery(values url.Values) (patio.ClientQuery, error) {
 	err := decodeQuery(values, append(listParams(&q.ListQuery),
 		listParam("type", &q.Type), stringParam("q", &q.Q), stringParam("cpf", &q.CPF), stringParam("cnpj", &q.CNPJ),
 	)...)
-	return q, err
+	return withChecks(q, err)
 }
 
 // decodeDealQuery reads a deal list's query string (CONTRACT.md sections 4 and 7).
@@ -348,7 +348,7 @@ func decodeDealQuery(values url.Values) (patio.DealQuery, error) {
 		listParam("phase", &q.Phase), moneyParam("value_min", &q.ValueMin), moneyParam("value_max", &q.ValueMax),
 		stringParam("client_id", &q.ClientID), stringParam("vehicle_id", &q.VehicleID),
 	)...)
-	return q, err
+	return withChecks(q, err)
 }
 
 // DecodeVehicle reads a JSON vehicle body into the domain's typed input, as the API does: a body
@@ -368,4 +368,14 @@ func decodeJSON[In any](data []byte, decode func(body) (In, error)) (In, error) 
 		return zero, err
 	}
 	return decode(b)
+}
+
+// withChecks returns q and err, with the domain's problems of q's other parameters listed beside
+// the edge's when the edge found some (the domain checks them again when the query is served).
+func withChecks[Q interface{ Check() (Q, error) }](q Q, err error) (Q, error) {
+	if err == nil {
+		return q, nil
+	}
+	_, verr := q.Check()
+	return q, merge(err, verr)
 }

@@ -11,8 +11,9 @@ import (
 
 // errorBody is the error member of the envelope.
 type errorBody struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    string             `json:"code"`
+	Message string             `json:"message"`
+	Details []patio.FieldError `json:"details,omitempty"`
 }
 
 type envelope struct {
@@ -49,6 +50,8 @@ func status(kind patio.Kind) (int, string) {
 		return http.StatusForbidden, "FORBIDDEN"
 	case patio.KindRateLimited:
 		return http.StatusTooManyRequests, "RATE_LIMIT_EXCEEDED"
+	case patio.KindPrecondition:
+		return http.StatusPreconditionFailed, "PRECONDITION_FAILED"
 	default:
 		return http.StatusInternalServerError, "INTERNAL_ERROR"
 	}
@@ -82,12 +85,13 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := patio.KindOf(err)
 	code, name := status(kind)
 	msg := internalMessage
+	var details []patio.FieldError
 	var pe *patio.Error
 	if kind != patio.KindInternal && errors.As(err, &pe) {
-		msg = pe.Message
+		msg, details = pe.Message, pe.Details
 	} else {
 		a.log.ErrorContext(r.Context(), "request failed", slog.String("request_id", requestID(r.Context())),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 	}
-	writeJSON(w, code, envelope{Success: false, Error: &errorBody{Code: name, Message: msg}})
+	writeJSON(w, code, envelope{Success: false, Error: &errorBody{Code: name, Message: msg, Details: details}})
 }

@@ -31,8 +31,8 @@ const MaxBodyBytes = 1 << 20
 type Service[T, In, Q any] interface {
 	Create(ctx context.Context, teamID string, in In) (T, error)
 	Get(ctx context.Context, teamID, id string) (T, error)
-	Update(ctx context.Context, teamID, id string, in In) (T, error)
-	Archive(ctx context.Context, teamID, id string) (T, error)
+	UpdateIf(ctx context.Context, teamID, id string, in In, pre patio.Precondition) (T, error)
+	ArchiveIf(ctx context.Context, teamID, id string, pre patio.Precondition) (T, error)
 	List(ctx context.Context, teamID string, q Q) (patio.Page[T], error)
 }
 
@@ -74,27 +74,46 @@ func New(o Options) http.Handler {
 		a.now = time.Now
 	}
 	if o.Vehicles != nil {
-		a.resources["vehicles"] = bind(o.Vehicles, decodeVehicle, decodeVehicleQuery)
+		a.resources["vehicles"] = bind(o.Vehicles, decodeVehicle, decodeVehicleQuery,
+			func(v patio.Vehicle) int { return v.Revision })
 	}
 	if o.Clients != nil {
-		a.resources["clients"] = bind(o.Clients, decodeClient, decodeClientQuery)
+		a.resources["clients"] = bind(o.Clients, decodeClient, decodeClientQuery,
+			func(c patio.Client) int { return c.Revision })
 	}
 	if o.Deals != nil {
-		a.resources["deals"] = bind(o.Deals, decodeDeal, decodeDealQuery)
+		a.resources["deals"] = bind(o.Deals, decodeDeal, decodeDealQuery,
+			func(d patio.Deal) int { return d.Revision })
 	}
 	return a
 }
 
+// input is a resource's typed request body: its members' own values can be validated apart from
+// any stored record (patio.VehicleInput.Validate, ...).
+type input interface {
+	Validate(now time.Time) error
+}
+
 // bind adapts a service to the five HTTP operations, decoding bodies and query strings into its
-// typed inputs with decode and query.
-func bind[T, In, Q any](svc Service[T, In, Q], decode func(body) (In, error), query func(url.Values) (Q, error)) resource {
-	input := func(r *http.Request) (In, error) {
+// typed inputs with decode and query; revision reads a record's revision for its ETag.
+func bind[T any, In input, Q any](svc Service[T, In, Q], decode func(body) (In, error),
+	query func(url.Values) (Q, error), revision func(T) int) resource {
+	read := func(r *http.Request) (In, error) {
 		b, err := readBody(r)
 		if err != nil {
 			var zero In
 			return zero, err
 		}
-		return decode(b)
+		in, err := decode(b)
+		if err != nil {
+			// Members of the wrong type were left out; list the others' problems beside them.
+			err = merge(err, in.Validate(time.Now()))
+		}
+		return in, err
+	}
+	one := func(w http.ResponseWriter, code int, v T) {
+		w.Header().Set("ETag", etag(revision(v)))
+		writeData(w, code, v)
 	}
 	return resource{
 		list: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {
@@ -110,7 +129,7 @@ func bind[T, In, Q any](svc Service[T, In, Q], decode func(body) (In, error), qu
 			return nil
 		},
 		create: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {
-			in, err := input(r)
+			in, err := read(r)
 			if err != nil {
 				return err
 			}
@@ -118,7 +137,7 @@ func bind[T, In, Q any](svc Service[T, In, Q], decode func(body) (In, error), qu
 			if err != nil {
 				return err
 			}
-			writeData(w, http.StatusCreated, v)
+			one(w, http.StatusCreated, v)
 			return nil
 		},
 		get: func(w http.ResponseWriter, r *http.Request, teamID, id string) error {
@@ -126,30 +145,57 @@ func bind[T, In, Q any](svc Service[T, In, Q], decode func(body) (In, error), qu
 			if err != nil {
 				return err
 			}
-			writeData(w, http.StatusOK, v)
+			match, err := noneMatch(r, revision(v))
+			switch {
+			case err != nil:
+				return err
+			case match:
+				writeNotModified(w, revision(v))
+			default:
+				one(w, http.StatusOK, v)
+			}
 			return nil
 		},
 		update: func(w http.ResponseWriter, r *http.Request, teamID, id string) error {
-			in, err := input(r)
+			pre, err := ifMatch(r)
 			if err != nil {
 				return err
 			}
-			v, err := svc.Update(r.Context(), teamID, id, in)
+			in, err := read(r)
 			if err != nil {
 				return err
 			}
-			writeData(w, http.StatusOK, v)
+			v, err := svc.UpdateIf(r.Context(), teamID, id, in, pre)
+			if err != nil {
+				return err
+			}
+			one(w, http.StatusOK, v)
 			return nil
 		},
 		archive: func(w http.ResponseWriter, r *http.Request, teamID, id string) error {
-			v, err := svc.Archive(r.Context(), teamID, id)
+			pre, err := ifMatch(r)
 			if err != nil {
 				return err
 			}
-			writeData(w, http.StatusOK, v)
+			v, err := svc.ArchiveIf(r.Context(), teamID, id, pre)
+			if err != nil {
+				return err
+			}
+			one(w, http.StatusOK, v)
 			return nil
 		},
 	}
+}
+
+// merge returns the KindInvalid error listing the problems of both (either may be nil).
+func merge(a, b error) error {
+	var p patio.Problems
+	for _, err := range []error{a, b} {
+		if err != nil {
+			p.AddError(patio.InBody, "", err)
+		}
+	}
+	return p.Err()
 }
 
 type ctxKey int
@@ -220,7 +266,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet || itemID != "" {
 		for k := range r.URL.Query() {
-			a.writeError(sw, r, patio.Invalidf("unknown query parameter %s", k))
+			a.writeError(sw, r, problem(patio.InQuery, k, "unknown query parameter %s", k))
 			return
 		}
 	}
@@ -274,15 +320,15 @@ func readBody(r *http.Request) (body, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
-			return nil, patio.Invalidf("Content-Type must be application/json")
+			return nil, problem(patio.InHeader, "Content-Type", "Content-Type must be application/json")
 		}
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
-		return nil, patio.Invalidf("the request body could not be read")
+		return nil, problem(patio.InBody, "", "the request body could not be read")
 	}
 	if len(data) > MaxBodyBytes {
-		return nil, patio.Invalidf("the request body must be at most 1 MiB")
+		return nil, problem(patio.InBody, "", "the request body must be at most 1 MiB")
 	}
 	return parseBody(data)
 }
@@ -292,10 +338,10 @@ func parseBody(data []byte) (body, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var b body
 	if err := dec.Decode(&b); err != nil || b == nil {
-		return nil, patio.Invalidf("the request body must be one JSON object")
+		return nil, problem(patio.InBody, "", "the request body must be one JSON object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, patio.Invalidf("the request body must be one JSON object")
+		return nil, problem(patio.InBody, "", "the request body must be one JSON object")
 	}
 	return b, nil
 }

@@ -39,6 +39,7 @@ type vehicle struct {
 	UpdatedAt  string          `json:"updated_at"`
 	Version    *string         `json:"version"`
 	Unexpected json.RawMessage `json:"-"`
+	Revision   int             `json:"revision"`
 }
 
 func newVehicle(extra map[string]any) map[string]any {

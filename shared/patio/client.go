@@ -46,9 +46,9 @@ type Client struct {
 	Status            string    `json:"status"`
 	CreatedAt         Timestamp `json:"created_at"`
 	UpdatedAt         Timestamp `json:"updated_at"`
-	// Revision starts at 1 and grows by one with every write that changes the record; the store
-	// sets it.
-	Revision int `json:"-"`
+	// Revision starts at 1 and grows by one with every write that changes the record
+	// (CONTRACT.md section 11); the store sets it. Receivers keep the highest per id.
+	Revision int `json:"revision"`
 }
 
 // Address is a client's postal address. Every member is present in its JSON form, null when unset;
@@ -96,6 +96,14 @@ type AddressInput struct {
 // check validates each member on its own (formats, lengths, check digits; birth_date between
 // 1900-01-01 and now's UTC date) and puts it in its stored form. Address members are named
 // address.<name>.
+// Validate checks each member of the input on its own, as the use cases do first: the edge calls
+// it to list these problems beside its own when a body also has members of the wrong type.
+func (in ClientInput) Validate(now time.Time) error {
+	var p Problems
+	in.check(&p, now)
+	return p.Err()
+}
+
 func (in *ClientInput) check(p *Problems, now time.Time) {
 	checkEnum(p, "type", in.Type, ClientTypes)
 	checkText(p, "name", &in.Name, 1, 200)
@@ -242,6 +250,8 @@ func (c Client) Deactivate() Client {
 	c.Status = ClientInactive
 	return c
 }
+
+func (c Client) revision() int { return c.Revision }
 
 func (c Client) touched(now time.Time) Client {
 	c.UpdatedAt = NewTimestamp(now)

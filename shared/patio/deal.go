@@ -45,9 +45,9 @@ type Deal struct {
 	ClosedAt          *Timestamp   `json:"closed_at"`
 	CreatedAt         Timestamp    `json:"created_at"`
 	UpdatedAt         Timestamp    `json:"updated_at"`
-	// Revision starts at 1 and grows by one with every write that changes the record; the store
-	// sets it.
-	Revision int `json:"-"`
+	// Revision starts at 1 and grows by one with every write that changes the record
+	// (CONTRACT.md section 11); the store sets it. Receivers keep the highest per id.
+	Revision int `json:"revision"`
 }
 
 // DealInput is a deal request body (POST or PUT), member by member.
@@ -60,6 +60,14 @@ type DealInput struct {
 }
 
 // check validates each member on its own and puts it in its stored form.
+// Validate checks each member of the input on its own, as the use cases do first: the edge calls
+// it to list these problems beside its own when a body also has members of the wrong type.
+func (in DealInput) Validate(now time.Time) error {
+	var p Problems
+	in.check(&p)
+	return p.Err()
+}
+
 func (in *DealInput) check(p *Problems) {
 	checkText(p, "title", &in.Title, 1, 200)
 	checkID(p, "client_id", &in.ClientID)
@@ -218,6 +226,8 @@ func (d Deal) Archive() Deal {
 	d.Status = DealArchived
 	return d
 }
+
+func (d Deal) revision() int { return d.Revision }
 
 func (d Deal) touched(now time.Time) Deal {
 	d.UpdatedAt = NewTimestamp(now)

@@ -32,6 +32,9 @@ const (
 	KindForbidden
 	// KindRateLimited is a request over the team's plan limit (429 RATE_LIMIT_EXCEEDED).
 	KindRateLimited
+	// KindPrecondition is an If-Match that does not match the stored record (412
+	// PRECONDITION_FAILED): nothing was written.
+	KindPrecondition
 )
 
 // Error is the one error type of the service. Message is safe to show to the API client (except for

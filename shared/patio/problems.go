@@ -1,6 +1,7 @@
 package patio
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -35,11 +36,16 @@ func (p *Problems) Add(in, field, format string, args ...any) {
 
 // AddError records err: the details of a KindInvalid *Error, or err's message for member field.
 func (p *Problems) AddError(in, field string, err error) {
-	if e, ok := err.(*Error); ok && len(e.Details) > 0 {
+	var e *Error
+	if errors.As(err, &e) && len(e.Details) > 0 {
 		p.list = append(p.list, e.Details...)
 		return
 	}
-	p.list = append(p.list, FieldError{Field: field, In: in, Message: err.Error()})
+	msg := err.Error()
+	if e != nil {
+		msg = e.Message
+	}
+	p.list = append(p.list, FieldError{Field: field, In: in, Message: msg})
 }
 
 // Has reports whether a problem of member field was recorded.

@@ -17,9 +17,31 @@ func NewID() (string, time.Time) {
 }
 
 // Record is what every resource's record provides to the shared use cases: a copy of itself
-// stamped with a new updated_at.
+// stamped with a new updated_at, and its revision.
 type Record[T any] interface {
 	touched(now time.Time) T
+	revision() int
+}
+
+// Precondition is what a conditional request asks of the stored record (If-Match, CONTRACT.md
+// section 11): the zero value asks nothing; Any asks that the record exists; otherwise its
+// revision must be one of Revisions.
+type Precondition struct {
+	Any       bool
+	Revisions []int
+}
+
+// check answers KindPrecondition when a record at revision does not satisfy the precondition.
+func (p Precondition) check(revision int) error {
+	if p.Any || len(p.Revisions) == 0 {
+		return nil
+	}
+	for _, r := range p.Revisions {
+		if r == revision {
+			return nil
+		}
+	}
+	return Errorf(KindPrecondition, "If-Match does not match the record's current revision %d", revision)
 }
 
 // The resources records can name (Requirement.Resource).
@@ -144,14 +166,26 @@ func (s Service[T, In, Q]) Get(ctx context.Context, teamID, id string) (T, error
 
 // Update applies an update input (PUT: only the members present change) to the stored record.
 func (s Service[T, In, Q]) Update(ctx context.Context, teamID, id string, in In) (T, error) {
-	return s.edit(ctx, teamID, id, func(ctx context.Context, cur T, now time.Time) (Write[T], error) {
+	return s.UpdateIf(ctx, teamID, id, in, Precondition{})
+}
+
+// UpdateIf is Update on a condition: when the stored record does not satisfy pre, nothing is
+// written and the answer is KindPrecondition (after a KindInvalid input, before a KindConflict, as
+// CONTRACT.md section 2 orders them).
+func (s Service[T, In, Q]) UpdateIf(ctx context.Context, teamID, id string, in In, pre Precondition) (T, error) {
+	return s.edit(ctx, teamID, id, pre, func(ctx context.Context, cur T, now time.Time) (Write[T], error) {
 		return s.rules.Apply(ctx, cur, in, now)
 	})
 }
 
 // Archive soft-deletes the stored record; doing it again changes nothing.
 func (s Service[T, In, Q]) Archive(ctx context.Context, teamID, id string) (T, error) {
-	return s.edit(ctx, teamID, id, func(_ context.Context, cur T, _ time.Time) (Write[T], error) {
+	return s.ArchiveIf(ctx, teamID, id, Precondition{})
+}
+
+// ArchiveIf is Archive on a condition, like UpdateIf.
+func (s Service[T, In, Q]) ArchiveIf(ctx context.Context, teamID, id string, pre Precondition) (T, error) {
+	return s.edit(ctx, teamID, id, pre, func(_ context.Context, cur T, _ time.Time) (Write[T], error) {
 		return Write[T]{Record: s.rules.Remove(cur)}, nil
 	})
 }
@@ -168,7 +202,7 @@ func (s Service[T, In, Q]) List(ctx context.Context, teamID string, q Q) (Page[T
 
 // edit is the one update path: the store reads the record, the use case computes the write, and
 // settle decides whether it changes anything.
-func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string,
+func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string, pre Precondition,
 	apply func(ctx context.Context, cur T, now time.Time) (Write[T], error)) (T, error) {
 	id, ok := ParseID(id)
 	if !ok {
@@ -178,6 +212,12 @@ func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string,
 	return s.store.Update(ctx, teamID, id, func(cur T) (Write[T], error) {
 		now := s.clock()
 		w, err := apply(ctx, cur, now)
+		if IsKind(err, KindInvalid) {
+			return Write[T]{}, err
+		}
+		if perr := pre.check(cur.revision()); perr != nil {
+			return Write[T]{}, perr
+		}
 		if err != nil {
 			return Write[T]{}, err
 		}

@@ -57,9 +57,9 @@ type Vehicle struct {
 	SoldDealID      *string      `json:"sold_deal_id"`
 	CreatedAt       Timestamp    `json:"created_at"`
 	UpdatedAt       Timestamp    `json:"updated_at"`
-	// Revision starts at 1 and grows by one with every write that changes the record; the store
-	// sets it.
-	Revision int `json:"-"`
+	// Revision starts at 1 and grows by one with every write that changes the record
+	// (CONTRACT.md section 11); the store sets it. Receivers keep the highest per id.
+	Revision int `json:"revision"`
 }
 
 // PlateKey returns the uniqueness key of the vehicle's plate (its Mercosul spelling), or "".
@@ -84,6 +84,14 @@ const maxMileage = 1_000_000_000
 
 // check validates each member on its own (lengths, formats, ranges, check digits) and puts it in
 // its stored form (trimmed, plate upper case without hyphen).
+// Validate checks each member of the input on its own, as the use cases do first: the edge calls
+// it to list these problems beside its own when a body also has members of the wrong type.
+func (in VehicleInput) Validate(now time.Time) error {
+	var p Problems
+	in.check(&p, now)
+	return p.Err()
+}
+
 func (in *VehicleInput) check(p *Problems, now time.Time) {
 	maxYear := now.UTC().Year() + 1
 	checkText(p, "title", &in.Title, 1, 200)
@@ -266,6 +274,8 @@ func (v Vehicle) SellTo(dealID string, now time.Time) (Vehicle, error) {
 	v.UpdatedAt = ts
 	return v, nil
 }
+
+func (v Vehicle) revision() int { return v.Revision }
 
 func (v Vehicle) touched(now time.Time) Vehicle {
 	v.UpdatedAt = NewTimestamp(now)

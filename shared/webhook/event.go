@@ -116,7 +116,7 @@ var fieldEvents = map[string][]struct{ field, typ string }{
 
 // Derive returns the events of a change (CONTRACT.md section 9): an insert is <resource>.created;
 // a real change is <resource>.updated plus the specific events of the fields and status it changed.
-// A write that changed nothing but updated_at (or storage-only attributes) has no events; neither
+// A write that changed nothing but updated_at and revision (or storage-only attributes) has no events; neither
 // has a removal (records are only ever soft-deleted). Events come in a fixed order: created or
 // updated first, then the specific ones.
 func Derive(c Change) ([]Event, error) {
@@ -151,7 +151,7 @@ func Derive(c Change) ([]Event, error) {
 			} else {
 				prev[k] = json.RawMessage("null")
 			}
-			real = real || k != "updated_at"
+			real = real || (k != "updated_at" && k != "revision")
 		}
 	}
 	if !real {
