@@ -37,12 +37,6 @@ func wantRevision[T, Q any](t *testing.T, store patio.Store[T, Q], teamID, id st
 	wantStored(t, store, teamID, id, got)
 }
 
-func vehicleAt(v patio.Vehicle, n int) patio.Vehicle { v.Revision = n; return v }
-func clientAt(c patio.Client, n int) patio.Client    { c.Revision = n; return c }
-func vehicleRevision(v patio.Vehicle) int            { return v.Revision }
-func clientRevision(c patio.Client) int              { return c.Revision }
-func dealRevision(d patio.Deal) int                  { return d.Revision }
-
 // Every member of every record type reads back as it was written, "" apart from null, at revision 1
 // after Create and one more after each changing Update.
 func TestRecordsReadBackAsWritten(t *testing.T) {

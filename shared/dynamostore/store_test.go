@@ -98,6 +98,64 @@ func createClient(t *testing.T, s *dynamostore.Store, teamID string, in patio.Cl
 	return got
 }
 
+// newDeal builds, without storing it, an open deal of the team for the client, with no vehicle.
+func newDeal(t *testing.T, teamID, clientID string) patio.Deal {
+	t.Helper()
+	id, now := patio.NewID()
+	w, err := patio.NewDeal(context.Background(), teamID, id, now,
+		patio.DealInput{Title: patio.Some("Argo for Ana"), ClientID: patio.Some(clientID)}, nil)
+	if err != nil {
+		t.Fatalf("NewDeal = %v; want nil", err)
+	}
+	return w.Record
+}
+
+// vehicleWithStatus stores a new vehicle of the team and brings it to status through the use cases.
+func vehicleWithStatus(t *testing.T, s *dynamostore.Store, teamID, status string) patio.Vehicle {
+	t.Helper()
+	v := createVehicle(t, s, teamID, patio.VehicleInput{})
+	if status == v.Status {
+		return v
+	}
+	got, err := patio.NewVehicles(s.Vehicles()).Update(context.Background(), teamID, v.ID,
+		patio.VehicleInput{Status: patio.Some(status)})
+	if err != nil {
+		t.Fatalf("Update(vehicle %s to %s) = %v; want nil", v.ID, status, err)
+	}
+	return got
+}
+
+// inactiveClient stores a new client of the team and deactivates it.
+func inactiveClient(t *testing.T, s *dynamostore.Store, teamID string) patio.Client {
+	t.Helper()
+	c := createClient(t, s, teamID, individual("Ana", cpfOf(t, "123456789")))
+	got, err := patio.NewClients(s.Clients()).Archive(context.Background(), teamID, c.ID)
+	if err != nil {
+		t.Fatalf("Archive(client %s) = %v; want nil", c.ID, err)
+	}
+	return got
+}
+
+// createDealFor stores a new deal of the team for an active client.
+func createDealFor(t *testing.T, s *dynamostore.Store, teamID, clientID string) patio.Deal {
+	t.Helper()
+	got, err := s.Deals().Create(context.Background(), patio.Write[patio.Deal]{Record: newDeal(t, teamID, clientID), Changed: true})
+	if err != nil {
+		t.Fatalf("Create(deal) = %v; want nil", err)
+	}
+	return got
+}
+
+// vehicleAt, clientAt and dealAt return a record at revision n, as the store returns it.
+func vehicleAt(v patio.Vehicle, n int) patio.Vehicle { v.Revision = n; return v }
+func clientAt(c patio.Client, n int) patio.Client    { c.Revision = n; return c }
+func dealAt(d patio.Deal, n int) patio.Deal          { d.Revision = n; return d }
+
+// vehicleRevision, clientRevision and dealRevision read a record's revision.
+func vehicleRevision(v patio.Vehicle) int { return v.Revision }
+func clientRevision(c patio.Client) int   { return c.Revision }
+func dealRevision(d patio.Deal) int       { return d.Revision }
+
 // cpfOf returns the valid CPF whose first nine digits are base9.
 func cpfOf(t *testing.T, base9 string) string { return validDocument(t, base9, br.NormalizeCPF) }
 

@@ -7,47 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
-
-// newDeal builds, without storing it, an open deal of the team for the client, with no vehicle.
-func newDeal(t *testing.T, teamID, clientID string) patio.Deal {
-	t.Helper()
-	id, now := patio.NewID()
-	w, err := patio.NewDeal(context.Background(), teamID, id, now,
-		patio.DealInput{Title: patio.Some("Argo for Ana"), ClientID: patio.Some(clientID)}, nil)
-	if err != nil {
-		t.Fatalf("NewDeal = %v; want nil", err)
-	}
-	return w.Record
-}
-
-// vehicleIn stores a new vehicle of the team and brings it to status through the use cases.
-func vehicleIn(t *testing.T, s *dynamostore.Store, teamID, status string) patio.Vehicle {
-	t.Helper()
-	v := createVehicle(t, s, teamID, patio.VehicleInput{})
-	if status == v.Status {
-		return v
-	}
-	v, err := patio.NewVehicles(s.Vehicles()).Update(context.Background(), teamID, v.ID,
-		patio.VehicleInput{Status: patio.Some(status)})
-	if err != nil {
-		t.Fatalf("Update(vehicle %s to %s) = %v; want nil", v.ID, status, err)
-	}
-	return v
-}
-
-// inactiveClient stores a new client of the team and deactivates it.
-func inactiveClient(t *testing.T, s *dynamostore.Store, teamID string) patio.Client {
-	t.Helper()
-	c := createClient(t, s, teamID, individual("Ana", cpfOf(t, "123456789")))
-	c, err := patio.NewClients(s.Clients()).Archive(context.Background(), teamID, c.ID)
-	if err != nil {
-		t.Fatalf("Archive(client %s) = %v; want nil", c.ID, err)
-	}
-	return c
-}
 
 // Each requirement of a write is checked in the write's transaction, and one that does not hold
 // answers its own Err, whatever else the transaction holds; nothing is written then.
@@ -60,7 +21,7 @@ func TestRequirementsAnswerTheirErr(t *testing.T) {
 	foreign := createClient(t, s, newTeam(), individual("Caio", cpfOf(t, "111444777")))
 	vehicles := map[string]string{} // status → id
 	for _, status := range patio.VehicleStatuses {
-		vehicles[status] = vehicleIn(t, s, team, status).ID
+		vehicles[status] = vehicleWithStatus(t, s, team, status).ID
 	}
 	unknown, _ := patio.NewID()
 
@@ -95,7 +56,7 @@ func TestRequirementsAnswerTheirErr(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Create(deal) = %v; want nil", err)
 				}
-				wantStored(t, s.Deals(), team, d.ID, withRevision(d, 1))
+				wantStored(t, s.Deals(), team, d.ID, dealAt(d, 1))
 				return
 			}
 			if !errors.Is(err, tt.want) {
@@ -117,22 +78,6 @@ func TestRequirementsAnswerTheirErr(t *testing.T) {
 			wantStored(t, s.Deals(), team, stored.ID, stored)
 		})
 	}
-}
-
-// withRevision returns the deal as the store returns it at revision n.
-func withRevision(d patio.Deal, n int) patio.Deal {
-	d.Revision = n
-	return d
-}
-
-// createDealFor stores a new deal of the team for an active client.
-func createDealFor(t *testing.T, s *dynamostore.Store, teamID, clientID string) patio.Deal {
-	t.Helper()
-	got, err := s.Deals().Create(context.Background(), patio.Write[patio.Deal]{Record: newDeal(t, teamID, clientID), Changed: true})
-	if err != nil {
-		t.Fatalf("Create(deal) = %v; want nil", err)
-	}
-	return got
 }
 
 // A failed requirement cancels the whole write: neither the record nor the unique value it would
