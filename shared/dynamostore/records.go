@@ -164,6 +164,7 @@ func (s *Store) related(teamID string, reqs []patio.Requirement, also []patio.Re
 			}
 			v := records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}
 			ops = append(ops, v.replace(cur, v.k.withRevision(next, v.k.revision(cur)+1)))
+			ops = append(ops, v.guardOps(teamID, next.ID, v.k.guards(cur), v.k.guards(next))...)
 		default:
 			return nil, fmt.Errorf("dynamostore: cannot revise a %T", rv.Cur)
 		}

@@ -60,7 +60,7 @@ func TestIfMatch(t *testing.T) {
 		{"empty list", "PUT", ` , `, 400},
 		{"stale delete", "DELETE", `"r1"`, 412},
 		{"one of several", "PUT", `"r1", "r2"`, 200}, // r2 → r3
-		{"star", "PUT", `*`, 200},                     // r3 → r4
+		{"star", "PUT", `*`, 200},                    // r3 → r4
 		{"current delete", "DELETE", `"r4"`, 200},
 	}
 	for i, tt := range tests {
