@@ -3,8 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,12 +41,7 @@ func decodeMembers(p *patio.Problems, prefix string, obj body, members ...member
 	for _, m := range members {
 		byName[m.name] = m
 	}
-	names := make([]string, 0, len(obj))
-	for k := range obj {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		raw := obj[k]
 		if prefix == "" && serverFields[k] {
 			p.Add(patio.InBody, k, "%s is managed by the server and cannot be sent", k)
@@ -212,12 +208,7 @@ func decodeQuery(values url.Values, params ...param) error {
 	for _, pr := range params {
 		byName[pr.name] = pr
 	}
-	names := make([]string, 0, len(values))
-	for k := range values {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		pr, ok := byName[name]
 		switch {
 		case !ok:

@@ -16,9 +16,9 @@ const APIVersion = "v1"
 
 // Resources whose changes become events.
 const (
-	ResourceVehicle = "vehicle"
-	ResourceClient  = "client"
-	ResourceDeal    = "deal"
+	ResourceVehicle = patio.ResourceVehicle
+	ResourceClient  = patio.ResourceClient
+	ResourceDeal    = patio.ResourceDeal
 )
 
 // The event types this service emits (CONTRACT.md section 9).
