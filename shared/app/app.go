@@ -77,11 +77,11 @@ func API(cfg aws.Config, c Config, logger *slog.Logger, resources ...Resource) (
 	for _, r := range resources {
 		switch r {
 		case Vehicles:
-			o.Vehicles = patio.NewVehicles(store.Vehicles())
+			o.Vehicles = patio.NewVehicles(store.Vehicles()).WithClaims(store)
 		case Clients:
-			o.Clients = patio.NewClients(store.Clients())
+			o.Clients = patio.NewClients(store.Clients()).WithClaims(store)
 		case Deals:
-			o.Deals = patio.NewDeals(store.Deals(), store.Vehicles())
+			o.Deals = patio.NewDeals(store.Deals(), store.Vehicles()).WithClaims(store)
 		}
 	}
 	return httpapi.New(o), nil

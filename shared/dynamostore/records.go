@@ -71,14 +71,26 @@ func (r records[T, R, Q]) Get(ctx context.Context, teamID, id string) (T, error)
 func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, error) {
 	rec := r.k.withRevision(w.Record, 1)
 	teamID, id := r.k.key(rec)
-	ops := []op{{put: r.table().Put(r.k.encode(rec)).If("attribute_not_exists(pk)"),
-		failed: fmt.Errorf("%s %s already exists", r.k.what, id)}}
+	var ops []op
+	if w.Claim != nil {
+		// First, so that a repeat of a creation answers "claimed" before any other condition.
+		claim, err := r.s.claimOp(*w.Claim, rec, time.Now())
+		if err != nil {
+			return rec, wrap(err, "create "+r.k.what, id)
+		}
+		ops = append(ops, claim)
+	}
+	ops = append(ops, op{put: r.table().Put(r.k.encode(rec)).If("attribute_not_exists(pk)"),
+		failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
 	ops = append(ops, r.guardOps(teamID, id, nil, r.k.guards(rec))...)
 	more, err := r.s.related(teamID, w.Requires, w.Also)
 	if err != nil {
 		return rec, wrap(err, "create "+r.k.what, id)
 	}
 	err = r.s.run(ctx, append(ops, more...))
+	if errors.Is(err, patio.ErrClaimTaken) {
+		return rec, err
+	}
 	return rec, wrap(err, "create "+r.k.what, id)
 }
 

@@ -21,7 +21,8 @@ func newStore(t *testing.T) *dynamostore.Store {
 	t.Helper()
 	names := testenv.Tables(t)
 	return dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{
-		Vehicles: names["VehiclesTable"], Clients: names["ClientsTable"], Deals: names["DealsTable"]})
+		Vehicles: names["VehiclesTable"], Clients: names["ClientsTable"], Deals: names["DealsTable"],
+		Accounts: names["AccountsTable"]})
 }
 
 // newTeam returns the id of a team no other test uses.

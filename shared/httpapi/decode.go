@@ -41,7 +41,7 @@ func decodeMembers(p *patio.Problems, prefix string, obj body, members ...member
 	for _, m := range members {
 		byName[m.name] = m
 	}
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
+	for _, k := range sortedKeys(obj) {
 		raw := obj[k]
 		if prefix == "" && serverFields[k] {
 			p.Add(patio.InBody, k, "%s is managed by the server and cannot be sent", k)
@@ -370,3 +370,6 @@ func withChecks[Q interface{ Check() (Q, error) }](q Q, err error) (Q, error) {
 	_, verr := q.Check()
 	return q, merge(err, verr)
 }
+
+// sortedKeys returns a body's member names in order.
+func sortedKeys(b body) []string { return slices.Sorted(maps.Keys(b)) }

@@ -30,6 +30,7 @@ const MaxBodyBytes = 1 << 20
 // (patio.Vehicles, ...).
 type Service[T, In, Q any] interface {
 	Create(ctx context.Context, teamID string, in In) (T, error)
+	CreateOnce(ctx context.Context, teamID string, in In, key patio.IdempotencyKey) (T, bool, error)
 	Get(ctx context.Context, teamID, id string) (T, error)
 	UpdateIf(ctx context.Context, teamID, id string, in In, pre patio.Precondition) (T, error)
 	ArchiveIf(ctx context.Context, teamID, id string, pre patio.Precondition) (T, error)
@@ -98,18 +99,18 @@ type input interface {
 // typed inputs with decode and query; revision reads a record's revision for its ETag.
 func bind[T any, In input, Q any](svc Service[T, In, Q], decode func(body) (In, error),
 	query func(url.Values) (Q, error), revision func(T) int) resource {
-	read := func(r *http.Request) (In, error) {
+	read := func(r *http.Request) (In, body, error) {
 		b, err := readBody(r)
 		if err != nil {
 			var zero In
-			return zero, err
+			return zero, nil, err
 		}
 		in, err := decode(b)
 		if err != nil {
 			// Members of the wrong type were left out; list the others' problems beside them.
 			err = merge(err, in.Validate(time.Now()))
 		}
-		return in, err
+		return in, b, err
 	}
 	one := func(w http.ResponseWriter, code int, v T) {
 		w.Header().Set("ETag", etag(revision(v)))
@@ -129,13 +130,26 @@ func bind[T any, In input, Q any](svc Service[T, In, Q], decode func(body) (In, 
 			return nil
 		},
 		create: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {
-			in, err := read(r)
+			in, b, err := read(r)
 			if err != nil {
 				return err
 			}
-			v, err := svc.Create(r.Context(), teamID, in)
+			key, once, err := idempotencyKey(r, b)
 			if err != nil {
 				return err
+			}
+			var v T
+			replayed := false
+			if once {
+				v, replayed, err = svc.CreateOnce(r.Context(), teamID, in, key)
+			} else {
+				v, err = svc.Create(r.Context(), teamID, in)
+			}
+			if err != nil {
+				return err
+			}
+			if replayed {
+				w.Header().Set("Idempotent-Replayed", "true")
 			}
 			one(w, http.StatusCreated, v)
 			return nil
@@ -161,7 +175,7 @@ func bind[T any, In input, Q any](svc Service[T, In, Q], decode func(body) (In, 
 			if err != nil {
 				return err
 			}
-			in, err := read(r)
+			in, _, err := read(r)
 			if err != nil {
 				return err
 			}

@@ -76,6 +76,9 @@ type Write[T any] struct {
 	Requires []Requirement
 	Also     []Revised
 	Changed  bool
+	// Claim, on a creation, is the Idempotency-Key it claims in the same write (ErrClaimTaken
+	// when already claimed). The store fills in its Record.
+	Claim *Claim
 }
 
 // Store persists one resource's records in a team. Implementations own revisions: a created record
@@ -121,9 +124,16 @@ type Page[T any] struct {
 // Service is the use cases every resource shares (create, get, update, soft delete, list),
 // assembled from the resource's Rules and its Store. Vehicles, Clients and Deals are Services.
 type Service[T Record[T], In any, Q Query] struct {
-	store Store[T, Q]
-	rules Rules[T, In, Q]
-	now   func() time.Time
+	store  Store[T, Q]
+	claims Claims
+	rules  Rules[T, In, Q]
+	now    func() time.Time
+}
+
+// WithClaims returns the service with the store of Idempotency-Key claims CreateOnce needs.
+func (s Service[T, In, Q]) WithClaims(c Claims) Service[T, In, Q] {
+	s.claims = c
+	return s
 }
 
 // WithClock returns the service with another clock (tests); time.Now by default.
@@ -141,6 +151,10 @@ func (s Service[T, In, Q]) clock() time.Time {
 
 // Create builds a record of the team from a create input and stores it.
 func (s Service[T, In, Q]) Create(ctx context.Context, teamID string, in In) (T, error) {
+	return s.create(ctx, teamID, in, nil)
+}
+
+func (s Service[T, In, Q]) create(ctx context.Context, teamID string, in In, key *IdempotencyKey) (T, error) {
 	id, now := NewID()
 	if s.now != nil {
 		now = s.now()
@@ -151,6 +165,9 @@ func (s Service[T, In, Q]) Create(ctx context.Context, teamID string, in In) (T,
 		return zero, err
 	}
 	w.Changed = true
+	if key != nil {
+		w.Claim = &Claim{TeamID: teamID, Key: key.Key, Fingerprint: key.Fingerprint, Expires: now.Add(IdempotencyWindow)}
+	}
 	return s.store.Create(ctx, w)
 }
 
