@@ -364,8 +364,8 @@ func TestWebhookEventsEndToEnd(t *testing.T) {
 		if typ == webhook.VehiclePriceChanged {
 			pa := prev.(map[string]any)
 			delete(pa, "updated_at") // present unless both writes fell in the same second
-			if pa["price"] != 119990.5 || pa["phase"] != "preparacao" || len(pa) != 2 {
-				t.Errorf("vehicle.price_changed previous_attributes = %v; want price, phase (and updated_at) only", pa)
+			if pa["price"] != 119990.5 || pa["phase"] != "preparacao" || pa["revision"] != 1.0 || len(pa) != 3 {
+				t.Errorf("vehicle.price_changed previous_attributes = %v; want price, phase, revision 1 (and updated_at) only", pa)
 			}
 			if obj["price"] != 115000.0 {
 				t.Errorf("vehicle.price_changed object price = %v; want 115000", obj["price"])

@@ -172,7 +172,7 @@ func TestClientJSONHasEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"id", "type", "name", "trade_name", "cpf", "cnpj", "email", "phone", "birth_date",
-		"state_registration", "address", "notes", "status", "created_at", "updated_at"}
+		"state_registration", "address", "notes", "status", "created_at", "updated_at", "revision"}
 	if len(m) != len(want) {
 		t.Errorf("json.Marshal(client) has %d members %v; want %d", len(m), m, len(want))
 	}
