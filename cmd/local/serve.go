@@ -73,7 +73,7 @@ func serve(ctx context.Context, st *localaws.Stack) error {
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(envelopeListener{ln}) }()
 	base := "http://" + ln.Addr().String()
 	fmt.Printf(`
 Patio is running on %s

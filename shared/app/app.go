@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -30,12 +31,17 @@ const (
 	Deals    Resource = "deals"
 )
 
+// sdkAttemptTimeout bounds one HTTP attempt of an AWS SDK call.
+const sdkAttemptTimeout = 3 * time.Second
+
 // LoadAWS loads the AWS configuration from the standard environment (region, credentials and
 // AWS_ENDPOINT_URL_* overrides for local engines).
 func LoadAWS(ctx context.Context) (aws.Config, error) {
 	// The SDK keeps 10 idle connections per host by default; a process serving many requests at
 	// once (the local stack, a warm Lambda with concurrent SDK calls) would keep opening new ones.
-	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+	// Each attempt of an SDK call has its own timeout (the store's retryer bounds the attempts), so
+	// a hung database fails calls instead of holding them until the request's deadline.
+	httpClient := awshttp.NewBuildableClient().WithTimeout(sdkAttemptTimeout).WithTransportOptions(func(t *http.Transport) {
 		t.MaxIdleConnsPerHost = 64
 	})
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(sdkLogger{log: slog.Default()}), config.WithHTTPClient(httpClient))

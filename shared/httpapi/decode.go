@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -194,10 +195,12 @@ func decodeDeal(b body) (patio.DealInput, error) {
 	return in, err
 }
 
-// param decodes one query parameter's value.
+// param decodes one query parameter's value. A repeatable parameter (an enum filter) may be given
+// several times, meaning its values joined by commas; any other given twice is a problem.
 type param struct {
-	name   string
-	decode func(p *patio.Problems, v string)
+	name       string
+	decode     func(p *patio.Problems, v string)
+	repeatable bool
 }
 
 // decodeQuery runs each parameter of values through its decoder. Unknown and repeated parameters
@@ -213,10 +216,10 @@ func decodeQuery(values url.Values, params ...param) error {
 		switch {
 		case !ok:
 			p.Add(patio.InQuery, name, "unknown query parameter %s", name)
-		case len(values[name]) != 1:
+		case len(values[name]) != 1 && !pr.repeatable:
 			p.Add(patio.InQuery, name, "%s must be given once", name)
 		default:
-			pr.decode(&p, values[name][0])
+			pr.decode(&p, strings.Join(values[name], ","))
 		}
 	}
 	return p.Err()
@@ -225,21 +228,23 @@ func decodeQuery(values url.Values, params ...param) error {
 // listParams are the parameters every list shares (CONTRACT.md section 4).
 func listParams(q *patio.ListQuery) []param {
 	return []param{
-		{"page", func(p *patio.Problems, v string) {
-			if n, err := strconv.Atoi(v); err != nil {
-				p.Add(patio.InQuery, "page", "page must be an integer of at least 1")
-			} else {
+		{name: "page", decode: func(p *patio.Problems, v string) {
+			if n, ok := plainInt(v); ok {
 				q.Page = patio.Some(n)
-			}
-		}},
-		{"limit", func(p *patio.Problems, v string) {
-			if n, err := strconv.Atoi(v); err != nil {
-				p.Add(patio.InQuery, "limit", "limit must be between 1 and %d", patio.MaxLimit)
+			} else if allDigits(v) {
+				p.Add(patio.InQuery, "page", "page must be at most %d", math.MaxInt32)
 			} else {
-				q.Limit = patio.Some(n)
+				p.Add(patio.InQuery, "page", "page must be an integer of at least 1")
 			}
 		}},
-		{"sort", func(p *patio.Problems, v string) {
+		{name: "limit", decode: func(p *patio.Problems, v string) {
+			if n, ok := plainInt(v); ok {
+				q.Limit = patio.Some(n)
+			} else {
+				p.Add(patio.InQuery, "limit", "limit must be between 1 and %d", patio.MaxLimit)
+			}
+		}},
+		{name: "sort", decode: func(p *patio.Problems, v string) {
 			q.Sort, q.Desc = strings.TrimPrefix(v, "-"), strings.HasPrefix(v, "-")
 			if q.Sort == "" {
 				p.Add(patio.InQuery, "sort", "sort must name a field, optionally prefixed with -")
@@ -252,7 +257,7 @@ func listParams(q *patio.ListQuery) []param {
 }
 
 func dateParam(name string, dst **patio.Date) param {
-	return param{name, func(p *patio.Problems, v string) {
+	return param{name: name, decode: func(p *patio.Problems, v string) {
 		d, err := patio.ParseDate(v)
 		if err != nil {
 			p.Add(patio.InQuery, name, "%s must be a date in the form YYYY-MM-DD", name)
@@ -262,9 +267,10 @@ func dateParam(name string, dst **patio.Date) param {
 	}}
 }
 
-// listParam is a comma-separated list of values (an enum filter), without repeats.
+// listParam is a comma-separated list of values (an enum filter), without repeats; the parameter
+// may also be repeated (status=a&status=b is status=a,b).
 func listParam(name string, dst *[]string) param {
-	return param{name, func(_ *patio.Problems, v string) {
+	return param{name: name, repeatable: true, decode: func(_ *patio.Problems, v string) {
 		var out []string
 		for _, s := range strings.Split(v, ",") {
 			if s = strings.TrimSpace(s); !contains(out, s) {
@@ -275,13 +281,34 @@ func listParam(name string, dst *[]string) param {
 	}}
 }
 
+// plainInt reads a whole number written as plain digits (no sign, no space) that fits an int32.
+func plainInt(v string) (int, bool) {
+	if !allDigits(v) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	return int(n), err == nil
+}
+
+func allDigits(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // stringParam is a free-text or identifier parameter, handed to the domain as sent.
 func stringParam(name string, dst **string) param {
-	return param{name, func(_ *patio.Problems, v string) { *dst = &v }}
+	return param{name: name, decode: func(_ *patio.Problems, v string) { *dst = &v }}
 }
 
 func moneyParam(name string, dst **money.Cents) param {
-	return param{name, func(p *patio.Problems, v string) {
+	return param{name: name, decode: func(p *patio.Problems, v string) {
 		c, err := money.Parse(v)
 		if err != nil {
 			p.Add(patio.InQuery, name, "%s %v", name, err)
@@ -292,9 +319,9 @@ func moneyParam(name string, dst **money.Cents) param {
 }
 
 func intParam(name string, dst **int) param {
-	return param{name, func(p *patio.Problems, v string) {
-		n, err := strconv.Atoi(v)
-		if err != nil {
+	return param{name: name, decode: func(p *patio.Problems, v string) {
+		n, ok := plainInt(v)
+		if !ok {
 			p.Add(patio.InQuery, name, "%s must be an integer", name)
 			return
 		}

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +51,17 @@ type Options struct {
 	Clients  Service[patio.Client, patio.ClientInput, patio.ClientQuery]
 	Deals    Service[patio.Deal, patio.DealInput, patio.DealQuery]
 	Logger   *slog.Logger
+	// Deadline bounds each request (DefaultDeadline when zero), and is shortened to end before the
+	// caller's own deadline (a Lambda invocation's) when that comes sooner.
+	Deadline time.Duration
 }
+
+// DefaultDeadline is a request's deadline (CONTRACT.md section 13): below the functions' 10 s
+// timeout, so that a hung database still gets a 500 in the envelope rather than no answer.
+const DefaultDeadline = 8 * time.Second
+
+// deadlineMargin is kept between a request's deadline and its caller's, to answer in time.
+const deadlineMargin = 500 * time.Millisecond
 
 // resource is the five operations of one resource, bound to its service.
 type resource struct {
@@ -57,6 +69,7 @@ type resource struct {
 }
 
 type api struct {
+	deadline  time.Duration
 	keys      patio.KeyStore
 	limiter   patio.RateCounter
 	now       func() time.Time
@@ -66,7 +79,10 @@ type api struct {
 
 // New returns the API handler.
 func New(o Options) http.Handler {
-	a := &api{keys: o.Keys, limiter: o.Limiter, log: o.Logger, resources: map[string]resource{}}
+	a := &api{keys: o.Keys, limiter: o.Limiter, log: o.Logger, deadline: o.Deadline, resources: map[string]resource{}}
+	if a.deadline <= 0 {
+		a.deadline = DefaultDeadline
+	}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -118,7 +134,11 @@ func bind[T any, In input, Q any](svc Service[T, In, Q], decode func(body) (In, 
 	}
 	return resource{
 		list: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {
-			q, err := query(r.URL.Query())
+			values, err := strictQuery(r)
+			if err != nil {
+				return err
+			}
+			q, err := query(values)
 			if err != nil {
 				return err
 			}
@@ -233,7 +253,9 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = uuid.NewString()
 	}
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	ctx, cancel := a.withDeadline(r.Context())
+	defer cancel()
+	r = r.WithContext(context.WithValue(ctx, requestIDKey, id))
 	w.Header().Set("X-Request-Id", id)
 	sw := &statusWriter{ResponseWriter: w}
 	teamID := ""
@@ -278,8 +300,13 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.writeError(sw, r, err)
 		return
 	}
+	values, err := strictQuery(r)
+	if err != nil {
+		a.writeError(sw, r, err)
+		return
+	}
 	if r.Method != http.MethodGet || itemID != "" {
-		for k := range r.URL.Query() {
+		for _, k := range slices.Sorted(maps.Keys(values)) {
 			a.writeError(sw, r, problem(patio.InQuery, k, "unknown query parameter %s", k))
 			return
 		}
@@ -349,6 +376,9 @@ func readBody(r *http.Request) (body, error) {
 
 // parseBody splits a body that must be one JSON object into its members.
 func parseBody(data []byte) (body, error) {
+	if err := scanJSON(data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var b body
 	if err := dec.Decode(&b); err != nil || b == nil {
@@ -378,4 +408,26 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 		s.status = http.StatusOK
 	}
 	return s.ResponseWriter.Write(b)
+}
+
+// strictQuery parses the query string, refusing what Go's lenient r.URL.Query() would silently
+// drop: ";" separators and malformed %-escapes (CONTRACT.md section 13).
+func strictQuery(r *http.Request) (url.Values, error) {
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, problem(patio.InQuery, "", "the query string must be name=value pairs joined by & with valid %%-escapes")
+	}
+	return values, nil
+}
+
+// withDeadline bounds a request: a.deadline from now, or deadlineMargin before the caller's
+// deadline when that is sooner. Every storage call takes the request's context, so past the
+// deadline the request answers 500 INTERNAL_ERROR; a write is then whole or absent (one
+// conditional put or one transaction).
+func (a *api) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := time.Now().Add(a.deadline)
+	if caller, ok := ctx.Deadline(); ok && caller.Add(-deadlineMargin).Before(d) {
+		d = caller.Add(-deadlineMargin)
+	}
+	return context.WithDeadline(ctx, d)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -448,5 +449,49 @@ func TestDatabaseDownIsInternalError(t *testing.T) {
 				t.Errorf("500 body %s leaks %q", res.Body, leak)
 			}
 		}
+	}
+}
+
+// A database that accepts connections and never answers (hung, not down) still gets every request
+// a prompt 500 in the envelope: the request's deadline ends the wait.
+func TestDatabaseHungIsInternalError(t *testing.T) {
+	testenv.Tables(t)
+	cfg := testenv.AWSConfig(t).Copy()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	cfg.BaseEndpoint = aws.String("http://" + ln.Addr().String())
+	cfg.ConfigSources = nil
+	store := dynamostore.New(cfg, envConfig(t).Tables)
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store, Limiter: store, Deadline: time.Second,
+		Vehicles: patio.NewVehicles(store.Vehicles()), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
+	t.Cleanup(srv.Close)
+	c := &apitest.Client{T: t, BaseURL: srv.URL, Key: "dk_test_" + strings.Repeat("a", 40),
+		HTTP: &http.Client{Timeout: 30 * time.Second}} // a hung answer fails the test instead of hanging it
+	res := c.Do("GET", "/api/v1/vehicles", nil)
+	if res.Status != 500 || res.ErrorCode() != "INTERNAL_ERROR" {
+		t.Fatalf("GET with the database hung = %d %s; want 500 INTERNAL_ERROR", res.Status, res.Body)
 	}
 }

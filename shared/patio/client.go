@@ -112,8 +112,12 @@ func (in *ClientInput) check(p *Problems, now time.Time) {
 	checkNormalized(p, "cnpj", &in.CNPJ, br.NormalizeCNPJ)
 	checkNormalized(p, "email", &in.Email, normalizeEmail)
 	checkNormalized(p, "phone", &in.Phone, br.NormalizePhone)
-	if in.BirthDate.Set() && in.BirthDate.Value.Start().After(DateOf(now).Start()) {
+	switch {
+	case !in.BirthDate.Set():
+	case in.BirthDate.Value.Start().After(DateOf(now).Start()):
 		p.Add(InBody, "birth_date", "birth_date must not be in the future")
+	case in.BirthDate.Value.Year < 1900:
+		p.Add(InBody, "birth_date", "birth_date must be on or after 1900-01-01")
 	}
 	checkNormalized(p, "state_registration", &in.StateRegistration, br.NormalizeStateRegistration)
 	if in.Address.Set() {
@@ -126,7 +130,7 @@ func (in *ClientInput) check(p *Problems, now time.Time) {
 		checkNormalized(p, "address.state", &a.State, br.NormalizeUF)
 		checkNormalized(p, "address.zip_code", &a.ZipCode, br.NormalizeCEP)
 	}
-	checkText(p, "notes", &in.Notes, 0, 5000)
+	checkMultiline(p, "notes", &in.Notes, 0, 5000)
 	checkEnum(p, "status", in.Status, ClientStatuses)
 }
 

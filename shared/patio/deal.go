@@ -76,7 +76,7 @@ func (in *DealInput) check(p *Problems) {
 	checkEnum(p, "status", in.Status, DealStatuses)
 	checkEnum(p, "lost_reason", in.LostReason, DealLostReasons)
 	checkEnum(p, "payment_method", in.PaymentMethod, DealPaymentMethods)
-	checkText(p, "notes", &in.Notes, 0, 5000)
+	checkMultiline(p, "notes", &in.Notes, 0, 5000)
 }
 
 // checkID checks that a member is a UUID and puts it in canonical (lower-case) form.

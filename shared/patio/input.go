@@ -2,6 +2,7 @@ package patio
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -41,12 +42,27 @@ func ParseID(s string) (string, bool) {
 // member) and put the value in its stored form. A member that is absent or null passes: whether
 // it may be is the resource's rule (required, notNull).
 
-// checkText trims a text member and checks that it has minLen..maxLen characters.
+// checkText trims a one-line text member and checks that it has minLen..maxLen characters and no
+// control or bidirectional override characters (CONTRACT.md section 13).
 func checkText(p *Problems, name string, o *Opt[string], minLen, maxLen int) {
+	checkTextOf(p, name, o, minLen, maxLen, false)
+}
+
+// checkMultiline is checkText for free text (description, notes), which may hold tabs and
+// newlines.
+func checkMultiline(p *Problems, name string, o *Opt[string], minLen, maxLen int) {
+	checkTextOf(p, name, o, minLen, maxLen, true)
+}
+
+func checkTextOf(p *Problems, name string, o *Opt[string], minLen, maxLen int, multiline bool) {
 	if !o.Set() {
 		return
 	}
-	s := strings.TrimSpace(o.Value)
+	if reason := badText(o.Value, multiline); reason != "" {
+		p.Add(InBody, name, "%s %s", name, reason)
+		return
+	}
+	s := strings.TrimFunc(o.Value, isBlank)
 	n := utf8.RuneCountInString(s)
 	switch {
 	case n < minLen && minLen == 1:
@@ -63,6 +79,10 @@ func checkText(p *Problems, name string, o *Opt[string], minLen, maxLen int) {
 // error text follows the member's name.
 func checkNormalized(p *Problems, name string, o *Opt[string], normalize func(string) (string, error)) {
 	if !o.Set() {
+		return
+	}
+	if reason := badText(o.Value, false); reason != "" {
+		p.Add(InBody, name, "%s %s", name, reason)
 		return
 	}
 	v, err := normalize(o.Value)
@@ -126,4 +146,26 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// isBlank reports white space and the zero-width characters that show as nothing: a required text
+// made only of them is empty.
+func isBlank(r rune) bool {
+	return unicode.IsSpace(r) || r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\u2060' || r == '\ufeff'
+}
+
+// badText returns why text may not be stored, or "": it holds a control character (tab and
+// newline allowed in multiline text) or a bidirectional override or isolate, which can make text
+// display as something other than what it is (U+202A–U+202E, U+2066–U+2069).
+func badText(s string, multiline bool) string {
+	for _, r := range s {
+		switch {
+		case multiline && (r == '\t' || r == '\n'):
+		case unicode.IsControl(r):
+			return "must not contain control characters"
+		case (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069'):
+			return "must not contain bidirectional override characters"
+		}
+	}
+	return ""
 }

@@ -82,8 +82,10 @@ func checkTextParam(p *Problems, name string, v **string) {
 	if *v == nil {
 		return
 	}
-	f := Fold(**v)
+	f := Fold(strings.TrimFunc(**v, isBlank))
 	switch {
+	case badText(**v, false) != "":
+		p.Add(InQuery, name, "%s %s", name, badText(**v, false))
 	case f == "":
 		p.Add(InQuery, name, "%s must not be empty", name)
 	case len(f) > 200:

@@ -109,7 +109,7 @@ func (in *VehicleInput) check(p *Problems, now time.Time) {
 	checkEnum(p, "transmission", in.Transmission, VehicleTransmissions)
 	checkEnum(p, "phase", in.Phase, VehiclePhases)
 	checkEnum(p, "status", in.Status, VehicleStatuses)
-	checkText(p, "description", &in.Description, 0, 5000)
+	checkMultiline(p, "description", &in.Description, 0, 5000)
 }
 
 // NewVehicle builds a vehicle of the team from a create input. brand, model and price are

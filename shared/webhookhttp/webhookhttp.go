@@ -180,25 +180,40 @@ func (s *Sender) CheckTarget(ctx context.Context, target string) error {
 	return nil
 }
 
-// nonPublic lists the special-purpose ranges (IANA registries) a webhook may not reach beyond what
-// netip's predicates cover.
+// nonPublic lists the special-purpose ranges a webhook may not reach beyond what netip's
+// predicates cover, after IANA's IPv4 and IPv6 Special-Purpose Address Registries (and
+// CONTRACT.md section 13): every range there that is not globally reachable, plus the transition
+// ranges whose addresses embed an IPv4 address (NAT64, 6to4, Teredo), refused outright.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (carrier-grade NAT)
 	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
 	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1
+	netip.MustParsePrefix("192.31.196.0/24"), // AS112-v4
+	netip.MustParsePrefix("192.52.193.0/24"), // AMT
+	netip.MustParsePrefix("192.88.99.0/24"),  // deprecated 6to4 relay anycast
+	netip.MustParsePrefix("192.175.48.0/24"), // direct delegation AS112 service
 	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
 	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
 	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, limited broadcast
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (SIIT)
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 well-known prefix
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments: Teredo 2001::/32, benchmarking, ORCHID
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("2002::/16"),       // 6to4
+	netip.MustParsePrefix("3fff::/20"),       // documentation
+	netip.MustParsePrefix("5f00::/16"),       // SRv6 SIDs
 	netip.MustParsePrefix("fc00::/7"),        // unique local
+	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
 }
 
 // Public reports whether ip is a public unicast address: not loopback, private, link-local
 // (169.254.0.0/16 and its metadata services, fe80::/10), multicast, unspecified or another
-// special-purpose range. IPv4-mapped IPv6 addresses are judged as IPv4.
+// special-purpose range. An IPv6 address that embeds an IPv4 address (IPv4-mapped, -compatible or
+// -translated, NAT64, 6to4, Teredo) is judged by that IPv4 address too.
 func Public(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
@@ -210,5 +225,42 @@ func Public(ip netip.Addr) bool {
 			return false
 		}
 	}
+	for _, v4 := range embeddedIPv4(ip) {
+		if !Public(v4) {
+			return false
+		}
+	}
 	return true
+}
+
+// embeddedIPv4 returns the IPv4 addresses an IPv6 address carries by a well-known convention.
+func embeddedIPv4(ip netip.Addr) []netip.Addr {
+	if !ip.Is6() {
+		return nil
+	}
+	b := ip.As16()
+	v4 := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{b[i], b[i+1], b[i+2], b[i+3]}) }
+	zero := func(from, to int) bool {
+		for _, x := range b[from:to] {
+			if x != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	var out []netip.Addr
+	switch {
+	case zero(0, 12): // IPv4-compatible ::a.b.c.d
+		out = append(out, v4(12))
+	case zero(0, 8) && b[8] == 0xff && b[9] == 0xff && b[10] == 0 && b[11] == 0: // IPv4-translated
+		out = append(out, v4(12))
+	case b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b: // NAT64 (both prefixes)
+		out = append(out, v4(12))
+	case b[0] == 0x20 && b[1] == 0x02: // 6to4: 2002:AABB:CCDD::/48
+		out = append(out, v4(2))
+	case b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0: // Teredo: server, then obfuscated client
+		client := netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]})
+		out = append(out, v4(4), client)
+	}
+	return out
 }

@@ -34,6 +34,22 @@ func TestPublic(t *testing.T) {
 		{"::ffff:10.0.0.1", false},
 		{"224.0.0.1", false},
 		{"255.255.255.255", false},
+		{"192.88.99.1", false},
+		// CONTRACT.md section 13: transition ranges, and IPv6 forms of IPv4 addresses.
+		{"64:ff9b::a9fe:a9fe", false},  // NAT64 of 169.254.169.254
+		{"64:ff9b::808:808", false},    // NAT64 even of a public address: the range is refused
+		{"64:ff9b:1::a00:1", false},    // local-use NAT64 of 10.0.0.1
+		{"2002:a9fe:a9fe::1", false},   // 6to4 of 169.254.169.254
+		{"2002:808:808::1", false},     // 6to4 of 8.8.8.8: the range is refused
+		{"2001:0:4136:e378::1", false}, // Teredo
+		{"::a9fe:a9fe", false},         // IPv4-compatible 169.254.169.254
+		{"::7f00:1", false},            // IPv4-compatible 127.0.0.1
+		{"::ffff:0:a00:1", false},      // IPv4-translated 10.0.0.1
+		{"::ffff:0:808:808", false},    // IPv4-translated range
+		{"100::1", false},              // discard-only
+		{"3fff::1", false},             // documentation
+		{"2001:4860:4860::8888", true}, // public IPv6
+		{"2a00:1450:4001:81c::200e", true},
 	}
 	for _, tt := range tests {
 		if got := Public(netip.MustParseAddr(tt.ip)); got != tt.want {
