@@ -59,6 +59,12 @@ func (e *statusError) Error() string {
 // decoded into it; otherwise the body is read and discarded, so the connection goes back to the
 // pool.
 func (c *apiClient) do(ctx context.Context, p principal, method, path string, body []byte, want int, out any) error {
+	return c.doWith(ctx, p, method, path, body, nil, want, out)
+}
+
+// doWith is do with extra request headers.
+func (c *apiClient) doWith(ctx context.Context, p principal, method, path string, body []byte, header http.Header,
+	want int, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -70,6 +76,9 @@ func (c *apiClient) do(ctx context.Context, p principal, method, path string, bo
 	req.Header.Set("Authorization", "Bearer "+p.secret)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

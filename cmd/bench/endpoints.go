@@ -87,6 +87,20 @@ func (env *benchEnv) endpoints() []endpoint {
 			},
 		},
 		{
+			// Issue 9's budget: the cost of idempotency. The "raw" side of this row is the same POST
+			// without a key, through the API, in the same run.
+			name: "POST /vehicles + Idempotency-Key (raw: without)",
+			request: func(ctx context.Context, rng *rand.Rand) error {
+				body := vehicleBody(env.nextPlate.take(), time.Now())
+				key := http.Header{"Idempotency-Key": {fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), rng.Uint64())}}
+				return api.doWith(ctx, main, http.MethodPost, "/api/v1/vehicles", body, key, http.StatusCreated, nil)
+			},
+			raw: func(ctx context.Context, _ *rand.Rand) error {
+				body := vehicleBody(env.nextPlate.take(), time.Now())
+				return api.do(ctx, main, http.MethodPost, "/api/v1/vehicles", body, http.StatusCreated, nil)
+			},
+		},
+		{
 			name: "PUT /deals/{id} → ganho",
 			request: func(ctx context.Context, _ *rand.Rand) error {
 				id, err := env.appWins.take()
