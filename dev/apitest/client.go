@@ -24,10 +24,11 @@ type Envelope struct {
 	Success    bool            `json:"success"`
 	Data       json.RawMessage `json:"data"`
 	Pagination *struct {
-		Page  int `json:"page"`
-		Limit int `json:"limit"`
-		Total int `json:"total"`
-		Pages int `json:"pages"`
+		Page       int     `json:"page"`
+		Limit      int     `json:"limit"`
+		Total      int     `json:"total"`
+		Pages      int     `json:"pages"`
+		NextCursor *string `json:"next_cursor"`
 	} `json:"pagination"`
 	Error *struct {
 		Code    string `json:"code"`

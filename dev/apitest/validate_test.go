@@ -135,7 +135,7 @@ func errorEnvelope(code, msg string) map[string]any {
 
 func listEnvelope(items []any, total int) map[string]any {
 	return map[string]any{"success": true, "data": items,
-		"pagination": map[string]any{"page": 1, "limit": 20, "total": total, "pages": (total + 19) / 20}}
+		"pagination": map[string]any{"page": 1, "limit": 20, "total": total, "pages": (total + 19) / 20, "next_cursor": nil}}
 }
 
 // exchange is a hand-made request and response.

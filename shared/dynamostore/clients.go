@@ -72,8 +72,8 @@ func toClientRow(c patio.Client) clientRow {
 		CreatedAt: c.CreatedAt.String(), UpdatedAt: c.UpdatedAt.String(), Rev: revAttr(c.Revision),
 
 		Search:     strings.Join(search, "\x1f"),
-		LSIUpdated: sortKey(ptrTo(c.UpdatedAt.String()), c.ID),
-		LSIName:    sortKey(foldedText(c.Name), c.ID),
+		LSIUpdated: sortKey(c.Status, ptrTo(c.UpdatedAt.String()), c.ID),
+		LSIName:    sortKey(c.Status, foldedText(c.Name), c.ID),
 	}
 }
 
@@ -127,6 +127,15 @@ var clientKind = kind[patio.Client, clientRow, patio.ClientQuery]{
 		"updated_at": {index: "by_updated", attr: "lsi_updated"},
 		"name":       {index: "by_name", attr: "lsi_name"},
 	},
+	status:      func(c patio.Client) string { return c.Status },
+	orderPrefix: "co#",
+	orderItem: func(row clientRow, sk string) clientRow {
+		row.SK = sk
+		row.LSIUpdated = ""
+		row.LSIName = ""
+		return row
+	},
+	current: func(row clientRow) bool { return !legacySortKey(row.LSIUpdated) },
 	filter: func(q patio.ClientQuery) (filter, patio.ListQuery) {
 		var f filter
 		f.common(q.ListQuery)

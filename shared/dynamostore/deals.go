@@ -54,10 +54,10 @@ func toDealRow(d patio.Deal) dealRow {
 		Notes: d.Notes, ClosedAt: tsPtr(d.ClosedAt), CreatedAt: d.CreatedAt.String(), UpdatedAt: d.UpdatedAt.String(),
 		Rev: revAttr(d.Revision),
 
-		LSIUpdated: sortKey(ptrTo(d.UpdatedAt.String()), d.ID),
-		LSIValue:   sortKey(value, d.ID),
-		LSITitle:   sortKey(foldedText(d.Title), d.ID),
-		LSIClose:   sortKey(dateStr(d.ExpectedCloseDate), d.ID),
+		LSIUpdated: sortKey(d.Status, ptrTo(d.UpdatedAt.String()), d.ID),
+		LSIValue:   sortKey(d.Status, value, d.ID),
+		LSITitle:   sortKey(d.Status, foldedText(d.Title), d.ID),
+		LSIClose:   sortKey(d.Status, dateStr(d.ExpectedCloseDate), d.ID),
 	}
 }
 
@@ -109,6 +109,17 @@ var dealKind = kind[patio.Deal, dealRow, patio.DealQuery]{
 		"title":               {index: "by_title", attr: "lsi_title"},
 		"expected_close_date": {index: "by_close_date", attr: "lsi_close", optional: true},
 	},
+	status:      func(d patio.Deal) string { return d.Status },
+	orderPrefix: "do#",
+	orderItem: func(row dealRow, sk string) dealRow {
+		row.SK = sk
+		row.LSIUpdated = ""
+		row.LSIValue = ""
+		row.LSITitle = ""
+		row.LSIClose = ""
+		return row
+	},
+	current: func(row dealRow) bool { return !legacySortKey(row.LSIUpdated) },
 	filter: func(q patio.DealQuery) (filter, patio.ListQuery) {
 		var f filter
 		f.common(q.ListQuery)

@@ -1,31 +1,37 @@
 package dynamostore
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// sortKey builds an index sort key: "1#<value>\x01<id>" when the record has a value, "0#<id>" when
-// it has none. The id breaks ties in the direction of the sort; the 0#/1# split lets a list read
-// records without a value after the others, in either direction (docs/storage.md).
-func sortKey(value *string, id string) string {
+// sortKey builds a record's index sort key for one sort field: "<status>#1#<value>\x01<id>" when
+// the record has a value, "<status>#0#<id>" when it has none. The status prefix gives each status
+// its own range, so a list reads only the statuses it shows (soft-deleted records are never read
+// to serve a default list); the 1#/0# split lets it read records without a value after the others
+// in either direction; the id breaks ties in the direction of the sort (docs/storage.md).
+func sortKey(status string, value *string, id string) string {
 	if value == nil {
-		return "0#" + id
+		return status + "#0#" + id
 	}
-	return "1#" + strings.Map(func(r rune) rune {
+	return status + "#1#" + strings.Map(func(r rune) rune {
 		if r < 0x20 {
 			return -1
 		}
 		return r
 	}, *value) + "\x01" + id
+}
+
+// legacySortKey reports an index sort key written before keys carried the status
+// ("1#<value>\x01<id>", "0#<id>"): its record is not yet migrated (maintenance backfill).
+func legacySortKey(key string) bool {
+	return strings.HasPrefix(key, "1#") || strings.HasPrefix(key, "0#")
 }
 
 func padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }
@@ -34,7 +40,7 @@ func foldedText(s string) *string { f := patio.Fold(s); return &f }
 
 // sortIndex says how to read a table in the order of one sort field.
 type sortIndex struct {
-	index    string // "" for the base table (created_at: ids are UUIDv7)
+	index    string // the local index; "" for creation order, read from the order items (docs/storage.md)
 	attr     string // the index's sort key attribute
 	optional bool   // records may lack the value: read the 0# range after the 1# range
 }
@@ -43,11 +49,15 @@ type sortIndex struct {
 type filter struct {
 	parts []string
 	args  []any
+	// others counts the conditions other than the status one: a list with none is counted from
+	// the maintained counts.
+	others int
 }
 
 func (f *filter) add(expr string, args ...any) {
 	f.parts = append(f.parts, expr)
 	f.args = append(f.args, args...)
+	f.others++
 }
 
 // in adds "attr IN (...)"; an empty list adds nothing.
@@ -73,14 +83,21 @@ func (f *filter) cents(attr, op string, bound *money.Cents) {
 	}
 }
 
-// common adds the filters every resource shares: status and the created_at day range.
+// common adds the filters every resource shares: status, the created_at day range and
+// updated_since.
 func (f *filter) common(q patio.ListQuery) {
-	f.in("status", q.Status)
+	if len(q.Status) > 0 {
+		f.in("status", q.Status)
+		f.others-- // the status condition is what the maintained counts count by
+	}
 	if q.CreatedFrom != nil {
 		f.add("'created_at' >= ?", q.CreatedFrom.Start().Format(patio.TimestampLayout))
 	}
 	if q.CreatedTo != nil {
 		f.add("'created_at' < ?", q.CreatedTo.Start().Add(24*time.Hour).Format(patio.TimestampLayout))
+	}
+	if q.UpdatedSince != nil {
+		f.add("'updated_at' >= ?", q.UpdatedSince.String())
 	}
 }
 
@@ -89,122 +106,4 @@ func (f *filter) apply(q *dynamo.Query) *dynamo.Query {
 		return q
 	}
 	return q.Filter(strings.Join(f.parts, " AND "), f.args...)
-}
-
-// listPage reads one page of a team's records in sort order, and the total that match the filter.
-// It never scans: every read is a Query on the team's partition. The total is a COUNT query (no
-// items transferred); the page reads the index in order and keeps only the requested records.
-func listPage[R any](ctx context.Context, table dynamo.Table, teamID, prefix string, ix sortIndex,
-	desc bool, f filter, offset, limit int) ([]R, int, error) {
-	order := dynamo.Ascending
-	if desc {
-		order = dynamo.Descending
-	}
-	segment := func(i int) *dynamo.Query {
-		q := table.Get("pk", teamID).Consistent(true).Order(order)
-		switch {
-		case ix.index == "":
-			q = q.Range("sk", dynamo.BeginsWith, prefix)
-		case i == 0:
-			q = q.Index(ix.index).Range(ix.attr, dynamo.BeginsWith, "1#")
-		default:
-			q = q.Index(ix.index).Range(ix.attr, dynamo.BeginsWith, "0#")
-		}
-		return f.apply(q)
-	}
-	segments := 1
-	if ix.optional {
-		segments = 2
-	}
-
-	counts := make([]int, segments)
-	g, gctx := errgroup.WithContext(ctx)
-	for i := range segments {
-		g.Go(func() error {
-			n, err := segment(i).Count(gctx)
-			counts[i] = n
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, 0, err
-	}
-	total := 0
-	for _, n := range counts {
-		total += n
-	}
-
-	items := make([]R, 0, limit)
-	skip := offset
-	for i := 0; i < segments && len(items) < limit; i++ {
-		if skip >= counts[i] {
-			skip -= counts[i]
-			continue
-		}
-		want := skip + limit - len(items)
-		got, err := readWindow[R](ctx, segment(i), skip, want)
-		if err != nil {
-			return nil, 0, err
-		}
-		items = append(items, got...)
-		skip = 0
-	}
-	return items, total, nil
-}
-
-// readWindow reads q in order until it has seen want matching records and returns those after the
-// first skip. Each request examines at most a batch of records (DynamoDB's Limit, which applies
-// before the filter), starting at want and doubling, so a first page of 20 reads about 20 items
-// rather than a full 1 MB page, and a selective filter still needs few round trips.
-func readWindow[R any](ctx context.Context, q *dynamo.Query, skip, want int) ([]R, error) {
-	var out []R
-	var start dynamo.PagingKey
-	seen, batch := 0, max(want, 10)
-	for seen < want {
-		page := q
-		if start != nil {
-			page = page.StartFrom(start)
-		}
-		iter := page.SearchLimit(batch).Iter()
-		var row R
-		for seen < want && iter.Next(ctx, &row) {
-			if seen >= skip {
-				out = append(out, row)
-			}
-			seen++
-			var zero R
-			row = zero
-		}
-		if err := iter.Err(); err != nil {
-			return nil, err
-		}
-		if seen >= want {
-			break
-		}
-		lek, err := iter.LastEvaluatedKey(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if lek == nil {
-			break
-		}
-		start = lek
-		batch = min(batch*2, 1000)
-	}
-	return out, nil
-}
-
-// listRecords is listPage on the query's sort index, page and direction, with each row decoded
-// (what names the records in errors).
-func listRecords[R, T any](ctx context.Context, table dynamo.Table, teamID, prefix, what string, ix sortIndex,
-	q patio.ListQuery, f filter, decode func(R) (T, error)) ([]T, int, error) {
-	rows, total, err := listPage[R](ctx, table, teamID, prefix, ix, q.Desc, f, q.Offset(), q.Limit.Value)
-	if err != nil {
-		return nil, 0, wrap(err, "list "+what+" of team", teamID)
-	}
-	out, err := decodeRows(rows, decode)
-	if err != nil {
-		return nil, 0, wrap(err, "decode "+what+" of team", teamID)
-	}
-	return out, total, nil
 }

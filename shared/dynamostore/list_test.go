@@ -50,7 +50,8 @@ func TestListVehicles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Check(%+v) = %v; want nil", tt.q, err)
 			}
-			got, total, err := s.Vehicles().List(ctx, team, q)
+			listed, err := s.Vehicles().List(ctx, team, q)
+			got, total := listed.Items, listed.Total
 			if err != nil {
 				t.Fatalf("List(%s) = %v; want nil", tt.name, err)
 			}

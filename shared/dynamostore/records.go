@@ -32,6 +32,17 @@ type kind[T, R, Q any] struct {
 	// sorts maps each sortable field to its index; filter turns a list query into its filter.
 	sorts  map[string]sortIndex
 	filter func(Q) (filter, patio.ListQuery)
+
+	// Lists at any size (pages.go). status reads a record's status: the range of every index it
+	// sits in, and the count it adds to. A record also has an order item, a copy of its row under
+	// "<orderPrefix><status>#<id>" that serves creation order per status; orderItem returns that
+	// copy of a row, its index attributes cleared so that it sits in no index. current reports a
+	// row in the current format (status-prefixed keys, an order item, counted), not yet rewritten
+	// by the maintenance backfill otherwise. Kinds without lists (webhooks) leave these nil.
+	status      func(T) string
+	orderPrefix string
+	orderItem   func(row R, sk string) R
+	current     func(R) bool
 }
 
 // Stored revisions: the rev attribute counts the writes after the first (0 for a new record), so
@@ -63,7 +74,20 @@ func (r records[T, R, Q]) table() dynamo.Table { return r.s.db.Table(r.k.table(r
 
 // Get returns a team's record (strongly consistent), or KindNotFound.
 func (r records[T, R, Q]) Get(ctx context.Context, teamID, id string) (T, error) {
-	return getRecord(ctx, r.table(), teamID, r.k.prefix+id, r.k.what, r.k.decode)
+	rec, _, err := r.get(ctx, teamID, id)
+	return rec, err
+}
+
+// get returns a team's record and whether its row is in the current format.
+func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, bool, error) {
+	var row R
+	sk := r.k.prefix + id
+	if err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, sk).Consistent(true).One(ctx, &row); err != nil {
+		var zero T
+		return zero, false, wrap(notFound(err, r.k.what), "get "+r.k.what, sk)
+	}
+	rec, err := r.k.decode(row)
+	return rec, r.k.current == nil || r.k.current(row), wrap(err, "decode "+r.k.what, sk)
 }
 
 // Create stores a new record at revision 1 with its unique values and requirements, in one
@@ -82,8 +106,9 @@ func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, erro
 	}
 	ops = append(ops, op{put: r.table().Put(r.k.encode(rec)).If("attribute_not_exists(pk)"),
 		failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
+	ops = append(ops, r.trackOps(teamID, nil, false, rec)...)
 	ops = append(ops, r.guardOps(teamID, id, nil, r.k.guards(rec))...)
-	more, err := r.s.related(teamID, w.Requires, w.Also)
+	more, err := r.s.related(ctx, teamID, w.Requires, w.Also)
 	if err != nil {
 		return rec, wrap(err, "create "+r.k.what, id)
 	}
@@ -100,7 +125,7 @@ func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, erro
 // again, with jittered backoff, until the request's context or raceBudget runs out.
 func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change func(T) (patio.Write[T], error)) (T, error) {
 	return retryRaces(ctx, func() (T, error) {
-		cur, err := r.Get(ctx, teamID, id)
+		cur, current, err := r.get(ctx, teamID, id)
 		if err != nil {
 			return cur, err
 		}
@@ -109,9 +134,8 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 			return cur, err
 		}
 		next := r.k.withRevision(w.Record, r.k.revision(cur)+1)
-		ops := []op{r.replace(cur, next)}
-		ops = append(ops, r.guardOps(teamID, id, r.k.guards(cur), r.k.guards(next))...)
-		more, err := r.s.related(teamID, w.Requires, w.Also)
+		ops := r.replace(teamID, cur, current, next)
+		more, err := r.s.related(ctx, teamID, w.Requires, w.Also)
 		if err != nil {
 			return cur, wrap(err, "update "+r.k.what, id)
 		}
@@ -119,15 +143,48 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 	})
 }
 
-// replace is the write of next over cur, conditioned on cur's revision.
-func (r records[T, R, Q]) replace(cur, next T) op {
-	return op{put: r.table().Put(r.k.encode(next)).If("'rev' = ?", revAttr(r.k.revision(cur))), failed: errRevConflict}
+// replace is the write of next over cur (whose row is current or not), conditioned on cur's
+// revision, with its order item, counts and unique values kept in step.
+func (r records[T, R, Q]) replace(teamID string, cur T, current bool, next T) []op {
+	_, id := r.k.key(next)
+	ops := []op{{put: r.table().Put(r.k.encode(next)).If("'rev' = ?", revAttr(r.k.revision(cur))), failed: errRevConflict}}
+	ops = append(ops, r.trackOps(teamID, &cur, current, next)...)
+	return append(ops, r.guardOps(teamID, id, r.k.guards(cur), r.k.guards(next))...)
 }
 
-// List returns one page of a team's records and the total matching.
-func (r records[T, R, Q]) List(ctx context.Context, teamID string, q Q) ([]T, int, error) {
+// trackOps keeps a record's order item and its status's count in step with a write of next over
+// cur (nil for a creation): the order item is rewritten (and moved when the status changes); a
+// new record, or one not yet counted (its row predates the current format), adds one to its
+// status's count; a status change moves one from the old status to the new.
+func (r records[T, R, Q]) trackOps(teamID string, cur *T, current bool, next T) []op {
+	if r.k.status == nil {
+		return nil
+	}
+	t := r.table()
+	_, id := r.k.key(next)
+	status := r.k.status(next)
+	ops := []op{{put: t.Put(r.k.orderItem(r.k.encode(next), r.orderKey(status, id)))}}
+	switch {
+	case cur == nil || !current:
+		ops = append(ops, r.s.countOp(t, teamID, status, 1))
+	case r.k.status(*cur) != status:
+		old := r.k.status(*cur)
+		ops = append(ops, op{del: t.Delete("pk", teamID).Range("sk", r.orderKey(old, id))},
+			r.s.countOp(t, teamID, old, -1), r.s.countOp(t, teamID, status, 1))
+	}
+	return ops
+}
+
+// orderKey is the sort key of a record's order item.
+func (r records[T, R, Q]) orderKey(status, id string) string {
+	return r.k.orderPrefix + status + "#" + id
+}
+
+// List returns one page of a team's records, the total matching, and the position after it.
+func (r records[T, R, Q]) List(ctx context.Context, teamID string, q Q) (patio.Listed[T], error) {
 	f, lq := r.k.filter(q)
-	return listRecords(ctx, r.table(), teamID, r.k.prefix, r.k.what+"s", r.k.sorts[lq.Sort], lq, f, r.k.decode)
+	out, err := r.list(ctx, teamID, lq, f)
+	return out, wrap(err, "list "+r.k.what+"s of team", teamID)
 }
 
 // guardOps reserves the unique values next holds that cur did not, and releases those cur held
@@ -156,7 +213,7 @@ func (r records[T, R, Q]) guardOps(teamID, owner string, cur, next []guard) []op
 
 // related returns the operations for what a write rests on and changes besides its record: its
 // requirements (condition checks) and the other records it replaces.
-func (s *Store) related(teamID string, reqs []patio.Requirement, also []patio.Revised) ([]op, error) {
+func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised) ([]op, error) {
 	var ops []op
 	for _, req := range reqs {
 		table, prefix, err := s.resource(req.Resource)
@@ -175,8 +232,13 @@ func (s *Store) related(teamID string, reqs []patio.Requirement, also []patio.Re
 				return nil, fmt.Errorf("dynamostore: revised %T into %T", rv.Cur, rv.Next)
 			}
 			v := records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}
-			ops = append(ops, v.replace(cur, v.k.withRevision(next, v.k.revision(cur)+1)))
-			ops = append(ops, v.guardOps(teamID, next.ID, v.k.guards(cur), v.k.guards(next))...)
+			// Whether its row is current decides how its count moves; the write is conditioned on
+			// the revision the domain read, so a row rewritten since fails the whole write.
+			_, current, err := v.get(ctx, teamID, cur.ID)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, v.replace(teamID, cur, current, v.k.withRevision(next, v.k.revision(cur)+1))...)
 		default:
 			return nil, fmt.Errorf("dynamostore: cannot revise a %T", rv.Cur)
 		}
@@ -200,6 +262,7 @@ type op struct {
 	put    *dynamo.Put
 	check  *dynamo.ConditionCheck
 	del    *dynamo.Delete
+	upd    *dynamo.Update
 	failed error
 }
 
@@ -223,6 +286,8 @@ func (s *Store) run(ctx context.Context, ops []op) error {
 				tx.Check(o.check)
 			case o.del != nil:
 				tx.Delete(o.del)
+			case o.upd != nil:
+				tx.Update(o.upd)
 			}
 		}
 		return tx

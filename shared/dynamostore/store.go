@@ -110,19 +110,6 @@ func cancelReason(err error, i int) string {
 	return ""
 }
 
-// getRecord reads the item of a team's partition with sort key sk (strongly consistent) and
-// decodes it; a missing item is KindNotFound naming what.
-func getRecord[R, T any](ctx context.Context, t dynamo.Table, teamID, sk, what string,
-	decode func(R) (T, error)) (T, error) {
-	var row R
-	if err := t.Get("pk", teamID).Range("sk", dynamo.Equal, sk).Consistent(true).One(ctx, &row); err != nil {
-		var zero T
-		return zero, wrap(notFound(err, what), "get "+what, sk)
-	}
-	v, err := decode(row)
-	return v, wrap(err, "decode "+what, sk)
-}
-
 // decodeRows converts stored rows to domain records.
 func decodeRows[R, T any](rows []R, decode func(R) (T, error)) ([]T, error) {
 	out := make([]T, len(rows))

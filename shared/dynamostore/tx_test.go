@@ -131,8 +131,8 @@ func TestDealForInactiveClient(t *testing.T) {
 		t.Fatalf("Create(deal for inactive client) = %v; want KindConflict %q", err, want)
 	}
 	q, _ := patio.DealQuery{}.Check()
-	if got, total, err := s.Deals().List(ctx, team, q); err != nil || total != 0 {
-		t.Errorf("List(deals) = %d deals (total %d), %v; want none", len(got), total, err)
+	if got, err := s.Deals().List(ctx, team, q); err != nil || got.Total != 0 {
+		t.Errorf("List(deals) = %d deals (total %d), %v; want none", len(got.Items), got.Total, err)
 	}
 }
 

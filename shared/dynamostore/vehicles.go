@@ -98,11 +98,11 @@ func toVehicleRow(v patio.Vehicle) vehicleRow {
 			strings.ToLower(plate), strings.ToLower(v.PlateKey())}, "\x1f"),
 		FBrand:     patio.Fold(v.Brand),
 		FModel:     patio.Fold(v.Model),
-		LSIUpdated: sortKey(ptrTo(v.UpdatedAt.String()), v.ID),
-		LSIPrice:   sortKey(padded(12, int64(v.Price)), v.ID),
-		LSITitle:   sortKey(foldedText(v.Title), v.ID),
-		LSIYear:    sortKey(intKey(4, v.ModelYear), v.ID),
-		LSIMileage: sortKey(intKey(19, v.MileageKm), v.ID),
+		LSIUpdated: sortKey(v.Status, ptrTo(v.UpdatedAt.String()), v.ID),
+		LSIPrice:   sortKey(v.Status, padded(12, int64(v.Price)), v.ID),
+		LSITitle:   sortKey(v.Status, foldedText(v.Title), v.ID),
+		LSIYear:    sortKey(v.Status, intKey(4, v.ModelYear), v.ID),
+		LSIMileage: sortKey(v.Status, intKey(19, v.MileageKm), v.ID),
 	}
 }
 
@@ -162,6 +162,18 @@ var vehicleKind = kind[patio.Vehicle, vehicleRow, patio.VehicleQuery]{
 		"model_year": {index: "by_year", attr: "lsi_year", optional: true},
 		"mileage_km": {index: "by_mileage", attr: "lsi_mileage", optional: true},
 	},
+	status:      func(v patio.Vehicle) string { return v.Status },
+	orderPrefix: "vo#",
+	orderItem: func(row vehicleRow, sk string) vehicleRow {
+		row.SK = sk
+		row.LSIUpdated = ""
+		row.LSIPrice = ""
+		row.LSITitle = ""
+		row.LSIYear = ""
+		row.LSIMileage = ""
+		return row
+	},
+	current: func(row vehicleRow) bool { return !legacySortKey(row.LSIUpdated) },
 	filter: func(q patio.VehicleQuery) (filter, patio.ListQuery) {
 		var f filter
 		f.common(q.ListQuery)

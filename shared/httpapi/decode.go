@@ -225,9 +225,28 @@ func decodeQuery(values url.Values, params ...param) error {
 	return p.Err()
 }
 
-// listParams are the parameters every list shares (CONTRACT.md section 4).
-func listParams(q *patio.ListQuery) []param {
+// listParams are the parameters every list shares (CONTRACT.md sections 4 and 12); values are the
+// whole query, which a cursor must belong to.
+func listParams(q *patio.ListQuery, values url.Values) []param {
 	return []param{
+		{name: "cursor", decode: func(p *patio.Problems, v string) {
+			c, err := decodeCursor(v, values)
+			if err != nil {
+				p.AddError(patio.InQuery, "cursor", err)
+				return
+			}
+			q.Page, q.After = patio.Some(c.Page), c.After
+		}},
+		{name: "updated_since", decode: func(p *patio.Problems, v string) {
+			if ts, err := patio.ParseTimestamp(v); err == nil {
+				q.UpdatedSince = &ts
+			} else if d, err := patio.ParseDate(v); err == nil {
+				ts := patio.NewTimestamp(d.Start())
+				q.UpdatedSince = &ts
+			} else {
+				p.Add(patio.InQuery, "updated_since", "updated_since must be a timestamp (YYYY-MM-DDTHH:MM:SSZ) or a date (YYYY-MM-DD)")
+			}
+		}},
 		{name: "page", decode: func(p *patio.Problems, v string) {
 			if n, ok := plainInt(v); ok {
 				q.Page = patio.Some(n)
@@ -341,7 +360,7 @@ func contains(list []string, s string) bool {
 // decodeVehicleQuery reads a vehicle list's query string (CONTRACT.md sections 4 and 5).
 func decodeVehicleQuery(values url.Values) (patio.VehicleQuery, error) {
 	var q patio.VehicleQuery
-	err := decodeQuery(values, append(listParams(&q.ListQuery),
+	err := decodeQuery(values, append(listParams(&q.ListQuery, values),
 		listParam("phase", &q.Phase), listParam("fuel", &q.Fuel),
 		stringParam("brand", &q.Brand), stringParam("model", &q.Model), stringParam("q", &q.Q),
 		moneyParam("price_min", &q.PriceMin), moneyParam("price_max", &q.PriceMax),
@@ -353,7 +372,7 @@ func decodeVehicleQuery(values url.Values) (patio.VehicleQuery, error) {
 // decodeClientQuery reads a client list's query string (CONTRACT.md sections 4 and 6).
 func decodeClientQuery(values url.Values) (patio.ClientQuery, error) {
 	var q patio.ClientQuery
-	err := decodeQuery(values, append(listParams(&q.ListQuery),
+	err := decodeQuery(values, append(listParams(&q.ListQuery, values),
 		listParam("type", &q.Type), stringParam("q", &q.Q), stringParam("cpf", &q.CPF), stringParam("cnpj", &q.CNPJ),
 	)...)
 	return withChecks(q, err)
@@ -362,7 +381,7 @@ func decodeClientQuery(values url.Values) (patio.ClientQuery, error) {
 // decodeDealQuery reads a deal list's query string (CONTRACT.md sections 4 and 7).
 func decodeDealQuery(values url.Values) (patio.DealQuery, error) {
 	var q patio.DealQuery
-	err := decodeQuery(values, append(listParams(&q.ListQuery),
+	err := decodeQuery(values, append(listParams(&q.ListQuery, values),
 		listParam("phase", &q.Phase), moneyParam("value_min", &q.ValueMin), moneyParam("value_max", &q.ValueMax),
 		stringParam("client_id", &q.ClientID), stringParam("vehicle_id", &q.VehicleID),
 	)...)

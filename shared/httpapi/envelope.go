@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -24,10 +25,11 @@ type envelope struct {
 }
 
 type pagination struct {
-	Page  int `json:"page"`
-	Limit int `json:"limit"`
-	Total int `json:"total"`
-	Pages int `json:"pages"`
+	Page       int     `json:"page"`
+	Limit      int     `json:"limit"`
+	Total      int     `json:"total"`
+	Pages      int     `json:"pages"`
+	NextCursor *string `json:"next_cursor"`
 }
 
 // internalMessage is all a client learns of an unexpected error.
@@ -69,14 +71,19 @@ func writeData(w http.ResponseWriter, code int, data any) {
 }
 
 // writeList answers a page of a list.
-func writeList[T any](w http.ResponseWriter, page patio.Page[T]) {
+// values are the list's query parameters, which its next cursor belongs to.
+func writeList[T any](w http.ResponseWriter, page patio.Page[T], values url.Values) {
 	items := page.Items
 	if items == nil {
 		items = []T{}
 	}
 	q := page.List
-	writeJSON(w, http.StatusOK, envelope{Success: true, Data: items,
-		Pagination: &pagination{Page: q.Page.Value, Limit: q.Limit.Value, Total: page.Total, Pages: q.Pages(page.Total)}})
+	pg := &pagination{Page: q.Page.Value, Limit: q.Limit.Value, Total: page.Total, Pages: q.Pages(page.Total)}
+	if page.Next != "" {
+		next := cursor{Page: q.Page.Value + 1, After: page.Next, Query: queryFingerprint(values)}.encode()
+		pg.NextCursor = &next
+	}
+	writeJSON(w, http.StatusOK, envelope{Success: true, Data: items, Pagination: pg})
 }
 
 // writeError answers err in the envelope. Internal errors are logged here, once, with the whole

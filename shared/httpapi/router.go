@@ -146,7 +146,7 @@ func bind[T any, In input, Q any](svc Service[T, In, Q], decode func(body) (In, 
 			if err != nil {
 				return err
 			}
-			writeList(w, page)
+			writeList(w, page, values)
 			return nil
 		},
 		create: func(w http.ResponseWriter, r *http.Request, teamID, _ string) error {

@@ -2,10 +2,13 @@ package patio
 
 import "strings"
 
-// Page bounds of CONTRACT.md section 4.
+// Page bounds of CONTRACT.md sections 4 and 12.
 const (
 	DefaultLimit = 20
 	MaxLimit     = 100
+	// MaxDepth bounds page × limit: deeper pages are reached with a cursor, whose cost does not
+	// grow with depth.
+	MaxDepth = 10_000
 )
 
 // ListQuery holds the list parameters every resource shares, as the edge decoded them; the
@@ -20,6 +23,12 @@ type ListQuery struct {
 	CreatedFrom *Date    // inclusive UTC day
 	CreatedTo   *Date    // inclusive UTC day
 	Status      []string
+	// UpdatedSince keeps the records updated at or after it; without a status filter it lists
+	// soft-deleted records too, so an incremental sync sees archivals (CONTRACT.md section 12).
+	UpdatedSince *Timestamp
+	// After is where a cursor left off: an opaque position the store returned with the previous
+	// page (Listed.After), "" for none. Page is then that page's number.
+	After string
 }
 
 // Offset returns the number of matching records before the requested page.
@@ -47,6 +56,11 @@ func (q ListQuery) check(p *Problems, spec listSpec) ListQuery {
 	} else if q.Limit.Value < 1 || q.Limit.Value > MaxLimit {
 		p.Add(InQuery, "limit", "limit must be between 1 and %d", MaxLimit)
 	}
+	if q.After == "" && q.Page.Value >= 1 && q.Limit.Value >= 1 && q.Limit.Value <= MaxLimit &&
+		q.Page.Value*q.Limit.Value > MaxDepth {
+		p.Add(InQuery, "page", "page must be at most %d with limit %d (page × limit ≤ %d); use cursor to go deeper",
+			MaxDepth/q.Limit.Value, q.Limit.Value, MaxDepth)
+	}
 	if q.Sort == "" {
 		q.Sort, q.Desc = "created_at", true
 	} else if !contains(spec.sorts, q.Sort) {
@@ -58,12 +72,18 @@ func (q ListQuery) check(p *Problems, spec listSpec) ListQuery {
 	checkEnumParam(p, "status", q.Status, spec.statuses)
 	if len(q.Status) == 0 {
 		for _, s := range spec.statuses {
-			if s != spec.softDeleted {
+			if s != spec.softDeleted || q.UpdatedSince != nil {
 				q.Status = append(q.Status, s)
 			}
 		}
 	}
 	return q
+}
+
+// StatusOnly reports whether the query filters by status alone (after the checks), so that the
+// store may answer its total from maintained counts rather than by counting.
+func (q ListQuery) StatusOnly() bool {
+	return q.CreatedFrom == nil && q.CreatedTo == nil && q.UpdatedSince == nil
 }
 
 // checkEnumParam checks that every value of an enum filter is allowed.

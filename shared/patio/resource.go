@@ -93,8 +93,18 @@ type Store[T any, Q any] interface {
 	// it conditioned on the revision read; a lost race re-reads and asks again. It returns the
 	// stored record (the one read when nothing changed).
 	Update(ctx context.Context, teamID, id string, change func(cur T) (Write[T], error)) (T, error)
-	// List returns one page of a team's records and the number of all that match.
-	List(ctx context.Context, teamID string, q Q) ([]T, int, error)
+	// List returns one page of a team's records, the number of all that match, and the position
+	// after the page's last record.
+	List(ctx context.Context, teamID string, q Q) (Listed[T], error)
+}
+
+// Listed is one page as the store read it: the records, the number of all that match, and After,
+// the position just past the page's last record (a later query's ListQuery.After resumes there;
+// "" on an empty page).
+type Listed[T any] struct {
+	Items []T
+	Total int
+	After string
 }
 
 // Rules is what makes a resource: how a record is built from a create input, what an update
@@ -113,12 +123,14 @@ type Query interface{ listQuery() ListQuery }
 
 func (q ListQuery) listQuery() ListQuery { return q }
 
-// Page is one page of a list: its records, the number of all that match, and the shared list
-// parameters as they were served (defaults filled in).
+// Page is one page of a list: its records, the number of all that match, the shared list
+// parameters as they were served (defaults filled in), and Next, the position where the next page
+// starts ("" on the last page).
 type Page[T any] struct {
 	Items []T
 	Total int
 	List  ListQuery
+	Next  string
 }
 
 // Service is the use cases every resource shares (create, get, update, soft delete, list),
@@ -213,8 +225,16 @@ func (s Service[T, In, Q]) List(ctx context.Context, teamID string, q Q) (Page[T
 	if err != nil {
 		return Page[T]{}, err
 	}
-	items, total, err := s.store.List(ctx, teamID, q)
-	return Page[T]{Items: items, Total: total, List: q.listQuery()}, err
+	got, err := s.store.List(ctx, teamID, q)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	lq := q.listQuery()
+	page := Page[T]{Items: got.Items, Total: got.Total, List: lq}
+	if lq.Page.Value*lq.Limit.Value < got.Total && len(got.Items) > 0 {
+		page.Next = got.After
+	}
+	return page, nil
 }
 
 // edit is the one update path: the store reads the record, the use case computes the write, and

@@ -54,11 +54,12 @@ func (s *fakeStore[T, Q]) Update(ctx context.Context, teamID, id string, change 
 	return s.UpdateFn(ctx, teamID, id, change)
 }
 
-func (s *fakeStore[T, Q]) List(ctx context.Context, teamID string, q Q) ([]T, int, error) {
+func (s *fakeStore[T, Q]) List(ctx context.Context, teamID string, q Q) (patio.Listed[T], error) {
 	if s.ListFn == nil {
-		return nil, 0, s.unexpected("List")
+		return patio.Listed[T]{}, s.unexpected("List")
 	}
-	return s.ListFn(ctx, teamID, q)
+	items, total, err := s.ListFn(ctx, teamID, q)
+	return patio.Listed[T]{Items: items, Total: total}, err
 }
 
 // holding returns an UpdateFn for a store holding cur under (team, id): it asks change for the
