@@ -72,6 +72,7 @@ func newRoot(out io.Writer) (*cobra.Command, *cli) {
 	root.PersistentFlags().StringVar(&c.usagePlans, "usage-plans", "", usagePlansHelp)
 	root.AddCommand(c.teamsCmd(), c.keysCmd())
 	root.AddCommand(c.webhooksCmd(), c.deliveriesCmd())
+	root.AddCommand(c.maintenanceCmd())
 	root.SetOut(out)
 	return root, c
 }

@@ -139,7 +139,7 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 		if err != nil {
 			return cur, wrap(err, "update "+r.k.what, id)
 		}
-		return next, wrap(r.s.run(ctx, append(ops, more...)), "update "+r.k.what, id)
+		return next, wrap(r.s.runRace(ctx, append(ops, more...)), "update "+r.k.what, id)
 	})
 }
 
@@ -266,9 +266,17 @@ type op struct {
 	failed error
 }
 
-// run performs ops: a single put alone, anything more in one transaction (conflicts with other
-// transactions retried by runTx). The first item whose condition failed answers its failed error.
-func (s *Store) run(ctx context.Context, ops []op) error {
+// run performs ops: a single put alone, anything more in one transaction, whose conflicts with
+// other transactions are retried by runTx. The first item whose condition failed answers its
+// failed error.
+func (s *Store) run(ctx context.Context, ops []op) error { return s.perform(ctx, ops, false) }
+
+// runRace is run for a write conditioned on a revision read: a transaction conflict means another
+// writer of the record is committing, so it answers errRevConflict at once, and the update path
+// re-reads rather than resending a write that has most likely lost already.
+func (s *Store) runRace(ctx context.Context, ops []op) error { return s.perform(ctx, ops, true) }
+
+func (s *Store) perform(ctx context.Context, ops []op, conflictIsRace bool) error {
 	if len(ops) == 1 && ops[0].put != nil {
 		err := ops[0].put.Run(ctx)
 		if dynamo.IsCondCheckFailed(err) {
@@ -276,7 +284,11 @@ func (s *Store) run(ctx context.Context, ops []op) error {
 		}
 		return err
 	}
-	err := s.runTx(ctx, func() *dynamo.WriteTx {
+	attempts := maxTxAttempts
+	if conflictIsRace {
+		attempts = 1
+	}
+	err := s.runTx(ctx, attempts, func() *dynamo.WriteTx {
 		tx := s.db.WriteTx()
 		for _, o := range ops {
 			switch {
@@ -297,6 +309,9 @@ func (s *Store) run(ctx context.Context, ops []op) error {
 			return o.failed
 		}
 	}
+	if conflictIsRace && isTxConflict(err) {
+		return errRevConflict
+	}
 	return err
 }
 
@@ -305,7 +320,7 @@ var errRevConflict = errors.New("record changed concurrently")
 
 // raceBudget bounds how long an update keeps re-reading and re-applying after lost races, when
 // the request's context allows longer.
-const raceBudget = 5 * time.Second
+const raceBudget = 7 * time.Second
 
 // retryRaces runs attempt until it does not lose a race, sleeping a jittered, growing backoff
 // between attempts ("full jitter"), so that writers contending for one record spread out rather

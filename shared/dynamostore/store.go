@@ -63,12 +63,12 @@ func ClientOptions(o *dynamodb.Options) {
 const maxTxAttempts = 12
 
 // runTx runs the transaction that build returns, retrying transaction conflicts with jittered
-// backoff. build is called again for every attempt.
-func (s *Store) runTx(ctx context.Context, build func() *dynamo.WriteTx) error {
+// backoff, at most attempts times. build is called again for every attempt.
+func (s *Store) runTx(ctx context.Context, attempts int, build func() *dynamo.WriteTx) error {
 	backoff := 10 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		err := build().Run(ctx)
-		if err == nil || !isTxConflict(err) || attempt == maxTxAttempts {
+		if err == nil || !isTxConflict(err) || attempt >= attempts {
 			return err
 		}
 		sleep := backoff/2 + rand.N(backoff)

@@ -1,0 +1,44 @@
+package dynamostore
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// PutLegacy stores a vehicle the way the previous version did: index keys without the status, no
+// order item, no count (for the backfill's tests).
+func PutLegacy(t *testing.T, s *Store, v patio.Vehicle) {
+	t.Helper()
+	item, err := dynamo.MarshalItem(toVehicleRow(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, val := range item {
+		if strings.HasPrefix(name, "lsi_") {
+			var key string
+			if err := dynamo.Unmarshal(val, &key); err != nil {
+				t.Fatal(err)
+			}
+			item[name], _ = dynamo.Marshal(strings.TrimPrefix(key, v.Status+"#"))
+		}
+	}
+	if err := s.db.Table(s.tables.Vehicles).Put(item).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// VehicleCounts returns a team's maintained vehicle counts, and whether it still has legacy rows.
+func VehicleCounts(ctx context.Context, s *Store, teamID string) (map[string]int, bool, error) {
+	t := s.db.Table(s.tables.Vehicles)
+	counts, err := s.counts(ctx, t, teamID)
+	if err != nil {
+		return nil, false, err
+	}
+	legacy, err := s.hasLegacy(ctx, t, teamID)
+	return counts, legacy, err
+}
