@@ -232,7 +232,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		a.log.InfoContext(r.Context(), "request", slog.String("request_id", id), slog.String("team_id", teamID),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-			slog.Duration("duration", time.Since(start)))
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 	}()
 
 	op, name, itemID, ok := a.route(r)
