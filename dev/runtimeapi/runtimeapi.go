@@ -369,4 +369,3 @@ func (f *Function) answer(w http.ResponseWriter, r *http.Request, id, kind strin
 	_, _ = w.Write([]byte(`{"status":"OK"}`))
 	inv.done <- res
 }
-
