@@ -1,8 +1,10 @@
 package runtimeapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/xray"
 )
 
 // The functions of template.yaml (functions/<name>).
@@ -58,6 +61,13 @@ func bootstraps(t *testing.T) map[string]string {
 // it (testenv.Tables sets it in this process) plus extra variables, and waits for its init.
 func start(t *testing.T, name string, extra ...string) *runtimeapi.Function {
 	t.Helper()
+	f, _ := startLogged(t, name, extra...)
+	return f
+}
+
+// startLogged is start, also returning the function's logs so far.
+func startLogged(t *testing.T, name string, extra ...string) (*runtimeapi.Function, func() string) {
+	t.Helper()
 	bin := bootstraps(t)[name]
 	var logs strings.Builder
 	var mu sync.Mutex
@@ -79,7 +89,53 @@ func start(t *testing.T, name string, extra ...string) *runtimeapi.Function {
 	if _, err := f.Ready(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return f, func() string { mu.Lock(); defer mu.Unlock(); return logs.String() }
+}
+
+// xrayDaemon is a UDP socket standing in for the X-Ray daemon Lambda runs; segments returns the
+// subsegments received so far.
+func xrayDaemon(t *testing.T) (addr string, segments func() []xray.Subsegment) {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	var mu sync.Mutex
+	var got []xray.Subsegment
+	go func() {
+		buf := make([]byte, 64*1024)
+		for {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			_, doc, _ := bytes.Cut(buf[:n], []byte("\n"))
+			var s xray.Subsegment
+			if json.Unmarshal(doc, &s) == nil {
+				mu.Lock()
+				got = append(got, s)
+				mu.Unlock()
+			}
+		}
+	}()
+	return c.LocalAddr().String(), func() []xray.Subsegment {
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// traced reports whether segments hold a subsegment of service under the invocation's trace.
+func traced(segments []xray.Subsegment, service string, r runtimeapi.Result) bool {
+	h, _ := xray.ParseHeader(r.Trace)
+	for _, s := range segments {
+		if s.Name == service && s.TraceID == h.Root && s.ParentID == h.Parent {
+			return true
+		}
+	}
+	return false
 }
 
 type writerFunc func([]byte) (int, error)
@@ -147,8 +203,10 @@ func TestAPIFunctions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.resource, func(t *testing.T) {
-			f := start(t, tt.resource)
+			daemon, segments := xrayDaemon(t)
+			f, logs := startLogged(t, tt.resource, "AWS_XRAY_DAEMON_ADDRESS="+daemon)
 			ctx := context.Background()
+			var last runtimeapi.Result
 			invoke := func(t *testing.T, op, id string, want int) map[string]any {
 				t.Helper()
 				name := tt.resource + "-" + op + ".json"
@@ -166,9 +224,11 @@ func TestAPIFunctions(t *testing.T) {
 				}
 				e.Body = strings.ReplaceAll(e.Body, placeholderClient, fx.client.ID)
 				var res events.APIGatewayProxyResponse
-				if _, err := f.InvokeJSON(ctx, e, &res); err != nil {
+				r, err := f.InvokeJSON(ctx, e, &res)
+				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
+				last = r
 				if res.StatusCode != want {
 					t.Fatalf("%s: status %d %s; want %d", name, res.StatusCode, res.Body, want)
 				}
@@ -208,6 +268,12 @@ func TestAPIFunctions(t *testing.T) {
 			missing := invoke(t, "get", "0193a2b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b", 404)
 			if e, _ := missing["error"].(map[string]any); e == nil || e["code"] != "NOT_FOUND" {
 				t.Errorf("unknown id: %v", missing)
+			}
+			if !traced(segments(), "DynamoDB", last) {
+				t.Errorf("no DynamoDB subsegment under the last invocation's trace %s", last.Trace)
+			}
+			if l := logs(); !strings.Contains(l, `"_aws"`) || !strings.Contains(l, `"Plan":"starter"`) {
+				t.Errorf("request logs carry no embedded metrics per plan:\n%s", l)
 			}
 		})
 	}
@@ -284,13 +350,18 @@ func TestWebhookFunctions(t *testing.T) {
 	}
 
 	t.Run("dispatcher", func(t *testing.T) {
-		f := start(t, "dispatcher")
+		daemon, segments := xrayDaemon(t)
+		f := start(t, "dispatcher", "AWS_XRAY_DAEMON_ADDRESS="+daemon)
 		var res events.DynamoDBEventResponse
-		if _, err := f.InvokeJSON(ctx, sample(t, "dispatcher-vehicles.json"), &res); err != nil {
+		r, err := f.InvokeJSON(ctx, sample(t, "dispatcher-vehicles.json"), &res)
+		if err != nil {
 			t.Fatal(err)
 		}
 		if len(res.BatchItemFailures) != 0 {
 			t.Errorf("dispatcher(sample) failures = %+v; want none", res.BatchItemFailures)
+		}
+		if got := segments(); !traced(got, "SQS", r) || !traced(got, "DynamoDB", r) {
+			t.Errorf("subsegments %+v; want SQS and DynamoDB under the invocation's trace", got)
 		}
 	})
 	t.Run("dispatcher, queue unreachable", func(t *testing.T) {

@@ -64,6 +64,8 @@ type Result struct {
 	Error     string
 	// Duration is the time from the invocation being handed out (next) to its answer.
 	Duration time.Duration
+	// Trace is the X-Ray trace header the invocation carried (every invocation is sampled).
+	Trace string
 }
 
 // Err returns the invocation's error as a Go error, or nil.
@@ -131,6 +133,9 @@ func Start(path string, o Options) (*Function, error) {
 		"AWS_LAMBDA_LOG_GROUP_NAME=/aws/lambda/"+o.Name,
 		"AWS_LAMBDA_LOG_STREAM_NAME=local",
 		"AWS_EXECUTION_ENV=AWS_Lambda_provided.al2023",
+		// template.yaml's LoggingConfig (LogFormat JSON), which Lambda passes on this way.
+		"AWS_LAMBDA_LOG_FORMAT=JSON",
+		"AWS_LAMBDA_LOG_LEVEL=INFO",
 		"_HANDLER=bootstrap",
 		"LAMBDA_TASK_ROOT="+dirOf(path),
 	)
@@ -198,7 +203,7 @@ func (f *Function) Exited() <-chan struct{} { return f.exited }
 // Lambda would.
 func (f *Function) Invoke(ctx context.Context, payload []byte) (Result, error) {
 	inv := &invocation{id: uuid.NewString(), payload: payload, done: make(chan Result, 1),
-		trace: "Root=1-" + strconv.FormatInt(time.Now().Unix(), 16) + "-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:24] + ";Parent=" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16] + ";Sampled=0"}
+		trace: "Root=1-" + strconv.FormatInt(time.Now().Unix(), 16) + "-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:24] + ";Parent=" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16] + ";Sampled=1"}
 	select {
 	case f.queue <- inv:
 	case <-f.exited:
@@ -346,7 +351,7 @@ func (f *Function) answer(w http.ResponseWriter, r *http.Request, id, kind strin
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	res := Result{RequestID: id, Duration: time.Since(inv.given)}
+	res := Result{RequestID: id, Duration: time.Since(inv.given), Trace: inv.trace}
 	switch kind {
 	case "response":
 		res.Payload = body
