@@ -84,7 +84,8 @@ func TestSubsegments(t *testing.T) {
 			xray.Instrument(&cfg, "udp:"+addr+" tcp:127.0.0.1:1")
 			ctx := context.Background()
 			if tt.header != "" {
-				ctx = context.WithValue(ctx, "x-amzn-trace-id", tt.header) //nolint:staticcheck // aws-lambda-go's key
+				//lint:ignore SA1029 the key is aws-lambda-go's, a plain string
+				ctx = context.WithValue(ctx, "x-amzn-trace-id", tt.header)
 			}
 			_, err := dynamodb.NewFromConfig(cfg).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("Vehicles"),
 				Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}}})
