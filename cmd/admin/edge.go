@@ -24,6 +24,25 @@ type gatewayKeys interface {
 	Move(ctx context.Context, keyID string, plan patio.Plan) error
 	// Delete deletes the key; an unknown key is not an error.
 	Delete(ctx context.Context, keyID string) error
+	// PublishKeyCount publishes the account's API key count to CloudWatch in namespace and
+	// returns it.
+	PublishKeyCount(ctx context.Context, namespace string) (int, error)
+}
+
+// defaultMetricsNamespace is template.yaml's MetricsNamespace default; METRICS_NAMESPACE overrides it.
+const defaultMetricsNamespace = "Patio"
+
+// publishKeyCount publishes the account's API key count (the metric of the template's
+// ApiKeyCountAlarm: AWS publishes none) after a key was created or deleted. A failure is a warning
+// on stderr: the key change itself is done, and the next change publishes again.
+func (c *cli) publishKeyCount(ctx context.Context) {
+	ns := c.conf.MetricsNamespace
+	if ns == "" {
+		ns = defaultMetricsNamespace
+	}
+	if _, err := c.edge.PublishKeyCount(context.WithoutCancel(ctx), ns); err != nil {
+		fmt.Fprintf(os.Stderr, "admin: warning: %v\n", err)
+	}
 }
 
 // usagePlansHelp documents --usage-plans.
@@ -80,6 +99,7 @@ func (c *cli) createTeam(ctx context.Context, t *patio.Team) error {
 	if err != nil {
 		return err
 	}
+	defer c.publishKeyCount(ctx)
 	t.GatewayKeyID, t.GatewayKey = id, value
 	if err := c.store.CreateTeam(ctx, *t); err != nil {
 		if derr := c.edge.Delete(context.WithoutCancel(ctx), id); derr != nil {
@@ -110,6 +130,7 @@ func (c *cli) setPlan(ctx context.Context, teamID string, plan patio.Plan) (pati
 		if err != nil {
 			return patio.Team{}, err
 		}
+		defer c.publishKeyCount(ctx)
 		if t, err = c.store.SetGatewayKey(ctx, teamID, id, value); err != nil {
 			if derr := c.edge.Delete(context.WithoutCancel(ctx), id); derr != nil {
 				err = errors.Join(err, derr)

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -57,6 +61,19 @@ func TestTeamsOnTheEdge(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := dynamostore.New(cfg, envTables(t))
+	// CloudWatch, where the tool publishes the key count after each new key: moto does not speak
+	// the client's CBOR protocol, so a stand-in counts the PutMetricData calls.
+	var published atomic.Int32
+	cw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.HasSuffix(r.URL.Path, "/PutMetricData") && bytes.Contains(body, []byte(usageplans.KeyCountMetric)) {
+			published.Add(1)
+		}
+		w.Header().Set("Smithy-Protocol", "rpc-v2-cbor")
+		_, _ = w.Write([]byte{0xa0})
+	}))
+	defer cw.Close()
+	t.Setenv("AWS_ENDPOINT_URL_CLOUDWATCH", cw.URL)
 
 	// checkKey checks that the team's stored key is the API Gateway key and sits in plan's usage plan.
 	checkKey := func(t *testing.T, teamID string, plan patio.Plan) {
@@ -94,6 +111,9 @@ func TestTeamsOnTheEdge(t *testing.T) {
 			t.Errorf("teams create printed the gateway key's value: %v", created)
 		}
 		checkKey(t, id, patio.PlanStarter)
+		if published.Load() != 1 {
+			t.Errorf("key count published %d times after teams create; want once", published.Load())
+		}
 		for _, p := range []patio.Plan{patio.PlanProfessional, patio.PlanAutoshopping, patio.PlanAutoshopping, patio.PlanStarter} {
 			if got := admin(t, true, "teams", "set-plan", "--team", id, "--plan", string(p)); got["plan"] != string(p) {
 				t.Errorf("teams set-plan --plan %s printed %v", p, got)

@@ -358,11 +358,19 @@ func TestEnumsMatchDomain(t *testing.T) {
 		t.Fatal(err)
 	}
 	schemas := s.model.Components.Schemas
-	enumOf := func(sp *base.SchemaProxy) []string {
+	// enumOf returns a schema's enum, or, for a nullable one (anyOf: a component and null), the
+	// enum of the component it references.
+	var enumOf func(sp *base.SchemaProxy) []string
+	enumOf = func(sp *base.SchemaProxy) []string {
 		var out []string
 		for _, n := range sp.Schema().Enum {
 			if n.Value != "null" {
 				out = append(out, n.Value)
+			}
+		}
+		for _, alt := range sp.Schema().AnyOf {
+			if alt.IsReference() {
+				out = append(out, enumOf(alt)...)
 			}
 		}
 		return out

@@ -37,6 +37,12 @@ type Config struct {
 	AllowPrivateTargets bool
 	// CAFile is WEBHOOK_CA_FILE, extra PEM roots for receivers: local stack and tests only.
 	CAFile string
+	// MetricsNamespace is METRICS_NAMESPACE, the CloudWatch namespace of the Lambda functions'
+	// embedded metrics (package emf); empty, no metrics.
+	MetricsNamespace string
+	// XRayDaemon is AWS_XRAY_DAEMON_ADDRESS, which Lambda sets when tracing is active: the X-Ray
+	// daemon the functions send their AWS calls' subsegments to (package xray).
+	XRayDaemon string
 	// LogLevel is LOG_LEVEL (DEBUG, INFO, WARN, ERROR; default INFO), for the local programs' logs.
 	// The Lambda functions log at the level Lambda's own logging configuration sets.
 	LogLevel slog.Level
@@ -79,15 +85,17 @@ var localKnobs = []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_CA_FILE"}
 // stringVars maps the name of each plain string variable to the field of c that holds it.
 func (c *Config) stringVars() map[string]*string {
 	return map[string]*string{
-		"VEHICLES_TABLE":     &c.Tables.Vehicles,
-		"CLIENTS_TABLE":      &c.Tables.Clients,
-		"DEALS_TABLE":        &c.Tables.Deals,
-		"ACCOUNTS_TABLE":     &c.Tables.Accounts,
-		"WEBHOOKS_TABLE":     &c.Tables.Webhooks,
-		"DELIVERIES_TABLE":   &c.Tables.Deliveries,
-		"DELIVERY_QUEUE_URL": &c.QueueURL,
-		"ALERT_SENDER_EMAIL": &c.AlertSender,
-		"WEBHOOK_CA_FILE":    &c.CAFile,
+		"VEHICLES_TABLE":          &c.Tables.Vehicles,
+		"CLIENTS_TABLE":           &c.Tables.Clients,
+		"DEALS_TABLE":             &c.Tables.Deals,
+		"ACCOUNTS_TABLE":          &c.Tables.Accounts,
+		"WEBHOOKS_TABLE":          &c.Tables.Webhooks,
+		"DELIVERIES_TABLE":        &c.Tables.Deliveries,
+		"DELIVERY_QUEUE_URL":      &c.QueueURL,
+		"ALERT_SENDER_EMAIL":      &c.AlertSender,
+		"WEBHOOK_CA_FILE":         &c.CAFile,
+		"METRICS_NAMESPACE":       &c.MetricsNamespace,
+		"AWS_XRAY_DAEMON_ADDRESS": &c.XRayDaemon,
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/patio-dev/patio/shared/emf"
+	"github.com/patio-dev/patio/shared/xray"
 )
 
 // APIGatewayHandler handles API Gateway REST API (v1 proxy) events.
@@ -33,7 +36,8 @@ func LambdaAPI(ctx context.Context, logger *slog.Logger, resources ...Resource) 
 
 // lambdaBuild is the start of every Lambda function: the local-only knobs refused, its
 // configuration read from the process environment with the variables fns need checked, the AWS
-// configuration loaded, then build.
+// configuration loaded with its calls traced (X-Ray, when Lambda runs a daemon), then build with a
+// logger whose recognised lines carry embedded metrics (emf, when METRICS_NAMESPACE is set).
 func lambdaBuild[H any](ctx context.Context, logger *slog.Logger,
 	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
 	var zero H
@@ -48,5 +52,6 @@ func lambdaBuild[H any](ctx context.Context, logger *slog.Logger,
 	if err != nil {
 		return zero, err
 	}
-	return build(cfg, c, logger)
+	xray.Instrument(&cfg, c.XRayDaemon)
+	return build(cfg, c, slog.New(emf.NewHandler(logger.Handler(), c.MetricsNamespace)))
 }

@@ -258,7 +258,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(ctx, requestIDKey, id))
 	w.Header().Set("X-Request-Id", id)
 	sw := &statusWriter{ResponseWriter: w}
-	teamID := ""
+	teamID, plan := "", ""
 	defer func() {
 		if p := recover(); p != nil {
 			a.log.ErrorContext(r.Context(), "panic", slog.String("request_id", id), slog.Any("panic", p))
@@ -267,8 +267,8 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		a.log.InfoContext(r.Context(), "request", slog.String("request_id", id), slog.String("team_id", teamID),
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-			slog.Duration("duration", time.Since(start)))
+			slog.String("plan", plan), slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 	}()
 
 	op, name, itemID, ok := a.route(r)
@@ -281,7 +281,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.writeError(sw, r, err)
 		return
 	}
-	teamID = p.Team.ID
+	teamID, plan = p.Team.ID, string(p.Team.Plan)
 	if a.limiter != nil {
 		st, err := patio.Throttle(r.Context(), a.limiter, p.Team, a.now())
 		if st.Limit > 0 {

@@ -5,7 +5,8 @@
 // against its usage plan (docs/edge.md).
 //
 // API Gateway allows 10,000 API keys per account and region, so one key per team caps the number of
-// teams a deployment can hold; docs/edge.md says how to go past it.
+// teams a deployment can hold; docs/edge.md says how to go past it. AWS publishes no metric of the
+// count, so PublishKeyCount does (CloudWatch), for the alarm on it.
 package usageplans
 
 import (
@@ -15,11 +16,14 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/apigateway"
 	"github.com/aws/aws-sdk-go-v2/service/apigateway/types"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -89,9 +93,14 @@ func FromStack(ctx context.Context, cfg aws.Config, stack string) (IDs, error) {
 
 // Gateway manages teams' API Gateway keys and their usage plan membership.
 type Gateway struct {
-	api   *apigateway.Client
-	plans IDs
+	api     *apigateway.Client
+	metrics *cloudwatch.Client
+	plans   IDs
 }
+
+// KeyCountMetric is the CloudWatch metric PublishKeyCount publishes (no dimension), which the
+// template's ApiKeyCountAlarm watches.
+const KeyCountMetric = "ApiKeys"
 
 // New returns a Gateway on the usage plans ids, which must name one usage plan per plan. The
 // client reaches API Gateway as cfg says (AWS_ENDPOINT_URL_API_GATEWAY points it at moto in tests).
@@ -101,7 +110,7 @@ func New(cfg aws.Config, ids IDs) (*Gateway, error) {
 			return nil, fmt.Errorf("usageplans: no usage plan id for plan %s", p)
 		}
 	}
-	return &Gateway{api: apigateway.NewFromConfig(cfg), plans: ids}, nil
+	return &Gateway{api: apigateway.NewFromConfig(cfg), metrics: cloudwatch.NewFromConfig(cfg), plans: ids}, nil
 }
 
 // Create creates an enabled API Gateway key with a random value for the team and attaches it to the
@@ -200,4 +209,30 @@ func (g *Gateway) attach(ctx context.Context, usagePlan, keyID string) error {
 		return fmt.Errorf("usageplans: attach key %s to usage plan %s: %w", keyID, usagePlan, err)
 	}
 	return nil
+}
+
+// PublishKeyCount counts the API Gateway keys of the account and region (every stack's: the
+// 10,000-key limit is the account's, docs/edge.md) and publishes the count as KeyCountMetric in
+// namespace, which AWS itself does not publish. It returns the count.
+func (g *Gateway) PublishKeyCount(ctx context.Context, namespace string) (int, error) {
+	n := 0
+	pages := apigateway.NewGetApiKeysPaginator(g.api, &apigateway.GetApiKeysInput{Limit: aws.Int32(500)})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("usageplans: count API keys: %w", err)
+		}
+		n += len(page.Items)
+	}
+	_, err := g.metrics.PutMetricData(ctx, &cloudwatch.PutMetricDataInput{
+		Namespace: aws.String(namespace),
+		MetricData: []cwtypes.MetricDatum{{
+			MetricName: aws.String(KeyCountMetric), Value: aws.Float64(float64(n)),
+			Unit: cwtypes.StandardUnitCount, Timestamp: aws.Time(time.Now()),
+		}},
+	})
+	if err != nil {
+		return n, fmt.Errorf("usageplans: publish the API key count (%d) to %s: %w", n, namespace, err)
+	}
+	return n, nil
 }

@@ -3,8 +3,13 @@ package usageplans_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -190,5 +195,55 @@ func TestFromStack(t *testing.T) {
 	}
 	if _, err := usageplans.FromStack(ctx, cfg, "no-such-stack"); err == nil {
 		t.Errorf("FromStack(no-such-stack) = nil; want an error")
+	}
+}
+
+// TestPublishKeyCount counts the account's keys (moto's, shared by the tests: at least the two
+// created here) and publishes the count as ApiKeys in the namespace. moto does not speak the CBOR
+// protocol the CloudWatch client uses, so a stand-in server receives PutMetricData.
+func TestPublishKeyCount(t *testing.T) {
+	cfg := testenv.APIGateway(t)
+	var mu sync.Mutex
+	var calls []string
+	cw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		calls = append(calls, r.URL.Path+" "+string(body))
+		mu.Unlock()
+		w.Header().Set("Smithy-Protocol", "rpc-v2-cbor")
+		w.Header().Set("Content-Type", "application/cbor")
+		_, _ = w.Write([]byte{0xa0}) // an empty CBOR map
+	}))
+	defer cw.Close()
+	// The global endpoint reaches CloudWatch only: API Gateway keeps its own (moto's).
+	cfg.BaseEndpoint = aws.String(cw.URL)
+	ctx := context.Background()
+	g, err := usageplans.New(cfg, createUsagePlans(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	team, _ := patio.NewTeam("Count", "ops@example.com", "starter")
+	for range 2 {
+		if _, _, err := g.Create(ctx, team); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys, err := apigateway.NewFromConfig(cfg).GetApiKeys(ctx, &apigateway.GetApiKeysInput{Limit: aws.Int32(500)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const namespace = "Patio/usageplans-test"
+	n, err := g.PublishKeyCount(ctx, namespace)
+	if err != nil {
+		t.Fatalf("PublishKeyCount = %v", err)
+	}
+	if n < 2 || n < len(keys.Items) {
+		t.Errorf("PublishKeyCount = %d; want the account's keys (at least %d)", n, max(2, len(keys.Items)))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 || !strings.HasSuffix(strings.Fields(calls[0])[0], "/PutMetricData") ||
+		!strings.Contains(calls[0], namespace) || !strings.Contains(calls[0], usageplans.KeyCountMetric) {
+		t.Errorf("CloudWatch calls = %q; want one PutMetricData of %s in %s", calls, usageplans.KeyCountMetric, namespace)
 	}
 }

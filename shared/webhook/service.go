@@ -153,7 +153,8 @@ func (d Dispatcher) deliver(ctx context.Context, e Event, w Webhook, now time.Ti
 		return err
 	}
 	logger(d.Logger).InfoContext(ctx, "delivery queued", slog.String("event_id", e.ID),
-		slog.String("webhook_id", w.ID), slog.String("team_id", w.TeamID), slog.String("delivery_id", del.ID))
+		slog.String("webhook_id", w.ID), slog.String("team_id", w.TeamID), slog.String("delivery_id", del.ID),
+		slog.Int64("dispatch_lag_ms", now.Sub(e.CreatedAt.Time()).Milliseconds()))
 	return d.Store.MarkEnqueued(ctx, del.ID)
 }
 
@@ -240,7 +241,7 @@ func (d Deliverer) Deliver(ctx context.Context, t Task) error {
 		if err := d.Store.RecordAttempt(ctx, del, a, DeliverySucceeded); err != nil {
 			return ignoreConflict(err)
 		}
-		log.InfoContext(ctx, "delivery succeeded")
+		log.InfoContext(ctx, "delivery succeeded", slog.String("outcome", "succeeded"))
 		return d.Store.NoteSuccess(ctx, w.TeamID, w.ID, start)
 	case t.Attempt < MaxAttempts:
 		due := clock(d.Now).Add(d.Schedule.Before(t.Attempt + 1))
@@ -248,14 +249,15 @@ func (d Deliverer) Deliver(ctx context.Context, t Task) error {
 		if err := d.Store.RecordAttempt(ctx, del, a, DeliveryPending); err != nil {
 			return ignoreConflict(err)
 		}
-		log.InfoContext(ctx, "attempt failed; retry scheduled", slog.String("error_class", res.ErrorClass),
-			slog.Time("next_attempt_at", due))
+		log.InfoContext(ctx, "attempt failed; retry scheduled", slog.String("outcome", "failed"),
+			slog.String("error_class", res.ErrorClass), slog.Time("next_attempt_at", due))
 		return d.Queue.Enqueue(ctx, next(t, due))
 	}
 	if err := d.Store.RecordAttempt(ctx, del, a, DeliveryFailed); err != nil {
 		return ignoreConflict(err)
 	}
-	log.WarnContext(ctx, "delivery failed: attempts exhausted", slog.String("error_class", res.ErrorClass))
+	log.WarnContext(ctx, "delivery failed: attempts exhausted", slog.String("outcome", "failed"),
+		slog.String("error_class", res.ErrorClass))
 	del.Status, del.Attempt = DeliveryFailed, MaxAttempts
 	return d.alert(ctx, log, del)
 }
