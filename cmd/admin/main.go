@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	_ "time/tzdata" // team time zones, whatever the machine has
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,6 +74,7 @@ func newRoot(out io.Writer) (*cobra.Command, *cli) {
 	root.AddCommand(c.teamsCmd(), c.keysCmd())
 	root.AddCommand(c.webhooksCmd(), c.deliveriesCmd())
 	root.AddCommand(c.maintenanceCmd())
+	root.AddCommand(c.activitiesCmd(), c.financialCmd())
 	root.SetOut(out)
 	return root, c
 }
@@ -216,13 +218,30 @@ func (c *cli) teamsCmd() *cobra.Command {
 	setPlan.Flags().StringVar(&newPlan, "plan", "", "plan: starter, professional or autoshopping (required)")
 	mustRequire(setPlan, "team", "plan")
 
-	teams.AddCommand(create, get, setPlan)
+	var tz string
+	setTZ := &cobra.Command{Use: "set-timezone", Short: "Set a team's time zone (IANA name; dates that expire use it)", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			if _, err := patio.CheckTimeZone(tz); err != nil {
+				return err
+			}
+			t, err := c.store.SetTimeZone(ctx, team, tz)
+			if err != nil {
+				return err
+			}
+			return c.printTeam(t)
+		})}
+	setTZ.Flags().StringVar(&team, "team", "", "team id (required)")
+	setTZ.Flags().StringVar(&tz, "timezone", "", "IANA time zone, e.g. America/Sao_Paulo or Asia/Tokyo (required)")
+	mustRequire(setTZ, "team", "timezone")
+
+	teams.AddCommand(create, get, setPlan, setTZ)
 	return teams
 }
 
 func (c *cli) printTeam(t patio.Team) error {
 	return c.print(t, func(w io.Writer) {
-		fmt.Fprintf(w, "id\t%s\nname\t%s\nemail\t%s\nplan\t%s\ncreated_at\t%s\n", t.ID, t.Name, t.Email, t.Plan, t.CreatedAt)
+		fmt.Fprintf(w, "id\t%s\nname\t%s\nemail\t%s\nplan\t%s\ntime_zone\t%s\ncreated_at\t%s\n", t.ID, t.Name, t.Email, t.Plan,
+			t.TimeZone, t.CreatedAt)
 		if t.GatewayKeyID != "" {
 			fmt.Fprintf(w, "gateway_key_id\t%s\n", t.GatewayKeyID)
 		}

@@ -20,8 +20,8 @@ import (
 // LoadConfig from the variables template.yaml sets (and, on the local stack and in tests, the
 // local-only webhook knobs). Nothing else reads the environment.
 type Config struct {
-	// Tables are VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE, ACCOUNTS_TABLE, WEBHOOKS_TABLE and
-	// DELIVERIES_TABLE.
+	// Tables are VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE, ACCOUNTS_TABLE, WEBHOOKS_TABLE,
+	// DELIVERIES_TABLE, ACTIVITIES_TABLE and FINANCIAL_TABLE.
 	Tables dynamostore.Tables
 	// QueueURL is the webhook delivery queue (DELIVERY_QUEUE_URL).
 	QueueURL string
@@ -91,6 +91,8 @@ func (c *Config) stringVars() map[string]*string {
 		"ACCOUNTS_TABLE":          &c.Tables.Accounts,
 		"WEBHOOKS_TABLE":          &c.Tables.Webhooks,
 		"DELIVERIES_TABLE":        &c.Tables.Deliveries,
+		"ACTIVITIES_TABLE":        &c.Tables.Activities,
+		"FINANCIAL_TABLE":         &c.Tables.Financial,
 		"DELIVERY_QUEUE_URL":      &c.QueueURL,
 		"ALERT_SENDER_EMAIL":      &c.AlertSender,
 		"WEBHOOK_CA_FILE":         &c.CAFile,

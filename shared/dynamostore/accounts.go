@@ -22,6 +22,9 @@ type teamRow struct {
 	// The team's API Gateway key (patio.Team.GatewayKeyID, GatewayKey); absent on the local stack.
 	GatewayKeyID string `dynamo:"gateway_key_id,omitempty"`
 	GatewayKey   string `dynamo:"gateway_key,omitempty"`
+	// TimeZone is the team's IANA time zone; absent for teams created before it existed (the
+	// default then applies).
+	TimeZone string `dynamo:"time_zone,omitempty"`
 }
 
 // keyRow is an API key in AccountsTable, keyed by the key's SHA-256 hash.
@@ -43,8 +46,12 @@ func (s *Store) accounts() dynamo.Table { return s.db.Table(s.tables.Accounts) }
 
 func (r teamRow) team() (patio.Team, error) {
 	created, err := patio.ParseTimestamp(r.CreatedAt)
+	tz := r.TimeZone
+	if tz == "" {
+		tz = patio.DefaultTimeZone
+	}
 	return patio.Team{ID: r.ID, Name: r.Name, Email: r.Email, Plan: patio.Plan(r.Plan), CreatedAt: created,
-		GatewayKeyID: r.GatewayKeyID, GatewayKey: r.GatewayKey}, err
+		GatewayKeyID: r.GatewayKeyID, GatewayKey: r.GatewayKey, TimeZone: tz}, err
 }
 
 func (r keyRow) key() (patio.APIKey, error) {
@@ -58,7 +65,8 @@ func (r keyRow) key() (patio.APIKey, error) {
 // CreateTeam stores a new team.
 func (s *Store) CreateTeam(ctx context.Context, t patio.Team) error {
 	row := teamRow{PK: teamPK(t.ID), SK: "team", ID: t.ID, Name: t.Name, Email: t.Email,
-		Plan: string(t.Plan), CreatedAt: t.CreatedAt.String(), GatewayKeyID: t.GatewayKeyID, GatewayKey: t.GatewayKey}
+		Plan: string(t.Plan), CreatedAt: t.CreatedAt.String(), GatewayKeyID: t.GatewayKeyID, GatewayKey: t.GatewayKey,
+		TimeZone: t.TimeZone}
 	return wrap(s.accounts().Put(row).If("attribute_not_exists(pk)").Run(ctx), "create team", t.ID)
 }
 
@@ -84,6 +92,22 @@ func (s *Store) SetPlan(ctx context.Context, id string, plan patio.Plan) (patio.
 	}
 	if err != nil {
 		return patio.Team{}, wrap(err, "set plan", id)
+	}
+	t, err := row.team()
+	return t, wrap(err, "decode team", id)
+}
+
+// SetTimeZone sets a team's time zone (an IANA name the caller checked, patio.CheckTimeZone) and
+// returns the team, or KindNotFound.
+func (s *Store) SetTimeZone(ctx context.Context, id, tz string) (patio.Team, error) {
+	var row teamRow
+	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").Set("time_zone", tz).
+		If("attribute_exists(pk)").Value(ctx, &row)
+	if dynamo.IsCondCheckFailed(err) {
+		return patio.Team{}, patio.NotFoundf("team not found")
+	}
+	if err != nil {
+		return patio.Team{}, wrap(err, "set time zone", id)
 	}
 	t, err := row.team()
 	return t, wrap(err, "decode team", id)

@@ -32,6 +32,9 @@ type Tables struct {
 	// Webhooks and Deliveries hold the webhook configurations and the delivery log.
 	Webhooks   string
 	Deliveries string
+	// Activities and Financial hold the dashboard modules' records (CONTRACT.md section 15).
+	Activities string
+	Financial  string
 }
 
 // Store implements the domain's store interfaces on DynamoDB. It is safe for concurrent use.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"math/big"
 	"strings"
+	"time"
 )
 
 // Plan is a team's subscription plan (SPEC.md section 8).
@@ -64,6 +65,25 @@ type Team struct {
 	// is never printed.
 	GatewayKeyID string `json:"gateway_key_id,omitempty"`
 	GatewayKey   string `json:"-"`
+	// TimeZone is the team's IANA time zone (DefaultTimeZone unless set), for dates that expire:
+	// a financial record is overdue from the team's midnight after its due_date.
+	TimeZone string `json:"time_zone"`
+}
+
+// DefaultTimeZone is a team's time zone until set.
+const DefaultTimeZone = "America/Sao_Paulo"
+
+// CheckTimeZone returns the location of an IANA time zone name, or KindInvalid. The binary must
+// carry the time zone database (import time/tzdata) where the system has none.
+func CheckTimeZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, Invalidf("time zone must be an IANA name such as America/Sao_Paulo")
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, Invalidf("time zone %q is not an IANA time zone name", name)
+	}
+	return loc, nil
 }
 
 // Scopes (CONTRACT.md section 3): GET needs read, POST, PUT and DELETE need write.
@@ -217,7 +237,7 @@ func NewTeam(name, email, plan string) (Team, error) {
 		return Team{}, err
 	}
 	id, now := NewID()
-	return Team{ID: id, Name: name, Email: email, Plan: p, CreatedAt: NewTimestamp(now)}, nil
+	return Team{ID: id, Name: name, Email: email, Plan: p, CreatedAt: NewTimestamp(now), TimeZone: DefaultTimeZone}, nil
 }
 
 // NewAPIKey builds a key for a team and returns it with its secret, which exists only in this

@@ -1,0 +1,111 @@
+package dynamostore
+
+import (
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+const activityPrefix = "a#"
+
+// activityRow is an activity as stored in ActivitiesTable.
+type activityRow struct {
+	PK          string  `dynamo:"pk,hash"`
+	SK          string  `dynamo:"sk,range"`
+	ID          string  `dynamo:"id"`
+	Type        string  `dynamo:"type"`
+	Title       string  `dynamo:"title"`
+	Description *string `dynamo:"description,allowempty"`
+	Status      string  `dynamo:"status"`
+	DueAt       *string `dynamo:"due_at"`
+	VehicleID   *string `dynamo:"vehicle_id"`
+	ClientID    *string `dynamo:"client_id"`
+	DealID      *string `dynamo:"deal_id"`
+	CompletedAt *string `dynamo:"completed_at"`
+	CreatedAt   string  `dynamo:"created_at"`
+	UpdatedAt   string  `dynamo:"updated_at"`
+	Rev         int     `dynamo:"rev"`
+
+	LSIUpdated string `dynamo:"lsi_updated"`
+	LSIDue     string `dynamo:"lsi_due"`
+}
+
+func toActivityRow(a patio.Activity) activityRow {
+	return activityRow{
+		PK: a.TeamID, SK: activityPrefix + a.ID, ID: a.ID, Type: a.Type, Title: a.Title, Description: a.Description,
+		Status: a.Status, DueAt: tsPtr(a.DueAt), VehicleID: a.VehicleID, ClientID: a.ClientID, DealID: a.DealID,
+		CompletedAt: tsPtr(a.CompletedAt), CreatedAt: a.CreatedAt.String(), UpdatedAt: a.UpdatedAt.String(),
+		Rev: revAttr(a.Revision),
+
+		LSIUpdated: sortKey(a.Status, ptrTo(a.UpdatedAt.String()), a.ID),
+		LSIDue:     sortKey(a.Status, tsPtr(a.DueAt), a.ID),
+	}
+}
+
+func (r activityRow) activity() (patio.Activity, error) {
+	a := patio.Activity{ID: r.ID, TeamID: r.PK, Type: r.Type, Title: r.Title, Description: r.Description,
+		Status: r.Status, VehicleID: r.VehicleID, ClientID: r.ClientID, DealID: r.DealID, Revision: revisionOf(r.Rev)}
+	var err error
+	if a.DueAt, err = parseTS(r.DueAt); err != nil {
+		return a, err
+	}
+	if a.CompletedAt, err = parseTS(r.CompletedAt); err != nil {
+		return a, err
+	}
+	if a.CreatedAt, err = patio.ParseTimestamp(r.CreatedAt); err != nil {
+		return a, err
+	}
+	a.UpdatedAt, err = patio.ParseTimestamp(r.UpdatedAt)
+	return a, err
+}
+
+// parseTS reads an optional timestamp attribute.
+func parseTS(s *string) (*patio.Timestamp, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := patio.ParseTimestamp(*s)
+	return &t, err
+}
+
+// activityKind declares how activities are stored.
+var activityKind = kind[patio.Activity, activityRow, patio.ActivityQuery]{
+	what: "activity", prefix: activityPrefix,
+	table:        func(t Tables) string { return t.Activities },
+	key:          func(a patio.Activity) (string, string) { return a.TeamID, a.ID },
+	encode:       toActivityRow,
+	decode:       activityRow.activity,
+	revision:     func(a patio.Activity) int { return a.Revision },
+	withRevision: func(a patio.Activity, n int) patio.Activity { a.Revision = n; return a },
+	guards:       func(patio.Activity) []guard { return nil },
+	sorts: map[string]sortIndex{
+		"created_at": {},
+		"updated_at": {index: "by_updated", attr: "lsi_updated"},
+		"due_at":     {index: "by_due", attr: "lsi_due", optional: true},
+	},
+	status:      func(a patio.Activity) string { return a.Status },
+	orderPrefix: "ao#",
+	orderItem: func(row activityRow, sk string) activityRow {
+		row.SK, row.LSIUpdated, row.LSIDue = sk, "", ""
+		return row
+	},
+	current: func(row activityRow) bool { return !legacySortKey(row.LSIUpdated) },
+	filter: func(q patio.ActivityQuery) (filter, patio.ListQuery) {
+		var f filter
+		f.common(q.ListQuery)
+		f.in("type", q.Type)
+		f.eq("vehicle_id", q.VehicleID)
+		f.eq("client_id", q.ClientID)
+		f.eq("deal_id", q.DealID)
+		if q.DueFrom != nil {
+			f.add("'due_at' >= ?", q.DueFrom.String())
+		}
+		if q.DueTo != nil {
+			f.add("'due_at' <= ?", q.DueTo.String())
+		}
+		return f, q.ListQuery
+	},
+}
+
+// Activities returns the activity store.
+func (s *Store) Activities() patio.ActivityStore {
+	return records[patio.Activity, activityRow, patio.ActivityQuery]{s, &activityKind}
+}

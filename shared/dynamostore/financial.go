@@ -1,0 +1,112 @@
+package dynamostore
+
+import (
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+const financialPrefix = "f#"
+
+// financialRow is a financial record as stored in FinancialTable.
+type financialRow struct {
+	PK            string  `dynamo:"pk,hash"`
+	SK            string  `dynamo:"sk,range"`
+	ID            string  `dynamo:"id"`
+	Type          string  `dynamo:"type"`
+	Category      string  `dynamo:"category"`
+	Description   string  `dynamo:"description"`
+	AmountCents   int64   `dynamo:"amount_cents"`
+	DueDate       string  `dynamo:"due_date"`
+	Status        string  `dynamo:"status"`
+	PaidAt        *string `dynamo:"paid_at"`
+	PaymentMethod *string `dynamo:"payment_method"`
+	VehicleID     *string `dynamo:"vehicle_id"`
+	ClientID      *string `dynamo:"client_id"`
+	DealID        *string `dynamo:"deal_id"`
+	Notes         *string `dynamo:"notes,allowempty"`
+	CreatedAt     string  `dynamo:"created_at"`
+	UpdatedAt     string  `dynamo:"updated_at"`
+	Rev           int     `dynamo:"rev"`
+
+	LSIUpdated string `dynamo:"lsi_updated"`
+	LSIDue     string `dynamo:"lsi_due"`
+	LSIAmount  string `dynamo:"lsi_amount"`
+}
+
+func toFinancialRow(f patio.FinancialRecord) financialRow {
+	return financialRow{
+		PK: f.TeamID, SK: financialPrefix + f.ID, ID: f.ID, Type: f.Type, Category: f.Category,
+		Description: f.Description, AmountCents: int64(f.Amount), DueDate: f.DueDate.String(), Status: f.Status,
+		PaidAt: tsPtr(f.PaidAt), PaymentMethod: f.PaymentMethod, VehicleID: f.VehicleID, ClientID: f.ClientID,
+		DealID: f.DealID, Notes: f.Notes, CreatedAt: f.CreatedAt.String(), UpdatedAt: f.UpdatedAt.String(),
+		Rev: revAttr(f.Revision),
+
+		LSIUpdated: sortKey(f.Status, ptrTo(f.UpdatedAt.String()), f.ID),
+		LSIDue:     sortKey(f.Status, ptrTo(f.DueDate.String()), f.ID),
+		LSIAmount:  sortKey(f.Status, padded(12, int64(f.Amount)), f.ID),
+	}
+}
+
+func (r financialRow) record() (patio.FinancialRecord, error) {
+	f := patio.FinancialRecord{ID: r.ID, TeamID: r.PK, Type: r.Type, Category: r.Category, Description: r.Description,
+		Amount: money.Cents(r.AmountCents), Status: r.Status, PaymentMethod: r.PaymentMethod, VehicleID: r.VehicleID,
+		ClientID: r.ClientID, DealID: r.DealID, Notes: r.Notes, Revision: revisionOf(r.Rev)}
+	var err error
+	if f.DueDate, err = patio.ParseDate(r.DueDate); err != nil {
+		return f, err
+	}
+	if f.PaidAt, err = parseTS(r.PaidAt); err != nil {
+		return f, err
+	}
+	if f.CreatedAt, err = patio.ParseTimestamp(r.CreatedAt); err != nil {
+		return f, err
+	}
+	f.UpdatedAt, err = patio.ParseTimestamp(r.UpdatedAt)
+	return f, err
+}
+
+// financialKind declares how financial records are stored.
+var financialKind = kind[patio.FinancialRecord, financialRow, patio.FinancialQuery]{
+	what: "financial record", prefix: financialPrefix,
+	table:        func(t Tables) string { return t.Financial },
+	key:          func(f patio.FinancialRecord) (string, string) { return f.TeamID, f.ID },
+	encode:       toFinancialRow,
+	decode:       financialRow.record,
+	revision:     func(f patio.FinancialRecord) int { return f.Revision },
+	withRevision: func(f patio.FinancialRecord, n int) patio.FinancialRecord { f.Revision = n; return f },
+	guards:       func(patio.FinancialRecord) []guard { return nil },
+	sorts: map[string]sortIndex{
+		"created_at": {},
+		"updated_at": {index: "by_updated", attr: "lsi_updated"},
+		"due_date":   {index: "by_due", attr: "lsi_due"},
+		"amount":     {index: "by_amount", attr: "lsi_amount"},
+	},
+	status:      func(f patio.FinancialRecord) string { return f.Status },
+	orderPrefix: "fo#",
+	orderItem: func(row financialRow, sk string) financialRow {
+		row.SK, row.LSIUpdated, row.LSIDue, row.LSIAmount = sk, "", "", ""
+		return row
+	},
+	current: func(row financialRow) bool { return !legacySortKey(row.LSIUpdated) },
+	filter: func(q patio.FinancialQuery) (filter, patio.ListQuery) {
+		var f filter
+		f.common(q.ListQuery)
+		f.in("type", q.Type)
+		f.in("category", q.Category)
+		f.eq("vehicle_id", q.VehicleID)
+		f.eq("client_id", q.ClientID)
+		f.eq("deal_id", q.DealID)
+		if q.DueFrom != nil {
+			f.add("'due_date' >= ?", q.DueFrom.String())
+		}
+		if q.DueTo != nil {
+			f.add("'due_date' <= ?", q.DueTo.String())
+		}
+		return f, q.ListQuery
+	},
+}
+
+// Financial returns the financial record store.
+func (s *Store) Financial() patio.FinancialStore {
+	return records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s, &financialKind}
+}

@@ -1,0 +1,296 @@
+package patio
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/patio-dev/patio/shared/money"
+)
+
+// Financial record statuses (SPEC.md section 2, CONTRACT.md section 15).
+const (
+	FinancialPending   = "pending"
+	FinancialPaid      = "paid"
+	FinancialCancelled = "cancelled"
+)
+
+// Financial record enums and sortable fields.
+var (
+	FinancialTypes    = []string{"revenue", "expense", "cost"}
+	FinancialStatuses = []string{FinancialPending, FinancialPaid, FinancialCancelled}
+	FinancialSorts    = []string{"created_at", "updated_at", "due_date", "amount"}
+	// FinancialCategories are the categories of each type (SPEC.md section 2).
+	FinancialCategories = map[string][]string{
+		"revenue": {"venda-veiculo", "comissao", "financiamento", "seguro"},
+		"expense": {"aluguel", "pessoal", "marketing", "tecnologia"},
+		"cost":    {"funilaria", "mecanica", "higienizacao", "documentacao"},
+	}
+)
+
+// financialTransitions is CONTRACT.md section 15's table: pending → paid or cancelled; paid →
+// pending (a reversal); cancelled → pending.
+var financialTransitions = map[string][]string{
+	FinancialPending:   {FinancialPaid, FinancialCancelled},
+	FinancialPaid:      {FinancialPending},
+	FinancialCancelled: {FinancialPending},
+}
+
+// FinancialRecord is a revenue, expense or cost of a team, optionally linked to its vehicles,
+// clients and deals; managed from the dashboard side, not the public API. Its JSON form is the
+// webhook data.object of the financial events.
+type FinancialRecord struct {
+	ID            string      `json:"id"`
+	TeamID        string      `json:"-"`
+	Type          string      `json:"type"`
+	Category      string      `json:"category"`
+	Description   string      `json:"description"`
+	Amount        money.Cents `json:"amount"`
+	DueDate       Date        `json:"due_date"`
+	Status        string      `json:"status"`
+	PaidAt        *Timestamp  `json:"paid_at"`
+	PaymentMethod *string     `json:"payment_method"`
+	VehicleID     *string     `json:"vehicle_id"`
+	ClientID      *string     `json:"client_id"`
+	DealID        *string     `json:"deal_id"`
+	Notes         *string     `json:"notes"`
+	CreatedAt     Timestamp   `json:"created_at"`
+	UpdatedAt     Timestamp   `json:"updated_at"`
+	// Revision starts at 1 and grows by one with every write that changes the record; the store
+	// sets it.
+	Revision int `json:"revision"`
+}
+
+// FinancialInput is a financial record's create or update input, member by member.
+type FinancialInput struct {
+	Type, Category, Description Opt[string]
+	Amount                      Opt[money.Cents]
+	DueDate                     Opt[Date]
+	Status, PaymentMethod       Opt[string]
+	VehicleID, ClientID, DealID Opt[string]
+	Notes                       Opt[string]
+}
+
+// Validate checks each member of the input on its own.
+func (in FinancialInput) Validate(time.Time) error {
+	var p Problems
+	in.check(&p)
+	return p.Err()
+}
+
+func (in *FinancialInput) check(p *Problems) {
+	checkEnum(p, "type", in.Type, FinancialTypes)
+	checkText(p, "category", &in.Category, 1, 40)
+	checkText(p, "description", &in.Description, 1, 200)
+	if in.Amount.Set() && in.Amount.Value <= 0 {
+		p.Add(InBody, "amount", "amount must be greater than 0")
+	}
+	if in.Amount.Set() && in.Amount.Value > money.Max {
+		p.Add(InBody, "amount", "amount must be at most 999999999.99")
+	}
+	checkEnum(p, "status", in.Status, FinancialStatuses)
+	checkEnum(p, "payment_method", in.PaymentMethod, DealPaymentMethods)
+	checkID(p, "vehicle_id", &in.VehicleID)
+	checkID(p, "client_id", &in.ClientID)
+	checkID(p, "deal_id", &in.DealID)
+	checkMultiline(p, "notes", &in.Notes, 0, 5000)
+}
+
+func (f *FinancialRecord) merge(in FinancialInput) {
+	setIf(&f.Type, in.Type)
+	setIf(&f.Category, in.Category)
+	setIf(&f.Description, in.Description)
+	setIf(&f.Amount, in.Amount)
+	setIf(&f.DueDate, in.DueDate)
+	apply(&f.PaymentMethod, in.PaymentMethod)
+	apply(&f.VehicleID, in.VehicleID)
+	apply(&f.ClientID, in.ClientID)
+	apply(&f.DealID, in.DealID)
+	apply(&f.Notes, in.Notes)
+}
+
+// checkCategory applies the rule between type and category: a category of another type is
+// KindInvalid.
+func (f FinancialRecord) checkCategory() error {
+	if !contains(FinancialCategories[f.Type], f.Category) {
+		var p Problems
+		p.Add(InBody, "category", "category must be one of %s for type %s",
+			strings.Join(FinancialCategories[f.Type], ", "), f.Type)
+		return p.Err()
+	}
+	return nil
+}
+
+// NewFinancialRecord builds a financial record of the team: type, category, description, amount
+// and due_date required; it starts pending (or paid, recording a payment already made).
+func NewFinancialRecord(teamID, id string, now time.Time, in FinancialInput) (Write[FinancialRecord], error) {
+	var p Problems
+	in.check(&p)
+	for name, present := range map[string]bool{"type": in.Type.Set(), "category": in.Category.Set(),
+		"description": in.Description.Set(), "amount": in.Amount.Set(), "due_date": in.DueDate.Set()} {
+		if !present {
+			p.Add(InBody, name, "%s is required", name)
+		}
+	}
+	notNull(&p, "status", in.Status)
+	if in.Status.Set() && in.Status.Value == FinancialCancelled {
+		p.Add(InBody, "status", "status must be pending or paid when creating a financial record")
+	}
+	if err := p.Err(); err != nil {
+		return Write[FinancialRecord]{}, err
+	}
+	ts := NewTimestamp(now)
+	f := FinancialRecord{ID: id, TeamID: teamID, Status: FinancialPending, CreatedAt: ts, UpdatedAt: ts}
+	f.merge(in)
+	if err := f.checkCategory(); err != nil {
+		return Write[FinancialRecord]{}, err
+	}
+	if in.Status.Set() && in.Status.Value == FinancialPaid {
+		f.Status, f.PaidAt = FinancialPaid, &ts
+	}
+	return Write[FinancialRecord]{Record: f, Requires: financialLinks(nil, f)}, nil
+}
+
+// Apply returns the write an update input makes: members change (a category must stay one of the
+// type's), and a status change follows the transition table (KindConflict otherwise); paying sets
+// paid_at, going back to pending clears it.
+func (f FinancialRecord) Apply(in FinancialInput, now time.Time) (Write[FinancialRecord], error) {
+	var p Problems
+	in.check(&p)
+	for name, null := range map[string]bool{"type": in.Type.Null, "category": in.Category.Null,
+		"description": in.Description.Null, "amount": in.Amount.Null, "due_date": in.DueDate.Null, "status": in.Status.Null} {
+		if null {
+			p.Add(InBody, name, "%s must not be null", name)
+		}
+	}
+	if err := p.Err(); err != nil {
+		return Write[FinancialRecord]{}, err
+	}
+	next := f
+	next.merge(in)
+	if err := next.checkCategory(); err != nil {
+		return Write[FinancialRecord]{}, err
+	}
+	if in.Status.Set() && in.Status.Value != f.Status {
+		if !contains(financialTransitions[f.Status], in.Status.Value) {
+			return Write[FinancialRecord]{}, Conflictf("a financial record that is %s cannot become %s", f.Status, in.Status.Value)
+		}
+		next.Status = in.Status.Value
+		switch next.Status {
+		case FinancialPaid:
+			next.PaidAt = ptr(NewTimestamp(now))
+		case FinancialPending:
+			next.PaidAt = nil
+		}
+	}
+	return Write[FinancialRecord]{Record: next, Requires: financialLinks(&f, next)}, nil
+}
+
+// Cancel returns the record cancelled: the soft delete (SPEC.md: delete = cancel), from any status.
+func (f FinancialRecord) Cancel() FinancialRecord {
+	f.Status = FinancialCancelled
+	f.PaidAt = nil
+	return f
+}
+
+func financialLinks(cur *FinancialRecord, next FinancialRecord) []Requirement {
+	var was *Activity
+	if cur != nil {
+		was = &Activity{VehicleID: cur.VehicleID, ClientID: cur.ClientID, DealID: cur.DealID}
+	}
+	return linkRequirements(was, next.VehicleID, next.ClientID, next.DealID)
+}
+
+func (f FinancialRecord) revision() int { return f.Revision }
+
+func (f FinancialRecord) touched(now time.Time) FinancialRecord {
+	f.UpdatedAt = NewTimestamp(now)
+	return f
+}
+
+// FinancialQuery is a financial record list request.
+type FinancialQuery struct {
+	ListQuery
+	Type, Category              []string
+	DueFrom, DueTo              *Date // due_date window, inclusive
+	VehicleID, ClientID, DealID *string
+	// Overdue keeps the pending records whose due_date has passed (before Today).
+	Overdue bool
+	Today   Date
+}
+
+// Check validates the query's values and returns it with the defaults filled in.
+func (q FinancialQuery) Check() (FinancialQuery, error) {
+	var p Problems
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: FinancialSorts, statuses: FinancialStatuses, softDeleted: FinancialCancelled})
+	checkEnumParam(&p, "type", q.Type, FinancialTypes)
+	var all []string
+	for _, t := range FinancialTypes {
+		all = append(all, FinancialCategories[t]...)
+	}
+	checkEnumParam(&p, "category", q.Category, all)
+	if q.Overdue {
+		q.Status = []string{FinancialPending}
+		if q.Today == (Date{}) {
+			q.Today = DateOf(time.Now())
+		}
+		yesterday := DateOf(q.Today.Start().Add(-24 * time.Hour))
+		if q.DueTo == nil || q.DueTo.Start().After(yesterday.Start()) {
+			q.DueTo = &yesterday
+		}
+	}
+	return q, p.Err()
+}
+
+// FinancialStore persists financial records.
+type FinancialStore = Store[FinancialRecord, FinancialQuery]
+
+// Financial is the financial record use cases.
+type Financial = Service[FinancialRecord, FinancialInput, FinancialQuery]
+
+// NewFinancial returns the financial record use cases on a store.
+func NewFinancial(store FinancialStore) Financial {
+	return Financial{store: store, rules: Rules[FinancialRecord, FinancialInput, FinancialQuery]{
+		New: func(_ context.Context, teamID, id string, now time.Time, in FinancialInput) (Write[FinancialRecord], error) {
+			return NewFinancialRecord(teamID, id, now, in)
+		},
+		Apply: func(_ context.Context, cur FinancialRecord, in FinancialInput, now time.Time) (Write[FinancialRecord], error) {
+			return cur.Apply(in, now)
+		},
+		Remove: FinancialRecord.Cancel,
+		Query:  FinancialQuery.Check,
+	}}
+}
+
+// Summary is a period's financial totals, exact to the cent: by type, by type and category, and by
+// status.
+type Summary struct {
+	From, To   Date                              `json:"-"`
+	ByType     map[string]money.Cents            `json:"by_type"`
+	ByCategory map[string]map[string]money.Cents `json:"by_category"`
+	ByStatus   map[string]money.Cents            `json:"by_status"`
+	Records    int                               `json:"records"`
+}
+
+// Summarize totals records (those with due_date in [from, to], cancelled ones included in
+// by_status only).
+func Summarize(from, to Date, records []FinancialRecord) Summary {
+	s := Summary{From: from, To: to, ByType: map[string]money.Cents{}, ByCategory: map[string]map[string]money.Cents{},
+		ByStatus: map[string]money.Cents{}}
+	for _, r := range records {
+		if r.DueDate.Start().Before(from.Start()) || r.DueDate.Start().After(to.Start()) {
+			continue
+		}
+		s.Records++
+		s.ByStatus[r.Status] += r.Amount
+		if r.Status == FinancialCancelled {
+			continue
+		}
+		s.ByType[r.Type] += r.Amount
+		if s.ByCategory[r.Type] == nil {
+			s.ByCategory[r.Type] = map[string]money.Cents{}
+		}
+		s.ByCategory[r.Type][r.Category] += r.Amount
+	}
+	return s
+}

@@ -1,0 +1,100 @@
+package patio_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Totals are exact to the cent over many records with cent values (no float arithmetic).
+func TestSummarizeExact(t *testing.T) {
+	day := func(d int) patio.Date { return patio.Date{Year: 2026, Month: 3, Day: d} }
+	var records []patio.FinancialRecord
+	var revenue, cost, cancelled money.Cents
+	for i := range 1000 {
+		r := patio.FinancialRecord{Type: "revenue", Category: "comissao", Status: patio.FinancialPending,
+			Amount: money.Cents(1 + i*7%100 + i), DueDate: day(1 + i%28)}
+		switch {
+		case i%10 == 0:
+			r.Status = patio.FinancialCancelled
+			cancelled += r.Amount
+		case i%3 == 0:
+			r.Type, r.Category = "cost", "mecanica"
+			cost += r.Amount
+		default:
+			revenue += r.Amount
+		}
+		records = append(records, r)
+	}
+	records = append(records, patio.FinancialRecord{Type: "revenue", Category: "comissao", Amount: 999, DueDate: day(31) /* outside */})
+	s := patio.Summarize(day(1), day(30), records)
+	if s.Records != 1000 || s.ByType["revenue"] != revenue || s.ByType["cost"] != cost ||
+		s.ByCategory["cost"]["mecanica"] != cost || s.ByStatus[patio.FinancialCancelled] != cancelled {
+		t.Errorf("Summarize = %+v; want 1000 records, revenue %s, cost %s, cancelled %s", s, revenue, cost, cancelled)
+	}
+}
+
+func TestFinancialTransitions(t *testing.T) {
+	now := clientNow
+	base := func(status string) patio.FinancialRecord {
+		return patio.FinancialRecord{ID: "f", Type: "expense", Category: "aluguel", Description: "Aluguel",
+			Amount: 100, DueDate: patio.DateOf(now), Status: status}
+	}
+	tests := []struct {
+		from, to string
+		ok       bool
+	}{
+		{patio.FinancialPending, patio.FinancialPaid, true},
+		{patio.FinancialPending, patio.FinancialCancelled, true},
+		{patio.FinancialPaid, patio.FinancialPending, true},
+		{patio.FinancialCancelled, patio.FinancialPending, true},
+		{patio.FinancialPaid, patio.FinancialCancelled, false},
+		{patio.FinancialCancelled, patio.FinancialPaid, false},
+	}
+	for _, tt := range tests {
+		w, err := base(tt.from).Apply(patio.FinancialInput{Status: patio.Some(tt.to)}, now)
+		if tt.ok != (err == nil) || (!tt.ok && !patio.IsKind(err, patio.KindConflict)) {
+			t.Errorf("Apply(%s → %s) = %v; want ok %v (else KindConflict)", tt.from, tt.to, err, tt.ok)
+			continue
+		}
+		if tt.ok && (w.Record.PaidAt != nil) != (tt.to == patio.FinancialPaid) {
+			t.Errorf("Apply(%s → %s) paid_at = %v; want set only when paid", tt.from, tt.to, w.Record.PaidAt)
+		}
+	}
+}
+
+func TestActivityTransitions(t *testing.T) {
+	now := clientNow
+	all := patio.ActivityStatuses
+	allowed := map[[2]string]bool{
+		{"pending", "in_progress"}: true, {"pending", "completed"}: true, {"pending", "cancelled"}: true,
+		{"in_progress", "pending"}: true, {"in_progress", "completed"}: true, {"in_progress", "cancelled"}: true,
+		{"completed", "pending"}: true, {"cancelled", "pending"}: true,
+	}
+	for _, from := range all {
+		for _, to := range all {
+			if from == to {
+				continue
+			}
+			a := patio.Activity{ID: "a", Type: "task", Title: "x", Status: from}
+			if from == patio.ActivityCompleted {
+				a.CompletedAt = ptrTS(now)
+			}
+			w, err := a.Apply(patio.ActivityInput{Status: patio.Some(to)}, now)
+			if allowed[[2]string{from, to}] != (err == nil) {
+				t.Errorf("Apply(%s → %s) = %v; want allowed %v", from, to, err, allowed[[2]string{from, to}])
+				continue
+			}
+			if err == nil && (w.Record.CompletedAt != nil) != (to == patio.ActivityCompleted) {
+				t.Errorf("Apply(%s → %s) completed_at = %v; want set only when completed", from, to, w.Record.CompletedAt)
+			}
+		}
+	}
+}
+
+func ptrTS(t time.Time) *patio.Timestamp {
+	ts := patio.NewTimestamp(t)
+	return &ts
+}
