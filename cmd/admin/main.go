@@ -13,7 +13,6 @@ package main
 
 import (
 	"context"
-	_ "time/tzdata" // team time zones, whatever the machine has
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	_ "time/tzdata" // team time zones, whatever the machine has
 
 	"github.com/spf13/cobra"
 

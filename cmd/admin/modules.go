@@ -388,7 +388,7 @@ func (c *cli) teamToday(ctx context.Context, team string) (patio.Date, error) {
 
 // listFlags are the paging flags of the module lists.
 type listFlags struct {
-	limit, page int
+	limit, page          int
 	sort, status, cursor string
 }
 

@@ -99,7 +99,7 @@ func TestFinancialCommands(t *testing.T) {
 		t.Errorf("paid → cancelled = %q; want refused", msg)
 	}
 	type summaryJSON struct {
-		Records int              `json:"records"`
+		Records int            `json:"records"`
 		ByType  map[string]any `json:"by_type"`
 	}
 	s, out := adminOK[summaryJSON](t, "financial", "summary", "--team", team, "--from", "2026-03-01", "--to", "2026-03-31")
