@@ -216,7 +216,7 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	}
 	ctx := context.Background() // the pipeline lives as long as the test binary
 	go func() {
-		_ = localaws.PollStreams(ctx, awsCfg, []string{tables["VehiclesTable"], tables["ClientsTable"], tables["DealsTable"]}, recording, logger)
+		_ = localaws.PollStreams(ctx, awsCfg, []string{tables["VehiclesTable"], tables["ClientsTable"], tables["DealsTable"]}, recording, logger, localaws.StreamOptions{})
 	}()
 	go func() { _ = localaws.PollQueue(ctx, awsCfg, c.QueueURL, p.deliver, logger) }()
 	return p, nil
