@@ -26,6 +26,10 @@ func webhookEnv(st *localaws.Stack) {
 	}
 }
 
+// streamCheckpoints keeps how far the dispatcher got in each stream, so that a restart resumes there
+// instead of handing every change of the last 24 hours over again.
+const streamCheckpoints = ".data/stream-checkpoints.json"
+
 // startWebhooks runs the webhook functions' own handlers as AWS would: the dispatcher on the
 // resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto). It verifies
 // the alert sender identity in moto's SES first. The pollers stop with ctx.
@@ -50,7 +54,8 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 		tables = append(tables, name)
 	}
 	go func() {
-		if err := localaws.PollStreams(ctx, cfg, tables, dispatch, logger); err != nil {
+		err := localaws.PollStreams(ctx, cfg, tables, dispatch, logger, localaws.StreamOptions{Checkpoints: streamCheckpoints})
+		if err != nil {
 			logger.Error("local: stream poller stopped", slog.String("error", err.Error()))
 		}
 	}()

@@ -26,72 +26,137 @@ type streamHandler = func(context.Context, events.DynamoDBEvent) (events.DynamoD
 // queueHandler is a Lambda handler of SQS events with partial batch responses.
 type queueHandler = func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
 
+// StreamOptions configures PollStreams.
+type StreamOptions struct {
+	// Checkpoints is the file that keeps, between runs, how far each shard was handed over (the
+	// sequence number of the last record h was done with). A poller resumes after it; a shard it
+	// does not know starts at the trim horizon. "" keeps no positions: every run starts at the trim
+	// horizon (tests with their own fresh tables).
+	Checkpoints string
+	// Discover is how often a stream is described again for new shards (default 30 s); a shard that
+	// ends is followed by a description at once, so its child is found without waiting.
+	Discover time.Duration
+}
+
+// defaultDiscover is how often a stream's shards are listed when nothing else asks for it.
+const defaultDiscover = 30 * time.Second
+
 // PollStreams plays Lambda's DynamoDB Streams event source mapping on the local stack: it reads the
-// streams of the named tables (from the trim horizon, every shard, new shards as they appear) and
-// hands each batch to h as an events.DynamoDBEvent. A batch item failure is retried from the failed
-// record on, as Lambda does. It returns when ctx ends.
-func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamHandler, logger *slog.Logger) error {
+// streams of the named tables (every shard, new shards as they appear) and hands each batch to h as
+// an events.DynamoDBEvent. A batch item failure is retried from the failed record on, as Lambda
+// does. With o.Checkpoints it resumes each shard where the previous run stopped. It describes a
+// stream only at start, every o.Discover and when a shard ends, and then only from the last shard
+// it knows: DescribeStream is not free on a large DynamoDB Local database. It returns when ctx
+// ends.
+func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamHandler, logger *slog.Logger, o StreamOptions) error {
+	if o.Discover <= 0 {
+		o.Discover = defaultDiscover
+	}
 	db := dynamodb.NewFromConfig(cfg)
 	streams := dynamodbstreams.NewFromConfig(cfg)
-	var wg sync.WaitGroup
-	errs := make([]error, len(tables))
+	arns := make([]string, len(tables))
 	for i, table := range tables {
 		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		if err != nil {
 			return fmt.Errorf("localaws: describe %s: %w", table, err)
 		}
-		arn := aws.ToString(out.Table.LatestStreamArn)
-		if arn == "" {
+		if arns[i] = aws.ToString(out.Table.LatestStreamArn); arns[i] == "" {
 			return fmt.Errorf("localaws: table %s has no stream", table)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = pollStream(ctx, streams, arn, h, logger)
-		}()
 	}
+	cp, err := loadCheckpoints(o.Checkpoints, arns)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { cp.run(logger) })
+	var pollers sync.WaitGroup
+	for _, arn := range arns {
+		pollers.Go(func() { pollStream(ctx, streams, arn, h, logger, cp, o.Discover) })
+	}
+	pollers.Wait()
+	cp.stop()
 	wg.Wait()
-	return errors.Join(errs...)
+	return nil
 }
 
-func pollStream(ctx context.Context, client *dynamodbstreams.Client, arn string, h streamHandler, logger *slog.Logger) error {
+// pollStream follows one stream: it lists its shards (at start, every discover, when a shard ends)
+// and polls each shard it has not finished.
+func pollStream(ctx context.Context, client *dynamodbstreams.Client, arn string, h streamHandler, logger *slog.Logger,
+	cp *checkpoints, discover time.Duration) {
 	started := map[string]bool{}
+	last := "" // the last shard id listed: later descriptions start after it
+	ended := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	full := time.Now() // a complete listing now and then, in case shards are not listed in order
 	for {
-		desc, err := client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+		from := last
+		if time.Since(full) > 10*discover {
+			from, full = "", time.Now()
+		}
+		shards, err := describeShards(ctx, client, arn, from)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil
+				return
 			}
 			logger.Warn("local stream: describe failed", slog.String("stream", arn), slog.String("error", err.Error()))
-		} else {
-			for _, sh := range desc.StreamDescription.Shards {
-				id := aws.ToString(sh.ShardId)
-				if started[id] {
-					continue
-				}
-				started[id] = true
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					pollShard(ctx, client, arn, id, h, logger)
-				}()
+		}
+		for _, sh := range shards {
+			id := aws.ToString(sh.ShardId)
+			last = id
+			if started[id] || cp.done(arn, id) {
+				continue
 			}
+			started[id] = true
+			wg.Go(func() {
+				if pollShard(ctx, client, arn, id, h, logger, cp) {
+					select {
+					case ended <- struct{}{}:
+					default:
+					}
+				}
+			})
 		}
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-time.After(time.Second):
+			return
+		case <-ended:
+		case <-time.After(discover):
 		}
 	}
 }
 
-func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard string, h streamHandler, logger *slog.Logger) {
+// describeShards lists a stream's shards after the shard id from ("" for all), every page.
+func describeShards(ctx context.Context, client *dynamodbstreams.Client, arn, from string) ([]streamtypes.Shard, error) {
+	var shards []streamtypes.Shard
+	in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)}
+	if from != "" {
+		in.ExclusiveStartShardId = aws.String(from)
+	}
+	for {
+		out, err := client.DescribeStream(ctx, in)
+		if err != nil {
+			return shards, err
+		}
+		shards = append(shards, out.StreamDescription.Shards...)
+		next := out.StreamDescription.LastEvaluatedShardId
+		if next == nil {
+			return shards, nil
+		}
+		in.ExclusiveStartShardId = next
+	}
+}
+
+// pollShard hands a shard's records over, from its checkpoint on, until ctx ends (false) or the
+// shard is closed and read to its end (true).
+func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard string, h streamHandler, logger *slog.Logger,
+	cp *checkpoints) bool {
 	var iter *string
-	lastSeq := ""
+	lastSeq := cp.position(arn, shard)
 	// iterator starts after the last record handed over, or at the trim horizon. DynamoDB Local
 	// refuses some iterators of quiet shards (TrimmedDataAccessException); a fresh one then works.
+	// A kept position the stream no longer has (trimmed) restarts the shard at its trim horizon.
 	iterator := func() *string {
 		in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(shard),
 			ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon}
@@ -102,6 +167,11 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 		if err != nil {
 			if ctx.Err() == nil {
 				logger.Debug("local stream: shard iterator failed", slog.String("shard", shard), slog.String("error", err.Error()))
+				var trimmed *streamtypes.TrimmedDataAccessException
+				var notFound *streamtypes.ResourceNotFoundException
+				if lastSeq != "" && (errors.As(err, &trimmed) || errors.As(err, &notFound)) {
+					lastSeq = ""
+				}
 			}
 			return nil
 		}
@@ -114,7 +184,7 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 				continue
 			}
 		}
-		out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(100)})
+		out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)})
 		if err != nil {
 			var trimmed *streamtypes.TrimmedDataAccessException
 			var expired *streamtypes.ExpiredIteratorException
@@ -129,30 +199,43 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 		for _, r := range out.Records {
 			recs = append(recs, StreamRecord(arn, r))
 		}
+		// Lambda hands over at most 100 records at once (the template's BatchSize).
 		for len(recs) > 0 && ctx.Err() == nil {
-			resp, err := h(ctx, events.DynamoDBEvent{Records: recs})
+			batch := recs[:min(len(recs), streamBatchSize)]
+			resp, err := h(ctx, events.DynamoDBEvent{Records: batch})
 			if err != nil {
 				logger.Error("local stream: handler failed; retrying the batch", slog.String("error", err.Error()))
 				sleep(ctx, time.Second)
 				continue
 			}
-			recs = retryFrom(recs, resp)
-			if len(recs) > 0 {
+			rest := retryFrom(batch, resp)
+			done := batch[:len(batch)-len(rest)]
+			if len(done) > 0 {
+				lastSeq = done[len(done)-1].Change.SequenceNumber
+				cp.set(arn, shard, lastSeq)
+			}
+			recs = recs[len(done):]
+			if len(rest) > 0 {
 				sleep(ctx, time.Second)
 			}
 		}
-		if n := len(out.Records); n > 0 {
-			lastSeq = aws.ToString(out.Records[n-1].Dynamodb.SequenceNumber)
+		if ctx.Err() != nil {
+			return false
 		}
 		if out.NextShardIterator == nil {
-			return // a closed shard, read to its end
+			cp.finish(arn, shard)
+			return true // a closed shard, read to its end
 		}
 		iter = out.NextShardIterator
 		if len(out.Records) == 0 {
 			sleep(ctx, pollInterval)
 		}
 	}
+	return false
 }
+
+// streamBatchSize is the most records one handler call gets, as the template's event sources say.
+const streamBatchSize = 100
 
 // retryFrom returns the records to hand over again after a partial failure: from the earliest
 // failed sequence number on (none when nothing failed).

@@ -216,7 +216,7 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	}
 	ctx := context.Background() // the pipeline lives as long as the test binary
 	go func() {
-		_ = localaws.PollStreams(ctx, awsCfg, []string{tables["VehiclesTable"], tables["ClientsTable"], tables["DealsTable"]}, recording, logger)
+		_ = localaws.PollStreams(ctx, awsCfg, []string{tables["VehiclesTable"], tables["ClientsTable"], tables["DealsTable"]}, recording, logger, localaws.StreamOptions{})
 	}()
 	go func() { _ = localaws.PollQueue(ctx, awsCfg, c.QueueURL, p.deliver, logger) }()
 	return p, nil
@@ -244,6 +244,23 @@ func (p *pipeline) hook(t testing.TB, team patio.Team, r *receiver, events ...st
 	}
 	r.mu.Lock()
 	r.secret = secret
+	r.mu.Unlock()
+	return w
+}
+
+// hookAt stores a webhook of team to r created at the given time (as if it had existed since),
+// and gives r its secret.
+func (p *pipeline) hookAt(t testing.TB, team patio.Team, r *receiver, at time.Time, events ...string) webhook.Webhook {
+	t.Helper()
+	w, err := webhook.New(team.ID, r.srv.URL+"/hooks/patio", events, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.store.CreateWebhook(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	r.secret = w.Secret
 	r.mu.Unlock()
 	return w
 }
@@ -575,7 +592,8 @@ func TestWebhookSampleEvents(t *testing.T) {
 	stream := loadSample[events.DynamoDBEvent](t, "dispatcher-vehicles.json")
 	team := stream.Records[0].Change.NewImage["pk"].String()
 	recv := newReceiver(t, always(200))
-	p.hook(t, patio.Team{ID: team}, recv, "*")
+	// A webhook receives only changes made at or after its creation: this one predates the sample.
+	p.hookAt(t, patio.Team{ID: team}, recv, stream.Records[0].Change.ApproximateCreationDateTime.Add(-time.Hour), "*")
 
 	resp, err := p.dispatch(ctx, stream)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -598,8 +616,13 @@ func TestWebhookSampleEvents(t *testing.T) {
 		if g.event["id"] != webhook.EventID(src.EventID, typ) {
 			t.Errorf("%s id = %v; want the id derived from stream record %s", typ, g.event["id"], src.EventID)
 		}
-		if want := src.Change.ApproximateCreationDateTime.UTC().Format(time.RFC3339); g.event["created_at"] != want {
-			t.Errorf("%s created_at = %v; want the change time %s", typ, g.event["created_at"], want)
+		// The change's time as the record states it, never the stream's approximate time.
+		field := "updated_at"
+		if typ == webhook.VehicleCreated {
+			field = "created_at"
+		}
+		if want := src.Change.NewImage[field].String(); g.event["created_at"] != want {
+			t.Errorf("%s created_at = %v; want the record's %s %s", typ, g.event["created_at"], field, want)
 		}
 	}
 

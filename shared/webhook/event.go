@@ -56,7 +56,9 @@ type Change struct {
 	// Old and New are the API representations (patio.Vehicle, patio.Client, patio.Deal) before and
 	// after the write; Old is nil for an insert.
 	Old, New any
-	// At is when the change happened.
+	// At is when the stream saw the change (approximate). An event's created_at is the record's own
+	// time (its created_at on creation, else its updated_at); At stands in only for a record
+	// without one.
 	At time.Time
 }
 
@@ -130,7 +132,7 @@ func Derive(c Change) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := patio.NewTimestamp(c.At)
+	at := changeTime(newFields, c.Old == nil, c.At)
 	mk := func(typ string, prev map[string]json.RawMessage) Event {
 		return Event{ID: EventID(c.SourceID, typ), Type: typ, APIVersion: APIVersion, CreatedAt: at,
 			Data: Data{Object: object, PreviousAttributes: prev}, TeamID: c.TeamID}
@@ -172,6 +174,22 @@ func Derive(c Change) ([]Event, error) {
 		}
 	}
 	return events, nil
+}
+
+// changeTime returns the time of a change as the record states it (CONTRACT.md section 14): its
+// created_at for a creation, else its updated_at; fallback when the record has no such time.
+func changeTime(fields map[string]json.RawMessage, created bool, fallback time.Time) patio.Timestamp {
+	name := "updated_at"
+	if created {
+		name = "created_at"
+	}
+	var s string
+	if err := json.Unmarshal(fields[name], &s); err == nil {
+		if ts, err := patio.ParseTimestamp(s); err == nil && !ts.Time().IsZero() {
+			return ts
+		}
+	}
+	return patio.NewTimestamp(fallback)
 }
 
 // fields returns a representation's JSON members and its whole JSON form.

@@ -92,7 +92,9 @@ func (r Result) OK() bool { return r.ErrorClass == "" }
 
 // Dispatcher turns changes into deliveries: one pending delivery and queued first attempt per
 // (event, active subscribed webhook), one skipped delivery per (event, disabled subscribed webhook).
-// It does no HTTP. Re-dispatching a change creates nothing new (ids are deterministic).
+// A webhook receives only the events of changes made at or after its creation (both times to the
+// second), so re-processing old stream records never reaches a webhook created since. It does no
+// HTTP. Re-dispatching a change creates nothing new (ids are deterministic).
 type Dispatcher struct {
 	Store  Store
 	Queue  Queue
@@ -114,7 +116,7 @@ func (d Dispatcher) Dispatch(ctx context.Context, c Change) error {
 	now := clock(d.Now)
 	for _, e := range events {
 		for _, w := range hooks {
-			if !w.Subscribed(e.Type) {
+			if !w.Receives(e) {
 				continue
 			}
 			if err := d.deliver(ctx, e, w, now); err != nil {

@@ -601,6 +601,12 @@ func TestDispatch(t *testing.T) {
 		hook("wh_deals", teamID, webhook.StatusActive, webhook.DealCreated),
 		hook("wh_off", teamID, webhook.StatusDisabled, webhook.AllEvents),
 		hook("wh_stranger", "team_2", webhook.StatusActive, webhook.AllEvents),
+		// Created a second after the change: it never receives it, however often it is dispatched.
+		func() webhook.Webhook {
+			w := hook("wh_later", teamID, webhook.StatusActive, webhook.AllEvents)
+			w.CreatedAt = patio.NewTimestamp(first.Add(time.Second))
+			return w
+		}(),
 	}
 	id := func(hookID string) string { return webhook.DeliveryID(eventID, hookID) }
 	task := func(hookID string) webhook.Task {
@@ -653,7 +659,7 @@ func TestDispatch(t *testing.T) {
 				t.Errorf("Dispatch(%s) %d times queued %v; want %v", change.SourceID, tt.times, got, tt.want)
 			}
 			for hookID, want := range map[string]string{"wh_typed": webhook.DeliveryPending, "wh_off": webhook.DeliverySkipped,
-				"wh_deals": "", "wh_stranger": ""} {
+				"wh_deals": "", "wh_stranger": "", "wh_later": ""} {
 				if got := s.delivery(id(hookID)); got.Status != want || (want == webhook.DeliveryPending && !got.Enqueued) {
 					t.Errorf("Dispatch(%s) left the delivery to %s %q (enqueued %t); want %q", change.SourceID, hookID, got.Status, got.Enqueued, want)
 				}

@@ -84,6 +84,13 @@ func (w Webhook) Subscribed(typ string) bool {
 	return slices.Contains(w.Events, AllEvents) || slices.Contains(w.Events, typ)
 }
 
+// Receives reports whether the webhook is to receive event e (delivered, or recorded as skipped
+// while disabled): it is subscribed to e's type, and e's change was made at or after the
+// webhook's creation (CONTRACT.md section 14).
+func (w Webhook) Receives(e Event) bool {
+	return w.Subscribed(e.Type) && !e.CreatedAt.Time().Before(w.CreatedAt.Time())
+}
+
 // New builds an active webhook for a team with a fresh secret, which it returns too (shown once).
 // The URL must be an absolute https URL (KindInvalid); events must be known types or "*"
 // (KindInvalid). Whether the target's addresses are public is the sender's check (see Targets).

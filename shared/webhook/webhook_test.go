@@ -96,12 +96,16 @@ func TestDerive(t *testing.T) {
 			if got := types(evs); !slices.Equal(got, tt.want) {
 				t.Fatalf("Derive(%s) types = %v; want %v", tt.name, got, tt.want)
 			}
+			wantAt := patio.NewTimestamp(t0) // the vehicle's created_at; the stream's time for records without one
+			if nv, ok := tt.new.(patio.Vehicle); ok && tt.old != nil {
+				wantAt = nv.UpdatedAt
+			}
 			for _, e := range evs {
 				if e.ID != EventID("rec-1", e.Type) || !strings.HasPrefix(e.ID, "evt_") {
 					t.Errorf("event id %q; want EventID(rec-1, %s)", e.ID, e.Type)
 				}
-				if e.APIVersion != "v1" || e.TeamID != "team" || e.CreatedAt != patio.NewTimestamp(t0) {
-					t.Errorf("event %+v; want v1, team, created_at %s", e, t0)
+				if e.APIVersion != "v1" || e.TeamID != "team" || e.CreatedAt != wantAt {
+					t.Errorf("event %+v; want v1, team, created_at %s", e, wantAt)
 				}
 				wantObj, _ := json.Marshal(tt.new)
 				if string(e.Data.Object) != string(wantObj) {
@@ -128,6 +132,42 @@ func TestDerive(t *testing.T) {
 					if string(v) != string(oldFields[k]) {
 						t.Errorf("previous_attributes[%s] = %s; want the old value %s", k, v, oldFields[k])
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestDeriveTime: an event's created_at is the record's own time (CONTRACT.md section 14), never the
+// stream's approximate time, which DynamoDB Local rounds down to the minute.
+func TestDeriveTime(t *testing.T) {
+	stream := t0.Add(-59 * time.Second) // what the stream record claims
+	created := vehicle()
+	created.UpdatedAt = patio.NewTimestamp(t0.Add(time.Second)) // a creation's updated_at is not its time
+	updated := created
+	updated.Price, updated.UpdatedAt = 1, patio.NewTimestamp(t0.Add(2*time.Minute))
+	tests := []struct {
+		name     string
+		old, new any
+		want     time.Time
+	}{
+		{name: "creation: created_at", new: created, want: t0},
+		{name: "update: updated_at", old: created, new: updated, want: t0.Add(2 * time.Minute)},
+		{name: "no time in the record: the stream's", new: patio.Client{ID: "c", Status: patio.ClientActive}, want: stream},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ResourceVehicle
+			if _, ok := tt.new.(patio.Client); ok {
+				res = ResourceClient
+			}
+			evs, err := Derive(Change{SourceID: "r", Resource: res, TeamID: "team", Old: tt.old, New: tt.new, At: stream})
+			if err != nil || len(evs) == 0 {
+				t.Fatalf("Derive = %v, %v", evs, err)
+			}
+			for _, e := range evs {
+				if e.CreatedAt.Time() != tt.want {
+					t.Errorf("%s created_at = %s; want %s", e.Type, e.CreatedAt, tt.want.Format(time.RFC3339))
 				}
 			}
 		})

@@ -1,0 +1,135 @@
+package localaws_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/dev/testenv"
+)
+
+// streamRecorder is a stream handler that records the sort keys of the new images it is given.
+type streamRecorder struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+func (r *streamRecorder) handle(_ context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rec := range ev.Records {
+		r.keys = append(r.keys, rec.Change.NewImage["sk"].String())
+	}
+	return events.DynamoDBEventResponse{}, nil
+}
+
+func (r *streamRecorder) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.keys)
+}
+
+// countCalls adds to cfg a middleware that counts the calls of each operation.
+func countCalls(cfg aws.Config, counts *sync.Map) aws.Config {
+	cfg = cfg.Copy()
+	cfg.APIOptions = append(cfg.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("count", func(ctx context.Context, in middleware.InitializeInput,
+			next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			n, _ := counts.LoadOrStore(middleware.GetOperationName(ctx), new(atomic.Int64))
+			n.(*atomic.Int64).Add(1)
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+	})
+	return cfg
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestPollStreamsResumes: a poller with a checkpoint file resumes after the last record handed
+// over, so a restart hands over nothing twice (CONTRACT.md section 14), and it describes the
+// stream only at start while nothing changes (not once a second).
+func TestPollStreamsResumes(t *testing.T) {
+	tables := testenv.Tables(t)
+	var counts sync.Map
+	cfg := countCalls(testenv.AWSConfig(t), &counts)
+	db := dynamodb.NewFromConfig(cfg)
+	table := tables["VehiclesTable"]
+	put := func(sk string) {
+		t.Helper()
+		_, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "poller-test"}, "sk": &types.AttributeValueMemberS{Value: sk}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	file := filepath.Join(t.TempDir(), "checkpoints.json")
+	run := func(r *streamRecorder) (stop func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- localaws.PollStreams(ctx, cfg, []string{table}, r.handle, logger, localaws.StreamOptions{Checkpoints: file})
+		}()
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("PollStreams = %v", err)
+			}
+		}
+	}
+	mine := func(keys []string) []string {
+		var out []string
+		for _, k := range keys {
+			if len(k) > 2 && k[:2] == "x#" {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+
+	first := &streamRecorder{}
+	stop := run(first)
+	for i := range 3 {
+		put(fmt.Sprintf("x#%d", i))
+	}
+	waitUntil(t, "the first three records", func() bool { return len(mine(first.seen())) == 3 })
+	time.Sleep(2 * time.Second) // idle: a poller describing its stream every second would show now
+	stop()
+	if n, _ := counts.Load("DescribeStream"); n == nil || n.(*atomic.Int64).Load() != 1 {
+		t.Errorf("DescribeStream called %v times in an idle 2 s; want once, at start", n)
+	}
+
+	second := &streamRecorder{}
+	put("x#3")
+	stop = run(second)
+	put("x#4")
+	waitUntil(t, "the records made since", func() bool { return len(mine(second.seen())) == 2 })
+	time.Sleep(500 * time.Millisecond)
+	stop()
+	if got, want := mine(second.seen()), []string{"x#3", "x#4"}; !slices.Equal(got, want) {
+		t.Errorf("after a restart the poller handed over %v; want only %v", got, want)
+	}
+}
