@@ -84,6 +84,16 @@ func TestRepoTemplateTables(t *testing.T) {
 			stream: types.StreamViewTypeNewAndOldImages,
 		},
 		{
+			name:   "ActivitiesTable",
+			lsis:   map[string]string{"by_updated": "lsi_updated", "by_due": "lsi_due"},
+			stream: types.StreamViewTypeNewAndOldImages,
+		},
+		{
+			name:   "FinancialTable",
+			lsis:   map[string]string{"by_updated": "lsi_updated", "by_due": "lsi_due", "by_amount": "lsi_amount"},
+			stream: types.StreamViewTypeNewAndOldImages,
+		},
+		{
 			name: "AccountsTable",
 			lsis: map[string]string{},
 			gsis: map[string]string{
@@ -224,8 +234,8 @@ func TestRepoTemplateMatchesStorageDoc(t *testing.T) {
 			doc[table][m[2]] = m[3]
 		}
 	}
-	if len(doc) != 3 {
-		t.Fatalf("found index rows for %d tables in docs/storage.md; want 3", len(doc))
+	if len(doc) != 5 {
+		t.Fatalf("found index rows for %d tables in docs/storage.md; want 5", len(doc))
 	}
 	for table, want := range doc {
 		tb, ok := tpl.Table(table)
@@ -245,12 +255,14 @@ func TestRepoTemplateEnv(t *testing.T) {
 		"VehiclesTable": "p-VehiclesTable", "ClientsTable": "p-ClientsTable",
 		"DealsTable": "p-DealsTable", "AccountsTable": "p-AccountsTable",
 		"WebhooksTable": "p-WebhooksTable", "DeliveriesTable": "p-DeliveriesTable",
+		"ActivitiesTable": "p-ActivitiesTable", "FinancialTable": "p-FinancialTable",
 		"DeliveryQueue": "http://sqs/p-DeliveryQueue",
 	}
 	want := map[string]string{
 		"VEHICLES_TABLE": "p-VehiclesTable", "CLIENTS_TABLE": "p-ClientsTable",
 		"DEALS_TABLE": "p-DealsTable", "ACCOUNTS_TABLE": "p-AccountsTable", "LOG_LEVEL": "INFO",
 		"WEBHOOKS_TABLE": "p-WebhooksTable", "DELIVERIES_TABLE": "p-DeliveriesTable",
+		"ACTIVITIES_TABLE": "p-ActivitiesTable", "FINANCIAL_TABLE": "p-FinancialTable",
 	}
 	got, err := tpl.GlobalEnv(refs)
 	if err != nil {
