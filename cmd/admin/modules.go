@@ -195,7 +195,7 @@ func (c *cli) activitiesCmd() *cobra.Command {
 
 func (c *cli) financialCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "financial", Short: "Financial records of a team (dashboard module)"}
-	svc := func() patio.Financial { return patio.NewFinancial(c.store.Financial()) }
+	svc := func() patio.Financial { return patio.NewFinancial(c.store.Financial(), c.store.Team) }
 	input := func(fs *pflag.FlagSet) (patio.FinancialInput, error) {
 		o := &opts{fs: fs}
 		in := patio.FinancialInput{Type: o.str("type"), Category: o.str("category"), Description: o.str("description"),

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
 )
 
@@ -46,7 +48,7 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 		return err
 	}
 	var tables []string
-	for _, id := range []string{"VehiclesTable", "ClientsTable", "DealsTable"} {
+	for _, id := range []string{"VehiclesTable", "ClientsTable", "DealsTable", "ActivitiesTable", "FinancialTable"} {
 		name, ok := st.Tables[id]
 		if !ok {
 			return fmt.Errorf("local: template.yaml has no %s", id)
@@ -64,5 +66,29 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 			logger.Error("local: queue poller stopped", slog.String("error", err.Error()))
 		}
 	}()
+	timer, err := app.NewTimer(cfg, c, c.TimerPeriod)
+	if err != nil {
+		return err
+	}
+	go runTimer(ctx, timer, c.TimerPeriod, logger)
 	return nil
+}
+
+// runTimer stands in for the timer function's schedule: a tick every period (TIMER_PERIOD),
+// until ctx ends.
+func runTimer(ctx context.Context, timer patio.Timer, period time.Duration, logger *slog.Logger) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		if n, err := timer.Tick(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("local: timer tick failed", slog.String("error", err.Error()))
+		} else if n > 0 {
+			logger.Info("local: timer fired alarms", slog.Int("fired", n))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

@@ -24,7 +24,7 @@ import (
 )
 
 // The functions of template.yaml (functions/<name>).
-var functions = []string{"vehicles", "clients", "deals", "authorizer", "dispatcher", "deliverer"}
+var functions = []string{"vehicles", "clients", "deals", "authorizer", "dispatcher", "deliverer", "timer"}
 
 var (
 	buildOnce sync.Once
@@ -397,6 +397,22 @@ func TestWebhookFunctions(t *testing.T) {
 			t.Errorf("deliverer(sample) failures = %+v; want only %s", res.BatchItemFailures, queue.Records[1].MessageId)
 		}
 	})
+}
+
+// TestTimerFunction runs the timer on the sample schedule event: a tick that finds nothing due
+// answers at once, without error.
+func TestTimerFunction(t *testing.T) {
+	newFixture(t)
+	f := start(t, "timer")
+	var ev events.EventBridgeEvent
+	if err := json.Unmarshal(sample(t, "timer-schedule.json"), &ev); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := f.InvokeJSON(ctx, ev, nil); err != nil {
+		t.Errorf("timer(sample) = %v; want a tick without error", err)
+	}
 }
 
 // TestInitError checks the server's side of a failed start: a function missing its configuration

@@ -86,11 +86,13 @@ func TestRepoTemplateTables(t *testing.T) {
 		{
 			name:   "ActivitiesTable",
 			lsis:   map[string]string{"by_updated": "lsi_updated", "by_due": "lsi_due"},
+			gsis:   map[string]string{"by_alarm": "alarm_day:HASH,alarm_key:RANGE KEYS_ONLY"},
 			stream: types.StreamViewTypeNewAndOldImages,
 		},
 		{
 			name:   "FinancialTable",
 			lsis:   map[string]string{"by_updated": "lsi_updated", "by_due": "lsi_due", "by_amount": "lsi_amount"},
+			gsis:   map[string]string{"by_alarm": "alarm_day:HASH,alarm_key:RANGE KEYS_ONLY"},
 			stream: types.StreamViewTypeNewAndOldImages,
 		},
 		{

@@ -43,6 +43,9 @@ type Config struct {
 	// XRayDaemon is AWS_XRAY_DAEMON_ADDRESS, which Lambda sets when tracing is active: the X-Ray
 	// daemon the functions send their AWS calls' subsegments to (package xray).
 	XRayDaemon string
+	// TimerPeriod is TIMER_PERIOD, the local stack's timer tick (default 10s; a Go duration).
+	// Local stack and tests only: on AWS the timer runs every TimerPeriod (one minute).
+	TimerPeriod time.Duration
 	// LogLevel is LOG_LEVEL (DEBUG, INFO, WARN, ERROR; default INFO), for the local programs' logs.
 	// The Lambda functions log at the level Lambda's own logging configuration sets.
 	LogLevel slog.Level
@@ -60,6 +63,8 @@ const (
 	AuthorizerFunction Function = "authorizer"
 	DispatcherFunction Function = "dispatcher"
 	DelivererFunction  Function = "deliverer"
+	// TimerFunction fires the timed events of activities and financial records.
+	TimerFunction Function = "timer"
 	// AdminTool is the operators' tool (cmd/admin): teams and keys, webhooks and deliveries. It
 	// needs DELIVERY_QUEUE_URL only to replay deliveries.
 	AdminTool Function = "admin"
@@ -76,6 +81,7 @@ var needs = map[Function][]string{
 	DispatcherFunction: {"WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL"},
 	DelivererFunction:  {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL", "ALERT_SENDER_EMAIL"},
 	AdminTool:          {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE"},
+	TimerFunction:      {"ACTIVITIES_TABLE", "FINANCIAL_TABLE"},
 }
 
 // localKnobs are the variables that exist only on the local stack and in tests: a Lambda function
@@ -110,7 +116,7 @@ func LoadConfig(lookup func(string) (string, bool), fns ...Function) (Config, er
 		v, _ := lookup(name)
 		return v
 	}
-	c := Config{WebhookTimeout: webhookhttp.DefaultTimeout, MaxHop: sqsqueue.MaxDelay}
+	c := Config{WebhookTimeout: webhookhttp.DefaultTimeout, MaxHop: sqsqueue.MaxDelay, TimerPeriod: 10 * time.Second}
 	for name, dst := range c.stringVars() {
 		*dst = get(name)
 	}
@@ -122,7 +128,7 @@ func LoadConfig(lookup func(string) (string, bool), fns ...Function) (Config, er
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration
-	}{{"WEBHOOK_TIMEOUT", &c.WebhookTimeout}, {"WEBHOOK_MAX_HOP", &c.MaxHop}} {
+	}{{"WEBHOOK_TIMEOUT", &c.WebhookTimeout}, {"WEBHOOK_MAX_HOP", &c.MaxHop}, {"TIMER_PERIOD", &c.TimerPeriod}} {
 		if v := get(d.name); v != "" {
 			if parsed, err := time.ParseDuration(v); err != nil || parsed <= 0 {
 				errs = append(errs, fmt.Errorf("app: %s=%q is not a positive Go duration", d.name, v))

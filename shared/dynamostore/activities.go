@@ -26,10 +26,17 @@ type activityRow struct {
 
 	LSIUpdated string `dynamo:"lsi_updated"`
 	LSIDue     string `dynamo:"lsi_due"`
+
+	// Timed events: the due_at values each fired for, and the pending alarm's entry in the sparse
+	// by_alarm index (alarms.go).
+	FiredDueSoon *string `dynamo:"fired_due_soon"`
+	FiredOverdue *string `dynamo:"fired_overdue"`
+	AlarmDay     string  `dynamo:"alarm_day"`
+	AlarmKey     string  `dynamo:"alarm_key"`
 }
 
 func toActivityRow(a patio.Activity) activityRow {
-	return activityRow{
+	row := activityRow{
 		PK: a.TeamID, SK: activityPrefix + a.ID, ID: a.ID, Type: a.Type, Title: a.Title, Description: a.Description,
 		Status: a.Status, DueAt: tsPtr(a.DueAt), VehicleID: a.VehicleID, ClientID: a.ClientID, DealID: a.DealID,
 		CompletedAt: tsPtr(a.CompletedAt), CreatedAt: a.CreatedAt.String(), UpdatedAt: a.UpdatedAt.String(),
@@ -37,7 +44,13 @@ func toActivityRow(a patio.Activity) activityRow {
 
 		LSIUpdated: sortKey(a.Status, ptrTo(a.UpdatedAt.String()), a.ID),
 		LSIDue:     sortKey(a.Status, tsPtr(a.DueAt), a.ID),
+
+		FiredDueSoon: tsPtr(a.DueSoonFired), FiredOverdue: tsPtr(a.OverdueFired),
 	}
+	if alarm, ok := a.NextAlarm(); ok {
+		row.AlarmDay, row.AlarmKey = alarmEntry(patio.ResourceActivity, a.TeamID, a.ID, alarm)
+	}
+	return row
 }
 
 func (r activityRow) activity() (patio.Activity, error) {
@@ -48,6 +61,12 @@ func (r activityRow) activity() (patio.Activity, error) {
 		return a, err
 	}
 	if a.CompletedAt, err = parseTS(r.CompletedAt); err != nil {
+		return a, err
+	}
+	if a.DueSoonFired, err = parseTS(r.FiredDueSoon); err != nil {
+		return a, err
+	}
+	if a.OverdueFired, err = parseTS(r.FiredOverdue); err != nil {
 		return a, err
 	}
 	if a.CreatedAt, err = patio.ParseTimestamp(r.CreatedAt); err != nil {
@@ -84,10 +103,11 @@ var activityKind = kind[patio.Activity, activityRow, patio.ActivityQuery]{
 	status:      func(a patio.Activity) string { return a.Status },
 	orderPrefix: "ao#",
 	orderItem: func(row activityRow, sk string) activityRow {
-		row.SK, row.LSIUpdated, row.LSIDue = sk, "", ""
+		row.SK, row.LSIUpdated, row.LSIDue, row.AlarmDay, row.AlarmKey = sk, "", "", "", ""
 		return row
 	},
-	current: func(row activityRow) bool { return !legacySortKey(row.LSIUpdated) },
+	current:  func(row activityRow) bool { return !legacySortKey(row.LSIUpdated) },
+	alarmKey: func(row activityRow) string { return row.AlarmKey },
 	filter: func(q patio.ActivityQuery) (filter, patio.ListQuery) {
 		var f filter
 		f.common(q.ListQuery)

@@ -31,10 +31,17 @@ type financialRow struct {
 	LSIUpdated string `dynamo:"lsi_updated"`
 	LSIDue     string `dynamo:"lsi_due"`
 	LSIAmount  string `dynamo:"lsi_amount"`
+
+	// Timed events: the team's time zone when written, the due_date overdue fired for, and the
+	// pending alarm's entry in the sparse by_alarm index (alarms.go).
+	Zone         string  `dynamo:"zone"`
+	FiredOverdue *string `dynamo:"fired_overdue"`
+	AlarmDay     string  `dynamo:"alarm_day"`
+	AlarmKey     string  `dynamo:"alarm_key"`
 }
 
 func toFinancialRow(f patio.FinancialRecord) financialRow {
-	return financialRow{
+	row := financialRow{
 		PK: f.TeamID, SK: financialPrefix + f.ID, ID: f.ID, Type: f.Type, Category: f.Category,
 		Description: f.Description, AmountCents: int64(f.Amount), DueDate: f.DueDate.String(), Status: f.Status,
 		PaidAt: tsPtr(f.PaidAt), PaymentMethod: f.PaymentMethod, VehicleID: f.VehicleID, ClientID: f.ClientID,
@@ -44,14 +51,27 @@ func toFinancialRow(f patio.FinancialRecord) financialRow {
 		LSIUpdated: sortKey(f.Status, ptrTo(f.UpdatedAt.String()), f.ID),
 		LSIDue:     sortKey(f.Status, ptrTo(f.DueDate.String()), f.ID),
 		LSIAmount:  sortKey(f.Status, padded(12, int64(f.Amount)), f.ID),
+
+		Zone: f.Zone, FiredOverdue: dateStr(f.OverdueFired),
 	}
+	if alarm, ok := f.NextAlarm(); ok {
+		row.AlarmDay, row.AlarmKey = alarmEntry(patio.ResourceFinancial, f.TeamID, f.ID, alarm)
+	}
+	return row
 }
 
 func (r financialRow) record() (patio.FinancialRecord, error) {
 	f := patio.FinancialRecord{ID: r.ID, TeamID: r.PK, Type: r.Type, Category: r.Category, Description: r.Description,
 		Amount: money.Cents(r.AmountCents), Status: r.Status, PaymentMethod: r.PaymentMethod, VehicleID: r.VehicleID,
-		ClientID: r.ClientID, DealID: r.DealID, Notes: r.Notes, Revision: revisionOf(r.Rev)}
+		ClientID: r.ClientID, DealID: r.DealID, Notes: r.Notes, Revision: revisionOf(r.Rev), Zone: r.Zone}
 	var err error
+	if r.FiredOverdue != nil {
+		d, err := patio.ParseDate(*r.FiredOverdue)
+		if err != nil {
+			return f, err
+		}
+		f.OverdueFired = &d
+	}
 	if f.DueDate, err = patio.ParseDate(r.DueDate); err != nil {
 		return f, err
 	}
@@ -84,10 +104,11 @@ var financialKind = kind[patio.FinancialRecord, financialRow, patio.FinancialQue
 	status:      func(f patio.FinancialRecord) string { return f.Status },
 	orderPrefix: "fo#",
 	orderItem: func(row financialRow, sk string) financialRow {
-		row.SK, row.LSIUpdated, row.LSIDue, row.LSIAmount = sk, "", "", ""
+		row.SK, row.LSIUpdated, row.LSIDue, row.LSIAmount, row.AlarmDay, row.AlarmKey = sk, "", "", "", "", ""
 		return row
 	},
-	current: func(row financialRow) bool { return !legacySortKey(row.LSIUpdated) },
+	current:  func(row financialRow) bool { return !legacySortKey(row.LSIUpdated) },
+	alarmKey: func(row financialRow) string { return row.AlarmKey },
 	filter: func(q patio.FinancialQuery) (filter, patio.ListQuery) {
 		var f filter
 		f.common(q.ListQuery)

@@ -43,6 +43,11 @@ type kind[T, R, Q any] struct {
 	orderPrefix string
 	orderItem   func(row R, sk string) R
 	current     func(R) bool
+
+	// alarmKey, for records with timed events, reads a row's pending alarm entry (alarms.go): a
+	// write is conditioned on it too, so a write and a firing of the same record never both
+	// succeed on the same read (the firing changes no revision).
+	alarmKey func(R) string
 }
 
 // Stored revisions: the rev attribute counts the writes after the first (0 for a new record), so
@@ -147,7 +152,15 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 // revision, with its order item, counts and unique values kept in step.
 func (r records[T, R, Q]) replace(teamID string, cur T, current bool, next T) []op {
 	_, id := r.k.key(next)
-	ops := []op{{put: r.table().Put(r.k.encode(next)).If("'rev' = ?", revAttr(r.k.revision(cur))), failed: errRevConflict}}
+	put := r.table().Put(r.k.encode(next)).If("'rev' = ?", revAttr(r.k.revision(cur)))
+	if r.k.alarmKey != nil {
+		if key := r.k.alarmKey(r.k.encode(cur)); key != "" {
+			put = put.If("'alarm_key' = ?", key)
+		} else {
+			put = put.If("attribute_not_exists('alarm_key')")
+		}
+	}
+	ops := []op{{put: put, failed: errRevConflict}}
 	ops = append(ops, r.trackOps(teamID, &cur, current, next)...)
 	return append(ops, r.guardOps(teamID, id, r.k.guards(cur), r.k.guards(next))...)
 }

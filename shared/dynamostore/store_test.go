@@ -22,7 +22,7 @@ func newStore(t *testing.T) *dynamostore.Store {
 	names := testenv.Tables(t)
 	return dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{
 		Vehicles: names["VehiclesTable"], Clients: names["ClientsTable"], Deals: names["DealsTable"],
-		Accounts: names["AccountsTable"]})
+		Accounts: names["AccountsTable"], Activities: names["ActivitiesTable"], Financial: names["FinancialTable"]})
 }
 
 // newTeam returns the id of a team no other test uses.

@@ -37,6 +37,10 @@ func DecodeStreamImage(image map[string]events.DynamoDBAttributeValue) (resource
 		return decodeImage(item, webhook.ResourceClient, clientRow.client)
 	case strings.HasPrefix(sk.Value, dealPrefix):
 		return decodeImage(item, webhook.ResourceDeal, dealRow.deal)
+	case strings.HasPrefix(sk.Value, activityPrefix):
+		return decodeImage(item, webhook.ResourceActivity, activityRow.activity)
+	case strings.HasPrefix(sk.Value, financialPrefix):
+		return decodeImage(item, webhook.ResourceFinancial, financialRow.record)
 	}
 	return "", nil, "", false, nil
 }

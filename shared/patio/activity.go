@@ -49,6 +49,11 @@ type Activity struct {
 	// Revision starts at 1 and grows by one with every write that changes the record; the store
 	// sets it.
 	Revision int `json:"revision"`
+
+	// DueSoonFired and OverdueFired are the due_at values the activity's timed events fired for:
+	// each fires at most once per due_at value, and moving due_at arms both again. Not part of the
+	// representation; firing changes neither revision nor updated_at.
+	DueSoonFired, OverdueFired *Timestamp `json:"-"`
 }
 
 // ActivityInput is an activity's create or update input, member by member.
@@ -103,6 +108,7 @@ func NewActivity(teamID, id string, now time.Time, in ActivityInput) (Write[Acti
 	a := Activity{ID: id, TeamID: teamID, Status: ActivityPending, CreatedAt: ts, UpdatedAt: ts}
 	a.merge(in)
 	setIf(&a.Status, in.Status)
+	a = a.armed(nil, now)
 	return Write[Activity]{Record: a, Requires: linkRequirements(nil, a.VehicleID, a.ClientID, a.DealID)}, nil
 }
 
@@ -126,7 +132,67 @@ func (a Activity) Apply(in ActivityInput, now time.Time) (Write[Activity], error
 			return Write[Activity]{}, err
 		}
 	}
+	next = next.armed(a.DueAt, now)
 	return Write[Activity]{Record: next, Requires: linkRequirements(&a, next.VehicleID, next.ClientID, next.DealID)}, nil
+}
+
+// armed returns the activity with its timed events set for a due_at that was (or not) was: an
+// activity created or moved with due_at already past fires only activity.overdue, so its due soon
+// is marked as fired at once.
+func (a Activity) armed(was *Timestamp, now time.Time) Activity {
+	if a.DueAt != nil && (was == nil || *was != *a.DueAt) && !a.DueAt.Time().After(now) {
+		a.DueSoonFired = a.DueAt
+	}
+	return a
+}
+
+// The timed events of activities and financial records (CONTRACT.md section 15).
+const (
+	AlarmDueSoon = "due_soon"
+	AlarmOverdue = "overdue"
+)
+
+// Alarm is a timed event a record has yet to fire: its type, and when to fire it (never before
+// the record's last write: a due soon armed less than 24 h before due_at fires at once).
+type Alarm struct {
+	Type string
+	At   time.Time
+}
+
+// DueSoonAt is when an activity's due soon is scheduled (due_at − 24 h): its event's created_at.
+func (a Activity) DueSoonAt() time.Time { return a.DueAt.Time().Add(-24 * time.Hour) }
+
+// NextAlarm returns the next timed event the activity has to fire, if any: none once completed or
+// cancelled, or without due_at.
+func (a Activity) NextAlarm() (Alarm, bool) {
+	if !a.Open() || a.DueAt == nil {
+		return Alarm{}, false
+	}
+	if a.DueSoonFired == nil || *a.DueSoonFired != *a.DueAt {
+		return Alarm{Type: AlarmDueSoon, At: later(a.DueSoonAt(), a.UpdatedAt.Time())}, true
+	}
+	if a.OverdueFired == nil || *a.OverdueFired != *a.DueAt {
+		return Alarm{Type: AlarmOverdue, At: a.DueAt.Time()}, true
+	}
+	return Alarm{}, false
+}
+
+// Fired returns the activity with the alarm of type typ marked as fired for its due_at.
+func (a Activity) Fired(typ string) Activity {
+	switch typ {
+	case AlarmDueSoon:
+		a.DueSoonFired = a.DueAt
+	case AlarmOverdue:
+		a.OverdueFired = a.DueAt
+	}
+	return a
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // moveTo applies a status transition from one status to another.

@@ -59,6 +59,36 @@ type FinancialRecord struct {
 	// Revision starts at 1 and grows by one with every write that changes the record; the store
 	// sets it.
 	Revision int `json:"revision"`
+
+	// OverdueFired is the due_date value financial.overdue fired for (at most once per value);
+	// Zone is the team's time zone when the record was written, whose midnight after due_date
+	// makes it overdue. Not part of the representation.
+	OverdueFired *Date  `json:"-"`
+	Zone         string `json:"-"`
+}
+
+// OverdueAt is when a record becomes overdue: the start of the day after its due_date in its
+// team's time zone (UTC when the zone is unknown).
+func (f FinancialRecord) OverdueAt() time.Time {
+	loc, err := time.LoadLocation(f.Zone)
+	if err != nil || f.Zone == "" {
+		loc = time.UTC
+	}
+	return time.Date(f.DueDate.Year, f.DueDate.Month, f.DueDate.Day+1, 0, 0, 0, 0, loc)
+}
+
+// NextAlarm returns the record's pending timed event, if any: financial.overdue while pending.
+func (f FinancialRecord) NextAlarm() (Alarm, bool) {
+	if f.Status != FinancialPending || (f.OverdueFired != nil && *f.OverdueFired == f.DueDate) {
+		return Alarm{}, false
+	}
+	return Alarm{Type: AlarmOverdue, At: f.OverdueAt()}, true
+}
+
+// Fired returns the record with its overdue marked as fired for its due_date.
+func (f FinancialRecord) Fired(string) FinancialRecord {
+	f.OverdueFired = ptr(f.DueDate)
+	return f
 }
 
 // FinancialInput is a financial record's create or update input, member by member.
@@ -248,14 +278,30 @@ type FinancialStore = Store[FinancialRecord, FinancialQuery]
 // Financial is the financial record use cases.
 type Financial = Service[FinancialRecord, FinancialInput, FinancialQuery]
 
-// NewFinancial returns the financial record use cases on a store.
-func NewFinancial(store FinancialStore) Financial {
+// TeamLookup returns a team, or KindNotFound.
+type TeamLookup func(ctx context.Context, id string) (Team, error)
+
+// NewFinancial returns the financial record use cases on a store; teams gives each record its
+// team's time zone (for when it becomes overdue).
+func NewFinancial(store FinancialStore, teams TeamLookup) Financial {
+	zone := func(ctx context.Context, teamID string) (string, error) {
+		t, err := teams(ctx, teamID)
+		return t.TimeZone, err
+	}
 	return Financial{store: store, rules: Rules[FinancialRecord, FinancialInput, FinancialQuery]{
-		New: func(_ context.Context, teamID, id string, now time.Time, in FinancialInput) (Write[FinancialRecord], error) {
-			return NewFinancialRecord(teamID, id, now, in)
+		New: func(ctx context.Context, teamID, id string, now time.Time, in FinancialInput) (Write[FinancialRecord], error) {
+			w, err := NewFinancialRecord(teamID, id, now, in)
+			if err == nil {
+				w.Record.Zone, err = zone(ctx, teamID)
+			}
+			return w, err
 		},
-		Apply: func(_ context.Context, cur FinancialRecord, in FinancialInput, now time.Time) (Write[FinancialRecord], error) {
-			return cur.Apply(in, now)
+		Apply: func(ctx context.Context, cur FinancialRecord, in FinancialInput, now time.Time) (Write[FinancialRecord], error) {
+			w, err := cur.Apply(in, now)
+			if err == nil && w.Record.Zone == "" {
+				w.Record.Zone, err = zone(ctx, cur.TeamID)
+			}
+			return w, err
 		},
 		Remove: FinancialRecord.Cancel,
 		Query:  FinancialQuery.Check,

@@ -98,3 +98,32 @@ func ptrTS(t time.Time) *patio.Timestamp {
 	ts := patio.NewTimestamp(t)
 	return &ts
 }
+
+// financial.overdue falls at the start of the day after due_date in the team's time zone.
+func TestFinancialOverdueAt(t *testing.T) {
+	due := patio.Date{Year: 2026, Month: 3, Day: 15}
+	for _, tt := range []struct {
+		zone string
+		want string // UTC
+	}{
+		{"America/Sao_Paulo", "2026-03-16T03:00:00Z"},
+		{"Asia/Tokyo", "2026-03-15T15:00:00Z"},
+		{"", "2026-03-16T00:00:00Z"},
+	} {
+		f := patio.FinancialRecord{DueDate: due, Status: patio.FinancialPending, Zone: tt.zone}
+		if got := f.OverdueAt().UTC().Format(time.RFC3339); got != tt.want {
+			t.Errorf("OverdueAt(%s) = %s; want %s", tt.zone, got, tt.want)
+		}
+		alarm, ok := f.NextAlarm()
+		if !ok || alarm.Type != patio.AlarmOverdue {
+			t.Errorf("NextAlarm(pending) = %+v %v; want overdue", alarm, ok)
+		}
+		if _, ok := f.Fired(patio.AlarmOverdue).NextAlarm(); ok {
+			t.Errorf("NextAlarm after firing = true; want none until due_date moves")
+		}
+		f.Status = patio.FinancialPaid
+		if _, ok := f.NextAlarm(); ok {
+			t.Errorf("NextAlarm(paid) = true; want none")
+		}
+	}
+}

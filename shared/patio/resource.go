@@ -49,6 +49,9 @@ const (
 	ResourceVehicle = "vehicle"
 	ResourceClient  = "client"
 	ResourceDeal    = "deal"
+	// The dashboard modules (CONTRACT.md section 15).
+	ResourceActivity  = "activity"
+	ResourceFinancial = "financial"
 )
 
 // Requirement is a record of the team that must exist, in one of Statuses, for a write to stand.

@@ -19,6 +19,9 @@ const (
 	ResourceVehicle = patio.ResourceVehicle
 	ResourceClient  = patio.ResourceClient
 	ResourceDeal    = patio.ResourceDeal
+	// The dashboard modules (CONTRACT.md section 15).
+	ResourceActivity  = patio.ResourceActivity
+	ResourceFinancial = patio.ResourceFinancial
 )
 
 // The event types this service emits (CONTRACT.md section 9).
@@ -37,6 +40,13 @@ const (
 	ClientCreated       = "client.created"
 	ClientUpdated       = "client.updated"
 	ClientDeactivated   = "client.deactivated"
+	ActivityCreated     = "activity.created"
+	ActivityCompleted   = "activity.completed"
+	ActivityDueSoon     = "activity.due_soon"
+	ActivityOverdue     = "activity.overdue"
+	FinancialCreated    = "financial.created"
+	FinancialPaid       = "financial.paid"
+	FinancialOverdue    = "financial.overdue"
 )
 
 // EventTypes lists every event type a webhook may subscribe to.
@@ -44,7 +54,13 @@ var EventTypes = []string{
 	VehicleCreated, VehicleUpdated, VehicleSold, VehiclePhaseChanged, VehiclePriceChanged, VehicleRemoved,
 	DealCreated, DealUpdated, DealPhaseChanged, DealWon, DealLost,
 	ClientCreated, ClientUpdated, ClientDeactivated,
+	ActivityCreated, ActivityCompleted, ActivityDueSoon, ActivityOverdue,
+	FinancialCreated, FinancialPaid, FinancialOverdue,
 }
+
+// quiet resources fire no <resource>.updated nor field events: activities and financial records
+// fire only their created, status and timed events (CONTRACT.md section 15).
+var quiet = map[string]bool{ResourceActivity: true, ResourceFinancial: true}
 
 // Change is one write to a resource record, as a table stream reports it.
 type Change struct {
@@ -108,6 +124,9 @@ var statusEvents = map[string]map[string]string{
 	ResourceVehicle: {patio.VehicleSold: VehicleSold, patio.VehicleArchived: VehicleRemoved},
 	ResourceDeal:    {patio.DealWon: DealWon, patio.DealLost: DealLost},
 	ResourceClient:  {patio.ClientInactive: ClientDeactivated},
+	// The dashboard modules.
+	ResourceActivity:  {patio.ActivityCompleted: ActivityCompleted},
+	ResourceFinancial: {patio.FinancialPaid: FinancialPaid},
 }
 
 // fieldEvents names, per resource, the event fired when a field changes.
@@ -133,10 +152,11 @@ func Derive(c Change) ([]Event, error) {
 		return nil, err
 	}
 	at := changeTime(newFields, c.Old == nil, c.At)
-	mk := func(typ string, prev map[string]json.RawMessage) Event {
+	mkAt := func(typ string, prev map[string]json.RawMessage, at patio.Timestamp) Event {
 		return Event{ID: EventID(c.SourceID, typ), Type: typ, APIVersion: APIVersion, CreatedAt: at,
 			Data: Data{Object: object, PreviousAttributes: prev}, TeamID: c.TeamID}
 	}
+	mk := func(typ string, prev map[string]json.RawMessage) Event { return mkAt(typ, prev, at) }
 	if c.Old == nil {
 		return []Event{mk(c.Resource+".created", nil)}, nil
 	}
@@ -157,9 +177,17 @@ func Derive(c Change) ([]Event, error) {
 		}
 	}
 	if !real {
-		return nil, nil
+		// A change of no representation field may still be a timed event firing.
+		var events []Event
+		for _, te := range timedEvents(c) {
+			events = append(events, mkAt(te.typ, map[string]json.RawMessage{}, patio.NewTimestamp(te.at)))
+		}
+		return events, nil
 	}
-	events := []Event{mk(c.Resource+".updated", prev)}
+	var events []Event
+	if !quiet[c.Resource] {
+		events = append(events, mk(c.Resource+".updated", prev))
+	}
 	for _, fe := range fieldEvents[c.Resource] {
 		if _, ok := prev[fe.field]; ok {
 			events = append(events, mk(fe.typ, prev))
@@ -175,6 +203,43 @@ func Derive(c Change) ([]Event, error) {
 	}
 	return events, nil
 }
+
+// timed is a timed event a change records, at its scheduled instant.
+type timed struct {
+	typ string
+	at  time.Time
+}
+
+// timedEvents returns the timed events a change records (CONTRACT.md section 15): the timer marks a
+// record's alarm as fired, changing neither its representation nor its revision; a regular write
+// that marks one (an activity moved to a due_at already past skips its due soon) is not a firing.
+func timedEvents(c Change) []timed {
+	switch n := c.New.(type) {
+	case patio.Activity:
+		o, ok := c.Old.(patio.Activity)
+		if !ok || o.Revision != n.Revision || n.DueAt == nil {
+			return nil
+		}
+		var out []timed
+		if newly(o.DueSoonFired, n.DueSoonFired) && *n.DueSoonFired == *n.DueAt {
+			out = append(out, timed{ActivityDueSoon, n.DueSoonAt()})
+		}
+		if newly(o.OverdueFired, n.OverdueFired) && *n.OverdueFired == *n.DueAt {
+			out = append(out, timed{ActivityOverdue, n.DueAt.Time()})
+		}
+		return out
+	case patio.FinancialRecord:
+		o, ok := c.Old.(patio.FinancialRecord)
+		if ok && o.Revision == n.Revision && n.OverdueFired != nil && (o.OverdueFired == nil || *o.OverdueFired != *n.OverdueFired) &&
+			*n.OverdueFired == n.DueDate {
+			return []timed{{FinancialOverdue, n.OverdueAt()}}
+		}
+	}
+	return nil
+}
+
+// newly reports a mark set or moved by a change.
+func newly(old, cur *patio.Timestamp) bool { return cur != nil && (old == nil || *old != *cur) }
 
 // changeTime returns the time of a change as the record states it (CONTRACT.md section 14): its
 // created_at for a creation, else its updated_at; fallback when the record has no such time.

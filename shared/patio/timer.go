@@ -1,0 +1,77 @@
+package patio
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// AlarmRef is a pending timed event as the store indexes it: which record, which event, when.
+// Key is the index entry, which a firing is conditioned on: an alarm that moved or fired since it
+// was read is not fired again.
+type AlarmRef struct {
+	Resource string // ResourceActivity or ResourceFinancial
+	TeamID   string
+	ID       string
+	Type     string // AlarmDueSoon or AlarmOverdue
+	At       time.Time
+	Key      string
+}
+
+// AlarmStore finds and fires the timed events of records.
+type AlarmStore interface {
+	// DueAlarms returns the pending alarms scheduled in [from, to], reading only the index
+	// entries of that window (a sparse index: records without a pending alarm are not in it).
+	DueAlarms(ctx context.Context, from, to time.Time) ([]AlarmRef, error)
+	// FireAlarm marks the alarm as fired on its record, only if it is still the record's pending
+	// alarm (false otherwise), without changing the record's revision or updated_at. The mark is
+	// the change the webhook dispatcher turns into the event.
+	FireAlarm(ctx context.Context, a AlarmRef) (bool, error)
+}
+
+// Timer fires the timed events of activities and financial records (CONTRACT.md section 15):
+// each tick reads the alarms due from Lookback ago to Lookahead ahead, fires those due, and waits
+// for each of the others until its time within the tick, so that a tick every Lookahead fires every
+// alarm within moments of its time. Two ticks running at once never fire one alarm twice
+// (FireAlarm is conditional).
+type Timer struct {
+	Store     AlarmStore
+	Lookback  time.Duration    // how far back a tick looks for alarms a missed tick left
+	Lookahead time.Duration    // how far ahead: the tick period
+	Now       func() time.Time // the clock; time.Now when nil
+}
+
+// Tick runs one tick and returns how many alarms it fired.
+func (t Timer) Tick(ctx context.Context) (int, error) {
+	now := t.clock()
+	alarms, err := t.Store.DueAlarms(ctx, now.Add(-t.Lookback), now.Add(t.Lookahead))
+	if err != nil {
+		return 0, err
+	}
+	slices.SortFunc(alarms, func(a, b AlarmRef) int { return a.At.Compare(b.At) })
+	fired := 0
+	for _, a := range alarms {
+		if wait := a.At.Sub(t.clock()); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return fired, ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+		ok, err := t.Store.FireAlarm(ctx, a)
+		if err != nil {
+			return fired, err
+		}
+		if ok {
+			fired++
+		}
+	}
+	return fired, nil
+}
+
+func (t Timer) clock() time.Time {
+	if t.Now == nil {
+		return time.Now()
+	}
+	return t.Now()
+}

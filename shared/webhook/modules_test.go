@@ -1,0 +1,70 @@
+package webhook
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Activities and financial records fire only their seven types: created, their status events, and
+// the timed events the timer marks (at their scheduled instants), never *.updated.
+func TestDeriveModules(t *testing.T) {
+	at := func(s string) patio.Timestamp { ts, _ := patio.ParseTimestamp(s); return ts }
+	due := at("2026-03-15T18:00:00Z")
+	act := patio.Activity{ID: "a1", Type: "call", Title: "Ligar", Status: patio.ActivityPending, DueAt: &due,
+		CreatedAt: at("2026-03-10T12:00:00Z"), UpdatedAt: at("2026-03-10T12:00:00Z"), Revision: 1}
+	with := func(a patio.Activity, f func(*patio.Activity)) patio.Activity { f(&a); return a }
+	fin := patio.FinancialRecord{ID: "f1", Type: "expense", Category: "aluguel", Description: "Aluguel", Amount: 100,
+		DueDate: patio.Date{Year: 2026, Month: 3, Day: 15}, Status: patio.FinancialPending, Zone: "Asia/Tokyo",
+		CreatedAt: at("2026-03-10T12:00:00Z"), UpdatedAt: at("2026-03-10T12:00:00Z"), Revision: 1}
+	finWith := func(f patio.FinancialRecord, g func(*patio.FinancialRecord)) patio.FinancialRecord { g(&f); return f }
+	tests := []struct {
+		name     string
+		resource string
+		old, new any
+		want     []string
+		at       string // created_at of the last event
+	}{
+		{"activity created", ResourceActivity, nil, act, []string{ActivityCreated}, "2026-03-10T12:00:00Z"},
+		{"activity edited", ResourceActivity, act, with(act, func(a *patio.Activity) { a.Title = "X"; a.Revision = 2 }), nil, ""},
+		{"activity completed", ResourceActivity, act, with(act, func(a *patio.Activity) {
+			a.Status = patio.ActivityCompleted
+			a.Revision = 2
+			a.UpdatedAt = at("2026-03-11T09:00:00Z")
+		}), []string{ActivityCompleted}, "2026-03-11T09:00:00Z"},
+		{"due soon fired", ResourceActivity, act, with(act, func(a *patio.Activity) { a.DueSoonFired = a.DueAt }),
+			[]string{ActivityDueSoon}, "2026-03-14T18:00:00Z"},
+		{"overdue fired", ResourceActivity, with(act, func(a *patio.Activity) { a.DueSoonFired = a.DueAt }),
+			with(act, func(a *patio.Activity) { a.DueSoonFired, a.OverdueFired = a.DueAt, a.DueAt }),
+			[]string{ActivityOverdue}, "2026-03-15T18:00:00Z"},
+		{"due soon skipped by a write", ResourceActivity, act, with(act, func(a *patio.Activity) {
+			a.DueSoonFired = a.DueAt
+			a.Revision = 2
+		}), nil, ""},
+		{"financial created", ResourceFinancial, nil, fin, []string{FinancialCreated}, "2026-03-10T12:00:00Z"},
+		{"financial paid", ResourceFinancial, fin, finWith(fin, func(f *patio.FinancialRecord) {
+			f.Status = patio.FinancialPaid
+			f.Revision = 2
+		}), []string{FinancialPaid}, "2026-03-10T12:00:00Z"},
+		{"financial overdue at Tokyo's midnight", ResourceFinancial, fin, finWith(fin, func(f *patio.FinancialRecord) {
+			f.OverdueFired = &f.DueDate
+		}), []string{FinancialOverdue}, "2026-03-15T15:00:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := Derive(Change{SourceID: "r", Resource: tt.resource, TeamID: "team", Old: tt.old, New: tt.new,
+				At: time.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := types(evs); !slices.Equal(got, tt.want) {
+				t.Fatalf("Derive types = %v; want %v", got, tt.want)
+			}
+			if len(evs) > 0 && evs[len(evs)-1].CreatedAt.String() != tt.at {
+				t.Errorf("created_at = %s; want %s", evs[len(evs)-1].CreatedAt, tt.at)
+			}
+		})
+	}
+}
