@@ -48,7 +48,6 @@ type lambdaRow struct {
 type lambdaReport struct {
 	rows              []lambdaRow
 	inProcP50, inProc time.Duration // in-process GET by id p50, p99
-	note              string
 	err               error
 }
 
