@@ -132,7 +132,7 @@ test: engines client-tools vet template-check $(LOCAL) ## everything: vet, templ
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
-bench: engines $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, function sizes (cmd/bench); limiter cost and webhook dispatch throughput (Go benchmarks)
+bench: engines $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, function sizes, every function under the Lambda Runtime API beside a minimal one (cmd/bench); limiter cost and webhook dispatch throughput (Go benchmarks)
 	go build -o bin/bench ./cmd/bench
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
 	$(LOCAL) with-engines -- go test -run '^$$' -bench . -benchtime 200x ./shared/app ./shared/httpapi

@@ -30,10 +30,15 @@
 //     percentiles are nearest-rank over every counted successful call; throughput is those calls
 //     over the window from the first one's start to the last one's end. Failed calls are counted
 //     apart and reported.
-//  4. Prints the table, the DynamoDB calls of one sample request per endpoint as the API makes them
-//     and as the raw side makes them (they must match call for call), the functions' sizes and the
-//     budgets: request/raw ratio at p50 ≤ 1.5 at concurrency 1 per endpoint, and each binary ≤ 12 MB
-//     (12,000,000 bytes).
+//  4. Runs every function's bootstrap, built as deployed for this machine, and a minimal aws-lambda-go
+//     function under the Lambda Runtime API (dev/runtimeapi), X-Ray tracing on: init time, cold
+//     start (process start to first answer), warm p50/p99 and peak memory of each, and the vehicles
+//     GET by id in process for comparison.
+//  5. Prints the table, the DynamoDB calls of one sample request per endpoint as the API makes them
+//     and as the raw side makes them (they must match call for call), the functions' sizes, the
+//     Runtime API table and the budgets: request/raw ratio at p50 ≤ 1.5 at concurrency 1 per
+//     endpoint, each binary ≤ 12 MB (12,000,000 bytes), each API function's cold start ≤ 1.5 × the
+//     minimal function's, and the warm GET by id through the Runtime API ≤ 1.3 × in process.
 //
 // Budgets are printed as PASS or FAIL, and the command exits 0 even when one fails: it is a
 // measurement, not a test. It exits non-zero only when it could not measure (no engine, a failed
@@ -65,6 +70,7 @@ type options struct {
 	seed        string
 	trace       bool
 	skipSizes   bool
+	skipLambdas bool
 	cpuProfile  string
 }
 
@@ -96,6 +102,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.seed, "seed", "store", "how vehicles, clients and deals are seeded: store (the domain use cases on the DynamoDB store, no HTTP) or api")
 	fs.BoolVar(&o.trace, "trace", false, "also print the request body of every DynamoDB call of the sample requests")
 	fs.BoolVar(&o.skipSizes, "skip-sizes", false, "do not build the functions for their sizes")
+	fs.BoolVar(&o.skipLambdas, "skip-lambdas", false, "do not run the functions under the Lambda Runtime API")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs to this file")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: go run ./cmd/local with-engines -- go run ./cmd/bench [flags]\n")
@@ -165,8 +172,14 @@ func run(ctx context.Context, o options) error {
 		sizes, sizeErr = buildSizes(ctx, env.root)
 	}
 
+	var lambdas *lambdaReport
+	if !o.skipLambdas {
+		l := env.measureLambdas(ctx)
+		lambdas = &l
+	}
+
 	printReport(os.Stdout, report{
-		opts: o, env: env, rows: rows, samples: samples, sizes: sizes, sizeErr: sizeErr,
+		opts: o, env: env, rows: rows, samples: samples, sizes: sizes, sizeErr: sizeErr, lambdas: lambdas,
 		elapsed: time.Since(started),
 	})
 	return nil

@@ -21,6 +21,7 @@ type report struct {
 	samples []sample
 	sizes   []binarySize
 	sizeErr error
+	lambdas *lambdaReport // nil with -skip-lambdas
 	elapsed time.Duration
 }
 
@@ -169,6 +170,11 @@ func printReport(w io.Writer, r report) {
 		fmt.Fprintf(w, "  build failed: %v\n", r.sizeErr)
 	}
 
+	var lambdaBudgets []string
+	if r.lambdas != nil {
+		lambdaBudgets = printLambdas(w, *r.lambdas)
+	}
+
 	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
 	for _, rw := range r.rows {
 		if rw.conc != 1 {
@@ -193,6 +199,12 @@ func printReport(w io.Writer, r report) {
 	}
 	if r.sizeErr != nil || o.skipSizes {
 		fmt.Fprintln(w, "  SKIP  binary sizes: not all built")
+	}
+	for _, b := range lambdaBudgets {
+		fmt.Fprintln(w, b)
+	}
+	if r.lambdas == nil {
+		fmt.Fprintln(w, "  SKIP  Runtime API budgets (-skip-lambdas)")
 	}
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
 }

@@ -17,13 +17,20 @@ var DeployFlags = []string{"-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s
 // for Linux on this machine's architecture so that it can run here, into dir/<name>/bootstrap, and
 // returns that path.
 func Build(ctx context.Context, root, name, dir string) (string, error) {
-	bin := filepath.Join(dir, name, "bootstrap")
-	args := append(append([]string{"build"}, DeployFlags...), "-o", bin, "./functions/"+name)
+	return BuildPackage(ctx, root, "./functions/"+name, filepath.Join(dir, name))
+}
+
+// BuildPackage builds the main package pkg (a path relative to root, "./dev/runtimeapi/minimal") as
+// Build does, into dir/bootstrap, and returns that path.
+func BuildPackage(ctx context.Context, root, pkg, dir string) (string, error) {
+	bin := filepath.Join(dir, "bootstrap")
+	name := pkg
+	args := append(append([]string{"build"}, DeployFlags...), "-o", bin, pkg)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("runtimeapi: build functions/%s: %w\n%s", name, err, out)
+		return "", fmt.Errorf("runtimeapi: build %s: %w\n%s", name, err, out)
 	}
 	return bin, nil
 }

@@ -52,6 +52,8 @@ type Options struct {
 	MemoryMB int
 	// Stderr receives the process's standard output and error (its logs); discarded when nil.
 	Stderr io.Writer
+	// Args are the process's arguments; a bootstrap takes none.
+	Args []string
 }
 
 // Result is the outcome of one invocation.
@@ -124,7 +126,7 @@ func Start(path string, o Options) (*Function, error) {
 	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = f.srv.Serve(ln) }()
 
-	cmd := exec.Command(path)
+	cmd := exec.Command(path, o.Args...)
 	cmd.Env = append(append([]string{}, o.Env...),
 		"AWS_LAMBDA_RUNTIME_API="+f.addr,
 		"AWS_LAMBDA_FUNCTION_NAME="+o.Name,
@@ -194,6 +196,9 @@ func (f *Function) InitError() string {
 	defer f.mu.Unlock()
 	return f.initErr
 }
+
+// Addr is the Runtime API's host:port, the function's AWS_LAMBDA_RUNTIME_API.
+func (f *Function) Addr() string { return f.addr }
 
 // Exited is closed when the process has exited.
 func (f *Function) Exited() <-chan struct{} { return f.exited }

@@ -266,9 +266,10 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				a.writeError(sw, r, patio.Internal(errors.New("panic")))
 			}
 		}
+		// plan and status also make the request metrics on Lambda (package emf).
 		a.log.InfoContext(r.Context(), "request", slog.String("request_id", id), slog.String("team_id", teamID),
-			slog.String("plan", plan), slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+			slog.String("plan", plan), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", sw.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 	}()
 
 	op, name, itemID, ok := a.route(r)

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/patio-dev/patio/dev/runtimeapi"
+)
+
+// Budgets of the functions under the Runtime API (the issue's, printed by the report).
+const (
+	maxColdRatio = 1.5 // cold start of an API function / the minimal function's, medians
+	maxWarmRatio = 1.3 // warm GET by id through the Runtime API / in process, p50
+	coldStarts   = 5   // cold starts measured per function
+	warmCalls    = 300 // warm invocations measured per function, after 20 unmeasured
+)
+
+// lambdaRow is one function measured as Lambda runs it: its bootstrap, built as deployed for this
+// machine's architecture, a child process under the Runtime API (dev/runtimeapi).
+type lambdaRow struct {
+	name      string // functions/<name>, or "minimal"
+	event     string // what it was invoked with
+	api       bool   // an API function (cold start budget)
+	init      time.Duration
+	cold      time.Duration // median of coldStarts: process start to the first answer
+	first     time.Duration // median of coldStarts: the first invocation alone (cold minus init)
+	warm      []time.Duration
+	p50, p99  time.Duration
+	peakRSS   int64
+	err       error
+	bytesSize int64
+}
+
+// lambdaReport is the Runtime API section of the report.
+type lambdaReport struct {
+	rows              []lambdaRow
+	inProcP50, inProc time.Duration // in-process GET by id p50, p99
+	err               error
+}
+
+// measureLambdas builds the minimal function and every function, runs each under the Runtime API
+// against the bench's tables (the process environment setup set), and measures init, cold start,
+// warm latency and peak memory. Tracing is on: the functions get an X-Ray daemon address (a UDP
+// socket that discards), so its cost is in the figures.
+func (env *benchEnv) measureLambdas(ctx context.Context) lambdaReport {
+	var rep lambdaReport
+	dir, err := os.MkdirTemp("", "patio-bench-lambda-")
+	if err != nil {
+		return lambdaReport{err: err}
+	}
+	defer os.RemoveAll(dir)
+	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return lambdaReport{err: err}
+	}
+	defer sink.Close()
+	go func() {
+		buf := make([]byte, 64*1024)
+		for {
+			if _, err := sink.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	extra := []string{"AWS_XRAY_DAEMON_ADDRESS=" + sink.LocalAddr().String()}
+
+	getByID, err := env.vehicleGetEvent()
+	if err != nil {
+		return lambdaReport{err: err}
+	}
+	// The same GET by id in process: the handler the vehicles function serves (app.API behind
+	// aws-lambda-go-api-proxy), called directly with the decoded event. Its calls alternate with
+	// the Runtime API's, so both meet the same DynamoDB Local and the same machine load; it also
+	// warms DynamoDB Local (its JIT) before anything is measured.
+	h, err := env.buildAPI()
+	if err != nil {
+		return lambdaReport{err: err}
+	}
+	proxy := httpadapter.New(h)
+	var inProc []time.Duration
+	inProcess := func(measured bool) error {
+		start := time.Now()
+		res, err := proxy.ProxyWithContext(ctx, getByID)
+		d := time.Since(start)
+		if err != nil || res.StatusCode != 200 {
+			return fmt.Errorf("in-process GET by id: status %d, %v", res.StatusCode, err)
+		}
+		if measured {
+			inProc = append(inProc, d)
+		}
+		return nil
+	}
+	for range 1000 {
+		if err := inProcess(false); err != nil {
+			return lambdaReport{err: err}
+		}
+	}
+
+	plan := []struct {
+		name, pkg, event string
+		payload          func() ([]byte, error)
+		api              bool
+		alongside        func(measured bool) error
+	}{
+		{"minimal", "./dev/runtimeapi/minimal", "{}", func() ([]byte, error) { return []byte("{}"), nil }, false, nil},
+		{"vehicles", "./functions/vehicles", "GET /api/v1/vehicles/{id}", func() ([]byte, error) { return json.Marshal(getByID) }, true, inProcess},
+		{"clients", "./functions/clients", "GET /api/v1/clients (events/clients-list.json)", env.sampleWithKey("clients-list.json"), true, nil},
+		{"deals", "./functions/deals", "GET /api/v1/deals (events/deals-list.json)", env.sampleWithKey("deals-list.json"), true, nil},
+		{"authorizer", "./functions/authorizer", "events/authorizer-valid.json, a valid key", env.sampleWithKey("authorizer-valid.json"), false, nil},
+		{"dispatcher", "./functions/dispatcher", "events/dispatcher-vehicles.json", env.sampleFile("dispatcher-vehicles.json"), false, nil},
+		{"deliverer", "./functions/deliverer", "events/deliverer-tasks.json", env.sampleFile("deliverer-tasks.json"), false, nil},
+	}
+	for _, p := range plan {
+		progress("Runtime API: building and measuring %s", p.name)
+		row := lambdaRow{name: p.name, event: p.event, api: p.api}
+		payload, err := p.payload()
+		if err == nil {
+			row = measureLambda(ctx, env.root, p.pkg, filepath.Join(dir, p.name), payload, extra, row, p.alongside)
+		} else {
+			row.err = err
+		}
+		rep.rows = append(rep.rows, row)
+	}
+	if len(inProc) > 0 {
+		slices.Sort(inProc)
+		rep.inProcP50, rep.inProc = percentile(inProc, 50), percentile(inProc, 99)
+	}
+	return rep
+}
+
+// measureLambda builds pkg, starts it coldStarts times (each: process start to the first answer),
+// then invokes the last process warmCalls times, each invocation followed by a call of alongside
+// when it is not nil.
+func measureLambda(ctx context.Context, root, pkg, dir string, payload []byte, extra []string, row lambdaRow,
+	alongside func(measured bool) error) lambdaRow {
+	bin, err := runtimeapi.BuildPackage(ctx, root, pkg, dir)
+	if err != nil {
+		row.err = err
+		return row
+	}
+	if fi, err := os.Stat(bin); err == nil {
+		row.bytesSize = fi.Size()
+	}
+	env := append(runtimeapi.LambdaEnv(os.Environ()), extra...)
+	var colds, inits, firsts []time.Duration
+	var f *runtimeapi.Function
+	for i := range coldStarts {
+		if f != nil {
+			f.Stop()
+		}
+		start := time.Now()
+		f, err = runtimeapi.Start(bin, runtimeapi.Options{Name: row.name, Env: env, Stderr: io.Discard})
+		if err != nil {
+			row.err = err
+			return row
+		}
+		initD, err := f.Ready(ctx)
+		if err != nil {
+			row.err = err
+			f.Stop()
+			return row
+		}
+		r, err := f.Invoke(ctx, payload)
+		if err == nil {
+			err = answerError(row.name, r)
+		}
+		if err != nil {
+			row.err = fmt.Errorf("cold start %d: %w", i+1, err)
+			f.Stop()
+			return row
+		}
+		colds = append(colds, time.Since(start))
+		inits = append(inits, initD)
+		firsts = append(firsts, time.Since(start)-initD)
+	}
+	defer f.Stop()
+	for i := range warmCalls + 20 {
+		start := time.Now()
+		r, err := f.Invoke(ctx, payload)
+		d := time.Since(start)
+		if err == nil {
+			err = answerError(row.name, r)
+		}
+		if err != nil {
+			row.err = fmt.Errorf("warm call %d: %w", i+1, err)
+			return row
+		}
+		if i >= 20 {
+			row.warm = append(row.warm, d)
+		}
+		if alongside != nil {
+			if err := alongside(i >= 20); err != nil {
+				row.err = err
+				return row
+			}
+		}
+	}
+	slices.Sort(colds)
+	slices.Sort(inits)
+	slices.Sort(firsts)
+	slices.Sort(row.warm)
+	row.cold, row.init, row.first = colds[len(colds)/2], inits[len(inits)/2], firsts[len(firsts)/2]
+	row.p50, row.p99 = percentile(row.warm, 50), percentile(row.warm, 99)
+	row.peakRSS = f.PeakRSS()
+	return row
+}
+
+// answerError checks an answer: no invocation error, and for API functions a 200.
+func answerError(name string, r runtimeapi.Result) error {
+	if err := r.Err(); err != nil {
+		return err
+	}
+	switch name {
+	case "vehicles", "clients", "deals":
+		var res events.APIGatewayProxyResponse
+		if err := json.Unmarshal(r.Payload, &res); err != nil {
+			return err
+		}
+		if res.StatusCode != 200 {
+			return fmt.Errorf("status %d: %s", res.StatusCode, res.Body)
+		}
+	}
+	return nil
+}
+
+// vehicleGetEvent is events/vehicles-get.json pointed at a seeded vehicle of the main team, with
+// its key.
+func (env *benchEnv) vehicleGetEvent() (events.APIGatewayProxyRequest, error) {
+	var e events.APIGatewayProxyRequest
+	b, err := os.ReadFile(filepath.Join(env.root, "events", "vehicles-get.json"))
+	if err != nil {
+		return e, err
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		return e, err
+	}
+	id := env.vehicleIDs[0]
+	old := e.PathParameters["id"]
+	e.PathParameters["id"] = id
+	e.Path = strings.ReplaceAll(e.Path, old, id)
+	e.RequestContext.Path = strings.ReplaceAll(e.RequestContext.Path, old, id)
+	setAuth(e.Headers, e.MultiValueHeaders, env.main.secret)
+	return e, nil
+}
+
+func setAuth(h map[string]string, mv map[string][]string, secret string) {
+	h["Authorization"] = "Bearer " + secret
+	if mv != nil {
+		mv["Authorization"] = []string{"Bearer " + secret}
+	}
+}
+
+// sampleFile returns events/<name> as it is.
+func (env *benchEnv) sampleFile(name string) func() ([]byte, error) {
+	return func() ([]byte, error) { return os.ReadFile(filepath.Join(env.root, "events", name)) }
+}
+
+// sampleWithKey returns events/<name> with the main team's key in its Authorization header.
+func (env *benchEnv) sampleWithKey(name string) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(env.root, "events", name))
+		if err != nil {
+			return nil, err
+		}
+		var e struct {
+			Headers           map[string]string   `json:"headers"`
+			MultiValueHeaders map[string][]string `json:"multiValueHeaders"`
+		}
+		var whole map[string]any
+		if err := json.Unmarshal(b, &e); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &whole); err != nil {
+			return nil, err
+		}
+		setAuth(e.Headers, e.MultiValueHeaders, env.main.secret)
+		whole["headers"] = e.Headers
+		if e.MultiValueHeaders != nil {
+			whole["multiValueHeaders"] = e.MultiValueHeaders
+		}
+		return json.Marshal(whole)
+	}
+}
+
+// printLambdas writes the Runtime API section and its budgets.
+func printLambdas(w io.Writer, rep lambdaReport) (budgets []string) {
+	fmt.Fprintf(w, "\nFunctions under the Lambda Runtime API (dev/runtimeapi): each bootstrap built with the deploy flags for\n")
+	fmt.Fprintf(w, "linux/%s (this machine; the size budget above is the arm64 build's), a child process with X-Ray tracing\n", runtime.GOARCH)
+	fmt.Fprintf(w, "on. Medians of %d cold starts: init = process start to its first /next, first call = the first\n", coldStarts)
+	fmt.Fprintf(w, "invocation (new connections, its DynamoDB calls), cold = both; warm = %d sequential invocations after\n", warmCalls)
+	fmt.Fprintf(w, "20, nearest-rank; peak = the process's VmHWM.\n\n")
+	if rep.err != nil && len(rep.rows) == 0 {
+		fmt.Fprintf(w, "  not measured: %v\n", rep.err)
+		return []string{fmt.Sprintf("  FAIL  Runtime API: not measured (%v)", rep.err)}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "function\tsize MB\tinit\tfirst call\tcold\twarm p50\twarm p99\tpeak MB\tinvoked with\t")
+	var minimal *lambdaRow
+	for i, r := range rep.rows {
+		if r.name == "minimal" && r.err == nil {
+			minimal = &rep.rows[i]
+		}
+		if r.err != nil {
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\terror: %v\t\n", r.name, r.err)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t\n", r.name, float64(r.bytesSize)/1e6, ms(r.init), ms(r.first), ms(r.cold),
+			ms(r.p50), ms(r.p99), float64(r.peakRSS)/1e6, r.event)
+	}
+	if rep.inProcP50 > 0 {
+		fmt.Fprintf(tw, "vehicles in process\t\t\t\t\t%s\t%s\t\t%s\t\n", ms(rep.inProcP50), ms(rep.inProc), "GET /api/v1/vehicles/{id}: app.API behind the proxy, no process boundary, calls alternating with the line above")
+	}
+	_ = tw.Flush()
+	if rep.err != nil {
+		fmt.Fprintf(w, "  %v\n", rep.err)
+	}
+	for _, r := range rep.rows {
+		if !r.api {
+			continue
+		}
+		if r.err != nil || minimal == nil {
+			budgets = append(budgets, fmt.Sprintf("  FAIL  %s cold start: not measured", r.name))
+			continue
+		}
+		x := ratio(r.cold, minimal.cold)
+		budgets = append(budgets, fmt.Sprintf("  %s  %s cold start under the Runtime API = %.2f × the minimal function's (≤ %.1f)",
+			verdict(x <= maxColdRatio), r.name, x, maxColdRatio))
+	}
+	for _, r := range rep.rows {
+		if r.name != "vehicles" {
+			continue
+		}
+		if r.err != nil || rep.inProcP50 == 0 {
+			budgets = append(budgets, "  FAIL  warm GET by id: not measured")
+			continue
+		}
+		x := ratio(r.p50, rep.inProcP50)
+		budgets = append(budgets, fmt.Sprintf("  %s  warm GET by id through the Runtime API = %.2f × in process at p50 (≤ %.1f)",
+			verdict(x <= maxWarmRatio), x, maxWarmRatio))
+	}
+	return budgets
+}
