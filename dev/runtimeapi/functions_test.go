@@ -20,6 +20,7 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/xray"
 )
 
@@ -337,17 +338,21 @@ func TestWebhookFunctions(t *testing.T) {
 	if err := json.Unmarshal(sample(t, "dispatcher-vehicles.json"), &stream); err != nil {
 		t.Fatal(err)
 	}
-	// A webhook of the sample's team, so that the dispatcher records and queues deliveries.
-	conf := fx.conf
-	conf.AllowPrivateTargets = true
-	hooks, err := app.Webhooks(testenv.AWSConfig(t), conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A webhook of the sample's team, created before the sample's changes (a webhook receives only
+	// changes made since its creation), so that the dispatcher records and queues deliveries.
 	team := stream.Records[0].Change.NewImage["pk"].String()
-	if _, _, err := hooks.Create(ctx, team, "https://127.0.0.1:9/hooks", []string{"*"}); err != nil {
-		t.Fatal(err)
+	hookStore := dynamostore.New(testenv.AWSConfig(t), fx.conf.Tables)
+	newHook := func(url string) {
+		t.Helper()
+		hook, err := webhook.New(team, url, []string{"*"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := hookStore.CreateWebhook(ctx, hook); err != nil {
+			t.Fatal(err)
+		}
 	}
+	newHook("https://127.0.0.1:9/hooks")
 
 	t.Run("dispatcher", func(t *testing.T) {
 		daemon, segments := xrayDaemon(t)
@@ -367,9 +372,7 @@ func TestWebhookFunctions(t *testing.T) {
 	t.Run("dispatcher, queue unreachable", func(t *testing.T) {
 		// Re-processing yields the same event ids: the deliveries exist, so to fail the sample
 		// must queue afresh; a new webhook gets new deliveries.
-		if _, _, err := hooks.Create(ctx, team, "https://127.0.0.1:9/other", []string{"*"}); err != nil {
-			t.Fatal(err)
-		}
+		newHook("https://127.0.0.1:9/other")
 		f := start(t, "dispatcher", "DELIVERY_QUEUE_URL="+fx.conf.QueueURL+"-missing")
 		var res events.DynamoDBEventResponse
 		if _, err := f.InvokeJSON(ctx, sample(t, "dispatcher-vehicles.json"), &res); err != nil {

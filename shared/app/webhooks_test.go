@@ -331,9 +331,11 @@ func TestWebhookEventsEndToEnd(t *testing.T) {
 	check[patio.Deal](t)(deals.Update(ctx, teamA.ID, d2.ID, dealIn(t, `{"status":"perdido","lost_reason":"preco"}`)))
 	check[patio.Client](t)(clients.Archive(ctx, teamA.ID, c.ID))
 
-	want := map[string]bool{}
+	want := map[string]bool{} // every type of the public resources (the modules' have their own test)
 	for _, typ := range webhook.EventTypes {
-		want[typ] = true
+		if !strings.HasPrefix(typ, "activity.") && !strings.HasPrefix(typ, "financial.") {
+			want[typ] = true
+		}
 	}
 	waitFor(t, "every event type at team A's receiver", 30*time.Second, func() bool {
 		seen := map[string]bool{}
