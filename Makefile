@@ -41,14 +41,14 @@ CFN_LINT     = $(call tool,cfn-lint)
 SCHEMATHESIS = $(call tool,schemathesis)
 
 # Fuzzing (README.md, "Fuzzing"): Schemathesis against a fresh in-memory stack on a free port
-# (`bin/local with-api`), configured by dev/fuzz/. The seed fixes what is sent; FUZZ_EXAMPLES is
-# the number of generated cases per operation and phase in `make test`, FUZZ_LONG_EXAMPLES in
-# `make fuzz`.
+# (`bin/local with-api`), configured by dev/fuzz/. The seed (and Python's hash seed) fixes what is
+# generated; FUZZ_EXAMPLES is the number of generated cases per operation and phase in `make test`,
+# FUZZ_LONG_EXAMPLES in `make fuzz`.
 FUZZ_SEED          ?= 1
 FUZZ_EXAMPLES      ?= 20
 FUZZ_LONG_EXAMPLES ?= 300
-FUZZ = LOG_LEVEL=WARN $(LOCAL) with-api -- $(SCHEMATHESIS) --config-file dev/fuzz/schemathesis.toml \
-	run openapi.yaml --seed $(FUZZ_SEED) --no-color
+FUZZ = PYTHONHASHSEED=0 LOG_LEVEL=WARN $(LOCAL) with-api -- $(SCHEMATHESIS) \
+	--config-file dev/fuzz/schemathesis.toml run openapi.yaml --seed $(FUZZ_SEED) --no-color
 
 .PHONY: help tools build template-check test fuzz run lint vet clean $(LOCAL) \
 	$(addprefix build-,$(FUNCTIONS))
