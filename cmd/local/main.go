@@ -4,6 +4,7 @@
 //
 //	go run ./cmd/local [-fresh]
 //	go run ./cmd/local with-engines -- <command> [args...]
+//	go run ./cmd/local with-api -- <command> [args...]
 //
 // Without a subcommand it starts the engines with the database kept under .data/ (-fresh deletes
 // it first), creates the tables of template.yaml, serves the API until SIGINT or SIGTERM, and then
@@ -14,7 +15,15 @@
 // create their own tables), stops the engines and exits with the command's status. This is how
 // `make test` runs `go test`.
 //
-// Engine output goes to .data/engines.log (or .data/test-engines.log for with-engines).
+// with-api starts a whole stack in memory, as `make run` does but sharing nothing with it: the
+// engines, the tables of template.yaml, a new team on the Autoshopping plan with a key, the API on
+// a free loopback port and the webhook workers. It runs the command with PATIO_API_URL (the
+// API's base URL, http://127.0.0.1:<port>), PATIO_API_KEY and the stack's AWS environment, stops
+// everything when the command ends and exits with the command's status. This is how `make test`
+// and `make fuzz` run Schemathesis.
+//
+// Engine output goes to .data/engines.log (.data/test-engines.log for with-engines,
+// .data/api-engines.log for with-api).
 package main
 
 import (
@@ -42,7 +51,8 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("local", flag.ContinueOnError)
 	fresh := fs.Bool("fresh", false, "delete the local database (.data/dynamodb) before starting")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: local [-fresh]\n       local with-engines -- <command> [args...]\n")
+		fmt.Fprint(fs.Output(), "usage: local [-fresh]\n       local with-engines -- <command> [args...]\n"+
+			"       local with-api -- <command> [args...]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -56,7 +66,7 @@ func run(args []string) int {
 	switch rest := fs.Args(); {
 	case len(rest) == 0:
 		return serveLocal(root, *fresh)
-	case rest[0] == "with-engines":
+	case rest[0] == "with-engines" || rest[0] == "with-api":
 		cmd := rest[1:]
 		if len(cmd) > 0 && cmd[0] == "--" {
 			cmd = cmd[1:]
@@ -64,6 +74,9 @@ func run(args []string) int {
 		if len(cmd) == 0 {
 			fs.Usage()
 			return 2
+		}
+		if rest[0] == "with-api" {
+			return withAPI(root, cmd)
 		}
 		return withEngines(root, cmd)
 	default:
@@ -129,25 +142,8 @@ func serveLocal(root string, fresh bool) int {
 func withEngines(root string, argv []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-
-	// Until the command runs, a signal aborts the start; afterwards it is passed on to the command,
-	// which decides when to stop (a terminal's Ctrl-C reaches it directly as well).
-	var mu sync.Mutex
-	var child *os.Process
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		for sig := range sigs {
-			mu.Lock()
-			if child != nil {
-				_ = child.Signal(sig)
-			} else {
-				cancel()
-			}
-			mu.Unlock()
-		}
-	}()
+	sup := supervise(cancel)
+	defer sup.close()
 
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -169,20 +165,101 @@ func withEngines(root string, argv []string) int {
 		}
 	}()
 	fmt.Fprintf(os.Stderr, "local: DynamoDB Local on %s, moto on %s\n", st.DynamoDBEndpoint, st.MotoEndpoint)
+	return sup.run(ctx, path, argv[1:], st.Environ(os.Environ()))
+}
 
-	cmd := exec.Command(path, argv[1:]...)
-	cmd.Env = st.Environ(os.Environ())
+// withAPI is `make fuzz`: a whole in-memory stack, served on a free port, around one command.
+func withAPI(root string, argv []string) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sup := supervise(cancel)
+	defer sup.close()
+
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 127
+	}
+	st, err := localaws.Start(ctx, localaws.Options{Dir: root, LogFile: filepath.Join(root, ".data", "api-engines.log")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	defer func() {
+		if err := st.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "local:", err)
+		}
+	}()
+	localEnv(st)
+	if err := st.Setenv(); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	// The pollers and the server stop before the engines do (deferred calls run in reverse).
+	workers, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	a, err := startAPI(workers, st, "0", newTeam)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	defer func() {
+		if err := a.shutdown(); err != nil {
+			fmt.Fprintln(os.Stderr, "local:", err)
+		}
+	}()
+	fmt.Fprintf(os.Stderr, "local: the API on %s (a new team on the Autoshopping plan), DynamoDB Local on %s, moto on %s\n",
+		a.url, st.DynamoDBEndpoint, st.MotoEndpoint)
+	env := append(st.Environ(os.Environ()), "PATIO_API_URL="+a.url, "PATIO_API_KEY="+a.creds.Key)
+	return sup.run(ctx, path, argv[1:], env)
+}
+
+// supervisor runs the one command of with-engines or with-api. Until the command runs, SIGINT and
+// SIGTERM abort the start (they cancel its context); afterwards they are passed on to the
+// command, which decides when to stop (a terminal's Ctrl-C reaches it directly as well).
+type supervisor struct {
+	mu     sync.Mutex
+	child  *os.Process
+	cancel context.CancelFunc
+	sigs   chan os.Signal
+}
+
+func supervise(cancel context.CancelFunc) *supervisor {
+	s := &supervisor{cancel: cancel, sigs: make(chan os.Signal, 4)}
+	signal.Notify(s.sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for sig := range s.sigs {
+			s.mu.Lock()
+			if s.child != nil {
+				_ = s.child.Signal(sig)
+			} else {
+				s.cancel()
+			}
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+// close stops relaying signals.
+func (s *supervisor) close() { signal.Stop(s.sigs) }
+
+// run runs path with args and env, connected to this process's standard streams, and returns its
+// exit status (130 when the start was aborted first).
+func (s *supervisor) run(ctx context.Context, path string, args, env []string) int {
+	cmd := exec.Command(path, args...)
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	mu.Lock()
+	s.mu.Lock()
 	if ctx.Err() != nil {
-		mu.Unlock()
+		s.mu.Unlock()
 		return 130
 	}
-	err = cmd.Start()
+	err := cmd.Start()
 	if err == nil {
-		child = cmd.Process
+		s.child = cmd.Process
 	}
-	mu.Unlock()
+	s.mu.Unlock()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		return 126

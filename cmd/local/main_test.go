@@ -31,6 +31,7 @@ func TestRunUsage(t *testing.T) {
 	}{
 		{name: "unknown subcommand", args: []string{"serve-me"}},
 		{name: "with-engines without a command", args: []string{"with-engines", "--"}},
+		{name: "with-api without a command", args: []string{"with-api"}},
 		{name: "unknown flag", args: []string{"-frsh"}},
 	}
 	for _, tt := range tests {

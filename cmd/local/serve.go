@@ -31,50 +31,24 @@ type localCreds struct {
 	Key    string `json:"key"`
 }
 
-// serve runs the API on 127.0.0.1:$PORT (default 3000) against a started stack until ctx ends.
+// serve runs the API on 127.0.0.1:$PORT (default 3000) against a started stack until ctx ends,
+// for the local team kept in credsFile, and writes stackFile for the operators' tool.
 func serve(ctx context.Context, st *localaws.Stack) error {
-	webhookEnv(st)
+	localEnv(st)
 	if err := st.Setenv(); err != nil {
 		return err
 	}
 	if err := writeJSON(stackFile, st.Env); err != nil {
 		return err
 	}
-	// The stack runs every API resource and both webhook workers, in one process.
-	conf, err := app.LoadConfig(os.LookupEnv, app.VehiclesFunction, app.ClientsFunction, app.DealsFunction,
-		app.DispatcherFunction, app.DelivererFunction)
-	if err != nil {
-		return err
-	}
-	logger := conf.Logger()
-	cfg, err := app.LoadAWS(ctx)
-	if err != nil {
-		return err
-	}
-	store := dynamostore.New(cfg, conf.Tables)
-	creds, err := localTeam(ctx, store)
-	if err != nil {
-		return err
-	}
-	h, err := app.API(cfg, conf, logger, app.Vehicles, app.Clients, app.Deals)
-	if err != nil {
-		return err
-	}
-	if err := startWebhooks(ctx, cfg, conf, logger, st); err != nil {
-		return err
-	}
 	port := os.Getenv("PORT")
 	if port == "" {
 		port = "3000"
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	a, err := startAPI(ctx, st, port, localTeam)
 	if err != nil {
-		return fmt.Errorf("listen on port %s (set PORT to use another): %w", port, err)
+		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(envelopeListener{ln}) }()
-	base := "http://" + ln.Addr().String()
 	fmt.Printf(`
 Patio is running on %s
   team id   %s (plan autoshopping)
@@ -88,16 +62,75 @@ Patio is running on %s
 
 Operators' tool: go run ./cmd/admin --help      (logs: JSON on stderr; Ctrl-C stops everything)
 
-`, base, creds.TeamID, creds.Key, base, creds.Key, base, creds.Key)
+`, a.url, a.creds.TeamID, a.creds.Key, a.url, a.creds.Key, a.url, a.creds.Key)
+	return a.wait(ctx)
+}
 
+// localAPI is the API served by this process over plain HTTP, and the team it is served for.
+type localAPI struct {
+	url   string // http://127.0.0.1:<port>
+	creds localCreds
+	srv   *http.Server
+	done  chan error // Serve's result
+}
+
+// startAPI serves the API of a started stack (st.Setenv already applied) on 127.0.0.1:port ("0"
+// for a free port), with the webhook workers running until ctx ends. team returns the team and
+// key the API is served for. It builds its AWS clients from the environment, exactly as the
+// Lambda functions do.
+func startAPI(ctx context.Context, st *localaws.Stack, port string,
+	team func(context.Context, *dynamostore.Store) (localCreds, error)) (*localAPI, error) {
+	// The stack runs every API resource and both webhook workers, in one process.
+	conf, err := app.LoadConfig(os.LookupEnv, app.VehiclesFunction, app.ClientsFunction, app.DealsFunction,
+		app.DispatcherFunction, app.DelivererFunction)
+	if err != nil {
+		return nil, err
+	}
+	logger := conf.Logger()
+	cfg, err := app.LoadAWS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := team(ctx, dynamostore.New(cfg, conf.Tables))
+	if err != nil {
+		return nil, err
+	}
+	h, err := app.API(cfg, conf, logger, app.Vehicles, app.Clients, app.Deals)
+	if err != nil {
+		return nil, err
+	}
+	if err := startWebhooks(ctx, cfg, conf, logger, st); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return nil, fmt.Errorf("listen on port %s (set PORT to use another): %w", port, err)
+	}
+	a := &localAPI{
+		url:   "http://" + ln.Addr().String(),
+		creds: creds,
+		srv:   &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		done:  make(chan error, 1),
+	}
+	go func() { a.done <- a.srv.Serve(envelopeListener{ln}) }()
+	return a, nil
+}
+
+// wait serves until ctx ends, then shuts the server down gracefully.
+func (a *localAPI) wait(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
-	case err := <-done:
+	case err := <-a.done:
 		return err
 	}
+	return a.shutdown()
+}
+
+// shutdown stops the server, letting requests in flight finish for a few seconds.
+func (a *localAPI) shutdown() error {
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return srv.Shutdown(shutdown)
+	return a.srv.Shutdown(shutdown)
 }
 
 // localTeam returns the local team and key kept in credsFile, creating them when missing or when
@@ -111,22 +144,31 @@ func localTeam(ctx context.Context, store *dynamostore.Store) (localCreds, error
 			return c, err
 		}
 	}
-	team, err := patio.NewTeam("Local dealership", "dev@patio.local", string(patio.PlanAutoshopping))
+	c, err := newTeam(ctx, store)
 	if err != nil {
 		return c, err
 	}
+	return c, writeJSON(credsFile, c)
+}
+
+// newTeam creates a team on the Autoshopping plan (the highest limits, no daily limit) and a key
+// with every scope.
+func newTeam(ctx context.Context, store *dynamostore.Store) (localCreds, error) {
+	team, err := patio.NewTeam("Local dealership", "dev@patio.local", string(patio.PlanAutoshopping))
+	if err != nil {
+		return localCreds{}, err
+	}
 	if err := store.CreateTeam(ctx, team); err != nil {
-		return c, err
+		return localCreds{}, err
 	}
 	key, secret, err := patio.NewAPIKey(team.ID, "local", patio.Scopes, patio.TestKeyPrefix)
 	if err != nil {
-		return c, err
+		return localCreds{}, err
 	}
 	if err := store.CreateKey(ctx, key); err != nil {
-		return c, err
+		return localCreds{}, err
 	}
-	c = localCreds{TeamID: team.ID, KeyID: key.ID, Key: secret}
-	return c, writeJSON(credsFile, c)
+	return localCreds{TeamID: team.ID, KeyID: key.ID, Key: secret}, nil
 }
 
 func writeJSON(path string, v any) error {

@@ -15,13 +15,14 @@ import (
 	"github.com/patio-dev/patio/shared/sesmail"
 )
 
-// webhookEnv adds the local-only webhook knobs to the stack's environment (and so to
+// localEnv adds the local-only webhook knobs to the stack's environment (and so to
 // .data/stack.json, which the operators' tool reads): private targets are allowed, so a developer
-// can point a webhook at a receiver on this machine. WEBHOOK_* variables already set in the
-// environment (WEBHOOK_RETRY_SCHEDULE, WEBHOOK_CA_FILE, ...) are passed on as they are.
-func webhookEnv(st *localaws.Stack) {
+// can point a webhook at a receiver on this machine. WEBHOOK_* variables and LOG_LEVEL already set
+// in the environment (WEBHOOK_RETRY_SCHEDULE, WEBHOOK_CA_FILE, ...) are passed on as they are,
+// over the template's defaults.
+func localEnv(st *localaws.Stack) {
 	st.Env["WEBHOOK_ALLOW_PRIVATE_TARGETS"] = "true"
-	for _, k := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT", "WEBHOOK_MAX_HOP", "WEBHOOK_CA_FILE"} {
+	for _, k := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT", "WEBHOOK_MAX_HOP", "WEBHOOK_CA_FILE", "LOG_LEVEL"} {
 		if v, ok := os.LookupEnv(k); ok {
 			st.Env[k] = v
 		}

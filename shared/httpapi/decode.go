@@ -87,16 +87,61 @@ func text(name string, dst *patio.Opt[string]) member {
 	return opt(name, dst, func(p *patio.Problems, raw json.RawMessage) (string, bool) { return rawString(p, name, raw) })
 }
 
-// integer is a whole JSON number.
+// integer is a whole JSON number, however it is written: 2000, 2000.0 and 2e3 are the same
+// integer, as for openapi.yaml's JSON Schema `integer`. One beyond int32 is out of range.
 func integer(name string, dst *patio.Opt[int]) member {
 	return opt(name, dst, func(p *patio.Problems, raw json.RawMessage) (int, bool) {
-		n, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 32)
-		if err != nil {
+		n, whole, fits := wholeNumber(strings.TrimSpace(string(raw)))
+		switch {
+		case !whole:
 			p.Add(patio.InBody, name, "%s must be an integer", name)
-			return 0, false
+		case !fits:
+			p.Add(patio.InBody, name, "%s is out of range", name)
 		}
-		return int(n), true
+		return n, whole && fits
 	})
+}
+
+// wholeNumber reads a JSON value: whether it is a number whose value is whole, and that value
+// when it fits an int32. The literal is short (scanJSON bounds it), and a large exponent is never
+// expanded.
+func wholeNumber(s string) (n int, whole, fits bool) {
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return 0, false, false
+	}
+	mantissa, exp := s, int64(0)
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mantissa = s[:i]
+		var err error
+		if exp, err = strconv.ParseInt(strings.TrimPrefix(s[i+1:], "+"), 10, 32); err != nil {
+			exp = math.MaxInt32 // beyond any int32 either way: a huge value or a tiny fraction
+			if strings.HasPrefix(s[i+1:], "-") {
+				exp = math.MinInt32
+			}
+		}
+	}
+	intPart, frac, _ := strings.Cut(strings.TrimPrefix(mantissa, "-"), ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= int64(len(frac))
+	for strings.HasSuffix(digits, "0") {
+		digits, exp = digits[:len(digits)-1], exp+1
+	}
+	switch {
+	case digits == "":
+		return 0, true, true
+	case exp < 0:
+		return 0, false, false
+	case int64(len(digits))+exp > 10:
+		return 0, true, false
+	}
+	v, err := strconv.ParseInt(digits+strings.Repeat("0", int(exp)), 10, 64)
+	if s[0] == '-' {
+		v = -v
+	}
+	if err != nil || v < math.MinInt32 || v > math.MaxInt32 {
+		return 0, true, false
+	}
+	return int(v), true, true
 }
 
 // amount is an exact money amount (a JSON number, at most 2 decimal places, in money's range).

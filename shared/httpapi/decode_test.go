@@ -62,3 +62,45 @@ func TestClientQuery(t *testing.T) {
 		})
 	}
 }
+
+// A JSON number is an integer when its value is whole, however it is written (JSON Schema's
+// `integer`, which openapi.yaml uses): a client that serialises 2000 as 2000.0 is not refused.
+func TestIntegerMember(t *testing.T) {
+	tests := []struct {
+		raw     string
+		want    int
+		wantErr string
+	}{
+		{raw: "2000", want: 2000},
+		{raw: "2000.0", want: 2000},
+		{raw: "2e3", want: 2000},
+		{raw: "2.0E+3", want: 2000},
+		{raw: "20000e-1", want: 2000},
+		{raw: "-0", want: 0},
+		{raw: "0.000e5", want: 0},
+		{raw: "-2147483648", want: -2147483648},
+		{raw: "2000.5", wantErr: "mileage_km must be an integer"},
+		{raw: "1e-400", wantErr: "mileage_km must be an integer"},
+		{raw: "1e-99999999999999", wantErr: "mileage_km must be an integer"},
+		{raw: `"2000"`, wantErr: "mileage_km must be an integer"},
+		{raw: "true", wantErr: "mileage_km must be an integer"},
+		{raw: "2147483648", wantErr: "mileage_km is out of range"},
+		{raw: "5705219071453244162048", wantErr: "mileage_km is out of range"},
+		{raw: "1e400", wantErr: "mileage_km is out of range"},
+		{raw: "1e99999999999999", wantErr: "mileage_km is out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			in, err := DecodeVehicle([]byte(`{"mileage_km":` + tt.raw + `}`))
+			if tt.wantErr != "" {
+				if !patio.IsKind(err, patio.KindInvalid) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("DecodeVehicle(mileage_km %s) = %v; want KindInvalid containing %q", tt.raw, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !in.MileageKm.Set() || in.MileageKm.Value != tt.want {
+				t.Errorf("DecodeVehicle(mileage_km %s) = %+v, %v; want %d", tt.raw, in.MileageKm, err, tt.want)
+			}
+		})
+	}
+}
