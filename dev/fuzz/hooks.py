@@ -21,7 +21,11 @@ from schemathesis.openapi.checks import RejectedPositiveData
 # List parameters whose remaining rules are beyond the schema: created_to must not be before
 # created_from, money filters have at most 2 decimal places (openapi.yaml does not use multipleOf
 # for money), and a CPF or CNPJ of the right shape can still have wrong check digits.
-QUERY_RULES_BEYOND_SCHEMA = {"created_to", "price_min", "price_max", "value_min", "value_max", "cpf", "cnpj"}
+# A cursor is opaque and tamper-evident: only one the API issued, for the same query, is accepted
+# (CONTRACT.md section 12), which no schema can say of a string.
+QUERY_RULES_BEYOND_SCHEMA = {"created_to", "price_min", "price_max", "value_min", "value_max", "cpf", "cnpj", "cursor",
+                             "updated_since",  # a date of the right shape can still not exist (2026-02-30)
+                             "page"}  # page x limit <= 10,000: the largest page depends on limit
 
 # Money members and filters: at most 2 decimal places, which the schema does not say (no multipleOf).
 MONEY = ("price", "purchase_price", "value", "price_min", "price_max", "value_min", "value_max")
