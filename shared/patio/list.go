@@ -1,6 +1,9 @@
 package patio
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Page bounds of CONTRACT.md sections 4 and 12.
 const (
@@ -108,7 +111,7 @@ func checkTextParam(p *Problems, name string, v **string) {
 		p.Add(InQuery, name, "%s %s", name, badText(**v, false))
 	case f == "":
 		p.Add(InQuery, name, "%s must not be empty", name)
-	case len(f) > 200:
+	case utf8.RuneCountInString(f) > 200:
 		p.Add(InQuery, name, "%s must be at most 200 characters", name)
 	}
 	*v = &f
