@@ -21,6 +21,8 @@ type report struct {
 	samples []sample
 	sizes   []binarySize
 	sizeErr error
+	lists   *listReport
+	writes  *writeReport
 	elapsed time.Duration
 }
 
@@ -205,6 +207,8 @@ func printReport(w io.Writer, r report) {
 	if r.sizeErr != nil || o.skipSizes {
 		fmt.Fprintln(w, "  SKIP  binary sizes: not all built")
 	}
+	printLists(w, r.lists, o)
+	printWrites(w, r.writes, o)
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
 }
 

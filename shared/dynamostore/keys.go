@@ -90,3 +90,7 @@ func keyPrefix(resource string) (string, error) {
 	}
 	return "", fmt.Errorf("dynamostore: unknown resource %q", resource)
 }
+
+// CountShards is the number of counter items each status's maintained count is spread over, so
+// that concurrent writers of one team rarely update the same one (docs/storage.md).
+const CountShards = counterShards
