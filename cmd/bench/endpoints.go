@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -17,6 +16,7 @@ import (
 type endpoint struct {
 	name    string // as printed
 	missing string // why it is not measured, or ""
+	floor   bool   // raw is the floor of a list page (listFloor), not the request's own calls
 	request op
 	raw     op
 }
@@ -30,22 +30,13 @@ func defaultStatuses(all []string, softDeleted string) []string {
 	return slices.DeleteFunc(slices.Clone(all), func(s string) bool { return s == softDeleted })
 }
 
-// storeList is the raw query of a default list sorted by field, descending, on the store's own
-// index and key range (dynamostore.SortIndex).
-func storeList(table, resource, field string, statuses []string, softDeleted string) listQuery {
-	index, attr, prefix, err := dynamostore.SortIndex(resource, field)
-	if err != nil {
-		panic(err)
-	}
-	return listQuery{table: table, index: index, rangeAttr: attr, rangePrefix: prefix, desc: true,
-		statuses: defaultStatuses(statuses, softDeleted)}
-}
-
 func (env *benchEnv) endpoints() []endpoint {
 	api, raw, main, deals := env.api, env.raw, env.main, env.deals
 	randomVehicle := func(rng *rand.Rand) string { return env.vehicleIDs[rng.IntN(len(env.vehicleIDs))] }
-	byPrice := storeList(env.tables.Vehicles, patio.ResourceVehicle, "price", patio.VehicleStatuses, patio.VehicleArchived)
-	clientsByCreation := storeList(env.tables.Clients, patio.ResourceClient, "created_at", patio.ClientStatuses, patio.ClientInactive)
+	byPrice := newListFloor(env.tables.Vehicles, patio.ResourceVehicle, "price", true,
+		defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)[0], 20)
+	clientsByCreation := newListFloor(env.tables.Clients, patio.ResourceClient, "created_at", true,
+		defaultStatuses(patio.ClientStatuses, patio.ClientInactive)[0], patio.DefaultLimit)
 
 	eps := []endpoint{
 		{
@@ -58,21 +49,23 @@ func (env *benchEnv) endpoints() []endpoint {
 			},
 		},
 		{
-			name: "GET /vehicles?limit=20&sort=-price",
+			name:  "GET /vehicles?limit=20&sort=-price",
+			floor: true,
 			request: func(ctx context.Context, _ *rand.Rand) error {
 				return api.do(ctx, main, http.MethodGet, "/api/v1/vehicles?limit=20&sort=-price", nil, http.StatusOK, nil)
 			},
 			raw: func(ctx context.Context, _ *rand.Rand) error {
-				return raw.list(ctx, main, byPrice, 20)
+				return raw.list(ctx, main, byPrice)
 			},
 		},
 		{
-			name: "GET /clients",
+			name:  "GET /clients",
+			floor: true,
 			request: func(ctx context.Context, _ *rand.Rand) error {
 				return api.do(ctx, main, http.MethodGet, "/api/v1/clients", nil, http.StatusOK, nil)
 			},
 			raw: func(ctx context.Context, _ *rand.Rand) error {
-				return raw.list(ctx, main, clientsByCreation, patio.DefaultLimit)
+				return raw.list(ctx, main, clientsByCreation)
 			},
 		},
 		// Writes come after the reads, so that every read run sees the seeded team as seeded.
@@ -127,6 +120,7 @@ func (env *benchEnv) endpoints() []endpoint {
 // sample is one request of an endpoint and its raw calls, as seen on the wire.
 type sample struct {
 	endpoint     string
+	floor        bool
 	request, raw []sdkCall
 	requestErr   error
 	rawErr       error
@@ -148,7 +142,7 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) ([]sample, erro
 		if err := ep.raw(ctx, rng); err != nil {
 			return nil, fmt.Errorf("%s (raw): %w", ep.name, err)
 		}
-		sm := sample{endpoint: ep.name}
+		sm := sample{endpoint: ep.name, floor: ep.floor}
 		sm.request, sm.requestErr = env.rec.record(func() error { return ep.request(ctx, rng) })
 		sm.raw, sm.rawErr = env.rec.record(func() error { return ep.raw(ctx, rng) })
 		out = append(out, sm)
@@ -159,6 +153,7 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) ([]sample, erro
 // row is one line of the table: an endpoint at one concurrency, both sides.
 type row struct {
 	endpoint string
+	floor    bool
 	conc     int
 	missing  string
 	request  result
@@ -171,7 +166,7 @@ func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) 
 	var rows []row
 	for i, ep := range eps {
 		for _, c := range o.concurrency {
-			rw := row{endpoint: ep.name, conc: c, missing: ep.missing}
+			rw := row{endpoint: ep.name, floor: ep.floor, conc: c, missing: ep.missing}
 			if ep.missing != "" {
 				rows = append(rows, rw)
 				continue

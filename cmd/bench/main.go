@@ -34,11 +34,26 @@
 //     function under the Lambda Runtime API (dev/runtimeapi), X-Ray tracing on: init time, cold
 //     start (process start to first answer), warm p50/p99 and peak memory of each, and the vehicles
 //     GET by id in process for comparison.
-//  5. Prints the table, the DynamoDB calls of one sample request per endpoint as the API makes them
-//     and as the raw side makes them (they must match call for call), the functions' sizes, the
-//     Runtime API table and the budgets: request/raw ratio at p50 ≤ 1.5 at concurrency 1 per
-//     endpoint, each binary ≤ 12 MB (12,000,000 bytes), each API function's cold start ≤ 1.5 × the
-//     minimal function's, and the warm GET by id through the Runtime API ≤ 1.3 × in process.
+//  5. Lists at any size (lists.go): for each -list-sizes (1,000, 10,000 and 50,000 by default), a
+//     team bulk-loaded with that many vehicles of a dealership's history (dynamostore.ImportVehicles:
+//     45 % vendido, 45 % arquivado, 10 % ativo or reservado), and on each the default list, a page
+//     reached by walking next_cursor as deep as the data allows (up to page 100), status=ativo,
+//     sort=-price, sort=title and GET /vehicles/{id}, measured as in 3 (the sizes side by side, so
+//     that the figures compared are measured close in time), with the items each request examines
+//     (the ScannedCount of its queries, from a sample request). A list's raw side is its floor
+//     (listFloor: one Query of limit items), not the request's own calls.
+//  6. The write rate of one team with 16 concurrent writers (writes.go): creates and status changes
+//     now (the use cases on the store: each a transaction with an order item and count shards), as
+//     before (the previous design's writes, with the bare SDK) and at the floor (the row alone).
+//  7. Prints the table, the DynamoDB calls of one sample request per endpoint as the API makes them
+//     and as the raw side makes them (they must match call for call, lists' floors aside), the
+//     functions' sizes, the Runtime API table and the budgets: request/raw ratio at p50 ≤ 1.5 at
+//     concurrency 1 per endpoint, each binary ≤ 12 MB (12,000,000 bytes), each API function's cold
+//     start ≤ 1.5 × the minimal function's, the warm GET by id through the Runtime API ≤ 1.3 × in
+//     process; then the lists' table and budgets (issue 10: the default list at the largest size
+//     ≤ 2× GET /vehicles/{id} and ≤ 1.2× itself at the smallest at p50, concurrency 1; items examined
+//     per page ≤ k × limit + 10 for k statuses shown; the deep cursor page within ±20 % of page 1),
+//     and the write rates.
 //
 // Budgets are printed as PASS or FAIL, and the command exits 0 even when one fails: it is a
 // measurement, not a test. It exits non-zero only when it could not measure (no engine, a failed
@@ -72,6 +87,10 @@ type options struct {
 	skipSizes   bool
 	skipLambdas bool
 	cpuProfile  string
+	// Lists at any size and the write rate (issue 10; lists.go, writes.go).
+	listSizes    []int
+	listDuration time.Duration
+	writes       bool
 }
 
 func main() {
@@ -104,6 +123,9 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.skipSizes, "skip-sizes", false, "do not build the functions for their sizes")
 	fs.BoolVar(&o.skipLambdas, "skip-lambdas", false, "do not run the functions under the Lambda Runtime API")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs to this file")
+	sizes := fs.String("list-sizes", "1000,10000,50000", "comma-separated vehicle counts of the teams the lists are measured on (\"\" for none)")
+	fs.DurationVar(&o.listDuration, "list-duration", 3*time.Second, "measured time of each run of the lists at any size")
+	fs.BoolVar(&o.writes, "writes", true, "measure the write rate of one team with 16 concurrent writers")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: go run ./cmd/local with-engines -- go run ./cmd/bench [flags]\n")
 		fs.PrintDefaults()
@@ -119,12 +141,23 @@ func parseFlags(args []string) (options, error) {
 		}
 		o.concurrency = append(o.concurrency, n)
 	}
+	for _, s := range strings.Split(*sizes, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			fmt.Fprintf(fs.Output(), "bench: -list-sizes: %q is not a positive integer\n", s)
+			return o, errors.New("bad -list-sizes")
+		}
+		o.listSizes = append(o.listSizes, n)
+	}
 	if o.seed != "store" && o.seed != "api" {
 		fmt.Fprintln(fs.Output(), "bench: -seed must be store or api")
 		return o, errors.New("bad -seed")
 	}
-	if o.vehicles < 1 || o.pool < 1 || o.duration <= 0 || o.warmup < 0 {
-		fmt.Fprintln(fs.Output(), "bench: -vehicles, -deals and -duration must be positive, -warmup not negative")
+	if o.vehicles < 1 || o.pool < 1 || o.duration <= 0 || o.listDuration <= 0 || o.warmup < 0 {
+		fmt.Fprintln(fs.Output(), "bench: -vehicles, -deals, -duration and -list-duration must be positive, -warmup not negative")
 		return o, errors.New("bad flags")
 	}
 	return o, nil
@@ -158,8 +191,19 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	rows := env.measureAll(ctx, o, eps)
+	var lists *listReport
+	var writes *writeReport
+	if ctx.Err() == nil {
+		lists, err = env.measureLists(ctx, o)
+	}
+	if err == nil && ctx.Err() == nil {
+		writes, err = env.measureWrites(ctx, o)
+	}
 	if o.cpuProfile != "" {
 		pprof.StopCPUProfile()
+	}
+	if err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -180,6 +224,7 @@ func run(ctx context.Context, o options) error {
 
 	printReport(os.Stdout, report{
 		opts: o, env: env, rows: rows, samples: samples, sizes: sizes, sizeErr: sizeErr, lambdas: lambdas,
+		lists: lists, writes: writes,
 		elapsed: time.Since(started),
 	})
 	return nil

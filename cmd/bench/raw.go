@@ -20,8 +20,8 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// rawClient issues, with the bare AWS SDK, the DynamoDB calls each measured request makes: the same
-// operations in the same order, with the same keys, key conditions (the legacy KeyConditions that
+// rawClient issues, with the bare AWS SDK, the DynamoDB calls each measured request makes (but for
+// lists, whose raw side is their floor: see listFloor): the same operations in the same order, with the same keys, key conditions (the legacy KeyConditions that
 // guregu/dynamo sends), consistency, index, order, filter, limits, projection (none: whole items)
 // and conditions, on items of the same shape and size. The shapes mirror shared/dynamostore; the
 // sample section of the report compares both sides call by call, so a drift shows.
@@ -33,9 +33,8 @@ type rawClient struct {
 
 	// vehicle is a seeded vehicle's stored item, copied (with id and plate replaced) by every raw
 	// create, so raw items are the API's items byte for byte but for those values.
-	vehicle                    map[string]types.AttributeValue
-	vehicleID, plate, plateKey string
-	vehicleTeam                string
+	vehicle     map[string]types.AttributeValue
+	vehicleTeam string
 }
 
 // newRawClient returns a client configured as the store's (shared/dynamostore.New): same AWS
@@ -177,12 +176,10 @@ func (r *rawClient) useVehicleTemplate(ctx context.Context, teamID, id string) e
 	if err != nil {
 		return err
 	}
-	r.vehicle, r.vehicleID, r.vehicleTeam = item, id, teamID
-	r.plate = strAttr(item, "plate")
-	r.plateKey = strAttr(item, "plate_key")
-	if r.plate == "" || r.plateKey == "" {
+	if strAttr(item, "plate") == "" || strAttr(item, "plate_key") == "" {
 		return errors.New("raw: the template vehicle has no plate")
 	}
+	r.vehicle, r.vehicleTeam = item, teamID
 	return nil
 }
 
@@ -209,12 +206,26 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 	if teamID != r.vehicleTeam {
 		return errors.New("raw: create in a team other than the template's")
 	}
-	id := uuid.Must(uuid.NewV7()).String()
+	item, id, key := vehicleCopy(r.vehicle, plateIndex)
+	return r.putWithGuard(ctx, teamID, item, id, key)
+}
+
+// vehicleCopy returns a copy of a stored vehicle item with a new id and the plate of plateIndex,
+// its id and its plate key.
+func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item map[string]types.AttributeValue, id, plateKey string) {
+	id = uuid.Must(uuid.NewV7()).String()
 	plate := oldPlate(plateIndex)
-	key := br.PlateKey(plate)
-	item := replaceInStrings(r.vehicle, r.vehicleID, id, r.plate, plate, r.plateKey, key,
-		strings.ToLower(r.plate), strings.ToLower(plate), strings.ToLower(r.plateKey), strings.ToLower(key))
-	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+	plateKey = br.PlateKey(plate)
+	was, wasKey := strAttr(template, "plate"), strAttr(template, "plate_key")
+	item = replaceInStrings(template, strAttr(template, "id"), id, was, plate, wasKey, plateKey,
+		strings.ToLower(was), strings.ToLower(plate), strings.ToLower(wasKey), strings.ToLower(plateKey))
+	return item, id, plateKey
+}
+
+// putWithGuard puts a new vehicle item and its plate guard in one transaction, each conditioned
+// on being new.
+func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[string]types.AttributeValue, id, plateKey string) error {
+	_, err := r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems: []types.TransactWriteItem{
 			{Put: &types.Put{
 				TableName:           aws.String(r.tables.Vehicles),
@@ -223,7 +234,7 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 			}},
 			{Put: &types.Put{
 				TableName:           aws.String(r.tables.Vehicles),
-				Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(dynamostore.PlateGuardKey(key)), "owner": s(id)},
+				Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(dynamostore.PlateGuardKey(plateKey)), "owner": s(id)},
 				ConditionExpression: aws.String("(attribute_not_exists(pk))"),
 			}},
 		},
@@ -231,72 +242,51 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 	return err
 }
 
-// listQuery is one read of dynamostore's listPage: a Query of a team's partition (on an index or
-// the table), strongly consistent, in order, filtered by status.
-type listQuery struct {
-	table, index, rangeAttr, rangePrefix string
-	desc                                 bool
-	statuses                             []string
+// listFloor is the raw baseline of a list page: its floor, not a copy of the store's design. It is
+// one strongly consistent Query that reads limit items (Limit = limit, no filter) of the range the
+// store reads first for the page: the first status the list shows, in the list's order, from the
+// page's position for a page reached by cursor. A page of k merged statuses cannot read less.
+type listFloor struct {
+	table, index, attr string
+	lo, hi             string // inclusive bounds of the sort key
+	desc               bool
+	limit              int
 }
 
-func (q listQuery) input(teamID string) *dynamodb.QueryInput {
+// newListFloor returns the floor of a page of resource's list sorted by field showing status
+// first (dynamostore.ListRange).
+func newListFloor(table, resource, field string, desc bool, status string, limit int) listFloor {
+	index, attr, lo, hi, err := dynamostore.ListRange(resource, field, status)
+	if err != nil {
+		panic(err)
+	}
+	return listFloor{table: table, index: index, attr: attr, lo: lo, hi: hi, desc: desc, limit: limit}
+}
+
+func (f listFloor) input(teamID string) *dynamodb.QueryInput {
 	in := &dynamodb.QueryInput{
-		TableName: aws.String(q.table),
-		KeyConditions: map[string]types.Condition{
-			"pk": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{s(teamID)}},
-			q.rangeAttr: {ComparisonOperator: types.ComparisonOperatorBeginsWith,
-				AttributeValueList: []types.AttributeValue{s(q.rangePrefix)}},
-		},
-		ConsistentRead:           aws.Bool(true),
-		ScanIndexForward:         aws.Bool(!q.desc),
-		ExpressionAttributeNames: map[string]string{placeholder("status"): "status"},
+		TableName:                 aws.String(f.table),
+		KeyConditionExpression:    aws.String("pk = :pk AND #k BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames:  map[string]string{"#k": f.attr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s(teamID), ":lo": s(f.lo), ":hi": s(f.hi)},
+		ConsistentRead:            aws.Bool(true),
+		ScanIndexForward:          aws.Bool(!f.desc),
+		Limit:                     aws.Int32(int32(f.limit)),
 	}
-	if q.index != "" {
-		in.IndexName = aws.String(q.index)
+	if f.index != "" {
+		in.IndexName = aws.String(f.index)
 	}
-	marks := make([]string, len(q.statuses))
-	in.ExpressionAttributeValues = make(map[string]types.AttributeValue, len(q.statuses))
-	for i, st := range q.statuses {
-		marks[i] = ":v" + strconv.Itoa(i)
-		in.ExpressionAttributeValues[marks[i]] = s(st)
-	}
-	in.FilterExpression = aws.String("(" + placeholder("status") + " IN (" + strings.Join(marks, ", ") + "))")
 	return in
 }
 
-// list is GET /<resource>?limit=…: auth, the COUNT query paged to its end, then the page query. The
-// page query carries no Limit, since guregu/dynamo drops Limit from a filtered query (a DynamoDB
-// Limit caps the items examined, not the items matched); it is repeated from the last key until it
-// has offset+limit items or reaches the end.
-func (r *rawClient) list(ctx context.Context, p principal, q listQuery, want int) error {
+// list is GET /<resource>?… at its floor: auth, then the floor's one Query.
+func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
 	teamID, err := r.auth(ctx, p)
 	if err != nil {
 		return err
 	}
-	count := q.input(teamID)
-	count.Select = types.SelectCount
-	for {
-		out, err := r.db.Query(ctx, count)
-		if err != nil {
-			return err
-		}
-		if out.LastEvaluatedKey == nil {
-			break
-		}
-		count.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-	page := q.input(teamID)
-	for got := 0; ; {
-		out, err := r.db.Query(ctx, page)
-		if err != nil {
-			return err
-		}
-		got += len(out.Items)
-		if got >= want || out.LastEvaluatedKey == nil {
-			return nil
-		}
-		page.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+	_, err = r.db.Query(ctx, f.input(teamID))
+	return err
 }
 
 // winDeal is PUT /deals/{id} {"status":"ganho"}: auth, the deal, the vehicle it names, then one

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -19,15 +20,21 @@ type sdkCall struct {
 	sent     int    // request body bytes
 	received int    // response body bytes
 	body     string // request body (JSON)
+	// scanned is the items a Query or Scan examined (its response's ScannedCount, before any
+	// filter), -1 for other operations.
+	scanned int
 }
 
-// recorder is the AWS SDK's HTTP client with two instruments: it counts the TCP connections the SDK
-// opens (always, at the cost of an atomic add per dial), and while recording is on it keeps every
-// call's operation, body and sizes. Recording reads whole bodies, so it is only switched on around
+// recorder is the AWS SDK's HTTP client with three instruments: it counts the TCP connections the SDK
+// opens (always, at the cost of an atomic add per dial) and the transactions it sends and sees
+// cancelled (always, at the cost of a header lookup per call), and while recording is on it keeps
+// every call's operation, body, sizes and items examined. Recording reads whole bodies, so it is only switched on around
 // single sample requests, never during measured runs.
 type recorder struct {
 	inner     *awshttp.BuildableClient
 	dials     atomic.Int64
+	txSent    atomic.Int64 // TransactWriteItems calls
+	txFailed  atomic.Int64 // TransactWriteItems calls answered with an error (cancelled, conflicts)
 	recording atomic.Bool
 	mu        sync.Mutex
 	calls     []sdkCall
@@ -50,10 +57,16 @@ func newRecorder(inner *awshttp.BuildableClient) *recorder {
 
 // Do implements aws.HTTPClient.
 func (r *recorder) Do(req *http.Request) (*http.Response, error) {
-	if !r.recording.Load() {
-		return r.inner.Do(req)
+	op := strings.TrimPrefix(req.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
+	if op == "TransactWriteItems" {
+		r.txSent.Add(1)
 	}
-	c := sdkCall{op: strings.TrimPrefix(req.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")}
+	if !r.recording.Load() {
+		resp, err := r.inner.Do(req)
+		r.countFailure(op, resp, err)
+		return resp, err
+	}
+	c := sdkCall{op: op, scanned: -1}
 	if req.Body != nil {
 		body, err := io.ReadAll(req.Body)
 		_ = req.Body.Close()
@@ -64,6 +77,7 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		c.sent, c.body = len(body), string(body)
 	}
 	resp, err := r.inner.Do(req)
+	r.countFailure(op, resp, err)
 	if resp != nil && resp.Body != nil {
 		data, rerr := io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
@@ -72,11 +86,23 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		if err == nil && rerr != nil {
 			err = rerr
 		}
+		if c.op == "Query" || c.op == "Scan" {
+			var out struct{ ScannedCount int }
+			if json.Unmarshal(data, &out) == nil {
+				c.scanned = out.ScannedCount
+			}
+		}
 	}
 	r.mu.Lock()
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
 	return resp, err
+}
+
+func (r *recorder) countFailure(op string, resp *http.Response, err error) {
+	if op == "TransactWriteItems" && (err != nil || resp.StatusCode != http.StatusOK) {
+		r.txFailed.Add(1)
+	}
 }
 
 // record runs f with recording on and returns the calls it made. Nothing else may call DynamoDB

@@ -30,28 +30,53 @@ func RecordKeyPrefix(resource string) (string, error) { return keyPrefix(resourc
 // spelling's uniqueness key, patio.Vehicle.PlateKey).
 func PlateGuardKey(plateKey string) string { return platePrefix + plateKey }
 
-// SortIndex returns how the store reads a resource's list sorted by field: the local index ("" for
-// the base table, ordered by id), its sort key attribute, and the prefix of the range that holds
-// the records with a value in field.
-func SortIndex(resource, field string) (index, attr, valuePrefix string, err error) {
-	var sorts map[string]sortIndex
+// ListRange returns the first key range the store reads for a page of a resource's list sorted by
+// field (created_at, price, ...), for one status the list shows: the local index ("" for the base
+// table's order items, which serve creation order), its sort key attribute, and the inclusive
+// bounds of the range holding that status's records that have a value in field (docs/storage.md,
+// "Lists at any size").
+func ListRange(resource, field, status string) (index, attr, lo, hi string, err error) {
+	r, err := listed(resource)
+	if err != nil {
+		return "", "", "", "", err
+	}
+	if !r.sortable(field) {
+		return "", "", "", "", fmt.Errorf("dynamostore: %s has no sort %q", resource, field)
+	}
+	p := r.plan(field)
+	seg := p.ranges(status)[0]
+	return p.index, p.attr, seg.lo, seg.hi, nil
+}
+
+// OrderKey returns the sort key of a record's order item, the copy of its row that places it in
+// creation order among the records of its status (within ListRange's bounds for created_at).
+func OrderKey(resource, status, id string) (string, error) {
+	r, err := listed(resource)
+	if err != nil {
+		return "", err
+	}
+	return r.orderKey(status, id), nil
+}
+
+// listedKind is what ListRange and OrderKey need of a resource's records.
+type listedKind interface {
+	sortable(field string) bool
+	plan(sort string) plan
+	orderKey(status, id string) string
+}
+
+func (r records[T, R, Q]) sortable(field string) bool { _, ok := r.k.sorts[field]; return ok }
+
+func listed(resource string) (listedKind, error) {
 	switch resource {
 	case patio.ResourceVehicle:
-		sorts = vehicleKind.sorts
+		return records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{k: &vehicleKind}, nil
 	case patio.ResourceClient:
-		sorts = clientKind.sorts
+		return records[patio.Client, clientRow, patio.ClientQuery]{k: &clientKind}, nil
 	case patio.ResourceDeal:
-		sorts = dealKind.sorts
+		return records[patio.Deal, dealRow, patio.DealQuery]{k: &dealKind}, nil
 	}
-	ix, ok := sorts[field]
-	if !ok {
-		return "", "", "", fmt.Errorf("dynamostore: %s has no sort %q", resource, field)
-	}
-	if ix.index == "" {
-		prefix, err := keyPrefix(resource)
-		return "", SortKeyAttr, prefix, err
-	}
-	return ix.index, ix.attr, "1#", nil
+	return nil, fmt.Errorf("dynamostore: unknown resource %q", resource)
 }
 
 func keyPrefix(resource string) (string, error) {
@@ -65,3 +90,7 @@ func keyPrefix(resource string) (string, error) {
 	}
 	return "", fmt.Errorf("dynamostore: unknown resource %q", resource)
 }
+
+// CountShards is the number of counter items each status's maintained count is spread over, so
+// that concurrent writers of one team rarely update the same one (docs/storage.md).
+const CountShards = counterShards

@@ -23,13 +23,15 @@ import (
 //     history; soft-deleted records are never read to serve a list that does not show them.
 //   - Totals of lists filtered by status alone come from maintained counts: counter items
 //     "n#<status>#<shard>", updated in the same transaction as every write that creates a record or
-//     changes its status. Other filters count the shown statuses' ranges.
+//     changes its status, of which a list reads the shown statuses' shards. Other filters count the
+//     shown statuses' ranges.
 //   - A position (a cursor's) is the order key of the last record served: a following page reads
 //     each range from just after it, at a cost that does not depend on depth.
 //   - A partition that still holds rows of the previous format (index keys without the status,
 //     no order item, not counted; see maintenance backfill) is listed the old way: every record of
 //     the team read and sorted, and counted. Such rows sort first in by_updated (digits before the
-//     status names), so one query of at most one item tells.
+//     status names), so one query of at most one item tells; it runs beside the page's reads,
+//     whose result is discarded for such a partition.
 
 // counterShards spreads a status's count over several items, so that concurrent writers of one
 // team rarely update the same counter item in their transactions (which would conflict).
@@ -44,10 +46,19 @@ type counterRow struct {
 	Count int    `dynamo:"count"`
 }
 
-// counts reads a partition's maintained counts (one strongly consistent query).
-func (s *Store) counts(ctx context.Context, t dynamo.Table, teamID string) (map[string]int, error) {
+// counts reads a partition's maintained counts of the given statuses, of every status when none is
+// given: one strongly consistent query of the shards from the first status's to the last's in key
+// order (the statuses in between, if any, come along and are ignored by whoever sums the shown ones).
+func (s *Store) counts(ctx context.Context, t dynamo.Table, teamID string, statuses ...string) (map[string]int, error) {
+	q := t.Get("pk", teamID).Consistent(true)
+	if len(statuses) == 0 {
+		q = q.Range("sk", dynamo.BeginsWith, "n#")
+	} else {
+		// '$' follows '#': "n#<status>$" is past every shard of the status.
+		q = q.Range("sk", dynamo.Between, "n#"+slices.Min(statuses)+"#", "n#"+slices.Max(statuses)+"$")
+	}
 	var rows []counterRow
-	if err := t.Get("pk", teamID).Range("sk", dynamo.BeginsWith, "n#").Consistent(true).All(ctx, &rows); err != nil {
+	if err := q.All(ctx, &rows); err != nil {
 		return nil, err
 	}
 	counts := map[string]int{}
@@ -246,10 +257,17 @@ func (r records[T, R, Q]) page(ctx context.Context, teamID string, p plan, lq pa
 		return items, lek, err
 	}
 	after := orderKey(lq.After)
+	// Each stream's first read asks for all the page can take from it and no more: offset+limit
+	// records, or limit+1 from a position (a range read from a position starts with the position's
+	// own record, in the stream that holds it, and skips it).
+	first := offset + limit
+	if after != "" {
+		first++
+	}
 	streams := make([]*stream[R], 0, len(lq.Status))
 	for _, status := range lq.Status {
 		streams = append(streams, &stream[R]{r: read, plan: p, desc: lq.Desc, after: after,
-			segs: skipSegmentsBefore(p.ranges(status), after), batch: min(max(offset+limit+1, 10), 1000)})
+			segs: skipSegmentsBefore(p.ranges(status), after), batch: min(max(first, 10), 1000)})
 	}
 	decode := func(it dynamo.Item) (R, error) {
 		var row R
@@ -297,6 +315,9 @@ func (r records[T, R, Q]) page(ctx context.Context, teamID string, p plan, lq pa
 			out = append(out, rec)
 			last = h.key
 		}
+		if seen+1 == offset+limit {
+			break // the page is full: reading the stream's next record would only read ahead
+		}
 		if err := fill(best); err != nil {
 			return nil, "", err
 		}
@@ -304,19 +325,20 @@ func (r records[T, R, Q]) page(ctx context.Context, teamID string, p plan, lq pa
 	return out, last, nil
 }
 
-// total counts the records a list matches: from the maintained counts when it filters by status
-// alone, else by counting the shown statuses' ranges (strongly consistent COUNT queries, which
-// transfer no items) in parallel.
+// total counts the records a list matches: from the maintained counts of the shown statuses when it
+// filters by status alone, else by counting the shown statuses' ranges (strongly consistent COUNT
+// queries, which transfer no items) in parallel.
 func (r records[T, R, Q]) total(ctx context.Context, teamID string, p plan, lq patio.ListQuery, f filter,
-	statusOnly bool, counts map[string]int) (int, error) {
+	statusOnly bool) (int, error) {
+	t := r.table()
 	if statusOnly {
+		counts, err := r.s.counts(ctx, t, teamID, lq.Status...)
 		n := 0
 		for _, s := range lq.Status {
 			n += counts[s]
 		}
-		return n, nil
+		return n, err
 	}
-	t := r.table()
 	var segs []segment
 	for _, s := range lq.Status {
 		segs = append(segs, p.ranges(s)...)
@@ -394,39 +416,33 @@ func (r records[T, R, Q]) legacyPage(ctx context.Context, teamID string, p plan,
 }
 
 // list serves a list query: the ready path or, for a partition awaiting the backfill, the legacy
-// one.
+// one. The legacy probe, the page and its total are read side by side, in one round trip: a
+// partition awaiting the backfill is rare (only while a migration runs), and the page and total
+// read for it in the current format are then discarded.
 func (r records[T, R, Q]) list(ctx context.Context, teamID string, lq patio.ListQuery, f filter) (patio.Listed[T], error) {
 	p := r.plan(lq.Sort)
-	var counts map[string]int
-	var legacy bool
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { counts, err = r.s.counts(gctx, r.table(), teamID); return })
-	g.Go(func() (err error) { legacy, err = r.s.hasLegacy(gctx, r.table(), teamID); return })
-	if err := g.Wait(); err != nil {
-		return patio.Listed[T]{}, err
-	}
-	if legacy {
-		return r.legacyPage(ctx, teamID, p, lq, f)
-	}
 	offset := 0
 	if lq.After == "" {
 		offset = lq.Offset()
 	}
 	var out patio.Listed[T]
 	var last orderKey
-	g, gctx = errgroup.WithContext(ctx)
-	g.Go(func() error {
-		var err error
+	var legacy bool
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { legacy, err = r.s.hasLegacy(gctx, r.table(), teamID); return })
+	g.Go(func() (err error) {
 		out.Items, last, err = r.page(gctx, teamID, p, lq, f, offset, lq.Limit.Value)
 		return err
 	})
-	g.Go(func() error {
-		var err error
-		out.Total, err = r.total(gctx, teamID, p, lq, f, lq.StatusOnly() && f.others == 0, counts)
+	g.Go(func() (err error) {
+		out.Total, err = r.total(gctx, teamID, p, lq, f, lq.StatusOnly() && f.others == 0)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return patio.Listed[T]{}, err
+	}
+	if legacy {
+		return r.legacyPage(ctx, teamID, p, lq, f)
 	}
 	out.After = string(last)
 	return out, nil
