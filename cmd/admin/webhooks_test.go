@@ -699,7 +699,7 @@ func TestDeliveriesReplay(t *testing.T) {
 	store := setup(t)
 	ctx := context.Background()
 	queue, watcher := deliveryQueue(t)
-	dispatcher := webhook.Dispatcher{Store: store, Queue: queue, Logger: slog.New(slog.DiscardHandler)}
+	dispatcher := &webhook.Dispatcher{Store: store, Queue: queue, Logger: slog.New(slog.DiscardHandler)}
 
 	tests := []struct {
 		name string
@@ -720,7 +720,7 @@ func TestDeliveriesReplay(t *testing.T) {
 				adminOK[webhookJSON](t, "webhooks", "disable", "--id", w.ID)
 			}
 			change := vehicleInsert(team)
-			if err := dispatcher.Dispatch(ctx, change); err != nil {
+			if _, err := dispatcher.Dispatch(ctx, []webhook.Change{change}); err != nil {
 				t.Fatalf("Dispatch: %v", err)
 			}
 			eventID := webhook.EventID(change.SourceID, webhook.VehicleCreated)

@@ -29,7 +29,7 @@ func Dispatcher(cfg aws.Config, c Config, logger *slog.Logger) (StreamHandler, e
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := webhook.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Logger: logger}
+	d := &webhook.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Logger: logger}
 	return dynamostore.StreamHandler(d, logger), nil
 }
 
@@ -45,9 +45,10 @@ func Deliverer(cfg aws.Config, c Config, logger *slog.Logger) (QueueHandler, err
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := webhook.Deliverer{
+	d := &webhook.Deliverer{
 		Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
-		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store, Schedule: c.RetrySchedule, Logger: logger,
+		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store, Schedule: c.RetrySchedule,
+		Timeout: c.WebhookTimeout, Logger: logger,
 	}
 	return sqsqueue.Handler(d, logger), nil
 }

@@ -95,13 +95,21 @@ type Delivery struct {
 	// FirstAttemptAt is when the current series' first attempt was made (zero before it).
 	FirstAttemptAt time.Time  `json:"first_attempt_at,omitzero"`
 	NextAttemptAt  *time.Time `json:"next_attempt_at,omitempty"`
-	Attempts       []Attempt  `json:"attempts"`
-	// Enqueued is set once the first attempt's message is on the queue.
-	Enqueued bool `json:"-"`
+	// Attempts are the attempts of the current series (at most MaxAttempts).
+	Attempts []Attempt `json:"attempts"`
 	// Payload is the exact body every attempt sends.
 	Payload   []byte    `json:"-"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// DueAt returns when the next attempt of a pending delivery is due: its scheduled retry, or, before
+// the series' first attempt, when the series began (the delivery's creation or its replay).
+func (d Delivery) DueAt() time.Time {
+	if d.NextAttemptAt != nil {
+		return *d.NextAttemptAt
+	}
+	return d.UpdatedAt
 }
 
 // DeliveryID returns the id of the delivery of event eventID to webhook webhookID: "dlv_" and 32 hex
@@ -142,4 +150,20 @@ type Task struct {
 	Series     int       `json:"series"`
 	Attempt    int       `json:"attempt"`
 	Due        time.Time `json:"due"`
+	// NotBefore, when later than Due, is when a task that waited for its webhook (all its slots
+	// taken) is to be tried again.
+	NotBefore time.Time `json:"not_before,omitzero"`
+	// Waits counts how often the task waited for its webhook; the wait grows with it.
+	Waits int `json:"waits,omitempty"`
+	// Token identifies the task's claim on its attempt across its waits, so that a task coming
+	// back claims again what it claimed before ("" until the deliverer first handles it).
+	Token string `json:"token,omitempty"`
+}
+
+// When returns when the task is to be handled: the later of Due and NotBefore.
+func (t Task) When() time.Time {
+	if t.NotBefore.After(t.Due) {
+		return t.NotBefore
+	}
+	return t.Due
 }

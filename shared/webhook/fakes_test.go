@@ -27,10 +27,20 @@ type store struct {
 	fail map[string]error
 	// disabledSince holds the first argument of each DisableForFailures call.
 	disabledSince []time.Time
+	claims        map[string]claim
+	// busy makes every AcquireSlots find no free slot.
+	busy bool
+}
+
+// claim is a delivery's claim: its token and until when it lasts.
+type claim struct {
+	token string
+	until time.Time
 }
 
 func newStore(hooks []webhook.Webhook, deliveries ...webhook.Delivery) *store {
-	s := &store{hooks: map[string]webhook.Webhook{}, deliveries: map[string]webhook.Delivery{}, fail: map[string]error{}}
+	s := &store{hooks: map[string]webhook.Webhook{}, deliveries: map[string]webhook.Delivery{}, fail: map[string]error{},
+		claims: map[string]claim{}}
 	for _, w := range hooks {
 		s.hooks[w.ID] = w
 	}
@@ -137,26 +147,22 @@ func (s *store) ReleaseAlert(_ context.Context, _, id string) error {
 	return nil
 }
 
-func (s *store) CreateDelivery(_ context.Context, d webhook.Delivery) (bool, webhook.Delivery, error) {
+func (s *store) CreateDeliveries(_ context.Context, ds []webhook.Delivery) ([]webhook.Delivery, []bool, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if stored, ok := s.deliveries[d.ID]; ok {
-		return false, stored, nil
+	stored, created := make([]webhook.Delivery, len(ds)), make([]bool, len(ds))
+	for i, d := range ds {
+		if err := s.failing("CreateDeliveries"); err != nil {
+			return stored, created, i, err
+		}
+		if got, ok := s.deliveries[d.ID]; ok {
+			stored[i] = got
+			continue
+		}
+		s.deliveries[d.ID] = d
+		stored[i], created[i] = d, true
 	}
-	s.deliveries[d.ID] = d
-	return true, d, nil
-}
-
-func (s *store) MarkEnqueued(_ context.Context, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.failing("MarkEnqueued"); err != nil {
-		return err
-	}
-	d := s.deliveries[id]
-	d.Enqueued = true
-	s.deliveries[id] = d
-	return nil
+	return stored, created, len(ds), nil
 }
 
 func (s *store) Delivery(_ context.Context, id string) (webhook.Delivery, error) {
@@ -169,17 +175,68 @@ func (s *store) Delivery(_ context.Context, id string) (webhook.Delivery, error)
 	return d, nil
 }
 
-func (s *store) RecordAttempt(_ context.Context, d webhook.Delivery, a webhook.Attempt, status string) error {
+func (s *store) ClaimDelivery(_ context.Context, id string, series, n int, token string, now, until time.Time) (webhook.Delivery, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.failing("ClaimDelivery"); err != nil {
+		return webhook.Delivery{}, false, err
+	}
+	d, ok := s.deliveries[id]
+	if !ok {
+		return d, false, patio.NotFoundf("delivery %s not found", id)
+	}
+	c := s.claims[id]
+	if d.Status != webhook.DeliveryPending || d.Series != series || d.Attempt != n-1 || (c.token != token && c.until.After(now)) {
+		return d, false, nil
+	}
+	s.claims[id] = claim{token, until}
+	return d, true, nil
+}
+
+func (s *store) RecordAttempt(_ context.Context, d webhook.Delivery, a webhook.Attempt, status, token string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("RecordAttempt"); err != nil {
+		return err
+	}
 	cur := s.deliveries[d.ID]
-	if cur.Status != webhook.DeliveryPending || cur.Series != a.Series || cur.Attempt != a.N-1 {
+	if cur.Status != webhook.DeliveryPending || cur.Series != a.Series || cur.Attempt != a.N-1 || s.claims[d.ID].token != token {
 		return patio.Conflictf("delivery %s changed meanwhile", d.ID)
 	}
 	cur.Attempts = append(slices.Clone(cur.Attempts), a)
 	cur.Status, cur.Attempt, cur.FirstAttemptAt, cur.NextAttemptAt = status, a.N, d.FirstAttemptAt, a.NextAttemptAt
 	s.deliveries[d.ID] = cur
+	delete(s.claims, d.ID)
 	return nil
+}
+
+// The fake's slots: every acquisition gets what it asks for, unless busy is set; releasing notes
+// the success as the store's gate does.
+func (s *store) AcquireSlots(_ context.Context, _, _, _ string, want int, _, _ time.Time) ([]int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy {
+		return nil, nil
+	}
+	var slots []int
+	for i := range min(want, webhook.MaxInFlight) {
+		slots = append(slots, i)
+	}
+	return slots, nil
+}
+
+func (s *store) RenewSlots(_ context.Context, _, _, _ string, slots []int, _ time.Time) ([]int, error) {
+	return slots, nil
+}
+
+func (s *store) ReleaseSlots(_ context.Context, teamID, id, _ string, _ []int, success time.Time) error {
+	s.mu.Lock()
+	err := s.failing("ReleaseSlots")
+	s.mu.Unlock()
+	if err != nil || success.IsZero() {
+		return err
+	}
+	return s.NoteSuccess(context.Background(), teamID, id, success)
 }
 
 func (s *store) SetDeliveryStatus(_ context.Context, id string, from []string, status string, restart bool) (webhook.Delivery, error) {
@@ -194,7 +251,7 @@ func (s *store) SetDeliveryStatus(_ context.Context, id string, from []string, s
 	}
 	d.Status = status
 	if restart {
-		d.Series, d.Attempt, d.FirstAttemptAt, d.NextAttemptAt, d.Enqueued = d.Series+1, 0, time.Time{}, nil, true
+		d.Series, d.Attempt, d.FirstAttemptAt, d.NextAttemptAt = d.Series+1, 0, time.Time{}, nil
 	}
 	s.deliveries[id] = d
 	return d, nil
@@ -227,6 +284,14 @@ func (q *queue) Enqueue(_ context.Context, t webhook.Task) error {
 	}
 	q.tasks = append(q.tasks, t)
 	return nil
+}
+
+func (q *queue) EnqueueAll(ctx context.Context, ts []webhook.Task) []error {
+	errs := make([]error, len(ts))
+	for i, t := range ts {
+		errs[i] = q.Enqueue(ctx, t)
+	}
+	return errs
 }
 
 func (q *queue) queued() []webhook.Task {

@@ -23,6 +23,8 @@ import (
 const (
 	StatusActive   = "active"
 	StatusDisabled = "disabled"
+	// StatusDeleted is final: the webhook receives nothing more and cannot be enabled again.
+	StatusDeleted = "deleted"
 )
 
 // AllEvents subscribes a webhook to every event type.

@@ -1,0 +1,144 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Webhooks is the operators' use cases (CONTRACT.md section 8).
+type Webhooks struct {
+	Store   Store
+	Queue   Queue
+	Targets Targets
+	Now     func() time.Time
+}
+
+// Create registers a webhook for a team and returns it with its secret (shown once). The URL must
+// be https and, outside the local stack, resolve to public addresses only (KindInvalid).
+func (s Webhooks) Create(ctx context.Context, teamID, url string, events []string) (Webhook, string, error) {
+	w, err := New(teamID, url, events, clock(s.Now))
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	if s.Targets != nil {
+		if err := s.Targets.CheckTarget(ctx, w.URL); err != nil {
+			return Webhook{}, "", err
+		}
+	}
+	if err := s.Store.CreateWebhook(ctx, w); err != nil {
+		return Webhook{}, "", err
+	}
+	return w, w.Secret, nil
+}
+
+// Get returns a webhook by id, or KindNotFound.
+func (s Webhooks) Get(ctx context.Context, id string) (Webhook, error) {
+	w, err := s.Store.WebhookByID(ctx, id)
+	return w.Settle(clock(s.Now)), err
+}
+
+// List returns a team's webhooks.
+func (s Webhooks) List(ctx context.Context, teamID string) ([]Webhook, error) {
+	hs, err := s.Store.TeamWebhooks(ctx, teamID)
+	for i := range hs {
+		hs[i] = hs[i].Settle(clock(s.Now))
+	}
+	return hs, err
+}
+
+// Enable makes a webhook active again; the failure count starts afresh.
+func (s Webhooks) Enable(ctx context.Context, id string) (Webhook, error) {
+	return s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		now := clock(s.Now)
+		if w.Status != StatusActive {
+			w.Status, w.EnabledAt, w.UpdatedAt = StatusActive, now, patio.NewTimestamp(now)
+		}
+		return w, nil
+	})
+}
+
+// Disable disables a webhook and cancels its pending deliveries.
+func (s Webhooks) Disable(ctx context.Context, id string) (Webhook, error) {
+	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		if w.Status != StatusDisabled {
+			w.Status, w.UpdatedAt = StatusDisabled, patio.NewTimestamp(clock(s.Now))
+		}
+		return w, nil
+	})
+	if err != nil {
+		return w, err
+	}
+	_, err = cancelPending(ctx, s.Store, w.ID)
+	return w, err
+}
+
+// RotateSecret gives a webhook a new secret (returned, shown once) with the given grace period.
+func (s Webhooks) RotateSecret(ctx context.Context, id string, grace time.Duration) (Webhook, string, error) {
+	var secret string
+	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		var err error
+		w, secret, err = w.Settle(clock(s.Now)).Rotate(clock(s.Now), grace)
+		return w, err
+	})
+	return w, secret, err
+}
+
+func (s Webhooks) update(ctx context.Context, id string, change func(Webhook) (Webhook, error)) (Webhook, error) {
+	w, err := s.Store.WebhookByID(ctx, id)
+	if err != nil {
+		return w, err
+	}
+	return s.Store.UpdateWebhook(ctx, w.TeamID, w.ID, change)
+}
+
+// Deliveries lists a webhook's deliveries, optionally of one status.
+func (s Webhooks) Deliveries(ctx context.Context, webhookID, status string) ([]Delivery, error) {
+	st, err := ParseDeliveryStatus(status)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.WebhookByID(ctx, webhookID); err != nil {
+		return nil, err
+	}
+	return s.Store.Deliveries(ctx, webhookID, st)
+}
+
+// Replay re-sends a failed, cancelled or skipped delivery as a new series of attempts with the same
+// event id and payload. Other statuses, or a disabled webhook, are KindConflict.
+func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
+	if s.Queue == nil {
+		return Delivery{}, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
+	}
+	d, err := s.Store.Delivery(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	if !d.Replayable() {
+		return d, patio.Conflictf("delivery %s is %s; only failed, cancelled or skipped deliveries can be replayed", id, d.Status)
+	}
+	w, err := s.Store.Webhook(ctx, d.TeamID, d.WebhookID)
+	if err != nil {
+		return d, err
+	}
+	if w.Status != StatusActive {
+		return d, patio.Conflictf("webhook %s is disabled; enable it before replaying", w.ID)
+	}
+	was := d.Status
+	d, err = s.Store.SetDeliveryStatus(ctx, id, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
+	if err != nil {
+		return d, err
+	}
+	err = s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
+		Series: d.Series, Attempt: 1, Due: clock(s.Now)})
+	if err != nil {
+		// Nothing will deliver a pending delivery whose task never reached the queue: put the
+		// status back so the operator can replay it again.
+		if _, undo := s.Store.SetDeliveryStatus(context.WithoutCancel(ctx), id, []string{DeliveryPending}, was, false); undo != nil {
+			err = errors.Join(err, undo)
+		}
+	}
+	return d, err
+}
