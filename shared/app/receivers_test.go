@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -56,5 +57,56 @@ func TestWebhookCreatedAfterAChange(t *testing.T) {
 		if g.event["created_at"] != u.UpdatedAt.String() {
 			t.Errorf("%v created_at = %v; want the vehicle's updated_at %s", g.event["type"], g.event["created_at"], u.UpdatedAt)
 		}
+	}
+}
+
+// TestWebhookSleepingReceiver: a receiver that never answers in time (its webhook's attempts all
+// time out) does not slow a healthy webhook of its own team nor one of another team, and never has
+// more than 4 attempts in flight.
+func TestWebhookSleepingReceiver(t *testing.T) {
+	p := startPipeline(t)
+	ctx := context.Background()
+	teamA, teamB := p.team(t), p.team(t)
+	sleeper := newReceiver(t, always(200))
+	sleeper.sleep = testTimeout + time.Second
+	healthyA, healthyB := newReceiver(t, always(200)), newReceiver(t, always(200))
+	sleepy := p.hook(t, teamA, sleeper, webhook.VehicleCreated)
+	p.hook(t, teamA, healthyA, webhook.VehicleCreated)
+	p.hook(t, teamB, healthyB, webhook.VehicleCreated)
+	defer func() { _, _ = p.admin.Disable(ctx, sleepy.ID) }()
+	vehicles := patio.NewVehicles(p.store.Vehicles())
+
+	const n = 24
+	written := map[string]time.Time{}
+	for i := range n {
+		team := teamA
+		if i%3 == 2 {
+			team = teamB
+		}
+		v := check[patio.Vehicle](t)(vehicles.Create(ctx, team.ID, vehicleIn(t, fmt.Sprintf(`{"brand":"Fiat","model":"Mobi %d","price":60000}`, i))))
+		written[v.ID] = time.Now()
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitFor(t, "every healthy delivery", 30*time.Second, func() bool {
+		return len(healthyA.snapshot())+len(healthyB.snapshot()) == n
+	})
+	for name, r := range map[string]*receiver{"team A's healthy receiver": healthyA, "team B's healthy receiver": healthyB} {
+		for _, g := range r.snapshot() {
+			obj := g.event["data"].(map[string]any)["object"].(map[string]any)
+			lag := g.at.Sub(written[obj["id"].(string)])
+			t.Logf("%s lag %s", name, lag)
+			if lag > 3*time.Second {
+				t.Errorf("%s got a vehicle.created %s after its write, beside a sleeping receiver; want under 3 s", name, lag)
+			}
+		}
+	}
+	sleeper.mu.Lock()
+	peak := sleeper.peak
+	sleeper.mu.Unlock()
+	if peak > webhook.MaxInFlight {
+		t.Errorf("the sleeping receiver had %d requests in flight at once; want at most %d", peak, webhook.MaxInFlight)
+	}
+	if peak == 0 {
+		t.Errorf("the sleeping receiver got no request")
 	}
 }

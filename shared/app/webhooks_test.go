@@ -39,6 +39,7 @@ import (
 const (
 	testSchedule = "0s,1s,2s,3s,4s,5s"
 	testMaxHop   = "1s"
+	testTimeout  = 2 * time.Second // WEBHOOK_TIMEOUT: a receiver sleeping longer times out
 )
 
 var testGaps = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second}
@@ -59,9 +60,13 @@ type receiver struct {
 	srv    *httptest.Server
 	secret string
 	status func(n int) int
-	mu     sync.Mutex
-	got    []received
-	bad    []string
+	// sleep, when set, is how long the receiver takes before it answers.
+	sleep time.Duration
+	mu    sync.Mutex
+	got   []received
+	bad   []string
+	// inFlight and peak count the requests being answered at once.
+	inFlight, peak int
 }
 
 func newReceiver(t testing.TB, status func(n int) int) *receiver {
@@ -75,7 +80,20 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	now := time.Now()
 	r.mu.Lock()
+	r.inFlight++
+	r.peak = max(r.peak, r.inFlight)
+	sleep := r.sleep
+	r.mu.Unlock()
+	if sleep > 0 {
+		// The sender gives up at its timeout: from then on the request is no longer in flight.
+		select {
+		case <-time.After(sleep):
+		case <-req.Context().Done():
+		}
+	}
+	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.inFlight--
 	ts := req.Header.Get("X-Service-Timestamp")
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	mac := hmac.New(sha256.New, []byte(r.secret))
@@ -178,7 +196,7 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	}
 	// The local knobs over the environment testenv.Tables set, as the local stack gives them.
 	knobs := map[string]string{
-		"WEBHOOK_RETRY_SCHEDULE": testSchedule, "WEBHOOK_MAX_HOP": testMaxHop,
+		"WEBHOOK_RETRY_SCHEDULE": testSchedule, "WEBHOOK_MAX_HOP": testMaxHop, "WEBHOOK_TIMEOUT": testTimeout.String(),
 		"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": pemFile,
 	}
 	lookup := func(name string) (string, bool) {

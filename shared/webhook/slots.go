@@ -31,7 +31,13 @@ type slotPool struct {
 	busyUntil time.Time     // while set, a get without a free slot fails at once
 	waiting   int           // gets waiting for a slot
 	sendTime  time.Duration // how long a send holds a slot, on average (moving)
+	lastTurn  time.Time     // when a slot last came back or was taken from the store
+	missed    bool          // the store had no free slot since lastTurn
 }
+
+// stallAfter is how long slots may all stay lent, none coming back, before the webhook is taken as
+// slow: a get then gives up at once rather than wait for sends that may take their whole timeout.
+const stallAfter = 200 * time.Millisecond
 
 // pool returns the slot pool of a webhook, entered (leave it when done).
 func (d *Deliverer) pool(teamID, webhookID string) *slotPool {
@@ -69,9 +75,9 @@ func (p *slotPool) signal() {
 }
 
 // get waits until a slot is lent to the caller (true), or until deadline or ctx's end (false). It
-// gives up at once when the webhook was found busy lately, or when the sends ahead of it, at the
-// pace sends have been going, would not leave it a slot before deadline. When it finds none before
-// deadline the webhook is taken as busy for busyFor.
+// gives up at once when the webhook was found busy lately, when no slot came back for stallAfter,
+// or when the sends ahead of it, at the pace sends have been going, would not leave it a slot
+// before deadline. When it finds none before deadline the webhook is taken as busy for busyFor.
 func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
 	pause := 20 * time.Millisecond
 	p.mu.Lock()
@@ -91,10 +97,12 @@ func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
 		}
 		now := time.Now()
 		expected := time.Duration(0)
-		if len(p.held) == MaxInFlight {
+		full := len(p.held) == MaxInFlight || p.missed
+		if full {
 			expected = time.Duration(p.waiting) * p.sendTime / MaxInFlight
 		}
-		if !now.Before(deadline) || now.Before(p.busyUntil) || now.Add(expected).After(deadline) {
+		stalled := full && now.Sub(p.lastTurn) > stallAfter
+		if !now.Before(deadline) || now.Before(p.busyUntil) || now.Add(expected).After(deadline) || stalled {
 			if !now.Before(deadline) {
 				p.busyUntil = now.Add(busyFor)
 			}
@@ -118,6 +126,9 @@ func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
 			if len(slots) == 0 {
 				p.nextTry = now.Add(pause)
 				pause = min(2*pause, 200*time.Millisecond)
+				p.missed = true
+			} else {
+				p.lastTurn, p.missed = now, false
 			}
 			for _, s := range slots {
 				p.held[s] = now.Add(p.lease())
@@ -143,6 +154,7 @@ func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
 func (p *slotPool) put(ctx context.Context, took time.Duration, success time.Time) {
 	p.mu.Lock()
 	p.lent--
+	p.lastTurn, p.missed = time.Now(), false
 	if p.sendTime == 0 {
 		p.sendTime = took
 	} else {
