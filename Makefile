@@ -21,7 +21,7 @@ GOVULNCHECK_VERSION     := v1.8.0
 # ---------------------------------------------------------------- functions
 # Every AWS::Serverless::Function of template.yaml, built from functions/<name> where <name> is the
 # logical id without "Function", lower-cased (VehiclesFunction -> functions/vehicles).
-FUNCTIONS := VehiclesFunction ClientsFunction DealsFunction AuthorizerFunction DispatcherFunction DelivererFunction
+FUNCTIONS := VehiclesFunction ClientsFunction DealsFunction AuthorizerFunction DispatcherFunction DelivererFunction SweeperFunction
 fn_dir = functions/$(shell tr '[:upper:]' '[:lower:]' <<< '$(patsubst %Function,%,$(1))')
 
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0

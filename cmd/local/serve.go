@@ -42,7 +42,7 @@ func serve(ctx context.Context, st *localaws.Stack) error {
 	}
 	// The stack runs every API resource and both webhook workers, in one process.
 	conf, err := app.LoadConfig(os.LookupEnv, app.VehiclesFunction, app.ClientsFunction, app.DealsFunction,
-		app.DispatcherFunction, app.DelivererFunction)
+		app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction)
 	if err != nil {
 		return err
 	}

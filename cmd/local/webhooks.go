@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -19,7 +20,8 @@ import (
 // environment (WEBHOOK_RETRY_SCHEDULE, WEBHOOK_CA_FILE, ...) are passed on as they are.
 func webhookEnv(st *localaws.Stack) {
 	st.Env["WEBHOOK_ALLOW_PRIVATE_TARGETS"] = "true"
-	for _, k := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT", "WEBHOOK_MAX_HOP", "WEBHOOK_CA_FILE"} {
+	for _, k := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT", "WEBHOOK_MAX_HOP",
+		"WEBHOOK_SWEEP_AFTER", "WEBHOOK_CA_FILE"} {
 		if v, ok := os.LookupEnv(k); ok {
 			st.Env[k] = v
 		}
@@ -31,7 +33,8 @@ func webhookEnv(st *localaws.Stack) {
 const streamCheckpoints = ".data/stream-checkpoints.json"
 
 // startWebhooks runs the webhook functions' own handlers as AWS would: the dispatcher on the
-// resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto). It verifies
+// resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto), the
+// sweeper on a ticker. It verifies
 // the alert sender identity in moto's SES first. The pollers stop with ctx.
 func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *slog.Logger, st *localaws.Stack) error {
 	if err := sesmail.New(cfg, c.AlertSender).VerifySender(ctx); err != nil {
@@ -42,6 +45,10 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 		return err
 	}
 	deliver, err := app.Deliverer(cfg, c, logger)
+	if err != nil {
+		return err
+	}
+	sweep, err := app.Sweeper(cfg, c, logger)
 	if err != nil {
 		return err
 	}
@@ -64,5 +71,7 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 			logger.Error("local: queue poller stopped", slog.String("error", err.Error()))
 		}
 	}()
+	// The sweep runs every minute on AWS; with a compressed WEBHOOK_SWEEP_AFTER, more often.
+	go localaws.Every(ctx, min(time.Minute, c.SweepAfter/2), sweep, logger)
 	return nil
 }

@@ -413,3 +413,22 @@ func handleBatch(ctx context.Context, client *sqs.Client, queueURL string, ev ev
 		logger.Warn("local queue: delete failed", slog.String("entry", aws.ToString(f.Id)), slog.String("error", aws.ToString(f.Message)))
 	}
 }
+
+// Every plays an EventBridge schedule on the local stack: it hands h a scheduled event every
+// interval until ctx ends. A failing run is logged; the next one comes all the same.
+func Every(ctx context.Context, interval time.Duration, h func(context.Context, events.CloudWatchEvent) error, logger *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			ev := events.CloudWatchEvent{Version: "0", Source: "aws.events", DetailType: "Scheduled Event",
+				Time: now.UTC(), Region: Region, Detail: []byte("{}")}
+			if err := h(ctx, ev); err != nil && ctx.Err() == nil {
+				logger.Error("local schedule: run failed", slog.String("error", err.Error()))
+			}
+		}
+	}
+}

@@ -3,10 +3,19 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/patio-dev/patio/dev/samtemplate"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -108,5 +117,145 @@ func TestWebhookSleepingReceiver(t *testing.T) {
 	}
 	if peak == 0 {
 		t.Errorf("the sleeping receiver got no request")
+	}
+}
+
+// isolatedPipeline provisions a set of tables and queues of its own (another prefix) and a pipeline
+// on them that a test may stop and start again, as a restart of the local stack does.
+func isolatedPipeline(t *testing.T) *pipeline {
+	t.Helper()
+	testenv.Tables(t) // the engines, and the package's environment to start from
+	requireMoto(t)
+	cfg := testenv.AWSConfig(t)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := samtemplate.Find(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := samtemplate.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := fmt.Sprintf("r%d-", time.Now().UnixNano()%1e9)
+	res, err := samtemplate.Provision(context.Background(), dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), tpl, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPipeline(t, res.Tables, func(name string) (string, bool) {
+		if v, ok := res.Env[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestWebhookRestartMidSeries: the local stack stops in the middle of a retry series and its
+// emulated queue comes back empty. After the restart the stream poller resumes where it was (the
+// change is not dispatched again), the sweep finds the attempt whose message was lost and queues it
+// again, and the series goes on: every attempt is sent once, none is lost.
+func TestWebhookRestartMidSeries(t *testing.T) {
+	p := isolatedPipeline(t)
+	checkpoints := filepath.Join(t.TempDir(), "stream-checkpoints.json")
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	wait := p.run(ctx, checkpoints)
+
+	team := p.team(t)
+	recv := newReceiver(t, func(n int) int {
+		if n <= 2 {
+			return 503
+		}
+		return 200
+	})
+	hook := p.hook(t, team, recv, webhook.VehicleCreated)
+	check[patio.Vehicle](t)(patio.NewVehicles(p.store.Vehicles()).Create(ctx, team.ID, vehicleIn(t, `{"brand":"Kia","model":"Soul","price":70000}`)))
+	waitFor(t, "two failed attempts", 20*time.Second, func() bool { return len(recv.snapshot()) == 2 })
+	var pending webhook.Delivery
+	waitFor(t, "the second attempt recorded", 10*time.Second, func() bool {
+		ds, err := p.admin.Deliveries(ctx, hook.ID, webhook.DeliveryPending)
+		if err == nil && len(ds) == 1 && ds[0].Attempt == 2 {
+			pending = ds[0]
+			return true
+		}
+		return false
+	})
+
+	// The stack stops; its queue is gone with it.
+	stop()
+	wait()
+	if _, err := sqs.NewFromConfig(p.awsCfg).PurgeQueue(context.Background(), &sqs.PurgeQueueInput{QueueUrl: aws.String(p.cfg.QueueURL)}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(*pending.NextAttemptAt) + time.Second) // the third attempt is overdue
+	if n := len(recv.snapshot()); n != 2 {
+		t.Fatalf("while stopped the receiver got %d requests; want 2", n)
+	}
+
+	ctx2, stop2 := context.WithCancel(context.Background())
+	wait2 := p.run(ctx2, checkpoints)
+	defer func() { stop2(); wait2() }()
+	waitFor(t, "the third attempt, recovered by the sweep", 3*testSweepAfter+5*time.Second, func() bool { return len(recv.snapshot()) >= 3 })
+	time.Sleep(testSweepAfter + time.Second) // a second copy, or a re-dispatched event, would show now
+	got := recv.snapshot()
+	if len(got) != 3 {
+		t.Fatalf("after the restart the receiver got %d requests in all; want 3 (each attempt once)", len(got))
+	}
+	for _, g := range got {
+		if g.event["id"] != pending.EventID {
+			t.Errorf("the receiver got event %v; want only %s", g.event["id"], pending.EventID)
+		}
+	}
+	d := check[webhook.Delivery](t)(p.store.Delivery(ctx2, pending.ID))
+	if d.Status != webhook.DeliverySucceeded || d.Attempt != 3 {
+		t.Errorf("after the restart the delivery is %s at attempt %d; want succeeded at 3", d.Status, d.Attempt)
+	}
+}
+
+// TestWebhookSweepRecoversLostMessage: a pending delivery whose queue message is gone (here: its
+// attempt recorded as failed, its next attempt due, and no message at all) is queued again by the
+// sweep and sent once.
+func TestWebhookSweepRecoversLostMessage(t *testing.T) {
+	p := startPipeline(t)
+	ctx := context.Background()
+	team := p.team(t)
+	recv := newReceiver(t, always(200))
+	hook := p.hook(t, team, recv, "*")
+	due := time.Now().Add(-time.Second)
+	eventID := "evt_lost_" + hook.ID[:8]
+	lost := webhook.Delivery{ID: webhook.DeliveryID(eventID, hook.ID), WebhookID: hook.ID, TeamID: team.ID,
+		EventID: eventID, EventType: webhook.VehicleCreated, Status: webhook.DeliveryPending, Attempt: 1,
+		FirstAttemptAt: due.Add(-time.Second), NextAttemptAt: &due,
+		Attempts: []webhook.Attempt{{N: 1, At: due.Add(-time.Second), StatusCode: 503, ErrorClass: webhook.ErrHTTPStatus, NextAttemptAt: &due}},
+		Payload:  []byte(fmt.Sprintf(`{"id":%q}`, eventID)), CreatedAt: due.Add(-2 * time.Second), UpdatedAt: due.Add(-time.Second)}
+	if _, _, _, err := p.store.CreateDeliveries(ctx, []webhook.Delivery{lost}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the lost attempt, sent by the sweep", 2*testSweepAfter+5*time.Second, func() bool { return len(recv.snapshot()) >= 1 })
+	time.Sleep(testSweepAfter + time.Second)
+	if n := len(recv.snapshot()); n != 1 {
+		t.Errorf("the receiver got %d requests; want the lost attempt once", n)
+	}
+	if d := check[webhook.Delivery](t)(p.store.Delivery(ctx, lost.ID)); d.Status != webhook.DeliverySucceeded || d.Attempt != 2 {
+		t.Errorf("the recovered delivery is %s at attempt %d; want succeeded at 2", d.Status, d.Attempt)
+	}
+}
+
+// TestSweeperSampleEvent feeds events/sweeper-schedule.json, the event EventBridge's schedule
+// gives the sweeper, to its handler.
+func TestSweeperSampleEvent(t *testing.T) {
+	p := startPipeline(t)
+	ev := loadSample[events.CloudWatchEvent](t, "sweeper-schedule.json")
+	if ev.DetailType != "Scheduled Event" || ev.Source != "aws.events" {
+		t.Fatalf("sweeper-schedule.json is %q from %q; want a Scheduled Event from aws.events", ev.DetailType, ev.Source)
+	}
+	if err := p.sweep(context.Background(), ev); err != nil {
+		t.Errorf("sweeper(sample) = %v; want nil", err)
 	}
 }

@@ -53,6 +53,27 @@ func Deliverer(cfg aws.Config, c Config, logger *slog.Logger) (QueueHandler, err
 	return sqsqueue.Handler(d, logger), nil
 }
 
+// SweepHandler handles the sweeper's scheduled events (EventBridge).
+type SweepHandler func(context.Context, events.CloudWatchEvent) error
+
+// Sweeper returns the handler of the sweeper function, run every minute: it queues again the
+// attempts of pending deliveries more than c.SweepAfter overdue (a lost queue message), and logs
+// how many. It fails when c lacks what SweeperFunction needs.
+func Sweeper(cfg aws.Config, c Config, logger *slog.Logger) (SweepHandler, error) {
+	if err := c.Require(SweeperFunction); err != nil {
+		return nil, err
+	}
+	s := webhook.Sweeper{Store: dynamostore.New(cfg, c.Tables), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop),
+		After: c.SweepAfter, Logger: logger}
+	return func(ctx context.Context, _ events.CloudWatchEvent) error {
+		n, err := s.Sweep(ctx)
+		if n > 0 || err != nil {
+			logger.InfoContext(ctx, "sweep done", slog.Int("queued_again", n))
+		}
+		return err
+	}, nil
+}
+
 // Webhooks returns the operators' webhook use cases on the configured tables and queue. The queue
 // is needed only to replay deliveries. It fails when c lacks what AdminTool needs.
 func Webhooks(cfg aws.Config, c Config) (webhook.Webhooks, error) {
@@ -74,6 +95,12 @@ func Webhooks(cfg aws.Config, c Config) (webhook.Webhooks, error) {
 // local-only knobs (RefuseLocalKnobs), so a Lambda never runs with them.
 func LambdaDispatcher(ctx context.Context, logger *slog.Logger) (StreamHandler, error) {
 	return lambdaBuild(ctx, logger, Dispatcher, DispatcherFunction)
+}
+
+// LambdaSweeper builds the sweeper function's handler from the environment. It refuses the
+// local-only knobs (RefuseLocalKnobs), so a Lambda never runs with them.
+func LambdaSweeper(ctx context.Context, logger *slog.Logger) (SweepHandler, error) {
+	return lambdaBuild(ctx, logger, Sweeper, SweeperFunction)
 }
 
 // LambdaDeliverer builds the deliverer function's handler from the environment. It refuses the

@@ -602,6 +602,41 @@ func (s *Store) SetDeliveryStatus(ctx context.Context, id string, from []string,
 	return d, wrap(err, "set status of delivery", id)
 }
 
+// OverdueDeliveries reads the sparse by_due index, partition by partition, for pending deliveries
+// due before before; each comes back with NextAttemptAt set to its due time.
+func (s *Store) OverdueDeliveries(ctx context.Context, before time.Time, limit int) ([]webhook.Delivery, error) {
+	var out []webhook.Delivery
+	for shard := range sweepShards {
+		var rows []deliveryRow
+		key := fmt.Sprintf("pending#%d", shard)
+		err := s.deliveries().Get("sweep_key", key).Index("by_due").Range("due_at", dynamo.Less, before.UnixMilli()).
+			Limit(limit-len(out)).All(ctx, &rows)
+		if err != nil {
+			return out, wrap(err, "list overdue deliveries of", key)
+		}
+		for _, r := range rows {
+			due := fromMilli(r.DueAt)
+			out = append(out, webhook.Delivery{ID: r.PK, TeamID: r.TeamID, WebhookID: r.WebhookID, EventID: r.EventID,
+				Status: webhook.DeliveryPending, Series: r.Series, Attempt: r.Attempt, NextAttemptAt: &due})
+		}
+		if len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// MarkSwept sets a pending delivery's due_at to now, conditioned on its being what the sweep read.
+func (s *Store) MarkSwept(ctx context.Context, d webhook.Delivery, now time.Time) (bool, error) {
+	err := s.deliveries().Update("pk", d.ID).Set("due_at", now.UnixMilli()).
+		If("'status' = ? AND 'due_at' = ? AND 'series' = ? AND 'attempt' = ?", webhook.DeliveryPending,
+			unixMilli(d.DueAt()), d.Series, d.Attempt).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	return err == nil, wrap(err, "mark delivery swept", d.ID)
+}
+
 // Deliveries lists a webhook's deliveries (index by_webhook), optionally of one status, newest
 // first within a status.
 func (s *Store) Deliveries(ctx context.Context, webhookID, status string) ([]webhook.Delivery, error) {

@@ -28,6 +28,8 @@ type store struct {
 	// disabledSince holds the first argument of each DisableForFailures call.
 	disabledSince []time.Time
 	claims        map[string]claim
+	// swept holds when the sweep last queued each delivery again (its due time in the store).
+	swept map[string]time.Time
 	// busy makes every AcquireSlots find no free slot.
 	busy bool
 }
@@ -40,7 +42,7 @@ type claim struct {
 
 func newStore(hooks []webhook.Webhook, deliveries ...webhook.Delivery) *store {
 	s := &store{hooks: map[string]webhook.Webhook{}, deliveries: map[string]webhook.Delivery{}, fail: map[string]error{},
-		claims: map[string]claim{}}
+		claims: map[string]claim{}, swept: map[string]time.Time{}}
 	for _, w := range hooks {
 		s.hooks[w.ID] = w
 	}
@@ -267,6 +269,41 @@ func (s *store) Deliveries(_ context.Context, webhookID, status string) ([]webho
 		}
 	}
 	return out, nil
+}
+
+// due is when a pending delivery's next attempt is due as the store's index has it. The caller
+// holds mu.
+func (s *store) due(d webhook.Delivery) time.Time {
+	if t, ok := s.swept[d.ID]; ok {
+		return t
+	}
+	return d.DueAt()
+}
+
+func (s *store) OverdueDeliveries(_ context.Context, before time.Time, limit int) ([]webhook.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []webhook.Delivery
+	for _, d := range s.deliveries {
+		if d.Status == webhook.DeliveryPending && s.due(d).Before(before) && len(out) < limit {
+			due := s.due(d)
+			d.NextAttemptAt = &due
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b webhook.Delivery) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (s *store) MarkSwept(_ context.Context, d webhook.Delivery, now time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.deliveries[d.ID]
+	if cur.Status != webhook.DeliveryPending || !s.due(cur).Equal(d.DueAt()) {
+		return false, nil
+	}
+	s.swept[d.ID] = now
+	return true, nil
 }
 
 // queue is a webhook.Queue that keeps what it is given, or refuses everything with err.

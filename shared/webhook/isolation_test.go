@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -266,5 +267,47 @@ func TestDispatchBatch(t *testing.T) {
 	batch = []webhook.Change{change("g", teamID, old), change("h", teamID, old)}
 	if n, err := d.Dispatch(context.Background(), batch); n != 0 || err == nil {
 		t.Errorf("Dispatch with the store failing = %d, %v; want 0 and the error", n, err)
+	}
+}
+
+// TestSweep: pending deliveries whose next attempt is overdue by more than After get it queued
+// again, once per After; others are left alone.
+func TestSweep(t *testing.T) {
+	at := func(d webhook.Delivery, due time.Time) webhook.Delivery {
+		if d.Attempt == 0 {
+			d.UpdatedAt = due
+		} else {
+			d.NextAttemptAt = &due
+		}
+		return d
+	}
+	lostFirst := at(pending("dlv_first", 0), now.Add(-10*time.Minute))
+	lostThird := at(pending("dlv_third", 2), now.Add(-4*time.Minute))
+	late := at(pending("dlv_late", 1), now.Add(-time.Minute)) // late, not lost yet
+	future := at(pending("dlv_future", 3), now.Add(time.Hour))
+	done := pending("dlv_done", 2)
+	done.Status = webhook.DeliverySucceeded
+	s := newStore([]webhook.Webhook{activeHook(hookID)}, lostFirst, lostThird, late, future, done)
+	q := &queue{}
+	clock := now
+	sw := webhook.Sweeper{Store: s, Queue: q, Now: func() time.Time { return clock }, Logger: discard}
+
+	n, err := sw.Sweep(context.Background())
+	if err != nil || n != 2 {
+		t.Fatalf("Sweep = %d, %v; want 2, nil", n, err)
+	}
+	want := []webhook.Task{
+		{DeliveryID: "dlv_first", TeamID: teamID, WebhookID: hookID, EventID: "evt_dlv_first", Attempt: 1, Due: lostFirst.DueAt()},
+		{DeliveryID: "dlv_third", TeamID: teamID, WebhookID: hookID, EventID: "evt_dlv_third", Attempt: 3, Due: lostThird.DueAt()},
+	}
+	if got := q.queued(); !slices.Equal(got, want) {
+		t.Errorf("Sweep queued %v; want %v", got, want)
+	}
+	if n, _ := sw.Sweep(context.Background()); n != 0 {
+		t.Errorf("a second sweep at once queued %d; want 0 (each is swept once per After)", n)
+	}
+	clock = now.Add(webhook.DefaultSweepAfter + time.Second)
+	if n, _ := sw.Sweep(context.Background()); n != 3 {
+		t.Errorf("a sweep After later queued %d; want 3 (the two again, and the late one now lost)", n)
 	}
 }

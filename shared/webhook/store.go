@@ -60,6 +60,12 @@ type Store interface {
 	// SetDeliveryStatus moves a delivery from one of the from statuses to status (KindConflict when
 	// it is in none of them). With restart it also starts a new series (Series+1, no attempts).
 	SetDeliveryStatus(ctx context.Context, id string, from []string, status string, restart bool) (Delivery, error)
+	// OverdueDeliveries returns up to limit pending deliveries whose next attempt was due before
+	// before (their ids, team, webhook, event, series, attempt count and due time).
+	OverdueDeliveries(ctx context.Context, before time.Time, limit int) ([]Delivery, error)
+	// MarkSwept moves a pending delivery's due time to now, unless it changed since d was read
+	// (false then), so that the sweep does not queue it again at once.
+	MarkSwept(ctx context.Context, d Delivery, now time.Time) (bool, error)
 	// Deliveries lists a webhook's deliveries, newest first, optionally of one status.
 	Deliveries(ctx context.Context, webhookID, status string) ([]Delivery, error)
 }
