@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -123,53 +124,154 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	return cmd
 }
 
-func (c *cli) deliveriesCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "deliveries", Short: "List and replay webhook deliveries"}
-	var hook, status, id string
+// parseWhen reads a --since or --until value: an RFC 3339 time, a date (its UTC midnight), or a
+// Go duration meaning that long ago ("24h"). "" is no bound.
+func parseWhen(flag, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t.UTC(), nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d).UTC(), nil
+	}
+	return time.Time{}, patio.Invalidf("%s must be an RFC 3339 time, a date (YYYY-MM-DD) or a duration ago (24h)", flag)
+}
 
-	list := &cobra.Command{Use: "list", Short: "List a webhook's deliveries with their attempts", Args: cobra.NoArgs,
+func (c *cli) printDeliveries(page webhook.DeliveryPage) error {
+	return c.print(page, func(w io.Writer) {
+		fmt.Fprintln(w, "ID\tEVENT\tTYPE\tSTATUS\tATTEMPTS\tCREATED\tLAST")
+		for _, d := range page.Deliveries {
+			last := ""
+			if n := len(d.Attempts); n > 0 {
+				a := d.Attempts[n-1]
+				last = fmt.Sprintf("%s %d %s %dms", a.At.Format(time.RFC3339), a.StatusCode, a.ErrorClass, a.DurationMs)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.EventID, d.EventType, d.Status, d.Attempt,
+				d.CreatedAt.Format(time.RFC3339), last)
+		}
+		if page.NextCursor != "" {
+			fmt.Fprintf(w, "(more: --cursor %s)\n", page.NextCursor)
+		}
+	})
+}
+
+func (c *cli) deliveriesCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "deliveries", Short: "List, inspect and replay webhook deliveries"}
+	var hook, status, id, since, until, cursor string
+	var limit int
+
+	list := &cobra.Command{Use: "list", Short: "List a webhook's deliveries, newest first, a page at a time", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
 			if err != nil {
 				return err
 			}
-			ds, err := svc.Deliveries(ctx, hook, status)
+			if limit < 1 {
+				return patio.Invalidf("limit must be between 1 and %d", webhook.MaxDeliveryLimit)
+			}
+			q := webhook.DeliveryQuery{Limit: limit, Cursor: cursor}
+			if q.Statuses, err = webhook.ParseDeliveryStatuses(status); err != nil {
+				return err
+			}
+			now := time.Now()
+			if q.Since, err = parseWhen("since", since, now); err != nil {
+				return err
+			}
+			if q.Until, err = parseWhen("until", until, now); err != nil {
+				return err
+			}
+			page, err := svc.ListDeliveries(ctx, hook, q)
 			if err != nil {
 				return err
 			}
-			return c.print(map[string]any{"deliveries": ds}, func(w io.Writer) {
-				fmt.Fprintln(w, "ID\tEVENT\tTYPE\tSTATUS\tATTEMPTS\tLAST")
-				for _, d := range ds {
-					last := ""
-					if n := len(d.Attempts); n > 0 {
-						a := d.Attempts[n-1]
-						last = fmt.Sprintf("%s %d %s", a.At.Format(time.RFC3339), a.StatusCode, a.ErrorClass)
-					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.EventID, d.EventType, d.Status, d.Attempt, last)
-				}
-			})
+			return c.printDeliveries(page)
 		})}
 	list.Flags().StringVar(&hook, "webhook", "", "webhook id (required)")
-	list.Flags().StringVar(&status, "status", "", "only this status: pending, succeeded, failed, cancelled or skipped")
+	list.Flags().StringVar(&status, "status", "", "only these statuses, comma-separated: pending, succeeded, failed, cancelled, skipped")
+	list.Flags().StringVar(&since, "since", "", "only deliveries created at or after: RFC 3339 time, date, or duration ago (24h)")
+	list.Flags().StringVar(&until, "until", "", "only deliveries created at or before: RFC 3339 time, date, or duration ago")
+	list.Flags().IntVar(&limit, "limit", webhook.DefaultDeliveryLimit, fmt.Sprintf("deliveries per page (1 to %d)", webhook.MaxDeliveryLimit))
+	list.Flags().StringVar(&cursor, "cursor", "", "the next page: the next_cursor a previous page printed")
 	mustRequire(list, "webhook")
 
-	replay := &cobra.Command{Use: "replay", Short: "Re-send a failed, cancelled or skipped delivery (same event id, new attempts)", Args: cobra.NoArgs,
+	get := &cobra.Command{Use: "get", Short: "Show a delivery with every attempt of every series, response excerpts included", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
 			if err != nil {
 				return err
 			}
-			d, err := svc.Replay(ctx, id)
+			d, err := svc.Delivery(ctx, id)
 			if err != nil {
 				return err
 			}
 			return c.print(d, func(w io.Writer) {
-				fmt.Fprintf(w, "id\t%s\nevent\t%s\nstatus\t%s\nseries\t%d\n", d.ID, d.EventID, d.Status, d.Series)
+				fmt.Fprintf(w, "id\t%s\nwebhook\t%s\nevent\t%s %s\nstatus\t%s\nseries\t%d\ncreated_at\t%s\n",
+					d.ID, d.WebhookID, d.EventID, d.EventType, d.Status, d.Series, d.CreatedAt.Format(time.RFC3339))
+				for _, a := range d.Attempts {
+					fmt.Fprintf(w, "attempt %d.%d\t%s status %d %s %d ms\n", a.Series, a.N, a.At.Format(time.RFC3339), a.StatusCode, a.ErrorClass, a.DurationMs)
+					if a.ResponseBody != "" {
+						fmt.Fprintf(w, "\tresponse: %.200q\n", a.ResponseBody)
+					}
+				}
 			})
 		})}
-	replay.Flags().StringVar(&id, "id", "", "delivery id (required)")
-	mustRequire(replay, "id")
+	get.Flags().StringVar(&id, "id", "", "delivery id (required)")
+	mustRequire(get, "id")
 
-	cmd.AddCommand(list, replay)
+	replay := &cobra.Command{Use: "replay",
+		Short: "Re-send a failed, cancelled or skipped delivery (--id), or all of a webhook's (--webhook --status): same event ids, new attempts",
+		Args:  cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			svc, err := c.webhooks(ctx)
+			if err != nil {
+				return err
+			}
+			switch {
+			case id != "" && hook != "":
+				return patio.Invalidf("replay takes --id, or --webhook with --status, not both")
+			case id != "":
+				d, err := svc.Replay(ctx, id)
+				if err != nil {
+					return err
+				}
+				return c.print(d, func(w io.Writer) {
+					fmt.Fprintf(w, "id\t%s\nevent\t%s\nstatus\t%s\nseries\t%d\n", d.ID, d.EventID, d.Status, d.Series)
+				})
+			case hook == "" || status == "":
+				return patio.Invalidf("replay needs --id, or --webhook and --status (failed, cancelled, skipped)")
+			}
+			statuses, err := webhook.ParseDeliveryStatuses(status)
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			from, err := parseWhen("since", since, now)
+			if err != nil {
+				return err
+			}
+			to, err := parseWhen("until", until, now)
+			if err != nil {
+				return err
+			}
+			n, err := svc.ReplayAll(ctx, hook, statuses, from, to)
+			if err != nil {
+				return err
+			}
+			return c.print(map[string]any{"webhook_id": hook, "replayed": n}, func(w io.Writer) {
+				fmt.Fprintf(w, "replayed\t%d\n", n)
+			})
+		})}
+	replay.Flags().StringVar(&id, "id", "", "one delivery id")
+	replay.Flags().StringVar(&hook, "webhook", "", "every matching delivery of this webhook (with --status)")
+	replay.Flags().StringVar(&status, "status", "", "with --webhook: failed, cancelled and/or skipped, comma-separated")
+	replay.Flags().StringVar(&since, "since", "", "with --webhook: only deliveries created at or after (RFC 3339, date, or duration ago)")
+	replay.Flags().StringVar(&until, "until", "", "with --webhook: only deliveries created at or before")
+
+	cmd.AddCommand(list, get, replay)
 	return cmd
 }

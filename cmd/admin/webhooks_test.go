@@ -612,7 +612,7 @@ func TestDeliveriesWithoutDeliveries(t *testing.T) {
 		{"unknown status", []string{"deliveries", "list", "--webhook", w.ID, "--status", "delivered"},
 			"status must be one of pending, succeeded, failed, cancelled, skipped"},
 		{"replay of an unknown delivery", []string{"deliveries", "replay", "--id", "dlv_00000000000000000000000000000000"}, "delivery not found"},
-		{"replay without --id", []string{"deliveries", "replay"}, `"id" not set`},
+		{"replay without --id", []string{"deliveries", "replay"}, "replay needs --id, or --webhook and --status"},
 		{"list without --webhook", []string{"deliveries", "list"}, `"webhook" not set`},
 	}
 	for _, tc := range errs {

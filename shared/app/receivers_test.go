@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -257,5 +258,45 @@ func TestSweeperSampleEvent(t *testing.T) {
 	}
 	if err := p.sweep(context.Background(), ev); err != nil {
 		t.Errorf("sweeper(sample) = %v; want nil", err)
+	}
+}
+
+// TestWebhookAttemptLog: each attempt is logged with its status code, duration, error class and the
+// first 4 KiB of the receiver's answer.
+func TestWebhookAttemptLog(t *testing.T) {
+	p := startPipeline(t)
+	ctx := context.Background()
+	team := p.team(t)
+	long := strings.Repeat("busy ", 2000) // 10,000 bytes
+	recv := newReceiver(t, func(n int) int {
+		if n == 1 {
+			return 503
+		}
+		return 200
+	})
+	recv.body = func(n int) string {
+		if n == 1 {
+			return long
+		}
+		return `{"received":true}`
+	}
+	hook := p.hook(t, team, recv, webhook.ClientCreated)
+	check[patio.Client](t)(patio.NewClients(p.store.Clients()).Create(ctx, team.ID, clientIn(t, `{"type":"individual","name":"Caio","cpf":"52998224725"}`)))
+	var d webhook.Delivery
+	waitFor(t, "the delivery to succeed at its second attempt", 20*time.Second, func() bool {
+		ds, err := p.admin.Deliveries(ctx, hook.ID, webhook.DeliverySucceeded)
+		if err != nil || len(ds) != 1 {
+			return false
+		}
+		d = check[webhook.Delivery](t)(p.admin.Delivery(ctx, ds[0].ID))
+		return len(d.Attempts) == 2
+	})
+	a1, a2 := d.Attempts[0], d.Attempts[1]
+	if a1.StatusCode != 503 || a1.ErrorClass != webhook.ErrHTTPStatus || a1.ResponseBody != long[:webhook.MaxResponseBody] || a1.NextAttemptAt == nil {
+		t.Errorf("attempt 1 logged as %d %q, %d body bytes, next %v; want 503 http_status, the first 4096 bytes, a next attempt",
+			a1.StatusCode, a1.ErrorClass, len(a1.ResponseBody), a1.NextAttemptAt)
+	}
+	if a2.StatusCode != 200 || a2.ErrorClass != "" || a2.ResponseBody != `{"received":true}` || a2.DurationMs < 0 || a2.DurationMs > 5000 {
+		t.Errorf("attempt 2 logged as %+v; want 200, no error class, the answer's body, its duration", a2)
 	}
 }

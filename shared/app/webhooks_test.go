@@ -64,8 +64,10 @@ type receiver struct {
 	srv    *httptest.Server
 	secret string
 	status func(n int) int
-	// sleep, when set, is how long the receiver takes before it answers.
+	// sleep, when set, is how long the receiver takes before it answers; body, when set, gives the
+	// body of its n-th answer.
 	sleep time.Duration
+	body  func(n int) string
 	mu    sync.Mutex
 	got   []received
 	bad   []string
@@ -123,6 +125,9 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.got = append(r.got, received{at: now, header: req.Header.Clone(), body: body, event: ev})
 	w.WriteHeader(r.status(len(r.got)))
+	if r.body != nil {
+		_, _ = io.WriteString(w, r.body(len(r.got)))
+	}
 }
 
 func (r *receiver) snapshot() []received {

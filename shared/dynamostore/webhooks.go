@@ -1,11 +1,16 @@
 package dynamostore
 
 import (
+	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -635,6 +640,154 @@ func (s *Store) MarkSwept(ctx context.Context, d webhook.Delivery, now time.Time
 		return false, nil
 	}
 	return err == nil, wrap(err, "mark delivery swept", d.ID)
+}
+
+// attemptLogRow is one attempt in the attempt log: an item of DeliveriesTable of its own, keyed
+// "<delivery id>#<series>#<attempt>" (no webhook_id nor sweep_key, so it is in neither index),
+// expiring Retention after the attempt.
+type attemptLogRow struct {
+	PK            string `dynamo:"pk,hash"`
+	DeliveryID    string `dynamo:"delivery_id"`
+	Series        int    `dynamo:"series"`
+	N             int    `dynamo:"n"`
+	At            int64  `dynamo:"at"`
+	StatusCode    int    `dynamo:"status_code"`
+	DurationMs    int64  `dynamo:"duration_ms"`
+	ErrorClass    string `dynamo:"error_class"`
+	NextAttemptAt int64  `dynamo:"next_attempt_at"`
+	Body          string `dynamo:"response_body"`
+	ExpiresAt     int64  `dynamo:"expires_at"`
+}
+
+func attemptLogKey(deliveryID string, series, n int) string {
+	return fmt.Sprintf("%s#%d#%d", deliveryID, series, n)
+}
+
+// LogAttempts writes the attempts' log items, 25 to a BatchWriteItem call.
+func (s *Store) LogAttempts(ctx context.Context, entries []webhook.LoggedAttempt) error {
+	var rows []any
+	for _, e := range entries {
+		a := e.Attempt
+		r := attemptLogRow{PK: attemptLogKey(e.DeliveryID, a.Series, a.N), DeliveryID: e.DeliveryID, Series: a.Series, N: a.N,
+			At: unixMilli(a.At), StatusCode: a.StatusCode, DurationMs: a.DurationMs, ErrorClass: a.ErrorClass,
+			Body: a.ResponseBody, ExpiresAt: a.At.Add(webhook.Retention).Unix()}
+		if a.NextAttemptAt != nil {
+			r.NextAttemptAt = a.NextAttemptAt.UnixMilli()
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	_, err := s.deliveries().Batch().Write().Put(rows...).Run(ctx)
+	return wrap(err, "log attempts of", entries[0].DeliveryID)
+}
+
+// AttemptLog reads the log items of every attempt the delivery may have made (each series up to
+// d.Series, attempts 1 to MaxAttempts; those never made are simply absent), 100 keys to a
+// BatchGetItem call, and returns them oldest first.
+func (s *Store) AttemptLog(ctx context.Context, d webhook.Delivery) ([]webhook.Attempt, error) {
+	var keys []dynamo.Keyed
+	for series := 0; series <= d.Series; series++ {
+		for n := 1; n <= webhook.MaxAttempts; n++ {
+			keys = append(keys, dynamo.Keys{attemptLogKey(d.ID, series, n)})
+		}
+	}
+	var rows []attemptLogRow
+	err := s.deliveries().Batch("pk").Get(keys...).All(ctx, &rows)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, wrap(err, "read the attempt log of", d.ID)
+	}
+	out := make([]webhook.Attempt, 0, len(rows))
+	for _, r := range rows {
+		a := webhook.Attempt{Series: r.Series, N: r.N, At: fromMilli(r.At), StatusCode: r.StatusCode, DurationMs: r.DurationMs,
+			ErrorClass: r.ErrorClass, ResponseBody: r.Body}
+		if r.NextAttemptAt != 0 {
+			t := fromMilli(r.NextAttemptAt)
+			a.NextAttemptAt = &t
+		}
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b webhook.Attempt) int {
+		return cmp.Or(cmp.Compare(a.Series, b.Series), cmp.Compare(a.N, b.N))
+	})
+	return out, nil
+}
+
+// deliveryCursor is where a page of a delivery list ends: the last delivery's creation (ms) and id.
+type deliveryCursor struct {
+	ms int64
+	id string
+}
+
+func (c deliveryCursor) String() string {
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%013d#%s", c.ms, c.id))
+}
+
+func parseDeliveryCursor(s string) (deliveryCursor, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	ms, id, ok := strings.Cut(string(raw), "#")
+	n, perr := strconv.ParseInt(ms, 10, 64)
+	if err != nil || !ok || perr != nil || len(ms) != 13 || !strings.HasPrefix(id, "dlv_") {
+		return deliveryCursor{}, patio.Invalidf("cursor is not one a delivery list gave")
+	}
+	return deliveryCursor{n, id}, nil
+}
+
+// ListDeliveries queries the by_webhook index once per status, each on the range of status_key
+// the time window and cursor leave ("<status>#<created ms>#<id>", newest first), and merges them:
+// a page costs at most Limit+1 items per status, whatever the webhook's history.
+func (s *Store) ListDeliveries(ctx context.Context, webhookID string, q webhook.DeliveryQuery) ([]webhook.Delivery, string, error) {
+	var cur *deliveryCursor
+	if q.Cursor != "" {
+		c, err := parseDeliveryCursor(q.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		cur = &c
+	}
+	low, high := int64(0), int64(9999999999999)
+	if !q.Since.IsZero() {
+		low = q.Since.UnixMilli()
+	}
+	if !q.Until.IsZero() {
+		high = q.Until.UnixMilli()
+	}
+	var all []deliveryRow
+	for _, st := range q.Statuses {
+		from := fmt.Sprintf("%s#%013d#", st, low)
+		to := fmt.Sprintf("%s#%013d#~", st, high)
+		if cur != nil {
+			if c := fmt.Sprintf("%s#%013d#%s", st, cur.ms, cur.id); c < to {
+				to = c
+			}
+		}
+		if to <= from {
+			continue
+		}
+		var rows []deliveryRow
+		err := s.deliveries().Get("webhook_id", webhookID).Index("by_webhook").Range("status_key", dynamo.Between, from, to).
+			Order(dynamo.Descending).Limit(q.Limit+1).All(ctx, &rows)
+		if err != nil {
+			return nil, "", wrap(err, "list deliveries of webhook", webhookID)
+		}
+		for _, r := range rows {
+			if cur == nil || r.CreatedAt != cur.ms || r.PK != cur.id {
+				all = append(all, r)
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b deliveryRow) int {
+		return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.PK, a.PK))
+	})
+	next := ""
+	if len(all) > q.Limit {
+		all = all[:q.Limit]
+		last := all[len(all)-1]
+		next = deliveryCursor{last.CreatedAt, last.PK}.String()
+	}
+	out, err := decodeRows(all, deliveryRow.delivery)
+	return out, next, wrap(err, "decode deliveries of webhook", webhookID)
 }
 
 // Deliveries lists a webhook's deliveries (index by_webhook), optionally of one status, newest

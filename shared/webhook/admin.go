@@ -106,7 +106,39 @@ func (s Webhooks) Deliveries(ctx context.Context, webhookID, status string) ([]D
 	return s.Store.Deliveries(ctx, webhookID, st)
 }
 
-// Replay re-sends a failed, cancelled or skipped delivery as a new series of attempts with the same
+// ListDeliveries returns one page of a webhook's deliveries (see DeliveryQuery), or KindNotFound
+// for an unknown webhook, KindInvalid for a query that does not check.
+func (s Webhooks) ListDeliveries(ctx context.Context, webhookID string, q DeliveryQuery) (DeliveryPage, error) {
+	q, err := q.Check()
+	if err != nil {
+		return DeliveryPage{}, err
+	}
+	if _, err := s.Store.WebhookByID(ctx, webhookID); err != nil {
+		return DeliveryPage{}, err
+	}
+	ds, next, err := s.Store.ListDeliveries(ctx, webhookID, q)
+	if ds == nil {
+		ds = []Delivery{}
+	}
+	return DeliveryPage{Deliveries: ds, NextCursor: next}, err
+}
+
+// Delivery returns a delivery with every attempt of every series from the attempt log, response
+// bodies included (those older than Retention are gone), or KindNotFound.
+func (s Webhooks) Delivery(ctx context.Context, id string) (Delivery, error) {
+	d, err := s.Store.Delivery(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	log, err := s.Store.AttemptLog(ctx, d)
+	if err != nil {
+		return d, err
+	}
+	d.Attempts = log
+	return d, nil
+}
+
+// Replay re-sends a failed// Replay re-sends a failed, cancelled or skipped delivery as a new series of attempts with the same
 // event id and payload. Other statuses, or a disabled webhook, are KindConflict.
 func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 	if s.Queue == nil {
@@ -123,8 +155,8 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 	if err != nil {
 		return d, err
 	}
-	if w.Status != StatusActive {
-		return d, patio.Conflictf("webhook %s is disabled; enable it before replaying", w.ID)
+	if err := replayable(w); err != nil {
+		return d, err
 	}
 	was := d.Status
 	d, err = s.Store.SetDeliveryStatus(ctx, id, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
@@ -141,4 +173,89 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 		}
 	}
 	return d, err
+}
+
+// replayable refuses a webhook that is not active (KindConflict).
+func replayable(w Webhook) error {
+	switch w.Status {
+	case StatusActive:
+		return nil
+	case StatusDeleted:
+		return patio.Conflictf("webhook %s is deleted; its deliveries cannot be replayed", w.ID)
+	}
+	return patio.Conflictf("webhook %s is disabled; enable it before replaying", w.ID)
+}
+
+// ReplayAll re-sends, as Replay does, every delivery of a webhook in one of statuses (failed,
+// cancelled or skipped; KindInvalid for others or none) created within [since, until] (zero: open),
+// and returns how many it replayed. The webhook must be active (KindConflict).
+func (s Webhooks) ReplayAll(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error) {
+	if s.Queue == nil {
+		return 0, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
+	}
+	if len(statuses) == 0 {
+		return 0, patio.Invalidf("status must name failed, cancelled or skipped")
+	}
+	for _, st := range statuses {
+		if !(Delivery{Status: st}).Replayable() {
+			return 0, patio.Invalidf("status %s cannot be replayed; only failed, cancelled or skipped deliveries can", st)
+		}
+	}
+	w, err := s.Store.WebhookByID(ctx, webhookID)
+	if err != nil {
+		return 0, err
+	}
+	if err := replayable(w); err != nil {
+		return 0, err
+	}
+	q := DeliveryQuery{Statuses: statuses, Since: since, Until: until, Limit: MaxDeliveryLimit}
+	if q, err = q.Check(); err != nil {
+		return 0, err
+	}
+	// Every page is read before any delivery is replayed: a replayed delivery leaves the statuses
+	// read, which would shift the pages.
+	var all []Delivery
+	for {
+		ds, next, err := s.Store.ListDeliveries(ctx, webhookID, q)
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, ds...)
+		if next == "" {
+			break
+		}
+		q.Cursor = next
+	}
+	n := 0
+	for start := 0; start < len(all); start += 10 {
+		var tasks []Task
+		var was []Delivery
+		for _, d := range all[start:min(start+10, len(all))] {
+			r, err := s.Store.SetDeliveryStatus(ctx, d.ID, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
+			if patio.IsKind(err, patio.KindConflict) {
+				continue // replayed or changed meanwhile
+			}
+			if err != nil {
+				return n, err
+			}
+			tasks = append(tasks, Task{DeliveryID: r.ID, TeamID: r.TeamID, WebhookID: r.WebhookID, EventID: r.EventID,
+				Series: r.Series, Attempt: 1, Due: clock(s.Now)})
+			was = append(was, d)
+		}
+		var errs []error
+		for i, err := range s.Queue.EnqueueAll(ctx, tasks) {
+			if err != nil {
+				// Put the status back, so the operator can replay it again (the sweep would
+				// otherwise send it within minutes).
+				_, undo := s.Store.SetDeliveryStatus(context.WithoutCancel(ctx), tasks[i].DeliveryID, []string{DeliveryPending}, was[i].Status, false)
+				errs = append(errs, err, undo)
+				continue
+			}
+			n++
+		}
+		if err := errors.Join(errs...); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

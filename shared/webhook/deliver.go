@@ -135,11 +135,13 @@ func (o *outbox) add(t Task, from int) {
 
 // claimed is a task whose attempt this group claimed, with its delivery.
 type claimed struct {
-	k    int // index in the group
-	task Task
-	del  Delivery
-	res  Result
-	at   time.Time
+	k       int // index in the group
+	task    Task
+	del     Delivery
+	res     Result
+	at      time.Time
+	sent    bool
+	attempt Attempt // as recorded
 }
 
 // deliverGroup handles the tasks of one webhook; idx maps them to the batch (for the outbox).
@@ -232,8 +234,9 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 		return errs
 	}
 
-	// Each attempt waits for a slot of the webhook (until slotWait has passed), sends, gives the
-	// slot back, then is recorded; one that gets no slot goes back to the queue.
+	// Each attempt waits for a slot of the webhook (until slotWait has passed), sends and gives the
+	// slot back; one that gets no slot goes back to the queue. Then the attempts sent are logged
+	// (one write for many) and recorded.
 	deadline := time.Now().Add(slotWait)
 	for _, c := range ready {
 		wg.Go(func() {
@@ -244,6 +247,7 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 			sendStart := time.Now()
 			c.at = clock(d.Now)
 			c.res = d.Sender.Send(ctx, w.URL, Headers(c.del.EventID, c.del.Payload, w.KeysAt(c.at), c.at), c.del.Payload)
+			c.sent = true
 			var ok time.Time
 			if c.res.OK() {
 				ok = c.at
@@ -255,11 +259,43 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 				mu.Unlock()
 			}
 			pool.put(ctx, time.Since(sendStart), ok)
-			errs[c.k] = d.record(ctx, c, out, idx[c.k])
 		})
 	}
 	wg.Wait()
+	var log []LoggedAttempt
+	for _, c := range ready {
+		if c.sent {
+			c.attempt = d.attempt(c)
+			log = append(log, LoggedAttempt{DeliveryID: c.del.ID, Attempt: c.attempt})
+		}
+	}
+	if len(log) > 0 {
+		if err := d.Store.LogAttempts(ctx, log); err != nil {
+			// The attempts are recorded on their deliveries all the same; only their response
+			// bodies are missing from the log.
+			logger(d.Logger).WarnContext(ctx, "logging attempts failed", slog.String("webhook_id", w.ID),
+				slog.String("error", err.Error()))
+		}
+	}
+	for _, c := range ready {
+		if c.sent {
+			wg.Go(func() { errs[c.k] = d.record(ctx, c, out, idx[c.k]) })
+		}
+	}
+	wg.Wait()
 	return errs
+}
+
+// attempt returns the attempt c made as it is recorded: its next attempt time set when one is due.
+func (d *Deliverer) attempt(c *claimed) Attempt {
+	t, res := c.task, c.res
+	a := Attempt{Series: t.Series, N: t.Attempt, At: c.at, StatusCode: res.StatusCode,
+		DurationMs: res.Duration.Milliseconds(), ErrorClass: res.ErrorClass, ResponseBody: res.Body}
+	if !res.OK() && t.Attempt < MaxAttempts {
+		due := c.at.Add(d.Schedule.Before(t.Attempt + 1))
+		a.NextAttemptAt = &due
+	}
+	return a
 }
 
 // wait returns t put back to wait for its webhook: a delay of about 1, 2, 4 ... seconds (up to
@@ -299,36 +335,33 @@ func (d *Deliverer) unclaimed(ctx context.Context, t Task, del Delivery, out *ou
 
 // record records the attempt c made, and queues the next one or ends the series.
 func (d *Deliverer) record(ctx context.Context, c *claimed, out *outbox, from int) error {
-	t, del, res := c.task, c.del, c.res
-	log := logFor(d.Logger, t).With(slog.Int("status_code", res.StatusCode), slog.Int64("duration_ms", res.Duration.Milliseconds()))
-	a := Attempt{Series: t.Series, N: t.Attempt, At: c.at, StatusCode: res.StatusCode,
-		DurationMs: res.Duration.Milliseconds(), ErrorClass: res.ErrorClass}
+	t, del, a := c.task, c.del, c.attempt
+	log := logFor(d.Logger, t).With(slog.Int("status_code", a.StatusCode), slog.Int64("duration_ms", a.DurationMs))
+	a.ResponseBody = "" // the log keeps it; the delivery's own list stays small
 	if t.Attempt == 1 {
 		del.FirstAttemptAt = c.at
 	}
 	switch {
-	case res.OK():
+	case c.res.OK():
 		if err := d.Store.RecordAttempt(ctx, del, a, DeliverySucceeded, t.Token); err != nil {
 			return ignoreConflict(err)
 		}
 		log.InfoContext(ctx, "delivery succeeded")
 		return nil
-	case t.Attempt < MaxAttempts:
-		due := clock(d.Now).Add(d.Schedule.Before(t.Attempt + 1))
-		a.NextAttemptAt = &due
+	case a.NextAttemptAt != nil:
 		if err := d.Store.RecordAttempt(ctx, del, a, DeliveryPending, t.Token); err != nil {
 			return ignoreConflict(err)
 		}
-		log.InfoContext(ctx, "attempt failed; retry scheduled", slog.String("error_class", res.ErrorClass),
-			slog.Time("next_attempt_at", due))
+		log.InfoContext(ctx, "attempt failed; retry scheduled", slog.String("error_class", a.ErrorClass),
+			slog.Time("next_attempt_at", *a.NextAttemptAt))
 		out.add(Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
-			Series: t.Series, Attempt: t.Attempt + 1, Due: due}, from)
+			Series: t.Series, Attempt: t.Attempt + 1, Due: *a.NextAttemptAt}, from)
 		return nil
 	}
 	if err := d.Store.RecordAttempt(ctx, del, a, DeliveryFailed, t.Token); err != nil {
 		return ignoreConflict(err)
 	}
-	log.WarnContext(ctx, "delivery failed: attempts exhausted", slog.String("error_class", res.ErrorClass))
+	log.WarnContext(ctx, "delivery failed: attempts exhausted", slog.String("error_class", a.ErrorClass))
 	del.Status, del.Attempt = DeliveryFailed, MaxAttempts
 	return d.alert(ctx, log, del)
 }

@@ -25,7 +25,8 @@ var DeliveryStatuses = []string{DeliveryPending, DeliverySucceeded, DeliveryFail
 // MaxAttempts is the number of attempts of one series (SPEC.md section 6).
 const MaxAttempts = 6
 
-// Retention is how long a delivery record is kept after its last change.
+// Retention is how long a delivery record is kept after its last change, and an attempt in the
+// attempt log after it was made.
 const Retention = 30 * 24 * time.Hour
 
 // Schedule holds the delay before each attempt of a series: Schedule[0] before the first (after the
@@ -69,6 +70,15 @@ type Attempt struct {
 	// ErrorClass is "" on success, else one of the Err* classes.
 	ErrorClass    string     `json:"error_class,omitempty"`
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	// ResponseBody is the start of the receiver's answer (at most MaxResponseBody bytes). Only the
+	// attempt log keeps it; a delivery's own list of attempts does not.
+	ResponseBody string `json:"response_body,omitempty"`
+}
+
+// LoggedAttempt is one attempt as the attempt log keeps it.
+type LoggedAttempt struct {
+	DeliveryID string
+	Attempt    Attempt
 }
 
 // Error classes of a failed attempt.

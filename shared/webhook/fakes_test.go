@@ -28,6 +28,8 @@ type store struct {
 	// disabledSince holds the first argument of each DisableForFailures call.
 	disabledSince []time.Time
 	claims        map[string]claim
+	// logged is the attempt log, by delivery.
+	logged map[string][]webhook.Attempt
 	// swept holds when the sweep last queued each delivery again (its due time in the store).
 	swept map[string]time.Time
 	// busy makes every AcquireSlots find no free slot.
@@ -42,7 +44,7 @@ type claim struct {
 
 func newStore(hooks []webhook.Webhook, deliveries ...webhook.Delivery) *store {
 	s := &store{hooks: map[string]webhook.Webhook{}, deliveries: map[string]webhook.Delivery{}, fail: map[string]error{},
-		claims: map[string]claim{}, swept: map[string]time.Time{}}
+		claims: map[string]claim{}, swept: map[string]time.Time{}, logged: map[string][]webhook.Attempt{}}
 	for _, w := range hooks {
 		s.hooks[w.ID] = w
 	}
@@ -269,6 +271,39 @@ func (s *store) Deliveries(_ context.Context, webhookID, status string) ([]webho
 		}
 	}
 	return out, nil
+}
+
+func (s *store) LogAttempts(_ context.Context, entries []webhook.LoggedAttempt) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("LogAttempts"); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		s.logged[e.DeliveryID] = append(s.logged[e.DeliveryID], e.Attempt)
+	}
+	return nil
+}
+
+func (s *store) AttemptLog(_ context.Context, d webhook.Delivery) ([]webhook.Attempt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.logged[d.ID]), nil
+}
+
+// ListDeliveries serves the first page only (the store's paging is tested on DynamoDB Local).
+func (s *store) ListDeliveries(_ context.Context, webhookID string, q webhook.DeliveryQuery) ([]webhook.Delivery, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []webhook.Delivery
+	for _, d := range s.deliveries {
+		if d.WebhookID == webhookID && slices.Contains(q.Statuses, d.Status) &&
+			(q.Since.IsZero() || !d.CreatedAt.Before(q.Since)) && (q.Until.IsZero() || !d.CreatedAt.After(q.Until)) {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b webhook.Delivery) int { return cmp.Compare(b.ID, a.ID) })
+	return out[:min(len(out), q.Limit)], "", nil
 }
 
 // due is when a pending delivery's next attempt is due as the store's index has it. The caller

@@ -60,6 +60,14 @@ type Store interface {
 	// SetDeliveryStatus moves a delivery from one of the from statuses to status (KindConflict when
 	// it is in none of them). With restart it also starts a new series (Series+1, no attempts).
 	SetDeliveryStatus(ctx context.Context, id string, from []string, status string, restart bool) (Delivery, error)
+	// LogAttempts keeps attempts in the attempt log, each as an item of its own (so that no number
+	// of attempts or replays makes an item outgrow DynamoDB's limit), for Retention.
+	LogAttempts(ctx context.Context, entries []LoggedAttempt) error
+	// AttemptLog returns the logged attempts of a delivery, every series, oldest first.
+	AttemptLog(ctx context.Context, d Delivery) ([]Attempt, error)
+	// ListDeliveries returns one page of a webhook's deliveries matching q, newest first, and the
+	// cursor of the next page ("" on the last).
+	ListDeliveries(ctx context.Context, webhookID string, q DeliveryQuery) ([]Delivery, string, error)
 	// OverdueDeliveries returns up to limit pending deliveries whose next attempt was due before
 	// before (their ids, team, webhook, event, series, attempt count and due time).
 	OverdueDeliveries(ctx context.Context, before time.Time, limit int) ([]Delivery, error)
@@ -108,7 +116,12 @@ type Result struct {
 	Duration   time.Duration
 	// ErrorClass is "" for a 2xx answer, else one of the Err* classes.
 	ErrorClass string
+	// Body is the start of the response body: at most MaxResponseBody bytes, as valid UTF-8.
+	Body string
 }
+
+// MaxResponseBody is how much of a receiver's answer an attempt keeps (CONTRACT.md section 14).
+const MaxResponseBody = 4 << 10
 
 // OK reports a successful attempt.
 func (r Result) OK() bool { return r.ErrorClass == "" }
