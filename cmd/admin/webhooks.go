@@ -33,8 +33,12 @@ func (c *cli) printWebhook(w webhook.Webhook, secret string) error {
 	return c.print(out, func(tw io.Writer) {
 		fmt.Fprintf(tw, "id\t%s\nteam\t%s\nurl\t%s\nevents\t%s\nstatus\t%s\ncreated_at\t%s\nupdated_at\t%s\n",
 			w.ID, w.TeamID, w.URL, strings.Join(w.Events, ","), w.Status, w.CreatedAt, w.UpdatedAt)
-		if w.RotatesAt != nil {
-			fmt.Fprintf(tw, "previous secret signs until\t%s\n", w.RotatesAt)
+		for _, p := range w.Previous {
+			fmt.Fprintf(tw, "a previous secret signs until\t%s\n", p.Until)
+		}
+		if w.LastFailure != nil {
+			fmt.Fprintf(tw, "disabled after\t%s %d at %s (%d pending deliveries cancelled)\n", w.LastFailure.ErrorClass,
+				w.LastFailure.StatusCode, w.LastFailure.At.Format(time.RFC3339), w.Cancelled)
 		}
 		if secret != "" {
 			fmt.Fprintf(tw, "secret\t%s\n(the secret is shown only now)\n", secret)
@@ -43,9 +47,10 @@ func (c *cli) printWebhook(w webhook.Webhook, secret string) error {
 }
 
 func (c *cli) webhooksCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "webhooks", Short: "Create, inspect, enable, disable webhooks and rotate their secrets"}
-	var team, url, events, id string
+	cmd := &cobra.Command{Use: "webhooks", Short: "Create, inspect, edit, test, enable, disable and delete webhooks; rotate their secrets"}
+	var team, url, events, id, typ string
 	var grace time.Duration
+	var all bool
 
 	create := &cobra.Command{Use: "create", Short: "Create a webhook (the secret is shown once)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
@@ -98,7 +103,49 @@ func (c *cli) webhooksCmd() *cobra.Command {
 		func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
 			return svc.RotateSecret(ctx, id, grace)
 		})
-	rotate.Flags().DurationVar(&grace, "grace", webhook.DefaultGrace, "how long the old secret keeps signing X-Service-Signature")
+	rotate.Flags().DurationVar(&grace, "grace", webhook.DefaultGrace,
+		"how long the replaced secret keeps signing (at most three secrets sign at once; 0: at once)")
+	del := byID("delete", "Delete a webhook for good: it receives nothing more; its pending deliveries are cancelled",
+		func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
+			return noSecret(svc.Delete(ctx, id))
+		})
+	var update *cobra.Command
+	update = &cobra.Command{Use: "update", Short: "Change a webhook's URL (checked again) and/or its events", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			svc, err := c.webhooks(ctx)
+			if err != nil {
+				return err
+			}
+			var u *string
+			var evs []string
+			if update.Flags().Changed("url") {
+				u = &url
+			}
+			if update.Flags().Changed("events") {
+				evs = strings.Split(events, ",")
+			}
+			w, err := svc.Update(ctx, id, u, evs)
+			if err != nil {
+				return err
+			}
+			return c.printWebhook(w, "")
+		})}
+	update.Flags().StringVar(&id, "id", "", "webhook id (required)")
+	update.Flags().StringVar(&url, "url", "", "new https target URL")
+	update.Flags().StringVar(&events, "events", "", "new comma-separated event types, or '*' for all")
+	mustRequire(update, "id")
+	test := &cobra.Command{Use: "test", Short: "Send a signed sample event through the normal delivery path and show the attempt",
+		Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			svc, err := c.webhooks(ctx)
+			if err != nil {
+				return err
+			}
+			return c.testWebhook(ctx, svc, id, typ)
+		})}
+	test.Flags().StringVar(&id, "id", "", "webhook id (required)")
+	test.Flags().StringVar(&typ, "type", webhook.VehicleCreated, "event type of the sample")
+	mustRequire(test, "id")
 
 	list := &cobra.Command{Use: "list", Short: "List a team's webhooks", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
@@ -106,7 +153,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hs, err := svc.List(ctx, team)
+			hs, err := svc.List(ctx, team, all)
 			if err != nil {
 				return err
 			}
@@ -118,9 +165,10 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			})
 		})}
 	list.Flags().StringVar(&team, "team", "", "team id (required)")
+	list.Flags().BoolVar(&all, "all", false, "deleted webhooks too")
 	mustRequire(list, "team")
 
-	cmd.AddCommand(create, get, list, enable, disable, rotate)
+	cmd.AddCommand(create, get, list, update, test, enable, disable, rotate, del)
 	return cmd
 }
 
@@ -157,6 +205,40 @@ func (c *cli) printDeliveries(page webhook.DeliveryPage) error {
 		if page.NextCursor != "" {
 			fmt.Fprintf(w, "(more: --cursor %s)\n", page.NextCursor)
 		}
+	})
+}
+
+// testWebhook sends a test event and waits for its attempt (the deliverer's: on AWS the
+// deliverer function, on the local stack `make run`), then prints it.
+func (c *cli) testWebhook(ctx context.Context, svc webhook.Webhooks, id, typ string) error {
+	d, err := svc.Test(ctx, id, typ)
+	if err != nil {
+		return err
+	}
+	wait := c.conf.WebhookTimeout + 30*time.Second
+	deadline := time.Now().Add(wait)
+	for {
+		if d, err = svc.Delivery(ctx, d.ID); err != nil {
+			return err
+		}
+		if len(d.Attempts) > 0 && d.Status != webhook.DeliveryPending {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("test delivery %s was queued but not attempted within %s: is the deliverer running?", d.ID, wait)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	a := d.Attempts[len(d.Attempts)-1]
+	out := map[string]any{"delivery_id": d.ID, "event_id": d.EventID, "event_type": d.EventType, "status": d.Status,
+		"status_code": a.StatusCode, "duration_ms": a.DurationMs, "error_class": a.ErrorClass, "response_body": a.ResponseBody}
+	return c.print(out, func(w io.Writer) {
+		fmt.Fprintf(w, "delivery\t%s\nevent\t%s %s\nresult\t%s\nstatus code\t%d\nduration\t%d ms\n", d.ID, d.EventID,
+			d.EventType, d.Status, a.StatusCode, a.DurationMs)
+		if a.ErrorClass != "" {
+			fmt.Fprintf(w, "error class\t%s\n", a.ErrorClass)
+		}
+		fmt.Fprintf(w, "response\t%.500q\n", a.ResponseBody)
 	})
 }
 

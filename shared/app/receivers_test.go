@@ -19,6 +19,7 @@ import (
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
+	"github.com/patio-dev/patio/shared/webhooksig"
 )
 
 // The tests of this file check CONTRACT.md section 14 (webhooks, for the people who receive them)
@@ -298,5 +299,51 @@ func TestWebhookAttemptLog(t *testing.T) {
 	}
 	if a2.StatusCode != 200 || a2.ErrorClass != "" || a2.ResponseBody != `{"received":true}` || a2.DurationMs < 0 || a2.DurationMs > 5000 {
 		t.Errorf("attempt 2 logged as %+v; want 200, no error class, the answer's body, its duration", a2)
+	}
+}
+
+// TestWebhookTwoRotationsWithinGrace: after two rotations within the grace period every one of the
+// three secrets still verifies a delivery: X-Service-Signature with the oldest, -Next with the
+// newest, webhook-signature with each (CONTRACT.md section 14).
+func TestWebhookTwoRotationsWithinGrace(t *testing.T) {
+	p := startPipeline(t)
+	ctx := context.Background()
+	team := p.team(t)
+	recv := newReceiver(t, always(200)) // checks X-Service-Signature with its secret: the oldest
+	hook := p.hook(t, team, recv, webhook.VehicleCreated)
+	recv.mu.Lock()
+	first := recv.secret
+	recv.mu.Unlock()
+	_, second := check2[webhook.Webhook, string](t)(p.admin.RotateSecret(ctx, hook.ID, time.Hour))
+	_, third := check2[webhook.Webhook, string](t)(p.admin.RotateSecret(ctx, hook.ID, 2*time.Hour))
+
+	check[patio.Vehicle](t)(patio.NewVehicles(p.store.Vehicles()).Create(ctx, team.ID, vehicleIn(t, `{"brand":"BYD","model":"Dolphin","price":150000}`)))
+	waitFor(t, "the delivery", 15*time.Second, func() bool { return len(recv.snapshot()) == 1 })
+	g := recv.snapshot()[0]
+	for i, secret := range []string{first, second, third} {
+		if err := webhooksig.VerifyStandard(secret, g.header, g.body, time.Now()); err != nil {
+			t.Errorf("webhook-signature does not verify with secret %d: %v", i+1, err)
+		}
+	}
+	ts := g.header.Get("X-Service-Timestamp")
+	if g.header.Get("X-Service-Signature") != webhook.SignHex(first, ts, g.body) {
+		t.Errorf("X-Service-Signature is not the oldest secret's")
+	}
+	if g.header.Get("X-Service-Signature-Next") != webhook.SignHex(third, ts, g.body) {
+		t.Errorf("X-Service-Signature-Next is not the newest secret's")
+	}
+	if n := len(strings.Fields(g.header.Get("webhook-signature"))); n != 3 {
+		t.Errorf("webhook-signature carries %d signatures; want 3", n)
+	}
+}
+
+// check2 fails the test on err, and returns the two values.
+func check2[A, B any](t *testing.T) func(a A, b B, err error) (A, B) {
+	return func(a A, b B, err error) (A, B) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, b
 	}
 }

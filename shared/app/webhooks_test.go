@@ -523,8 +523,10 @@ func sentEmails(t *testing.T, address string) []map[string]any {
 }
 
 // TestWebhookRetriesThenDeactivation: a receiver that always answers 500 sees six attempts of the
-// same event at the compressed schedule's times, each signed afresh; then the webhook is disabled,
-// exactly one alert email goes to the team, and later events are recorded as skipped.
+// same event at the compressed schedule's times, each signed afresh; the team is warned after the
+// fourth; then the webhook is disabled, exactly one alert email goes to the team (naming the URL,
+// the last failure, what was cancelled and the commands to recover), and later events are recorded
+// as skipped.
 func TestWebhookRetriesThenDeactivation(t *testing.T) {
 	p := startPipeline(t)
 	ctx := context.Background()
@@ -558,10 +560,35 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 			t.Errorf("attempt %d reuses the first attempt's timestamp; each attempt is signed afresh", i+1)
 		}
 	}
-	waitFor(t, "the alert email", 10*time.Second, func() bool { return len(sentEmails(t, team.Email)) >= 1 })
+	waitFor(t, "the alert email", 10*time.Second, func() bool { return len(sentEmails(t, team.Email)) >= 2 })
 	time.Sleep(time.Second)
-	if n := len(sentEmails(t, team.Email)); n != 1 {
-		t.Errorf("moto holds %d alert emails for %s; want exactly 1", n, team.Email)
+	// One warning after the 4th failed attempt, one alert when disabled (CONTRACT.md section 14).
+	var warnings, alerts []string
+	for _, m := range sentEmails(t, team.Email) {
+		subject, _ := m["subject"].(string)
+		body, _ := m["body"].(string)
+		switch {
+		case strings.Contains(subject, "to be disabled"):
+			warnings = append(warnings, body)
+		case strings.Contains(subject, "disabled after"):
+			alerts = append(alerts, body)
+		default:
+			t.Errorf("unexpected email %q", subject)
+		}
+	}
+	if len(warnings) != 1 || len(alerts) != 1 {
+		t.Fatalf("moto holds %d warnings and %d alerts for %s; want exactly one of each", len(warnings), len(alerts), team.Email)
+	}
+	for _, want := range []string{hook.URL, "HTTP status 500", "Pending deliveries cancelled: 0.",
+		"admin webhooks enable --id " + hook.ID, "admin deliveries replay --webhook " + hook.ID} {
+		if !strings.Contains(alerts[0], want) {
+			t.Errorf("the alert says:\n%s\nwant it to contain %q", alerts[0], want)
+		}
+	}
+	for _, want := range []string{hook.URL, "HTTP status 500", "will be disabled around"} {
+		if !strings.Contains(warnings[0], want) {
+			t.Errorf("the warning says:\n%s\nwant it to contain %q", warnings[0], want)
+		}
 	}
 	failed := check[[]webhook.Delivery](t)(p.admin.Deliveries(ctx, hook.ID, webhook.DeliveryFailed))
 	if len(failed) != 1 || len(failed[0].Attempts) != 6 {

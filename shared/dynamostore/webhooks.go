@@ -22,23 +22,36 @@ import (
 const webhookPrefix = "w#"
 
 // webhookRow is a webhook as stored in WebhooksTable: one partition per team, like the resources.
-// Instants the deactivation rule compares are Unix milliseconds.
+// Instants the deactivation rule compares are Unix milliseconds. secret is the newest secret and
+// previous those in their grace period; next_secret and rotates_at are how earlier versions kept a
+// rotation (secret then was the old one), read and converted.
 type webhookRow struct {
-	PK            string   `dynamo:"pk,hash"`
-	SK            string   `dynamo:"sk,range"`
-	WebhookID     string   `dynamo:"webhook_id"`
-	URL           string   `dynamo:"url"`
-	Events        []string `dynamo:"events"`
-	Status        string   `dynamo:"status"`
-	Secret        string   `dynamo:"secret"`
-	NextSecret    string   `dynamo:"next_secret"`
-	RotatesAt     *string  `dynamo:"rotates_at"`
-	EnabledAt     int64    `dynamo:"enabled_at"`
-	LastSuccessAt int64    `dynamo:"last_success_at"`
-	AlertPending  bool     `dynamo:"alert_pending"`
-	CreatedAt     string   `dynamo:"created_at"`
-	UpdatedAt     string   `dynamo:"updated_at"`
-	Rev           int      `dynamo:"rev"`
+	PK            string           `dynamo:"pk,hash"`
+	SK            string           `dynamo:"sk,range"`
+	WebhookID     string           `dynamo:"webhook_id"`
+	URL           string           `dynamo:"url"`
+	Events        []string         `dynamo:"events"`
+	Status        string           `dynamo:"status"`
+	Secret        string           `dynamo:"secret"`
+	Previous      []previousSecret `dynamo:"previous,omitempty"`
+	NextSecret    string           `dynamo:"next_secret"`
+	RotatesAt     *string          `dynamo:"rotates_at"`
+	EnabledAt     int64            `dynamo:"enabled_at"`
+	LastSuccessAt int64            `dynamo:"last_success_at"`
+	AlertPending  bool             `dynamo:"alert_pending"`
+	FailureCode   int              `dynamo:"last_failure_code,omitempty"`
+	FailureClass  string           `dynamo:"last_failure_class,omitempty"`
+	FailureAt     int64            `dynamo:"last_failure_at,omitempty"`
+	Cancelled     int              `dynamo:"cancelled_on_disable,omitempty"`
+	CreatedAt     string           `dynamo:"created_at"`
+	UpdatedAt     string           `dynamo:"updated_at"`
+	Rev           int              `dynamo:"rev"`
+}
+
+// previousSecret is a secret in its grace period.
+type previousSecret struct {
+	Secret string `dynamo:"s"`
+	Until  string `dynamo:"until"`
 }
 
 func webhookSK(id string) string { return webhookPrefix + id }
@@ -58,19 +71,25 @@ func fromMilli(ms int64) time.Time {
 }
 
 func toWebhookRow(w webhook.Webhook) webhookRow {
-	return webhookRow{
+	r := webhookRow{
 		PK: w.TeamID, SK: webhookSK(w.ID), WebhookID: w.ID, URL: w.URL, Events: w.Events, Status: w.Status,
-		Secret: w.Secret, NextSecret: w.NextSecret, RotatesAt: tsPtr(w.RotatesAt),
-		EnabledAt: unixMilli(w.EnabledAt), LastSuccessAt: unixMilli(w.LastSuccessAt), AlertPending: w.AlertPending,
-		CreatedAt: w.CreatedAt.String(), UpdatedAt: w.UpdatedAt.String(), Rev: revAttr(w.Revision),
+		Secret: w.Secret, EnabledAt: unixMilli(w.EnabledAt), LastSuccessAt: unixMilli(w.LastSuccessAt), AlertPending: w.AlertPending,
+		Cancelled: w.Cancelled, CreatedAt: w.CreatedAt.String(), UpdatedAt: w.UpdatedAt.String(), Rev: revAttr(w.Revision),
 	}
+	for _, p := range w.Previous {
+		r.Previous = append(r.Previous, previousSecret{Secret: p.Secret, Until: p.Until.String()})
+	}
+	if f := w.LastFailure; f != nil {
+		r.FailureCode, r.FailureClass, r.FailureAt = f.StatusCode, f.ErrorClass, unixMilli(f.At)
+	}
+	return r
 }
 
 func (r webhookRow) webhook() (webhook.Webhook, error) {
 	w := webhook.Webhook{
 		ID: r.WebhookID, TeamID: r.PK, URL: r.URL, Events: r.Events, Status: r.Status, Secret: r.Secret,
-		NextSecret: r.NextSecret, EnabledAt: fromMilli(r.EnabledAt), LastSuccessAt: fromMilli(r.LastSuccessAt),
-		AlertPending: r.AlertPending, Revision: revisionOf(r.Rev),
+		EnabledAt: fromMilli(r.EnabledAt), LastSuccessAt: fromMilli(r.LastSuccessAt),
+		AlertPending: r.AlertPending, Cancelled: r.Cancelled, Revision: revisionOf(r.Rev),
 	}
 	var err error
 	if w.CreatedAt, err = patio.ParseTimestamp(r.CreatedAt); err != nil {
@@ -79,12 +98,23 @@ func (r webhookRow) webhook() (webhook.Webhook, error) {
 	if w.UpdatedAt, err = patio.ParseTimestamp(r.UpdatedAt); err != nil {
 		return w, err
 	}
-	if r.RotatesAt != nil {
-		t, err := patio.ParseTimestamp(*r.RotatesAt)
+	for _, p := range r.Previous {
+		until, err := patio.ParseTimestamp(p.Until)
 		if err != nil {
 			return w, err
 		}
-		w.RotatesAt = &t
+		w.Previous = append(w.Previous, webhook.PreviousSecret{Secret: p.Secret, Until: until})
+	}
+	if r.NextSecret != "" && r.RotatesAt != nil {
+		until, err := patio.ParseTimestamp(*r.RotatesAt)
+		if err != nil {
+			return w, err
+		}
+		w.Secret = r.NextSecret
+		w.Previous = append(w.Previous, webhook.PreviousSecret{Secret: r.Secret, Until: until})
+	}
+	if r.FailureClass != "" {
+		w.LastFailure = &webhook.Failure{StatusCode: r.FailureCode, ErrorClass: r.FailureClass, At: fromMilli(r.FailureAt)}
 	}
 	return w, nil
 }
@@ -155,16 +185,19 @@ func (s *Store) UpdateWebhook(ctx context.Context, teamID, id string,
 // successful delivery (last_success_at, Unix ms), which the deactivation rule reads.
 func gateSK(id string) string { return "g#" + id }
 
-// DisableForFailures disables the webhook and marks its alert pending in one transaction: only
-// when it is active, was enabled no later than first, and had no success since first (noted on the
-// gate item; last_success_at on the webhook item is where earlier versions noted it).
-func (s *Store) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time) (bool, error) {
+// DisableForFailures disables the webhook, marks its alert pending and keeps the failure in one
+// transaction: only when it is active, was enabled no later than first, and had no success since
+// first (noted on the gate item; last_success_at on the webhook item is where earlier versions
+// noted it).
+func (s *Store) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {
 	err := s.runTx(ctx, func() *dynamo.WriteTx {
 		return s.db.WriteTx().
 			Check(s.webhooks().Check("pk", teamID).Range("sk", gateSK(id)).
 				If("attribute_not_exists('last_success_at') OR 'last_success_at' < ?", first.UnixMilli())).
 			Update(s.webhooks().Update("pk", teamID).Range("sk", webhookSK(id)).
 				Set("status", webhook.StatusDisabled).Set("alert_pending", true).
+				Set("last_failure_code", last.StatusCode).Set("last_failure_class", last.ErrorClass).
+				Set("last_failure_at", unixMilli(last.At)).Set("cancelled_on_disable", 0).
 				Set("updated_at", patio.NewTimestamp(now).String()).Add("rev", 1).
 				If("'status' = ? AND 'enabled_at' <= ? AND (attribute_not_exists('last_success_at') OR 'last_success_at' < ?)",
 					webhook.StatusActive, first.UnixMilli(), first.UnixMilli()))
@@ -173,6 +206,34 @@ func (s *Store) DisableForFailures(ctx context.Context, teamID, id string, first
 		return false, nil
 	}
 	return err == nil, wrap(err, "disable webhook", id)
+}
+
+// NoteCancelled adds n to the webhook's count of deliveries cancelled on disable.
+func (s *Store) NoteCancelled(ctx context.Context, teamID, id string, n int) error {
+	err := s.webhooks().Update("pk", teamID).Range("sk", webhookSK(id)).Add("cancelled_on_disable", n).
+		If("attribute_exists(pk)").Run(ctx)
+	return wrap(err, "note cancelled deliveries of webhook", id)
+}
+
+// ClaimWarning sets warned_at on the webhook's gate item, conditioned on none in the last 24 hours
+// and no success since first.
+func (s *Store) ClaimWarning(ctx context.Context, teamID, id string, first, now time.Time) (bool, error) {
+	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Set("warned_at", now.UnixMilli()).
+		If("(attribute_not_exists('warned_at') OR 'warned_at' <= ?) AND (attribute_not_exists('last_success_at') OR 'last_success_at' < ?)",
+			now.Add(-24*time.Hour).UnixMilli(), first.UnixMilli()).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	return err == nil, wrap(err, "claim warning of webhook", id)
+}
+
+// ReleaseWarning removes warned_at when it is at.
+func (s *Store) ReleaseWarning(ctx context.Context, teamID, id string, at time.Time) error {
+	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Remove("warned_at").If("'warned_at' = ?", at.UnixMilli()).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return nil
+	}
+	return wrap(err, "release warning of webhook", id)
 }
 
 // NoteSuccess records a successful delivery at t on the webhook's gate, keeping the latest time.
@@ -375,6 +436,7 @@ type deliveryRow struct {
 	NextAttemptAt  int64        `dynamo:"next_attempt_at"`
 	Attempts       []attemptRow `dynamo:"attempts"`
 	Payload        string       `dynamo:"payload"`
+	Test           bool         `dynamo:"test,omitempty"`
 	CreatedAt      int64        `dynamo:"created_at"`
 	UpdatedAt      int64        `dynamo:"updated_at"`
 	SweepKey       string       `dynamo:"sweep_key,omitempty"`
@@ -415,7 +477,7 @@ func toDeliveryRow(d webhook.Delivery) deliveryRow {
 	r := deliveryRow{
 		PK: d.ID, WebhookID: d.WebhookID, StatusKey: statusKey(d.Status, d.CreatedAt, d.ID), TeamID: d.TeamID,
 		EventID: d.EventID, EventType: d.EventType, Status: d.Status, Series: d.Series, Attempt: d.Attempt,
-		FirstAttemptAt: unixMilli(d.FirstAttemptAt), Payload: string(d.Payload),
+		FirstAttemptAt: unixMilli(d.FirstAttemptAt), Payload: string(d.Payload), Test: d.Test,
 		CreatedAt: unixMilli(d.CreatedAt), UpdatedAt: unixMilli(d.UpdatedAt),
 		ExpiresAt: d.UpdatedAt.Add(webhook.Retention).Unix(),
 	}
@@ -440,7 +502,7 @@ func (r deliveryRow) delivery() (webhook.Delivery, error) {
 	d := webhook.Delivery{
 		ID: r.PK, WebhookID: r.WebhookID, TeamID: r.TeamID, EventID: r.EventID, EventType: r.EventType,
 		Status: r.Status, Series: r.Series, Attempt: r.Attempt, FirstAttemptAt: fromMilli(r.FirstAttemptAt),
-		Payload: []byte(r.Payload), CreatedAt: fromMilli(r.CreatedAt),
+		Payload: []byte(r.Payload), Test: r.Test, CreatedAt: fromMilli(r.CreatedAt),
 		UpdatedAt: fromMilli(r.UpdatedAt), Attempts: []webhook.Attempt{},
 	}
 	if r.NextAttemptAt != 0 {

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/patio-dev/patio/shared/patio"
@@ -40,31 +41,59 @@ func (s Webhooks) Get(ctx context.Context, id string) (Webhook, error) {
 	return w.Settle(clock(s.Now)), err
 }
 
-// List returns a team's webhooks.
-func (s Webhooks) List(ctx context.Context, teamID string) ([]Webhook, error) {
+// List returns a team's webhooks, the deleted ones only with all.
+func (s Webhooks) List(ctx context.Context, teamID string, all bool) ([]Webhook, error) {
 	hs, err := s.Store.TeamWebhooks(ctx, teamID)
-	for i := range hs {
-		hs[i] = hs[i].Settle(clock(s.Now))
+	out := []Webhook{}
+	for _, w := range hs {
+		if all || w.Status != StatusDeleted {
+			out = append(out, w.Settle(clock(s.Now)))
+		}
 	}
-	return hs, err
+	return out, err
 }
 
-// Enable makes a webhook active again; the failure count starts afresh.
+// errDeleted refuses an operation on a deleted webhook (KindConflict): deletion is final.
+func errDeleted(w Webhook) error {
+	return patio.Conflictf("webhook %s is deleted", w.ID)
+}
+
+// Enable makes a webhook active again; the failure count starts afresh. A deleted webhook is
+// KindConflict.
 func (s Webhooks) Enable(ctx context.Context, id string) (Webhook, error) {
 	return s.update(ctx, id, func(w Webhook) (Webhook, error) {
 		now := clock(s.Now)
-		if w.Status != StatusActive {
-			w.Status, w.EnabledAt, w.UpdatedAt = StatusActive, now, patio.NewTimestamp(now)
+		switch w.Status {
+		case StatusDeleted:
+			return w, errDeleted(w)
+		case StatusActive:
+		default:
+			w.Status, w.EnabledAt, w.UpdatedAt, w.AlertPending = StatusActive, now, patio.NewTimestamp(now), false
 		}
 		return w, nil
 	})
 }
 
-// Disable disables a webhook and cancels its pending deliveries.
+// Disable disables a webhook and cancels its pending deliveries. A deleted webhook is KindConflict.
 func (s Webhooks) Disable(ctx context.Context, id string) (Webhook, error) {
+	return s.retire(ctx, id, StatusDisabled)
+}
+
+// Delete deletes a webhook, for good (CONTRACT.md section 14): it receives nothing more, cannot be
+// enabled, edited, tested or replayed, and its pending deliveries are cancelled; its deliveries and
+// their log are kept for Retention. Deleting a deleted webhook changes nothing.
+func (s Webhooks) Delete(ctx context.Context, id string) (Webhook, error) {
+	return s.retire(ctx, id, StatusDeleted)
+}
+
+// retire moves a webhook to status (disabled or deleted) and cancels its pending deliveries.
+func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error) {
 	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
-		if w.Status != StatusDisabled {
-			w.Status, w.UpdatedAt = StatusDisabled, patio.NewTimestamp(clock(s.Now))
+		if w.Status == StatusDeleted && status != StatusDeleted {
+			return w, errDeleted(w)
+		}
+		if w.Status != status {
+			w.Status, w.UpdatedAt = status, patio.NewTimestamp(clock(s.Now))
 		}
 		return w, nil
 	})
@@ -75,15 +104,90 @@ func (s Webhooks) Disable(ctx context.Context, id string) (Webhook, error) {
 	return w, err
 }
 
-// RotateSecret gives a webhook a new secret (returned, shown once) with the given grace period.
+// Update changes a webhook's URL (when url is not nil: checked again as Create checks it) and its
+// events (when events is not nil). A deleted webhook is KindConflict.
+func (s Webhooks) Update(ctx context.Context, id string, url *string, events []string) (Webhook, error) {
+	if url == nil && events == nil {
+		return Webhook{}, patio.Invalidf("give --url, --events or both")
+	}
+	if url != nil {
+		u, err := ValidateURL(*url)
+		if err != nil {
+			return Webhook{}, err
+		}
+		if s.Targets != nil {
+			if err := s.Targets.CheckTarget(ctx, u); err != nil {
+				return Webhook{}, err
+			}
+		}
+	}
+	var evs []string
+	if events != nil {
+		var err error
+		if evs, err = ParseEvents(events); err != nil {
+			return Webhook{}, err
+		}
+	}
+	return s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		if w.Status == StatusDeleted {
+			return w, errDeleted(w)
+		}
+		if url != nil && *url != w.URL {
+			w.URL, w.UpdatedAt = *url, patio.NewTimestamp(clock(s.Now))
+		}
+		if evs != nil && !slices.Equal(evs, w.Events) {
+			w.Events, w.UpdatedAt = evs, patio.NewTimestamp(clock(s.Now))
+		}
+		return w, nil
+	})
+}
+
+// RotateSecret gives a webhook a new secret (returned, shown once); the one it replaces keeps
+// signing for grace (see Webhook.Rotate). A deleted webhook is KindConflict.
 func (s Webhooks) RotateSecret(ctx context.Context, id string, grace time.Duration) (Webhook, string, error) {
 	var secret string
 	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		if w.Status == StatusDeleted {
+			return w, errDeleted(w)
+		}
 		var err error
-		w, secret, err = w.Settle(clock(s.Now)).Rotate(clock(s.Now), grace)
+		w, secret, err = w.Rotate(clock(s.Now), grace)
 		return w, err
 	})
 	return w, secret, err
+}
+
+// Test sends a test event of type typ (CONTRACT.md section 14; see SampleEvent) to an active
+// webhook through the normal delivery path: it is recorded as a delivery (of one attempt, which
+// counts for no rule) and queued. It returns the delivery; its attempt is recorded when the
+// deliverer has made it. A webhook that is not active is KindConflict.
+func (s Webhooks) Test(ctx context.Context, id, typ string) (Delivery, error) {
+	if s.Queue == nil {
+		return Delivery{}, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
+	}
+	w, err := s.Store.WebhookByID(ctx, id)
+	if err != nil {
+		return Delivery{}, err
+	}
+	if w.Status != StatusActive {
+		return Delivery{}, patio.Conflictf("webhook %s is %s; only an active webhook can be tested", w.ID, w.Status)
+	}
+	now := clock(s.Now)
+	e, err := SampleEvent(typ, w.TeamID, now)
+	if err != nil {
+		return Delivery{}, err
+	}
+	payload, err := e.Payload(w.ID)
+	if err != nil {
+		return Delivery{}, err
+	}
+	d := Delivery{ID: DeliveryID(e.ID, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: e.ID, EventType: e.Type,
+		Status: DeliveryPending, Test: true, Payload: payload, CreatedAt: now, UpdatedAt: now}
+	if _, _, _, err := s.Store.CreateDeliveries(ctx, []Delivery{d}); err != nil {
+		return d, err
+	}
+	return d, s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
+		Attempt: 1, Due: now})
 }
 
 func (s Webhooks) update(ctx context.Context, id string, change func(Webhook) (Webhook, error)) (Webhook, error) {

@@ -14,6 +14,10 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
+// warnAfter is the failed attempt of a series after which the team is warned (CONTRACT.md section
+// 14): the 4th, two before the webhook would be disabled.
+const warnAfter = 4
+
 // MaxInFlight is how many attempts to one webhook may be in flight at once (CONTRACT.md section
 // 14): one slow or failing receiver occupies at most this many workers, never another webhook's.
 const MaxInFlight = 4
@@ -291,7 +295,7 @@ func (d *Deliverer) attempt(c *claimed) Attempt {
 	t, res := c.task, c.res
 	a := Attempt{Series: t.Series, N: t.Attempt, At: c.at, StatusCode: res.StatusCode,
 		DurationMs: res.Duration.Milliseconds(), ErrorClass: res.ErrorClass, ResponseBody: res.Body}
-	if !res.OK() && t.Attempt < MaxAttempts {
+	if !res.OK() && t.Attempt < MaxAttempts && !c.del.Test {
 		due := c.at.Add(d.Schedule.Before(t.Attempt + 1))
 		a.NextAttemptAt = &due
 	}
@@ -322,7 +326,7 @@ func (d *Deliverer) unclaimed(ctx context.Context, t Task, del Delivery, out *ou
 	case del.Status == DeliveryPending && del.Attempt == t.Attempt && del.NextAttemptAt != nil && t.Attempt < MaxAttempts:
 		out.add(Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
 			Series: t.Series, Attempt: t.Attempt + 1, Due: *del.NextAttemptAt}, from)
-	case del.Status == DeliveryFailed && t.Attempt == MaxAttempts && del.Attempt == MaxAttempts:
+	case del.Status == DeliveryFailed && t.Attempt == MaxAttempts && del.Attempt == MaxAttempts && !del.Test:
 		// The series ended; make sure a pending alert goes out.
 		return d.alert(ctx, logFor(d.Logger, t), del)
 	case del.Status == DeliverySucceeded && del.Attempt == t.Attempt && len(del.Attempts) > 0:
@@ -354,6 +358,9 @@ func (d *Deliverer) record(ctx context.Context, c *claimed, out *outbox, from in
 		}
 		log.InfoContext(ctx, "attempt failed; retry scheduled", slog.String("error_class", a.ErrorClass),
 			slog.Time("next_attempt_at", *a.NextAttemptAt))
+		if t.Attempt == warnAfter {
+			d.warn(ctx, log, del, a)
+		}
 		out.add(Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
 			Series: t.Series, Attempt: t.Attempt + 1, Due: *a.NextAttemptAt}, from)
 		return nil
@@ -361,25 +368,53 @@ func (d *Deliverer) record(ctx context.Context, c *claimed, out *outbox, from in
 	if err := d.Store.RecordAttempt(ctx, del, a, DeliveryFailed, t.Token); err != nil {
 		return ignoreConflict(err)
 	}
+	if del.Test {
+		log.InfoContext(ctx, "test delivery failed", slog.String("error_class", a.ErrorClass))
+		return nil
+	}
 	log.WarnContext(ctx, "delivery failed: attempts exhausted", slog.String("error_class", a.ErrorClass))
-	del.Status, del.Attempt = DeliveryFailed, MaxAttempts
+	del.Status, del.Attempt, del.Attempts = DeliveryFailed, MaxAttempts, append(del.Attempts, a)
 	return d.alert(ctx, log, del)
+}
+
+// flushSuccess notes, before a rule that reads it, the latest success this process sent to the
+// webhook.
+func (d *Deliverer) flushSuccess(ctx context.Context, webhookID string) error {
+	if p, ok := d.pools.Load(webhookID); ok {
+		return p.(*slotPool).flush(ctx)
+	}
+	return nil
 }
 
 // alert applies the deactivation rule after a failed series, and sends the pending alert once.
 func (d *Deliverer) alert(ctx context.Context, log *slog.Logger, del Delivery) error {
-	if p, ok := d.pools.Load(del.WebhookID); ok {
-		if err := p.(*slotPool).flush(ctx); err != nil {
-			return err
-		}
+	if err := d.flushSuccess(ctx, del.WebhookID); err != nil {
+		return err
 	}
-	disabled, err := d.Store.DisableForFailures(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, clock(d.Now))
+	last := Failure{ErrorClass: ErrHTTPStatus, At: clock(d.Now)}
+	if n := len(del.Attempts); n > 0 {
+		a := del.Attempts[n-1]
+		last = Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass, At: a.At}
+	}
+	disabled, err := d.Store.DisableForFailures(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, clock(d.Now), last)
 	if err != nil {
 		return err
 	}
 	if disabled {
 		log.WarnContext(ctx, "webhook disabled after 6 consecutive failed attempts")
-		if _, err := cancelPending(ctx, d.Store, del.WebhookID); err != nil {
+	}
+	w, err := d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
+	if err != nil || !w.AlertPending {
+		return err
+	}
+	// Cancelling is counted as it goes, so that a run interrupted and handled again adds what it
+	// cancels then (a webhook enabled again meanwhile keeps its deliveries).
+	if w.Status == StatusDisabled {
+		n, err := cancelPending(ctx, d.Store, del.WebhookID)
+		if n > 0 {
+			err = errors.Join(err, d.Store.NoteCancelled(ctx, del.TeamID, del.WebhookID, n))
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -387,7 +422,7 @@ func (d *Deliverer) alert(ctx context.Context, log *slog.Logger, del Delivery) e
 	if err != nil || !claimed {
 		return err
 	}
-	w, err := d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
+	w, err = d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
 	if err == nil {
 		err = d.sendAlert(ctx, w)
 	}
@@ -398,16 +433,101 @@ func (d *Deliverer) alert(ctx context.Context, log *slog.Logger, del Delivery) e
 	return nil
 }
 
+// describe tells a failure as the emails do: its status code or error class.
+func describe(f Failure) string {
+	if f.StatusCode != 0 {
+		return fmt.Sprintf("HTTP status %d", f.StatusCode)
+	}
+	switch f.ErrorClass {
+	case ErrTimeout:
+		return "no answer within the timeout"
+	case ErrNetwork:
+		return "a network error (DNS, connection or TLS)"
+	case ErrForbidden:
+		return "a target address that is not public"
+	}
+	return f.ErrorClass
+}
+
 func (d *Deliverer) sendAlert(ctx context.Context, w Webhook) error {
 	team, err := d.Teams.Team(ctx, w.TeamID)
 	if err != nil {
 		return err
 	}
+	last := "unknown"
+	if w.LastFailure != nil {
+		last = fmt.Sprintf("%s, at %s", describe(*w.LastFailure), w.LastFailure.At.UTC().Format(time.RFC3339))
+	}
 	subject := "Patio: webhook disabled after 6 consecutive failed deliveries"
-	text := fmt.Sprintf("Hello %s,\n\nThe webhook %s (%s) was disabled automatically: six consecutive delivery "+
-		"attempts failed and no delivery to it succeeded in the meantime. Its pending deliveries were "+
-		"cancelled.\n\nFix the receiver, then ask us to enable the webhook again; failed and cancelled "+
-		"deliveries can be replayed.\n\nPatio\n", team.Name, w.ID, w.URL)
+	text := fmt.Sprintf("Hello %s,\n\n"+
+		"The webhook %s, which posts to\n\n  %s\n\n"+
+		"was disabled automatically: six consecutive delivery attempts of one event failed and no delivery "+
+		"to it succeeded in the meantime.\n\n"+
+		"Last failure: %s.\n"+
+		"Pending deliveries cancelled: %d.\n\n"+
+		"Once the receiver is fixed, enable the webhook again and re-send what it missed:\n\n"+
+		"  admin webhooks enable --id %s\n"+
+		"  admin deliveries replay --webhook %s --status failed,cancelled,skipped --since %s\n\n"+
+		"Patio\n", team.Name, w.ID, w.URL, last, w.Cancelled, w.ID, w.ID, replaySince(w))
+	return d.Mailer.SendAlert(ctx, team.Email, subject, text)
+}
+
+// replaySince is the --since of the replay the disable email suggests: the start of the failing
+// series (the schedule's six attempts before the last failure), to the day.
+func replaySince(w Webhook) string {
+	at := time.Now().UTC()
+	if w.LastFailure != nil {
+		at = w.LastFailure.At.UTC()
+	}
+	return at.Add(-48 * time.Hour).Format(time.DateOnly)
+}
+
+// warn sends the warning email after the 4th consecutive failed attempt of a series (CONTRACT.md
+// section 14): at most one per webhook a day, and only while no delivery to the webhook succeeded
+// since the series began. A failed send is logged and tried again by the next 4th failure.
+func (d *Deliverer) warn(ctx context.Context, log *slog.Logger, del Delivery, a Attempt) {
+	if err := d.flushSuccess(ctx, del.WebhookID); err != nil {
+		log.WarnContext(ctx, "warning email skipped", slog.String("error", err.Error()))
+		return
+	}
+	now := clock(d.Now)
+	claimed, err := d.Store.ClaimWarning(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, now)
+	if err != nil || !claimed {
+		if err != nil {
+			log.WarnContext(ctx, "warning email skipped", slog.String("error", err.Error()))
+		}
+		return
+	}
+	err = d.sendWarning(ctx, del, a)
+	if err != nil {
+		log.WarnContext(ctx, "warning email failed", slog.String("error", err.Error()))
+		_ = d.Store.ReleaseWarning(context.WithoutCancel(ctx), del.TeamID, del.WebhookID, now)
+		return
+	}
+	log.InfoContext(ctx, "warning email sent")
+}
+
+func (d *Deliverer) sendWarning(ctx context.Context, del Delivery, a Attempt) error {
+	w, err := d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
+	if err != nil {
+		return err
+	}
+	team, err := d.Teams.Team(ctx, w.TeamID)
+	if err != nil {
+		return err
+	}
+	fifth := a.At.Add(d.Schedule.Before(5))
+	sixth := fifth.Add(d.Schedule.Before(6))
+	subject := "Patio: webhook failing, to be disabled if nothing changes"
+	text := fmt.Sprintf("Hello %s,\n\n"+
+		"The last four delivery attempts of event %s (%s) to the webhook %s, which posts to\n\n  %s\n\n"+
+		"failed, and no delivery to it succeeded since the first of them. Last failure: %s, at %s.\n\n"+
+		"Two attempts remain, around %s and %s. If they fail too, and no other delivery to the webhook "+
+		"succeeds before then, the webhook will be disabled around %s and its pending deliveries cancelled.\n\n"+
+		"Check the receiver; `admin deliveries list --webhook %s --status pending` shows what is waiting.\n\n"+
+		"Patio\n", team.Name, del.EventID, del.EventType, w.ID, w.URL,
+		describe(Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass}), a.At.UTC().Format(time.RFC3339),
+		fifth.UTC().Format(time.RFC3339), sixth.UTC().Format(time.RFC3339), sixth.UTC().Format(time.RFC3339), w.ID)
 	return d.Mailer.SendAlert(ctx, team.Email, subject, text)
 }
 

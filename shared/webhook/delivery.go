@@ -105,6 +105,9 @@ type Delivery struct {
 	// FirstAttemptAt is when the current series' first attempt was made (zero before it).
 	FirstAttemptAt time.Time  `json:"first_attempt_at,omitzero"`
 	NextAttemptAt  *time.Time `json:"next_attempt_at,omitempty"`
+	// Test marks a test event's delivery (admin webhooks test): one attempt, no retry, and it
+	// counts for neither the warning nor the deactivation rule.
+	Test bool `json:"test,omitempty"`
 	// Attempts are the attempts of the current series (at most MaxAttempts).
 	Attempts []Attempt `json:"attempts"`
 	// Payload is the exact body every attempt sends.

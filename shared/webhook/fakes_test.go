@@ -28,6 +28,8 @@ type store struct {
 	// disabledSince holds the first argument of each DisableForFailures call.
 	disabledSince []time.Time
 	claims        map[string]claim
+	// warned holds when the warning email about each webhook last went out.
+	warned map[string]time.Time
 	// logged is the attempt log, by delivery.
 	logged map[string][]webhook.Attempt
 	// swept holds when the sweep last queued each delivery again (its due time in the store).
@@ -44,7 +46,8 @@ type claim struct {
 
 func newStore(hooks []webhook.Webhook, deliveries ...webhook.Delivery) *store {
 	s := &store{hooks: map[string]webhook.Webhook{}, deliveries: map[string]webhook.Delivery{}, fail: map[string]error{},
-		claims: map[string]claim{}, swept: map[string]time.Time{}, logged: map[string][]webhook.Attempt{}}
+		claims: map[string]claim{}, swept: map[string]time.Time{}, logged: map[string][]webhook.Attempt{},
+		warned: map[string]time.Time{}}
 	for _, w := range hooks {
 		s.hooks[w.ID] = w
 	}
@@ -113,7 +116,7 @@ func (s *store) NoteSuccess(_ context.Context, _, id string, t time.Time) error 
 	return nil
 }
 
-func (s *store) DisableForFailures(_ context.Context, _, id string, first, _ time.Time) (bool, error) {
+func (s *store) DisableForFailures(_ context.Context, _, id string, first, _ time.Time, last webhook.Failure) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.failing("DisableForFailures"); err != nil {
@@ -124,9 +127,38 @@ func (s *store) DisableForFailures(_ context.Context, _, id string, first, _ tim
 	if w.Status != webhook.StatusActive || w.EnabledAt.After(first) || !w.LastSuccessAt.Before(first) {
 		return false, nil
 	}
-	w.Status, w.AlertPending = webhook.StatusDisabled, true
+	w.Status, w.AlertPending, w.LastFailure, w.Cancelled = webhook.StatusDisabled, true, &last, 0
 	s.hooks[id] = w
 	return true, nil
+}
+
+func (s *store) NoteCancelled(_ context.Context, _, id string, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.hooks[id]
+	w.Cancelled += n
+	s.hooks[id] = w
+	return nil
+}
+
+func (s *store) ClaimWarning(_ context.Context, _, id string, first, now time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, warned := s.warned[id]
+	if (warned && at.After(now.Add(-24*time.Hour))) || !s.hooks[id].LastSuccessAt.Before(first) {
+		return false, nil
+	}
+	s.warned[id] = now
+	return true, nil
+}
+
+func (s *store) ReleaseWarning(_ context.Context, _, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.warned[id].Equal(at) {
+		delete(s.warned, id)
+	}
+	return nil
 }
 
 func (s *store) ClaimAlert(_ context.Context, _, id string) (bool, error) {

@@ -183,8 +183,15 @@ func TestDeliverSchedulesRetry(t *testing.T) {
 				t.Errorf("Deliver(%v) recorded %+v; want attempt %d at %v, 503, %s, 120 ms, next %v",
 					task, last, tt.attempt, now, webhook.ErrHTTPStatus, due)
 			}
-			if len(e.store.disabledSince) != 0 || len(e.mailer.sent()) != 0 {
+			if len(e.store.disabledSince) != 0 {
 				t.Errorf("Deliver(%v) applied the deactivation rule before the last attempt", task)
+			}
+			wantMails := 0
+			if tt.attempt == 4 {
+				wantMails = 1 // the warning
+			}
+			if m := e.mailer.sent(); len(m) != wantMails || (wantMails == 1 && !strings.Contains(m[0].subject, "to be disabled")) {
+				t.Errorf("Deliver(%v) sent emails %+v; want %d warning", task, m, wantMails)
 			}
 		})
 	}
@@ -453,8 +460,19 @@ func TestDeliverSixthFailure(t *testing.T) {
 			if len(alerts) != wantAlerts {
 				t.Fatalf("Deliver(%v) sent %d alerts; want %d", task, len(alerts), wantAlerts)
 			}
-			if wantAlerts == 1 && (alerts[0].to != team.Email || !strings.Contains(alerts[0].text, hookID) || !strings.Contains(alerts[0].text, w.URL)) {
-				t.Errorf("Deliver(%v) sent the alert %+v; want one to %s naming %s and %s", task, alerts[0], team.Email, hookID, w.URL)
+			if wantAlerts == 1 {
+				// The email names the URL, the last failure and when, how many deliveries were
+				// cancelled, and the two commands that enable and replay.
+				for _, want := range []string{w.URL, "HTTP status 503, at " + now.Format(time.RFC3339),
+					"Pending deliveries cancelled: 2.", "admin webhooks enable --id " + hookID,
+					"admin deliveries replay --webhook " + hookID + " --status failed,cancelled,skipped --since "} {
+					if !strings.Contains(alerts[0].text, want) {
+						t.Errorf("the alert says:\n%s\nwant it to contain %q", alerts[0].text, want)
+					}
+				}
+				if alerts[0].to != team.Email {
+					t.Errorf("the alert went to %s; want %s", alerts[0].to, team.Email)
+				}
 			}
 		})
 	}
@@ -775,5 +793,53 @@ func TestReplay(t *testing.T) {
 				t.Errorf("Replay(dlv_1) stored %q series %d; want %q series %d", stored.Status, stored.Series, webhook.DeliveryPending, before.Series+1)
 			}
 		})
+	}
+}
+
+// TestDeliverWarning: the 4th consecutive failed attempt of a series warns the team once a day per
+// webhook, saying when the webhook will be disabled; not when a delivery succeeded since the
+// series began.
+func TestDeliverWarning(t *testing.T) {
+	e := newEnv(pending("dlv_a", 3), pending("dlv_b", 3), pending("dlv_c", 3))
+	clock := now
+	d := e.deliverer()
+	d.Now = func() time.Time { return clock }
+	deliver := func(id string) {
+		t.Helper()
+		if err := d.Deliver(context.Background(), taskFor(e.store.delivery(id), 4)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deliver("dlv_a")
+	mails := e.mailer.sent()
+	if len(mails) != 1 {
+		t.Fatalf("after a 4th failed attempt %d emails went out; want 1 warning", len(mails))
+	}
+	sixth := now.Add(12 * time.Hour).Add(24 * time.Hour).Format(time.RFC3339)
+	for _, want := range []string{activeHook(hookID).URL, "evt_dlv_a", "HTTP status 503", "disabled around " + sixth} {
+		if !strings.Contains(mails[0].text, want) {
+			t.Errorf("the warning says:\n%s\nwant it to contain %q", mails[0].text, want)
+		}
+	}
+	deliver("dlv_b")
+	if n := len(e.mailer.sent()); n != 1 {
+		t.Errorf("a second 4th failure the same day sent %d emails in all; want 1", n)
+	}
+	clock = now.Add(25 * time.Hour)
+	deliver("dlv_c")
+	if n := len(e.mailer.sent()); n != 2 {
+		t.Errorf("a 4th failure a day later sent %d emails in all; want 2", n)
+	}
+
+	// A success since the series began: no warning.
+	e2 := newEnv(pending("dlv_a", 3))
+	w := e2.store.hooks[hookID]
+	w.LastSuccessAt = first.Add(time.Minute)
+	e2.store.hooks[hookID] = w
+	if err := e2.deliverer().Deliver(context.Background(), taskFor(e2.store.delivery("dlv_a"), 4)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e2.mailer.sent()); n != 0 {
+		t.Errorf("a 4th failure after a success since the series began sent %d emails; want none", n)
 	}
 }

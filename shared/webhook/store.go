@@ -20,10 +20,18 @@ type Store interface {
 	TeamWebhooks(ctx context.Context, teamID string) ([]Webhook, error)
 	// UpdateWebhook applies change to the stored webhook atomically (re-applying it on a lost race).
 	UpdateWebhook(ctx context.Context, teamID, id string, change func(Webhook) (Webhook, error)) (Webhook, error)
-	// DisableForFailures disables the webhook and marks its alert pending, atomically and only if it
-	// is active, was enabled no later than first and had no success since first (NoteSuccess,
+	// DisableForFailures disables the webhook, marks its alert pending and keeps last (the failure
+	// that disabled it) with a count of cancelled deliveries at 0, atomically and only if it is
+	// active, was enabled no later than first and had no success since first (NoteSuccess,
 	// ReleaseSlots). It reports whether it did.
-	DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time) (bool, error)
+	DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last Failure) (bool, error)
+	// NoteCancelled adds n to the count of deliveries cancelled when the webhook was disabled.
+	NoteCancelled(ctx context.Context, teamID, id string, n int) error
+	// ClaimWarning records that the warning email about the webhook goes out at now, and reports
+	// whether it may: only when none went out in the 24 hours before now and no delivery to the
+	// webhook succeeded since first. ReleaseWarning undoes a claim made at now (a failed send).
+	ClaimWarning(ctx context.Context, teamID, id string, first, now time.Time) (bool, error)
+	ReleaseWarning(ctx context.Context, teamID, id string, at time.Time) error
 	// ClaimAlert clears the webhook's pending alert and reports whether it was pending (so one
 	// caller sends it); ReleaseAlert sets it again after a failed send.
 	ClaimAlert(ctx context.Context, teamID, id string) (bool, error)
