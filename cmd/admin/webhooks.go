@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -32,8 +33,12 @@ func (c *cli) printWebhook(w webhook.Webhook, secret string) error {
 	return c.print(out, func(tw io.Writer) {
 		fmt.Fprintf(tw, "id\t%s\nteam\t%s\nurl\t%s\nevents\t%s\nstatus\t%s\ncreated_at\t%s\nupdated_at\t%s\n",
 			w.ID, w.TeamID, w.URL, strings.Join(w.Events, ","), w.Status, w.CreatedAt, w.UpdatedAt)
-		if w.RotatesAt != nil {
-			fmt.Fprintf(tw, "previous secret signs until\t%s\n", w.RotatesAt)
+		for _, p := range w.Previous {
+			fmt.Fprintf(tw, "a previous secret signs until\t%s\n", p.Until)
+		}
+		if w.LastFailure != nil {
+			fmt.Fprintf(tw, "disabled after\t%s %d at %s (%d pending deliveries cancelled)\n", w.LastFailure.ErrorClass,
+				w.LastFailure.StatusCode, w.LastFailure.At.Format(time.RFC3339), w.Cancelled)
 		}
 		if secret != "" {
 			fmt.Fprintf(tw, "secret\t%s\n(the secret is shown only now)\n", secret)
@@ -42,9 +47,10 @@ func (c *cli) printWebhook(w webhook.Webhook, secret string) error {
 }
 
 func (c *cli) webhooksCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "webhooks", Short: "Create, inspect, enable, disable webhooks and rotate their secrets"}
-	var team, url, events, id string
+	cmd := &cobra.Command{Use: "webhooks", Short: "Create, inspect, edit, test, enable, disable and delete webhooks; rotate their secrets"}
+	var team, url, events, id, typ string
 	var grace time.Duration
+	var all bool
 
 	create := &cobra.Command{Use: "create", Short: "Create a webhook (the secret is shown once)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
@@ -97,7 +103,49 @@ func (c *cli) webhooksCmd() *cobra.Command {
 		func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
 			return svc.RotateSecret(ctx, id, grace)
 		})
-	rotate.Flags().DurationVar(&grace, "grace", webhook.DefaultGrace, "how long the old secret keeps signing X-Service-Signature")
+	rotate.Flags().DurationVar(&grace, "grace", webhook.DefaultGrace,
+		"how long the replaced secret keeps signing (at most three secrets sign at once; 0: at once)")
+	del := byID("delete", "Delete a webhook for good: it receives nothing more; its pending deliveries are cancelled",
+		func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
+			return noSecret(svc.Delete(ctx, id))
+		})
+	var update *cobra.Command
+	update = &cobra.Command{Use: "update", Short: "Change a webhook's URL (checked again) and/or its events", Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			svc, err := c.webhooks(ctx)
+			if err != nil {
+				return err
+			}
+			var u *string
+			var evs []string
+			if update.Flags().Changed("url") {
+				u = &url
+			}
+			if update.Flags().Changed("events") {
+				evs = strings.Split(events, ",")
+			}
+			w, err := svc.Update(ctx, id, u, evs)
+			if err != nil {
+				return err
+			}
+			return c.printWebhook(w, "")
+		})}
+	update.Flags().StringVar(&id, "id", "", "webhook id (required)")
+	update.Flags().StringVar(&url, "url", "", "new https target URL")
+	update.Flags().StringVar(&events, "events", "", "new comma-separated event types, or '*' for all")
+	mustRequire(update, "id")
+	test := &cobra.Command{Use: "test", Short: "Send a signed sample event through the normal delivery path and show the attempt",
+		Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			svc, err := c.webhooks(ctx)
+			if err != nil {
+				return err
+			}
+			return c.testWebhook(ctx, svc, id, typ)
+		})}
+	test.Flags().StringVar(&id, "id", "", "webhook id (required)")
+	test.Flags().StringVar(&typ, "type", webhook.VehicleCreated, "event type of the sample")
+	mustRequire(test, "id")
 
 	list := &cobra.Command{Use: "list", Short: "List a team's webhooks", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
@@ -105,7 +153,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hs, err := svc.List(ctx, team)
+			hs, err := svc.List(ctx, team, all)
 			if err != nil {
 				return err
 			}
@@ -117,59 +165,195 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			})
 		})}
 	list.Flags().StringVar(&team, "team", "", "team id (required)")
+	list.Flags().BoolVar(&all, "all", false, "deleted webhooks too")
 	mustRequire(list, "team")
 
-	cmd.AddCommand(create, get, list, enable, disable, rotate)
+	cmd.AddCommand(create, get, list, update, test, enable, disable, rotate, del)
 	return cmd
 }
 
-func (c *cli) deliveriesCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "deliveries", Short: "List and replay webhook deliveries"}
-	var hook, status, id string
+// parseWhen reads a --since or --until value: an RFC 3339 time, a date (its UTC midnight), or a
+// Go duration meaning that long ago ("24h"). "" is no bound.
+func parseWhen(flag, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t.UTC(), nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d).UTC(), nil
+	}
+	return time.Time{}, patio.Invalidf("%s must be an RFC 3339 time, a date (YYYY-MM-DD) or a duration ago (24h)", flag)
+}
 
-	list := &cobra.Command{Use: "list", Short: "List a webhook's deliveries with their attempts", Args: cobra.NoArgs,
+func (c *cli) printDeliveries(page webhook.DeliveryPage) error {
+	return c.print(page, func(w io.Writer) {
+		fmt.Fprintln(w, "ID\tEVENT\tTYPE\tSTATUS\tATTEMPTS\tCREATED\tLAST")
+		for _, d := range page.Deliveries {
+			last := ""
+			if n := len(d.Attempts); n > 0 {
+				a := d.Attempts[n-1]
+				last = fmt.Sprintf("%s %d %s %dms", a.At.Format(time.RFC3339), a.StatusCode, a.ErrorClass, a.DurationMs)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.EventID, d.EventType, d.Status, d.Attempt,
+				d.CreatedAt.Format(time.RFC3339), last)
+		}
+		if page.NextCursor != "" {
+			fmt.Fprintf(w, "(more: --cursor %s)\n", page.NextCursor)
+		}
+	})
+}
+
+// testWebhook sends a test event and waits for its attempt (the deliverer's: on AWS the
+// deliverer function, on the local stack `make run`), then prints it.
+func (c *cli) testWebhook(ctx context.Context, svc webhook.Webhooks, id, typ string) error {
+	d, err := svc.Test(ctx, id, typ)
+	if err != nil {
+		return err
+	}
+	wait := c.conf.WebhookTimeout + 30*time.Second
+	deadline := time.Now().Add(wait)
+	for {
+		if d, err = svc.Delivery(ctx, d.ID); err != nil {
+			return err
+		}
+		if len(d.Attempts) > 0 && d.Status != webhook.DeliveryPending {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("test delivery %s was queued but not attempted within %s: is the deliverer running?", d.ID, wait)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	a := d.Attempts[len(d.Attempts)-1]
+	out := map[string]any{"delivery_id": d.ID, "event_id": d.EventID, "event_type": d.EventType, "status": d.Status,
+		"status_code": a.StatusCode, "duration_ms": a.DurationMs, "error_class": a.ErrorClass, "response_body": a.ResponseBody}
+	return c.print(out, func(w io.Writer) {
+		fmt.Fprintf(w, "delivery\t%s\nevent\t%s %s\nresult\t%s\nstatus code\t%d\nduration\t%d ms\n", d.ID, d.EventID,
+			d.EventType, d.Status, a.StatusCode, a.DurationMs)
+		if a.ErrorClass != "" {
+			fmt.Fprintf(w, "error class\t%s\n", a.ErrorClass)
+		}
+		fmt.Fprintf(w, "response\t%.500q\n", a.ResponseBody)
+	})
+}
+
+func (c *cli) deliveriesCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "deliveries", Short: "List, inspect and replay webhook deliveries"}
+	var hook, status, id, since, until, cursor string
+	var limit int
+
+	list := &cobra.Command{Use: "list", Short: "List a webhook's deliveries, newest first, a page at a time", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
 			if err != nil {
 				return err
 			}
-			ds, err := svc.Deliveries(ctx, hook, status)
+			if limit < 1 {
+				return patio.Invalidf("limit must be between 1 and %d", webhook.MaxDeliveryLimit)
+			}
+			q := webhook.DeliveryQuery{Limit: limit, Cursor: cursor}
+			if q.Statuses, err = webhook.ParseDeliveryStatuses(status); err != nil {
+				return err
+			}
+			now := time.Now()
+			if q.Since, err = parseWhen("since", since, now); err != nil {
+				return err
+			}
+			if q.Until, err = parseWhen("until", until, now); err != nil {
+				return err
+			}
+			page, err := svc.ListDeliveries(ctx, hook, q)
 			if err != nil {
 				return err
 			}
-			return c.print(map[string]any{"deliveries": ds}, func(w io.Writer) {
-				fmt.Fprintln(w, "ID\tEVENT\tTYPE\tSTATUS\tATTEMPTS\tLAST")
-				for _, d := range ds {
-					last := ""
-					if n := len(d.Attempts); n > 0 {
-						a := d.Attempts[n-1]
-						last = fmt.Sprintf("%s %d %s", a.At.Format(time.RFC3339), a.StatusCode, a.ErrorClass)
-					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.EventID, d.EventType, d.Status, d.Attempt, last)
-				}
-			})
+			return c.printDeliveries(page)
 		})}
 	list.Flags().StringVar(&hook, "webhook", "", "webhook id (required)")
-	list.Flags().StringVar(&status, "status", "", "only this status: pending, succeeded, failed, cancelled or skipped")
+	list.Flags().StringVar(&status, "status", "", "only these statuses, comma-separated: pending, succeeded, failed, cancelled, skipped")
+	list.Flags().StringVar(&since, "since", "", "only deliveries created at or after: RFC 3339 time, date, or duration ago (24h)")
+	list.Flags().StringVar(&until, "until", "", "only deliveries created at or before: RFC 3339 time, date, or duration ago")
+	list.Flags().IntVar(&limit, "limit", webhook.DefaultDeliveryLimit, fmt.Sprintf("deliveries per page (1 to %d)", webhook.MaxDeliveryLimit))
+	list.Flags().StringVar(&cursor, "cursor", "", "the next page: the next_cursor a previous page printed")
 	mustRequire(list, "webhook")
 
-	replay := &cobra.Command{Use: "replay", Short: "Re-send a failed, cancelled or skipped delivery (same event id, new attempts)", Args: cobra.NoArgs,
+	get := &cobra.Command{Use: "get", Short: "Show a delivery with every attempt of every series, response excerpts included", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
 			if err != nil {
 				return err
 			}
-			d, err := svc.Replay(ctx, id)
+			d, err := svc.Delivery(ctx, id)
 			if err != nil {
 				return err
 			}
 			return c.print(d, func(w io.Writer) {
-				fmt.Fprintf(w, "id\t%s\nevent\t%s\nstatus\t%s\nseries\t%d\n", d.ID, d.EventID, d.Status, d.Series)
+				fmt.Fprintf(w, "id\t%s\nwebhook\t%s\nevent\t%s %s\nstatus\t%s\nseries\t%d\ncreated_at\t%s\n",
+					d.ID, d.WebhookID, d.EventID, d.EventType, d.Status, d.Series, d.CreatedAt.Format(time.RFC3339))
+				for _, a := range d.Attempts {
+					fmt.Fprintf(w, "attempt %d.%d\t%s status %d %s %d ms\n", a.Series, a.N, a.At.Format(time.RFC3339), a.StatusCode, a.ErrorClass, a.DurationMs)
+					if a.ResponseBody != "" {
+						fmt.Fprintf(w, "\tresponse: %.200q\n", a.ResponseBody)
+					}
+				}
 			})
 		})}
-	replay.Flags().StringVar(&id, "id", "", "delivery id (required)")
-	mustRequire(replay, "id")
+	get.Flags().StringVar(&id, "id", "", "delivery id (required)")
+	mustRequire(get, "id")
 
-	cmd.AddCommand(list, replay)
+	replay := &cobra.Command{Use: "replay",
+		Short: "Re-send a failed, cancelled or skipped delivery (--id), or all of a webhook's (--webhook --status): same event ids, new attempts",
+		Args:  cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			svc, err := c.webhooks(ctx)
+			if err != nil {
+				return err
+			}
+			switch {
+			case id != "" && hook != "":
+				return patio.Invalidf("replay takes --id, or --webhook with --status, not both")
+			case id != "":
+				d, err := svc.Replay(ctx, id)
+				if err != nil {
+					return err
+				}
+				return c.print(d, func(w io.Writer) {
+					fmt.Fprintf(w, "id\t%s\nevent\t%s\nstatus\t%s\nseries\t%d\n", d.ID, d.EventID, d.Status, d.Series)
+				})
+			case hook == "" || status == "":
+				return patio.Invalidf("replay needs --id, or --webhook and --status (failed, cancelled, skipped)")
+			}
+			statuses, err := webhook.ParseDeliveryStatuses(status)
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			from, err := parseWhen("since", since, now)
+			if err != nil {
+				return err
+			}
+			to, err := parseWhen("until", until, now)
+			if err != nil {
+				return err
+			}
+			n, err := svc.ReplayAll(ctx, hook, statuses, from, to)
+			if err != nil {
+				return err
+			}
+			return c.print(map[string]any{"webhook_id": hook, "replayed": n}, func(w io.Writer) {
+				fmt.Fprintf(w, "replayed\t%d\n", n)
+			})
+		})}
+	replay.Flags().StringVar(&id, "id", "", "one delivery id")
+	replay.Flags().StringVar(&hook, "webhook", "", "every matching delivery of this webhook (with --status)")
+	replay.Flags().StringVar(&status, "status", "", "with --webhook: failed, cancelled and/or skipped, comma-separated")
+	replay.Flags().StringVar(&since, "since", "", "with --webhook: only deliveries created at or after (RFC 3339, date, or duration ago)")
+	replay.Flags().StringVar(&until, "until", "", "with --webhook: only deliveries created at or before")
+
+	cmd.AddCommand(list, get, replay)
 	return cmd
 }

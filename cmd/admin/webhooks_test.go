@@ -51,17 +51,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// webhookJSON is what webhooks create|get|enable|disable|rotate-secret print.
+// webhookJSON is what webhooks create|get|update|enable|disable|delete|rotate-secret print.
 type webhookJSON struct {
-	ID        string   `json:"id"`
-	TeamID    string   `json:"team_id"`
-	URL       string   `json:"url"`
-	Events    []string `json:"events"`
-	Status    string   `json:"status"`
-	Secret    string   `json:"secret"`
-	RotatesAt *string  `json:"secret_rotates_at"`
-	CreatedAt string   `json:"created_at"`
-	UpdatedAt string   `json:"updated_at"`
+	ID       string   `json:"id"`
+	TeamID   string   `json:"team_id"`
+	URL      string   `json:"url"`
+	Events   []string `json:"events"`
+	Status   string   `json:"status"`
+	Secret   string   `json:"secret"`
+	Previous []struct {
+		SignsUntil string `json:"signs_until"`
+	} `json:"previous_secrets"`
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
 }
 
 // deliveryJSON is one delivery as deliveries list and replay print it.
@@ -274,8 +276,8 @@ func TestWebhooksCreate(t *testing.T) {
 				t.Errorf("webhooks create printed team %s, url %s, status %s, events %q; want %s, %s, active, %q",
 					w.TeamID, w.URL, w.Status, w.Events, teamID, url, tc.wantEvents)
 			}
-			if w.RotatesAt != nil {
-				t.Errorf("webhooks create printed secret_rotates_at %s; want none", *w.RotatesAt)
+			if len(w.Previous) != 0 {
+				t.Errorf("webhooks create printed previous secrets %+v; want none", w.Previous)
 			}
 			if _, err := time.Parse(time.RFC3339, w.CreatedAt); err != nil {
 				t.Errorf("webhooks create printed created_at %q: %v", w.CreatedAt, err)
@@ -286,8 +288,8 @@ func TestWebhooksCreate(t *testing.T) {
 			if err != nil {
 				t.Fatalf("WebhookByID(%s): %v", w.ID, err)
 			}
-			if stored.Secret != w.Secret || stored.NextSecret != "" {
-				t.Errorf("stored secrets %q/%q; want the printed secret %q alone", stored.Secret, stored.NextSecret, w.Secret)
+			if stored.Secret != w.Secret || len(stored.Previous) != 0 {
+				t.Errorf("stored secrets %q and %d previous; want the printed secret %q alone", stored.Secret, len(stored.Previous), w.Secret)
 			}
 			getArgs := []string{"webhooks", "get", "--id", w.ID}
 			got, out := adminOK[webhookJSON](t, getArgs...)
@@ -427,32 +429,36 @@ func TestWebhooksEnableDisable(t *testing.T) {
 	})
 }
 
+// TestWebhooksRotateSecret: each rotation's replaced secret keeps signing for its own grace period;
+// at most three secrets sign at once (CONTRACT.md section 14). X-Service-Signature uses the oldest
+// valid secret, X-Service-Signature-Next the newest.
 func TestWebhooksRotateSecret(t *testing.T) {
 	store := setup(t)
 	ctx := context.Background()
 	team := newTeam(t)
 	w := newWebhook(t, team, "*")
 
-	// After each step, primary is the secret that signs X-Service-Signature and next the one that
-	// signs X-Service-Signature-Next during a grace period: indexes into secrets (0: create's).
+	// After each step, signing lists the secrets that sign now, oldest first, as indexes into
+	// secrets (0: create's), and graces the grace periods printed, one per previous secret.
 	steps := []struct {
-		name      string
-		flags     []string
-		wantGrace time.Duration // 0: the new secret signs alone at once
-		primary   int
-		next      int // -1: none
+		name    string
+		flags   []string
+		graces  []time.Duration
+		signing []int
 	}{
-		{name: "default grace of 24 h", wantGrace: 24 * time.Hour, primary: 0, next: 1},
-		{name: "again within the grace period: the previous rotation completes", flags: []string{"--grace", "1h"},
-			wantGrace: time.Hour, primary: 1, next: 2},
-		{name: "no grace", flags: []string{"--grace", "0s"}, primary: 3, next: -1},
-		{name: "default grace after an immediate rotation", wantGrace: 24 * time.Hour, primary: 3, next: 4},
+		{name: "default grace of 24 h", graces: []time.Duration{24 * time.Hour}, signing: []int{0, 1}},
+		{name: "again within the grace period: both previous keep signing", flags: []string{"--grace", "1h"},
+			graces: []time.Duration{24 * time.Hour, time.Hour}, signing: []int{0, 1, 2}},
+		{name: "a third within grace: the oldest stops, three sign", flags: []string{"--grace", "2h"},
+			graces: []time.Duration{time.Hour, 2 * time.Hour}, signing: []int{1, 2, 3}},
+		{name: "no grace: the replaced secret stops at once, the others go on", flags: []string{"--grace", "0s"},
+			graces: []time.Duration{time.Hour, 2 * time.Hour}, signing: []int{1, 2, 4}},
 	}
 	secrets := []string{w.Secret}
+	started := time.Now().UTC().Truncate(time.Second)
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			args := append([]string{"webhooks", "rotate-secret", "--id", w.ID}, s.flags...)
-			before := time.Now().UTC().Truncate(time.Second)
 			got, raw := adminOK[webhookJSON](t, args...)
 			after := time.Now().UTC()
 			checkSecret(t, got.Secret)
@@ -463,14 +469,19 @@ func TestWebhooksRotateSecret(t *testing.T) {
 			if got.ID != w.ID || got.Status != webhook.StatusActive {
 				t.Errorf("admin %s printed %s", strings.Join(args, " "), raw)
 			}
-			checkDeadline(t, "rotate-secret", got.RotatesAt, s.wantGrace, before, after)
+			if len(got.Previous) != len(s.graces) {
+				t.Fatalf("admin %s printed %d previous secrets; want %d (%s)", strings.Join(args, " "), len(got.Previous), len(s.graces), raw)
+			}
+			for i, g := range s.graces {
+				checkDeadline(t, "rotate-secret", got.Previous[i].SignsUntil, g, started, after)
+			}
 
-			// get shows the same deadline, never a secret.
+			// get shows the same deadlines, never a secret.
 			getArgs := []string{"webhooks", "get", "--id", w.ID}
 			shown, out := adminOK[webhookJSON](t, getArgs...)
 			noSecret(t, getArgs, out, secrets...)
-			if (shown.RotatesAt == nil) != (got.RotatesAt == nil) || (shown.RotatesAt != nil && *shown.RotatesAt != *got.RotatesAt) {
-				t.Errorf("webhooks get: secret_rotates_at %v; want rotate-secret's %v", deref(shown.RotatesAt), deref(got.RotatesAt))
+			if !slices.Equal(shown.Previous, got.Previous) {
+				t.Errorf("webhooks get: previous secrets %+v; want rotate-secret's %+v", shown.Previous, got.Previous)
 			}
 			listArgs := []string{"webhooks", "list", "--team", team}
 			_, out = adminOK[map[string]any](t, listArgs...)
@@ -481,14 +492,12 @@ func TestWebhooksRotateSecret(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			keys := stored.KeysAt(time.Now())
-			wantNext := ""
-			if s.next >= 0 {
-				wantNext = secrets[s.next]
+			var signing []int
+			for _, k := range stored.KeysAt(time.Now()) {
+				signing = append(signing, slices.Index(secrets, k))
 			}
-			if keys.Primary != secrets[s.primary] || keys.Next != wantNext {
-				t.Errorf("signing secrets after rotate-secret: primary #%d, next #%d; want #%d, #%d (of %d)",
-					slices.Index(secrets, keys.Primary), slices.Index(secrets, keys.Next), s.primary, s.next, len(secrets))
+			if !slices.Equal(signing, s.signing) {
+				t.Errorf("signing secrets after rotate-secret: %v; want %v (indexes, oldest first)", signing, s.signing)
 			}
 		})
 	}
@@ -501,34 +510,18 @@ func TestWebhooksRotateSecret(t *testing.T) {
 	})
 }
 
-// checkDeadline checks a printed secret_rotates_at: about grace after the command ran, or absent
-// when grace is 0.
-func checkDeadline(t *testing.T, what string, got *string, grace time.Duration, before, after time.Time) {
+// checkDeadline checks a printed signs_until: grace after a moment between the test's start and
+// after (the rotations of one test run within seconds).
+func checkDeadline(t *testing.T, what, got string, grace time.Duration, started, after time.Time) {
 	t.Helper()
-	if grace == 0 {
-		if got != nil {
-			t.Errorf("%s: secret_rotates_at %s; want none", what, *got)
-		}
-		return
-	}
-	if got == nil {
-		t.Fatalf("%s: no secret_rotates_at; want the end of the %v grace period", what, grace)
-	}
-	at, err := time.Parse(time.RFC3339, *got)
+	at, err := time.Parse(time.RFC3339, got)
 	if err != nil {
-		t.Fatalf("%s: secret_rotates_at %q: %v", what, *got, err)
+		t.Fatalf("%s: signs_until %q: %v", what, got, err)
 	}
-	if at.Before(before.Add(grace)) || at.After(after.Add(grace)) {
-		t.Errorf("%s: secret_rotates_at %s; want %v after the command, between %s and %s", what, *got, grace,
-			before.Add(grace).Format(time.RFC3339), after.Add(grace).Format(time.RFC3339))
+	if at.Before(started.Add(grace)) || at.After(after.Add(grace)) {
+		t.Errorf("%s: signs_until %s; want %v after the rotation, between %s and %s", what, got, grace,
+			started.Add(grace).Format(time.RFC3339), after.Add(grace).Format(time.RFC3339))
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return "<none>"
-	}
-	return *s
 }
 
 func TestWebhooksListByTeam(t *testing.T) {
@@ -612,7 +605,7 @@ func TestDeliveriesWithoutDeliveries(t *testing.T) {
 		{"unknown status", []string{"deliveries", "list", "--webhook", w.ID, "--status", "delivered"},
 			"status must be one of pending, succeeded, failed, cancelled, skipped"},
 		{"replay of an unknown delivery", []string{"deliveries", "replay", "--id", "dlv_00000000000000000000000000000000"}, "delivery not found"},
-		{"replay without --id", []string{"deliveries", "replay"}, `"id" not set`},
+		{"replay without --id", []string{"deliveries", "replay"}, "replay needs --id, or --webhook and --status"},
 		{"list without --webhook", []string{"deliveries", "list"}, `"webhook" not set`},
 	}
 	for _, tc := range errs {
@@ -699,7 +692,7 @@ func TestDeliveriesReplay(t *testing.T) {
 	store := setup(t)
 	ctx := context.Background()
 	queue, watcher := deliveryQueue(t)
-	dispatcher := webhook.Dispatcher{Store: store, Queue: queue, Logger: slog.New(slog.DiscardHandler)}
+	dispatcher := &webhook.Dispatcher{Store: store, Queue: queue, Logger: slog.New(slog.DiscardHandler)}
 
 	tests := []struct {
 		name string
@@ -720,7 +713,7 @@ func TestDeliveriesReplay(t *testing.T) {
 				adminOK[webhookJSON](t, "webhooks", "disable", "--id", w.ID)
 			}
 			change := vehicleInsert(team)
-			if err := dispatcher.Dispatch(ctx, change); err != nil {
+			if _, err := dispatcher.Dispatch(ctx, []webhook.Change{change}); err != nil {
 				t.Fatalf("Dispatch: %v", err)
 			}
 			eventID := webhook.EventID(change.SourceID, webhook.VehicleCreated)

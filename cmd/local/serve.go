@@ -82,7 +82,7 @@ func startAPI(ctx context.Context, st *localaws.Stack, port string,
 	team func(context.Context, *dynamostore.Store) (localCreds, error)) (*localAPI, error) {
 	// The stack runs every API resource and both webhook workers, in one process.
 	conf, err := app.LoadConfig(os.LookupEnv, app.VehiclesFunction, app.ClientsFunction, app.DealsFunction,
-		app.DispatcherFunction, app.DelivererFunction)
+		app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction, app.TimerFunction)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,8 @@ import (
 // over the template's defaults.
 func localEnv(st *localaws.Stack) {
 	st.Env["WEBHOOK_ALLOW_PRIVATE_TARGETS"] = "true"
-	for _, k := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT", "WEBHOOK_MAX_HOP", "WEBHOOK_CA_FILE", "LOG_LEVEL"} {
+	for _, k := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT", "WEBHOOK_MAX_HOP",
+		"WEBHOOK_SWEEP_AFTER", "WEBHOOK_CA_FILE", "LOG_LEVEL"} {
 		if v, ok := os.LookupEnv(k); ok {
 			st.Env[k] = v
 		}
@@ -34,7 +35,8 @@ func localEnv(st *localaws.Stack) {
 const streamCheckpoints = ".data/stream-checkpoints.json"
 
 // startWebhooks runs the webhook functions' own handlers as AWS would: the dispatcher on the
-// resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto). It verifies
+// resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto), the
+// sweeper on a ticker. It verifies
 // the alert sender identity in moto's SES first. The pollers stop with ctx.
 func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *slog.Logger, st *localaws.Stack) error {
 	if err := sesmail.New(cfg, c.AlertSender).VerifySender(ctx); err != nil {
@@ -45,6 +47,10 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 		return err
 	}
 	deliver, err := app.Deliverer(cfg, c, logger)
+	if err != nil {
+		return err
+	}
+	sweep, err := app.Sweeper(cfg, c, logger)
 	if err != nil {
 		return err
 	}
@@ -72,6 +78,8 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 		return err
 	}
 	go runTimer(ctx, timer, c.TimerPeriod, logger)
+	// The sweep runs every minute on AWS; with a compressed WEBHOOK_SWEEP_AFTER, more often.
+	go localaws.Every(ctx, min(time.Minute, c.SweepAfter/2), sweep, logger)
 	return nil
 }
 

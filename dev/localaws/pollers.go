@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -327,10 +328,16 @@ func attribute(v streamtypes.AttributeValue) events.DynamoDBAttributeValue {
 	return events.NewNullAttribute()
 }
 
-// PollQueue plays Lambda's SQS event source mapping on the local stack: it long-polls the queue,
-// hands each batch to h as an events.SQSEvent and deletes the messages h did not report as failed
-// (those come back after the visibility timeout, and go to the dead-letter queue in the end). It
-// returns when ctx ends.
+// QueueConcurrency is how many batches the local queue poller hands over at once, as the
+// deliverer's event source does on AWS (its ScalingConfig.MaximumConcurrency in template.yaml).
+const QueueConcurrency = 20
+
+// PollQueue plays Lambda's SQS event source mapping on the local stack: it long-polls the queue and
+// hands each batch (up to 10 messages) to h as an events.SQSEvent, up to QueueConcurrency batches at
+// once, receiving the next while earlier ones are being handled (a slow receiver holds only its
+// own batch). After h returns it deletes the messages h did not report as failed (those come back
+// after the visibility timeout, and go to the dead-letter queue in the end). It returns when ctx
+// ends, once the batches in hand are done.
 func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHandler, logger *slog.Logger) error {
 	client := sqs.NewFromConfig(cfg)
 	attrs, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
@@ -340,19 +347,25 @@ func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHand
 		return fmt.Errorf("localaws: queue %s: %w", queueURL, err)
 	}
 	arn := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+	slots := make(chan struct{}, QueueConcurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for ctx.Err() == nil {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
 		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 			QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
 			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
 		})
-		if err != nil {
-			if ctx.Err() == nil {
+		if err != nil || len(out.Messages) == 0 {
+			<-slots
+			if err != nil && ctx.Err() == nil {
 				logger.Warn("local queue: receive failed", slog.String("error", err.Error()))
 				sleep(ctx, time.Second)
 			}
-			continue
-		}
-		if len(out.Messages) == 0 {
 			continue
 		}
 		ev := events.SQSEvent{}
@@ -363,25 +376,59 @@ func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHand
 				EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: cfg.Region,
 			})
 		}
-		resp, err := h(ctx, ev)
-		if err != nil {
-			logger.Error("local queue: handler failed; the batch returns after the visibility timeout", slog.String("error", err.Error()))
-			continue
+		wg.Go(func() {
+			defer func() { <-slots }()
+			handleBatch(ctx, client, queueURL, ev, h, logger)
+		})
+	}
+	return nil
+}
+
+// handleBatch hands one batch to h and deletes the messages it did not report as failed.
+func handleBatch(ctx context.Context, client *sqs.Client, queueURL string, ev events.SQSEvent, h queueHandler, logger *slog.Logger) {
+	resp, err := h(ctx, ev)
+	if err != nil {
+		logger.Error("local queue: handler failed; the batch returns after the visibility timeout", slog.String("error", err.Error()))
+		return
+	}
+	failed := map[string]bool{}
+	for _, f := range resp.BatchItemFailures {
+		failed[f.ItemIdentifier] = true
+	}
+	var entries []sqstypes.DeleteMessageBatchRequestEntry
+	for i, m := range ev.Records {
+		if !failed[m.MessageId] {
+			entries = append(entries, sqstypes.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(m.ReceiptHandle)})
 		}
-		failed := map[string]bool{}
-		for _, f := range resp.BatchItemFailures {
-			failed[f.ItemIdentifier] = true
-		}
-		for _, m := range ev.Records {
-			if failed[m.MessageId] {
-				continue
-			}
-			if _, err := client.DeleteMessage(context.WithoutCancel(ctx), &sqs.DeleteMessageInput{
-				QueueUrl: aws.String(queueURL), ReceiptHandle: aws.String(m.ReceiptHandle),
-			}); err != nil {
-				logger.Warn("local queue: delete failed", slog.String("message_id", m.MessageId), slog.String("error", err.Error()))
+	}
+	if len(entries) == 0 {
+		return
+	}
+	out, err := client.DeleteMessageBatch(context.WithoutCancel(ctx), &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
+	if err != nil {
+		logger.Warn("local queue: delete failed", slog.Int("messages", len(entries)), slog.String("error", err.Error()))
+		return
+	}
+	for _, f := range out.Failed {
+		logger.Warn("local queue: delete failed", slog.String("entry", aws.ToString(f.Id)), slog.String("error", aws.ToString(f.Message)))
+	}
+}
+
+// Every plays an EventBridge schedule on the local stack: it hands h a scheduled event every
+// interval until ctx ends. A failing run is logged; the next one comes all the same.
+func Every(ctx context.Context, interval time.Duration, h func(context.Context, events.CloudWatchEvent) error, logger *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			ev := events.CloudWatchEvent{Version: "0", Source: "aws.events", DetailType: "Scheduled Event",
+				Time: now.UTC(), Region: Region, Detail: []byte("{}")}
+			if err := h(ctx, ev); err != nil && ctx.Err() == nil {
+				logger.Error("local schedule: run failed", slog.String("error", err.Error()))
 			}
 		}
 	}
-	return nil
 }

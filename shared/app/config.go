@@ -33,6 +33,9 @@ type Config struct {
 	WebhookTimeout time.Duration
 	// MaxHop is WEBHOOK_MAX_HOP, the longest delay of one queue message (default and at most 15m).
 	MaxHop time.Duration
+	// SweepAfter is WEBHOOK_SWEEP_AFTER, how overdue a pending attempt must be before the sweep
+	// queues it again (default 3m; tests compress it).
+	SweepAfter time.Duration
 	// AllowPrivateTargets is WEBHOOK_ALLOW_PRIVATE_TARGETS: local stack and tests only.
 	AllowPrivateTargets bool
 	// CAFile is WEBHOOK_CA_FILE, extra PEM roots for receivers: local stack and tests only.
@@ -64,7 +67,8 @@ const (
 	DispatcherFunction Function = "dispatcher"
 	DelivererFunction  Function = "deliverer"
 	// TimerFunction fires the timed events of activities and financial records.
-	TimerFunction Function = "timer"
+	TimerFunction   Function = "timer"
+	SweeperFunction Function = "sweeper"
 	// AdminTool is the operators' tool (cmd/admin): teams and keys, webhooks and deliveries. It
 	// needs DELIVERY_QUEUE_URL only to replay deliveries.
 	AdminTool Function = "admin"
@@ -80,6 +84,7 @@ var needs = map[Function][]string{
 	AuthorizerFunction: {"ACCOUNTS_TABLE"},
 	DispatcherFunction: {"WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL"},
 	DelivererFunction:  {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL", "ALERT_SENDER_EMAIL"},
+	SweeperFunction:    {"DELIVERIES_TABLE", "DELIVERY_QUEUE_URL"},
 	AdminTool:          {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE"},
 	TimerFunction:      {"ACTIVITIES_TABLE", "FINANCIAL_TABLE"},
 }
@@ -116,7 +121,8 @@ func LoadConfig(lookup func(string) (string, bool), fns ...Function) (Config, er
 		v, _ := lookup(name)
 		return v
 	}
-	c := Config{WebhookTimeout: webhookhttp.DefaultTimeout, MaxHop: sqsqueue.MaxDelay, TimerPeriod: 10 * time.Second}
+	c := Config{WebhookTimeout: webhookhttp.DefaultTimeout, MaxHop: sqsqueue.MaxDelay, TimerPeriod: 10 * time.Second,
+		SweepAfter: webhook.DefaultSweepAfter}
 	for name, dst := range c.stringVars() {
 		*dst = get(name)
 	}
@@ -128,7 +134,8 @@ func LoadConfig(lookup func(string) (string, bool), fns ...Function) (Config, er
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration
-	}{{"WEBHOOK_TIMEOUT", &c.WebhookTimeout}, {"WEBHOOK_MAX_HOP", &c.MaxHop}, {"TIMER_PERIOD", &c.TimerPeriod}} {
+	}{{"WEBHOOK_TIMEOUT", &c.WebhookTimeout}, {"WEBHOOK_MAX_HOP", &c.MaxHop}, {"TIMER_PERIOD", &c.TimerPeriod},
+		{"WEBHOOK_SWEEP_AFTER", &c.SweepAfter}} {
 		if v := get(d.name); v != "" {
 			if parsed, err := time.ParseDuration(v); err != nil || parsed <= 0 {
 				errs = append(errs, fmt.Errorf("app: %s=%q is not a positive Go duration", d.name, v))

@@ -45,7 +45,7 @@ func TestLoadConfigRequirements(t *testing.T) {
 		missing []string // variables the error must name; none for success
 	}{
 		{name: "everything set", env: allSet, fns: []app.Function{app.VehiclesFunction, app.ClientsFunction,
-			app.DealsFunction, app.AuthorizerFunction, app.DispatcherFunction, app.DelivererFunction, app.AdminTool}},
+			app.DealsFunction, app.AuthorizerFunction, app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction, app.AdminTool}},
 		{name: "no function, nothing needed", env: map[string]string{}},
 		{name: "vehicles alone", env: map[string]string{"ACCOUNTS_TABLE": "a", "VEHICLES_TABLE": "v"},
 			fns: []app.Function{app.VehiclesFunction}},
@@ -64,6 +64,8 @@ func TestLoadConfigRequirements(t *testing.T) {
 		{name: "deliverer", env: map[string]string{"WEBHOOKS_TABLE": "w", "DELIVERIES_TABLE": "dl"},
 			fns:     []app.Function{app.DelivererFunction},
 			missing: []string{"ACCOUNTS_TABLE", "DELIVERY_QUEUE_URL", "ALERT_SENDER_EMAIL"}},
+		{name: "sweeper needs its queue", env: without("DELIVERY_QUEUE_URL", "ACCOUNTS_TABLE", "WEBHOOKS_TABLE"),
+			fns: []app.Function{app.SweeperFunction}, missing: []string{"DELIVERY_QUEUE_URL"}},
 		{name: "admin needs no queue", env: without("DELIVERY_QUEUE_URL"), fns: []app.Function{app.AdminTool}},
 		{name: "admin without webhook tables", env: without("WEBHOOKS_TABLE", "DELIVERIES_TABLE"),
 			fns: []app.Function{app.AdminTool}, missing: []string{"WEBHOOKS_TABLE", "DELIVERIES_TABLE"}},
@@ -113,18 +115,20 @@ func TestLoadConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if defaults.WebhookTimeout != 5*time.Second || defaults.MaxHop != 15*time.Minute || defaults.AllowPrivateTargets ||
+	if defaults.WebhookTimeout != 5*time.Second || defaults.MaxHop != 15*time.Minute || defaults.SweepAfter != 3*time.Minute ||
+		defaults.AllowPrivateTargets ||
 		defaults.CAFile != "" || defaults.LogLevel != slog.LevelInfo || len(defaults.RetrySchedule) != 6 {
 		t.Errorf("LoadConfig(empty) = %+v; want the defaults (5s timeout, 15m hop, SPEC.md schedule, INFO)", defaults)
 	}
 
 	knobs, err := app.LoadConfig(env(map[string]string{"WEBHOOK_RETRY_SCHEDULE": "0s,1s,2s,3s,4s,5s",
-		"WEBHOOK_TIMEOUT": "2s", "WEBHOOK_MAX_HOP": "3s", "WEBHOOK_ALLOW_PRIVATE_TARGETS": "true",
+		"WEBHOOK_TIMEOUT": "2s", "WEBHOOK_MAX_HOP": "3s", "WEBHOOK_SWEEP_AFTER": "4s", "WEBHOOK_ALLOW_PRIVATE_TARGETS": "true",
 		"WEBHOOK_CA_FILE": "ca.pem", "LOG_LEVEL": "debug"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if knobs.WebhookTimeout != 2*time.Second || knobs.MaxHop != 3*time.Second || !knobs.AllowPrivateTargets ||
+	if knobs.WebhookTimeout != 2*time.Second || knobs.MaxHop != 3*time.Second || knobs.SweepAfter != 4*time.Second ||
+		!knobs.AllowPrivateTargets ||
 		knobs.CAFile != "ca.pem" || knobs.LogLevel != slog.LevelDebug || knobs.RetrySchedule[5] != 5*time.Second {
 		t.Errorf("LoadConfig(knobs) = %+v; want the knobs' values", knobs)
 	}
@@ -138,6 +142,7 @@ func TestLoadConfigMalformed(t *testing.T) {
 		{"timeout", "WEBHOOK_TIMEOUT", "five seconds"},
 		{"negative timeout", "WEBHOOK_TIMEOUT", "-1s"},
 		{"max hop", "WEBHOOK_MAX_HOP", "0s"},
+		{"sweep after", "WEBHOOK_SWEEP_AFTER", "soon"},
 		{"private targets", "WEBHOOK_ALLOW_PRIVATE_TARGETS", "maybe"},
 		{"log level", "LOG_LEVEL", "TRACE"},
 	}

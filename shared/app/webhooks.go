@@ -29,7 +29,7 @@ func Dispatcher(cfg aws.Config, c Config, logger *slog.Logger) (StreamHandler, e
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := webhook.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Logger: logger}
+	d := &webhook.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Logger: logger}
 	return dynamostore.StreamHandler(d, logger), nil
 }
 
@@ -45,11 +45,33 @@ func Deliverer(cfg aws.Config, c Config, logger *slog.Logger) (QueueHandler, err
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := webhook.Deliverer{
+	d := &webhook.Deliverer{
 		Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
-		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store, Schedule: c.RetrySchedule, Logger: logger,
+		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store, Schedule: c.RetrySchedule,
+		Timeout: c.WebhookTimeout, Logger: logger,
 	}
 	return sqsqueue.Handler(d, logger), nil
+}
+
+// SweepHandler handles the sweeper's scheduled events (EventBridge).
+type SweepHandler func(context.Context, events.CloudWatchEvent) error
+
+// Sweeper returns the handler of the sweeper function, run every minute: it queues again the
+// attempts of pending deliveries more than c.SweepAfter overdue (a lost queue message), and logs
+// how many. It fails when c lacks what SweeperFunction needs.
+func Sweeper(cfg aws.Config, c Config, logger *slog.Logger) (SweepHandler, error) {
+	if err := c.Require(SweeperFunction); err != nil {
+		return nil, err
+	}
+	s := webhook.Sweeper{Store: dynamostore.New(cfg, c.Tables), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop),
+		After: c.SweepAfter, Logger: logger}
+	return func(ctx context.Context, _ events.CloudWatchEvent) error {
+		n, err := s.Sweep(ctx)
+		if n > 0 || err != nil {
+			logger.InfoContext(ctx, "sweep done", slog.Int("queued_again", n))
+		}
+		return err
+	}, nil
 }
 
 // Webhooks returns the operators' webhook use cases on the configured tables and queue. The queue
@@ -73,6 +95,12 @@ func Webhooks(cfg aws.Config, c Config) (webhook.Webhooks, error) {
 // local-only knobs (RefuseLocalKnobs), so a Lambda never runs with them.
 func LambdaDispatcher(ctx context.Context, logger *slog.Logger) (StreamHandler, error) {
 	return lambdaBuild(ctx, logger, Dispatcher, DispatcherFunction)
+}
+
+// LambdaSweeper builds the sweeper function's handler from the environment. It refuses the
+// local-only knobs (RefuseLocalKnobs), so a Lambda never runs with them.
+func LambdaSweeper(ctx context.Context, logger *slog.Logger) (SweepHandler, error) {
+	return lambdaBuild(ctx, logger, Sweeper, SweeperFunction)
 }
 
 // LambdaDeliverer builds the deliverer function's handler from the environment. It refuses the

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/testenv"
@@ -39,6 +40,10 @@ import (
 const (
 	testSchedule = "0s,1s,2s,3s,4s,5s"
 	testMaxHop   = "1s"
+	testTimeout  = 2 * time.Second // WEBHOOK_TIMEOUT: a receiver sleeping longer times out
+	// testSweepAfter is WEBHOOK_SWEEP_AFTER: an attempt this overdue is queued again; the sweep
+	// runs every half of it.
+	testSweepAfter = 3 * time.Second
 )
 
 var testGaps = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second}
@@ -59,9 +64,15 @@ type receiver struct {
 	srv    *httptest.Server
 	secret string
 	status func(n int) int
-	mu     sync.Mutex
-	got    []received
-	bad    []string
+	// sleep, when set, is how long the receiver takes before it answers; body, when set, gives the
+	// body of its n-th answer.
+	sleep time.Duration
+	body  func(n int) string
+	mu    sync.Mutex
+	got   []received
+	bad   []string
+	// inFlight and peak count the requests being answered at once.
+	inFlight, peak int
 }
 
 func newReceiver(t testing.TB, status func(n int) int) *receiver {
@@ -75,7 +86,20 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	now := time.Now()
 	r.mu.Lock()
+	r.inFlight++
+	r.peak = max(r.peak, r.inFlight)
+	sleep := r.sleep
+	r.mu.Unlock()
+	if sleep > 0 {
+		// The sender gives up at its timeout: from then on the request is no longer in flight.
+		select {
+		case <-time.After(sleep):
+		case <-req.Context().Done():
+		}
+	}
+	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.inFlight--
 	ts := req.Header.Get("X-Service-Timestamp")
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	mac := hmac.New(sha256.New, []byte(r.secret))
@@ -101,6 +125,9 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.got = append(r.got, received{at: now, header: req.Header.Clone(), body: body, event: ev})
 	w.WriteHeader(r.status(len(r.got)))
+	if r.body != nil {
+		_, _ = io.WriteString(w, r.body(len(r.got)))
+	}
 }
 
 func (r *receiver) snapshot() []received {
@@ -127,14 +154,19 @@ func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
 
 func always(code int) func(int) int { return func(int) int { return code } }
 
-// pipeline is the webhook machinery of one test package: the dispatcher fed from the DynamoDB Local
-// streams and the deliverer fed from the moto queue, exactly as the local stack runs them.
+// pipeline is the webhook machinery of a test package: the dispatcher fed from the DynamoDB Local
+// streams, the deliverer fed from the moto queue and the sweeper on a ticker, exactly as the local
+// stack runs them.
 type pipeline struct {
+	awsCfg   aws.Config
 	cfg      app.Config
+	tables   map[string]string
+	logger   *slog.Logger
 	store    *dynamostore.Store
 	admin    webhook.Webhooks
 	dispatch app.StreamHandler
 	deliver  app.QueueHandler
+	sweep    app.SweepHandler
 	mu       sync.Mutex
 	batches  []events.DynamoDBEvent
 }
@@ -145,23 +177,37 @@ var (
 	pipeErr  error
 )
 
+// startPipeline returns the package's pipeline, on the tables and queues testenv.Tables made,
+// running from its first call until the test binary ends.
 func startPipeline(t testing.TB) *pipeline {
 	t.Helper()
 	tables := testenv.Tables(t)
-	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("moto (AWS_ENDPOINT_URL_SQS) is required under CI=true")
+	requireMoto(t)
+	pipeOnce.Do(func() {
+		pipe, pipeErr = newPipeline(t, tables, os.LookupEnv)
+		if pipeErr == nil {
+			pipe.run(context.Background(), "")
 		}
-		t.Skip("moto is not running; run under `go run ./cmd/local with-engines -- go test ...`")
-	}
-	pipeOnce.Do(func() { pipe, pipeErr = newPipeline(t, tables) })
+	})
 	if pipeErr != nil {
 		t.Fatal(pipeErr)
 	}
 	return pipe
 }
 
-func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
+func requireMoto(t testing.TB) {
+	t.Helper()
+	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("moto (AWS_ENDPOINT_URL_SQS) is required under CI=true")
+		}
+		t.Skip("moto is not running; run under `go run ./cmd/local with-engines -- go test ...`")
+	}
+}
+
+// newPipeline builds the handlers of a pipeline on tables, configured through env (the functions'
+// environment) with the local knobs of these tests over it. run starts it.
+func newPipeline(t testing.TB, tables map[string]string, env func(string) (string, bool)) (*pipeline, error) {
 	testenv.AWSConfig(t)
 	// app.LoadAWS, as the functions do: its logger drops DynamoDB Local's checksum false alarms.
 	awsCfg, err := app.LoadAWS(context.Background())
@@ -176,18 +222,18 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The local knobs over the environment testenv.Tables set, as the local stack gives them.
+	// The local knobs over the functions' environment, as the local stack gives them.
 	knobs := map[string]string{
-		"WEBHOOK_RETRY_SCHEDULE": testSchedule, "WEBHOOK_MAX_HOP": testMaxHop,
-		"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": pemFile,
+		"WEBHOOK_RETRY_SCHEDULE": testSchedule, "WEBHOOK_MAX_HOP": testMaxHop, "WEBHOOK_TIMEOUT": testTimeout.String(),
+		"WEBHOOK_SWEEP_AFTER": testSweepAfter.String(), "WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": pemFile,
 	}
 	lookup := func(name string) (string, bool) {
 		if v, ok := knobs[name]; ok {
 			return v, true
 		}
-		return os.LookupEnv(name)
+		return env(name)
 	}
-	c, err := app.LoadConfig(lookup, app.DispatcherFunction, app.DelivererFunction, app.AdminTool)
+	c, err := app.LoadConfig(lookup, app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction, app.AdminTool)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +244,7 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	if err := sesmail.New(awsCfg, c.AlertSender).VerifySender(context.Background()); err != nil {
 		return nil, err
 	}
-	p := &pipeline{cfg: c, store: dynamostore.New(awsCfg, c.Tables)}
+	p := &pipeline{awsCfg: awsCfg, cfg: c, tables: tables, logger: logger, store: dynamostore.New(awsCfg, c.Tables)}
 	if p.admin, err = app.Webhooks(awsCfg, c); err != nil {
 		return nil, err
 	}
@@ -208,18 +254,29 @@ func newPipeline(t testing.TB, tables map[string]string) (*pipeline, error) {
 	if p.deliver, err = app.Deliverer(awsCfg, c, logger); err != nil {
 		return nil, err
 	}
+	if p.sweep, err = app.Sweeper(awsCfg, c, logger); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// run starts the pollers and the sweep's ticker until ctx ends, keeping the stream positions in
+// checkpoints ("": none); the returned function waits for them to stop.
+func (p *pipeline) run(ctx context.Context, checkpoints string) (wait func()) {
 	recording := func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 		p.mu.Lock()
 		p.batches = append(p.batches, ev)
 		p.mu.Unlock()
 		return p.dispatch(ctx, ev)
 	}
-	ctx := context.Background() // the pipeline lives as long as the test binary
-	go func() {
-		_ = localaws.PollStreams(ctx, awsCfg, []string{tables["VehiclesTable"], tables["ClientsTable"], tables["DealsTable"]}, recording, logger, localaws.StreamOptions{})
-	}()
-	go func() { _ = localaws.PollQueue(ctx, awsCfg, c.QueueURL, p.deliver, logger) }()
-	return p, nil
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_ = localaws.PollStreams(ctx, p.awsCfg, []string{p.tables["VehiclesTable"], p.tables["ClientsTable"], p.tables["DealsTable"]},
+			recording, p.logger, localaws.StreamOptions{Checkpoints: checkpoints})
+	})
+	wg.Go(func() { _ = localaws.PollQueue(ctx, p.awsCfg, p.cfg.QueueURL, p.deliver, p.logger) })
+	wg.Go(func() { localaws.Every(ctx, testSweepAfter/2, p.sweep, p.logger) })
+	return wg.Wait
 }
 
 // team creates a team with a unique email.
@@ -468,8 +525,10 @@ func sentEmails(t *testing.T, address string) []map[string]any {
 }
 
 // TestWebhookRetriesThenDeactivation: a receiver that always answers 500 sees six attempts of the
-// same event at the compressed schedule's times, each signed afresh; then the webhook is disabled,
-// exactly one alert email goes to the team, and later events are recorded as skipped.
+// same event at the compressed schedule's times, each signed afresh; the team is warned after the
+// fourth; then the webhook is disabled, exactly one alert email goes to the team (naming the URL,
+// the last failure, what was cancelled and the commands to recover), and later events are recorded
+// as skipped.
 func TestWebhookRetriesThenDeactivation(t *testing.T) {
 	p := startPipeline(t)
 	ctx := context.Background()
@@ -503,10 +562,35 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 			t.Errorf("attempt %d reuses the first attempt's timestamp; each attempt is signed afresh", i+1)
 		}
 	}
-	waitFor(t, "the alert email", 10*time.Second, func() bool { return len(sentEmails(t, team.Email)) >= 1 })
+	waitFor(t, "the alert email", 10*time.Second, func() bool { return len(sentEmails(t, team.Email)) >= 2 })
 	time.Sleep(time.Second)
-	if n := len(sentEmails(t, team.Email)); n != 1 {
-		t.Errorf("moto holds %d alert emails for %s; want exactly 1", n, team.Email)
+	// One warning after the 4th failed attempt, one alert when disabled (CONTRACT.md section 14).
+	var warnings, alerts []string
+	for _, m := range sentEmails(t, team.Email) {
+		subject, _ := m["subject"].(string)
+		body, _ := m["body"].(string)
+		switch {
+		case strings.Contains(subject, "to be disabled"):
+			warnings = append(warnings, body)
+		case strings.Contains(subject, "disabled after"):
+			alerts = append(alerts, body)
+		default:
+			t.Errorf("unexpected email %q", subject)
+		}
+	}
+	if len(warnings) != 1 || len(alerts) != 1 {
+		t.Fatalf("moto holds %d warnings and %d alerts for %s; want exactly one of each", len(warnings), len(alerts), team.Email)
+	}
+	for _, want := range []string{hook.URL, "HTTP status 500", "Pending deliveries cancelled: 0.",
+		"admin webhooks enable --id " + hook.ID, "admin deliveries replay --webhook " + hook.ID} {
+		if !strings.Contains(alerts[0], want) {
+			t.Errorf("the alert says:\n%s\nwant it to contain %q", alerts[0], want)
+		}
+	}
+	for _, want := range []string{hook.URL, "HTTP status 500", "will be disabled around"} {
+		if !strings.Contains(warnings[0], want) {
+			t.Errorf("the warning says:\n%s\nwant it to contain %q", warnings[0], want)
+		}
 	}
 	failed := check[[]webhook.Delivery](t)(p.admin.Deliveries(ctx, hook.ID, webhook.DeliveryFailed))
 	if len(failed) != 1 || len(failed[0].Attempts) != 6 {

@@ -17,10 +17,18 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// dispatchFunc is a ChangeDispatcher made of a function.
+// dispatchFunc is a ChangeDispatcher made of a function of one change: it dispatches a batch's
+// changes one by one and stops at the first that fails.
 type dispatchFunc func(context.Context, webhook.Change) error
 
-func (f dispatchFunc) Dispatch(ctx context.Context, c webhook.Change) error { return f(ctx, c) }
+func (f dispatchFunc) Dispatch(ctx context.Context, cs []webhook.Change) (int, error) {
+	for i, c := range cs {
+		if err := f(ctx, c); err != nil {
+			return i, err
+		}
+	}
+	return len(cs), nil
+}
 
 // loadStreamSample reads events/dispatcher-vehicles.json, a batch as DynamoDB Streams delivers it:
 // the insert of a vehicle, the insert of its plate guard, then a modification of the vehicle.

@@ -20,10 +20,19 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// deliverFunc is a TaskDeliverer made of a function.
+// deliverFunc is a TaskDeliverer made of a function of one task, called for a batch's tasks at
+// once.
 type deliverFunc func(context.Context, webhook.Task) error
 
-func (f deliverFunc) Deliver(ctx context.Context, t webhook.Task) error { return f(ctx, t) }
+func (f deliverFunc) DeliverAll(ctx context.Context, ts []webhook.Task) []error {
+	errs := make([]error, len(ts))
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		wg.Go(func() { errs[i] = f(ctx, t) })
+	}
+	wg.Wait()
+	return errs
+}
 
 // message returns an SQS message carrying t.
 func message(t *testing.T, id string, task webhook.Task) events.SQSMessage {
@@ -126,6 +135,10 @@ func TestHandlerSampleEvent(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].DeliveryID == "" || got[0].Attempt < 1 {
 		t.Errorf("delivered %+v; want the sample's one task", got)
+	}
+	if len(got) == 1 && got[0].Token != ev.Records[0].MessageId {
+		t.Errorf("task token = %q; want the message id %q (a message delivered again claims its attempt again)",
+			got[0].Token, ev.Records[0].MessageId)
 	}
 }
 

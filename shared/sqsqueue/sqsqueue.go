@@ -12,10 +12,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -43,22 +46,58 @@ func New(cfg aws.Config, url string, maxHop time.Duration) *Queue {
 // Client returns the SQS client, for the local stack's poller.
 func (q *Queue) Client() *sqs.Client { return q.client }
 
-// Enqueue sends t, delayed until t.Due or by the longest hop, whichever is sooner.
+// Enqueue sends t, delayed until it is due (t.When) or by the longest hop, whichever is sooner.
 func (q *Queue) Enqueue(ctx context.Context, t webhook.Task) error {
-	body, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("sqsqueue: encode task %s: %w", t.DeliveryID, err)
+	return q.EnqueueAll(ctx, []webhook.Task{t})[0]
+}
+
+// batchMax is the most messages one SendMessageBatch call takes.
+const batchMax = 10
+
+// EnqueueAll sends tasks, each delayed as Enqueue does, ten to a SendMessageBatch call (the calls
+// at once); errs[i] is the outcome of tasks[i].
+func (q *Queue) EnqueueAll(ctx context.Context, tasks []webhook.Task) []error {
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	for start := 0; start < len(tasks); start += batchMax {
+		wg.Go(func() { q.sendBatch(ctx, tasks, start, min(start+batchMax, len(tasks)), errs) })
 	}
-	wait := min(max(t.Due.Sub(q.now()), 0), q.maxHop)
-	_, err = q.client.SendMessage(ctx, &sqs.SendMessageInput{
-		QueueUrl:     aws.String(q.url),
-		MessageBody:  aws.String(string(body)),
-		DelaySeconds: int32(math.Ceil(wait.Seconds())),
-	})
-	if err != nil {
-		return fmt.Errorf("sqsqueue: send task %s attempt %d: %w", t.DeliveryID, t.Attempt, err)
+	wg.Wait()
+	return errs
+}
+
+// sendBatch sends tasks[start:end] in one call, setting their errs.
+func (q *Queue) sendBatch(ctx context.Context, tasks []webhook.Task, start, end int, errs []error) {
+	entries := make([]types.SendMessageBatchRequestEntry, 0, end-start)
+	for i := start; i < end; i++ {
+		t := tasks[i]
+		body, err := json.Marshal(t)
+		if err != nil {
+			errs[i] = fmt.Errorf("sqsqueue: encode task %s: %w", t.DeliveryID, err)
+			continue
+		}
+		wait := min(max(t.When().Sub(q.now()), 0), q.maxHop)
+		entries = append(entries, types.SendMessageBatchRequestEntry{
+			Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(body)),
+			DelaySeconds: int32(math.Ceil(wait.Seconds())),
+		})
 	}
-	return nil
+	if len(entries) == 0 {
+		return
+	}
+	out, err := q.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.url), Entries: entries})
+	if err != nil {
+		for _, e := range entries {
+			i, _ := strconv.Atoi(aws.ToString(e.Id))
+			errs[i] = fmt.Errorf("sqsqueue: send task %s attempt %d: %w", tasks[i].DeliveryID, tasks[i].Attempt, err)
+		}
+		return
+	}
+	for _, f := range out.Failed {
+		i, _ := strconv.Atoi(aws.ToString(f.Id))
+		errs[i] = fmt.Errorf("sqsqueue: send task %s attempt %d: %s: %s", tasks[i].DeliveryID, tasks[i].Attempt,
+			aws.ToString(f.Code), aws.ToString(f.Message))
+	}
 }
 
 // Decode reads a task from a message body.

@@ -25,7 +25,8 @@ var DeliveryStatuses = []string{DeliveryPending, DeliverySucceeded, DeliveryFail
 // MaxAttempts is the number of attempts of one series (SPEC.md section 6).
 const MaxAttempts = 6
 
-// Retention is how long a delivery record is kept after its last change.
+// Retention is how long a delivery record is kept after its last change, and an attempt in the
+// attempt log after it was made.
 const Retention = 30 * 24 * time.Hour
 
 // Schedule holds the delay before each attempt of a series: Schedule[0] before the first (after the
@@ -69,6 +70,15 @@ type Attempt struct {
 	// ErrorClass is "" on success, else one of the Err* classes.
 	ErrorClass    string     `json:"error_class,omitempty"`
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	// ResponseBody is the start of the receiver's answer (at most MaxResponseBody bytes). Only the
+	// attempt log keeps it; a delivery's own list of attempts does not.
+	ResponseBody string `json:"response_body,omitempty"`
+}
+
+// LoggedAttempt is one attempt as the attempt log keeps it.
+type LoggedAttempt struct {
+	DeliveryID string
+	Attempt    Attempt
 }
 
 // Error classes of a failed attempt.
@@ -95,13 +105,24 @@ type Delivery struct {
 	// FirstAttemptAt is when the current series' first attempt was made (zero before it).
 	FirstAttemptAt time.Time  `json:"first_attempt_at,omitzero"`
 	NextAttemptAt  *time.Time `json:"next_attempt_at,omitempty"`
-	Attempts       []Attempt  `json:"attempts"`
-	// Enqueued is set once the first attempt's message is on the queue.
-	Enqueued bool `json:"-"`
+	// Test marks a test event's delivery (admin webhooks test): one attempt, no retry, and it
+	// counts for neither the warning nor the deactivation rule.
+	Test bool `json:"test,omitempty"`
+	// Attempts are the attempts of the current series (at most MaxAttempts).
+	Attempts []Attempt `json:"attempts"`
 	// Payload is the exact body every attempt sends.
 	Payload   []byte    `json:"-"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// DueAt returns when the next attempt of a pending delivery is due: its scheduled retry, or, before
+// the series' first attempt, when the series began (the delivery's creation or its replay).
+func (d Delivery) DueAt() time.Time {
+	if d.NextAttemptAt != nil {
+		return *d.NextAttemptAt
+	}
+	return d.UpdatedAt
 }
 
 // DeliveryID returns the id of the delivery of event eventID to webhook webhookID: "dlv_" and 32 hex
@@ -142,4 +163,20 @@ type Task struct {
 	Series     int       `json:"series"`
 	Attempt    int       `json:"attempt"`
 	Due        time.Time `json:"due"`
+	// NotBefore, when later than Due, is when a task that waited for its webhook (all its slots
+	// taken) is to be tried again.
+	NotBefore time.Time `json:"not_before,omitzero"`
+	// Waits counts how often the task waited for its webhook; the wait grows with it.
+	Waits int `json:"waits,omitempty"`
+	// Token identifies the task's claim on its attempt across its waits, so that a task coming
+	// back claims again what it claimed before ("" until the deliverer first handles it).
+	Token string `json:"token,omitempty"`
+}
+
+// When returns when the task is to be handled: the later of Due and NotBefore.
+func (t Task) When() time.Time {
+	if t.NotBefore.After(t.Due) {
+		return t.NotBefore
+	}
+	return t.Due
 }

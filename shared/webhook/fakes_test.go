@@ -27,10 +27,27 @@ type store struct {
 	fail map[string]error
 	// disabledSince holds the first argument of each DisableForFailures call.
 	disabledSince []time.Time
+	claims        map[string]claim
+	// warned holds when the warning email about each webhook last went out.
+	warned map[string]time.Time
+	// logged is the attempt log, by delivery.
+	logged map[string][]webhook.Attempt
+	// swept holds when the sweep last queued each delivery again (its due time in the store).
+	swept map[string]time.Time
+	// busy makes every AcquireSlots find no free slot.
+	busy bool
+}
+
+// claim is a delivery's claim: its token and until when it lasts.
+type claim struct {
+	token string
+	until time.Time
 }
 
 func newStore(hooks []webhook.Webhook, deliveries ...webhook.Delivery) *store {
-	s := &store{hooks: map[string]webhook.Webhook{}, deliveries: map[string]webhook.Delivery{}, fail: map[string]error{}}
+	s := &store{hooks: map[string]webhook.Webhook{}, deliveries: map[string]webhook.Delivery{}, fail: map[string]error{},
+		claims: map[string]claim{}, swept: map[string]time.Time{}, logged: map[string][]webhook.Attempt{},
+		warned: map[string]time.Time{}}
 	for _, w := range hooks {
 		s.hooks[w.ID] = w
 	}
@@ -99,7 +116,7 @@ func (s *store) NoteSuccess(_ context.Context, _, id string, t time.Time) error 
 	return nil
 }
 
-func (s *store) DisableForFailures(_ context.Context, _, id string, first, _ time.Time) (bool, error) {
+func (s *store) DisableForFailures(_ context.Context, _, id string, first, _ time.Time, last webhook.Failure) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.failing("DisableForFailures"); err != nil {
@@ -110,9 +127,38 @@ func (s *store) DisableForFailures(_ context.Context, _, id string, first, _ tim
 	if w.Status != webhook.StatusActive || w.EnabledAt.After(first) || !w.LastSuccessAt.Before(first) {
 		return false, nil
 	}
-	w.Status, w.AlertPending = webhook.StatusDisabled, true
+	w.Status, w.AlertPending, w.LastFailure, w.Cancelled = webhook.StatusDisabled, true, &last, 0
 	s.hooks[id] = w
 	return true, nil
+}
+
+func (s *store) NoteCancelled(_ context.Context, _, id string, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.hooks[id]
+	w.Cancelled += n
+	s.hooks[id] = w
+	return nil
+}
+
+func (s *store) ClaimWarning(_ context.Context, _, id string, first, now time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, warned := s.warned[id]
+	if (warned && at.After(now.Add(-24*time.Hour))) || !s.hooks[id].LastSuccessAt.Before(first) {
+		return false, nil
+	}
+	s.warned[id] = now
+	return true, nil
+}
+
+func (s *store) ReleaseWarning(_ context.Context, _, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.warned[id].Equal(at) {
+		delete(s.warned, id)
+	}
+	return nil
 }
 
 func (s *store) ClaimAlert(_ context.Context, _, id string) (bool, error) {
@@ -137,26 +183,22 @@ func (s *store) ReleaseAlert(_ context.Context, _, id string) error {
 	return nil
 }
 
-func (s *store) CreateDelivery(_ context.Context, d webhook.Delivery) (bool, webhook.Delivery, error) {
+func (s *store) CreateDeliveries(_ context.Context, ds []webhook.Delivery) ([]webhook.Delivery, []bool, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if stored, ok := s.deliveries[d.ID]; ok {
-		return false, stored, nil
+	stored, created := make([]webhook.Delivery, len(ds)), make([]bool, len(ds))
+	for i, d := range ds {
+		if err := s.failing("CreateDeliveries"); err != nil {
+			return stored, created, i, err
+		}
+		if got, ok := s.deliveries[d.ID]; ok {
+			stored[i] = got
+			continue
+		}
+		s.deliveries[d.ID] = d
+		stored[i], created[i] = d, true
 	}
-	s.deliveries[d.ID] = d
-	return true, d, nil
-}
-
-func (s *store) MarkEnqueued(_ context.Context, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.failing("MarkEnqueued"); err != nil {
-		return err
-	}
-	d := s.deliveries[id]
-	d.Enqueued = true
-	s.deliveries[id] = d
-	return nil
+	return stored, created, len(ds), nil
 }
 
 func (s *store) Delivery(_ context.Context, id string) (webhook.Delivery, error) {
@@ -169,17 +211,68 @@ func (s *store) Delivery(_ context.Context, id string) (webhook.Delivery, error)
 	return d, nil
 }
 
-func (s *store) RecordAttempt(_ context.Context, d webhook.Delivery, a webhook.Attempt, status string) error {
+func (s *store) ClaimDelivery(_ context.Context, id string, series, n int, token string, now, until time.Time) (webhook.Delivery, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.failing("ClaimDelivery"); err != nil {
+		return webhook.Delivery{}, false, err
+	}
+	d, ok := s.deliveries[id]
+	if !ok {
+		return d, false, patio.NotFoundf("delivery %s not found", id)
+	}
+	c := s.claims[id]
+	if d.Status != webhook.DeliveryPending || d.Series != series || d.Attempt != n-1 || (c.token != token && c.until.After(now)) {
+		return d, false, nil
+	}
+	s.claims[id] = claim{token, until}
+	return d, true, nil
+}
+
+func (s *store) RecordAttempt(_ context.Context, d webhook.Delivery, a webhook.Attempt, status, token string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("RecordAttempt"); err != nil {
+		return err
+	}
 	cur := s.deliveries[d.ID]
-	if cur.Status != webhook.DeliveryPending || cur.Series != a.Series || cur.Attempt != a.N-1 {
+	if cur.Status != webhook.DeliveryPending || cur.Series != a.Series || cur.Attempt != a.N-1 || s.claims[d.ID].token != token {
 		return patio.Conflictf("delivery %s changed meanwhile", d.ID)
 	}
 	cur.Attempts = append(slices.Clone(cur.Attempts), a)
 	cur.Status, cur.Attempt, cur.FirstAttemptAt, cur.NextAttemptAt = status, a.N, d.FirstAttemptAt, a.NextAttemptAt
 	s.deliveries[d.ID] = cur
+	delete(s.claims, d.ID)
 	return nil
+}
+
+// The fake's slots: every acquisition gets what it asks for, unless busy is set; releasing notes
+// the success as the store's gate does.
+func (s *store) AcquireSlots(_ context.Context, _, _, _ string, want int, _, _ time.Time) ([]int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy {
+		return nil, nil
+	}
+	var slots []int
+	for i := range min(want, webhook.MaxInFlight) {
+		slots = append(slots, i)
+	}
+	return slots, nil
+}
+
+func (s *store) RenewSlots(_ context.Context, _, _, _ string, slots []int, _ time.Time) ([]int, error) {
+	return slots, nil
+}
+
+func (s *store) ReleaseSlots(_ context.Context, teamID, id, _ string, _ []int, success time.Time) error {
+	s.mu.Lock()
+	err := s.failing("ReleaseSlots")
+	s.mu.Unlock()
+	if err != nil || success.IsZero() {
+		return err
+	}
+	return s.NoteSuccess(context.Background(), teamID, id, success)
 }
 
 func (s *store) SetDeliveryStatus(_ context.Context, id string, from []string, status string, restart bool) (webhook.Delivery, error) {
@@ -194,7 +287,7 @@ func (s *store) SetDeliveryStatus(_ context.Context, id string, from []string, s
 	}
 	d.Status = status
 	if restart {
-		d.Series, d.Attempt, d.FirstAttemptAt, d.NextAttemptAt, d.Enqueued = d.Series+1, 0, time.Time{}, nil, true
+		d.Series, d.Attempt, d.FirstAttemptAt, d.NextAttemptAt = d.Series+1, 0, time.Time{}, nil
 	}
 	s.deliveries[id] = d
 	return d, nil
@@ -212,6 +305,74 @@ func (s *store) Deliveries(_ context.Context, webhookID, status string) ([]webho
 	return out, nil
 }
 
+func (s *store) LogAttempts(_ context.Context, entries []webhook.LoggedAttempt) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failing("LogAttempts"); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		s.logged[e.DeliveryID] = append(s.logged[e.DeliveryID], e.Attempt)
+	}
+	return nil
+}
+
+func (s *store) AttemptLog(_ context.Context, d webhook.Delivery) ([]webhook.Attempt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.logged[d.ID]), nil
+}
+
+// ListDeliveries serves the first page only (the store's paging is tested on DynamoDB Local).
+func (s *store) ListDeliveries(_ context.Context, webhookID string, q webhook.DeliveryQuery) ([]webhook.Delivery, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []webhook.Delivery
+	for _, d := range s.deliveries {
+		if d.WebhookID == webhookID && slices.Contains(q.Statuses, d.Status) &&
+			(q.Since.IsZero() || !d.CreatedAt.Before(q.Since)) && (q.Until.IsZero() || !d.CreatedAt.After(q.Until)) {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b webhook.Delivery) int { return cmp.Compare(b.ID, a.ID) })
+	return out[:min(len(out), q.Limit)], "", nil
+}
+
+// due is when a pending delivery's next attempt is due as the store's index has it. The caller
+// holds mu.
+func (s *store) due(d webhook.Delivery) time.Time {
+	if t, ok := s.swept[d.ID]; ok {
+		return t
+	}
+	return d.DueAt()
+}
+
+func (s *store) OverdueDeliveries(_ context.Context, before time.Time, limit int) ([]webhook.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []webhook.Delivery
+	for _, d := range s.deliveries {
+		if d.Status == webhook.DeliveryPending && s.due(d).Before(before) && len(out) < limit {
+			due := s.due(d)
+			d.NextAttemptAt = &due
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b webhook.Delivery) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (s *store) MarkSwept(_ context.Context, d webhook.Delivery, now time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.deliveries[d.ID]
+	if cur.Status != webhook.DeliveryPending || !s.due(cur).Equal(d.DueAt()) {
+		return false, nil
+	}
+	s.swept[d.ID] = now
+	return true, nil
+}
+
 // queue is a webhook.Queue that keeps what it is given, or refuses everything with err.
 type queue struct {
 	mu    sync.Mutex
@@ -227,6 +388,14 @@ func (q *queue) Enqueue(_ context.Context, t webhook.Task) error {
 	}
 	q.tasks = append(q.tasks, t)
 	return nil
+}
+
+func (q *queue) EnqueueAll(ctx context.Context, ts []webhook.Task) []error {
+	errs := make([]error, len(ts))
+	for i, t := range ts {
+		errs[i] = q.Enqueue(ctx, t)
+	}
+	return errs
 }
 
 func (q *queue) queued() []webhook.Task {

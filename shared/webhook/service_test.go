@@ -43,7 +43,7 @@ func activeHook(id string) webhook.Webhook {
 // next one due now.
 func pending(id string, attempts int) webhook.Delivery {
 	d := webhook.Delivery{ID: id, WebhookID: hookID, TeamID: teamID, EventID: "evt_" + id, EventType: webhook.VehicleCreated,
-		Status: webhook.DeliveryPending, Attempt: attempts, Enqueued: true, Payload: []byte(`{"id":"evt_` + id + `"}`),
+		Status: webhook.DeliveryPending, Attempt: attempts, Payload: []byte(`{"id":"evt_` + id + `"}`),
 		CreatedAt: first.Add(-2 * time.Second), UpdatedAt: first}
 	if attempts > 0 {
 		due := now
@@ -74,8 +74,8 @@ func newEnv(deliveries ...webhook.Delivery) *env {
 		sender: &sender{result: failure}, mailer: &mailer{}}
 }
 
-func (e *env) deliverer() webhook.Deliverer {
-	return webhook.Deliverer{Store: e.store, Queue: e.queue, Sender: e.sender, Mailer: e.mailer,
+func (e *env) deliverer() *webhook.Deliverer {
+	return &webhook.Deliverer{Store: e.store, Queue: e.queue, Sender: e.sender, Mailer: e.mailer,
 		Teams: teams{teamID: team}, Schedule: webhook.DefaultSchedule, Now: func() time.Time { return now }, Logger: discard}
 }
 
@@ -183,8 +183,15 @@ func TestDeliverSchedulesRetry(t *testing.T) {
 				t.Errorf("Deliver(%v) recorded %+v; want attempt %d at %v, 503, %s, 120 ms, next %v",
 					task, last, tt.attempt, now, webhook.ErrHTTPStatus, due)
 			}
-			if len(e.store.disabledSince) != 0 || len(e.mailer.sent()) != 0 {
+			if len(e.store.disabledSince) != 0 {
 				t.Errorf("Deliver(%v) applied the deactivation rule before the last attempt", task)
+			}
+			wantMails := 0
+			if tt.attempt == 4 {
+				wantMails = 1 // the warning
+			}
+			if m := e.mailer.sent(); len(m) != wantMails || (wantMails == 1 && !strings.Contains(m[0].subject, "to be disabled")) {
+				t.Errorf("Deliver(%v) sent emails %+v; want %d warning", task, m, wantMails)
 			}
 		})
 	}
@@ -244,13 +251,14 @@ func TestDeliverSuccess(t *testing.T) {
 	}
 }
 
-// A success whose recording on the webhook failed is noted when the task is handled again:
+// A success whose noting on the webhook's gate failed is noted when the task is handled again:
 // otherwise the "no success since the first attempt" rule would later disable a webhook that
 // answered.
 func TestDeliverNotesSuccessWhenRetried(t *testing.T) {
 	other := pending("dlv_2", webhook.MaxAttempts-1) // its series began before the success
 	e := newEnv(pending("dlv_1", 1), other)
 	e.sender.result = success
+	e.store.fail["ReleaseSlots"] = errBoom
 	e.store.fail["NoteSuccess"] = errBoom
 	d := e.deliverer()
 	task := taskFor(e.store.delivery("dlv_1"), 2)
@@ -452,8 +460,19 @@ func TestDeliverSixthFailure(t *testing.T) {
 			if len(alerts) != wantAlerts {
 				t.Fatalf("Deliver(%v) sent %d alerts; want %d", task, len(alerts), wantAlerts)
 			}
-			if wantAlerts == 1 && (alerts[0].to != team.Email || !strings.Contains(alerts[0].text, hookID) || !strings.Contains(alerts[0].text, w.URL)) {
-				t.Errorf("Deliver(%v) sent the alert %+v; want one to %s naming %s and %s", task, alerts[0], team.Email, hookID, w.URL)
+			if wantAlerts == 1 {
+				// The email names the URL, the last failure and when, how many deliveries were
+				// cancelled, and the two commands that enable and replay.
+				for _, want := range []string{w.URL, "HTTP status 503, at " + now.Format(time.RFC3339),
+					"Pending deliveries cancelled: 2.", "admin webhooks enable --id " + hookID,
+					"admin deliveries replay --webhook " + hookID + " --status failed,cancelled,skipped --since "} {
+					if !strings.Contains(alerts[0].text, want) {
+						t.Errorf("the alert says:\n%s\nwant it to contain %q", alerts[0].text, want)
+					}
+				}
+				if alerts[0].to != team.Email {
+					t.Errorf("the alert went to %s; want %s", alerts[0].to, team.Email)
+				}
 			}
 		})
 	}
@@ -629,11 +648,12 @@ func TestDispatch(t *testing.T) {
 		want   []webhook.Task
 	}{
 		{name: "first dispatch", times: 1, want: []webhook.Task{task("wh_all"), task("wh_typed")}},
-		{name: "dispatched again", times: 2, want: []webhook.Task{task("wh_all"), task("wh_typed")}},
-		{name: "again after the delivery was stored but not queued", times: 1,
+		// A delivery found before its first attempt may have lost its message: it is queued again
+		// (the deliverer's claim makes the two messages one attempt).
+		{name: "dispatched again", times: 2,
+			want: []webhook.Task{task("wh_all"), task("wh_all"), task("wh_typed"), task("wh_typed")}},
+		{name: "again after the delivery was stored", times: 1,
 			before: earlier(func(*webhook.Delivery) {}), want: []webhook.Task{task("wh_all"), task("wh_typed")}},
-		{name: "again after the delivery was queued", times: 1,
-			before: earlier(func(d *webhook.Delivery) { d.Enqueued = true }), want: []webhook.Task{task("wh_typed")}},
 		{name: "again after the first attempt", times: 1,
 			before: earlier(func(d *webhook.Delivery) { d.Attempt = 1 }), want: []webhook.Task{task("wh_typed")}},
 		{name: "again after a replay", times: 1,
@@ -647,10 +667,10 @@ func TestDispatch(t *testing.T) {
 			if tt.before != nil {
 				tt.before(s)
 			}
-			d := webhook.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return now }, Logger: discard}
+			d := &webhook.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return now }, Logger: discard}
 			for range tt.times {
-				if err := d.Dispatch(context.Background(), change); err != nil {
-					t.Fatalf("Dispatch(%s) = %v; want nil", change.SourceID, err)
+				if n, err := d.Dispatch(context.Background(), []webhook.Change{change}); n != 1 || err != nil {
+					t.Fatalf("Dispatch(%s) = %d, %v; want 1, nil", change.SourceID, n, err)
 				}
 			}
 			got := q.queued()
@@ -660,12 +680,12 @@ func TestDispatch(t *testing.T) {
 			}
 			for hookID, want := range map[string]string{"wh_typed": webhook.DeliveryPending, "wh_off": webhook.DeliverySkipped,
 				"wh_deals": "", "wh_stranger": "", "wh_later": ""} {
-				if got := s.delivery(id(hookID)); got.Status != want || (want == webhook.DeliveryPending && !got.Enqueued) {
-					t.Errorf("Dispatch(%s) left the delivery to %s %q (enqueued %t); want %q", change.SourceID, hookID, got.Status, got.Enqueued, want)
+				if got := s.delivery(id(hookID)); got.Status != want {
+					t.Errorf("Dispatch(%s) left the delivery to %s %q; want %q", change.SourceID, hookID, got.Status, want)
 				}
 			}
-			if got := s.delivery(id("wh_off")); got.Enqueued || got.EventID != eventID || len(got.Payload) == 0 {
-				t.Errorf("Dispatch(%s) stored the skipped delivery %+v; want event %s, its payload, not enqueued", change.SourceID, got, eventID)
+			if got := s.delivery(id("wh_off")); got.EventID != eventID || len(got.Payload) == 0 {
+				t.Errorf("Dispatch(%s) stored the skipped delivery %+v; want event %s, its payload", change.SourceID, got, eventID)
 			}
 		})
 	}
@@ -674,25 +694,22 @@ func TestDispatch(t *testing.T) {
 // A dispatch interrupted before its task reached the queue queues it when the change comes again.
 func TestDispatchAgainAfterQueueError(t *testing.T) {
 	s, q := newStore([]webhook.Webhook{activeHook(hookID)}), &queue{err: errBoom}
-	d := webhook.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return now }, Logger: discard}
+	d := &webhook.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return now }, Logger: discard}
 	change := webhook.Change{SourceID: "rec-2", Resource: webhook.ResourceClient, TeamID: teamID, At: first,
 		New: patio.Client{ID: "cli_1", Type: patio.ClientIndividual, Name: "Ana", Status: patio.ClientActive}}
 
-	if err := d.Dispatch(context.Background(), change); !errors.Is(err, errBoom) {
-		t.Fatalf("Dispatch(%s) = %v; want %v", change.SourceID, err, errBoom)
+	if n, err := d.Dispatch(context.Background(), []webhook.Change{change}); n != 0 || !errors.Is(err, errBoom) {
+		t.Fatalf("Dispatch(%s) = %d, %v; want 0, %v", change.SourceID, n, err, errBoom)
 	}
 	q.err = nil
-	if err := d.Dispatch(context.Background(), change); err != nil {
-		t.Fatalf("Dispatch(%s) again = %v; want nil", change.SourceID, err)
+	if n, err := d.Dispatch(context.Background(), []webhook.Change{change}); n != 1 || err != nil {
+		t.Fatalf("Dispatch(%s) again = %d, %v; want 1, nil", change.SourceID, n, err)
 	}
 	eventID := webhook.EventID("rec-2", webhook.ClientCreated)
 	want := []webhook.Task{{DeliveryID: webhook.DeliveryID(eventID, hookID), TeamID: teamID, WebhookID: hookID,
 		EventID: eventID, Attempt: 1, Due: now}}
 	if got := q.queued(); !slices.Equal(got, want) {
 		t.Errorf("Dispatch(%s) twice queued %v; want %v", change.SourceID, got, want)
-	}
-	if !s.delivery(want[0].DeliveryID).Enqueued {
-		t.Errorf("Dispatch(%s) twice left the delivery not marked enqueued", change.SourceID)
 	}
 }
 
@@ -776,5 +793,53 @@ func TestReplay(t *testing.T) {
 				t.Errorf("Replay(dlv_1) stored %q series %d; want %q series %d", stored.Status, stored.Series, webhook.DeliveryPending, before.Series+1)
 			}
 		})
+	}
+}
+
+// TestDeliverWarning: the 4th consecutive failed attempt of a series warns the team once a day per
+// webhook, saying when the webhook will be disabled; not when a delivery succeeded since the
+// series began.
+func TestDeliverWarning(t *testing.T) {
+	e := newEnv(pending("dlv_a", 3), pending("dlv_b", 3), pending("dlv_c", 3))
+	clock := now
+	d := e.deliverer()
+	d.Now = func() time.Time { return clock }
+	deliver := func(id string) {
+		t.Helper()
+		if err := d.Deliver(context.Background(), taskFor(e.store.delivery(id), 4)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deliver("dlv_a")
+	mails := e.mailer.sent()
+	if len(mails) != 1 {
+		t.Fatalf("after a 4th failed attempt %d emails went out; want 1 warning", len(mails))
+	}
+	sixth := now.Add(12 * time.Hour).Add(24 * time.Hour).Format(time.RFC3339)
+	for _, want := range []string{activeHook(hookID).URL, "evt_dlv_a", "HTTP status 503", "disabled around " + sixth} {
+		if !strings.Contains(mails[0].text, want) {
+			t.Errorf("the warning says:\n%s\nwant it to contain %q", mails[0].text, want)
+		}
+	}
+	deliver("dlv_b")
+	if n := len(e.mailer.sent()); n != 1 {
+		t.Errorf("a second 4th failure the same day sent %d emails in all; want 1", n)
+	}
+	clock = now.Add(25 * time.Hour)
+	deliver("dlv_c")
+	if n := len(e.mailer.sent()); n != 2 {
+		t.Errorf("a 4th failure a day later sent %d emails in all; want 2", n)
+	}
+
+	// A success since the series began: no warning.
+	e2 := newEnv(pending("dlv_a", 3))
+	w := e2.store.hooks[hookID]
+	w.LastSuccessAt = first.Add(time.Minute)
+	e2.store.hooks[hookID] = w
+	if err := e2.deliverer().Deliver(context.Background(), taskFor(e2.store.delivery("dlv_a"), 4)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e2.mailer.sent()); n != 0 {
+		t.Errorf("a 4th failure after a success since the series began sent %d emails; want none", n)
 	}
 }

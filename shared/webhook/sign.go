@@ -23,25 +23,32 @@ const (
 )
 
 // Headers returns the headers of one attempt to deliver body (the event eventID) at t, signed with
-// keys: X-Service-Signature is the lowercase hex HMAC-SHA256 of "<timestamp>.<body>" keyed with the
-// secret string's UTF-8 bytes (X-Service-Signature-Next the same with keys.Next during a rotation);
-// webhook-signature is the Standard Webhooks "v1,<base64 HMAC-SHA256 of <id>.<timestamp>.<body>>"
-// keyed with the base64-decoded bytes after "whsec_", one per key, space-separated.
+// keys (oldest first, see Keys): X-Service-Signature is the lowercase hex HMAC-SHA256 of
+// "<timestamp>.<body>" keyed with the oldest secret string's UTF-8 bytes, X-Service-Signature-Next
+// the same with the newest when several sign; webhook-signature is the Standard Webhooks
+// "v1,<base64 HMAC-SHA256 of <id>.<timestamp>.<body>>" keyed with the base64-decoded bytes after
+// "whsec_", one per secret, space-separated.
 func Headers(eventID string, body []byte, keys Keys, t time.Time) map[string]string {
 	ts := strconv.FormatInt(t.Unix(), 10)
 	h := map[string]string{
 		HeaderContentType: "application/json",
 		HeaderTimestamp:   ts,
 		HeaderEventID:     eventID,
-		HeaderSignature:   SignHex(keys.Primary, ts, body),
 		HeaderSWID:        eventID,
 		HeaderSWTimestamp: ts,
-		HeaderSWSignature: SignStandard(keys.Primary, eventID, ts, body),
 	}
-	if keys.Next != "" {
-		h[HeaderSignatureNext] = SignHex(keys.Next, ts, body)
-		h[HeaderSWSignature] += " " + SignStandard(keys.Next, eventID, ts, body)
+	if len(keys) == 0 {
+		return h
 	}
+	h[HeaderSignature] = SignHex(keys[0], ts, body)
+	if len(keys) > 1 {
+		h[HeaderSignatureNext] = SignHex(keys[len(keys)-1], ts, body)
+	}
+	sigs := make([]string, len(keys))
+	for i, k := range keys {
+		sigs[i] = SignStandard(k, eventID, ts, body)
+	}
+	h[HeaderSWSignature] = strings.Join(sigs, " ")
 	return h
 }
 

@@ -23,6 +23,8 @@ import (
 const (
 	StatusActive   = "active"
 	StatusDisabled = "disabled"
+	// StatusDeleted is final: the webhook receives nothing more and cannot be enabled again.
+	StatusDeleted = "deleted"
 )
 
 // AllEvents subscribes a webhook to every event type.
@@ -45,38 +47,59 @@ type Webhook struct {
 	URL    string   `json:"url"`
 	Events []string `json:"events"`
 	Status string   `json:"status"`
-	// Secret signs X-Service-Signature (and, during a rotation's grace period, is the old secret).
+	// Secret is the newest signing secret.
 	Secret string `json:"-"`
-	// NextSecret is the secret of a rotation in its grace period, "" otherwise. From RotatesAt on it
-	// is the only secret.
-	NextSecret string           `json:"-"`
-	RotatesAt  *patio.Timestamp `json:"secret_rotates_at,omitempty"`
+	// Previous are the secrets rotated out whose grace period may not have ended, oldest first: each
+	// keeps signing until its own Until (CONTRACT.md section 14).
+	Previous []PreviousSecret `json:"previous_secrets"`
 	// EnabledAt starts the "6 consecutive failed attempts" count: creation or the last enable.
 	EnabledAt time.Time `json:"-"`
-	// LastSuccessAt is when a delivery to this webhook last succeeded (zero: never).
+	// LastSuccessAt is when a delivery to this webhook last succeeded as earlier versions noted it
+	// on the webhook (zero: never); the store now notes successes beside it.
 	LastSuccessAt time.Time `json:"-"`
 	// AlertPending is set when the webhook was disabled for failures until the alert email is sent.
-	AlertPending bool            `json:"-"`
-	CreatedAt    patio.Timestamp `json:"created_at"`
-	UpdatedAt    patio.Timestamp `json:"updated_at"`
+	AlertPending bool `json:"-"`
+	// LastFailure is the attempt whose failure disabled the webhook (nil unless disabled for
+	// failures); Cancelled counts the pending deliveries that disabling cancelled.
+	LastFailure *Failure        `json:"last_failure,omitempty"`
+	Cancelled   int             `json:"cancelled_on_disable,omitempty"`
+	CreatedAt   patio.Timestamp `json:"created_at"`
+	UpdatedAt   patio.Timestamp `json:"updated_at"`
 	// Revision counts the writes of the webhook (1 when created); the store sets it.
 	Revision int
 }
 
-// Keys are the secrets that sign one attempt: Primary always, Next during a rotation's grace period.
-type Keys struct {
-	Primary, Next string
+// PreviousSecret is a secret rotated out, signing until Until.
+type PreviousSecret struct {
+	Secret string          `json:"-"`
+	Until  patio.Timestamp `json:"signs_until"`
 }
 
-// KeysAt returns the secrets that sign an attempt made at t.
+// Failure is a failed attempt, as the disable email tells it.
+type Failure struct {
+	StatusCode int       `json:"status_code,omitempty"`
+	ErrorClass string    `json:"error_class"`
+	At         time.Time `json:"at"`
+}
+
+// MaxSigningSecrets is how many secrets may sign one attempt: the newest and two in their grace
+// period. A rotation that would make one more ends the oldest one's grace at once.
+const MaxSigningSecrets = 3
+
+// Keys are the secrets that sign one attempt, oldest first: X-Service-Signature uses the first,
+// X-Service-Signature-Next the last (when there are several), webhook-signature every one.
+type Keys []string
+
+// KeysAt returns the secrets that sign an attempt made at t: the previous secrets whose grace period
+// has not ended, then the newest.
 func (w Webhook) KeysAt(t time.Time) Keys {
-	if w.NextSecret == "" {
-		return Keys{Primary: w.Secret}
+	var keys Keys
+	for _, p := range w.Previous {
+		if t.Before(p.Until.Time()) {
+			keys = append(keys, p.Secret)
+		}
 	}
-	if w.RotatesAt != nil && !t.Before(w.RotatesAt.Time()) {
-		return Keys{Primary: w.NextSecret}
-	}
-	return Keys{Primary: w.Secret, Next: w.NextSecret}
+	return append(keys, w.Secret)
 }
 
 // Subscribed reports whether the webhook wants events of type typ.
@@ -168,35 +191,37 @@ func ParseEvents(events []string) ([]string, error) {
 	return out, nil
 }
 
-// Rotate returns the webhook with a fresh secret, which it returns too (shown once). For grace the
-// current secret keeps signing X-Service-Signature and the new one signs X-Service-Signature-Next;
-// afterwards only the new one signs. A rotation during another's grace period first completes that
-// one (its new secret becomes the current secret). grace <= 0 switches at once.
+// Rotate returns the webhook with a fresh secret, which it returns too (shown once). The secret it
+// replaces keeps signing for grace (none when grace <= 0), and so does every earlier one until its
+// own grace period ends; when that would make more than MaxSigningSecrets sign, the oldest ones'
+// grace ends at once.
 func (w Webhook) Rotate(now time.Time, grace time.Duration) (Webhook, string, error) {
 	secret, err := NewSecret()
 	if err != nil {
 		return w, "", err
 	}
-	if w.NextSecret != "" {
-		w.Secret = w.NextSecret
+	w = w.Settle(now)
+	prev := slices.Clone(w.Previous)
+	if grace > 0 {
+		prev = append(prev, PreviousSecret{Secret: w.Secret, Until: patio.NewTimestamp(now.Add(grace))})
 	}
-	w.NextSecret, w.RotatesAt = "", nil
-	if grace <= 0 {
-		w.Secret = secret
-	} else {
-		w.NextSecret = secret
-		at := patio.NewTimestamp(now.Add(grace))
-		w.RotatesAt = &at
+	if extra := len(prev) - (MaxSigningSecrets - 1); extra > 0 {
+		prev = prev[extra:]
 	}
+	w.Secret, w.Previous = secret, prev
 	w.UpdatedAt = patio.NewTimestamp(now)
 	return w, secret, nil
 }
 
-// Settle returns the webhook with a finished rotation applied (the next secret promoted once its
-// grace period is over), for storage; the signatures are the same either way.
+// Settle returns the webhook without the previous secrets whose grace period has ended at now;
+// the signatures are the same either way.
 func (w Webhook) Settle(now time.Time) Webhook {
-	if w.NextSecret != "" && w.RotatesAt != nil && !now.Before(w.RotatesAt.Time()) {
-		w.Secret, w.NextSecret, w.RotatesAt = w.NextSecret, "", nil
+	var kept []PreviousSecret
+	for _, p := range w.Previous {
+		if now.Before(p.Until.Time()) {
+			kept = append(kept, p)
+		}
 	}
+	w.Previous = kept
 	return w
 }

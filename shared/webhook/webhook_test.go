@@ -226,16 +226,18 @@ func TestPayloadShape(t *testing.T) {
 }
 
 func TestHeadersVerify(t *testing.T) {
-	secret, _ := NewSecret()
-	next, _ := NewSecret()
+	a, _ := NewSecret()
+	b, _ := NewSecret()
+	c, _ := NewSecret()
 	body := []byte(`{"id":"evt_1"}`)
 	at := time.Unix(1_700_000_000, 0)
 	tests := []struct {
 		name string
 		keys Keys
 	}{
-		{"one secret", Keys{Primary: secret}},
-		{"rotation", Keys{Primary: secret, Next: next}},
+		{"one secret", Keys{a}},
+		{"one rotation in grace", Keys{a, b}},
+		{"two rotations in grace", Keys{a, b, c}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,23 +253,28 @@ func TestHeadersVerify(t *testing.T) {
 			if sig := h.Get(HeaderSignature); sig != strings.ToLower(sig) || len(sig) != 64 {
 				t.Errorf("X-Service-Signature = %q; want 64 lowercase hex digits", sig)
 			}
-			if err := webhooksig.Verify(tt.keys.Primary, h, body, at); err != nil {
-				t.Errorf("Verify(primary) = %v", err)
+			oldest, newest := tt.keys[0], tt.keys[len(tt.keys)-1]
+			if h.Get(HeaderSignature) != SignHex(oldest, "1700000000", body) {
+				t.Errorf("X-Service-Signature is not the oldest secret's signature")
 			}
-			if err := webhooksig.VerifyStandard(tt.keys.Primary, h, body, at); err != nil {
-				t.Errorf("VerifyStandard(primary) = %v", err)
+			if err := webhooksig.Verify(oldest, h, body, at); err != nil {
+				t.Errorf("Verify(oldest) = %v", err)
 			}
-			if tt.keys.Next != "" {
-				if h.Get(HeaderSignatureNext) != SignHex(tt.keys.Next, "1700000000", body) {
-					t.Errorf("X-Service-Signature-Next is not the next secret's signature")
+			if err := webhooksig.Verify(newest, h, body, at); err != nil {
+				t.Errorf("Verify(newest) = %v", err)
+			}
+			for i, k := range tt.keys {
+				if err := webhooksig.VerifyStandard(k, h, body, at); err != nil {
+					t.Errorf("VerifyStandard(secret %d) = %v", i, err)
 				}
-				if err := webhooksig.VerifyStandard(tt.keys.Next, h, body, at); err != nil {
-					t.Errorf("VerifyStandard(next) = %v", err)
-				}
-				if n := len(strings.Fields(h.Get(HeaderSWSignature))); n != 2 {
-					t.Errorf("webhook-signature has %d signatures; want 2", n)
-				}
-			} else if h.Get(HeaderSignatureNext) != "" {
+			}
+			if n := len(strings.Fields(h.Get(HeaderSWSignature))); n != len(tt.keys) {
+				t.Errorf("webhook-signature has %d signatures; want %d", n, len(tt.keys))
+			}
+			switch {
+			case len(tt.keys) > 1 && h.Get(HeaderSignatureNext) != SignHex(newest, "1700000000", body):
+				t.Errorf("X-Service-Signature-Next is not the newest secret's signature")
+			case len(tt.keys) == 1 && h.Get(HeaderSignatureNext) != "":
 				t.Errorf("X-Service-Signature-Next set without a rotation")
 			}
 		})
@@ -281,31 +288,49 @@ func TestSignStandardVector(t *testing.T) {
 	}
 }
 
+// TestRotation: every previous secret keeps signing until its own grace period ends, at most three
+// sign at once, and a rotation that would make four ends the oldest one's grace at once
+// (CONTRACT.md section 14).
 func TestRotation(t *testing.T) {
 	w, err := New("team", "https://example.com/hook", []string{"*"}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := w.Secret
-	r, secret, err := w.Rotate(t0, DefaultGrace)
+	s0 := w.Secret
+	r1, s1, err := w.Rotate(t0, DefaultGrace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.KeysAt(t0.Add(time.Hour)); got != (Keys{Primary: old, Next: secret}) {
-		t.Errorf("KeysAt(grace) = %+v; want old primary and new next", got)
+	r2, s2, _ := r1.Rotate(t0.Add(time.Hour), 2*time.Hour) // a second rotation within the first's grace
+	r3, s3, _ := r2.Rotate(t0.Add(2*time.Hour), time.Hour) // a third: four would sign, the oldest stops
+	r0, sNow, _ := w.Rotate(t0, 0)
+	tests := []struct {
+		name string
+		w    Webhook
+		at   time.Time
+		want Keys
+	}{
+		{"no rotation", w, t0, Keys{s0}},
+		{"first grace", r1, t0.Add(time.Hour), Keys{s0, s1}},
+		{"first grace over", r1, t0.Add(DefaultGrace), Keys{s1}},
+		{"second rotation: both previous sign", r2, t0.Add(2 * time.Hour), Keys{s0, s1, s2}},
+		{"second's own grace over first", r2, t0.Add(3 * time.Hour), Keys{s0, s2}},
+		{"both graces over", r2, t0.Add(DefaultGrace), Keys{s2}},
+		{"third rotation: the oldest stops at once", r3, t0.Add(2 * time.Hour), Keys{s1, s2, s3}},
+		{"no grace", r0, t0, Keys{sNow}},
 	}
-	if got := r.KeysAt(t0.Add(DefaultGrace)); got != (Keys{Primary: secret}) {
-		t.Errorf("KeysAt(after grace) = %+v; want the new secret alone", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.w.KeysAt(tt.at); !slices.Equal(got, tt.want) {
+				t.Errorf("KeysAt(%s) = %d secrets %v; want %v", tt.at.Format(time.RFC3339), len(got), got, tt.want)
+			}
+		})
 	}
-	if s := r.Settle(t0.Add(DefaultGrace)); s.Secret != secret || s.NextSecret != "" {
-		t.Errorf("Settle(after grace) kept the old secret")
+	if s := r2.Settle(t0.Add(3 * time.Hour)); len(s.Previous) != 1 || s.Previous[0].Secret != s0 {
+		t.Errorf("Settle kept %d previous secrets; want the first rotation's alone", len(s.Previous))
 	}
-	now, secret2, _ := w.Rotate(t0, 0)
-	if got := now.KeysAt(t0); got != (Keys{Primary: secret2}) {
-		t.Errorf("KeysAt(no grace) = %+v; want the new secret alone", got)
-	}
-	if !strings.HasPrefix(secret, SecretPrefix) || len(StandardKey(secret)) != 32 {
-		t.Errorf("secret %q: want whsec_ + base64 of 32 bytes", secret)
+	if !strings.HasPrefix(s1, SecretPrefix) || len(StandardKey(s1)) != 32 {
+		t.Errorf("secret %q: want whsec_ + base64 of 32 bytes", s1)
 	}
 }
 
@@ -354,5 +379,31 @@ func TestParseSchedule(t *testing.T) {
 	}
 	if DefaultSchedule.Before(4) != 2*time.Hour || DefaultSchedule.Before(6) != 24*time.Hour {
 		t.Errorf("DefaultSchedule = %v", DefaultSchedule)
+	}
+}
+
+// TestSampleEvent: every event type has a sample, of its own type, with an evt_test_ id and the
+// object of its resource; previous_attributes is null on creations only.
+func TestSampleEvent(t *testing.T) {
+	for _, typ := range EventTypes {
+		t.Run(typ, func(t *testing.T) {
+			e, err := SampleEvent(typ, "team", t0)
+			if err != nil {
+				t.Fatalf("SampleEvent(%s) = %v", typ, err)
+			}
+			if e.Type != typ || !strings.HasPrefix(e.ID, TestEventPrefix) || len(e.ID) != len(TestEventPrefix)+32 || e.TeamID != "team" {
+				t.Errorf("SampleEvent(%s) = %s %s team %s; want its type, evt_test_ and 32 hex digits", typ, e.Type, e.ID, e.TeamID)
+			}
+			var obj map[string]any
+			if err := json.Unmarshal(e.Data.Object, &obj); err != nil || obj["id"] == nil || obj["revision"] == nil {
+				t.Errorf("SampleEvent(%s) object = %s; want a record with id and revision", typ, e.Data.Object)
+			}
+			if created := strings.HasSuffix(typ, ".created"); created != (e.Data.PreviousAttributes == nil) {
+				t.Errorf("SampleEvent(%s) previous_attributes = %v; want null only on creations", typ, e.Data.PreviousAttributes)
+			}
+		})
+	}
+	if _, err := SampleEvent("vehicle.flown", "team", t0); !patio.IsKind(err, patio.KindInvalid) {
+		t.Errorf("SampleEvent(unknown type) = %v; want KindInvalid", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -103,7 +104,8 @@ func LoadCAFile(path string) (*x509.CertPool, error) {
 }
 
 // Send POSTs body with headers to target. A 2xx is success; a 3xx is a failure (redirects are never
-// followed), as are other statuses, timeouts and network errors. The response body is discarded.
+// followed), as are other statuses, timeouts and network errors. The result keeps the first
+// webhook.MaxResponseBody bytes of the response body (see excerpt).
 func (s *Sender) Send(ctx context.Context, target string, headers map[string]string, body []byte) webhook.Result {
 	start := time.Now()
 	res := webhook.Result{}
@@ -127,8 +129,11 @@ func (s *Sender) Send(ctx context.Context, target string, headers map[string]str
 		res.ErrorClass = classify(err)
 		return res
 	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, webhook.MaxResponseBody))
+	// The rest is drained (within limits) so that the connection can be reused.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
+	res.Body = excerpt(head)
 	res.StatusCode = resp.StatusCode
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
@@ -138,6 +143,12 @@ func (s *Sender) Send(ctx context.Context, target string, headers map[string]str
 		res.ErrorClass = webhook.ErrHTTPStatus
 	}
 	return res
+}
+
+// excerpt returns the start of a response body as valid UTF-8: a character cut by the limit, and
+// any invalid byte, become U+FFFD.
+func excerpt(b []byte) string {
+	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
 func classify(err error) string {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,6 +105,12 @@ func TestSend(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 		case "/fail":
 			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"error":"database down"}`))
+		case "/long":
+			// 4 KiB less one byte of ASCII, then a two-byte character cut by the limit, then more.
+			_, _ = w.Write([]byte(strings.Repeat("a", webhook.MaxResponseBody-1) + "é" + strings.Repeat("b", 10000)))
+		case "/binary":
+			_, _ = w.Write([]byte{'o', 'k', 0xff, 0xfe})
 		}
 	}))
 	defer srv.Close()
@@ -116,13 +123,16 @@ func TestSend(t *testing.T) {
 		url       string
 		wantClass string
 		wantCode  int
+		wantBody  string
 	}{
-		{"delivered", Options{AllowPrivate: true}, srv.URL + "/ok", "", 200},
-		{"redirect not followed", Options{AllowPrivate: true}, srv.URL + "/redirect", webhook.ErrRedirect, 302},
-		{"server error", Options{AllowPrivate: true}, srv.URL + "/fail", webhook.ErrHTTPStatus, 500},
-		{"timeout", Options{AllowPrivate: true, Timeout: 100 * time.Millisecond}, srv.URL + "/slow", webhook.ErrTimeout, 0},
-		{"private refused at connection", Options{}, srv.URL + "/ok", webhook.ErrForbidden, 0},
-		{"http refused", Options{AllowPrivate: true}, "http://" + srv.Listener.Addr().String() + "/ok", webhook.ErrForbidden, 0},
+		{"delivered", Options{AllowPrivate: true}, srv.URL + "/ok", "", 200, ""},
+		{"redirect not followed", Options{AllowPrivate: true}, srv.URL + "/redirect", webhook.ErrRedirect, 302, ""},
+		{"server error", Options{AllowPrivate: true}, srv.URL + "/fail", webhook.ErrHTTPStatus, 500, `{"error":"database down"}`},
+		{"first 4 KiB, valid UTF-8", Options{AllowPrivate: true}, srv.URL + "/long", "", 200, strings.Repeat("a", webhook.MaxResponseBody-1) + "\uFFFD"},
+		{"invalid bytes replaced", Options{AllowPrivate: true}, srv.URL + "/binary", "", 200, "ok\uFFFD"},
+		{"timeout", Options{AllowPrivate: true, Timeout: 100 * time.Millisecond}, srv.URL + "/slow", webhook.ErrTimeout, 0, ""},
+		{"private refused at connection", Options{}, srv.URL + "/ok", webhook.ErrForbidden, 0, ""},
+		{"http refused", Options{AllowPrivate: true}, "http://" + srv.Listener.Addr().String() + "/ok", webhook.ErrForbidden, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +140,9 @@ func TestSend(t *testing.T) {
 			res := New(tt.o).Send(ctx, tt.url, headers, []byte(`{}`))
 			if res.ErrorClass != tt.wantClass || res.StatusCode != tt.wantCode {
 				t.Errorf("Send(%s) = %+v; want class %q, status %d", tt.url, res, tt.wantClass, tt.wantCode)
+			}
+			if res.Body != tt.wantBody {
+				t.Errorf("Send(%s) body = %.80q (%d bytes); want %.80q (%d bytes)", tt.url, res.Body, len(res.Body), tt.wantBody, len(tt.wantBody))
 			}
 		})
 	}

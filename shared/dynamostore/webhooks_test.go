@@ -1,0 +1,213 @@
+package dynamostore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// webhookStore returns a store on the package's webhook tables.
+func webhookStore(t *testing.T) *dynamostore.Store {
+	t.Helper()
+	names := testenv.Tables(t)
+	return dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{Webhooks: names["WebhooksTable"], Deliveries: names["DeliveriesTable"]})
+}
+
+// newHook stores an active webhook of a new team.
+func newHook(t *testing.T, s interface {
+	CreateWebhook(context.Context, webhook.Webhook) error
+}) webhook.Webhook {
+	t.Helper()
+	w, err := webhook.New(newTeam(), "https://hooks.example.com/x", []string{"*"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateWebhook(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestAttemptsStayBounded: however many series a delivery goes through (replays), its item keeps
+// the attempts of the current series only, while the attempt log keeps every attempt with its
+// response excerpt.
+func TestAttemptsStayBounded(t *testing.T) {
+	s := webhookStore(t)
+	ctx := context.Background()
+	w := newHook(t, s)
+	t0 := time.Now().UTC().Truncate(time.Millisecond)
+	d := webhook.Delivery{ID: webhook.DeliveryID("evt_bounded", w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: "evt_bounded",
+		EventType: webhook.VehicleCreated, Status: webhook.DeliveryPending, Payload: []byte(`{}`), CreatedAt: t0, UpdatedAt: t0}
+	if _, _, _, err := s.CreateDeliveries(ctx, []webhook.Delivery{d}); err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Repeat("x", webhook.MaxResponseBody)
+	const series = 3
+	for sr := range series {
+		for n := 1; n <= webhook.MaxAttempts; n++ {
+			tok := fmt.Sprintf("tok-%d-%d", sr, n)
+			cur, ok, err := s.ClaimDelivery(ctx, d.ID, sr, n, tok, time.Now(), time.Now().Add(time.Minute))
+			if err != nil || !ok {
+				t.Fatalf("ClaimDelivery(series %d, attempt %d) = %v, %v; want it claimed", sr, n, ok, err)
+			}
+			at := t0.Add(time.Duration(sr*10+n) * time.Second)
+			a := webhook.Attempt{Series: sr, N: n, At: at, StatusCode: 500, DurationMs: 12, ErrorClass: webhook.ErrHTTPStatus,
+				ResponseBody: body}
+			status := webhook.DeliveryPending
+			if n == webhook.MaxAttempts {
+				status = webhook.DeliveryFailed
+			} else {
+				next := at.Add(time.Second)
+				a.NextAttemptAt = &next
+			}
+			if err := s.LogAttempts(ctx, []webhook.LoggedAttempt{{DeliveryID: d.ID, Attempt: a}}); err != nil {
+				t.Fatal(err)
+			}
+			a.ResponseBody = ""
+			if err := s.RecordAttempt(ctx, cur, a, status, tok); err != nil {
+				t.Fatalf("RecordAttempt(series %d, attempt %d) = %v", sr, n, err)
+			}
+		}
+		if sr < series-1 {
+			if _, err := s.SetDeliveryStatus(ctx, d.ID, []string{webhook.DeliveryFailed}, webhook.DeliveryPending, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := s.Delivery(ctx, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Series != series-1 || len(got.Attempts) != webhook.MaxAttempts {
+		t.Fatalf("after %d series the delivery holds series %d with %d attempts; want the last series' %d", series, got.Series,
+			len(got.Attempts), webhook.MaxAttempts)
+	}
+	for _, a := range got.Attempts {
+		if a.Series != series-1 || a.ResponseBody != "" {
+			t.Errorf("the delivery item holds attempt %d.%d with %d body bytes; want only the current series, no bodies",
+				a.Series, a.N, len(a.ResponseBody))
+		}
+	}
+	log, err := s.AttemptLog(ctx, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != series*webhook.MaxAttempts {
+		t.Fatalf("AttemptLog = %d attempts; want %d", len(log), series*webhook.MaxAttempts)
+	}
+	for i, a := range log {
+		if a.Series != i/webhook.MaxAttempts || a.N != i%webhook.MaxAttempts+1 || a.ResponseBody != body || a.StatusCode != 500 ||
+			a.DurationMs != 12 || a.ErrorClass != webhook.ErrHTTPStatus {
+			t.Errorf("log[%d] = %d.%d status %d %s %d ms, %d body bytes; want %d.%d, 500, http_status, 12 ms, 4096 bytes",
+				i, a.Series, a.N, a.StatusCode, a.ErrorClass, a.DurationMs, len(a.ResponseBody), i/webhook.MaxAttempts, i%webhook.MaxAttempts+1)
+		}
+	}
+	// A claim by another token blocks until it runs out; the recorded attempt ends it.
+	if _, ok, _ := s.ClaimDelivery(ctx, d.ID, series-1, 1, "late", time.Now(), time.Now().Add(time.Minute)); ok {
+		t.Errorf("ClaimDelivery of a failed delivery succeeded")
+	}
+}
+
+// TestListDeliveries pages through a webhook's deliveries, newest first, filtered by statuses and
+// a creation window, each page reading at most limit+1 items per status.
+func TestListDeliveries(t *testing.T) {
+	s := webhookStore(t)
+	ctx := context.Background()
+	w := newHook(t, s)
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	statuses := []string{webhook.DeliveryFailed, webhook.DeliveryCancelled, webhook.DeliverySkipped, webhook.DeliverySucceeded}
+	var all []webhook.Delivery
+	for i := range 20 {
+		at := t0.Add(time.Duration(i/2) * time.Minute) // two deliveries per minute: ties broken by id
+		ev := fmt.Sprintf("evt_list_%02d", i)
+		d := webhook.Delivery{ID: webhook.DeliveryID(ev, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: ev,
+			EventType: webhook.VehicleCreated, Status: statuses[i%len(statuses)], Payload: []byte(`{}`), CreatedAt: at, UpdatedAt: at}
+		all = append(all, d)
+	}
+	if _, _, _, err := s.CreateDeliveries(ctx, all); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(ds []webhook.Delivery) []string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	want := func(f func(webhook.Delivery) bool) []string {
+		var out []webhook.Delivery
+		for _, d := range all {
+			if f(d) {
+				out = append(out, d)
+			}
+		}
+		slices.SortFunc(out, func(a, b webhook.Delivery) int {
+			if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
+		return ids(out)
+	}
+	tests := []struct {
+		name string
+		q    webhook.DeliveryQuery
+		keep func(webhook.Delivery) bool
+	}{
+		{name: "all", q: webhook.DeliveryQuery{}, keep: func(webhook.Delivery) bool { return true }},
+		{name: "two statuses", q: webhook.DeliveryQuery{Statuses: []string{webhook.DeliveryFailed, webhook.DeliverySkipped}},
+			keep: func(d webhook.Delivery) bool {
+				return d.Status == webhook.DeliveryFailed || d.Status == webhook.DeliverySkipped
+			}},
+		{name: "window", q: webhook.DeliveryQuery{Since: t0.Add(2 * time.Minute), Until: t0.Add(6 * time.Minute)},
+			keep: func(d webhook.Delivery) bool {
+				return !d.CreatedAt.Before(t0.Add(2*time.Minute)) && !d.CreatedAt.After(t0.Add(6*time.Minute))
+			}},
+		{name: "status and since", q: webhook.DeliveryQuery{Statuses: []string{webhook.DeliveryCancelled}, Since: t0.Add(5 * time.Minute)},
+			keep: func(d webhook.Delivery) bool {
+				return d.Status == webhook.DeliveryCancelled && !d.CreatedAt.Before(t0.Add(5*time.Minute))
+			}},
+	}
+	for _, tt := range tests {
+		for _, limit := range []int{3, 7, 100} {
+			t.Run(fmt.Sprintf("%s, pages of %d", tt.name, limit), func(t *testing.T) {
+				q := tt.q
+				q.Limit = limit
+				q, err := q.Check()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []webhook.Delivery
+				for pages := 0; ; pages++ {
+					page, next, err := s.ListDeliveries(ctx, w.ID, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(page) > limit || pages > 20 {
+						t.Fatalf("page %d has %d deliveries (limit %d)", pages, len(page), limit)
+					}
+					got = append(got, page...)
+					if next == "" {
+						break
+					}
+					q.Cursor = next
+				}
+				if w := want(tt.keep); !slices.Equal(ids(got), w) {
+					t.Errorf("pages = %v; want %v", ids(got), w)
+				}
+			})
+		}
+	}
+	q, _ := webhook.DeliveryQuery{Cursor: "not-a-cursor"}.Check()
+	if _, _, err := s.ListDeliveries(ctx, w.ID, q); !patio.IsKind(err, patio.KindInvalid) {
+		t.Errorf("ListDeliveries(bad cursor) = %v; want KindInvalid", err)
+	}
+}

@@ -1,0 +1,365 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Webhooks is the operators' use cases (CONTRACT.md section 8).
+type Webhooks struct {
+	Store   Store
+	Queue   Queue
+	Targets Targets
+	Now     func() time.Time
+}
+
+// Create registers a webhook for a team and returns it with its secret (shown once). The URL must
+// be https and, outside the local stack, resolve to public addresses only (KindInvalid).
+func (s Webhooks) Create(ctx context.Context, teamID, url string, events []string) (Webhook, string, error) {
+	w, err := New(teamID, url, events, clock(s.Now))
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	if s.Targets != nil {
+		if err := s.Targets.CheckTarget(ctx, w.URL); err != nil {
+			return Webhook{}, "", err
+		}
+	}
+	if err := s.Store.CreateWebhook(ctx, w); err != nil {
+		return Webhook{}, "", err
+	}
+	return w, w.Secret, nil
+}
+
+// Get returns a webhook by id, or KindNotFound.
+func (s Webhooks) Get(ctx context.Context, id string) (Webhook, error) {
+	w, err := s.Store.WebhookByID(ctx, id)
+	return w.Settle(clock(s.Now)), err
+}
+
+// List returns a team's webhooks, the deleted ones only with all.
+func (s Webhooks) List(ctx context.Context, teamID string, all bool) ([]Webhook, error) {
+	hs, err := s.Store.TeamWebhooks(ctx, teamID)
+	out := []Webhook{}
+	for _, w := range hs {
+		if all || w.Status != StatusDeleted {
+			out = append(out, w.Settle(clock(s.Now)))
+		}
+	}
+	return out, err
+}
+
+// errDeleted refuses an operation on a deleted webhook (KindConflict): deletion is final.
+func errDeleted(w Webhook) error {
+	return patio.Conflictf("webhook %s is deleted", w.ID)
+}
+
+// Enable makes a webhook active again; the failure count starts afresh. A deleted webhook is
+// KindConflict.
+func (s Webhooks) Enable(ctx context.Context, id string) (Webhook, error) {
+	return s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		now := clock(s.Now)
+		switch w.Status {
+		case StatusDeleted:
+			return w, errDeleted(w)
+		case StatusActive:
+		default:
+			w.Status, w.EnabledAt, w.UpdatedAt, w.AlertPending = StatusActive, now, patio.NewTimestamp(now), false
+		}
+		return w, nil
+	})
+}
+
+// Disable disables a webhook and cancels its pending deliveries. A deleted webhook is KindConflict.
+func (s Webhooks) Disable(ctx context.Context, id string) (Webhook, error) {
+	return s.retire(ctx, id, StatusDisabled)
+}
+
+// Delete deletes a webhook, for good (CONTRACT.md section 14): it receives nothing more, cannot be
+// enabled, edited, tested or replayed, and its pending deliveries are cancelled; its deliveries and
+// their log are kept for Retention. Deleting a deleted webhook changes nothing.
+func (s Webhooks) Delete(ctx context.Context, id string) (Webhook, error) {
+	return s.retire(ctx, id, StatusDeleted)
+}
+
+// retire moves a webhook to status (disabled or deleted) and cancels its pending deliveries.
+func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error) {
+	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		if w.Status == StatusDeleted && status != StatusDeleted {
+			return w, errDeleted(w)
+		}
+		if w.Status != status {
+			w.Status, w.UpdatedAt = status, patio.NewTimestamp(clock(s.Now))
+		}
+		return w, nil
+	})
+	if err != nil {
+		return w, err
+	}
+	_, err = cancelPending(ctx, s.Store, w.ID)
+	return w, err
+}
+
+// Update changes a webhook's URL (when url is not nil: checked again as Create checks it) and its
+// events (when events is not nil). A deleted webhook is KindConflict.
+func (s Webhooks) Update(ctx context.Context, id string, url *string, events []string) (Webhook, error) {
+	if url == nil && events == nil {
+		return Webhook{}, patio.Invalidf("give --url, --events or both")
+	}
+	if url != nil {
+		u, err := ValidateURL(*url)
+		if err != nil {
+			return Webhook{}, err
+		}
+		if s.Targets != nil {
+			if err := s.Targets.CheckTarget(ctx, u); err != nil {
+				return Webhook{}, err
+			}
+		}
+	}
+	var evs []string
+	if events != nil {
+		var err error
+		if evs, err = ParseEvents(events); err != nil {
+			return Webhook{}, err
+		}
+	}
+	return s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		if w.Status == StatusDeleted {
+			return w, errDeleted(w)
+		}
+		if url != nil && *url != w.URL {
+			w.URL, w.UpdatedAt = *url, patio.NewTimestamp(clock(s.Now))
+		}
+		if evs != nil && !slices.Equal(evs, w.Events) {
+			w.Events, w.UpdatedAt = evs, patio.NewTimestamp(clock(s.Now))
+		}
+		return w, nil
+	})
+}
+
+// RotateSecret gives a webhook a new secret (returned, shown once); the one it replaces keeps
+// signing for grace (see Webhook.Rotate). A deleted webhook is KindConflict.
+func (s Webhooks) RotateSecret(ctx context.Context, id string, grace time.Duration) (Webhook, string, error) {
+	var secret string
+	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		if w.Status == StatusDeleted {
+			return w, errDeleted(w)
+		}
+		var err error
+		w, secret, err = w.Rotate(clock(s.Now), grace)
+		return w, err
+	})
+	return w, secret, err
+}
+
+// Test sends a test event of type typ (CONTRACT.md section 14; see SampleEvent) to an active
+// webhook through the normal delivery path: it is recorded as a delivery (of one attempt, which
+// counts for no rule) and queued. It returns the delivery; its attempt is recorded when the
+// deliverer has made it. A webhook that is not active is KindConflict.
+func (s Webhooks) Test(ctx context.Context, id, typ string) (Delivery, error) {
+	if s.Queue == nil {
+		return Delivery{}, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
+	}
+	w, err := s.Store.WebhookByID(ctx, id)
+	if err != nil {
+		return Delivery{}, err
+	}
+	if w.Status != StatusActive {
+		return Delivery{}, patio.Conflictf("webhook %s is %s; only an active webhook can be tested", w.ID, w.Status)
+	}
+	now := clock(s.Now)
+	e, err := SampleEvent(typ, w.TeamID, now)
+	if err != nil {
+		return Delivery{}, err
+	}
+	payload, err := e.Payload(w.ID)
+	if err != nil {
+		return Delivery{}, err
+	}
+	d := Delivery{ID: DeliveryID(e.ID, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: e.ID, EventType: e.Type,
+		Status: DeliveryPending, Test: true, Payload: payload, CreatedAt: now, UpdatedAt: now}
+	if _, _, _, err := s.Store.CreateDeliveries(ctx, []Delivery{d}); err != nil {
+		return d, err
+	}
+	return d, s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
+		Attempt: 1, Due: now})
+}
+
+func (s Webhooks) update(ctx context.Context, id string, change func(Webhook) (Webhook, error)) (Webhook, error) {
+	w, err := s.Store.WebhookByID(ctx, id)
+	if err != nil {
+		return w, err
+	}
+	return s.Store.UpdateWebhook(ctx, w.TeamID, w.ID, change)
+}
+
+// Deliveries lists a webhook's deliveries, optionally of one status.
+func (s Webhooks) Deliveries(ctx context.Context, webhookID, status string) ([]Delivery, error) {
+	st, err := ParseDeliveryStatus(status)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.WebhookByID(ctx, webhookID); err != nil {
+		return nil, err
+	}
+	return s.Store.Deliveries(ctx, webhookID, st)
+}
+
+// ListDeliveries returns one page of a webhook's deliveries (see DeliveryQuery), or KindNotFound
+// for an unknown webhook, KindInvalid for a query that does not check.
+func (s Webhooks) ListDeliveries(ctx context.Context, webhookID string, q DeliveryQuery) (DeliveryPage, error) {
+	q, err := q.Check()
+	if err != nil {
+		return DeliveryPage{}, err
+	}
+	if _, err := s.Store.WebhookByID(ctx, webhookID); err != nil {
+		return DeliveryPage{}, err
+	}
+	ds, next, err := s.Store.ListDeliveries(ctx, webhookID, q)
+	if ds == nil {
+		ds = []Delivery{}
+	}
+	return DeliveryPage{Deliveries: ds, NextCursor: next}, err
+}
+
+// Delivery returns a delivery with every attempt of every series from the attempt log, response
+// bodies included (those older than Retention are gone), or KindNotFound.
+func (s Webhooks) Delivery(ctx context.Context, id string) (Delivery, error) {
+	d, err := s.Store.Delivery(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	log, err := s.Store.AttemptLog(ctx, d)
+	if err != nil {
+		return d, err
+	}
+	d.Attempts = log
+	return d, nil
+}
+
+// Replay re-sends a failed// Replay re-sends a failed, cancelled or skipped delivery as a new series of attempts with the same
+// event id and payload. Other statuses, or a disabled webhook, are KindConflict.
+func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
+	if s.Queue == nil {
+		return Delivery{}, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
+	}
+	d, err := s.Store.Delivery(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	if !d.Replayable() {
+		return d, patio.Conflictf("delivery %s is %s; only failed, cancelled or skipped deliveries can be replayed", id, d.Status)
+	}
+	w, err := s.Store.Webhook(ctx, d.TeamID, d.WebhookID)
+	if err != nil {
+		return d, err
+	}
+	if err := replayable(w); err != nil {
+		return d, err
+	}
+	was := d.Status
+	d, err = s.Store.SetDeliveryStatus(ctx, id, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
+	if err != nil {
+		return d, err
+	}
+	err = s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
+		Series: d.Series, Attempt: 1, Due: clock(s.Now)})
+	if err != nil {
+		// Nothing will deliver a pending delivery whose task never reached the queue: put the
+		// status back so the operator can replay it again.
+		if _, undo := s.Store.SetDeliveryStatus(context.WithoutCancel(ctx), id, []string{DeliveryPending}, was, false); undo != nil {
+			err = errors.Join(err, undo)
+		}
+	}
+	return d, err
+}
+
+// replayable refuses a webhook that is not active (KindConflict).
+func replayable(w Webhook) error {
+	switch w.Status {
+	case StatusActive:
+		return nil
+	case StatusDeleted:
+		return patio.Conflictf("webhook %s is deleted; its deliveries cannot be replayed", w.ID)
+	}
+	return patio.Conflictf("webhook %s is disabled; enable it before replaying", w.ID)
+}
+
+// ReplayAll re-sends, as Replay does, every delivery of a webhook in one of statuses (failed,
+// cancelled or skipped; KindInvalid for others or none) created within [since, until] (zero: open),
+// and returns how many it replayed. The webhook must be active (KindConflict).
+func (s Webhooks) ReplayAll(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error) {
+	if s.Queue == nil {
+		return 0, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
+	}
+	if len(statuses) == 0 {
+		return 0, patio.Invalidf("status must name failed, cancelled or skipped")
+	}
+	for _, st := range statuses {
+		if !(Delivery{Status: st}).Replayable() {
+			return 0, patio.Invalidf("status %s cannot be replayed; only failed, cancelled or skipped deliveries can", st)
+		}
+	}
+	w, err := s.Store.WebhookByID(ctx, webhookID)
+	if err != nil {
+		return 0, err
+	}
+	if err := replayable(w); err != nil {
+		return 0, err
+	}
+	q := DeliveryQuery{Statuses: statuses, Since: since, Until: until, Limit: MaxDeliveryLimit}
+	if q, err = q.Check(); err != nil {
+		return 0, err
+	}
+	// Every page is read before any delivery is replayed: a replayed delivery leaves the statuses
+	// read, which would shift the pages.
+	var all []Delivery
+	for {
+		ds, next, err := s.Store.ListDeliveries(ctx, webhookID, q)
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, ds...)
+		if next == "" {
+			break
+		}
+		q.Cursor = next
+	}
+	n := 0
+	for start := 0; start < len(all); start += 10 {
+		var tasks []Task
+		var was []Delivery
+		for _, d := range all[start:min(start+10, len(all))] {
+			r, err := s.Store.SetDeliveryStatus(ctx, d.ID, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
+			if patio.IsKind(err, patio.KindConflict) {
+				continue // replayed or changed meanwhile
+			}
+			if err != nil {
+				return n, err
+			}
+			tasks = append(tasks, Task{DeliveryID: r.ID, TeamID: r.TeamID, WebhookID: r.WebhookID, EventID: r.EventID,
+				Series: r.Series, Attempt: 1, Due: clock(s.Now)})
+			was = append(was, d)
+		}
+		var errs []error
+		for i, err := range s.Queue.EnqueueAll(ctx, tasks) {
+			if err != nil {
+				// Put the status back, so the operator can replay it again (the sweep would
+				// otherwise send it within minutes).
+				_, undo := s.Store.SetDeliveryStatus(context.WithoutCancel(ctx), tasks[i].DeliveryID, []string{DeliveryPending}, was[i].Status, false)
+				errs = append(errs, err, undo)
+				continue
+			}
+			n++
+		}
+		if err := errors.Join(errs...); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

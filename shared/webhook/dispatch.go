@@ -1,0 +1,183 @@
+package webhook
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// DefaultSubscriberCache is how long a team's webhook list is reused by a Dispatcher.
+const DefaultSubscriberCache = 5 * time.Second
+
+// Dispatcher turns changes into deliveries: one pending delivery and queued first attempt per
+// (event, active subscribed webhook), one skipped delivery per (event, disabled subscribed webhook).
+// A webhook receives only the events of changes made at or after its creation (both times to the
+// second), so re-processing old stream records never reaches a webhook created since; a deleted
+// webhook receives nothing. It does no HTTP. Re-dispatching a change creates nothing new (ids are
+// deterministic). Use it through a pointer: it keeps each team's webhook list for a few seconds.
+type Dispatcher struct {
+	Store  Store
+	Queue  Queue
+	Now    func() time.Time
+	Logger *slog.Logger
+	// CacheFor is how long a team's webhook list may be reused (DefaultSubscriberCache when zero).
+	// A list read at t serves only changes made before t (less a second, as change times have
+	// one-second precision), so a webhook created since never misses a change made after its
+	// creation; CacheFor only bounds how long a disable or an edit may go unseen by dispatches of
+	// older changes (the deliverer checks the webhook again before every attempt).
+	CacheFor time.Duration
+
+	mu    sync.Mutex
+	cache map[string]subscribers
+}
+
+// subscribers is a team's webhook list as read at a time.
+type subscribers struct {
+	hooks []Webhook
+	read  time.Time
+}
+
+// Dispatch handles a batch of changes, in order, and returns how many of them are done: all of
+// them, or, with an error, those before the first change that must be dispatched again (with every
+// change after it). What was already done is not repeated then.
+func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error) {
+	type planned struct {
+		change int
+		del    Delivery
+		at     time.Time // the event's time, for the dispatch lag metric
+	}
+	var (
+		plan  []planned
+		stop  = len(changes)
+		stErr error
+	)
+	newest := map[string]time.Time{} // per team, its latest change time in the batch
+	events := make([][]Event, len(changes))
+	for i, c := range changes {
+		evs, err := Derive(c)
+		if err != nil {
+			stop, stErr = i, err
+			break
+		}
+		events[i] = evs
+		for _, e := range evs {
+			if t := e.CreatedAt.Time(); t.After(newest[c.TeamID]) {
+				newest[c.TeamID] = t
+			}
+		}
+	}
+	hooks := map[string][]Webhook{}
+	for i := range stop {
+		team := changes[i].TeamID
+		if _, ok := hooks[team]; ok || len(events[i]) == 0 {
+			continue
+		}
+		hs, err := d.subscribers(ctx, team, newest[team])
+		if err != nil {
+			stop, stErr = i, err
+			break
+		}
+		hooks[team] = hs
+	}
+	now := clock(d.Now)
+	for i := range stop {
+		for _, e := range events[i] {
+			for _, w := range hooks[changes[i].TeamID] {
+				if !w.Receives(e) || w.Status == StatusDeleted {
+					continue
+				}
+				payload, err := e.Payload(w.ID)
+				if err != nil {
+					return i, err
+				}
+				del := Delivery{
+					ID: DeliveryID(e.ID, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: e.ID, EventType: e.Type,
+					Status: DeliveryPending, Payload: payload, CreatedAt: now, UpdatedAt: now,
+				}
+				if w.Status != StatusActive {
+					del.Status = DeliverySkipped
+				}
+				plan = append(plan, planned{change: i, del: del, at: e.CreatedAt.Time()})
+			}
+		}
+	}
+	if len(plan) == 0 {
+		return stop, stErr
+	}
+	ds := make([]Delivery, len(plan))
+	for i, p := range plan {
+		ds[i] = p.del
+	}
+	stored, created, n, err := d.Store.CreateDeliveries(ctx, ds)
+	if err != nil {
+		return plan[n].change, err
+	}
+	var (
+		tasks []Task
+		owner []int       // the change of each task
+		lags  []time.Time // the event time of each task
+	)
+	log := logger(d.Logger)
+	for i, del := range stored {
+		if del.Status == DeliverySkipped && created[i] {
+			log.InfoContext(ctx, "delivery skipped: webhook disabled", slog.String("event_id", del.EventID),
+				slog.String("webhook_id", del.WebhookID), slog.String("team_id", del.TeamID))
+		}
+		// A delivery found pending before its first attempt may have lost its message to an
+		// interrupted dispatch: it is queued again (the deliverer's claim sends it once).
+		if del.Status != DeliveryPending || del.Series != 0 || del.Attempt != 0 {
+			continue
+		}
+		tasks = append(tasks, Task{DeliveryID: del.ID, TeamID: del.TeamID, WebhookID: del.WebhookID,
+			EventID: del.EventID, Attempt: 1, Due: now})
+		owner = append(owner, plan[i].change)
+		lags = append(lags, plan[i].at)
+	}
+	if len(tasks) == 0 {
+		return stop, stErr
+	}
+	errs := d.Queue.EnqueueAll(ctx, tasks)
+	for i, err := range errs {
+		if err != nil {
+			return owner[i], err
+		}
+		log.InfoContext(ctx, "delivery queued", slog.String("event_id", tasks[i].EventID),
+			slog.String("webhook_id", tasks[i].WebhookID), slog.String("team_id", tasks[i].TeamID),
+			slog.String("delivery_id", tasks[i].DeliveryID),
+			slog.Int64("dispatch_lag_ms", now.Sub(lags[i]).Milliseconds())) // emf: DispatchLag
+	}
+	return stop, stErr
+}
+
+// subscribers returns a team's webhooks, from the cache when the list there was read late enough
+// for changes made up to newest, and fresh enough.
+func (d *Dispatcher) subscribers(ctx context.Context, teamID string, newest time.Time) ([]Webhook, error) {
+	ttl := d.CacheFor
+	if ttl <= 0 {
+		ttl = DefaultSubscriberCache
+	}
+	now := clock(d.Now)
+	d.mu.Lock()
+	c, ok := d.cache[teamID]
+	d.mu.Unlock()
+	// Change times are whole seconds and a webhook's write lands shortly after its creation time:
+	// a list read more than a second after the newest change saw every webhook created up to it.
+	if ok && newest.Add(time.Second).Before(c.read) && now.Sub(c.read) < ttl {
+		return c.hooks, nil
+	}
+	hooks, err := d.Store.TeamWebhooks(ctx, teamID)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cache == nil {
+		d.cache = map[string]subscribers{}
+	}
+	if len(d.cache) > 10000 {
+		clear(d.cache)
+	}
+	d.cache[teamID] = subscribers{hooks: hooks, read: now}
+	return hooks, nil
+}
