@@ -25,7 +25,7 @@ import (
 )
 
 // The functions of template.yaml (functions/<name>).
-var functions = []string{"vehicles", "clients", "deals", "authorizer", "dispatcher", "deliverer", "timer"}
+var functions = []string{"vehicles", "clients", "deals", "authorizer", "dispatcher", "deliverer", "timer", "sweeper"}
 
 var (
 	buildOnce sync.Once
@@ -402,19 +402,23 @@ func TestWebhookFunctions(t *testing.T) {
 	})
 }
 
-// TestTimerFunction runs the timer on the sample schedule event: a tick that finds nothing due
-// answers at once, without error.
-func TestTimerFunction(t *testing.T) {
+// TestScheduledFunctions runs the timer and the sweeper on the sample schedule event: a run that
+// finds nothing due answers at once, without error.
+func TestScheduledFunctions(t *testing.T) {
 	newFixture(t)
-	f := start(t, "timer")
 	var ev events.EventBridgeEvent
 	if err := json.Unmarshal(sample(t, "timer-schedule.json"), &ev); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := f.InvokeJSON(ctx, ev, nil); err != nil {
-		t.Errorf("timer(sample) = %v; want a tick without error", err)
+	for _, name := range []string{"timer", "sweeper"} {
+		t.Run(name, func(t *testing.T) {
+			f := start(t, name)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if _, err := f.InvokeJSON(ctx, ev, nil); err != nil {
+				t.Errorf("%s(sample) = %v; want a run without error", name, err)
+			}
+		})
 	}
 }
 
