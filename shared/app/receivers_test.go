@@ -106,8 +106,12 @@ func TestWebhookSleepingReceiver(t *testing.T) {
 			obj := g.event["data"].(map[string]any)["object"].(map[string]any)
 			lag := g.at.Sub(written[obj["id"].(string)])
 			t.Logf("%s lag %s", name, lag)
-			if lag > 3*time.Second {
-				t.Errorf("%s got a vehicle.created %s after its write, beside a sleeping receiver; want under 3 s", name, lag)
+			// Served behind the sleeper, the healthy deliveries would wait out its timeouts one batch
+			// after another (tens of seconds for these 16 sleeping deliveries); served on their own
+			// they arrive within moments. The bound is that difference, generous for a loaded
+			// machine: the lag itself is measured by make bench, not here.
+			if bound := 5 * testTimeout; lag >= bound {
+				t.Errorf("%s got a vehicle.created %s after its write, beside a sleeping receiver; want under %s", name, lag, bound)
 			}
 		}
 	}

@@ -61,6 +61,32 @@ func SampleEvent(typ, teamID string, now time.Time) (Event, error) {
 			n.Status = patio.ClientInactive
 		}
 		old, nu = c, n
+	case ResourceActivity:
+		due := patio.NewTimestamp(now.Add(time.Hour))
+		a := patio.Activity{ID: id, TeamID: teamID, Type: "call", Title: "Ligar para Maria", Status: patio.ActivityPending,
+			DueAt: &due, CreatedAt: before, UpdatedAt: before, Revision: 1}
+		n := a
+		switch typ {
+		case ActivityCompleted:
+			n.Status, n.CompletedAt, n.UpdatedAt, n.Revision = patio.ActivityCompleted, &at, at, 2
+		case ActivityDueSoon:
+			n.DueSoonFired = n.DueAt // a timer's mark: no new revision
+		case ActivityOverdue:
+			a.DueSoonFired, n.DueSoonFired, n.OverdueFired = a.DueAt, n.DueAt, n.DueAt
+		}
+		old, nu = a, n
+	case ResourceFinancial:
+		f := patio.FinancialRecord{ID: id, TeamID: teamID, Type: "revenue", Category: "comissao", Description: "Comissão",
+			Amount: money.Cents(150000), DueDate: patio.DateOf(now.Add(-48 * time.Hour)), Status: patio.FinancialPending,
+			Zone: patio.DefaultTimeZone, CreatedAt: before, UpdatedAt: before, Revision: 1}
+		n := f
+		switch typ {
+		case FinancialPaid:
+			n.Status, n.PaidAt, n.PaymentMethod, n.UpdatedAt, n.Revision = patio.FinancialPaid, &at, str("pix"), at, 2
+		case FinancialOverdue:
+			n.OverdueFired = &n.DueDate // a timer's mark: no new revision
+		}
+		old, nu = f, n
 	default:
 		clientID, _ := patio.NewID()
 		value := money.Cents(11999050)
@@ -91,6 +117,12 @@ func SampleEvent(typ, teamID string, now time.Time) (Event, error) {
 			r.UpdatedAt, r.CreatedAt, r.Revision = at, at, 1
 			c.New = r
 		case patio.Deal:
+			r.UpdatedAt, r.CreatedAt, r.Revision = at, at, 1
+			c.New = r
+		case patio.Activity:
+			r.UpdatedAt, r.CreatedAt, r.Revision = at, at, 1
+			c.New = r
+		case patio.FinancialRecord:
 			r.UpdatedAt, r.CreatedAt, r.Revision = at, at, 1
 			c.New = r
 		}
