@@ -110,7 +110,7 @@ test: tools vet template-check $(LOCAL) ## everything: vet, template checks, all
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
-bench: tools $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, function sizes (cmd/bench); limiter cost and webhook dispatch throughput (Go benchmarks)
+bench: tools $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, lists at 1k/10k/50k vehicles, one team's write rate, function sizes (cmd/bench, ~10 min; ARGS=-list-sizes=1000 is quicker); limiter cost and webhook dispatch throughput (Go benchmarks)
 	go build -o bin/bench ./cmd/bench
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
 	$(LOCAL) with-engines -- go test -run '^$$' -bench . -benchtime 200x ./shared/app ./shared/httpapi
