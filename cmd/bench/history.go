@@ -78,7 +78,7 @@ const (
 	importChunk   = 500
 )
 
-// importVehicles bulk-loads vs into p's team in the store's own item format.
+// importVehicles bulk-loads vs into the team in the store's own item format.
 func (env *benchEnv) importVehicles(ctx context.Context, teamID string, vs []patio.Vehicle) error {
 	chunks := (len(vs) + importChunk - 1) / importChunk
 	return parallel(ctx, chunks, importWorkers, func(ctx context.Context, i int) error {

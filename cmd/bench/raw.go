@@ -20,11 +20,12 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// rawClient issues, with the bare AWS SDK, the DynamoDB calls each measured request makes (but for
-// lists, whose raw side is their floor: see listFloor): the same operations in the same order, with the same keys, key conditions (the legacy KeyConditions that
-// guregu/dynamo sends), consistency, index, order, filter, limits, projection (none: whole items)
-// and conditions, on items of the same shape and size. The shapes mirror shared/dynamostore; the
-// sample section of the report compares both sides call by call, so a drift shows.
+// rawClient issues, with the bare AWS SDK, the DynamoDB calls each measured request makes (lists
+// aside, whose raw side is their floor: see listFloor): the same operations in the same order, with
+// the same keys, key conditions (the legacy KeyConditions that guregu/dynamo sends), consistency,
+// index, order, filter, limits, projection (none: whole items) and conditions, on items of the same
+// shape and size. The shapes mirror shared/dynamostore; the sample section of the report compares
+// both sides call by call, so a drift shows.
 //
 // Nothing is decoded beyond what the next call needs: the raw side is the database's own cost.
 type rawClient struct {
