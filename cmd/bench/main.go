@@ -66,6 +66,9 @@ type options struct {
 	trace       bool
 	skipSizes   bool
 	cpuProfile  string
+	// webhooks runs the webhook bench (webhooks.go) after the API's; webhooksOnly runs it alone.
+	webhooks, webhooksOnly bool
+	wh                     webhookOptions
 }
 
 func main() {
@@ -97,6 +100,12 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.trace, "trace", false, "also print the request body of every DynamoDB call of the sample requests")
 	fs.BoolVar(&o.skipSizes, "skip-sizes", false, "do not build the functions for their sizes")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs to this file")
+	fs.BoolVar(&o.webhooks, "webhooks", true, "also measure the webhook pipeline (drain, lag, a timing-out receiver)")
+	fs.BoolVar(&o.webhooksOnly, "webhooks-only", false, "measure the webhook pipeline only")
+	fs.IntVar(&o.wh.backlog, "webhook-backlog", 3000, "changes in the webhook drain's backlog")
+	fs.IntVar(&o.wh.rate, "webhook-rate", 20, "writes per second of the webhook lag runs")
+	fs.DurationVar(&o.wh.duration, "webhook-duration", 30*time.Second, "length of each webhook lag run")
+	fs.DurationVar(&o.wh.slowSleep, "webhook-slow-sleep", 30*time.Second, "how long the always-timing-out receiver sleeps (past the 5 s timeout)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: go run ./cmd/local with-engines -- go run ./cmd/bench [flags]\n")
 		fs.PrintDefaults()
@@ -124,6 +133,14 @@ func parseFlags(args []string) (options, error) {
 }
 
 func run(ctx context.Context, o options) error {
+	if o.webhooksOnly {
+		rep, err := runWebhookBench(ctx, o.wh)
+		if err != nil {
+			return err
+		}
+		printWebhookReport(os.Stdout, rep)
+		return nil
+	}
 	started := time.Now()
 	env, err := setup(ctx)
 	if err != nil {
@@ -169,6 +186,13 @@ func run(ctx context.Context, o options) error {
 		opts: o, env: env, rows: rows, samples: samples, sizes: sizes, sizeErr: sizeErr,
 		elapsed: time.Since(started),
 	})
+	if o.webhooks {
+		rep, err := runWebhookBench(ctx, o.wh)
+		if err != nil {
+			return err
+		}
+		printWebhookReport(os.Stdout, rep)
+	}
 	return nil
 }
 
