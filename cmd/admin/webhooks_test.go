@@ -661,13 +661,13 @@ func (q *queueWatcher) wait(t *testing.T, deliveryID string, series int) webhook
 			t.Fatalf("ReceiveMessage: %v", err)
 		}
 		for _, m := range out.Messages {
-			task, err := sqsqueue.Decode(aws.ToString(m.Body))
+			tasks, err := sqsqueue.Decode(aws.ToString(m.Body))
 			if err != nil {
 				t.Errorf("delivery queue message %s: %v", aws.ToString(m.Body), err)
 				continue
 			}
 			q.mu.Lock()
-			q.seen = append(q.seen, task)
+			q.seen = append(q.seen, tasks...)
 			q.mu.Unlock()
 			if _, err := q.client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(q.url), ReceiptHandle: m.ReceiptHandle}); err != nil {
 				t.Fatalf("DeleteMessage: %v", err)

@@ -91,6 +91,9 @@ type options struct {
 	listSizes    []int
 	listDuration time.Duration
 	writes       bool
+	// webhooks runs the webhook bench (webhooks.go) after the API's; webhooksOnly runs it alone.
+	webhooks, webhooksOnly bool
+	wh                     webhookOptions
 }
 
 func main() {
@@ -126,6 +129,12 @@ func parseFlags(args []string) (options, error) {
 	sizes := fs.String("list-sizes", "1000,10000,50000", "comma-separated vehicle counts of the teams the lists are measured on (\"\" for none)")
 	fs.DurationVar(&o.listDuration, "list-duration", 3*time.Second, "measured time of each run of the lists at any size")
 	fs.BoolVar(&o.writes, "writes", true, "measure the write rate of one team with 16 concurrent writers")
+	fs.BoolVar(&o.webhooks, "webhooks", true, "also measure the webhook pipeline (drain, lag, a timing-out receiver)")
+	fs.BoolVar(&o.webhooksOnly, "webhooks-only", false, "measure the webhook pipeline only")
+	fs.IntVar(&o.wh.backlog, "webhook-backlog", 3000, "changes in the webhook drain's backlog")
+	fs.IntVar(&o.wh.rate, "webhook-rate", 20, "writes per second of the webhook lag runs")
+	fs.DurationVar(&o.wh.duration, "webhook-duration", 30*time.Second, "length of each webhook lag run")
+	fs.DurationVar(&o.wh.slowSleep, "webhook-slow-sleep", 30*time.Second, "how long the always-timing-out receiver sleeps (past the 5 s timeout)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: go run ./cmd/local with-engines -- go run ./cmd/bench [flags]\n")
 		fs.PrintDefaults()
@@ -164,6 +173,14 @@ func parseFlags(args []string) (options, error) {
 }
 
 func run(ctx context.Context, o options) error {
+	if o.webhooksOnly {
+		rep, err := runWebhookBench(ctx, o.wh)
+		if err != nil {
+			return err
+		}
+		printWebhookReport(os.Stdout, rep)
+		return nil
+	}
 	started := time.Now()
 	env, err := setup(ctx)
 	if err != nil {
@@ -227,6 +244,13 @@ func run(ctx context.Context, o options) error {
 		lists: lists, writes: writes,
 		elapsed: time.Since(started),
 	})
+	if o.webhooks {
+		rep, err := runWebhookBench(ctx, o.wh)
+		if err != nil {
+			return err
+		}
+		printWebhookReport(os.Stdout, rep)
+	}
 	return nil
 }
 

@@ -693,6 +693,18 @@ func (s *Store) OverdueDeliveries(ctx context.Context, before time.Time, limit i
 	return out, nil
 }
 
+// ParkDelivery sets a pending delivery's due_at to now and removes token's claim, conditioned on
+// its being at attempt n-1 of series and claimed by token or by nobody.
+func (s *Store) ParkDelivery(ctx context.Context, id string, series, n int, token string, now time.Time) error {
+	err := s.deliveries().Update("pk", id).Set("due_at", now.UnixMilli()).Remove("claim", "claim_until").
+		If("'status' = ? AND 'series' = ? AND 'attempt' = ? AND (attribute_not_exists('claim') OR 'claim' = ?)",
+			webhook.DeliveryPending, series, n-1, token).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return nil
+	}
+	return wrap(err, "park delivery", id)
+}
+
 // MarkSwept sets a pending delivery's due_at to now, conditioned on its being what the sweep read.
 func (s *Store) MarkSwept(ctx context.Context, d webhook.Delivery, now time.Time) (bool, error) {
 	err := s.deliveries().Update("pk", d.ID).Set("due_at", now.UnixMilli()).

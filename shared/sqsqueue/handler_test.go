@@ -178,3 +178,51 @@ func TestHandlerConcurrency(t *testing.T) {
 		t.Errorf("peak concurrency = %d; want at most %d", peak, sqsqueue.Concurrency)
 	}
 }
+
+// TestHandlerMessageOfSeveralTasks: a message may carry several tasks (EnqueueAll groups a
+// webhook's tasks); each gets its own claim token, and one failing task has the whole message
+// redelivered.
+func TestHandlerMessageOfSeveralTasks(t *testing.T) {
+	tasks := []webhook.Task{{DeliveryID: "d1", WebhookID: "w", Attempt: 1}, {DeliveryID: "d2", WebhookID: "w", Attempt: 1},
+		{DeliveryID: "d3", WebhookID: "w", Attempt: 1}}
+	body, err := json.Marshal(tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "many", Body: string(body)}, message(t, "one", webhook.Task{DeliveryID: "d4", Attempt: 1})}}
+	for _, failOn := range []string{"", "d2"} {
+		var (
+			mu     sync.Mutex
+			tokens = map[string]string{}
+		)
+		d := deliverFunc(func(_ context.Context, task webhook.Task) error {
+			mu.Lock()
+			tokens[task.DeliveryID] = task.Token
+			mu.Unlock()
+			if task.DeliveryID == failOn {
+				return errors.New("boom")
+			}
+			return nil
+		})
+		resp, err := sqsqueue.Handler(d, slog.New(slog.NewJSONHandler(io.Discard, nil)))(context.Background(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"d1": "many#0", "d2": "many#1", "d3": "many#2", "d4": "one"}
+		if len(tokens) != 4 {
+			t.Errorf("delivered %v; want the four tasks", tokens)
+		}
+		for id, tok := range want {
+			if tokens[id] != tok {
+				t.Errorf("task %s token = %q; want %q", id, tokens[id], tok)
+			}
+		}
+		var failures []string
+		for _, f := range resp.BatchItemFailures {
+			failures = append(failures, f.ItemIdentifier)
+		}
+		if wantF := map[string][]string{"": nil, "d2": {"many"}}[failOn]; !slices.Equal(failures, wantF) {
+			t.Errorf("with %q failing, BatchItemFailures = %v; want %v", failOn, failures, wantF)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,35 +52,75 @@ func (q *Queue) Enqueue(ctx context.Context, t webhook.Task) error {
 	return q.EnqueueAll(ctx, []webhook.Task{t})[0]
 }
 
-// batchMax is the most messages one SendMessageBatch call takes.
-const batchMax = 10
+// Limits of the messages EnqueueAll sends.
+const (
+	// TasksPerMessage is the most tasks one message carries: tasks of one webhook due at the same
+	// second travel together, so a backlog takes a tenth of the messages (SQS requests, and what a
+	// local emulator must sift through for each of them).
+	TasksPerMessage = 10
+	// batchMax is the most messages one SendMessageBatch call takes.
+	batchMax = 10
+)
 
-// EnqueueAll sends tasks, each delayed as Enqueue does, ten to a SendMessageBatch call (the calls
-// at once); errs[i] is the outcome of tasks[i].
+// message is one message to send: its tasks (indexes into EnqueueAll's) and its delay.
+type message struct {
+	tasks []int
+	delay int32
+}
+
+// EnqueueAll sends tasks, each delayed as Enqueue does: the tasks of one webhook with the same
+// delay (in seconds) share messages of up to TasksPerMessage, ten messages to a SendMessageBatch
+// call, the calls at once. errs[i] is the outcome of tasks[i].
 func (q *Queue) EnqueueAll(ctx context.Context, tasks []webhook.Task) []error {
 	errs := make([]error, len(tasks))
+	var msgs []*message
+	open := map[string]*message{}
+	for i, t := range tasks {
+		wait := min(max(t.When().Sub(q.now()), 0), q.maxHop)
+		delay := int32(math.Ceil(wait.Seconds()))
+		key := fmt.Sprintf("%s/%d", t.WebhookID, delay)
+		m := open[key]
+		if m == nil || len(m.tasks) == TasksPerMessage {
+			m = &message{delay: delay}
+			open[key] = m
+			msgs = append(msgs, m)
+		}
+		m.tasks = append(m.tasks, i)
+	}
 	var wg sync.WaitGroup
-	for start := 0; start < len(tasks); start += batchMax {
-		wg.Go(func() { q.sendBatch(ctx, tasks, start, min(start+batchMax, len(tasks)), errs) })
+	for start := 0; start < len(msgs); start += batchMax {
+		wg.Go(func() { q.sendBatch(ctx, tasks, msgs[start:min(start+batchMax, len(msgs))], errs) })
 	}
 	wg.Wait()
 	return errs
 }
 
-// sendBatch sends tasks[start:end] in one call, setting their errs.
-func (q *Queue) sendBatch(ctx context.Context, tasks []webhook.Task, start, end int, errs []error) {
-	entries := make([]types.SendMessageBatchRequestEntry, 0, end-start)
-	for i := start; i < end; i++ {
-		t := tasks[i]
-		body, err := json.Marshal(t)
+// sendBatch sends msgs in one call, setting the errs of their tasks.
+func (q *Queue) sendBatch(ctx context.Context, tasks []webhook.Task, msgs []*message, errs []error) {
+	fail := func(m *message, err error) {
+		for _, i := range m.tasks {
+			errs[i] = fmt.Errorf("sqsqueue: send task %s attempt %d: %w", tasks[i].DeliveryID, tasks[i].Attempt, err)
+		}
+	}
+	entries := make([]types.SendMessageBatchRequestEntry, 0, len(msgs))
+	for k, m := range msgs {
+		var body []byte
+		var err error
+		if len(m.tasks) == 1 {
+			body, err = json.Marshal(tasks[m.tasks[0]])
+		} else {
+			ts := make([]webhook.Task, len(m.tasks))
+			for j, i := range m.tasks {
+				ts[j] = tasks[i]
+			}
+			body, err = json.Marshal(ts)
+		}
 		if err != nil {
-			errs[i] = fmt.Errorf("sqsqueue: encode task %s: %w", t.DeliveryID, err)
+			fail(m, err)
 			continue
 		}
-		wait := min(max(t.When().Sub(q.now()), 0), q.maxHop)
 		entries = append(entries, types.SendMessageBatchRequestEntry{
-			Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(body)),
-			DelaySeconds: int32(math.Ceil(wait.Seconds())),
+			Id: aws.String(strconv.Itoa(k)), MessageBody: aws.String(string(body)), DelaySeconds: m.delay,
 		})
 	}
 	if len(entries) == 0 {
@@ -88,26 +129,39 @@ func (q *Queue) sendBatch(ctx context.Context, tasks []webhook.Task, start, end 
 	out, err := q.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.url), Entries: entries})
 	if err != nil {
 		for _, e := range entries {
-			i, _ := strconv.Atoi(aws.ToString(e.Id))
-			errs[i] = fmt.Errorf("sqsqueue: send task %s attempt %d: %w", tasks[i].DeliveryID, tasks[i].Attempt, err)
+			k, _ := strconv.Atoi(aws.ToString(e.Id))
+			fail(msgs[k], err)
 		}
 		return
 	}
 	for _, f := range out.Failed {
-		i, _ := strconv.Atoi(aws.ToString(f.Id))
-		errs[i] = fmt.Errorf("sqsqueue: send task %s attempt %d: %s: %s", tasks[i].DeliveryID, tasks[i].Attempt,
-			aws.ToString(f.Code), aws.ToString(f.Message))
+		k, _ := strconv.Atoi(aws.ToString(f.Id))
+		fail(msgs[k], fmt.Errorf("%s: %s", aws.ToString(f.Code), aws.ToString(f.Message)))
 	}
 }
 
-// Decode reads a task from a message body.
-func Decode(body string) (webhook.Task, error) {
-	var t webhook.Task
-	if err := json.Unmarshal([]byte(body), &t); err != nil {
-		return t, fmt.Errorf("sqsqueue: message is not a delivery task: %w", err)
+// Decode reads the tasks of a message body: one task (a JSON object) or several (an array).
+func Decode(body string) ([]webhook.Task, error) {
+	var ts []webhook.Task
+	b := []byte(strings.TrimSpace(body))
+	if len(b) > 0 && b[0] == '[' {
+		if err := json.Unmarshal(b, &ts); err != nil {
+			return nil, fmt.Errorf("sqsqueue: message is not a list of delivery tasks: %w", err)
+		}
+	} else {
+		var t webhook.Task
+		if err := json.Unmarshal(b, &t); err != nil {
+			return nil, fmt.Errorf("sqsqueue: message is not a delivery task: %w", err)
+		}
+		ts = []webhook.Task{t}
 	}
-	if t.DeliveryID == "" || t.Attempt < 1 {
-		return t, fmt.Errorf("sqsqueue: message is not a delivery task")
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("sqsqueue: message holds no delivery task")
 	}
-	return t, nil
+	for _, t := range ts {
+		if t.DeliveryID == "" || t.Attempt < 1 {
+			return nil, fmt.Errorf("sqsqueue: message is not a delivery task")
+		}
+	}
+	return ts, nil
 }

@@ -24,11 +24,12 @@ const MaxInFlight = 4
 
 // Timings of the deliverer's isolation of webhooks from one another.
 const (
-	// slotWait bounds how long a batch's attempt waits in its worker for a slot of a busy webhook
-	// before it goes back to the queue (at once when the sends ahead of it would take longer);
-	// busyFor is how long the webhook is then taken as busy by this process, whose batches put its
-	// tasks back at once unless a slot is free.
-	slotWait = time.Second
+	// slotWait bounds how long a batch's attempt waits in its worker for a slot of a webhook whose
+	// sends are quick (a backlog drains without churning the queue) before it goes back to the queue;
+	// it goes back at once when the sends ahead of it would take longer, or when the webhook is slow
+	// (see slotPool.get). busyFor is how long the webhook is then taken as busy by this process,
+	// whose batches put its tasks back at once unless a slot is free.
+	slotWait = 5 * time.Second
 	busyFor  = time.Second
 	// claimFor is how long a claim on an attempt lasts: longer than a task's longest wait for its
 	// webhook (maxWait) plus an attempt, so that the task coming back finds its claim, and short
@@ -46,8 +47,11 @@ const (
 // group on its own. Before sending, a group claims each task's attempt on its delivery (so that an
 // attempt queued twice, by the sweep or by SQS, is sent once). Each send then needs one of the
 // webhook's MaxInFlight slots, kept in the store for every worker of every process and lent out
-// within a process by a pool (see slotPool). An attempt that gets no slot within slotWait goes
-// back to the queue with a growing delay: it waits its turn without holding a worker.
+// within a process by a pool (see slotPool). An attempt that gets no slot of a quick webhook within
+// slotWait goes back to the queue with a delay about the time the sends ahead of it take; one of a
+// slow webhook (its sends take long, or its slots stop coming back) is parked: off the queue, its
+// delivery pending with its due time reset, for the sweep to queue again in a few minutes. Either
+// way it waits its turn without holding a worker.
 type Deliverer struct {
 	Store    Store
 	Queue    Queue
@@ -170,7 +174,10 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 	now := clock(d.Now)
 	if pool.saturated(time.Now()) {
 		for k, t := range group {
-			out.add(d.wait(t, now), idx[k])
+			if t.Token == "" {
+				t.Token = newToken()
+			}
+			errs[k] = d.park(ctx, t, now)
 		}
 		return errs
 	}
@@ -244,8 +251,12 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 	deadline := time.Now().Add(slotWait)
 	for _, c := range ready {
 		wg.Go(func() {
-			if !pool.get(ctx, deadline) {
-				out.add(d.wait(c.task, clock(d.Now)), idx[c.k])
+			if ok, retry, slow := pool.get(ctx, deadline); !ok {
+				if slow {
+					errs[c.k] = d.park(ctx, c.task, clock(d.Now))
+				} else {
+					out.add(d.wait(c.task, clock(d.Now), retry), idx[c.k])
+				}
 				return
 			}
 			sendStart := time.Now()
@@ -302,10 +313,19 @@ func (d *Deliverer) attempt(c *claimed) Attempt {
 	return a
 }
 
-// wait returns t put back to wait for its webhook: a delay of about 1, 2, 4 ... seconds (up to
-// maxWait) after each wait, jittered so that waiting tasks do not come back together.
-func (d *Deliverer) wait(t Task, now time.Time) Task {
-	delay := min(time.Second<<min(t.Waits, 6), maxWait)
+// park takes a task of a slow webhook off the queue: its message is done with, and its delivery
+// stays pending with its due time moved to now, so that the sweep queues its attempt again in a few
+// minutes. The attempts a slow webhook's slots allow go on meanwhile; a queue full of its waiting
+// tasks would slow every other webhook's (each message costs every queue operation something).
+func (d *Deliverer) park(ctx context.Context, t Task, now time.Time) error {
+	logFor(d.Logger, t).DebugContext(ctx, "attempt parked: webhook slow")
+	return d.Store.ParkDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now)
+}
+
+// wait returns t put back to wait for its webhook about retry (at least a second), doubled after each
+// earlier wait, up to maxWait, jittered so that waiting tasks do not come back together.
+func (d *Deliverer) wait(t Task, now time.Time, retry time.Duration) Task {
+	delay := min(max(retry, time.Second)<<min(t.Waits, 6), maxWait)
 	delay = delay/2 + rand.N(delay/2+1)
 	t.Waits++
 	t.NotBefore = now.Add(delay)
@@ -322,7 +342,7 @@ func (d *Deliverer) unclaimed(ctx context.Context, t Task, del Delivery, out *ou
 	case del.Status == DeliveryPending && del.Attempt == t.Attempt-1:
 		// Claimed by another task of the same attempt, which may be sending it now or may have
 		// crashed: this one waits, and sends if that claim runs out.
-		out.add(d.wait(t, now), from)
+		out.add(d.wait(t, now, time.Second), from)
 	case del.Status == DeliveryPending && del.Attempt == t.Attempt && del.NextAttemptAt != nil && t.Attempt < MaxAttempts:
 		out.add(Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
 			Series: t.Series, Attempt: t.Attempt + 1, Due: *del.NextAttemptAt}, from)

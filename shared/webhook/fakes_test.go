@@ -34,6 +34,8 @@ type store struct {
 	logged map[string][]webhook.Attempt
 	// swept holds when the sweep last queued each delivery again (its due time in the store).
 	swept map[string]time.Time
+	// parked lists the deliveries ParkDelivery parked.
+	parked []string
 	// busy makes every AcquireSlots find no free slot.
 	busy bool
 }
@@ -360,6 +362,19 @@ func (s *store) OverdueDeliveries(_ context.Context, before time.Time, limit int
 	}
 	slices.SortFunc(out, func(a, b webhook.Delivery) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
+}
+
+func (s *store) ParkDelivery(_ context.Context, id string, series, n int, token string, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.deliveries[id]
+	c, claimed := s.claims[id]
+	if d.Status == webhook.DeliveryPending && d.Series == series && d.Attempt == n-1 && (!claimed || c.token == token) {
+		delete(s.claims, id)
+		s.swept[id] = now
+		s.parked = append(s.parked, id)
+	}
+	return nil
 }
 
 func (s *store) MarkSwept(_ context.Context, d webhook.Delivery, now time.Time) (bool, error) {

@@ -89,57 +89,69 @@ func TestDeliverIsolation(t *testing.T) {
 	}
 }
 
-// TestDeliverBusyWebhook: when every slot of a webhook is taken, its tasks go back to the queue with
-// a growing delay, keeping their claim token, and nothing is sent or recorded.
+// TestDeliverBusyWebhook: when every slot of a webhook stays taken (a slow receiver), its tasks
+// are parked: nothing is sent or queued, and the delivery's due time moves to now so that the
+// sweep queues the attempt again later, which then goes out once a slot is free.
 func TestDeliverBusyWebhook(t *testing.T) {
 	e := newEnv(pending("dlv_1", 2))
 	e.store.busy = true
 	task := taskFor(e.store.delivery("dlv_1"), 3)
-	task.Token = "tok"
 	d := e.deliverer()
 	if err := d.Deliver(context.Background(), task); err != nil {
-		t.Fatalf("Deliver(%v) = %v; want nil (the task is put back)", task, err)
+		t.Fatalf("Deliver(%v) = %v; want nil (the task is parked)", task, err)
 	}
-	q := e.queue.queued()
-	if len(q) != 1 {
-		t.Fatalf("Deliver(%v) queued %v; want the task again", task, q)
-	}
-	back := q[0]
-	if back.DeliveryID != task.DeliveryID || back.Attempt != 3 || back.Token != "tok" || back.Waits != 1 ||
-		!back.NotBefore.After(now) || back.NotBefore.After(now.Add(2*time.Second)) {
-		t.Errorf("Deliver(%v) put back %+v; want attempt 3, token tok, 1 wait, not before now + about a second", task, back)
+	if q := e.queue.queued(); len(q) != 0 {
+		t.Errorf("Deliver(%v) queued %v; want nothing (a slow webhook's tasks leave the queue)", task, q)
 	}
 	if n := len(e.sender.sent()); n != 0 {
 		t.Errorf("Deliver(%v) sent %d requests to a busy webhook; want none", task, n)
 	}
+	if !slices.Equal(e.store.parked, []string{"dlv_1"}) || !e.store.swept["dlv_1"].Equal(now) {
+		t.Errorf("Deliver(%v) parked %v (due %v); want dlv_1, due now", task, e.store.parked, e.store.swept["dlv_1"])
+	}
 	if got := e.store.delivery("dlv_1"); got.Attempt != 2 || got.Status != webhook.DeliveryPending {
 		t.Errorf("Deliver(%v) left the delivery at attempt %d, %q; want 2, pending", task, got.Attempt, got.Status)
 	}
+	// The same process takes the webhook as busy for a second: a second task is parked at once.
+	if err := d.Deliver(context.Background(), task); err != nil || len(e.store.parked) != 2 {
+		t.Errorf("a second task for the busy webhook: %v, parked %v; want it parked", err, e.store.parked)
+	}
 
-	// Coming back later, with the slots free, it claims its attempt again and sends it.
+	// The sweep queues it again; with the slots free, another worker sends it.
 	e.store.busy = false
-	back.NotBefore = time.Time{}
-	d2 := e.deliverer() // another process: this one took the webhook as busy for a second
-	if err := d2.Deliver(context.Background(), back); err != nil {
+	clock := now.Add(webhook.DefaultSweepAfter + time.Second)
+	sw := webhook.Sweeper{Store: e.store, Queue: e.queue, Now: func() time.Time { return clock }, Logger: discard}
+	if n, err := sw.Sweep(context.Background()); n != 1 || err != nil {
+		t.Fatalf("Sweep = %d, %v; want the parked delivery", n, err)
+	}
+	back := e.queue.queued()[0]
+	if err := e.deliverer().Deliver(context.Background(), back); err != nil {
 		t.Fatalf("Deliver(%v) = %v; want nil", back, err)
 	}
 	if n := len(e.sender.sent()); n != 1 {
-		t.Errorf("the task back from waiting sent %d requests; want 1", n)
+		t.Errorf("the parked attempt, queued again, sent %d requests; want 1", n)
 	}
+}
 
-	// Waits grow, up to a minute.
-	for waits, want := range map[int]time.Duration{0: time.Second, 3: 8 * time.Second, 10: time.Minute} {
-		e := newEnv(pending("dlv_1", 0))
-		e.store.busy = true
-		task := taskFor(e.store.delivery("dlv_1"), 1)
-		task.Waits = waits
-		_ = e.deliverer().Deliver(context.Background(), task)
-		q := e.queue.queued()
-		if len(q) != 1 {
-			t.Fatalf("Deliver(%v) queued %v", task, q)
-		}
-		if wait := q[0].NotBefore.Sub(now); wait < want/2 || wait > want {
-			t.Errorf("after %d waits, the task waits %s; want between %s and %s", waits, wait, want/2, want)
+// TestDeliverWaitDelays: a task put back to wait for a quick webhook waits about the time the sends
+// ahead of it take, at least a second, doubled after each wait, up to a minute.
+func TestDeliverWaitDelays(t *testing.T) {
+	d := &webhook.Deliverer{}
+	tests := []struct {
+		waits int
+		retry time.Duration
+		want  time.Duration
+	}{
+		{0, 0, time.Second},
+		{0, 3 * time.Second, 3 * time.Second},
+		{2, time.Second, 4 * time.Second},
+		{10, 5 * time.Second, time.Minute},
+	}
+	for _, tt := range tests {
+		got := webhook.WaitFor(d, webhook.Task{Waits: tt.waits}, now, tt.retry)
+		if wait := got.NotBefore.Sub(now); wait < tt.want/2 || wait > tt.want || got.Waits != tt.waits+1 {
+			t.Errorf("wait(%d waits, retry %s) = %s, %d waits; want between %s and %s, %d waits", tt.waits, tt.retry, wait,
+				got.Waits, tt.want/2, tt.want, tt.waits+1)
 		}
 	}
 }

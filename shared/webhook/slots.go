@@ -31,13 +31,15 @@ type slotPool struct {
 	busyUntil time.Time     // while set, a get without a free slot fails at once
 	waiting   int           // gets waiting for a slot
 	sendTime  time.Duration // how long a send holds a slot, on average (moving)
-	lastTurn  time.Time     // when a slot last came back or was taken from the store
-	missed    bool          // the store had no free slot since lastTurn
+	missed    time.Time     // since when the store has had no free slot (zero: it had one last)
+	lentAt    []time.Time   // when each lent slot was lent, oldest first (sends end roughly in order)
 }
 
-// stallAfter is how long slots may all stay lent, none coming back, before the webhook is taken as
-// slow: a get then gives up at once rather than wait for sends that may take their whole timeout.
-const stallAfter = 200 * time.Millisecond
+// A webhook is slow when its sends take slowSend or more: on average, or the oldest of those in
+// flight while every slot is taken, or when no slot came back or could be taken for that long. A
+// get then gives up at once rather than wait for sends that may take their whole timeout, and its
+// task is parked (see Deliverer).
+const slowSend = time.Second
 
 // pool returns the slot pool of a webhook, entered (leave it when done).
 func (d *Deliverer) pool(teamID, webhookID string) *slotPool {
@@ -74,11 +76,12 @@ func (p *slotPool) signal() {
 	p.changed = make(chan struct{})
 }
 
-// get waits until a slot is lent to the caller (true), or until deadline or ctx's end (false). It
-// gives up at once when the webhook was found busy lately, when no slot came back for stallAfter,
-// or when the sends ahead of it, at the pace sends have been going, would not leave it a slot
-// before deadline. When it finds none before deadline the webhook is taken as busy for busyFor.
-func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
+// get waits until a slot is lent to the caller (ok), or until deadline or ctx's end. It gives up
+// at once, saying slow, when the webhook is slow (see slowSend; it is then taken as busy for busyFor)
+// or was found so lately.
+// It gives up at once too when the sends ahead of it, at the pace sends have been going, would not
+// leave it a slot before deadline; then retry is about how long they take.
+func (p *slotPool) get(ctx context.Context, deadline time.Time) (ok bool, retry time.Duration, slow bool) {
 	pause := 20 * time.Millisecond
 	p.mu.Lock()
 	p.waiting++
@@ -92,22 +95,30 @@ func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
 		p.mu.Lock()
 		if p.lent < len(p.held) {
 			p.lent++
+			p.lentAt = append(p.lentAt, time.Now())
 			p.mu.Unlock()
-			return true
+			return true, 0, false
 		}
 		now := time.Now()
 		expected := time.Duration(0)
-		full := len(p.held) == MaxInFlight || p.missed
+		full := len(p.held) == MaxInFlight || !p.missed.IsZero()
 		if full {
 			expected = time.Duration(p.waiting) * p.sendTime / MaxInFlight
 		}
-		stalled := full && now.Sub(p.lastTurn) > stallAfter
-		if !now.Before(deadline) || now.Before(p.busyUntil) || now.Add(expected).After(deadline) || stalled {
-			if !now.Before(deadline) {
-				p.busyUntil = now.Add(busyFor)
-			}
+		if now.Before(p.busyUntil) {
 			p.mu.Unlock()
-			return false
+			return false, 0, true
+		}
+		stuck := len(p.held) == MaxInFlight && len(p.lentAt) > 0 && now.Sub(p.lentAt[0]) >= slowSend
+		refused := !p.missed.IsZero() && now.Sub(p.missed) >= slowSend
+		if full && (stuck || refused || p.sendTime >= slowSend) {
+			p.busyUntil = now.Add(busyFor)
+			p.mu.Unlock()
+			return false, 0, true
+		}
+		if !now.Before(deadline) || now.Add(expected).After(deadline) {
+			p.mu.Unlock()
+			return false, max(expected, time.Second), false
 		}
 		if len(p.held) < MaxInFlight && !p.acquiring && !now.Before(p.nextTry) {
 			p.acquiring = true
@@ -126,9 +137,11 @@ func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
 			if len(slots) == 0 {
 				p.nextTry = now.Add(pause)
 				pause = min(2*pause, 200*time.Millisecond)
-				p.missed = true
+				if p.missed.IsZero() {
+					p.missed = now
+				}
 			} else {
-				p.lastTurn, p.missed = now, false
+				p.missed = time.Time{}
 			}
 			for _, s := range slots {
 				p.held[s] = now.Add(p.lease())
@@ -142,7 +155,7 @@ func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
 		wait := min(deadline.Sub(now), pause)
 		select {
 		case <-ctx.Done():
-			return false
+			return false, time.Second, false
 		case <-changed:
 		case <-time.After(wait):
 		}
@@ -154,7 +167,10 @@ func (p *slotPool) get(ctx context.Context, deadline time.Time) bool {
 func (p *slotPool) put(ctx context.Context, took time.Duration, success time.Time) {
 	p.mu.Lock()
 	p.lent--
-	p.lastTurn, p.missed = time.Now(), false
+	if len(p.lentAt) > 0 {
+		p.lentAt = p.lentAt[1:]
+	}
+	p.missed = time.Time{}
 	if p.sendTime == 0 {
 		p.sendTime = took
 	} else {
@@ -236,7 +252,7 @@ func (p *slotPool) leave(ctx context.Context, success time.Time) error {
 		slots = append(slots, s)
 	}
 	holder := p.holder
-	p.held, p.lent, p.success = map[int]time.Time{}, 0, time.Time{}
+	p.held, p.lent, p.success, p.lentAt = map[int]time.Time{}, 0, time.Time{}, nil
 	p.mu.Unlock()
 	err := p.d.Store.ReleaseSlots(ctx, p.teamID, p.webhookID, holder, slots, success)
 	if err != nil {

@@ -76,6 +76,11 @@ type Store interface {
 	// ListDeliveries returns one page of a webhook's deliveries matching q, newest first, and the
 	// cursor of the next page ("" on the last).
 	ListDeliveries(ctx context.Context, webhookID string, q DeliveryQuery) ([]Delivery, string, error)
+	// ParkDelivery takes a pending delivery whose attempt n of series series waits for a slow
+	// webhook out of the queue's way: its due time becomes now, so that the sweep queues the attempt
+	// again once it is overdue, and token's claim on it ends. A delivery that moved on meanwhile, or
+	// that another token claims, is left alone.
+	ParkDelivery(ctx context.Context, id string, series, n int, token string, now time.Time) error
 	// OverdueDeliveries returns up to limit pending deliveries whose next attempt was due before
 	// before (their ids, team, webhook, event, series, attempt count and due time).
 	OverdueDeliveries(ctx context.Context, before time.Time, limit int) ([]Delivery, error)
