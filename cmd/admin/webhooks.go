@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -22,7 +23,7 @@ func (c *cli) webhooks(ctx context.Context) (webhook.Webhooks, error) {
 	if err != nil {
 		return webhook.Webhooks{}, err
 	}
-	return app.Webhooks(cfg, c.conf)
+	return workers.Webhooks(cfg, c.conf)
 }
 
 func (c *cli) printWebhook(w webhook.Webhook, secret string) error {

@@ -22,6 +22,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/webhooksig"
 )
@@ -89,7 +90,7 @@ func ownDeliverer(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)
-	h, err := app.Deliverer(cfg, c, logger)
+	h, err := workers.Deliverer(cfg, c, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -397,15 +398,15 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 // deliverer, the sweep every minute) on the counted configuration until ctx ends; wait waits for
 // it to stop.
 func (b *whBench) startPipeline(ctx context.Context) (wait func(), err error) {
-	dispatch, err := app.Dispatcher(b.pipeCfg, b.conf, b.logger)
+	dispatch, err := workers.Dispatcher(b.pipeCfg, b.conf, b.logger)
 	if err != nil {
 		return nil, err
 	}
-	deliver, err := app.Deliverer(b.pipeCfg, b.conf, b.logger)
+	deliver, err := workers.Deliverer(b.pipeCfg, b.conf, b.logger)
 	if err != nil {
 		return nil, err
 	}
-	sweep, err := app.Sweeper(b.pipeCfg, b.conf, b.logger)
+	sweep, err := workers.Sweeper(b.pipeCfg, b.conf, b.logger)
 	if err != nil {
 		return nil, err
 	}

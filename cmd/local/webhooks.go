@@ -11,6 +11,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
 )
@@ -42,15 +43,15 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 	if err := sesmail.New(cfg, c.AlertSender).VerifySender(ctx); err != nil {
 		return err
 	}
-	dispatch, err := app.Dispatcher(cfg, c, logger)
+	dispatch, err := workers.Dispatcher(cfg, c, logger)
 	if err != nil {
 		return err
 	}
-	deliver, err := app.Deliverer(cfg, c, logger)
+	deliver, err := workers.Deliverer(cfg, c, logger)
 	if err != nil {
 		return err
 	}
-	sweep, err := app.Sweeper(cfg, c, logger)
+	sweep, err := workers.Sweeper(cfg, c, logger)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,9 @@
 // attempt queued on failure and the deactivation rule applied after the sixth.
 package main
 
-import "github.com/patio-dev/patio/shared/app"
+import (
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
+)
 
-func main() { app.Start(app.LambdaDeliverer) }
+func main() { app.Start(workers.LambdaDeliverer) }

@@ -3,6 +3,9 @@
 // webhook (recording skipped deliveries for disabled ones). It makes no HTTP requests.
 package main
 
-import "github.com/patio-dev/patio/shared/app"
+import (
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
+)
 
-func main() { app.Start(app.LambdaDispatcher) }
+func main() { app.Start(workers.LambdaDispatcher) }

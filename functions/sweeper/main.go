@@ -3,6 +3,9 @@
 // overdue), so that no delivery stays pending for ever.
 package main
 
-import "github.com/patio-dev/patio/shared/app"
+import (
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
+)
 
-func main() { app.Start(app.LambdaSweeper) }
+func main() { app.Start(workers.LambdaSweeper) }

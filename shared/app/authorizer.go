@@ -28,5 +28,5 @@ func Authorizer(cfg aws.Config, c Config, logger *slog.Logger) (AuthorizerHandle
 // LambdaAuthorizer builds, once per cold start, the handler of the authorizer Lambda function. It
 // refuses the local-only knobs (RefuseLocalKnobs).
 func LambdaAuthorizer(ctx context.Context, logger *slog.Logger) (AuthorizerHandler, error) {
-	return lambdaBuild(ctx, logger, Authorizer, AuthorizerFunction)
+	return LambdaBuild(ctx, logger, Authorizer, AuthorizerFunction)
 }

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
-	"github.com/patio-dev/patio/shared/sqsqueue"
 	"github.com/patio-dev/patio/shared/webhook"
-	"github.com/patio-dev/patio/shared/webhookhttp"
 )
 
 // Config is the configuration of every Lambda function and local program, read once at start by
@@ -53,6 +51,11 @@ type Config struct {
 	// The Lambda functions log at the level Lambda's own logging configuration sets.
 	LogLevel slog.Level
 }
+
+// DefaultMaxHop is WEBHOOK_MAX_HOP's default and largest value: SQS's longest message delay
+// (sqsqueue.MaxDelay; a test of package workers keeps the two equal, so that package app, which
+// the API functions build from, does not link the queue adapter).
+const DefaultMaxHop = 15 * time.Minute
 
 // Function names a program whose configuration LoadConfig checks: a Lambda function of
 // template.yaml, or the operators' tool.
@@ -121,7 +124,7 @@ func LoadConfig(lookup func(string) (string, bool), fns ...Function) (Config, er
 		v, _ := lookup(name)
 		return v
 	}
-	c := Config{WebhookTimeout: webhookhttp.DefaultTimeout, MaxHop: sqsqueue.MaxDelay, TimerPeriod: 10 * time.Second,
+	c := Config{WebhookTimeout: webhook.DefaultTimeout, MaxHop: DefaultMaxHop, TimerPeriod: 10 * time.Second,
 		SweepAfter: webhook.DefaultSweepAfter}
 	for name, dst := range c.stringVars() {
 		*dst = get(name)
@@ -202,18 +205,4 @@ func RefuseLocalKnobs(lookup func(string) (string, bool)) error {
 // Logger returns the JSON logger of the local programs, on stderr at c.LogLevel.
 func (c Config) Logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))
-}
-
-// Sender returns the webhook HTTP sender the configuration describes (timeout, private targets,
-// extra roots).
-func (c Config) Sender() (*webhookhttp.Sender, error) {
-	o := webhookhttp.Options{Timeout: c.WebhookTimeout, AllowPrivate: c.AllowPrivateTargets}
-	if c.CAFile != "" {
-		pool, err := webhookhttp.LoadCAFile(c.CAFile)
-		if err != nil {
-			return nil, err
-		}
-		o.RootCAs = pool
-	}
-	return webhookhttp.New(o), nil
 }

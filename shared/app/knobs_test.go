@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
 )
 
 // TestLambdaFunctionsRefuseLocalKnobs: every Lambda entry point reads the process environment, and
@@ -21,8 +22,11 @@ func TestLambdaFunctionsRefuseLocalKnobs(t *testing.T) {
 			return err
 		}},
 		{"authorizer", func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaAuthorizer(ctx, l); return err }},
-		{"dispatcher", func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaDispatcher(ctx, l); return err }},
-		{"deliverer", func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaDeliverer(ctx, l); return err }},
+		{"dispatcher", func(ctx context.Context, l *slog.Logger) error {
+			_, err := workers.LambdaDispatcher(ctx, l)
+			return err
+		}},
+		{"deliverer", func(ctx context.Context, l *slog.Logger) error { _, err := workers.LambdaDeliverer(ctx, l); return err }},
 	}
 	for _, fn := range builds {
 		for _, name := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_CA_FILE"} {

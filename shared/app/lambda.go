@@ -25,7 +25,7 @@ func LambdaAPI(ctx context.Context, logger *slog.Logger, resources ...Resource) 
 	if err != nil {
 		return nil, err
 	}
-	return lambdaBuild(ctx, logger, func(cfg aws.Config, c Config, logger *slog.Logger) (APIGatewayHandler, error) {
+	return LambdaBuild(ctx, logger, func(cfg aws.Config, c Config, logger *slog.Logger) (APIGatewayHandler, error) {
 		h, err := API(cfg, c, logger, resources...)
 		if err != nil {
 			return nil, err
@@ -34,11 +34,11 @@ func LambdaAPI(ctx context.Context, logger *slog.Logger, resources ...Resource) 
 	}, fns...)
 }
 
-// lambdaBuild is the start of every Lambda function: the local-only knobs refused, its
+// LambdaBuild is the start of every Lambda function: the local-only knobs refused, its
 // configuration read from the process environment with the variables fns need checked, the AWS
 // configuration loaded with its calls traced (X-Ray, when Lambda runs a daemon), then build with a
 // logger whose recognised lines carry embedded metrics (emf, when METRICS_NAMESPACE is set).
-func lambdaBuild[H any](ctx context.Context, logger *slog.Logger,
+func LambdaBuild[H any](ctx context.Context, logger *slog.Logger,
 	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
 	var zero H
 	if err := RefuseLocalKnobs(os.LookupEnv); err != nil {

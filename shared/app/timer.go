@@ -47,5 +47,5 @@ func Timer(cfg aws.Config, c Config, logger *slog.Logger) (TimerHandler, error) 
 
 // LambdaTimer builds the timer function's handler from the environment.
 func LambdaTimer(ctx context.Context, logger *slog.Logger) (TimerHandler, error) {
-	return lambdaBuild(ctx, logger, Timer, TimerFunction)
+	return LambdaBuild(ctx, logger, Timer, TimerFunction)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
@@ -164,9 +165,9 @@ type pipeline struct {
 	logger   *slog.Logger
 	store    *dynamostore.Store
 	admin    webhook.Webhooks
-	dispatch app.StreamHandler
-	deliver  app.QueueHandler
-	sweep    app.SweepHandler
+	dispatch workers.StreamHandler
+	deliver  workers.QueueHandler
+	sweep    workers.SweepHandler
 	mu       sync.Mutex
 	batches  []events.DynamoDBEvent
 }
@@ -245,16 +246,16 @@ func newPipeline(t testing.TB, tables map[string]string, env func(string) (strin
 		return nil, err
 	}
 	p := &pipeline{awsCfg: awsCfg, cfg: c, tables: tables, logger: logger, store: dynamostore.New(awsCfg, c.Tables)}
-	if p.admin, err = app.Webhooks(awsCfg, c); err != nil {
+	if p.admin, err = workers.Webhooks(awsCfg, c); err != nil {
 		return nil, err
 	}
-	if p.dispatch, err = app.Dispatcher(awsCfg, c, logger); err != nil {
+	if p.dispatch, err = workers.Dispatcher(awsCfg, c, logger); err != nil {
 		return nil, err
 	}
-	if p.deliver, err = app.Deliverer(awsCfg, c, logger); err != nil {
+	if p.deliver, err = workers.Deliverer(awsCfg, c, logger); err != nil {
 		return nil, err
 	}
-	if p.sweep, err = app.Sweeper(awsCfg, c, logger); err != nil {
+	if p.sweep, err = workers.Sweeper(awsCfg, c, logger); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -658,7 +659,7 @@ func TestWebhookTargetsRefusedOutsideTheLocalStack(t *testing.T) {
 	p := startPipeline(t)
 	cfg := p.cfg
 	cfg.AllowPrivateTargets = false
-	admin, err := app.Webhooks(testenv.AWSConfig(t), cfg)
+	admin, err := workers.Webhooks(testenv.AWSConfig(t), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,3 +128,30 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	}
 	return false
 }
+
+// lean lists the functions that serve requests (API Gateway's and its authorizer) and the packages
+// they must not link: the webhook workers' queue, mailer and HTTP sender, and their AWS clients.
+// Every package a function links adds to its binary and to its cold start (package init).
+var lean = struct{ functions, forbidden []string }{
+	functions: []string{"functions/vehicles", "functions/clients", "functions/deals", "functions/authorizer"},
+	forbidden: []string{
+		module + "shared/sqsqueue", module + "shared/sesmail", module + "shared/webhookhttp", module + "shared/app/workers",
+		"github.com/aws/aws-sdk-go-v2/service/sqs", "github.com/aws/aws-sdk-go-v2/service/sesv2",
+	},
+}
+
+func TestRequestFunctionsLinkNoWebhookWorker(t *testing.T) {
+	for _, fn := range lean.functions {
+		t.Run(fn, func(t *testing.T) {
+			pkgs := list(t, module+fn)
+			if len(pkgs) != 1 || pkgs[0].Error != nil {
+				t.Fatalf("go list %s = %+v; want the function's package (update archtest if it moved)", fn, pkgs)
+			}
+			for _, dep := range pkgs[0].Deps {
+				if slices.Contains(lean.forbidden, dep) {
+					t.Errorf("%s links %s; only the webhook workers need it (build them from shared/app/workers)", fn, dep)
+				}
+			}
+		})
+	}
+}

@@ -25,8 +25,8 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// DefaultTimeout bounds one attempt (SPEC.md section 6).
-const DefaultTimeout = 5 * time.Second
+// DefaultTimeout bounds one attempt (SPEC.md section 6): the domain's webhook.DefaultTimeout.
+const DefaultTimeout = webhook.DefaultTimeout
 
 // Options configures a Sender.
 type Options struct {
