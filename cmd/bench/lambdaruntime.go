@@ -253,6 +253,7 @@ func (env *benchEnv) vehicleGetEvent() (events.APIGatewayProxyRequest, error) {
 	e.Path = strings.ReplaceAll(e.Path, old, id)
 	e.RequestContext.Path = strings.ReplaceAll(e.RequestContext.Path, old, id)
 	setAuth(e.Headers, e.MultiValueHeaders, env.main.secret)
+	e.RequestContext.Authorizer["team_id"] = env.main.teamID // as the authorizer puts it
 	return e, nil
 }
 
@@ -268,7 +269,8 @@ func (env *benchEnv) sampleFile(name string) func() ([]byte, error) {
 	return func() ([]byte, error) { return os.ReadFile(filepath.Join(env.root, "events", name)) }
 }
 
-// sampleWithKey returns events/<name> with the main team's key in its Authorization header.
+// sampleWithKey returns events/<name> with the main team's key in its Authorization header (and,
+// in an API event, its team in the authorizer's context).
 func (env *benchEnv) sampleWithKey(name string) func() ([]byte, error) {
 	return func() ([]byte, error) {
 		b, err := os.ReadFile(filepath.Join(env.root, "events", name))
@@ -288,6 +290,11 @@ func (env *benchEnv) sampleWithKey(name string) func() ([]byte, error) {
 		}
 		setAuth(e.Headers, e.MultiValueHeaders, env.main.secret)
 		whole["headers"] = e.Headers
+		if rc, ok := whole["requestContext"].(map[string]any); ok { // API events: as the authorizer puts it
+			if a, ok := rc["authorizer"].(map[string]any); ok {
+				a["team_id"] = env.main.teamID
+			}
+		}
 		if e.MultiValueHeaders != nil {
 			whole["multiValueHeaders"] = e.MultiValueHeaders
 		}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -89,8 +90,8 @@ func (r *rawClient) getItem(ctx context.Context, table, pk, sk string) (map[stri
 
 // auth is what every request does before its operation: patio.Authenticate's reads (dynamostore
 // KeyByHash, then Team: the key item by hash, then the team it names) and patio.Throttle's counting
-// (dynamostore.Count: the conditional increment of the team's minute counter, then the increment of
-// its day counter, conditioned only when the plan has a day limit). It returns the team id read
+// (dynamostore.Count: the conditional increment of the team's minute counter and, at the same time,
+// the increment of its day counter, conditioned only when the plan has a day limit). It returns the team id read
 // from the key.
 func (r *rawClient) auth(ctx context.Context, p principal) (string, error) {
 	key, err := r.getItem(ctx, r.tables.Accounts, "key#"+p.keyHash, "key")
@@ -105,10 +106,12 @@ func (r *rawClient) auth(ctx context.Context, p principal) (string, error) {
 	limits := patio.Plan(strAttr(team, "plan")).Limits()
 	now := time.Now().UTC()
 	minute, day := rateKeys(teamID, now)
-	if err := r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix()); err != nil {
-		return "", err
-	}
-	if err := r.increment(ctx, day, 1, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour).Unix()); err != nil {
+	var minuteErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { minuteErr = r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix()) })
+	dayErr := r.increment(ctx, day, 1, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour).Unix())
+	wg.Wait()
+	if err := errors.Join(minuteErr, dayErr); err != nil {
 		return "", err
 	}
 	return teamID, nil

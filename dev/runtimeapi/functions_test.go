@@ -218,6 +218,9 @@ func TestAPIFunctions(t *testing.T) {
 				auth := "Bearer " + fx.secret
 				e.Headers["Authorization"] = auth
 				e.MultiValueHeaders["Authorization"] = []string{auth}
+				// The authorizer's context names the key's team, as on AWS: the function reads
+				// the key and the team in one call (patio.AuthenticateHinted).
+				e.RequestContext.Authorizer["team_id"] = fx.team.ID
 				if old, ok := e.PathParameters["id"]; ok {
 					e.PathParameters["id"] = id
 					e.Path = strings.ReplaceAll(e.Path, old, id)

@@ -71,6 +71,11 @@ func apiFunctions(resources []Resource) ([]Function, error) {
 // resources answer 404. It fails on an unknown resource, and when c lacks a variable the resources'
 // functions need (Config.Require).
 func API(cfg aws.Config, c Config, logger *slog.Logger, resources ...Resource) (http.Handler, error) {
+	return api(cfg, c, logger, nil, resources...)
+}
+
+// api is API with the edge's team hint (httpapi.Options.TeamHint) of the Lambda functions.
+func api(cfg aws.Config, c Config, logger *slog.Logger, teamHint func(*http.Request) string, resources ...Resource) (http.Handler, error) {
 	fns, err := apiFunctions(resources)
 	if err != nil {
 		return nil, err
@@ -79,7 +84,7 @@ func API(cfg aws.Config, c Config, logger *slog.Logger, resources ...Resource) (
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	o := httpapi.Options{Keys: store, Limiter: store, Logger: logger}
+	o := httpapi.Options{Keys: store, Limiter: store, Logger: logger, TeamHint: teamHint}
 	for _, r := range resources {
 		switch r {
 		case Vehicles:

@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"os"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/patio-dev/patio/shared/emf"
@@ -26,12 +28,23 @@ func LambdaAPI(ctx context.Context, logger *slog.Logger, resources ...Resource) 
 		return nil, err
 	}
 	return LambdaBuild(ctx, logger, func(cfg aws.Config, c Config, logger *slog.Logger) (APIGatewayHandler, error) {
-		h, err := API(cfg, c, logger, resources...)
+		h, err := api(cfg, c, logger, authorizerTeam, resources...)
 		if err != nil {
 			return nil, err
 		}
 		return httpadapter.New(h).ProxyWithContext, nil
 	}, fns...)
+}
+
+// authorizerTeam is the team the API's authorizer put in the request's context (functions/authorizer:
+// {team_id, key_id}), which the proxy hands on in the request's context; "" when there is none.
+func authorizerTeam(r *http.Request) string {
+	rc, ok := core.GetAPIGatewayContextFromContext(r.Context())
+	if !ok {
+		return ""
+	}
+	id, _ := rc.Authorizer["team_id"].(string)
+	return id
 }
 
 // LambdaBuild is the start of every Lambda function: the local-only knobs refused, its

@@ -3,8 +3,10 @@ package dynamostore
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/patio"
@@ -149,6 +151,42 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (patio.APIKey, error
 	return k, wrap(err, "decode key", row.KeyID)
 }
 
+// KeyAndTeam reads the key with this hash and the team with this id in one strongly consistent
+// BatchGetItem (patio.KeyTeamReader): KindNotFound when there is no such key, the zero team when
+// there is no such team.
+func (s *Store) KeyAndTeam(ctx context.Context, hash, teamID string) (patio.APIKey, patio.Team, error) {
+	var items []dynamo.Item
+	err := s.accounts().Batch("pk", "sk").
+		Get(dynamo.Keys{keyPK(hash), "key"}, dynamo.Keys{teamPK(teamID), "team"}).
+		Consistent(true).All(ctx, &items)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return patio.APIKey{}, patio.Team{}, wrap(err, "get key and team", teamID)
+	}
+	var key keyRow
+	var team teamRow
+	for _, item := range items {
+		dst := any(&team)
+		if sk, _ := item["sk"].(*types.AttributeValueMemberS); sk != nil && sk.Value == "key" {
+			dst = &key
+		}
+		if err := dynamo.UnmarshalItem(item, dst); err != nil {
+			return patio.APIKey{}, patio.Team{}, wrap(err, "decode key and team", teamID)
+		}
+	}
+	if key.PK == "" {
+		return patio.APIKey{}, patio.Team{}, patio.Errorf(patio.KindNotFound, "key not found")
+	}
+	k, err := key.key()
+	if err != nil {
+		return patio.APIKey{}, patio.Team{}, wrap(err, "decode key", key.KeyID)
+	}
+	if team.PK == "" {
+		return k, patio.Team{}, nil
+	}
+	t, err := team.team()
+	return k, t, wrap(err, "decode team", teamID)
+}
+
 // RevokeKey marks a key revoked; an unknown key id is KindNotFound.
 func (s *Store) RevokeKey(ctx context.Context, id string) (patio.APIKey, error) {
 	var found keyRow
@@ -201,23 +239,49 @@ func (s *Store) Count(ctx context.Context, teamID string, now time.Time, perMinu
 	minuteExpiry := now.Truncate(time.Minute).Add(time.Hour).Unix()
 	dayExpiry := now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()
 
-	minute, err := s.increment(ctx, minuteKey, 1, perMinute, minuteExpiry)
-	if dynamo.IsCondCheckFailed(err) {
-		return 0, 0, patio.WindowMinute, nil
-	}
-	if err != nil {
-		return 0, 0, patio.WindowNone, wrap(err, "count minute", teamID)
-	}
-	day, err := s.increment(ctx, dayKey, 1, perDay, dayExpiry)
-	if err == nil {
+	// The two windows are counted at once (one round trip, not two); a window that refuses the
+	// request has not counted it, and the other's count is taken back, so a refused request counts
+	// nowhere. The minute is reported first when both refuse.
+	var minute, day int
+	var minuteErr, dayErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { minute, minuteErr = s.increment(ctx, minuteKey, 1, perMinute, minuteExpiry) })
+	day, dayErr = s.increment(ctx, dayKey, 1, perDay, dayExpiry)
+	wg.Wait()
+	if minuteErr == nil && dayErr == nil {
 		return minute, day, patio.WindowNone, nil
 	}
-	if _, undoErr := s.increment(context.WithoutCancel(ctx), minuteKey, -1, 0, minuteExpiry); undoErr != nil {
-		err = errors.Join(err, undoErr)
-	} else if dynamo.IsCondCheckFailed(err) {
-		return 0, 0, patio.WindowDay, nil
+	undo := context.WithoutCancel(ctx)
+	var errs []error
+	if minuteErr == nil {
+		if _, err := s.increment(undo, minuteKey, -1, 0, minuteExpiry); err != nil {
+			errs = append(errs, wrap(err, "take back the minute's count", teamID))
+		}
 	}
-	return 0, 0, patio.WindowNone, wrap(err, "count day", teamID)
+	if dayErr == nil {
+		if _, err := s.increment(undo, dayKey, -1, 0, dayExpiry); err != nil {
+			errs = append(errs, wrap(err, "take back the day's count", teamID))
+		}
+	}
+	refused := patio.WindowNone
+	switch {
+	case dynamo.IsCondCheckFailed(minuteErr):
+		refused = patio.WindowMinute
+	case minuteErr != nil:
+		errs = append(errs, wrap(minuteErr, "count minute", teamID))
+	}
+	switch {
+	case dynamo.IsCondCheckFailed(dayErr):
+		if refused == patio.WindowNone {
+			refused = patio.WindowDay
+		}
+	case dayErr != nil:
+		errs = append(errs, wrap(dayErr, "count day", teamID))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return 0, 0, patio.WindowNone, err
+	}
+	return 0, 0, refused, nil
 }
 
 // increment adds delta to a counter and returns the new count. With limit > 0 it only adds while

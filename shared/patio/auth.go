@@ -189,27 +189,56 @@ type Principal struct {
 	Team Team
 }
 
+// KeyTeamReader is a KeyStore that can also read a key and a team in one round trip.
+type KeyTeamReader interface {
+	// KeyAndTeam returns the key with this hash and the team with this id, read together: a
+	// KindNotFound error when there is no such key, the zero Team when there is no such team.
+	KeyAndTeam(ctx context.Context, hash, teamID string) (APIKey, Team, error)
+}
+
 // Authenticate resolves an Authorization header value ("Bearer <key>", scheme case-insensitive) to
 // the key's team. A missing, malformed, unknown or revoked key is KindUnauthenticated.
 func Authenticate(ctx context.Context, store KeyStore, header string) (Principal, error) {
+	return AuthenticateHinted(ctx, store, header, "")
+}
+
+// AuthenticateHinted is Authenticate given the team an edge in front of the API (API Gateway's
+// authorizer) already found for this header. The hint only saves a round trip: when store is a
+// KeyTeamReader, the key and the hinted team are read together, and the team is kept only if it is
+// the key's own; otherwise (no hint, or not the key's team) the key's team is read after the key.
+// Either way the key itself decides, read now: a key revoked since the edge cached its answer is
+// KindUnauthenticated.
+func AuthenticateHinted(ctx context.Context, store KeyStore, header, teamHint string) (Principal, error) {
 	scheme, secret, ok := strings.Cut(strings.TrimSpace(header), " ")
 	secret = strings.TrimSpace(secret)
 	if !ok || !strings.EqualFold(scheme, "bearer") || !wellFormedKey(secret) {
 		return Principal{}, Errorf(KindUnauthenticated, "missing or invalid API key")
 	}
-	key, err := store.KeyByHash(ctx, HashKey(secret))
+	var key APIKey
+	var team Team
+	var err error
+	if both, ok := store.(KeyTeamReader); ok && teamHint != "" {
+		key, team, err = both.KeyAndTeam(ctx, HashKey(secret), teamHint)
+		if team.ID != key.TeamID {
+			team = Team{} // not the key's team: the key's own is read below
+		}
+	} else {
+		key, err = store.KeyByHash(ctx, HashKey(secret))
+	}
 	if IsKind(err, KindNotFound) || (err == nil && key.Status != KeyActive) {
 		return Principal{}, Errorf(KindUnauthenticated, "missing or invalid API key")
 	}
 	if err != nil {
 		return Principal{}, err
 	}
-	team, err := store.Team(ctx, key.TeamID)
-	if IsKind(err, KindNotFound) {
-		return Principal{}, Errorf(KindUnauthenticated, "missing or invalid API key")
-	}
-	if err != nil {
-		return Principal{}, err
+	if team.ID == "" {
+		team, err = store.Team(ctx, key.TeamID)
+		if IsKind(err, KindNotFound) {
+			return Principal{}, Errorf(KindUnauthenticated, "missing or invalid API key")
+		}
+		if err != nil {
+			return Principal{}, err
+		}
 	}
 	return Principal{Key: key, Team: team}, nil
 }
