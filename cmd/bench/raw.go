@@ -108,7 +108,9 @@ func (r *rawClient) auth(ctx context.Context, p principal) (string, error) {
 	minute, day := rateKeys(teamID, now)
 	var minuteErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { minuteErr = r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix()) })
+	wg.Go(func() {
+		minuteErr = r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix())
+	})
 	dayErr := r.increment(ctx, day, 1, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour).Unix())
 	wg.Wait()
 	if err := errors.Join(minuteErr, dayErr); err != nil {
@@ -293,7 +295,7 @@ func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
 	return err
 }
 
-// winDeal is PUT /deals/{id} {"status":"ganho"}: auth, the deal, the vehicle it names, then one
+// winDeal is PUT /deals/{id} {"status":"ganho"}: auth, the deal, the vehicle it names (twice), then one
 // transaction writing both, each conditioned on the revision read (dynamostore.UpdateDeal and
 // writeDeal with a Sell).
 func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) error {
@@ -308,6 +310,10 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 	vehicleID := strAttr(deal, "vehicle_id")
 	vehicle, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, vehicleID))
 	if err != nil {
+		return err
+	}
+	// The store reads the vehicle it revises once more, for its row's format (records.related).
+	if _, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, vehicleID)); err != nil {
 		return err
 	}
 	now := time.Now().UTC().Format("2006-01-02T15:04:05Z")

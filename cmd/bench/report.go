@@ -138,6 +138,8 @@ func printReport(w io.Writer, r report) {
 		verdict := "same calls"
 		if sm.floor {
 			verdict = "raw is the page's floor (listFloor: one Query of limit items), not the request's calls"
+		} else if sm.rawIs != "" {
+			verdict = sm.rawIs
 		} else if !slices.Equal(ops(sm.request), ops(sm.raw)) {
 			verdict = "CALLS DIFFER: the raw side is not faithful"
 		}
