@@ -88,35 +88,58 @@ func (r *rawClient) getItem(ctx context.Context, table, pk, sk string) (map[stri
 	return out.Item, nil
 }
 
-// auth is what every request does before its operation: patio.Authenticate's reads (dynamostore
-// KeyByHash, then Team: the key item by hash, then the team it names) and patio.Throttle's counting
-// (dynamostore.Count: the conditional increment of the team's minute counter and, at the same time,
-// the increment of its day counter, conditioned only when the plan has a day limit). It returns the team id read
-// from the key.
+// auth is what every write does before its operation: authenticate, then count.
 func (r *rawClient) auth(ctx context.Context, p principal) (string, error) {
-	key, err := r.getItem(ctx, r.tables.Accounts, "key#"+p.keyHash, "key")
+	teamID, limits, err := r.authenticate(ctx, p)
 	if err != nil {
 		return "", err
+	}
+	return teamID, r.count(ctx, teamID, limits)
+}
+
+// read is what every read does: authenticate, then count while read runs (the API serves a GET
+// while it is counted).
+func (r *rawClient) read(ctx context.Context, p principal, read func(teamID string) error) error {
+	teamID, limits, err := r.authenticate(ctx, p)
+	if err != nil {
+		return err
+	}
+	var readErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { readErr = read(teamID) })
+	countErr := r.count(ctx, teamID, limits)
+	wg.Wait()
+	return errors.Join(countErr, readErr)
+}
+
+// authenticate is patio.Authenticate's reads (dynamostore KeyByHash, then Team: the key item by
+// hash, then the team it names; the local stack has no authorizer to name the team). It returns
+// the team id read from the key and the team's plan limits.
+func (r *rawClient) authenticate(ctx context.Context, p principal) (string, patio.Limits, error) {
+	key, err := r.getItem(ctx, r.tables.Accounts, "key#"+p.keyHash, "key")
+	if err != nil {
+		return "", patio.Limits{}, err
 	}
 	teamID := strAttr(key, "team_id")
 	team, err := r.getItem(ctx, r.tables.Accounts, "team#"+teamID, "team")
 	if err != nil {
-		return "", err
+		return "", patio.Limits{}, err
 	}
-	limits := patio.Plan(strAttr(team, "plan")).Limits()
+	return teamID, patio.Plan(strAttr(team, "plan")).Limits(), nil
+}
+
+// count is patio.Throttle's counting (dynamostore.Count: the conditional increment of the team's
+// minute counter and, at the same time, the increment of its day counter, conditioned only when
+// the plan has a day limit).
+func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limits) error {
 	now := time.Now().UTC()
 	minute, day := rateKeys(teamID, now)
 	var minuteErr error
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		minuteErr = r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix())
-	})
+	wg.Go(func() { minuteErr = r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix()) })
 	dayErr := r.increment(ctx, day, 1, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour).Unix())
 	wg.Wait()
-	if err := errors.Join(minuteErr, dayErr); err != nil {
-		return "", err
-	}
-	return teamID, nil
+	return errors.Join(minuteErr, dayErr)
 }
 
 // rateKeys returns the partition keys of a team's request counters for the UTC minute and day of
@@ -166,14 +189,12 @@ func (r *rawClient) liftRateLimits(ctx context.Context, teamID string, minutes i
 	return nil
 }
 
-// getVehicle is GET /vehicles/{id}: auth, then the vehicle.
+// getVehicle is GET /vehicles/{id}: a read of the vehicle.
 func (r *rawClient) getVehicle(ctx context.Context, p principal, id string) error {
-	teamID, err := r.auth(ctx, p)
-	if err != nil {
+	return r.read(ctx, p, func(teamID string) error {
+		_, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
 		return err
-	}
-	_, err = r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
-	return err
+	})
 }
 
 // useVehicleTemplate keeps a seeded vehicle's item as the model of raw creates.
@@ -285,14 +306,12 @@ func (f listFloor) input(teamID string) *dynamodb.QueryInput {
 	return in
 }
 
-// list is GET /<resource>?… at its floor: auth, then the floor's one Query.
+// list is GET /<resource>?… at its floor: a read of the floor's one Query.
 func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
-	teamID, err := r.auth(ctx, p)
-	if err != nil {
+	return r.read(ctx, p, func(teamID string) error {
+		_, err := r.db.Query(ctx, f.input(teamID))
 		return err
-	}
-	_, err = r.db.Query(ctx, f.input(teamID))
-	return err
+	})
 }
 
 // winDeal is PUT /deals/{id} {"status":"ganho"}: auth, the deal, the vehicle it names (twice), then one

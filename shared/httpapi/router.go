@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -249,7 +250,8 @@ func requestID(ctx context.Context) string {
 }
 
 // ServeHTTP routes a request. Checks run in CONTRACT.md's order: unknown route (404, before
-// authentication) → authentication (401) → scope (403) → the operation.
+// authentication) → authentication (401) → rate limit (429) → scope (403) → the operation. A read
+// is served while it is counted, and its answer held until the count allows it.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := ""
@@ -293,38 +295,105 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	teamID, plan = p.Team.ID, string(p.Team.Plan)
-	if a.limiter != nil {
-		st, err := patio.Throttle(r.Context(), a.limiter, p.Team, a.now())
-		if st.Limit > 0 {
-			setRateHeaders(sw.Header(), st)
-		}
-		if err != nil {
-			a.writeError(sw, r, err)
-			return
+	serve := func(w http.ResponseWriter) {
+		if err := a.serveAuthenticated(w, r, p, op, name, itemID); err != nil {
+			a.writeError(w, r, err)
 		}
 	}
+	switch {
+	case a.limiter == nil:
+		serve(sw)
+	case r.Method != http.MethodGet:
+		st, err := patio.Throttle(r.Context(), a.limiter, p.Team, a.now())
+		if a.answerThrottled(sw, r, st, err) {
+			serve(sw)
+		}
+	default:
+		// A read changes nothing: it runs while the request is counted (one round trip saved),
+		// and its answer is sent only if the count lets the request through.
+		var st patio.RateStatus
+		var err error
+		counted := make(chan struct{})
+		go func() {
+			defer close(counted)
+			st, err = patio.Throttle(r.Context(), a.limiter, p.Team, a.now())
+		}()
+		var answer bufferedResponse
+		serve(&answer)
+		<-counted
+		if a.answerThrottled(sw, r, st, err) {
+			answer.sendTo(sw)
+		}
+	}
+}
+
+// serveAuthenticated serves an authenticated request the rate limit let through: the key's scope
+// (403), the query string, then the operation.
+func (a *api) serveAuthenticated(w http.ResponseWriter, r *http.Request, p patio.Principal,
+	op func(http.ResponseWriter, *http.Request, string, string) error, name, itemID string) error {
 	scope := name + ":read"
 	if r.Method != http.MethodGet {
 		scope = name + ":write"
 	}
 	if err := p.Authorize(scope); err != nil {
-		a.writeError(sw, r, err)
-		return
+		return err
 	}
 	values, err := strictQuery(r)
 	if err != nil {
-		a.writeError(sw, r, err)
-		return
+		return err
 	}
-	if r.Method != http.MethodGet || itemID != "" {
-		for _, k := range slices.Sorted(maps.Keys(values)) {
-			a.writeError(sw, r, problem(patio.InQuery, k, "unknown query parameter %s", k))
-			return
-		}
+	if (r.Method != http.MethodGet || itemID != "") && len(values) > 0 {
+		k := slices.Sorted(maps.Keys(values))[0]
+		return problem(patio.InQuery, k, "unknown query parameter %s", k)
 	}
-	if err := op(sw, r, p.Team.ID, itemID); err != nil {
-		a.writeError(sw, r, err)
+	return op(w, r, p.Team.ID, itemID)
+}
+
+// answerThrottled sets the rate headers of a counted request and reports whether it may be served;
+// when not (429, or the count failed), it has answered the error.
+func (a *api) answerThrottled(w http.ResponseWriter, r *http.Request, st patio.RateStatus, err error) bool {
+	if st.Limit > 0 {
+		setRateHeaders(w.Header(), st)
 	}
+	if err != nil {
+		a.writeError(w, r, err)
+		return false
+	}
+	return true
+}
+
+// bufferedResponse holds an answer until it may be sent.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header {
+	if b.header == nil {
+		b.header = http.Header{}
+	}
+	return b.header
+}
+
+func (b *bufferedResponse) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+// sendTo writes the held answer to w.
+func (b *bufferedResponse) sendTo(w http.ResponseWriter) {
+	maps.Copy(w.Header(), b.header)
+	w.WriteHeader(cmp.Or(b.status, http.StatusOK))
+	_, _ = w.Write(b.body.Bytes())
 }
 
 // setRateHeaders reports the binding window (CONTRACT.md section 3).
