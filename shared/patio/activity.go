@@ -172,7 +172,7 @@ func (a Activity) NextAlarm() (Alarm, bool) {
 		return Alarm{Type: AlarmDueSoon, At: later(a.DueSoonAt(), a.UpdatedAt.Time())}, true
 	}
 	if a.OverdueFired == nil || *a.OverdueFired != *a.DueAt {
-		return Alarm{Type: AlarmOverdue, At: a.DueAt.Time()}, true
+		return Alarm{Type: AlarmOverdue, At: later(a.DueAt.Time(), a.UpdatedAt.Time())}, true
 	}
 	return Alarm{}, false
 }

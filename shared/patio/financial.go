@@ -77,12 +77,14 @@ func (f FinancialRecord) OverdueAt() time.Time {
 	return time.Date(f.DueDate.Year, f.DueDate.Month, f.DueDate.Day+1, 0, 0, 0, 0, loc)
 }
 
-// NextAlarm returns the record's pending timed event, if any: financial.overdue while pending.
+// NextAlarm returns the record's pending timed event, if any: financial.overdue while pending,
+// never before the record's last write (a due_date whose midnight is long past fires at the next
+// tick; the timer looks back only so far).
 func (f FinancialRecord) NextAlarm() (Alarm, bool) {
 	if f.Status != FinancialPending || (f.OverdueFired != nil && *f.OverdueFired == f.DueDate) {
 		return Alarm{}, false
 	}
-	return Alarm{Type: AlarmOverdue, At: f.OverdueAt()}, true
+	return Alarm{Type: AlarmOverdue, At: later(f.OverdueAt(), f.UpdatedAt.Time())}, true
 }
 
 // Fired returns the record with its overdue marked as fired for its due_date.

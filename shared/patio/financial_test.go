@@ -127,3 +127,19 @@ func TestFinancialOverdueAt(t *testing.T) {
 		}
 	}
 }
+
+// An alarm is never scheduled before the record's last write: a record written with its overdue
+// instant long past is fired by the next tick (which looks back only so far), not never.
+func TestOverdueAlarmNotBeforeTheWrite(t *testing.T) {
+	written := time.Date(2026, 3, 20, 10, 0, 0, 0, time.UTC)
+	f := patio.FinancialRecord{DueDate: patio.Date{Year: 2026, Month: 3, Day: 1}, Status: patio.FinancialPending,
+		Zone: "America/Sao_Paulo", UpdatedAt: patio.NewTimestamp(written)}
+	if alarm, ok := f.NextAlarm(); !ok || !alarm.At.Equal(written) {
+		t.Errorf("financial NextAlarm = %+v %v; want overdue at the write, %s", alarm, ok, written)
+	}
+	due := patio.NewTimestamp(written.Add(-5 * time.Hour))
+	a := patio.Activity{Status: patio.ActivityPending, DueAt: &due, DueSoonFired: &due, UpdatedAt: patio.NewTimestamp(written)}
+	if alarm, ok := a.NextAlarm(); !ok || alarm.Type != patio.AlarmOverdue || !alarm.At.Equal(written) {
+		t.Errorf("activity NextAlarm = %+v %v; want overdue at the write, %s", alarm, ok, written)
+	}
+}

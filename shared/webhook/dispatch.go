@@ -62,7 +62,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error
 		}
 		events[i] = evs
 		for _, e := range evs {
-			if t := e.CreatedAt.Time(); t.After(newest[c.TeamID]) {
+			if t := e.Recorded; t.After(newest[c.TeamID]) {
 				newest[c.TeamID] = t
 			}
 		}

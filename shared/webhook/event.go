@@ -86,6 +86,11 @@ type Event struct {
 	CreatedAt  patio.Timestamp `json:"created_at"`
 	Data       Data            `json:"data"`
 	TeamID     string          `json:"team_id"`
+	// Recorded is when the change that made the event was written: CreatedAt, except for a timed
+	// event, whose CreatedAt is its scheduled instant and which is recorded when the timer fires
+	// it (the stream's time of the change), possibly later. It decides which webhooks existed to
+	// receive the event (Webhook.Receives).
+	Recorded time.Time `json:"-"`
 }
 
 // Data is an event's data member: the object after the change and, on updates, the previous values
@@ -154,7 +159,7 @@ func Derive(c Change) ([]Event, error) {
 	at := changeTime(newFields, c.Old == nil, c.At)
 	mkAt := func(typ string, prev map[string]json.RawMessage, at patio.Timestamp) Event {
 		return Event{ID: EventID(c.SourceID, typ), Type: typ, APIVersion: APIVersion, CreatedAt: at,
-			Data: Data{Object: object, PreviousAttributes: prev}, TeamID: c.TeamID}
+			Data: Data{Object: object, PreviousAttributes: prev}, TeamID: c.TeamID, Recorded: at.Time()}
 	}
 	mk := func(typ string, prev map[string]json.RawMessage) Event { return mkAt(typ, prev, at) }
 	if c.Old == nil {
@@ -180,7 +185,9 @@ func Derive(c Change) ([]Event, error) {
 		// A change of no representation field may still be a timed event firing.
 		var events []Event
 		for _, te := range timedEvents(c) {
-			events = append(events, mkAt(te.typ, map[string]json.RawMessage{}, patio.NewTimestamp(te.at)))
+			e := mkAt(te.typ, map[string]json.RawMessage{}, patio.NewTimestamp(te.at))
+			e.Recorded = later(e.Recorded, c.At.Truncate(time.Second))
+			events = append(events, e)
 		}
 		return events, nil
 	}
@@ -268,4 +275,12 @@ func fields(rep any) (map[string]json.RawMessage, json.RawMessage, error) {
 		return nil, nil, patio.Internal(fmt.Errorf("webhook: object is not a JSON object: %w", err))
 	}
 	return m, data, nil
+}
+
+// later returns the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

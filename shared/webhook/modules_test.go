@@ -68,3 +68,33 @@ func TestDeriveModules(t *testing.T) {
 		})
 	}
 }
+
+// A timed event keeps its scheduled instant as created_at, but it is received by the webhooks that
+// existed when the timer fired it: an activity created 3 h before its due_at, after a webhook was
+// created, gets its due soon (scheduled 21 h earlier) at that webhook; one created after the firing
+// does not.
+func TestTimedEventReceivedByWebhooksOfItsFiring(t *testing.T) {
+	created := time.Date(2026, 3, 15, 15, 0, 0, 0, time.UTC)
+	due := patio.NewTimestamp(created.Add(3 * time.Hour))
+	act := patio.Activity{ID: "a1", Type: "call", Title: "Ligar", Status: patio.ActivityPending, DueAt: &due,
+		CreatedAt: patio.NewTimestamp(created), UpdatedAt: patio.NewTimestamp(created), Revision: 1}
+	fired := act
+	fired.DueSoonFired = act.DueAt
+	firedAt := created.Add(20 * time.Second)
+	evs, err := Derive(Change{SourceID: "r", Resource: ResourceActivity, TeamID: "team", Old: act, New: fired, At: firedAt})
+	if err != nil || len(evs) != 1 || evs[0].Type != ActivityDueSoon {
+		t.Fatalf("Derive = %v, %v; want one due soon", evs, err)
+	}
+	if got := evs[0].CreatedAt.Time(); !got.Equal(due.Time().Add(-24 * time.Hour)) {
+		t.Errorf("created_at = %s; want the scheduled instant, due_at - 24 h", got)
+	}
+	hook := func(at time.Time) Webhook {
+		return Webhook{Events: []string{AllEvents}, CreatedAt: patio.NewTimestamp(at)}
+	}
+	if !hook(created.Add(-time.Minute)).Receives(evs[0]) {
+		t.Error("a webhook created before the activity did not receive its due soon")
+	}
+	if hook(firedAt.Add(time.Minute)).Receives(evs[0]) {
+		t.Error("a webhook created after the firing received it")
+	}
+}

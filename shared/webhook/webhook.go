@@ -111,7 +111,7 @@ func (w Webhook) Subscribed(typ string) bool {
 // while disabled): it is subscribed to e's type, and e's change was made at or after the
 // webhook's creation (CONTRACT.md section 14).
 func (w Webhook) Receives(e Event) bool {
-	return w.Subscribed(e.Type) && !e.CreatedAt.Time().Before(w.CreatedAt.Time())
+	return w.Subscribed(e.Type) && !e.Recorded.Before(w.CreatedAt.Time())
 }
 
 // New builds an active webhook for a team with a fresh secret, which it returns too (shown once).
