@@ -162,7 +162,7 @@ fuzz: engines fuzz-tools $(LOCAL) ## Schemathesis against a fresh local stack, l
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
-bench: engines $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, lists at 1k/10k/50k vehicles, one team's write rate, function sizes, every function under the Lambda Runtime API beside a minimal one (cmd/bench, ~10 min; ARGS=-list-sizes=1000 is quicker); limiter cost and webhook dispatch throughput (Go benchmarks)
+bench: engines $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, lists at 1k/10k/50k vehicles, one team's write rate, function sizes, every function under the Lambda Runtime API beside a minimal one, the webhook pipeline, the timer's tick reads and delay (cmd/bench, ~15 min; ARGS=-list-sizes=1000 is quicker, ARGS=-timer-only the timer alone, ~5 min); limiter cost and webhook dispatch throughput (Go benchmarks)
 	go build -o bin/bench ./cmd/bench
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
 	$(LOCAL) with-engines -- go test -run '^$$' -bench . -benchtime 200x ./shared/app ./shared/httpapi

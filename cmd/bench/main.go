@@ -54,6 +54,13 @@
 //     ≤ 2× GET /vehicles/{id} and ≤ 1.2× itself at the smallest at p50, concurrency 1; items examined
 //     per page ≤ k × limit + 10 for k statuses shown; the deep cursor page within ±20 % of page 1),
 //     and the write rates.
+//  8. The webhook pipeline (webhooks.go; -webhooks-only alone) and the timer of activities and
+//     financial records (timer.go; -timer-only alone): with the production tick period (one
+//     minute), -timer-due due soons falling due over three minutes, each written 20 s before its
+//     instant, and the p50/p99 delay from scheduled instant to the delivery recorded (budget p99 ≤
+//     60 s); then, with 10,000 activities of one team due over the next 30 days, single ticks at
+//     chosen instants of the timer's clock (patio.Timer.Now): the index entries they read beside
+//     the alarms in their window, their DynamoDB calls (budget: at most 2 when nothing is due).
 //
 // Budgets are printed as PASS or FAIL, and the command exits 0 even when one fails: it is a
 // measurement, not a test. It exits non-zero only when it could not measure (no engine, a failed
@@ -94,6 +101,9 @@ type options struct {
 	// webhooks runs the webhook bench (webhooks.go) after the API's; webhooksOnly runs it alone.
 	webhooks, webhooksOnly bool
 	wh                     webhookOptions
+	// timer runs the timer bench (timer.go) after the others; timerOnly runs it alone.
+	timer, timerOnly bool
+	tm               timerOptions
 }
 
 func main() {
@@ -135,6 +145,12 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.wh.rate, "webhook-rate", 20, "writes per second of the webhook lag runs")
 	fs.DurationVar(&o.wh.duration, "webhook-duration", 30*time.Second, "length of each webhook lag run")
 	fs.DurationVar(&o.wh.slowSleep, "webhook-slow-sleep", 30*time.Second, "how long the always-timing-out receiver sleeps (past the 5 s timeout)")
+	fs.BoolVar(&o.timer, "timer", true, "also measure the timer of activities and financial records (tick reads, delay to the event recorded)")
+	fs.BoolVar(&o.timerOnly, "timer-only", false, "measure the timer only")
+	fs.IntVar(&o.tm.activities, "timer-activities", 10000, "activities of one team, due over the next 30 days, for the tick reads")
+	fs.IntVar(&o.tm.due, "timer-due", 200, "records falling due for the delay run")
+	fs.DurationVar(&o.tm.spread, "timer-spread", 3*time.Minute, "how long the delay run's records fall due over")
+	fs.DurationVar(&o.tm.lead, "timer-lead", 20*time.Second, "how long before its instant each of the delay run's records is written")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: go run ./cmd/local with-engines -- go run ./cmd/bench [flags]\n")
 		fs.PrintDefaults()
@@ -165,6 +181,10 @@ func parseFlags(args []string) (options, error) {
 		fmt.Fprintln(fs.Output(), "bench: -seed must be store or api")
 		return o, errors.New("bad -seed")
 	}
+	if o.tm.activities < 1 || o.tm.due < 1 || o.tm.spread <= 0 || o.tm.lead <= 0 {
+		fmt.Fprintln(fs.Output(), "bench: -timer-activities, -timer-due, -timer-spread and -timer-lead must be positive")
+		return o, errors.New("bad timer flags")
+	}
 	if o.vehicles < 1 || o.pool < 1 || o.duration <= 0 || o.listDuration <= 0 || o.warmup < 0 {
 		fmt.Fprintln(fs.Output(), "bench: -vehicles, -deals, -duration and -list-duration must be positive, -warmup not negative")
 		return o, errors.New("bad flags")
@@ -173,6 +193,9 @@ func parseFlags(args []string) (options, error) {
 }
 
 func run(ctx context.Context, o options) error {
+	if o.timerOnly {
+		return runTimer(ctx, o.tm)
+	}
 	if o.webhooksOnly {
 		rep, err := runWebhookBench(ctx, o.wh)
 		if err != nil {
@@ -251,6 +274,19 @@ func run(ctx context.Context, o options) error {
 		}
 		printWebhookReport(os.Stdout, rep)
 	}
+	if o.timer {
+		return runTimer(ctx, o.tm)
+	}
+	return nil
+}
+
+// runTimer runs the timer bench and prints its report.
+func runTimer(ctx context.Context, o timerOptions) error {
+	rep, err := runTimerBench(ctx, o)
+	if err != nil {
+		return err
+	}
+	printTimerReport(os.Stdout, rep)
 	return nil
 }
 

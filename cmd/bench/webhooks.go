@@ -251,7 +251,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	pipeCtx, stopPipe := context.WithCancel(ctx)
 	defer stopPipe()
 	start := time.Now()
-	waitPipe, err := b.startPipeline(pipeCtx)
+	waitPipe, err := b.startPipeline(pipeCtx, "VehiclesTable", "ClientsTable", "DealsTable")
 	if err != nil {
 		return nil, err
 	}
@@ -394,10 +394,10 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	return b, nil
 }
 
-// startPipeline runs the local stack's webhook pipeline (stream poller → dispatcher, queue poller →
-// deliverer, the sweep every minute) on the counted configuration until ctx ends; wait waits for
-// it to stop.
-func (b *whBench) startPipeline(ctx context.Context) (wait func(), err error) {
+// startPipeline runs the local stack's webhook pipeline (stream poller → dispatcher on the streams
+// of the tables named by their logical ids, queue poller → deliverer, the sweep every minute) on
+// the counted configuration until ctx ends; wait waits for it to stop.
+func (b *whBench) startPipeline(ctx context.Context, streams ...string) (wait func(), err error) {
 	dispatch, err := workers.Dispatcher(b.pipeCfg, b.conf, b.logger)
 	if err != nil {
 		return nil, err
@@ -412,7 +412,10 @@ func (b *whBench) startPipeline(ctx context.Context) (wait func(), err error) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { localaws.Every(ctx, time.Minute, sweep, b.logger) })
-	tables := []string{b.tables["VehiclesTable"], b.tables["ClientsTable"], b.tables["DealsTable"]}
+	var tables []string
+	for _, id := range streams {
+		tables = append(tables, b.tables[id])
+	}
 	wg.Go(func() { _ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{}) })
 	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, b.conf.QueueURL, deliver, b.logger) })
 	return wg.Wait, nil

@@ -12,7 +12,6 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/workers"
-	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
 )
 
@@ -78,27 +77,8 @@ func startWebhooks(ctx context.Context, cfg aws.Config, c app.Config, logger *sl
 	if err != nil {
 		return err
 	}
-	go runTimer(ctx, timer, c.TimerPeriod, logger)
+	go localaws.RunTimer(ctx, c.TimerPeriod, timer.Tick, logger)
 	// The sweep runs every minute on AWS; with a compressed WEBHOOK_SWEEP_AFTER, more often.
 	go localaws.Every(ctx, min(time.Minute, c.SweepAfter/2), sweep, logger)
 	return nil
-}
-
-// runTimer stands in for the timer function's schedule: a tick every period (TIMER_PERIOD),
-// until ctx ends.
-func runTimer(ctx context.Context, timer patio.Timer, period time.Duration, logger *slog.Logger) {
-	tick := time.NewTicker(period)
-	defer tick.Stop()
-	for {
-		if n, err := timer.Tick(ctx); err != nil && ctx.Err() == nil {
-			logger.Error("local: timer tick failed", slog.String("error", err.Error()))
-		} else if n > 0 {
-			logger.Info("local: timer fired alarms", slog.Int("fired", n))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
 }

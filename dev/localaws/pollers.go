@@ -432,3 +432,24 @@ func Every(ctx context.Context, interval time.Duration, h func(context.Context, 
 		}
 	}
 }
+
+// RunTimer plays the timer function's schedule on the local stack: a tick at once, then one every
+// period, until ctx ends. tick is the timer's (patio.Timer.Tick), which waits within itself for
+// what falls due before the next tick; a tick that runs past the period is followed by the next at
+// once. A failing tick is logged; the next one comes all the same.
+func RunTimer(ctx context.Context, period time.Duration, tick func(context.Context) (int, error), logger *slog.Logger) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		if n, err := tick(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("local: timer tick failed", slog.String("error", err.Error()))
+		} else if n > 0 {
+			logger.Info("local: timer fired alarms", slog.Int("fired", n))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -156,8 +156,8 @@ func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
 func always(code int) func(int) int { return func(int) int { return code } }
 
 // pipeline is the webhook machinery of a test package: the dispatcher fed from the DynamoDB Local
-// streams, the deliverer fed from the moto queue and the sweeper on a ticker, exactly as the local
-// stack runs them.
+// streams (every resource table, activities and financial records included), the deliverer fed
+// from the moto queue and the sweeper on a ticker, exactly as the local stack runs them.
 type pipeline struct {
 	awsCfg   aws.Config
 	cfg      app.Config
@@ -272,8 +272,8 @@ func (p *pipeline) run(ctx context.Context, checkpoints string) (wait func()) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		_ = localaws.PollStreams(ctx, p.awsCfg, []string{p.tables["VehiclesTable"], p.tables["ClientsTable"], p.tables["DealsTable"]},
-			recording, p.logger, localaws.StreamOptions{Checkpoints: checkpoints})
+		_ = localaws.PollStreams(ctx, p.awsCfg, []string{p.tables["VehiclesTable"], p.tables["ClientsTable"], p.tables["DealsTable"],
+			p.tables["ActivitiesTable"], p.tables["FinancialTable"]}, recording, p.logger, localaws.StreamOptions{Checkpoints: checkpoints})
 	})
 	wg.Go(func() { _ = localaws.PollQueue(ctx, p.awsCfg, p.cfg.QueueURL, p.deliver, p.logger) })
 	wg.Go(func() { localaws.Every(ctx, testSweepAfter/2, p.sweep, p.logger) })

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+
+	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// The timer budgets (issue 12, docs/webhooks.md): a tick with nothing due makes at most 2
+// DynamoDB calls, and with the production tick period a timed event is recorded for delivery
+// within a minute of its scheduled instant (p99).
+const (
+	timerIdleBudget  = 2
+	timerDelayBudget = time.Minute
+)
+
+// timerOptions are the timer bench's flags.
+type timerOptions struct {
+	activities int           // activities of one team, due over the next 30 days, for the tick reads
+	due        int           // records falling due over spread, for the delays
+	spread     time.Duration // how long the due ones fall due over
+	lead       time.Duration // how long before its instant each of them is written
+}
+
+// tickRow is what one measured tick did.
+type tickRow struct {
+	name     string
+	window   string // the tick's window, UTC
+	expected int    // alarms of the seeded team in the window
+	calls    int    // DynamoDB calls
+	queries  int    // Query calls (the index reads)
+	scanned  int    // index entries the queries examined
+	gets     int    // GetItem calls (a record read before it fires)
+	fired    int
+}
+
+// timerReport is what the timer bench measured.
+type timerReport struct {
+	o       timerOptions
+	seedDur time.Duration
+	ticks   []tickRow
+	delay   lagStats
+	missing int
+	arrived int
+	bad     int
+	elapsed time.Duration
+}
+
+// runTimerBench measures the timer of activities and financial records on tables of its own:
+// first the delay from each timed event's scheduled instant to its delivery being recorded, with
+// the production tick period and the local pipeline running; then what single ticks read with
+// o.activities activities of one team due over the next 30 days.
+func runTimerBench(ctx context.Context, o timerOptions) (*timerReport, error) {
+	started := time.Now()
+	b, err := setupWebhookBench(ctx, webhookOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer b.recv.srv.Close()
+	rep := &timerReport{o: o}
+	if err := b.timerDelays(ctx, rep); err != nil {
+		return nil, err
+	}
+	if err := b.timerTicks(ctx, rep); err != nil {
+		return nil, err
+	}
+	rep.elapsed = time.Since(started)
+	return rep, nil
+}
+
+// timerDelays writes o.due activities whose due soon falls due over o.spread, each written o.lead
+// before its instant (so a tick may have read its window before the write, as happens in use),
+// with the dispatcher, the deliverer and the timer ticking every app.TimerPeriod (production's
+// schedule) running, and measures scheduled instant → delivery recorded (the dispatcher's write of
+// the delivery row: the event recorded for delivery, CONTRACT.md section 15).
+func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
+	o := rep.o
+	team, err := patio.NewTeam("Timer bench", "timer@example.com", string(patio.PlanAutoshopping))
+	if err != nil {
+		return err
+	}
+	if err := b.store.CreateTeam(ctx, team); err != nil {
+		return err
+	}
+	recv := newBenchReceiver(0)
+	defer recv.srv.Close()
+	hook, err := webhook.New(team.ID, recv.srv.URL+"/in", []string{webhook.ActivityDueSoon}, time.Now().Add(-time.Minute))
+	if err != nil {
+		return err
+	}
+	recv.secret = hook.Secret
+	if err := b.store.CreateWebhook(ctx, hook); err != nil {
+		return err
+	}
+	timer, err := app.NewTimer(b.cfg, b.conf, app.TimerPeriod)
+	if err != nil {
+		return err
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	waitPipe, err := b.startPipeline(runCtx, "ActivitiesTable")
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { localaws.RunTimer(runCtx, app.TimerPeriod, timer.Tick, b.logger) })
+	defer func() { stop(); wg.Wait(); waitPipe() }()
+
+	progress("timer: %d due soons falling due over %s, each written %s ahead, ticks every %s", o.due, o.spread, o.lead, app.TimerPeriod)
+	activities := patio.NewActivities(b.store.Activities())
+	first := time.Now().Add(o.lead + 5*time.Second)
+	scheduled := map[string]time.Time{}
+	for i := range o.due {
+		at := first.Add(time.Duration(i) * o.spread / time.Duration(o.due))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Until(at.Add(-o.lead))):
+		}
+		a, err := activities.Create(ctx, team.ID, patio.ActivityInput{Type: patio.Some("call"),
+			Title: patio.Some(fmt.Sprintf("Retorno %d", i)), DueAt: patio.Some(patio.NewTimestamp(at.Add(24 * time.Hour)))})
+		if err != nil {
+			return err
+		}
+		scheduled[a.ID] = a.DueSoonAt()
+	}
+	recorded := map[string]time.Time{}
+	deadline := first.Add(o.spread + 3*app.TimerPeriod)
+	for len(recorded) < o.due && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+		ds, err := b.store.Deliveries(ctx, hook.ID, "")
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			var ev struct {
+				Data struct {
+					Object struct {
+						ID string `json:"id"`
+					} `json:"object"`
+				} `json:"data"`
+			}
+			if json.Unmarshal(d.Payload, &ev) == nil {
+				recorded[ev.Data.Object.ID] = d.CreatedAt
+			}
+		}
+	}
+	rep.delay, rep.missing = lags(scheduled, recorded, nil)
+	recv.mu.Lock()
+	rep.arrived, rep.bad = len(recv.arrived[hook.ID]), recv.bad
+	recv.mu.Unlock()
+	return nil
+}
+
+// timerTicks seeds o.activities activities of one team due over the next 30 days and measures
+// single ticks (the production lookahead) at chosen instants of the timer's clock: the DynamoDB
+// calls each makes and the index entries it reads, beside the alarms of the team in its window.
+func (b *whBench) timerTicks(ctx context.Context, rep *timerReport) error {
+	o := rep.o
+	team, err := patio.NewTeam("Timer ticks", "ticks@example.com", string(patio.PlanAutoshopping))
+	if err != nil {
+		return err
+	}
+	if err := b.store.CreateTeam(ctx, team); err != nil {
+		return err
+	}
+	progress("timer: seeding %d activities of one team due over the next 30 days", o.activities)
+	seedStart := time.Now()
+	seeded, err := seedActivities(ctx, patio.NewActivities(b.store.Activities()), team.ID, seedStart, o.activities)
+	if err != nil {
+		return err
+	}
+	rep.seedDur = time.Since(seedStart)
+
+	inner := awshttp.NewBuildableClient()
+	if b.cfg.HTTPClient != nil {
+		var ok bool
+		if inner, ok = b.cfg.HTTPClient.(*awshttp.BuildableClient); !ok {
+			return fmt.Errorf("unexpected AWS HTTP client %T", b.cfg.HTTPClient)
+		}
+	}
+	rec := newRecorder(inner)
+	cfg := b.cfg.Copy()
+	cfg.HTTPClient = rec
+	timer, err := app.NewTimer(cfg, b.conf, app.TimerPeriod)
+	if err != nil {
+		return err
+	}
+	// Where each seeded activity's alarm is once the first tick has fired the due soons of those
+	// due within 24 h (at once, their scheduled instant being past): due_at − 24 h, else due_at.
+	after := func(a patio.Activity) time.Time {
+		if a.DueSoonAt().After(a.UpdatedAt.Time()) {
+			return a.DueSoonAt()
+		}
+		return a.DueAt.Time()
+	}
+	day := seedStart.UTC().Truncate(24 * time.Hour)
+	for _, tk := range []struct {
+		name  string
+		at    time.Time // zero: the real clock
+		alarm func(patio.Activity) time.Time
+	}{
+		{"after seeding (due soons of those due < 24 h)", time.Time{}, func(a patio.Activity) time.Time { al, _ := a.NextAlarm(); return al.At }},
+		{"day 15 at 12:00 UTC", day.Add(15*24*time.Hour + 12*time.Hour), after},
+		{"nothing due, 12:00 UTC", day.Add(32*24*time.Hour + 12*time.Hour), after},
+		{"nothing due, 00:30 UTC (window spans midnight)", day.Add(32*24*time.Hour + 30*time.Minute), after},
+	} {
+		progress("timer: one tick, %s", tk.name)
+		timer.Now = nil
+		now := time.Now()
+		if !tk.at.IsZero() {
+			shift := time.Until(tk.at)
+			timer.Now = func() time.Time { return time.Now().Add(shift) }
+			now = tk.at
+		}
+		from, to := now.Add(-time.Hour), now.Add(app.TimerPeriod)
+		row := tickRow{name: tk.name, window: from.UTC().Format("01-02 15:04") + " – " + to.UTC().Format("01-02 15:04")}
+		for _, a := range seeded {
+			if at := tk.alarm(a); !at.Before(from) && !at.After(to) {
+				row.expected++
+			}
+		}
+		calls, err := rec.record(func() error {
+			n, err := timer.Tick(ctx)
+			row.fired = n
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		row.calls = len(calls)
+		for _, c := range calls {
+			switch c.op {
+			case "Query":
+				row.queries++
+				row.scanned += max(c.scanned, 0)
+			case "GetItem":
+				row.gets++
+			}
+		}
+		rep.ticks = append(rep.ticks, row)
+	}
+	return nil
+}
+
+// seedActivities creates n activities of a team through the use cases, 16 at a time, due evenly
+// over the 30 days after start (the first five minutes after it).
+func seedActivities(ctx context.Context, svc patio.Activities, teamID string, start time.Time, n int) ([]patio.Activity, error) {
+	out := make([]patio.Activity, n)
+	step := 30 * 24 * time.Hour / time.Duration(n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	for w := range errs {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n && errs[w] == nil; i = int(next.Add(1) - 1) {
+				due := start.Add(5*time.Minute + time.Duration(i)*step)
+				out[i], errs[w] = svc.Create(ctx, teamID, patio.ActivityInput{Type: patio.Some("task"),
+					Title: patio.Some(fmt.Sprintf("Tarefa %d", i)), DueAt: patio.Some(patio.NewTimestamp(due))})
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func printTimerReport(w io.Writer, r *timerReport) {
+	fmt.Fprintf(w, "\nTimer of activities and financial records (production lookahead %s, lookback 1 h)\n\n", app.TimerPeriod)
+	fmt.Fprintf(w, "One tick, %d activities of one team due over the next 30 days (seeded in %s)\n", r.o.activities, r.seedDur.Round(time.Second))
+	fmt.Fprintf(w, "  %-52s %-24s %8s %8s %8s %8s %8s %6s\n", "", "window (UTC)", "in window", "index", "records", "fired", "calls", "queries")
+	for _, t := range r.ticks {
+		fmt.Fprintf(w, "  %-52s %-24s %8d %8d %8d %8d %8d %6d\n", t.name, t.window, t.expected, t.scanned, t.gets, t.fired, t.calls, t.queries)
+	}
+	fmt.Fprintf(w, "  (index: entries the by_alarm queries read; records: records read before firing; one query per table per UTC day the window spans)\n")
+	fmt.Fprintf(w, "\nDelay, scheduled instant -> delivery recorded, %d due soons over %s, each written %s ahead, a tick every %s\n",
+		r.o.due, r.o.spread, r.o.lead, app.TimerPeriod)
+	fmt.Fprintf(w, "  %-52s %10s %10s %6s\n", "", "p50", "p99", "n")
+	fmt.Fprintf(w, "  %-52s %10s %10s %6d\n", "timer -> stream -> dispatcher", secs(r.delay.p50), secs(r.delay.p99), r.delay.n)
+	fmt.Fprintf(w, "  (not recorded: %d; signed POSTs received: %d; bad signatures: %d)\n", r.missing, r.arrived, r.bad)
+	fmt.Fprintf(w, "\nTimer budgets\n")
+	reads := true
+	for _, t := range r.ticks {
+		reads = reads && t.scanned == t.expected
+	}
+	fmt.Fprintf(w, "  %-4s a tick reads only the alarms in its window (index entries read = alarms in window, every tick)\n", verdict(reads))
+	for _, t := range r.ticks {
+		if t.expected == 0 {
+			fmt.Fprintf(w, "  %-4s nothing due, at most %d DynamoDB calls: %d (%s)\n", verdict(t.calls <= timerIdleBudget && t.fired == 0), timerIdleBudget, t.calls, t.name)
+		}
+	}
+	fmt.Fprintf(w, "  %-4s p99 delay <= %s: %s (%d of %d recorded)\n", verdict(r.missing == 0 && r.delay.p99 <= timerDelayBudget),
+		timerDelayBudget, secs(r.delay.p99), r.delay.n, r.o.due)
+	fmt.Fprintf(w, "  (timer bench took %s)\n", r.elapsed.Round(time.Second))
+}
+
+// secs formats a delay of seconds to the tenth.
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
