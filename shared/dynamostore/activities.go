@@ -31,6 +31,7 @@ type activityRow struct {
 	// by_alarm index (alarms.go).
 	FiredDueSoon *string `dynamo:"fired_due_soon"`
 	FiredOverdue *string `dynamo:"fired_overdue"`
+	FiredAt      *string `dynamo:"fired_at"`
 	AlarmDay     string  `dynamo:"alarm_day"`
 	AlarmKey     string  `dynamo:"alarm_key"`
 }
@@ -45,7 +46,7 @@ func toActivityRow(a patio.Activity) activityRow {
 		LSIUpdated: sortKey(a.Status, ptrTo(a.UpdatedAt.String()), a.ID),
 		LSIDue:     sortKey(a.Status, tsPtr(a.DueAt), a.ID),
 
-		FiredDueSoon: tsPtr(a.DueSoonFired), FiredOverdue: tsPtr(a.OverdueFired),
+		FiredDueSoon: tsPtr(a.DueSoonFired), FiredOverdue: tsPtr(a.OverdueFired), FiredAt: tsPtr(a.FiredAt),
 	}
 	if alarm, ok := a.NextAlarm(); ok {
 		row.AlarmDay, row.AlarmKey = alarmEntry(patio.ResourceActivity, a.TeamID, a.ID, alarm)
@@ -67,6 +68,9 @@ func (r activityRow) activity() (patio.Activity, error) {
 		return a, err
 	}
 	if a.OverdueFired, err = parseTS(r.FiredOverdue); err != nil {
+		return a, err
+	}
+	if a.FiredAt, err = parseTS(r.FiredAt); err != nil {
 		return a, err
 	}
 	if a.CreatedAt, err = patio.ParseTimestamp(r.CreatedAt); err != nil {

@@ -91,19 +91,19 @@ func (s *Store) DueAlarms(ctx context.Context, from, to time.Time) ([]patio.Alar
 // FireAlarm marks a pending alarm as fired on its record, only while it is still the record's
 // pending alarm: the record's fired mark and its next alarm are set in one conditional update that
 // leaves its revision, updated_at and order item alone. It reports whether it fired.
-func (s *Store) FireAlarm(ctx context.Context, a patio.AlarmRef) (bool, error) {
+func (s *Store) FireAlarm(ctx context.Context, a patio.AlarmRef, at time.Time) (bool, error) {
 	switch a.Resource {
 	case patio.ResourceActivity:
 		r := records[patio.Activity, activityRow, patio.ActivityQuery]{s, &activityKind}
-		return fire(ctx, r, a, func(cur patio.Activity) patio.Activity { return cur.Fired(a.Type) },
+		return fire(ctx, r, a, func(cur patio.Activity) patio.Activity { return cur.Fired(a.Type, at) },
 			func(u *dynamo.Update, row activityRow) *dynamo.Update {
-				return u.Set("fired_due_soon", row.FiredDueSoon).Set("fired_overdue", row.FiredOverdue)
+				return u.Set("fired_due_soon", row.FiredDueSoon).Set("fired_overdue", row.FiredOverdue).Set("fired_at", row.FiredAt)
 			})
 	case patio.ResourceFinancial:
 		r := records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s, &financialKind}
-		return fire(ctx, r, a, func(cur patio.FinancialRecord) patio.FinancialRecord { return cur.Fired(a.Type) },
+		return fire(ctx, r, a, func(cur patio.FinancialRecord) patio.FinancialRecord { return cur.Fired(a.Type, at) },
 			func(u *dynamo.Update, row financialRow) *dynamo.Update {
-				return u.Set("fired_overdue", row.FiredOverdue)
+				return u.Set("fired_overdue", row.FiredOverdue).Set("fired_at", row.FiredAt)
 			})
 	}
 	return false, patio.Internal(fmt.Errorf("dynamostore: alarm of unknown resource %q", a.Resource))

@@ -52,7 +52,7 @@ func TestAlarms(t *testing.T) {
 	results := make([]bool, 2)
 	for i := range results {
 		wg.Go(func() {
-			ok, err := s.FireAlarm(ctx, alarms[0])
+			ok, err := s.FireAlarm(ctx, alarms[0], time.Now())
 			if err != nil {
 				t.Errorf("FireAlarm = %v", err)
 			}
@@ -74,7 +74,7 @@ func TestAlarms(t *testing.T) {
 	if _, err := svc.Update(ctx, team, a.ID, patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)}); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := s.FireAlarm(ctx, next[0]); ok {
+	if ok, _ := s.FireAlarm(ctx, next[0], time.Now()); ok {
 		t.Errorf("FireAlarm of a completed activity = true; want nothing fired")
 	}
 	reopened, err := svc.Update(ctx, team, a.ID, patio.ActivityInput{Status: patio.Some(patio.ActivityPending),

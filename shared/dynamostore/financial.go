@@ -36,6 +36,7 @@ type financialRow struct {
 	// pending alarm's entry in the sparse by_alarm index (alarms.go).
 	Zone         string  `dynamo:"zone"`
 	FiredOverdue *string `dynamo:"fired_overdue"`
+	FiredAt      *string `dynamo:"fired_at"`
 	AlarmDay     string  `dynamo:"alarm_day"`
 	AlarmKey     string  `dynamo:"alarm_key"`
 }
@@ -52,7 +53,7 @@ func toFinancialRow(f patio.FinancialRecord) financialRow {
 		LSIDue:     sortKey(f.Status, ptrTo(f.DueDate.String()), f.ID),
 		LSIAmount:  sortKey(f.Status, padded(12, int64(f.Amount)), f.ID),
 
-		Zone: f.Zone, FiredOverdue: dateStr(f.OverdueFired),
+		Zone: f.Zone, FiredOverdue: dateStr(f.OverdueFired), FiredAt: tsPtr(f.FiredAt),
 	}
 	if alarm, ok := f.NextAlarm(); ok {
 		row.AlarmDay, row.AlarmKey = alarmEntry(patio.ResourceFinancial, f.TeamID, f.ID, alarm)
@@ -71,6 +72,9 @@ func (r financialRow) record() (patio.FinancialRecord, error) {
 			return f, err
 		}
 		f.OverdueFired = &d
+	}
+	if f.FiredAt, err = parseTS(r.FiredAt); err != nil {
+		return f, err
 	}
 	if f.DueDate, err = patio.ParseDate(r.DueDate); err != nil {
 		return f, err

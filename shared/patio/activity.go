@@ -54,6 +54,10 @@ type Activity struct {
 	// each fires at most once per due_at value, and moving due_at arms both again. Not part of the
 	// representation; firing changes neither revision nor updated_at.
 	DueSoonFired, OverdueFired *Timestamp `json:"-"`
+	// FiredAt is when the timer last fired one of the activity's timed events: when that event was
+	// recorded, which decides the webhooks that receive it (its created_at is the scheduled
+	// instant, possibly earlier). Not part of the representation.
+	FiredAt *Timestamp `json:"-"`
 }
 
 // ActivityInput is an activity's create or update input, member by member.
@@ -177,8 +181,9 @@ func (a Activity) NextAlarm() (Alarm, bool) {
 	return Alarm{}, false
 }
 
-// Fired returns the activity with the alarm of type typ marked as fired for its due_at.
-func (a Activity) Fired(typ string) Activity {
+// Fired returns the activity with the alarm of type typ marked as fired for its due_at, at at.
+func (a Activity) Fired(typ string, at time.Time) Activity {
+	a.FiredAt = ptr(NewTimestamp(at))
 	switch typ {
 	case AlarmDueSoon:
 		a.DueSoonFired = a.DueAt

@@ -64,6 +64,9 @@ type FinancialRecord struct {
 	// Zone is the team's time zone when the record was written, whose midnight after due_date
 	// makes it overdue. Not part of the representation.
 	OverdueFired *Date  `json:"-"`
+	// FiredAt is when the timer fired the record's overdue: when the event was recorded (see
+	// Activity.FiredAt). Not part of the representation.
+	FiredAt *Timestamp `json:"-"`
 	Zone         string `json:"-"`
 }
 
@@ -88,7 +91,8 @@ func (f FinancialRecord) NextAlarm() (Alarm, bool) {
 }
 
 // Fired returns the record with its overdue marked as fired for its due_date.
-func (f FinancialRecord) Fired(string) FinancialRecord {
+func (f FinancialRecord) Fired(_ string, at time.Time) FinancialRecord {
+	f.FiredAt = ptr(NewTimestamp(at))
 	f.OverdueFired = ptr(f.DueDate)
 	return f
 }

@@ -118,7 +118,7 @@ func TestFinancialOverdueAt(t *testing.T) {
 		if !ok || alarm.Type != patio.AlarmOverdue {
 			t.Errorf("NextAlarm(pending) = %+v %v; want overdue", alarm, ok)
 		}
-		if _, ok := f.Fired(patio.AlarmOverdue).NextAlarm(); ok {
+		if _, ok := f.Fired(patio.AlarmOverdue, time.Now()).NextAlarm(); ok {
 			t.Errorf("NextAlarm after firing = true; want none until due_date moves")
 		}
 		f.Status = patio.FinancialPaid

@@ -25,8 +25,8 @@ type AlarmStore interface {
 	DueAlarms(ctx context.Context, from, to time.Time) ([]AlarmRef, error)
 	// FireAlarm marks the alarm as fired on its record, only if it is still the record's pending
 	// alarm (false otherwise), without changing the record's revision or updated_at. The mark is
-	// the change the webhook dispatcher turns into the event.
-	FireAlarm(ctx context.Context, a AlarmRef) (bool, error)
+	// the change the webhook dispatcher turns into the event, recorded at at.
+	FireAlarm(ctx context.Context, a AlarmRef, at time.Time) (bool, error)
 }
 
 // Timer fires the timed events of activities and financial records (CONTRACT.md section 15):
@@ -58,7 +58,7 @@ func (t Timer) Tick(ctx context.Context) (int, error) {
 			case <-time.After(wait):
 			}
 		}
-		ok, err := t.Store.FireAlarm(ctx, a)
+		ok, err := t.Store.FireAlarm(ctx, a, t.clock())
 		if err != nil {
 			return fired, err
 		}

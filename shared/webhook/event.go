@@ -186,7 +186,7 @@ func Derive(c Change) ([]Event, error) {
 		var events []Event
 		for _, te := range timedEvents(c) {
 			e := mkAt(te.typ, map[string]json.RawMessage{}, patio.NewTimestamp(te.at))
-			e.Recorded = later(e.Recorded, c.At.Truncate(time.Second))
+			e.Recorded = later(e.Recorded, te.recorded)
 			events = append(events, e)
 		}
 		return events, nil
@@ -211,10 +211,11 @@ func Derive(c Change) ([]Event, error) {
 	return events, nil
 }
 
-// timed is a timed event a change records, at its scheduled instant.
+// timed is a timed event a change records, at its scheduled instant, and when it was recorded.
 type timed struct {
-	typ string
-	at  time.Time
+	typ      string
+	at       time.Time
+	recorded time.Time
 }
 
 // timedEvents returns the timed events a change records (CONTRACT.md section 15): the timer marks a
@@ -229,20 +230,29 @@ func timedEvents(c Change) []timed {
 		}
 		var out []timed
 		if newly(o.DueSoonFired, n.DueSoonFired) && *n.DueSoonFired == *n.DueAt {
-			out = append(out, timed{ActivityDueSoon, n.DueSoonAt()})
+			out = append(out, timed{ActivityDueSoon, n.DueSoonAt(), firedAt(n.FiredAt, c.At)})
 		}
 		if newly(o.OverdueFired, n.OverdueFired) && *n.OverdueFired == *n.DueAt {
-			out = append(out, timed{ActivityOverdue, n.DueAt.Time()})
+			out = append(out, timed{ActivityOverdue, n.DueAt.Time(), firedAt(n.FiredAt, c.At)})
 		}
 		return out
 	case patio.FinancialRecord:
 		o, ok := c.Old.(patio.FinancialRecord)
 		if ok && o.Revision == n.Revision && n.OverdueFired != nil && (o.OverdueFired == nil || *o.OverdueFired != *n.OverdueFired) &&
 			*n.OverdueFired == n.DueDate {
-			return []timed{{FinancialOverdue, n.OverdueAt()}}
+			return []timed{{FinancialOverdue, n.OverdueAt(), firedAt(n.FiredAt, c.At)}}
 		}
 	}
 	return nil
+}
+
+// firedAt is when the timer recorded a firing: the record's mark of it, or (a record fired before
+// the mark existed) the stream's approximate time of the change.
+func firedAt(mark *patio.Timestamp, stream time.Time) time.Time {
+	if mark != nil {
+		return mark.Time()
+	}
+	return stream
 }
 
 // newly reports a mark set or moved by a change.
