@@ -2,7 +2,7 @@ package httpapi_test
 
 import (
 	"context"
-	"io"
+	"os"
 	"log/slog"
 	"net/http/httptest"
 	"strconv"
@@ -23,7 +23,7 @@ func limitedStack(t *testing.T, now *atomic.Int64) *stack {
 	s := newStack(t)
 	h := httpapi.New(httpapi.Options{
 		Keys: s.store, Limiter: s.store, Vehicles: patio.NewVehicles(s.store.Vehicles()),
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Now:    func() time.Time { return time.Unix(0, now.Load()) },
 	})
 	srv := httptest.NewServer(h)
