@@ -403,7 +403,7 @@ func (r records[T, R, Q]) total(ctx context.Context, teamID string, p plan, lq p
 func (r records[T, R, Q]) legacyPage(ctx context.Context, teamID string, p plan, lq patio.ListQuery, f filter) (patio.Listed[T], error) {
 	var rows []R
 	q := r.table().Get("pk", teamID).Consistent(true).Range("sk", dynamo.BeginsWith, r.k.prefix)
-	if err := f.apply(q).All(ctx, &rows); err != nil {
+	if err := f.withStatus().apply(q).All(ctx, &rows); err != nil {
 		return patio.Listed[T]{}, err
 	}
 	type keyed struct {
@@ -467,7 +467,7 @@ func (r records[T, R, Q]) list(ctx context.Context, teamID string, lq patio.List
 		return err
 	})
 	g.Go(func() (err error) {
-		out.Total, err = r.total(gctx, teamID, p, lq, f, lq.StatusOnly() && f.others == 0)
+		out.Total, err = r.total(gctx, teamID, p, lq, f, lq.StatusOnly() && f.statusOnly())
 		return err
 	})
 	if err := g.Wait(); err != nil {
