@@ -47,6 +47,9 @@ const countShards = 4
 // lists still sum until the maintenance backfill folds them into the current shards.
 const countPrefix = "n#"
 
+// countsEnd is past every counter item's sort key.
+const countsEnd = "n$"
+
 func countKey(shard int) string { return countPrefix + strconv.Itoa(shard) }
 
 // perStatusCounter reports a counter item of the previous format by its sort key, and its status.
@@ -56,9 +59,11 @@ func perStatusCounter(sk string) (status string, ok bool) {
 }
 
 // counts reads a partition's maintained counts of every status: one strongly consistent query of
-// its counter items (countShards of them, plus any of the previous format not yet folded).
+// its counter items (countShards of them, plus any of the previous format not yet folded). The
+// key condition is a BETWEEN ('$' follows '#'), not the equivalent begins_with, which DynamoDB
+// Local serves by reading the whole partition (9 ms rather than 1 at 10,000 vehicles).
 func (s *Store) counts(ctx context.Context, t dynamo.Table, teamID string) (map[string]int, error) {
-	iter := t.Get("pk", teamID).Range("sk", dynamo.BeginsWith, countPrefix).Consistent(true).Iter()
+	iter := t.Get("pk", teamID).Range("sk", dynamo.Between, countPrefix, countsEnd).Consistent(true).Iter()
 	counts := map[string]int{}
 	var item dynamo.Item
 	for iter.Next(ctx, &item) {
