@@ -179,8 +179,9 @@ func (p plan) key(status, value string) orderKey {
 }
 
 // stream reads one status's records in the list's order, a batch at a time, from just after a
-// position.
-type stream[R any] struct {
+// position. It hands out items as read: only those a page keeps are decoded (a page reads up to
+// k × limit items to keep limit of them).
+type stream struct {
 	r     func(seg segment, lo, hi string, start dynamo.PagingKey, batch int) ([]dynamo.Item, dynamo.PagingKey, error)
 	plan  plan
 	desc  bool
@@ -188,20 +189,20 @@ type stream[R any] struct {
 	after orderKey // "" for the start
 	batch int
 
-	buf   []streamed[R]
+	buf   []streamed
 	start dynamo.PagingKey
 }
 
-type streamed[R any] struct {
-	row R
-	key orderKey
+type streamed struct {
+	item dynamo.Item
+	key  orderKey
 }
 
 // next returns the stream's next record, or false at its end.
-func (st *stream[R]) next(decode func(dynamo.Item) (R, error)) (streamed[R], bool, error) {
+func (st *stream) next() (streamed, bool, error) {
 	for len(st.buf) == 0 {
 		if len(st.segs) == 0 {
-			return streamed[R]{}, false, nil
+			return streamed{}, false, nil
 		}
 		seg := st.segs[0]
 		lo, hi := seg.lo, seg.hi
@@ -216,7 +217,7 @@ func (st *stream[R]) next(decode func(dynamo.Item) (R, error)) (streamed[R], boo
 		}
 		items, lek, err := st.r(seg, lo, hi, st.start, st.batch)
 		if err != nil {
-			return streamed[R]{}, false, err
+			return streamed{}, false, err
 		}
 		for _, it := range items {
 			value := attrString(it, st.plan.attr)
@@ -224,11 +225,7 @@ func (st *stream[R]) next(decode func(dynamo.Item) (R, error)) (streamed[R], boo
 			if st.after != "" && k == st.after {
 				continue
 			}
-			row, err := decode(it)
-			if err != nil {
-				return streamed[R]{}, false, err
-			}
-			st.buf = append(st.buf, streamed[R]{row: row, key: k})
+			st.buf = append(st.buf, streamed{item: it, key: k})
 		}
 		st.start = lek
 		if lek == nil {
@@ -301,20 +298,15 @@ func (r records[T, R, Q]) page(ctx context.Context, teamID string, p plan, lq pa
 	if after != "" {
 		first++
 	}
-	streams := make([]*stream[R], 0, len(lq.Status))
+	streams := make([]*stream, 0, len(lq.Status))
 	for _, status := range lq.Status {
-		streams = append(streams, &stream[R]{r: read, plan: p, desc: lq.Desc, after: after,
+		streams = append(streams, &stream{r: read, plan: p, desc: lq.Desc, after: after,
 			segs: skipSegmentsBefore(p.ranges(status), after), batch: min(max(first, 10), 1000)})
 	}
-	decode := func(it dynamo.Item) (R, error) {
-		var row R
-		err := dynamo.UnmarshalItem(it, &row)
-		return row, err
-	}
 	// The head of each stream, refilled as it is taken.
-	heads := make([]*streamed[R], len(streams))
+	heads := make([]*streamed, len(streams))
 	fill := func(i int) error {
-		s, ok, err := streams[i].next(decode)
+		s, ok, err := streams[i].next()
 		if err != nil {
 			return err
 		}
@@ -345,7 +337,11 @@ func (r records[T, R, Q]) page(ctx context.Context, teamID string, p plan, lq pa
 		}
 		h := heads[best]
 		if seen >= offset {
-			rec, err := r.k.decode(h.row)
+			var row R
+			if err := dynamo.UnmarshalItem(h.item, &row); err != nil {
+				return nil, "", err
+			}
+			rec, err := r.k.decode(row)
 			if err != nil {
 				return nil, "", err
 			}
