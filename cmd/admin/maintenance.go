@@ -12,12 +12,14 @@ func (c *cli) maintenanceCmd() *cobra.Command {
 	m := &cobra.Command{Use: "maintenance", Short: "Upgrade stored data after a release that needs it"}
 	m.AddCommand(&cobra.Command{
 		Use:   "backfill",
-		Short: "Rewrite rows of the previous list format (status-prefixed keys, order items, counts)",
+		Short: "Rewrite rows of the previous list format (status-prefixed keys, order items, counts), fold old counters",
 		Long: `Rewrites, in the vehicles, clients and deals tables, every record row written before lists kept
 status-prefixed index keys, order items and maintained counts (docs/storage.md, "Migration").
 Safe to run while the API serves, to interrupt and to run again: a row a live write rewrote first
 is skipped, nothing is counted twice, no updated_at or revision changes and no event fires. Until a
-team has no row of the previous format left, its lists are served and counted the old way.`,
+team has no row of the previous format left, its lists are served and counted the old way.
+It also folds the counter items of the previous counter format (one per status and shard) into the
+current shards (one item per shard for every status); lists sum both formats meanwhile.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			t := c.conf.Tables
@@ -31,9 +33,9 @@ team has no row of the previous format left, its lists are served and counted th
 				return c.fail(err)
 			}
 			return c.print(map[string]any{"tables": reports}, func(w io.Writer) {
-				fmt.Fprintln(w, "table\tscanned\tmigrated\tskipped")
+				fmt.Fprintln(w, "table\tscanned\tmigrated\tskipped\tcounters folded")
 				for _, r := range reports {
-					fmt.Fprintf(w, "%s\t%d\t%d\t%d\n", r.Table, r.Scanned, r.Migrated, r.Skipped)
+					fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\n", r.Table, r.Scanned, r.Migrated, r.Skipped, r.Folded)
 				}
 			})
 		},

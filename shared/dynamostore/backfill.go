@@ -3,6 +3,8 @@ package dynamostore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -15,6 +17,7 @@ type BackfillReport struct {
 	Scanned  int    `json:"scanned"`  // record rows of the previous format found
 	Migrated int    `json:"migrated"` // rows rewritten in the current format, with order item and count
 	Skipped  int    `json:"skipped"`  // rows a live write rewrote first (already current)
+	Folded   int    `json:"folded"`   // counter items of the previous format folded into the current shards
 }
 
 // Backfill migrates the rows written before lists kept status-prefixed index keys, order items and
@@ -25,6 +28,11 @@ type BackfillReport struct {
 // revision), so it fires no webhook event. It is safe to run while the API serves, to interrupt
 // and to run again (it finds only what is left). Until a team's partition holds no row of the
 // previous format, its lists are served, and counted, the old way.
+//
+// It also folds the counter items of the previous counter format (one item per status and shard,
+// "n#<status>#<shard>") into the current shards: each is deleted, conditioned on the count read,
+// in one transaction that adds its count to a current shard. Lists sum both formats, so they count
+// right before, during and after.
 func (s *Store) Backfill(ctx context.Context) ([]BackfillReport, error) {
 	var out []BackfillReport
 	var errs []error
@@ -46,11 +54,28 @@ func (r records[T, R, Q]) backfill(ctx context.Context) (BackfillReport, error) 
 		return rep, errors.New("dynamostore: backfill: the " + r.k.what + "s table is not configured")
 	}
 	t := r.table()
-	iter := t.Scan().Filter("begins_with('sk', ?) AND (begins_with('lsi_updated', ?) OR begins_with('lsi_updated', ?))",
-		r.k.prefix, "0#", "1#").Consistent(true).Iter()
-	var row R
-	for iter.Next(ctx, &row) {
+	// One scan finds both: record rows of the previous format, and counter items of the previous
+	// format (the only counter items with a "count" attribute; current shards hold statuses).
+	iter := t.Scan().Filter("(begins_with('sk', ?) AND (begins_with('lsi_updated', ?) OR begins_with('lsi_updated', ?))) OR "+
+		"(begins_with('sk', ?) AND attribute_exists('count'))", r.k.prefix, "0#", "1#", countPrefix).Consistent(true).Iter()
+	var item dynamo.Item
+	for iter.Next(ctx, &item) {
+		if status, ok := perStatusCounter(attrString(item, "sk")); ok {
+			folded, err := r.fold(ctx, item, status)
+			if err != nil {
+				return rep, wrap(err, "backfill "+r.k.what+" counts of", rep.Table)
+			}
+			if folded {
+				rep.Folded++
+			}
+			item = nil
+			continue
+		}
 		rep.Scanned++
+		var row R
+		if err := dynamo.UnmarshalItem(item, &row); err != nil {
+			return rep, wrap(err, "backfill "+r.k.what+"s of", rep.Table)
+		}
 		migrated, err := r.migrate(ctx, row)
 		if err != nil {
 			return rep, wrap(err, "backfill "+r.k.what+"s of", rep.Table)
@@ -60,11 +85,44 @@ func (r records[T, R, Q]) backfill(ctx context.Context) (BackfillReport, error) 
 		} else {
 			rep.Skipped++
 		}
-		var zero R
-		row = zero
+		item = nil
 	}
 	return rep, wrap(iter.Err(), "scan "+r.k.what+"s of", rep.Table)
 }
+
+// fold moves a counter item of the previous format into a random current shard: its deletion,
+// conditioned on the count read, and the addition of that count, in one transaction. A write
+// of the item since it was read (only a writer of the previous release would) makes it read the
+// item again and retry; an item gone meanwhile (another backfill folded it) is not folded again.
+func (r records[T, R, Q]) fold(ctx context.Context, item dynamo.Item, status string) (bool, error) {
+	t := r.table()
+	teamID, sk := attrString(item, "pk"), attrString(item, "sk")
+	for attempt := 1; ; attempt++ {
+		var n int
+		if err := dynamo.Unmarshal(item["count"], &n); err != nil {
+			return false, fmt.Errorf("counter %s: %w", sk, err)
+		}
+		ops := []op{{del: t.Delete("pk", teamID).Range("sk", sk).If("'count' = ?", n), failed: errRevConflict}}
+		if n != 0 {
+			ops = append(ops, op{upd: t.Update("pk", teamID).Range("sk", countKey(rand.IntN(countShards))).Add(status, n)})
+		}
+		err := r.s.run(ctx, ops)
+		if !errors.Is(err, errRevConflict) || attempt == maxFoldAttempts {
+			return err == nil, err
+		}
+		item = nil
+		err = t.Get("pk", teamID).Range("sk", dynamo.Equal, sk).Consistent(true).One(ctx, &item)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
+
+// maxFoldAttempts bounds fold's retries against writers of the previous release.
+const maxFoldAttempts = 5
 
 // migrate rewrites one row of the previous format; false when a live write got there first.
 func (r records[T, R, Q]) migrate(ctx context.Context, row R) (bool, error) {

@@ -3,7 +3,9 @@ package dynamostore_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
@@ -89,6 +91,74 @@ func TestBackfill(t *testing.T) {
 	}
 }
 
+// Counts kept in the previous counter format (one item per status and shard) still count, and the
+// backfill folds them into the current shards (one item per shard for every status) without
+// changing a total, while live writes count in the current format.
+func TestBackfillFoldsPerStatusCounters(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	team := newTeam()
+	a := createVehicle(t, s, team, patio.VehicleInput{})
+	createVehicle(t, s, team, patio.VehicleInput{})
+	// As the previous release left a team's counts, for vehicles of its own.
+	for _, c := range []struct {
+		status   string
+		shard, n int
+	}{{"ativo", 3, 5}, {"ativo", 11, 1}, {"vendido", 0, 2}, {"arquivado", 7, 4}, {"reservado", 15, 0}} {
+		dynamostore.PutPerStatusCount(t, s, team, c.status, c.shard, c.n)
+	}
+	if _, err := patio.NewVehicles(s.Vehicles()).Archive(ctx, team, a.ID); err != nil {
+		t.Fatalf("Archive = %v", err)
+	}
+	want := map[string]int{"ativo": 7, "vendido": 2, "arquivado": 5}
+	totals := func() (int, int) {
+		t.Helper()
+		var out [2]int
+		for i, status := range [][]string{nil, {patio.VehicleArchived}} {
+			q, err := patio.VehicleQuery{ListQuery: patio.ListQuery{Status: status}}.Check()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Vehicles().List(ctx, team, q)
+			if err != nil {
+				t.Fatalf("List(%v) = %v", status, err)
+			}
+			out[i] = got.Total
+		}
+		return out[0], out[1]
+	}
+	if shown, archived := totals(); shown != 9 || archived != 5 {
+		t.Errorf("totals before the backfill = %d shown, %d archived; want 9, 5", shown, archived)
+	}
+	reports, err := s.Backfill(ctx)
+	if err != nil {
+		t.Fatalf("Backfill = %v", err)
+	}
+	if r := reports[0]; r.Folded < 5 {
+		t.Errorf("vehicles backfill = %+v; want at least this team's 5 counter items folded", r)
+	}
+	if shown, archived := totals(); shown != 9 || archived != 5 {
+		t.Errorf("totals after the backfill = %d shown, %d archived; want 9, 5", shown, archived)
+	}
+	counts, _, err := dynamostore.VehicleCounts(ctx, s, team)
+	maps.DeleteFunc(counts, func(_ string, n int) bool { return n == 0 })
+	if err != nil || !reflect.DeepEqual(counts, want) {
+		t.Errorf("counts after the backfill = %v, %v; want %v", counts, err, want)
+	}
+	keys, err := dynamostore.VehicleCounterKeys(ctx, s, team)
+	if err != nil || len(keys) > dynamostore.CountShards {
+		t.Errorf("counter items after the backfill = %v, %v; want at most %d", keys, err, dynamostore.CountShards)
+	}
+	for _, k := range keys {
+		if strings.Count(k, "#") != 1 {
+			t.Errorf("counter item %q left after the backfill; want only current shards (n#<shard>)", k)
+		}
+	}
+	if again, err := s.Backfill(ctx); err != nil || again[0].Folded != 0 {
+		t.Errorf("second Backfill = %+v, %v; want nothing left to fold", again, err)
+	}
+}
+
 func vehicleIDs(vs []patio.Vehicle) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
@@ -114,6 +184,9 @@ func TestImportVehicles(t *testing.T) {
 	counts, legacy, err := dynamostore.VehicleCounts(ctx, s, team)
 	if want := map[string]int{"ativo": 20, "vendido": 20, "arquivado": 20}; err != nil || legacy || !reflect.DeepEqual(counts, want) {
 		t.Errorf("counts after import = %v (legacy %v, %v); want %v", counts, legacy, err, want)
+	}
+	if keys, err := dynamostore.VehicleCounterKeys(ctx, s, team); err != nil || len(keys) != dynamostore.CountShards {
+		t.Errorf("counter items after import = %v, %v; want the %d shards", keys, err, dynamostore.CountShards)
 	}
 	q, _ := patio.VehicleQuery{ListQuery: patio.ListQuery{Limit: patio.Some(100)}}.Check()
 	got, err := s.Vehicles().List(ctx, team, q)

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,4 +42,27 @@ func VehicleCounts(ctx context.Context, s *Store, teamID string) (map[string]int
 	}
 	legacy, err := s.hasLegacy(ctx, t, teamID)
 	return counts, legacy, err
+}
+
+// PutPerStatusCount stores a vehicle counter item of the previous counter format: one item per
+// status and shard, "n#<status>#<shard>", its count in "count" (for the backfill's tests).
+func PutPerStatusCount(t *testing.T, s *Store, teamID, status string, shard, n int) {
+	t.Helper()
+	err := s.db.Table(s.tables.Vehicles).Put(map[string]any{"pk": teamID, "sk": countPrefix + status + "#" + strconv.Itoa(shard),
+		"count": n}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// VehicleCounterKeys returns the sort keys of a team's vehicle counter items.
+func VehicleCounterKeys(ctx context.Context, s *Store, teamID string) ([]string, error) {
+	var items []dynamo.Item
+	err := s.db.Table(s.tables.Vehicles).Get("pk", teamID).Range("sk", dynamo.BeginsWith, countPrefix).
+		Consistent(true).All(ctx, &items)
+	keys := make([]string, len(items))
+	for i, it := range items {
+		keys[i] = attrString(it, "sk")
+	}
+	return keys, err
 }

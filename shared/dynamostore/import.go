@@ -10,9 +10,10 @@ import (
 // ImportVehicles bulk-loads vehicles of one team in the store's own item format (rows, order items,
 // plate guards, counts), with batch writes rather than one transaction per vehicle: for seeding
 // benchmarks and restoring data, many times faster than creating them one by one. Each status's
-// count is spread over all its shards, as a team's concurrent writes leave it, so that what reads
-// the counts (every list) reads what it reads in production. It checks nothing and is not atomic: the vehicles must be new, valid (patio.NewVehicle), of the team, with
-// distinct plates, and nothing else may write them while it runs.
+// count is spread over all the counter shards, as a team's concurrent writes leave it, so that
+// what reads the counts (every list) reads what it reads in production. It checks nothing and is
+// not atomic: the vehicles must be new, valid (patio.NewVehicle), of the team, with distinct
+// plates, and nothing else may write them while it runs.
 func (s *Store) ImportVehicles(ctx context.Context, teamID string, vs []patio.Vehicle) error {
 	r := records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}
 	t := r.table()
@@ -37,16 +38,24 @@ func (s *Store) ImportVehicles(ctx context.Context, teamID string, vs []patio.Ve
 		}
 		items = items[n:]
 	}
-	for status, n := range counts {
-		for shard := range min(n, counterShards) {
-			share := n / counterShards
-			if shard < n%counterShards {
-				share++
-			}
-			if err := t.Update("pk", teamID).Range("sk", counterKey(status, shard)).Add("count", share).Run(ctx); err != nil {
-				return wrap(err, "count imported vehicles of team", teamID)
-			}
+	for shard := range countShards {
+		if len(counts) == 0 {
+			break
+		}
+		u := t.Update("pk", teamID).Range("sk", countKey(shard))
+		for status, n := range counts {
+			u = u.Add(status, n/countShards+btoi(shard < n%countShards))
+		}
+		if err := u.Run(ctx); err != nil {
+			return wrap(err, "count imported vehicles of team", teamID)
 		}
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -91,6 +91,7 @@ func keyPrefix(resource string) (string, error) {
 	return "", fmt.Errorf("dynamostore: unknown resource %q", resource)
 }
 
-// CountShards is the number of counter items each status's maintained count is spread over, so
-// that concurrent writers of one team rarely update the same one (docs/storage.md).
-const CountShards = counterShards
+// CountShards is the number of counter items a team's maintained counts are spread over in each
+// table, every item holding the counts of all statuses, so that concurrent writers of one team
+// rarely update the same one (docs/storage.md).
+const CountShards = countShards

@@ -45,19 +45,33 @@ type sortIndex struct {
 	optional bool   // records may lack the value: read the 0# range after the 1# range
 }
 
-// filter accumulates a DynamoDB filter expression in guregu/dynamo's placeholder syntax.
+// filter accumulates a DynamoDB filter expression in guregu/dynamo's placeholder syntax. The
+// status condition is kept apart: a list reads one status's range at a time (index keys and order
+// items start with the status), so its reads need no condition on it, and a list with no other
+// condition is counted from the maintained counts. Only the legacy path, which reads every record
+// of the team, filters by status (withStatus).
 type filter struct {
-	parts []string
-	args  []any
-	// others counts the conditions other than the status one: a list with none is counted from
-	// the maintained counts.
-	others int
+	status []string
+	parts  []string
+	args   []any
 }
 
 func (f *filter) add(expr string, args ...any) {
 	f.parts = append(f.parts, expr)
 	f.args = append(f.args, args...)
-	f.others++
+}
+
+// statusOnly reports a filter with no condition but the status one.
+func (f filter) statusOnly() bool { return len(f.parts) == 0 }
+
+// withStatus returns the filter with the status condition among its expressions.
+func (f filter) withStatus() filter {
+	if len(f.status) == 0 {
+		return f
+	}
+	marks, args := placeholders(f.status)
+	return filter{status: f.status, parts: append([]string{"'status' IN (" + marks + ")"}, f.parts...),
+		args: append(args, f.args...)}
 }
 
 // in adds "attr IN (...)"; an empty list adds nothing.
@@ -86,10 +100,7 @@ func (f *filter) cents(attr, op string, bound *money.Cents) {
 // common adds the filters every resource shares: status, the created_at day range and
 // updated_since.
 func (f *filter) common(q patio.ListQuery) {
-	if len(q.Status) > 0 {
-		f.in("status", q.Status)
-		f.others-- // the status condition is what the maintained counts count by
-	}
+	f.status = q.Status
 	if q.CreatedFrom != nil {
 		f.add("'created_at' >= ?", q.CreatedFrom.Start().Format(patio.TimestampLayout))
 	}
@@ -101,7 +112,7 @@ func (f *filter) common(q patio.ListQuery) {
 	}
 }
 
-func (f *filter) apply(q *dynamo.Query) *dynamo.Query {
+func (f filter) apply(q *dynamo.Query) *dynamo.Query {
 	if len(f.parts) == 0 {
 		return q
 	}

@@ -179,11 +179,11 @@ func (r records[T, R, Q]) trackOps(teamID string, cur *T, current bool, next T) 
 	ops := []op{{put: t.Put(r.k.orderItem(r.k.encode(next), r.orderKey(status, id)))}}
 	switch {
 	case cur == nil || !current:
-		ops = append(ops, r.s.countOp(t, teamID, status, 1))
+		ops = append(ops, r.s.countOp(t, teamID, "", status))
 	case r.k.status(*cur) != status:
 		old := r.k.status(*cur)
 		ops = append(ops, op{del: t.Delete("pk", teamID).Range("sk", r.orderKey(old, id))},
-			r.s.countOp(t, teamID, old, -1), r.s.countOp(t, teamID, status, 1))
+			r.s.countOp(t, teamID, old, status))
 	}
 	return ops
 }
