@@ -66,7 +66,7 @@ type Webhook struct {
 	CreatedAt   patio.Timestamp `json:"created_at"`
 	UpdatedAt   patio.Timestamp `json:"updated_at"`
 	// Revision counts the writes of the webhook (1 when created); the store sets it.
-	Revision int
+	Revision int `json:"-"`
 }
 
 // PreviousSecret is a secret rotated out, signing until Until.
