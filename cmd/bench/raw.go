@@ -136,7 +136,9 @@ func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limit
 	minute, day := rateKeys(teamID, now)
 	var minuteErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { minuteErr = r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix()) })
+	wg.Go(func() {
+		minuteErr = r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix())
+	})
 	dayErr := r.increment(ctx, day, 1, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour).Unix())
 	wg.Wait()
 	return errors.Join(minuteErr, dayErr)

@@ -2,9 +2,9 @@ package httpapi_test
 
 import (
 	"context"
-	"os"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"

@@ -63,11 +63,11 @@ type FinancialRecord struct {
 	// OverdueFired is the due_date value financial.overdue fired for (at most once per value);
 	// Zone is the team's time zone when the record was written, whose midnight after due_date
 	// makes it overdue. Not part of the representation.
-	OverdueFired *Date  `json:"-"`
+	OverdueFired *Date `json:"-"`
 	// FiredAt is when the timer fired the record's overdue: when the event was recorded (see
 	// Activity.FiredAt). Not part of the representation.
 	FiredAt *Timestamp `json:"-"`
-	Zone         string `json:"-"`
+	Zone    string     `json:"-"`
 }
 
 // OverdueAt is when a record becomes overdue: the start of the day after its due_date in its
