@@ -68,15 +68,7 @@ func setup(ctx context.Context) (*benchEnv, error) {
 		return nil, errors.New("AWS_ENDPOINT_URL_DYNAMODB is not set: run `make bench` " +
 			"(go run ./cmd/local with-engines -- go run ./cmd/bench), never against AWS")
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	tplPath, err := samtemplate.Find(wd)
-	if err != nil {
-		return nil, err
-	}
-	tpl, err := samtemplate.Load(tplPath)
+	tpl, tplPath, err := samtemplate.LoadModule()
 	if err != nil {
 		return nil, err
 	}

@@ -332,15 +332,7 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	if err != nil {
 		return nil, err
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	tplPath, err := samtemplate.Find(wd)
-	if err != nil {
-		return nil, err
-	}
-	tpl, err := samtemplate.Load(tplPath)
+	tpl, _, err := samtemplate.LoadModule()
 	if err != nil {
 		return nil, err
 	}

@@ -145,6 +145,21 @@ func Parse(data []byte) (*Template, error) {
 	return t, nil
 }
 
+// LoadModule finds (Find) and loads (Load) the template of the Go module that contains the working
+// directory, and returns it with its path.
+func LoadModule() (*Template, string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, "", fmt.Errorf("samtemplate: %w", err)
+	}
+	path, err := Find(wd)
+	if err != nil {
+		return nil, "", err
+	}
+	tpl, err := Load(path)
+	return tpl, path, err
+}
+
 // Find returns the path of template.yaml at the root of the Go module that contains dir: it walks up
 // from dir to the first directory holding go.mod. It fails when there is no such directory or it has
 // no template.yaml.

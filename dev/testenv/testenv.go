@@ -95,15 +95,7 @@ func unavailable(t testing.TB, err error) {
 }
 
 func provision(c aws.Config) (map[string]string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	path, err := samtemplate.Find(wd)
-	if err != nil {
-		return nil, err
-	}
-	tpl, err := samtemplate.Load(path)
+	tpl, _, err := samtemplate.LoadModule()
 	if err != nil {
 		return nil, err
 	}

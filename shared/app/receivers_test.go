@@ -133,15 +133,7 @@ func isolatedPipeline(t *testing.T) *pipeline {
 	testenv.Tables(t) // the engines, and the package's environment to start from
 	requireMoto(t)
 	cfg := testenv.AWSConfig(t)
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, err := samtemplate.Find(wd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.Load(path)
+	tpl, _, err := samtemplate.LoadModule()
 	if err != nil {
 		t.Fatal(err)
 	}
