@@ -451,7 +451,10 @@ func (r records[T, R, Q]) legacyPage(ctx context.Context, teamID string, p plan,
 // list serves a list query: the ready path or, for a partition awaiting the backfill, the legacy
 // one. The legacy probe, the page and its total are read side by side, in one round trip: a
 // partition awaiting the backfill is rare (only while a migration runs), and the page and total
-// read for it in the current format are then discarded.
+// read for it in the current format are then discarded. A partition the probe finds current is
+// remembered and not probed again by this process: this release and later ones write only the
+// current format, so it cannot go back (a writer of the previous release still running during a
+// deployment could add such a row; the backfill, run once the deployment is done, migrates it).
 func (r records[T, R, Q]) list(ctx context.Context, teamID string, lq patio.ListQuery, f filter) (patio.Listed[T], error) {
 	p := r.plan(lq.Sort)
 	offset := 0
@@ -462,7 +465,16 @@ func (r records[T, R, Q]) list(ctx context.Context, teamID string, lq patio.List
 	var last orderKey
 	var legacy bool
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { legacy, err = r.s.hasLegacy(gctx, r.table(), teamID); return })
+	partition := r.table().Name() + "\x00" + teamID
+	if _, current := r.s.current.Load(partition); !current {
+		g.Go(func() (err error) {
+			legacy, err = r.s.hasLegacy(gctx, r.table(), teamID)
+			if err == nil && !legacy {
+				r.s.current.Store(partition, struct{}{})
+			}
+			return err
+		})
+	}
 	g.Go(func() (err error) {
 		out.Items, last, err = r.page(gctx, teamID, p, lq, f, offset, lq.Limit.Value)
 		return err

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,6 +42,9 @@ type Tables struct {
 type Store struct {
 	db     *dynamo.DB
 	tables Tables
+	// current holds the partitions ("<table>\x00<team>") a list found free of rows of the
+	// previous format (see records.list): they stay so, so they are not probed again.
+	current sync.Map
 }
 
 // New returns a store on the given AWS configuration. The SDK finds the endpoint through the standard
