@@ -20,16 +20,13 @@ type TimerHandler func(context.Context, events.EventBridgeEvent) error
 // next tick, so every timed event is recorded within moments of its time (CONTRACT.md section 15).
 const TimerPeriod = time.Minute
 
-// timerLookback is how far back a tick looks: alarms a missed or late tick left behind.
-const timerLookback = time.Hour
-
 // NewTimer returns the timer of activities and financial records on the configured tables, ticking
 // every period. It fails when c lacks what TimerFunction needs.
 func NewTimer(cfg aws.Config, c Config, period time.Duration) (patio.Timer, error) {
 	if err := c.Require(TimerFunction); err != nil {
 		return patio.Timer{}, err
 	}
-	return patio.Timer{Store: dynamostore.New(cfg, c.Tables), Lookback: timerLookback, Lookahead: period}, nil
+	return patio.Timer{Store: dynamostore.New(cfg, c.Tables), Lookahead: period}, nil
 }
 
 // Timer returns the handler of the timer function: one tick per scheduled invocation.

@@ -13,20 +13,30 @@ import (
 )
 
 // Timed events (CONTRACT.md section 15). A record with a pending alarm carries its entry in the
-// sparse global index by_alarm of ActivitiesTable and FinancialTable: hash alarm_day (the alarm's
-// UTC date), range alarm_key ("<instant>#<type>#<resource>#<team>#<id>", the instant in fixed-width
-// UTC so keys sort by time). Records without a pending alarm (none due, completed, paid, cancelled,
-// already fired) have neither attribute and are not in the index, so a timer tick reads only the
-// alarms of its window: one query per UTC day the window spans. The index is eventually
-// consistent, which a timer that looks back over its window tolerates.
+// sparse global index by_alarm of ActivitiesTable and FinancialTable: hash alarm_day, range
+// alarm_key ("<instant>#<type>#<resource>#<team>#<id>", the instant in fixed-width UTC so keys sort
+// by time). Records without a pending alarm (none due, completed, paid, cancelled, already fired)
+// have neither attribute and are not in the index, which therefore holds pending alarms only: a
+// firing removes its entry or moves it to the record's next alarm. So a timer tick reads everything
+// due up to the end of its window with one query per table, whatever the hour, and an alarm a
+// missed tick left behind is still found by the next, however late.
+//
+// alarm_day holds one value, alarmSet, in every entry. It was the alarm's UTC date, which made a
+// tick whose window spans midnight read two partitions per table; the attribute keeps its name
+// because a global index's key schema cannot change in place (maintenance backfill moves entries
+// of that format). One partition key value takes the index writes of every team: DynamoDB serves
+// about 1,000 writes a second to one value of an index, and arming, moving or clearing an alarm
+// is one or two of them, which is far above what the platform's activities and financial records
+// see; should it not be, alarmSet becomes a few values and a tick one query per value
+// (docs/storage.md).
+const alarmSet = "pending"
 
 // alarmLayout is the instant in an alarm key: fixed width, so that keys sort by time.
 const alarmLayout = "2006-01-02T15:04:05.000Z"
 
 // alarmEntry returns a pending alarm's index attributes.
-func alarmEntry(resource, teamID, id string, a patio.Alarm) (day, key string) {
-	at := a.At.UTC()
-	return at.Format(time.DateOnly), strings.Join([]string{at.Format(alarmLayout), a.Type, resource, teamID, id}, "#")
+func alarmEntry(resource, teamID, id string, a patio.Alarm) (set, key string) {
+	return alarmSet, strings.Join([]string{a.At.UTC().Format(alarmLayout), a.Type, resource, teamID, id}, "#")
 }
 
 // parseAlarmKey reads an index entry back.
@@ -47,37 +57,36 @@ type alarmIndexRow struct {
 	AlarmKey string `dynamo:"alarm_key"`
 }
 
-// DueAlarms returns the pending alarms of activities and financial records scheduled in [from, to]
-// (alarmStore of patio.Timer).
-func (s *Store) DueAlarms(ctx context.Context, from, to time.Time) ([]patio.AlarmRef, error) {
-	var out []patio.AlarmRef
+// alarmTables returns the configured tables that hold alarms.
+func (s *Store) alarmTables() []string {
 	var tables []string
 	for _, t := range []string{s.tables.Activities, s.tables.Financial} {
 		if t != "" {
 			tables = append(tables, t)
 		}
 	}
-	lo, hi := from.UTC().Format(alarmLayout), to.UTC().Format(alarmLayout)+"~"
-	type result struct{ rows []alarmIndexRow }
-	var days []string
-	for d := from.UTC().Truncate(24 * time.Hour); !d.After(to.UTC()); d = d.Add(24 * time.Hour) {
-		days = append(days, d.Format(time.DateOnly))
-	}
-	results := make([]result, len(tables)*len(days))
+	return tables
+}
+
+// DueAlarms returns the pending alarms of activities and financial records scheduled at or before
+// until (alarmStore of patio.Timer): one query per table, side by side.
+func (s *Store) DueAlarms(ctx context.Context, until time.Time) ([]patio.AlarmRef, error) {
+	tables := s.alarmTables()
+	hi := until.UTC().Format(alarmLayout) + "~"
+	results := make([][]alarmIndexRow, len(tables))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, table := range tables {
-		for j, day := range days {
-			g.Go(func() error {
-				return s.db.Table(table).Get("alarm_day", day).Index("by_alarm").
-					Range("alarm_key", dynamo.Between, lo, hi).All(gctx, &results[i*len(days)+j].rows)
-			})
-		}
+		g.Go(func() error {
+			return s.db.Table(table).Get("alarm_day", alarmSet).Index("by_alarm").
+				Range("alarm_key", dynamo.LessOrEqual, hi).All(gctx, &results[i])
+		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, wrap(err, "read due alarms", lo)
+		return nil, wrap(err, "read due alarms until", hi)
 	}
-	for _, r := range results {
-		for _, row := range r.rows {
+	var out []patio.AlarmRef
+	for _, rows := range results {
+		for _, row := range rows {
 			a, err := parseAlarmKey(row.AlarmKey)
 			if err != nil {
 				return nil, patio.Internal(err)
@@ -124,8 +133,8 @@ func fire[T, R, Q any](ctx context.Context, r records[T, R, Q], a patio.AlarmRef
 	next := r.k.encode(fired(cur))
 	u := marks(r.table().Update("pk", a.TeamID).Range("sk", r.k.prefix+a.ID), next).
 		If("'alarm_key' = ? AND 'rev' = ?", a.Key, revAttr(r.k.revision(cur)))
-	if day, key := alarmAttrs(next, r.k.alarmKey); key != "" {
-		u = u.Set("alarm_day", day).Set("alarm_key", key)
+	if key := r.k.alarmKey(next); key != "" {
+		u = u.Set("alarm_day", alarmSet).Set("alarm_key", key)
 	} else {
 		u = u.Remove("alarm_day", "alarm_key")
 	}
@@ -134,13 +143,4 @@ func fire[T, R, Q any](ctx context.Context, r records[T, R, Q], a patio.AlarmRef
 		return false, nil
 	}
 	return err == nil, wrap(err, "fire alarm", a.Key)
-}
-
-// alarmAttrs reads a row's alarm entry (its day is the key's first ten characters).
-func alarmAttrs[R any](row R, key func(R) string) (day, k string) {
-	k = key(row)
-	if len(k) >= 10 {
-		day = k[:10]
-	}
-	return day, k
 }

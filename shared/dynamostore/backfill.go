@@ -14,10 +14,11 @@ import (
 // BackfillReport is what one resource table's backfill did.
 type BackfillReport struct {
 	Table    string `json:"table"`
-	Scanned  int    `json:"scanned"`  // record rows of the previous format found
+	Scanned  int    `json:"scanned"`  // record rows (or, in a module table, alarms) of the previous format found
 	Migrated int    `json:"migrated"` // rows rewritten in the current format, with order item and count
 	Skipped  int    `json:"skipped"`  // rows a live write rewrote first (already current)
 	Folded   int    `json:"folded"`   // counter items of the previous format folded into the current shards
+	Moved    int    `json:"moved"`    // pending alarms moved from a UTC day's partition of by_alarm to alarmSet's
 }
 
 // Backfill migrates the rows written before lists kept status-prefixed index keys, order items and
@@ -33,6 +34,10 @@ type BackfillReport struct {
 // "n#<status>#<shard>") into the current shards: each is deleted, conditioned on the count read,
 // in one transaction that adds its count to a current shard. Lists sum both formats, so they count
 // right before, during and after.
+//
+// In the activities and financial tables, it moves the pending alarms indexed under their UTC day
+// (the first format of by_alarm) to the index's one partition (alarms.go), each conditioned on
+// the alarm being unchanged since it was read; like the rest, it changes no record.
 func (s *Store) Backfill(ctx context.Context) ([]BackfillReport, error) {
 	var out []BackfillReport
 	var errs []error
@@ -40,8 +45,13 @@ func (s *Store) Backfill(ctx context.Context) ([]BackfillReport, error) {
 		records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}.backfill,
 		records[patio.Client, clientRow, patio.ClientQuery]{s, &clientKind}.backfill,
 		records[patio.Deal, dealRow, patio.DealQuery]{s, &dealKind}.backfill,
+		func(ctx context.Context) (BackfillReport, error) { return s.moveAlarms(ctx, s.tables.Activities) },
+		func(ctx context.Context) (BackfillReport, error) { return s.moveAlarms(ctx, s.tables.Financial) },
 	} {
 		rep, err := b(ctx)
+		if rep.Table == "" && err == nil {
+			continue // a module table this configuration lacks
+		}
 		out = append(out, rep)
 		errs = append(errs, err)
 	}
@@ -143,4 +153,36 @@ func (r records[T, R, Q]) migrate(ctx context.Context, row R) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// moveAlarms moves a table's pending alarms indexed under their UTC day to alarmSet's partition:
+// one conditional update each (a live write that re-armed the alarm meanwhile already put it
+// there, and it is skipped). A table that is not configured has nothing to move.
+func (s *Store) moveAlarms(ctx context.Context, table string) (BackfillReport, error) {
+	rep := BackfillReport{Table: table}
+	if table == "" {
+		return rep, nil
+	}
+	t := s.db.Table(table)
+	iter := t.Scan().Filter("attribute_exists('alarm_key') AND 'alarm_day' <> ?", alarmSet).
+		Project("pk", "sk", "alarm_key").Consistent(true).Iter()
+	var row struct {
+		PK       string `dynamo:"pk"`
+		SK       string `dynamo:"sk"`
+		AlarmKey string `dynamo:"alarm_key"`
+	}
+	for iter.Next(ctx, &row) {
+		rep.Scanned++
+		err := t.Update("pk", row.PK).Range("sk", row.SK).Set("alarm_day", alarmSet).
+			If("'alarm_key' = ?", row.AlarmKey).Run(ctx)
+		switch {
+		case dynamo.IsCondCheckFailed(err):
+			rep.Skipped++
+		case err != nil:
+			return rep, wrap(err, "move alarms of", table)
+		default:
+			rep.Moved++
+		}
+	}
+	return rep, wrap(iter.Err(), "scan alarms of", table)
 }

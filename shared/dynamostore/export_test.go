@@ -66,3 +66,20 @@ func VehicleCounterKeys(ctx context.Context, s *Store, teamID string) ([]string,
 	}
 	return keys, err
 }
+
+// IndexAlarmUnderDay files an activity's pending alarm the way by_alarm's first format did: under
+// the alarm's UTC date rather than alarmSet (for the backfill's tests).
+func IndexAlarmUnderDay(t *testing.T, s *Store, teamID, id string) {
+	t.Helper()
+	var row activityRow
+	tbl := s.db.Table(s.tables.Activities)
+	if err := tbl.Get("pk", teamID).Range("sk", dynamo.Equal, activityPrefix+id).Consistent(true).One(context.Background(), &row); err != nil {
+		t.Fatal(err)
+	}
+	if row.AlarmKey == "" {
+		t.Fatalf("activity %s has no pending alarm", id)
+	}
+	if err := tbl.Update("pk", teamID).Range("sk", activityPrefix+id).Set("alarm_day", row.AlarmKey[:10]).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -82,7 +82,7 @@ func (f FinancialRecord) OverdueAt() time.Time {
 
 // NextAlarm returns the record's pending timed event, if any: financial.overdue while pending,
 // never before the record's last write (a due_date whose midnight is long past fires at the next
-// tick; the timer looks back only so far).
+// tick, dated when the record was written: an event is not dated before the write that armed it).
 func (f FinancialRecord) NextAlarm() (Alarm, bool) {
 	if f.Status != FinancialPending || (f.OverdueFired != nil && *f.OverdueFired == f.DueDate) {
 		return Alarm{}, false

@@ -20,9 +20,10 @@ type AlarmRef struct {
 
 // AlarmStore finds and fires the timed events of records.
 type AlarmStore interface {
-	// DueAlarms returns the pending alarms scheduled in [from, to], reading only the index
-	// entries of that window (a sparse index: records without a pending alarm are not in it).
-	DueAlarms(ctx context.Context, from, to time.Time) ([]AlarmRef, error)
+	// DueAlarms returns the pending alarms scheduled at or before until, reading only their index
+	// entries (a sparse index that holds pending alarms only: records without one are not in it,
+	// and a firing takes its alarm out). An alarm a missed tick left behind is among them.
+	DueAlarms(ctx context.Context, until time.Time) ([]AlarmRef, error)
 	// FireAlarm marks the alarm as fired on its record, only if it is still the record's pending
 	// alarm (false otherwise), without changing the record's revision or updated_at. The mark is
 	// the change the webhook dispatcher turns into the event, recorded at at.
@@ -30,13 +31,12 @@ type AlarmStore interface {
 }
 
 // Timer fires the timed events of activities and financial records (CONTRACT.md section 15):
-// each tick reads the alarms due from Lookback ago to Lookahead ahead, fires those due, and waits
-// for each of the others until its time within the tick, so that a tick every Lookahead fires every
-// alarm within moments of its time. Two ticks running at once never fire one alarm twice
-// (FireAlarm is conditional).
+// each tick reads the pending alarms due up to Lookahead ahead (those a missed or failed tick left
+// behind included, however late), fires those due, and waits for each of the others until its
+// time within the tick, so that a tick every Lookahead fires every alarm within moments of its
+// time. Two ticks running at once never fire one alarm twice (FireAlarm is conditional).
 type Timer struct {
 	Store     AlarmStore
-	Lookback  time.Duration    // how far back a tick looks for alarms a missed tick left
 	Lookahead time.Duration    // how far ahead: the tick period
 	Now       func() time.Time // the clock; time.Now when nil
 }
@@ -44,7 +44,7 @@ type Timer struct {
 // Tick runs one tick and returns how many alarms it fired.
 func (t Timer) Tick(ctx context.Context) (int, error) {
 	now := t.clock()
-	alarms, err := t.Store.DueAlarms(ctx, now.Add(-t.Lookback), now.Add(t.Lookahead))
+	alarms, err := t.Store.DueAlarms(ctx, now.Add(t.Lookahead))
 	if err != nil {
 		return 0, err
 	}
