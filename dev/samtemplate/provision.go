@@ -28,8 +28,10 @@ type Resources struct {
 // template.yaml declares.
 //
 // Provision is idempotent. A table that already exists (a persistent local database) is kept with
-// its items, provided its keys, indexes and stream match the template; otherwise Provision fails
-// and says so, because local secondary indexes cannot be added to an existing table. A queue that
+// its items. The global indexes the template added since are created on it, one at a time, and
+// built over its items (so local data of an older release keeps working); any other difference
+// in keys, indexes or stream makes Provision fail and say so, because local secondary indexes,
+// keys and a global index's keys cannot change in place. A queue that
 // exists with the same attributes is kept too. A fresh prefix gives a fresh set.
 //
 // Tables are ACTIVE, with TTL enabled where the template enables it, when Provision returns. It

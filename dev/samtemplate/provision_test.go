@@ -184,6 +184,48 @@ func TestProvisionSchemaDrift(t *testing.T) {
 	}
 }
 
+// A table that lacks only global indexes the template added since (local data of an older
+// release) gets them, built over the items it already holds; its items are kept.
+func TestProvisionAddsGlobalIndexes(t *testing.T) {
+	client, queues := clients(t)
+	tpl := loadRepoTemplate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	prefix := randomPrefix(t)
+	table := aws.String(prefix + "DeliveriesTable")
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            table,
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	})
+	if err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	item := map[string]types.AttributeValue{
+		"pk":         &types.AttributeValueMemberS{Value: "delivery#1"},
+		"sweep_key":  &types.AttributeValueMemberS{Value: "pending"},
+		"due_at":     &types.AttributeValueMemberN{Value: "1700000000"},
+		"webhook_id": &types.AttributeValueMemberS{Value: "wh1"},
+		"status_key": &types.AttributeValueMemberS{Value: "pending#1"},
+	}
+	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: item}); err != nil {
+		t.Fatalf("PutItem: %v", err)
+	}
+	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
+		t.Fatalf("Provision over a table lacking global indexes: %v", err)
+	}
+	for _, q := range []struct{ index, hash, value string }{{"by_due", "sweep_key", "pending"}, {"by_webhook", "webhook_id", "wh1"}} {
+		out, err := client.Query(ctx, &dynamodb.QueryInput{TableName: table, IndexName: aws.String(q.index),
+			KeyConditionExpression:    aws.String("#h = :v"),
+			ExpressionAttributeNames:  map[string]string{"#h": q.hash},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: q.value}}})
+		if err != nil || len(out.Items) != 1 {
+			t.Errorf("Query %s after Provision = %v, %v; want the item stored before", q.index, out, err)
+		}
+	}
+}
+
 func TestProvisionCancelled(t *testing.T) {
 	client, queues := clients(t)
 	ctx, cancel := context.WithCancel(context.Background())
