@@ -28,10 +28,10 @@ type Resources struct {
 // template.yaml declares.
 //
 // Provision is idempotent. A table that already exists (a persistent local database) is kept with
-// its items. The global indexes the template added since are created on it, one at a time, and
-// built over its items (so local data of an older release keeps working); any other difference
-// in keys, indexes or stream makes Provision fail and say so, because local secondary indexes,
-// keys and a global index's keys cannot change in place. A queue that
+// its items. When its indexes or stream differ from the template's (local data of an older
+// release), it is rebuilt with the template's schema and its items copied back, without firing
+// its stream (see rebuildTable); only a different primary key makes Provision fail and say so,
+// since the items could not be kept. A queue that
 // exists with the same attributes is kept too. A fresh prefix gives a fresh set.
 //
 // Tables are ACTIVE, with TTL enabled where the template enables it, when Provision returns. It

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -155,16 +157,18 @@ func TestProvision(t *testing.T) {
 	}
 }
 
-func TestProvisionSchemaDrift(t *testing.T) {
+// A table of an older release, with the template's primary key but not its indexes or stream, is
+// rebuilt with the template's schema; its items are kept, and copying them back fires no stream
+// record (no webhook event). A table with another primary key is refused.
+func TestProvisionRebuildsDriftedTable(t *testing.T) {
 	client, queues := clients(t)
 	tpl := loadRepoTemplate(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	prefix := randomPrefix(t)
-
-	// An older VehiclesTable without the template's indexes.
+	table := aws.String(prefix + "VehiclesTable")
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(prefix + "VehiclesTable"),
+		TableName:   table,
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
@@ -178,14 +182,112 @@ func TestProvisionSchemaDrift(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateTable: %v", err)
 	}
-	_, err = samtemplate.Provision(ctx, client, queues, tpl, prefix)
-	if err == nil || !strings.Contains(err.Error(), "another schema") {
-		t.Errorf("Provision over a drifted table: error = %v; want one about another schema", err)
+	item := map[string]types.AttributeValue{
+		"pk":          &types.AttributeValueMemberS{Value: "team1"},
+		"sk":          &types.AttributeValueMemberS{Value: "v#1"},
+		"lsi_updated": &types.AttributeValueMemberS{Value: "ativo#1#2026-01-01T00:00:00Z\x011"},
+		"brand":       &types.AttributeValueMemberS{Value: "Fiat"},
+	}
+	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: item}); err != nil {
+		t.Fatalf("PutItem: %v", err)
+	}
+	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
+		t.Fatalf("Provision over an older table: %v", err)
+	}
+	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(desc.Table.LocalSecondaryIndexes); n != 5 || desc.Table.StreamSpecification == nil || !aws.ToBool(desc.Table.StreamSpecification.StreamEnabled) {
+		t.Errorf("after Provision: %d local indexes, stream %+v; want the template's 5 and its stream", n, desc.Table.StreamSpecification)
+	}
+	out, err := client.Query(ctx, &dynamodb.QueryInput{TableName: table, IndexName: aws.String("by_updated"), ConsistentRead: aws.Bool(true),
+		KeyConditionExpression:    aws.String("pk = :t"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: "team1"}}})
+	if err != nil || len(out.Items) != 1 {
+		t.Errorf("Query by_updated after the rebuild = %v, %v; want the item stored before", out, err)
+	}
+	streams := dynamodbstreams.NewFromConfig(testenv.AWSConfig(t))
+	sd, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: desc.Table.LatestStreamArn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range sd.StreamDescription.Shards {
+		it, err := streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: desc.Table.LatestStreamArn,
+			ShardId: sh.ShardId, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs.Records) != 0 {
+			t.Errorf("stream after the rebuild holds %d records; want none (copying items back is no change)", len(recs.Records))
+		}
+	}
+	if again, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil || again.Tables["VehiclesTable"] != *table {
+		t.Errorf("Provision again = %v; want the rebuilt table kept", err)
+	}
+
+	// Another primary key: the items could not be kept.
+	other := randomPrefix(t)
+	if _, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(other + "VehiclesTable"),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+	}); err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	_, err = samtemplate.Provision(ctx, client, queues, tpl, other)
+	if err == nil || !strings.Contains(err.Error(), "another primary key") {
+		t.Errorf("Provision over a table with another primary key: error = %v; want one about the primary key", err)
 	}
 }
 
-// A table that lacks only global indexes the template added since (local data of an older
-// release) gets them, built over the items it already holds; its items are kept.
+// A rebuild interrupted once its items were in the holding table is finished by the next Provision.
+func TestProvisionFinishesInterruptedRebuild(t *testing.T) {
+	client, queues := clients(t)
+	tpl := loadRepoTemplate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prefix := randomPrefix(t)
+	hold := aws.String(prefix + "AccountsTable.rebuild")
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:   hold,
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
+		},
+	})
+	if err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "team#1"}, "sk": &types.AttributeValueMemberS{Value: "team"}}
+	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: hold, Item: key}); err != nil {
+		t.Fatalf("PutItem: %v", err)
+	}
+	res, err := samtemplate.Provision(ctx, client, queues, tpl, prefix)
+	if err != nil {
+		t.Fatalf("Provision after an interrupted rebuild: %v", err)
+	}
+	got, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(res.Tables["AccountsTable"]), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil || got.Item == nil {
+		t.Errorf("GetItem after Provision = %v, %v; want the held item restored", got, err)
+	}
+	if _, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: hold}); err == nil {
+		t.Errorf("the holding table %s is still there after Provision", *hold)
+	}
+}
+
+// A table that lacks the global indexes the template added since (local data of an older release)
+// gets them, built over the items it already holds.
 func TestProvisionAddsGlobalIndexes(t *testing.T) {
 	client, queues := clients(t)
 	tpl := loadRepoTemplate(t)

@@ -331,6 +331,13 @@ func dynamoDBLocal(o *dynamodb.Options) {
 
 func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name string) error {
 	want := tb.CreateTableInput(name)
+	if held, err := tableExists(ctx, client, name+rebuildSuffix); err != nil {
+		return err
+	} else if held { // a rebuild was interrupted: finish it
+		if err := restoreFrom(ctx, client, name, name+rebuildSuffix, want); err != nil {
+			return err
+		}
+	}
 	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, dynamoDBLocal)
 	var notFound *types.ResourceNotFoundException
 	switch {
@@ -343,15 +350,15 @@ func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name st
 	case err != nil:
 		return fmt.Errorf("samtemplate: describe table %s: %w", name, err)
 	default:
-		if err := addGlobalIndexes(ctx, client, desc.Table, want); err != nil {
-			return err
-		}
-		desc, err = client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, dynamoDBLocal)
-		if err != nil {
-			return fmt.Errorf("samtemplate: describe table %s: %w", name, err)
-		}
-		if got, exp := describedSchema(desc.Table), wantedSchema(want); got != exp {
-			return fmt.Errorf("samtemplate: table %s exists with another schema than template.yaml's %s:\n have %s\n want %s\n(local data predates a template change that cannot be made in place: start afresh)",
+		got, exp := describedSchema(desc.Table), wantedSchema(want)
+		switch {
+		case got == exp:
+		case sameKeys(desc.Table, want):
+			if err := rebuildTable(ctx, client, name, want); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("samtemplate: table %s exists with another primary key than template.yaml's %s:\n have %s\n want %s\n(local data predates a template change that cannot keep its items: start afresh)",
 				name, tb.LogicalID, got, exp)
 		}
 	}
@@ -385,52 +392,6 @@ func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name st
 	}, dynamoDBLocal)
 	if err != nil {
 		return fmt.Errorf("samtemplate: enable TTL on %s: %w", name, err)
-	}
-	return nil
-}
-
-// addGlobalIndexes adds to an existing table the global secondary indexes of want it lacks, one at a
-// time (as CloudFormation does, and DynamoDB requires), each waited for until ACTIVE, and backfilled
-// by the engine from the items already stored. So local data written before a release that added a
-// global index keeps working. Every other schema difference (keys, local indexes, a changed global
-// index, the stream) cannot be made in place and is left for the caller to report.
-func addGlobalIndexes(ctx context.Context, client *dynamodb.Client, have *types.TableDescription, want *dynamodb.CreateTableInput) error {
-	existing := map[string]bool{}
-	for _, g := range have.GlobalSecondaryIndexes {
-		existing[aws.ToString(g.IndexName)] = true
-	}
-	for _, g := range want.GlobalSecondaryIndexes {
-		if existing[aws.ToString(g.IndexName)] {
-			continue
-		}
-		_, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{
-			TableName:            want.TableName,
-			AttributeDefinitions: want.AttributeDefinitions,
-			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-				IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection, ProvisionedThroughput: g.ProvisionedThroughput,
-			}}},
-		}, dynamoDBLocal)
-		if err != nil {
-			return fmt.Errorf("samtemplate: add index %s to table %s: %w", aws.ToString(g.IndexName), aws.ToString(want.TableName), err)
-		}
-		for {
-			d, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: want.TableName}, dynamoDBLocal)
-			if err != nil {
-				return fmt.Errorf("samtemplate: describe table %s: %w", aws.ToString(want.TableName), err)
-			}
-			active := false
-			for _, x := range d.Table.GlobalSecondaryIndexes {
-				active = active || aws.ToString(x.IndexName) == aws.ToString(g.IndexName) && x.IndexStatus == types.IndexStatusActive
-			}
-			if active {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
 	}
 	return nil
 }
