@@ -198,3 +198,39 @@ func TestImportVehicles(t *testing.T) {
 		t.Errorf("Create with an imported plate = %v; want KindDuplicate", err)
 	}
 }
+
+// A deal that wins a vehicle whose row awaits the backfill sells it and counts it once: the
+// store's first attempt takes the row to be current, its condition says otherwise, and the next
+// attempt reads the row and counts the vehicle as new.
+func TestWinningDealSellsALegacyVehicle(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	team := newTeam()
+	c := createClient(t, s, team, individual("Ana", cpfOf(t, "987654321")))
+	v := newVehicle(t, team, patio.VehicleInput{})
+	v.Revision = 2
+	dynamostore.PutLegacy(t, s, v)
+	deals := patio.NewDeals(s.Deals(), s.Vehicles())
+	d, err := deals.Create(ctx, team, patio.DealInput{Title: patio.Some("Argo"), ClientID: patio.Some(c.ID), VehicleID: patio.Some(v.ID)})
+	if err != nil {
+		t.Fatalf("Create(deal) = %v", err)
+	}
+	if _, err := deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(patio.DealWon)}); err != nil {
+		t.Fatalf("Update(deal to ganho) over a legacy vehicle = %v; want nil", err)
+	}
+	sold, err := s.Vehicles().Get(ctx, team, v.ID)
+	if err != nil || sold.Status != patio.VehicleSold || sold.Revision != 3 {
+		t.Errorf("vehicle after the win = %+v, %v; want vendido at revision 3", sold, err)
+	}
+	counts, legacy, err := dynamostore.VehicleCounts(ctx, s, team)
+	if err != nil || legacy || counts[patio.VehicleSold] != 1 || counts[patio.VehicleActive] != 0 {
+		t.Errorf("counts = %v (legacy rows left: %v), %v; want vendido 1 and nothing else", counts, legacy, err)
+	}
+	q, err := patio.VehicleQuery{ListQuery: patio.ListQuery{Status: []string{patio.VehicleSold}}}.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Vehicles().List(ctx, team, q); err != nil || got.Total != 1 || len(got.Items) != 1 || got.Items[0].ID != v.ID {
+		t.Errorf("List(vendido) = %+v, %v; want the sold vehicle, total 1", got, err)
+	}
+}

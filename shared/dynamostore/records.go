@@ -113,7 +113,7 @@ func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, erro
 		failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
 	ops = append(ops, r.trackOps(teamID, nil, false, rec)...)
 	ops = append(ops, r.guardOps(teamID, id, nil, r.k.guards(rec))...)
-	more, err := r.s.related(ctx, teamID, w.Requires, w.Also)
+	more, err := r.s.related(ctx, teamID, w.Requires, w.Also, false)
 	if err != nil {
 		return rec, wrap(err, "create "+r.k.what, id)
 	}
@@ -127,9 +127,13 @@ func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, erro
 // Update is the one update path of every record type: read the record, ask change for the write,
 // and when it changes something write it conditioned on the revision read, with its unique values
 // moved and its requirements checked in the same transaction. A lost race re-reads and asks
-// again, with jittered backoff, until the request's context or raceBudget runs out.
+// again, with jittered backoff, until the request's context or raceBudget runs out. The first
+// attempt takes the other records it revises to be in the current format (see related); the
+// following ones read them.
 func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change func(T) (patio.Write[T], error)) (T, error) {
+	attempts := 0
 	return retryRaces(ctx, func() (T, error) {
+		attempts++
 		cur, current, err := r.get(ctx, teamID, id)
 		if err != nil {
 			return cur, err
@@ -140,7 +144,7 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 		}
 		next := r.k.withRevision(w.Record, r.k.revision(cur)+1)
 		ops := r.replace(teamID, cur, current, next)
-		more, err := r.s.related(ctx, teamID, w.Requires, w.Also)
+		more, err := r.s.related(ctx, teamID, w.Requires, w.Also, attempts == 1)
 		if err != nil {
 			return cur, wrap(err, "update "+r.k.what, id)
 		}
@@ -225,8 +229,13 @@ func (r records[T, R, Q]) guardOps(teamID, owner string, cur, next []guard) []op
 }
 
 // related returns the operations for what a write rests on and changes besides its record: its
-// requirements (condition checks) and the other records it replaces.
-func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised) ([]op, error) {
+// requirements (condition checks) and the other records it replaces. How another record's count
+// moves depends on whether its row is in the current format, which the domain's read of it does
+// not say: unless assumeCurrent, the row is read again to tell; with it, the row is taken to be
+// current and its write is conditioned on that too (its index key starts with its status), which
+// saves that read on every write but the rare one over a row awaiting the backfill, whose
+// condition fails like a lost race: the caller's next attempt reads it.
+func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised, assumeCurrent bool) ([]op, error) {
 	var ops []op
 	for _, req := range reqs {
 		table, prefix, err := s.resource(req.Resource)
@@ -245,13 +254,20 @@ func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Require
 				return nil, fmt.Errorf("dynamostore: revised %T into %T", rv.Cur, rv.Next)
 			}
 			v := records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}
-			// Whether its row is current decides how its count moves; the write is conditioned on
-			// the revision the domain read, so a row rewritten since fails the whole write.
-			_, current, err := v.get(ctx, teamID, cur.ID)
-			if err != nil {
-				return nil, err
+			// The write is conditioned on the revision the domain read, so a row rewritten since
+			// fails the whole write.
+			current := true
+			if !assumeCurrent {
+				var err error
+				if _, current, err = v.get(ctx, teamID, cur.ID); err != nil {
+					return nil, err
+				}
 			}
-			ops = append(ops, v.replace(teamID, cur, current, v.k.withRevision(next, v.k.revision(cur)+1))...)
+			replace := v.replace(teamID, cur, current, v.k.withRevision(next, v.k.revision(cur)+1))
+			if assumeCurrent {
+				replace[0].put = replace[0].put.If("begins_with('lsi_updated', ?)", cur.Status+"#")
+			}
+			ops = append(ops, replace...)
 		default:
 			return nil, fmt.Errorf("dynamostore: cannot revise a %T", rv.Cur)
 		}
