@@ -316,7 +316,7 @@ func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
 	})
 }
 
-// winDeal is PUT /deals/{id} {"status":"ganho"}: auth, the deal, the vehicle it names (twice), then one
+// winDeal is PUT /deals/{id} {"status":"ganho"}: auth, the deal, the vehicle it names, then one
 // transaction writing both, each conditioned on the revision read (dynamostore.UpdateDeal and
 // writeDeal with a Sell).
 func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) error {
@@ -331,10 +331,6 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 	vehicleID := strAttr(deal, "vehicle_id")
 	vehicle, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, vehicleID))
 	if err != nil {
-		return err
-	}
-	// The store reads the vehicle it revises once more, for its row's format (records.related).
-	if _, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, vehicleID)); err != nil {
 		return err
 	}
 	now := time.Now().UTC().Format("2006-01-02T15:04:05Z")
