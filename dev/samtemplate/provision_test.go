@@ -167,21 +167,8 @@ func TestProvisionRebuildsDriftedTable(t *testing.T) {
 	defer cancel()
 	prefix := randomPrefix(t)
 	table := aws.String(prefix + "VehiclesTable")
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   table,
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-	})
-	if err != nil {
-		t.Fatalf("CreateTable: %v", err)
-	}
+	createKeysTable(ctx, t, client, *table, "pk", "sk")
+	var err error
 	item := map[string]types.AttributeValue{
 		"pk":          &types.AttributeValueMemberS{Value: "team1"},
 		"sk":          &types.AttributeValueMemberS{Value: "v#1"},
@@ -232,57 +219,75 @@ func TestProvisionRebuildsDriftedTable(t *testing.T) {
 
 	// Another primary key: the items could not be kept.
 	other := randomPrefix(t)
-	if _, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(other + "VehiclesTable"),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-	}); err != nil {
-		t.Fatalf("CreateTable: %v", err)
-	}
+	createKeysTable(ctx, t, client, other+"VehiclesTable", "id")
 	_, err = samtemplate.Provision(ctx, client, queues, tpl, other)
 	if err == nil || !strings.Contains(err.Error(), "another primary key") {
 		t.Errorf("Provision over a table with another primary key: error = %v; want one about the primary key", err)
 	}
 }
 
-// A rebuild interrupted once its items were in the holding table is finished by the next Provision.
-func TestProvisionFinishesInterruptedRebuild(t *testing.T) {
+// A rebuild interrupted once its items were whole in the holding table (its marker is there) is
+// finished by the next Provision; one interrupted while copying into it (no marker) leaves the
+// table untouched, and the half-copied holding table is dropped rather than restored over it.
+func TestProvisionResumesInterruptedRebuild(t *testing.T) {
 	client, queues := clients(t)
 	tpl := loadRepoTemplate(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	key := func(sk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "team#1"}, "sk": &types.AttributeValueMemberS{Value: sk}}
+	}
+	put := func(table string, item map[string]types.AttributeValue) {
+		t.Helper()
+		if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+			t.Fatalf("PutItem: %v", err)
+		}
+	}
+	has := func(table, sk string) bool {
+		t.Helper()
+		got, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(sk), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatalf("GetItem: %v", err)
+		}
+		return got.Item != nil
+	}
+	gone := func(table string) bool {
+		_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		return err != nil
+	}
+
+	// Whole in the holding table, the table itself already deleted.
 	prefix := randomPrefix(t)
-	hold := aws.String(prefix + "AccountsTable.rebuild")
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   hold,
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-	})
-	if err != nil {
-		t.Fatalf("CreateTable: %v", err)
-	}
-	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "team#1"}, "sk": &types.AttributeValueMemberS{Value: "team"}}
-	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: hold, Item: key}); err != nil {
-		t.Fatalf("PutItem: %v", err)
-	}
-	res, err := samtemplate.Provision(ctx, client, queues, tpl, prefix)
-	if err != nil {
+	name := prefix + "AccountsTable"
+	createKeysTable(ctx, t, client, name+".rebuild", "pk", "sk")
+	createKeysTable(ctx, t, client, name+".rebuild-ready", "pk")
+	put(name+".rebuild", key("team"))
+	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
 		t.Fatalf("Provision after an interrupted rebuild: %v", err)
 	}
-	got, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(res.Tables["AccountsTable"]), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil || got.Item == nil {
-		t.Errorf("GetItem after Provision = %v, %v; want the held item restored", got, err)
+	if !has(name, "team") {
+		t.Errorf("after Provision, %s lacks the held item; want it restored", name)
 	}
-	if _, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: hold}); err == nil {
-		t.Errorf("the holding table %s is still there after Provision", *hold)
+	if !gone(name+".rebuild") || !gone(name+".rebuild-ready") {
+		t.Errorf("the holding table or its marker is still there after Provision")
+	}
+
+	// Half copied: the table (of an older schema) still holds every item.
+	prefix = randomPrefix(t)
+	name = prefix + "AccountsTable"
+	createKeysTable(ctx, t, client, name, "pk", "sk")
+	put(name, key("team"))
+	put(name, key("key"))
+	createKeysTable(ctx, t, client, name+".rebuild", "pk", "sk")
+	put(name+".rebuild", key("team"))
+	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
+		t.Fatalf("Provision after a rebuild interrupted while copying: %v", err)
+	}
+	if !has(name, "team") || !has(name, "key") {
+		t.Errorf("after Provision, %s lost items the half-copied holding table lacked", name)
+	}
+	if !gone(name + ".rebuild") {
+		t.Errorf("the half-copied holding table is still there after Provision")
 	}
 }
 
@@ -295,15 +300,7 @@ func TestProvisionAddsGlobalIndexes(t *testing.T) {
 	defer cancel()
 	prefix := randomPrefix(t)
 	table := aws.String(prefix + "DeliveriesTable")
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            table,
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	})
-	if err != nil {
-		t.Fatalf("CreateTable: %v", err)
-	}
+	createKeysTable(ctx, t, client, *table, "pk")
 	item := map[string]types.AttributeValue{
 		"pk":         &types.AttributeValueMemberS{Value: "delivery#1"},
 		"sweep_key":  &types.AttributeValueMemberS{Value: "pending"},
@@ -354,5 +351,23 @@ func TestProvisionWithoutClients(t *testing.T) {
 				t.Errorf("Provision() error = nil; want one")
 			}
 		})
+	}
+}
+
+// createKeysTable creates an on-demand table with string keys only (a hash key, and a range key
+// when two names are given), as an older release's table or a rebuild's leftovers would be.
+func createKeysTable(ctx context.Context, t *testing.T, client *dynamodb.Client, name string, keys ...string) {
+	t.Helper()
+	in := &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest}
+	for i, k := range keys {
+		typ := types.KeyTypeHash
+		if i > 0 {
+			typ = types.KeyTypeRange
+		}
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(k), AttributeType: types.ScalarAttributeTypeS})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(k), KeyType: typ})
+	}
+	if _, err := client.CreateTable(ctx, in); err != nil {
+		t.Fatalf("CreateTable %s: %v", name, err)
 	}
 }

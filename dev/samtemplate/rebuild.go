@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -16,16 +15,21 @@ import (
 // asynchronous build of an added global index can stay CREATING for good when the engine is busy,
 // so the table is rebuilt instead, items kept:
 //
-//  1. the items are copied to a holding table "<name>.rebuild" of the template's schema;
+//  1. the items are copied to a holding table "<name>.rebuild" of the template's schema, and a
+//     marker table "<name>.rebuild-ready" is created once the copy is whole;
 //  2. the table is deleted and created again with the template's schema, without its stream;
-//  3. the items are copied back, then the holding table is deleted;
+//  3. the items are copied back, then the holding table and the marker are deleted;
 //  4. the stream is enabled (afterwards, so that the copy fires no webhook event).
 //
-// A rebuild interrupted after step 1 is finished by the next Provision, which finds the holding
-// table; copies are idempotent (each item is put whole).
+// The next Provision after an interruption goes on from where it stopped (resumeRebuild): with
+// the marker, from the holding table; without it, the table was not touched yet, and the holding
+// table, maybe half copied, is dropped. Copies are idempotent (each item is put whole).
 
-// rebuildSuffix names a table's holding table during a rebuild.
-const rebuildSuffix = ".rebuild"
+// rebuildSuffix and readySuffix name a table's holding table and marker during a rebuild.
+const (
+	rebuildSuffix = ".rebuild"
+	readySuffix   = ".rebuild-ready"
+)
 
 // sameKeys reports whether a table's primary key is the template's: items can be copied only then.
 func sameKeys(have *types.TableDescription, want *dynamodb.CreateTableInput) bool {
@@ -35,35 +39,54 @@ func sameKeys(have *types.TableDescription, want *dynamodb.CreateTableInput) boo
 // rebuildTable rebuilds table name with the schema of want, keeping its items (see above).
 func rebuildTable(ctx context.Context, client *dynamodb.Client, name string, want *dynamodb.CreateTableInput) error {
 	hold := name + rebuildSuffix
-	exists, err := tableExists(ctx, client, hold)
+	if err := createPlain(ctx, client, hold, want); err != nil {
+		return err
+	}
+	if err := copyItems(ctx, client, name, hold); err != nil {
+		return err
+	}
+	ready := &dynamodb.CreateTableInput{TableName: aws.String(name + readySuffix), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}
+	if err := createPlain(ctx, client, name+readySuffix, ready); err != nil {
+		return err
+	}
+	return restoreFrom(ctx, client, name, want)
+}
+
+// resumeRebuild goes on with an interrupted rebuild of table name, if there is one: from its
+// holding table once the marker says the copy into it is whole, else by dropping what is left of
+// it (the table itself is then untouched, and Provision rebuilds it again).
+func resumeRebuild(ctx context.Context, client *dynamodb.Client, name string, want *dynamodb.CreateTableInput) error {
+	held, err := tableExists(ctx, client, name+rebuildSuffix)
 	if err != nil {
 		return err
 	}
-	if !exists {
-		if err := createPlain(ctx, client, hold, want); err != nil {
-			return err
-		}
-		if err := copyItems(ctx, client, name, hold); err != nil {
-			return err
-		}
+	ready, err := tableExists(ctx, client, name+readySuffix)
+	if err != nil {
+		return err
 	}
-	return restoreFrom(ctx, client, name, hold, want)
+	switch {
+	case held && ready:
+		return restoreFrom(ctx, client, name, want)
+	case held:
+		return dropTable(ctx, client, name+rebuildSuffix)
+	case ready: // stopped between deleting the holding table and the marker
+		return dropTable(ctx, client, name+readySuffix)
+	}
+	return nil
 }
 
-// restoreFrom finishes a rebuild from its holding table: name is created anew (its old version
-// deleted if still there), the items copied back, the holding table deleted, the stream enabled.
-func restoreFrom(ctx context.Context, client *dynamodb.Client, name, hold string, want *dynamodb.CreateTableInput) error {
+// restoreFrom finishes a rebuild from its whole holding table: name is created anew (its old
+// version deleted if still there), the items copied back, the holding table and the marker
+// deleted, the stream enabled.
+func restoreFrom(ctx context.Context, client *dynamodb.Client, name string, want *dynamodb.CreateTableInput) error {
+	hold := name + rebuildSuffix
 	if exists, err := tableExists(ctx, client, name); err != nil {
 		return err
 	} else if exists {
-		if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}, dynamoDBLocal); err != nil {
-			return fmt.Errorf("samtemplate: rebuild %s: delete: %w", name, err)
-		}
-		if err := dynamodb.NewTableNotExistsWaiter(client, func(o *dynamodb.TableNotExistsWaiterOptions) {
-			o.MinDelay, o.MaxDelay = 50*time.Millisecond, time.Second
-			o.ClientOptions = append(o.ClientOptions, dynamoDBLocal)
-		}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 2*time.Minute); err != nil {
-			return fmt.Errorf("samtemplate: rebuild %s: wait for deletion: %w", name, err)
+		if err := dropTable(ctx, client, name); err != nil {
+			return err
 		}
 	}
 	if err := createPlain(ctx, client, name, want); err != nil {
@@ -72,8 +95,11 @@ func restoreFrom(ctx context.Context, client *dynamodb.Client, name, hold string
 	if err := copyItems(ctx, client, hold, name); err != nil {
 		return err
 	}
-	if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(hold)}, dynamoDBLocal); err != nil {
-		return fmt.Errorf("samtemplate: rebuild %s: delete %s: %w", name, hold, err)
+	if err := dropTable(ctx, client, hold); err != nil {
+		return err
+	}
+	if err := dropTable(ctx, client, name+readySuffix); err != nil {
+		return err
 	}
 	if s := want.StreamSpecification; s != nil && aws.ToBool(s.StreamEnabled) {
 		if _, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: s}, dynamoDBLocal); err != nil {
@@ -91,13 +117,15 @@ func createPlain(ctx context.Context, client *dynamodb.Client, name string, want
 	if _, err := client.CreateTable(ctx, &in, dynamoDBLocal); err != nil {
 		return fmt.Errorf("samtemplate: rebuild: create %s: %w", name, err)
 	}
-	if err := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, time.Second
-		o.ClientOptions = append(o.ClientOptions, dynamoDBLocal)
-	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 2*time.Minute); err != nil {
-		return fmt.Errorf("samtemplate: rebuild: wait for %s: %w", name, err)
+	return waitTable(ctx, client, name, true)
+}
+
+// dropTable deletes table name and waits until it is gone.
+func dropTable(ctx context.Context, client *dynamodb.Client, name string) error {
+	if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}, dynamoDBLocal); err != nil {
+		return fmt.Errorf("samtemplate: rebuild: delete %s: %w", name, err)
 	}
-	return nil
+	return waitTable(ctx, client, name, false)
 }
 
 // copyItems puts every item of table from into table to, 25 to a batch, unprocessed ones again.

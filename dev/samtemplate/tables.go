@@ -331,12 +331,8 @@ func dynamoDBLocal(o *dynamodb.Options) {
 
 func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name string) error {
 	want := tb.CreateTableInput(name)
-	if held, err := tableExists(ctx, client, name+rebuildSuffix); err != nil {
+	if err := resumeRebuild(ctx, client, name, want); err != nil {
 		return err
-	} else if held { // a rebuild was interrupted: finish it
-		if err := restoreFrom(ctx, client, name, name+rebuildSuffix, want); err != nil {
-			return err
-		}
 	}
 	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, dynamoDBLocal)
 	var notFound *types.ResourceNotFoundException
@@ -363,13 +359,8 @@ func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name st
 		}
 	}
 
-	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
-		o.MinDelay = 50 * time.Millisecond
-		o.MaxDelay = time.Second
-		o.ClientOptions = append(o.ClientOptions, dynamoDBLocal)
-	})
-	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 2*time.Minute); err != nil {
-		return fmt.Errorf("samtemplate: wait for table %s: %w", name, err)
+	if err := waitTable(ctx, client, name, true); err != nil {
+		return err
 	}
 
 	if tb.TTLAttribute == "" {
@@ -392,6 +383,27 @@ func createTable(ctx context.Context, client *dynamodb.Client, tb Table, name st
 	}, dynamoDBLocal)
 	if err != nil {
 		return fmt.Errorf("samtemplate: enable TTL on %s: %w", name, err)
+	}
+	return nil
+}
+
+// waitTable waits, up to 2 minutes, until table name is ACTIVE (exists) or gone (!exists).
+func waitTable(ctx context.Context, client *dynamodb.Client, name string, exists bool) error {
+	in := &dynamodb.DescribeTableInput{TableName: aws.String(name)}
+	var err error
+	if exists {
+		err = dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
+			o.MinDelay, o.MaxDelay = 50*time.Millisecond, time.Second
+			o.ClientOptions = append(o.ClientOptions, dynamoDBLocal)
+		}).Wait(ctx, in, 2*time.Minute)
+	} else {
+		err = dynamodb.NewTableNotExistsWaiter(client, func(o *dynamodb.TableNotExistsWaiterOptions) {
+			o.MinDelay, o.MaxDelay = 50*time.Millisecond, time.Second
+			o.ClientOptions = append(o.ClientOptions, dynamoDBLocal)
+		}).Wait(ctx, in, 2*time.Minute)
+	}
+	if err != nil {
+		return fmt.Errorf("samtemplate: wait for table %s: %w", name, err)
 	}
 	return nil
 }
