@@ -197,12 +197,19 @@ func (env *benchEnv) buildAPI() (http.Handler, error) {
 	return h, nil
 }
 
-func createTeam(ctx context.Context, store *dynamostore.Store, name string) (principal, error) {
+// storeTeam stores a new team on the Autoshopping plan (the highest limits).
+func storeTeam(ctx context.Context, store *dynamostore.Store, name string) (patio.Team, error) {
 	team, err := patio.NewTeam(name, "bench@patio.local", string(patio.PlanAutoshopping))
 	if err != nil {
-		return principal{}, err
+		return team, err
 	}
-	if err := store.CreateTeam(ctx, team); err != nil {
+	return team, store.CreateTeam(ctx, team)
+}
+
+// createTeam stores a new team and an API key of it with every scope.
+func createTeam(ctx context.Context, store *dynamostore.Store, name string) (principal, error) {
+	team, err := storeTeam(ctx, store, name)
+	if err != nil {
 		return principal{}, err
 	}
 	key, secret, err := patio.NewAPIKey(team.ID, "bench", patio.Scopes, patio.TestKeyPrefix)

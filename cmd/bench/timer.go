@@ -88,11 +88,8 @@ func runTimerBench(ctx context.Context, o timerOptions) (*timerReport, error) {
 // the delivery row: the event recorded for delivery, CONTRACT.md section 15).
 func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 	o := rep.o
-	team, err := patio.NewTeam("Timer bench", "timer@example.com", string(patio.PlanAutoshopping))
+	team, err := storeTeam(ctx, b.store, "Timer bench")
 	if err != nil {
-		return err
-	}
-	if err := b.store.CreateTeam(ctx, team); err != nil {
 		return err
 	}
 	recv := newBenchReceiver(0)
@@ -177,11 +174,8 @@ func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 // index would have split over two days.
 func (b *whBench) timerTicks(ctx context.Context, rep *timerReport) error {
 	o := rep.o
-	team, err := patio.NewTeam("Timer ticks", "ticks@example.com", string(patio.PlanAutoshopping))
+	team, err := storeTeam(ctx, b.store, "Timer ticks")
 	if err != nil {
-		return err
-	}
-	if err := b.store.CreateTeam(ctx, team); err != nil {
 		return err
 	}
 	midnight := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)

@@ -366,11 +366,8 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	pool.AddCert(recv.srv.Certificate())
 	b.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: webhook.MaxInFlight}}
-	team, err := patio.NewTeam("Webhook bench", "bench@example.com", string(patio.PlanAutoshopping))
+	team, err := storeTeam(ctx, b.store, "Webhook bench")
 	if err != nil {
-		return nil, err
-	}
-	if err := b.store.CreateTeam(ctx, team); err != nil {
 		return nil, err
 	}
 	b.teamID = team.ID
