@@ -34,6 +34,12 @@ func legacySortKey(key string) bool {
 	return strings.HasPrefix(key, "1#") || strings.HasPrefix(key, "0#")
 }
 
+// currentRowCond is a write condition that a record of status has a row of the current format
+// (the opposite of legacySortKey on its by_updated key, which starts with the status).
+func currentRowCond(status string) (expr string, arg any) {
+	return "begins_with('lsi_updated', ?)", status + "#"
+}
+
 func padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }
 
 func foldedText(s string) *string { f := patio.Fold(s); return &f }

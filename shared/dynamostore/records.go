@@ -265,7 +265,8 @@ func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Require
 			}
 			replace := v.replace(teamID, cur, current, v.k.withRevision(next, v.k.revision(cur)+1))
 			if assumeCurrent {
-				replace[0].put = replace[0].put.If("begins_with('lsi_updated', ?)", cur.Status+"#")
+				expr, arg := currentRowCond(cur.Status)
+				replace[0].put = replace[0].put.If(expr, arg)
 			}
 			ops = append(ops, replace...)
 		default:
