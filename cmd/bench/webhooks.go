@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dynamotypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -193,6 +194,7 @@ type whReport struct {
 	drainDDB, drainSQS       float64 // calls per delivery
 	drainStreams             float64
 	drainOps                 []opRow
+	ceiling                  engineCeiling
 	lagA, lagB, floorA       lagStats
 	slowSent                 int
 	writesA, writesB, rate   int
@@ -289,6 +291,10 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	rep.drainDDB /= float64(o.backlog)
 	rep.drainSQS /= float64(o.backlog)
 	rep.drainStreams /= float64(o.backlog)
+	progress("webhooks: the engine's ceiling for a delivery's writes")
+	if rep.ceiling, err = b.ceiling(ctx); err != nil {
+		return nil, err
+	}
 
 	// 4. Lag at o.rate writes/s, without then with a webhook whose receiver always times out; the
 	// floor loop tails the stream meanwhile and POSTs each change as it comes.
@@ -408,6 +414,24 @@ func (b *whBench) startPipeline(ctx context.Context, streams ...string) (wait fu
 	wg.Go(func() { _ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{}) })
 	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, b.conf.QueueURL, deliver, b.logger) })
 	return wg.Wait, nil
+}
+
+// ceiling measures the engine's ceiling with items shaped like a delivery of the drain, on a copy
+// of the deliveries table (stopped pipeline or not, nothing else writes meanwhile).
+func (b *whBench) ceiling(ctx context.Context) (engineCeiling, error) {
+	db := dynamodb.NewFromConfig(b.cfg)
+	table := b.tables["DeliveriesTable"]
+	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("by_webhook"),
+		KeyConditionExpression:    aws.String("webhook_id = :w"),
+		ExpressionAttributeValues: map[string]dynamotypes.AttributeValue{":w": &dynamotypes.AttributeValueMemberS{Value: b.hook.ID}},
+		Limit:                     aws.Int32(1)})
+	if err != nil {
+		return engineCeiling{}, err
+	}
+	if len(out.Items) == 0 {
+		return engineCeiling{}, errors.New("webhooks: no delivery of the drain to copy")
+	}
+	return measureCeiling(ctx, db, table, table+"-ceiling", out.Items[0], b.o.backlog)
 }
 
 // quiesce waits until the pipeline made no DynamoDB write for 1.5 s (the idle pollers' reads go on).
@@ -741,6 +765,7 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	for _, op := range r.drainOps {
 		fmt.Fprintf(w, "    %-40s %7d calls  %8s avg  %5.1f%%\n", op.op, op.n, ms(op.avg), 100*op.share)
 	}
+	r.ceiling.print(w, r.floorLoopRate)
 	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.rate, r.duration)
 	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
 	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "floor loop (tailing the stream, one POST at a time)", ms(r.floorA.p50), ms(r.floorA.p99), r.floorA.n)
