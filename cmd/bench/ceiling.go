@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -46,21 +47,13 @@ func (c engineCeiling) conditional() float64 {
 // delivery and its attempt needs.
 func (c engineCeiling) batched() float64 { return c.batch / 2 }
 
-// measureCeiling measures the engine's ceiling on a copy of the deliveries table (its keys and
-// indexes), with n items shaped like sample, a delivery item as stored.
-func measureCeiling(ctx context.Context, db *dynamodb.Client, deliveries, name string, sample map[string]types.AttributeValue, n int) (engineCeiling, error) {
+// measureCeiling measures the engine's ceiling on a table created as table says (the deliveries
+// table's shape under another name, no stream), with n items shaped like sample, a delivery item as
+// stored.
+func measureCeiling(ctx context.Context, db *dynamodb.Client, table *dynamodb.CreateTableInput, sample map[string]types.AttributeValue, n int) (engineCeiling, error) {
 	c := engineCeiling{items: n, itemBytes: itemSize(sample)}
-	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(deliveries)})
-	if err != nil {
-		return c, err
-	}
-	in := &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: desc.Table.AttributeDefinitions, KeySchema: desc.Table.KeySchema}
-	for _, g := range desc.Table.GlobalSecondaryIndexes {
-		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-			IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection})
-	}
-	if _, err := db.CreateTable(ctx, in); err != nil {
+	name := aws.ToString(table.TableName)
+	if _, err := db.CreateTable(ctx, table); err != nil {
 		return c, err
 	}
 	defer func() {
@@ -71,15 +64,14 @@ func measureCeiling(ctx context.Context, db *dynamodb.Client, deliveries, name s
 	}
 	item := func(i int, claim string) map[string]types.AttributeValue {
 		m := make(map[string]types.AttributeValue, len(sample)+2)
-		for k, v := range sample {
-			m[k] = v
-		}
+		maps.Copy(m, sample)
 		m["pk"] = &types.AttributeValueMemberS{Value: "ceiling-" + strconv.Itoa(i)}
 		m["claim"] = &types.AttributeValueMemberS{Value: claim}
 		m["claim_until"] = &types.AttributeValueMemberN{Value: "0"}
 		return m
 	}
 	// Batches: every item created in unconditional puts of 25.
+	var err error
 	if c.batch, err = rate(ctx, n, 25, ceilingBatchConc, func(from, to int) error {
 		reqs := make([]types.WriteRequest, 0, to-from)
 		for i := from; i < to; i++ {

@@ -173,6 +173,7 @@ const floorHook = "floor"
 type whBench struct {
 	o        webhookOptions
 	cfg      aws.Config // uncounted: the bench's own writes
+	tpl      *samtemplate.Template
 	pipeCfg  aws.Config // counted: the pipeline's calls
 	calls    *callStats
 	conf     app.Config
@@ -366,7 +367,7 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 		return nil, err
 	}
 	calls := &callStats{n: map[string]int{}, total: map[string]time.Duration{}}
-	b := &whBench{o: o, cfg: cfg, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
+	b := &whBench{o: o, cfg: cfg, tpl: tpl, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
 		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler)}
 	pool := x509.NewCertPool()
 	pool.AddCert(recv.srv.Certificate())
@@ -417,7 +418,8 @@ func (b *whBench) startPipeline(ctx context.Context, streams ...string) (wait fu
 }
 
 // ceiling measures the engine's ceiling with items shaped like a delivery of the drain, on a copy
-// of the deliveries table (stopped pipeline or not, nothing else writes meanwhile).
+// of the deliveries table as template.yaml declares it (the pipeline idle, nothing else writes
+// meanwhile).
 func (b *whBench) ceiling(ctx context.Context) (engineCeiling, error) {
 	db := dynamodb.NewFromConfig(b.cfg)
 	table := b.tables["DeliveriesTable"]
@@ -431,7 +433,13 @@ func (b *whBench) ceiling(ctx context.Context) (engineCeiling, error) {
 	if len(out.Items) == 0 {
 		return engineCeiling{}, errors.New("webhooks: no delivery of the drain to copy")
 	}
-	return measureCeiling(ctx, db, table, table+"-ceiling", out.Items[0], b.o.backlog)
+	tb, ok := b.tpl.Table("DeliveriesTable")
+	if !ok {
+		return engineCeiling{}, errors.New("webhooks: template.yaml declares no DeliveriesTable")
+	}
+	copied := tb.CreateTableInput(table + "-ceiling")
+	copied.StreamSpecification = nil
+	return measureCeiling(ctx, db, copied, out.Items[0], b.o.backlog)
 }
 
 // quiesce waits until the pipeline made no DynamoDB write for 1.5 s (the idle pollers' reads go on).
