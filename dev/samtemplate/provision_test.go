@@ -168,16 +168,13 @@ func TestProvisionRebuildsDriftedTable(t *testing.T) {
 	prefix := randomPrefix(t)
 	table := aws.String(prefix + "VehiclesTable")
 	createKeysTable(ctx, t, client, *table, "pk", "sk")
-	var err error
 	item := map[string]types.AttributeValue{
 		"pk":          &types.AttributeValueMemberS{Value: "team1"},
 		"sk":          &types.AttributeValueMemberS{Value: "v#1"},
 		"lsi_updated": &types.AttributeValueMemberS{Value: "ativo#1#2026-01-01T00:00:00Z\x011"},
 		"brand":       &types.AttributeValueMemberS{Value: "Fiat"},
 	}
-	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: item}); err != nil {
-		t.Fatalf("PutItem: %v", err)
-	}
+	putItem(ctx, t, client, *table, item)
 	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
 		t.Fatalf("Provision over an older table: %v", err)
 	}
@@ -237,12 +234,6 @@ func TestProvisionResumesInterruptedRebuild(t *testing.T) {
 	key := func(sk string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "team#1"}, "sk": &types.AttributeValueMemberS{Value: sk}}
 	}
-	put := func(table string, item map[string]types.AttributeValue) {
-		t.Helper()
-		if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
-			t.Fatalf("PutItem: %v", err)
-		}
-	}
 	has := func(table, sk string) bool {
 		t.Helper()
 		got, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(sk), ConsistentRead: aws.Bool(true)})
@@ -261,7 +252,7 @@ func TestProvisionResumesInterruptedRebuild(t *testing.T) {
 	name := prefix + "AccountsTable"
 	createKeysTable(ctx, t, client, name+".rebuild", "pk", "sk")
 	createKeysTable(ctx, t, client, name+".rebuild-ready", "pk")
-	put(name+".rebuild", key("team"))
+	putItem(ctx, t, client, name+".rebuild", key("team"))
 	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
 		t.Fatalf("Provision after an interrupted rebuild: %v", err)
 	}
@@ -276,10 +267,10 @@ func TestProvisionResumesInterruptedRebuild(t *testing.T) {
 	prefix = randomPrefix(t)
 	name = prefix + "AccountsTable"
 	createKeysTable(ctx, t, client, name, "pk", "sk")
-	put(name, key("team"))
-	put(name, key("key"))
+	putItem(ctx, t, client, name, key("team"))
+	putItem(ctx, t, client, name, key("key"))
 	createKeysTable(ctx, t, client, name+".rebuild", "pk", "sk")
-	put(name+".rebuild", key("team"))
+	putItem(ctx, t, client, name+".rebuild", key("team"))
 	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
 		t.Fatalf("Provision after a rebuild interrupted while copying: %v", err)
 	}
@@ -308,9 +299,7 @@ func TestProvisionAddsGlobalIndexes(t *testing.T) {
 		"webhook_id": &types.AttributeValueMemberS{Value: "wh1"},
 		"status_key": &types.AttributeValueMemberS{Value: "pending#1"},
 	}
-	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: item}); err != nil {
-		t.Fatalf("PutItem: %v", err)
-	}
+	putItem(ctx, t, client, *table, item)
 	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
 		t.Fatalf("Provision over a table lacking global indexes: %v", err)
 	}
@@ -351,6 +340,14 @@ func TestProvisionWithoutClients(t *testing.T) {
 				t.Errorf("Provision() error = nil; want one")
 			}
 		})
+	}
+}
+
+// putItem puts item into table, or fails the test.
+func putItem(ctx context.Context, t *testing.T, client *dynamodb.Client, table string, item map[string]types.AttributeValue) {
+	t.Helper()
+	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+		t.Fatalf("PutItem %s: %v", table, err)
 	}
 }
 
