@@ -45,13 +45,13 @@ func (s *Store) Backfill(ctx context.Context) ([]BackfillReport, error) {
 		records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}.backfill,
 		records[patio.Client, clientRow, patio.ClientQuery]{s, &clientKind}.backfill,
 		records[patio.Deal, dealRow, patio.DealQuery]{s, &dealKind}.backfill,
-		func(ctx context.Context) (BackfillReport, error) { return s.moveAlarms(ctx, s.tables.Activities) },
-		func(ctx context.Context) (BackfillReport, error) { return s.moveAlarms(ctx, s.tables.Financial) },
 	} {
 		rep, err := b(ctx)
-		if rep.Table == "" && err == nil {
-			continue // a module table this configuration lacks
-		}
+		out = append(out, rep)
+		errs = append(errs, err)
+	}
+	for _, table := range s.alarmTables() {
+		rep, err := s.moveAlarms(ctx, table)
 		out = append(out, rep)
 		errs = append(errs, err)
 	}
@@ -157,12 +157,9 @@ func (r records[T, R, Q]) migrate(ctx context.Context, row R) (bool, error) {
 
 // moveAlarms moves a table's pending alarms indexed under their UTC day to alarmSet's partition:
 // one conditional update each (a live write that re-armed the alarm meanwhile already put it
-// there, and it is skipped). A table that is not configured has nothing to move.
+// there, and it is skipped).
 func (s *Store) moveAlarms(ctx context.Context, table string) (BackfillReport, error) {
 	rep := BackfillReport{Table: table}
-	if table == "" {
-		return rep, nil
-	}
 	t := s.db.Table(table)
 	iter := t.Scan().Filter("attribute_exists('alarm_key') AND 'alarm_day' <> ?", alarmSet).
 		Project("pk", "sk", "alarm_key").Consistent(true).Iter()
