@@ -45,7 +45,7 @@ func rebuildTable(ctx context.Context, client *dynamodb.Client, name string, wan
 	if err := copyItems(ctx, client, name, hold); err != nil {
 		return err
 	}
-	ready := &dynamodb.CreateTableInput{TableName: aws.String(name + readySuffix), BillingMode: types.BillingModePayPerRequest,
+	ready := &dynamodb.CreateTableInput{BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}
 	if err := createPlain(ctx, client, name+readySuffix, ready); err != nil {
