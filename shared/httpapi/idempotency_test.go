@@ -105,3 +105,40 @@ func TestIdempotencyKeyRace(t *testing.T) {
 		t.Errorf("deals after %d racing POSTs with one key = %d; want 1", n, list.Pagination.Total)
 	}
 }
+
+// A repeat is answered from its claim even when what the first creation checked has changed since
+// (here the deal's vehicle was archived, so the same creation would now be refused), and a used key
+// is named before whatever else is wrong with another request.
+func TestIdempotencyKeyReplayAfterChange(t *testing.T) {
+	s := newStack(t)
+	_, c := s.team(t)
+	var cl, v struct {
+		ID string `json:"id"`
+	}
+	c.Do("POST", "/api/v1/clients", map[string]any{"type": "individual", "name": "Ana", "cpf": "52998224725"}).Decode(t, &cl)
+	c.Do("POST", "/api/v1/vehicles", map[string]any{"brand": "Fiat", "model": "Uno", "price": 30000}).Decode(t, &v)
+	key := http.Header{"Idempotency-Key": {"deal-after-change"}}
+	body := map[string]any{"title": "Venda", "client_id": cl.ID, "vehicle_id": v.ID}
+	first := c.DoWith("POST", "/api/v1/deals", body, key)
+	if first.Status != 201 {
+		t.Fatalf("first POST = %d %s; want 201", first.Status, first.Body)
+	}
+	if res := c.Do("DELETE", "/api/v1/vehicles/"+v.ID, nil); res.Status != 200 {
+		t.Fatalf("DELETE the deal's vehicle = %d %s; want 200", res.Status, res.Body)
+	}
+	if res := c.DoWith("POST", "/api/v1/deals", body, http.Header{"Idempotency-Key": {"another-key"}}); res.Status < 400 || res.Status >= 500 {
+		t.Fatalf("the same creation with a fresh key after the change = %d %s; want it refused", res.Status, res.Body)
+	}
+	again := c.DoWith("POST", "/api/v1/deals", body, key)
+	if again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" || string(again.Data) != string(first.Data) {
+		t.Errorf("repeat after the change = %d, replayed %q, %s; want the first answer replayed, %s",
+			again.Status, again.Header.Get("Idempotent-Replayed"), again.Data, first.Data)
+	}
+	res := c.DoWith("POST", "/api/v1/deals", map[string]any{"title": ""}, key)
+	if res.Status != 422 || !strings.Contains(res.Error.Message, "Idempotency-Key") {
+		t.Errorf("an invalid request with the used key = %d %s; want 422 naming Idempotency-Key", res.Status, res.Body)
+	}
+	if list := c.Do("GET", "/api/v1/deals", nil); list.Pagination.Total != 1 {
+		t.Errorf("deals = %d; want 1", list.Pagination.Total)
+	}
+}

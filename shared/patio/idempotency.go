@@ -46,17 +46,32 @@ type Claims interface {
 // IdempotencyWindow answers the record as first created, with replayed true, and creates nothing;
 // the same key with a different request is KindConflict naming Idempotency-Key. Requests racing
 // with one key create exactly one record. A request that fails creates nothing and claims nothing.
+//
+// A first request is the common case, so nothing is read before the write: the claim is read only
+// when the write fails, which a repeat's does (its claim is taken, or what the first creation
+// changed makes this one's checks fail), as does a different request's with a used key.
 func (s Service[T, In, Q]) CreateOnce(ctx context.Context, teamID string, in In, key IdempotencyKey) (T, bool, error) {
 	var zero T
+	if s.claims == nil {
+		return zero, false, Internal(errors.New("patio: CreateOnce needs a Claims store (WithClaims)"))
+	}
 	for range 2 {
-		if rec, found, err := s.replay(ctx, teamID, key); found || err != nil {
-			return rec, found, err
-		}
 		rec, err := s.create(ctx, teamID, in, &key)
-		if !errors.Is(err, ErrClaimTaken) {
-			return rec, false, err
+		if err == nil {
+			return rec, false, nil
 		}
-		// Another request with the key committed first: answer what it recorded.
+		prior, found, rerr := s.replay(ctx, teamID, key)
+		taken := errors.Is(err, ErrClaimTaken)
+		switch {
+		case found:
+			return prior, true, nil
+		case rerr != nil && (taken || IsKind(rerr, KindConflict)):
+			return zero, false, rerr
+		case !taken:
+			// No live claim: the failure is this request's own.
+			return zero, false, err
+		}
+		// The claim was taken, and is gone or expired by now: try again.
 	}
 	return zero, false, Internal(fmt.Errorf("patio: idempotency key %q claimed but not readable", key.Key))
 }
@@ -64,9 +79,6 @@ func (s Service[T, In, Q]) CreateOnce(ctx context.Context, teamID string, in In,
 // replay returns the record a live claim of the key recorded, if there is one.
 func (s Service[T, In, Q]) replay(ctx context.Context, teamID string, key IdempotencyKey) (T, bool, error) {
 	var rec T
-	if s.claims == nil {
-		return rec, false, Internal(errors.New("patio: CreateOnce needs a Claims store (WithClaims)"))
-	}
 	c, err := s.claims.Claimed(ctx, teamID, key.Key)
 	switch {
 	case IsKind(err, KindNotFound):
