@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -18,9 +19,23 @@ type endpoint struct {
 	missing string // why it is not measured, or ""
 	floor   bool   // raw is the floor of a list page (listFloor), not the request's own calls
 	rawIs   string // what the raw side is when it is deliberately not the request's calls, or ""
+	// budget is the most request/raw may be at p50 at concurrency 1: issue 2's maxRatioP50 when 0.
+	budget  float64
 	request op
 	raw     op
+	// same, for an endpoint whose raw side is a floor below the request's own calls (a write), is
+	// the request's own calls with the bare SDK: request/same is our code's cost, same/raw the
+	// store's design's.
+	same op
 }
+
+// writeFloor says what a write's raw side is (raw.go: a write's floor).
+const writeFloor = "raw is the write's floor (the records any design must write, in one transaction); " +
+	"same is the request's own calls, its order items and counts included"
+
+// maxRatioIdempotency is issue 9's budget: a POST with an Idempotency-Key within this many times
+// the same POST without one, at p50 and concurrency 1.
+const maxRatioIdempotency = 1.2
 
 // winBody is the PUT that wins a deal.
 var winBody = []byte(`{"status":"ganho"}`)
@@ -71,20 +86,25 @@ func (env *benchEnv) endpoints() []endpoint {
 		},
 		// Writes come after the reads, so that every read run sees the seeded team as seeded.
 		{
-			name: "POST /vehicles",
+			name:  "POST /vehicles",
+			rawIs: writeFloor,
 			request: func(ctx context.Context, _ *rand.Rand) error {
 				body := vehicleBody(env.nextPlate.take(), time.Now())
 				return api.do(ctx, main, http.MethodPost, "/api/v1/vehicles", body, http.StatusCreated, nil)
 			},
 			raw: func(ctx context.Context, _ *rand.Rand) error {
-				return raw.createVehicle(ctx, main, env.nextPlate.take())
+				return raw.createVehicle(ctx, main, env.nextPlate.take(), false)
+			},
+			same: func(ctx context.Context, _ *rand.Rand) error {
+				return raw.createVehicle(ctx, main, env.nextPlate.take(), true)
 			},
 		},
 		{
 			// Issue 9's budget: the cost of idempotency. The "raw" side of this row is the same POST
 			// without a key, through the API, in the same run.
-			name:  "POST /vehicles + Idempotency-Key (raw: without)",
-			rawIs: "raw is the same POST without the key (the cost of idempotency), not the request's calls",
+			name:   "POST /vehicles + Idempotency-Key (raw: without)",
+			rawIs:  "raw is the same POST without the key (the cost of idempotency), not the request's calls",
+			budget: maxRatioIdempotency,
 			request: func(ctx context.Context, rng *rand.Rand) error {
 				body := vehicleBody(env.nextPlate.take(), time.Now())
 				key := http.Header{"Idempotency-Key": {fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), rng.Uint64())}}
@@ -96,7 +116,8 @@ func (env *benchEnv) endpoints() []endpoint {
 			},
 		},
 		{
-			name: "PUT /deals/{id} → ganho",
+			name:  "PUT /deals/{id} → ganho",
+			rawIs: writeFloor,
 			request: func(ctx context.Context, _ *rand.Rand) error {
 				id, err := env.appWins.take()
 				if err != nil {
@@ -109,7 +130,14 @@ func (env *benchEnv) endpoints() []endpoint {
 				if err != nil {
 					return err
 				}
-				return raw.winDeal(ctx, deals, id)
+				return raw.winDeal(ctx, deals, id, false)
+			},
+			same: func(ctx context.Context, _ *rand.Rand) error {
+				id, err := env.sameWins.take()
+				if err != nil {
+					return err
+				}
+				return raw.winDeal(ctx, deals, id, true)
 			},
 		},
 	}
@@ -127,6 +155,9 @@ type sample struct {
 	request, raw []sdkCall
 	requestErr   error
 	rawErr       error
+	hasSame      bool
+	same         []sdkCall
+	sameErr      error
 }
 
 // sample runs each available endpoint once on each side with the recorder on.
@@ -145,9 +176,18 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) ([]sample, erro
 		if err := ep.raw(ctx, rng); err != nil {
 			return nil, fmt.Errorf("%s (raw): %w", ep.name, err)
 		}
+		if ep.same != nil {
+			if err := ep.same(ctx, rng); err != nil {
+				return nil, fmt.Errorf("%s (same): %w", ep.name, err)
+			}
+		}
 		sm := sample{endpoint: ep.name, floor: ep.floor, rawIs: ep.rawIs}
 		sm.request, sm.requestErr = env.rec.record(func() error { return ep.request(ctx, rng) })
 		sm.raw, sm.rawErr = env.rec.record(func() error { return ep.raw(ctx, rng) })
+		if ep.same != nil {
+			sm.same, sm.sameErr = env.rec.record(func() error { return ep.same(ctx, rng) })
+			sm.hasSame = true
+		}
 		out = append(out, sm)
 	}
 	return out, ctx.Err()
@@ -157,10 +197,12 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) ([]sample, erro
 type row struct {
 	endpoint string
 	floor    bool
+	budget   float64
 	conc     int
 	missing  string
 	request  result
 	raw      result
+	same     *result // nil when the endpoint has no same side
 	// TCP connections opened during each side's run: by the load client, and by the SDK.
 	httpDials, requestSDKDials, rawSDKDials int64
 }
@@ -169,7 +211,7 @@ func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) 
 	var rows []row
 	for i, ep := range eps {
 		for _, c := range o.concurrency {
-			rw := row{endpoint: ep.name, floor: ep.floor, conc: c, missing: ep.missing}
+			rw := row{endpoint: ep.name, floor: ep.floor, budget: cmp.Or(ep.budget, maxRatioP50), conc: c, missing: ep.missing}
 			if ep.missing != "" {
 				rows = append(rows, rw)
 				continue
@@ -189,8 +231,18 @@ func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) 
 				rw.raw = measure(ctx, c, o.warmup, o.duration, seed, ep.raw)
 			})
 			rw.httpDials, rw.requestSDKDials, rw.rawSDKDials = h1-h0, s1-s0, env.rec.dials.Load()-s1
-			progress("%-36s c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, c,
-				ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
+			if ep.same != nil {
+				pprof.Do(ctx, pprof.Labels("side", "same", "endpoint", ep.name), func(ctx context.Context) {
+					same := measure(ctx, c, o.warmup, o.duration, seed, ep.same)
+					rw.same = &same
+				})
+			}
+			same := ""
+			if rw.same != nil {
+				same = fmt.Sprintf("   same p50 %s (%d)", ms(rw.same.p50), rw.same.n)
+			}
+			progress("%-36s c=%-3d request p50 %s (%d)   raw p50 %s (%d)%s", ep.name, c,
+				ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n, same)
 			rows = append(rows, rw)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -225,9 +226,17 @@ func replaceInStrings(item map[string]types.AttributeValue, pairs ...string) map
 	return out
 }
 
+// A write's raw side is its floor: what any design must write, on items of the request's shape
+// (the vehicle and the guard that keeps its plate unique; the deal and the vehicle it sells, each
+// conditioned on the revision read, their index keys moving with updated_at alone). The store writes more in the same transaction: each record's
+// order item and its status's count (docs/storage.md, "Lists at any size"). With tracked, the raw
+// write adds those too, as the store sends them: the request's own calls, so that the report can
+// tell what our code costs over the store's calls from what the store's design costs over the floor.
+
 // createVehicle is POST /vehicles: auth, then one transaction putting the vehicle (new) and its
-// plate guard (free), as dynamostore.CreateVehicle does.
-func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex int) error {
+// plate guard (free), and with tracked its order item and count between them, as
+// dynamostore.CreateVehicle does.
+func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex int, tracked bool) error {
 	teamID, err := r.auth(ctx, p)
 	if err != nil {
 		return err
@@ -235,8 +244,28 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 	if teamID != r.vehicleTeam {
 		return errors.New("raw: create in a team other than the template's")
 	}
-	item, id, key := vehicleCopy(r.vehicle, plateIndex)
-	return r.putWithGuard(ctx, teamID, item, id, key)
+	item, id, plateKey := vehicleCopy(r.vehicle, plateIndex)
+	return r.putWithGuard(ctx, teamID, item, id, plateKey, tracked)
+}
+
+// putWithGuard puts a new vehicle item and its plate guard in one transaction, each conditioned
+// on being new, and with tracked the vehicle's order item and count between them.
+func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[string]types.AttributeValue, id, plateKey string, tracked bool) error {
+	items := []types.TransactWriteItem{{Put: &types.Put{
+		TableName:           aws.String(r.tables.Vehicles),
+		Item:                item,
+		ConditionExpression: aws.String("(attribute_not_exists(pk))"),
+	}}}
+	if tracked {
+		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, id, item, "")...)
+	}
+	items = append(items, types.TransactWriteItem{Put: &types.Put{
+		TableName:           aws.String(r.tables.Vehicles),
+		Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(dynamostore.PlateGuardKey(plateKey)), "owner": s(id)},
+		ConditionExpression: aws.String("(attribute_not_exists(pk))"),
+	}})
+	_, err := r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	return err
 }
 
 // vehicleCopy returns a copy of a stored vehicle item with a new id and the plate of plateIndex,
@@ -251,24 +280,42 @@ func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item
 	return item, id, plateKey
 }
 
-// putWithGuard puts a new vehicle item and its plate guard in one transaction, each conditioned
-// on being new.
-func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[string]types.AttributeValue, id, plateKey string) error {
-	_, err := r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Put: &types.Put{
-				TableName:           aws.String(r.tables.Vehicles),
-				Item:                item,
-				ConditionExpression: aws.String("(attribute_not_exists(pk))"),
-			}},
-			{Put: &types.Put{
-				TableName:           aws.String(r.tables.Vehicles),
-				Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(dynamostore.PlateGuardKey(plateKey)), "owner": s(id)},
-				ConditionExpression: aws.String("(attribute_not_exists(pk))"),
-			}},
-		},
-	})
-	return err
+// tracking is what the store writes beside a record written as item whose status was old ("" for
+// a new record): its order item, the old one deleted when the status moved, and one counter
+// item's counts moved (dynamostore's trackOps).
+func (r *rawClient) tracking(table, resource, teamID, id string, item map[string]types.AttributeValue, old string) []types.TransactWriteItem {
+	status := strAttr(item, "status")
+	order := map[string]types.AttributeValue{}
+	for k, v := range item {
+		if !strings.HasPrefix(k, "lsi_") { // the order item sits in no index
+			order[k] = v
+		}
+	}
+	order["sk"] = s(orderKey(resource, status, id))
+	out := []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: order}}}
+	add, values := "ADD "+status+" :v0", map[string]types.AttributeValue{":v0": n(1)}
+	if old != "" && old != status {
+		out = append(out, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table),
+			Key: map[string]types.AttributeValue{"pk": s(teamID), "sk": s(orderKey(resource, old, id))}}})
+		add += ", " + old + " :v1"
+		values[":v1"] = n(-1)
+	}
+	return append(out, types.TransactWriteItem{Update: &types.Update{TableName: aws.String(table),
+		Key:              map[string]types.AttributeValue{"pk": s(teamID), "sk": s(dynamostore.CountKey(rand.IntN(dynamostore.CountShards)))},
+		UpdateExpression: aws.String(add), ExpressionAttributeValues: values}})
+}
+
+// restatus returns a copy of item, whose status was old, with its index keys moved from old's
+// range to its status's (the store's index sort keys start with "<status>#").
+func restatus(item map[string]types.AttributeValue, old string) map[string]types.AttributeValue {
+	status := strAttr(item, "status")
+	out := maps.Clone(item)
+	for k, v := range out {
+		if sv, ok := v.(*types.AttributeValueMemberS); ok && strings.HasPrefix(k, "lsi_") {
+			out[k] = s(status + "#" + strings.TrimPrefix(sv.Value, old+"#"))
+		}
+	}
+	return out
 }
 
 // listFloor is the raw baseline of a list page: its floor, not a copy of the store's design. It is
@@ -317,9 +364,10 @@ func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
 }
 
 // winDeal is PUT /deals/{id} {"status":"ganho"}: auth, the deal, the vehicle it names, then one
-// transaction writing both, each conditioned on the revision read (dynamostore.UpdateDeal and
-// writeDeal with a Sell).
-func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) error {
+// transaction writing both, each conditioned on the revision read, and with tracked each one's
+// order item and counts after it, the vehicle also on its row being current (dynamostore.UpdateDeal
+// and writeDeal with a Sell).
+func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tracked bool) error {
 	teamID, err := r.auth(ctx, p)
 	if err != nil {
 		return err
@@ -342,25 +390,39 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 	if err != nil {
 		return err
 	}
+	dealWas, vehicleWas := strAttr(deal, "status"), strAttr(vehicle, "status")
 	deal = replaceInStrings(deal, strAttr(deal, "updated_at"), now) // updated_at and lsi_updated
 	deal["status"], deal["closed_at"], deal["rev"] = s("ganho"), s(now), n(dealRev+1)
 	vehicle = replaceInStrings(vehicle, strAttr(vehicle, "updated_at"), now)
 	vehicle["status"], vehicle["sold_at"], vehicle["sold_deal_id"] = s("vendido"), s(now), s(dealID)
 	vehicle["rev"] = n(vehicleRev + 1)
-	revIs := func(rev int) (*string, map[string]string, map[string]types.AttributeValue) {
-		return aws.String("(" + placeholder("rev") + " = :v0)"), map[string]string{placeholder("rev"): "rev"},
-			map[string]types.AttributeValue{":v0": n(rev)}
+	if tracked {
+		// The store's index keys start with the status, so that each status is a range of its own:
+		// a status change moves the record in every index. The floor's keys move with updated_at
+		// alone, as in any design with an updated_at index.
+		deal, vehicle = restatus(deal, dealWas), restatus(vehicle, vehicleWas)
 	}
-	dc, dn, dv := revIs(dealRev)
-	vc, vn, vv := revIs(vehicleRev)
-	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Put: &types.Put{TableName: aws.String(r.tables.Deals), Item: deal,
-				ConditionExpression: dc, ExpressionAttributeNames: dn, ExpressionAttributeValues: dv}},
-			{Put: &types.Put{TableName: aws.String(r.tables.Vehicles), Item: vehicle,
-				ConditionExpression: vc, ExpressionAttributeNames: vn, ExpressionAttributeValues: vv}},
-		},
-	})
+	rev, updated := placeholder("rev"), placeholder("lsi_updated")
+	dealPut := &types.Put{TableName: aws.String(r.tables.Deals), Item: deal,
+		ConditionExpression:       aws.String("(" + rev + " = :v0)"),
+		ExpressionAttributeNames:  map[string]string{rev: "rev"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(dealRev)}}
+	vehiclePut := &types.Put{TableName: aws.String(r.tables.Vehicles), Item: vehicle,
+		ConditionExpression:       aws.String("(" + rev + " = :v0)"),
+		ExpressionAttributeNames:  map[string]string{rev: "rev"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(vehicleRev)}}
+	items := []types.TransactWriteItem{{Put: dealPut}}
+	if tracked {
+		items = append(items, r.tracking(r.tables.Deals, patio.ResourceDeal, teamID, dealID, deal, dealWas)...)
+		vehiclePut.ConditionExpression = aws.String("(" + rev + " = :v0) AND (begins_with(" + updated + ", :v1))")
+		vehiclePut.ExpressionAttributeNames[updated] = "lsi_updated"
+		vehiclePut.ExpressionAttributeValues[":v1"] = s(vehicleWas + "#")
+	}
+	items = append(items, types.TransactWriteItem{Put: vehiclePut})
+	if tracked {
+		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, vehicleID, vehicle, vehicleWas)...)
+	}
+	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	return err
 }
 
@@ -368,6 +430,16 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 // always have one.
 func recordKey(resource, id string) string {
 	sk, err := dynamostore.RecordKey(resource, id)
+	if err != nil {
+		panic(err)
+	}
+	return sk
+}
+
+// orderKey is the store's sort key of a record's order item (dynamostore.OrderKey); the resources
+// named here always have one.
+func orderKey(resource, status, id string) string {
+	sk, err := dynamostore.OrderKey(resource, status, id)
 	if err != nil {
 		panic(err)
 	}

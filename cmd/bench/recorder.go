@@ -23,6 +23,17 @@ type sdkCall struct {
 	// scanned is the items a Query or Scan examined (its response's ScannedCount, before any
 	// filter), -1 for other operations.
 	scanned int
+	// items is the number of items a TransactWriteItems writes or checks, 0 for other operations.
+	items int
+}
+
+// transactItems returns how many items a TransactWriteItems request body names.
+func transactItems(body []byte) int {
+	var in struct{ TransactItems []json.RawMessage }
+	if json.Unmarshal(body, &in) != nil {
+		return 0
+	}
+	return len(in.TransactItems)
 }
 
 // recorder is the AWS SDK's HTTP client with three instruments: it counts the TCP connections the SDK
@@ -75,6 +86,9 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		c.sent, c.body = len(body), string(body)
+		if op == "TransactWriteItems" {
+			c.items = transactItems(body)
+		}
 	}
 	resp, err := r.inner.Do(req)
 	r.countFailure(op, resp, err)

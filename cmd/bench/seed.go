@@ -130,8 +130,8 @@ func (env *benchEnv) seed(ctx context.Context, o options) error {
 // client in the same transaction, and concurrent transactions on one item conflict and back off.
 const dealClients = 32
 
-// seedDeals prepares, in the deals team, dealClients clients and two pools of -deals open deals,
-// each on a vehicle of its own: one pool for the API side, one for the raw side. A run that empties
+// seedDeals prepares, in the deals team, dealClients clients and three pools of -deals open deals,
+// each on a vehicle of its own: one pool for each side (request, raw, same). A run that empties
 // its pool ends early and says so.
 func (env *benchEnv) seedDeals(ctx context.Context, o options) error {
 	start := time.Now()
@@ -149,7 +149,7 @@ func (env *benchEnv) seedDeals(ctx context.Context, o options) error {
 	if err != nil {
 		return fmt.Errorf("seed the deals' clients: %w", err)
 	}
-	ids := make([]string, 2*o.pool)
+	ids := make([]string, 3*o.pool)
 	plate := newCounter(plateIndexDeals)
 	err = parallel(ctx, len(ids), seedWorkers, func(ctx context.Context, i int) error {
 		vid, err := env.createVehicle(ctx, o.seed, env.deals, plate.take())
@@ -163,8 +163,9 @@ func (env *benchEnv) seedDeals(ctx context.Context, o options) error {
 		return fmt.Errorf("seed deals: %w", err)
 	}
 	env.appWins = &pool[string]{items: ids[:o.pool]}
-	env.rawWins = &pool[string]{items: ids[o.pool:]}
-	progress("prepared 2 × %d open deals, each on a fresh vehicle, for %d clients in %s", o.pool, dealClients,
+	env.rawWins = &pool[string]{items: ids[o.pool : 2*o.pool]}
+	env.sameWins = &pool[string]{items: ids[2*o.pool:]}
+	progress("prepared 3 × %d open deals, each on a fresh vehicle, for %d clients in %s", o.pool, dealClients,
 		time.Since(start).Round(time.Millisecond))
 	return nil
 }

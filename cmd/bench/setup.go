@@ -59,6 +59,7 @@ type benchEnv struct {
 	vehicleIDs []string      // the seeded vehicles of main
 	appWins    *pool[string] // ids of open deals the API side wins, each on a vehicle of its own
 	rawWins    *pool[string] // ids of open deals the raw side wins, each on a vehicle of its own
+	sameWins   *pool[string] // ids of open deals the same side wins, each on a vehicle of its own
 	nextPlate  *counter      // plate index of the next created vehicle
 }
 

@@ -58,6 +58,10 @@ func OrderKey(resource, status, id string) (string, error) {
 	return r.orderKey(status, id), nil
 }
 
+// CountKey returns the sort key of a team's counter item number shard (0 ≤ shard < CountShards),
+// which holds one number attribute per status, named after the status.
+func CountKey(shard int) string { return countKey(shard) }
+
 // listedKind is what ListRange and OrderKey need of a resource's records.
 type listedKind interface {
 	sortable(field string) bool
