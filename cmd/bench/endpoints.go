@@ -220,23 +220,25 @@ func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) 
 				return rows
 			}
 			seed := uint64(i*1000 + c)
-			h0, s0 := env.api.dials.Load(), env.rec.dials.Load()
-			// Labels let a -cpuprofile tell the sides apart (the API server's own goroutines carry
-			// none: they are what is left once both labels are excluded).
-			pprof.Do(ctx, pprof.Labels("side", "request", "endpoint", ep.name), func(ctx context.Context) {
-				rw.request = measure(ctx, c, o.warmup, o.duration, seed, ep.request)
-			})
-			h1, s1 := env.api.dials.Load(), env.rec.dials.Load()
-			pprof.Do(ctx, pprof.Labels("side", "raw", "endpoint", ep.name), func(ctx context.Context) {
-				rw.raw = measure(ctx, c, o.warmup, o.duration, seed, ep.raw)
-			})
-			rw.httpDials, rw.requestSDKDials, rw.rawSDKDials = h1-h0, s1-s0, env.rec.dials.Load()-s1
+			sides := []op{ep.request, ep.raw}
 			if ep.same != nil {
-				pprof.Do(ctx, pprof.Labels("side", "same", "endpoint", ep.name), func(ctx context.Context) {
-					same := measure(ctx, c, o.warmup, o.duration, seed, ep.same)
-					rw.same = &same
-				})
+				sides = append(sides, ep.same)
 			}
+			names := []string{"request", "raw", "same"}
+			var httpDials, sdkDials [3]int64
+			res := measureRounds(ctx, c, o.warmup, o.duration, seed, sides, func(side int, run func(context.Context)) {
+				h0, s0 := env.api.dials.Load(), env.rec.dials.Load()
+				// Labels let a -cpuprofile tell the sides apart (the API server's own goroutines
+				// carry none: they are what is left once the labels are excluded).
+				pprof.Do(ctx, pprof.Labels("side", names[side], "endpoint", ep.name), run)
+				httpDials[side] += env.api.dials.Load() - h0
+				sdkDials[side] += env.rec.dials.Load() - s0
+			})
+			rw.request, rw.raw = res[0], res[1]
+			if ep.same != nil {
+				rw.same = &res[2]
+			}
+			rw.httpDials, rw.requestSDKDials, rw.rawSDKDials = httpDials[0], sdkDials[0], sdkDials[1]
 			same := ""
 			if rw.same != nil {
 				same = fmt.Sprintf("   same p50 %s (%d)", ms(rw.same.p50), rw.same.n)

@@ -241,8 +241,9 @@ func (env *benchEnv) getListPage(ctx context.Context, p principal, path string) 
 
 // measureLists seeds one team per size and measures every list endpoint on each: a sample of each
 // request and its raw side with the recorder on (the items they examine), then, concurrency by
-// concurrency and endpoint by endpoint, the sizes one after the other, so that the figures the
-// budgets compare (concurrency 1, GET by id first) are measured close together in time.
+// concurrency, every endpoint at every size in rounds taking turns, so that the figures the
+// budgets compare (concurrency 1: the default list at each size, GET by id, cursor pages) are
+// measured alike.
 func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, error) {
 	lr := &listReport{}
 	if len(o.listSizes) == 0 {
@@ -276,25 +277,38 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 			samples[[2]int{ti, ei}] = sm
 		}
 	}
+	// Each concurrency's runs, endpoints and sizes, take turns in rounds (see rounds), so that the
+	// figures the budgets compare across endpoints and sizes are measured alike.
 	for _, c := range o.concurrency {
+		parts := map[[3]int][]result{} // endpoint, team, side (0 request, 1 raw)
+		for round := range rounds {
+			progress("lists: c=%d, round %d of %d", c, round+1, rounds)
+			for ei, ep := range eps {
+				for ti, t := range lr.teams {
+					if ctx.Err() != nil {
+						return lr, ctx.Err()
+					}
+					if ep.missing != nil && ep.missing(t) != "" {
+						continue
+					}
+					seed := uint64(100_000+ei*1000+ti*100+c) + uint64(round)*7919
+					for side, call := range []op{ep.request(t), ep.raw(t)} {
+						pprof.Do(ctx, pprof.Labels("side", []string{"request", "raw"}[side], "endpoint", ep.name), func(ctx context.Context) {
+							k := [3]int{ei, ti, side}
+							parts[k] = append(parts[k], measure(ctx, c, roundWarmup(o.warmup, round), o.listDuration/rounds, seed, call))
+						})
+					}
+				}
+			}
+		}
 		for ei, ep := range eps {
 			for ti, t := range lr.teams {
-				if ctx.Err() != nil {
-					return lr, ctx.Err()
-				}
 				rw := listRow{endpoint: ep.name, k: ep.k, limit: ep.limit, size: t.size, conc: c, sample: samples[[2]int{ti, ei}]}
 				if ep.missing != nil {
 					rw.missing = ep.missing(t)
 				}
 				if rw.missing == "" {
-					seed := uint64(100_000 + ei*1000 + ti*100 + c)
-					req, raw := ep.request(t), ep.raw(t)
-					pprof.Do(ctx, pprof.Labels("side", "request", "endpoint", ep.name), func(ctx context.Context) {
-						rw.request = measure(ctx, c, o.warmup, o.listDuration, seed, req)
-					})
-					pprof.Do(ctx, pprof.Labels("side", "raw", "endpoint", ep.name), func(ctx context.Context) {
-						rw.raw = measure(ctx, c, o.warmup, o.listDuration, seed, raw)
-					})
+					rw.request, rw.raw = merge(parts[[3]int{ei, ti, 0}]...), merge(parts[[3]int{ei, ti, 1}]...)
 					progress("lists: %-28s %6d vehicles c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, t.size, c,
 						ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
 				}
@@ -336,7 +350,8 @@ func printLists(w io.Writer, lr *listReport, o options) {
 		fmt.Fprintf(w, "      %6d vehicles: seeded in %s (%.0f vehicles/s); %s\n", t.size, t.seeded.Round(time.Millisecond),
 			float64(t.size)/t.seeded.Seconds(), deep)
 	}
-	fmt.Fprintf(w, "runs: %s warm-up, then %s measured, per side of each line\n", o.warmup, o.listDuration)
+	fmt.Fprintf(w, "runs: %s measured per side of each line, in %d rounds in which every line of a concurrency takes its turn; warm-up %s, then %s a round\n",
+		o.listDuration, rounds, o.warmup, roundWarmup(o.warmup, 1))
 	fmt.Fprintf(w, "      raw of a list: its floor, the request's authentication and rate counting (4 calls) then one strongly consistent\n")
 	fmt.Fprintf(w, "      Query of limit items of the range the store reads first (first status shown, list order, from the cursor's position)\n")
 	fmt.Fprintf(w, "      examined: items the sample request's Queries examined (ScannedCount, every query of the request: pages, counts, probe)\n\n")

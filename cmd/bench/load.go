@@ -22,6 +22,78 @@ type result struct {
 	// own CPU is not in it. It moves much less than latency when other processes load the machine.
 	cpuPerCall time.Duration
 	exhausted  bool // the run stopped early: its pool of prepared items ran out
+
+	// What merging rounds needs: the successful calls' latencies (sorted), every call made, the
+	// CPU time they took and the throughput window.
+	lat    []time.Duration
+	calls  int
+	cpu    time.Duration
+	window time.Duration
+}
+
+// rounds is how many rounds the runs that a budget compares are split into, taking turns (request,
+// raw, request, raw, ...), so that a drift of the machine's speed during the bench (DynamoDB
+// Local's collector after seeding, another process) weighs on every side alike instead of on
+// whichever ran during it. Each round after the first warms up for a quarter of the warm-up.
+const rounds = 3
+
+// roundWarmup is the warm-up of round i of runs whose first warms up for warmup.
+func roundWarmup(warmup time.Duration, i int) time.Duration {
+	if i == 0 {
+		return warmup
+	}
+	return warmup / 4
+}
+
+// merge returns the result of the rounds of one run as if measured in one.
+func merge(parts ...result) result {
+	var r result
+	for _, p := range parts {
+		r.lat = append(r.lat, p.lat...)
+		r.errors += p.errors
+		if r.firstErr == nil {
+			r.firstErr = p.firstErr
+		}
+		r.exhausted = r.exhausted || p.exhausted
+		r.calls += p.calls
+		r.cpu += p.cpu
+		r.window += p.window
+	}
+	slices.Sort(r.lat)
+	r.n = len(r.lat)
+	r.p50, r.p99 = percentile(r.lat, 50), percentile(r.lat, 99)
+	if r.window > 0 {
+		r.rps = float64(r.n) / r.window.Seconds()
+	}
+	if r.calls > 0 {
+		r.cpuPerCall = r.cpu / time.Duration(r.calls)
+	}
+	return r
+}
+
+// measureRounds measures each op of sides for dur in all, in rounds taking turns, and returns
+// each side's merged result. around, when not nil, runs each side's part of a round (to label it,
+// to count connections).
+func measureRounds(ctx context.Context, conc int, warmup, dur time.Duration, seed uint64, sides []op,
+	around func(side int, run func(ctx context.Context))) []result {
+	parts := make([][]result, len(sides))
+	for i := range rounds {
+		for si, call := range sides {
+			run := func(ctx context.Context) {
+				parts[si] = append(parts[si], measure(ctx, conc, roundWarmup(warmup, i), dur/rounds, seed+uint64(i)*7919, call))
+			}
+			if around != nil {
+				around(si, run)
+			} else {
+				run(ctx)
+			}
+		}
+	}
+	out := make([]result, len(sides))
+	for si := range sides {
+		out[si] = merge(parts[si]...)
+	}
+	return out
 }
 
 // op is one call of a run: an HTTP request or its raw DynamoDB calls. rng is the worker's own.
@@ -98,12 +170,10 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 	cpu := processCPU() - cpu0
 
 	var r result
-	var all []time.Duration
 	var first, last time.Time
-	calls := 0
 	for _, w := range ws {
-		all = append(all, w.lat...)
-		calls += w.calls
+		r.lat = append(r.lat, w.lat...)
+		r.calls += w.calls
 		r.errors += w.errs
 		if r.firstErr == nil {
 			r.firstErr = w.firstErr
@@ -116,16 +186,8 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 			last = w.lastEnd
 		}
 	}
-	slices.Sort(all)
-	r.n = len(all)
-	r.p50, r.p99 = percentile(all, 50), percentile(all, 99)
-	if window := last.Sub(first); window > 0 {
-		r.rps = float64(r.n) / window.Seconds()
-	}
-	if calls > 0 {
-		r.cpuPerCall = cpu / time.Duration(calls)
-	}
-	return r
+	r.cpu, r.window = cpu, max(last.Sub(first), 0)
+	return merge(r)
 }
 
 // percentile returns the nearest-rank p-th percentile of sorted latencies: the smallest value

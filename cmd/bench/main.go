@@ -18,14 +18,15 @@
 //     every request), and serves app.API (every resource, logs discarded) with net/http on
 //     127.0.0.1:0.
 //  2. Seeds, through the domain use cases on the store (-seed api: through the API), in the second
-//     team 32 clients and two pools of open deals, each on a vehicle of its own, so that every
+//     team 32 clients and three pools of open deals, each on a vehicle of its own, so that every
 //     measured win sells a vehicle nobody sold before; in the first team 1,000 clients with valid
 //     CPFs (when /api/v1/clients is served) and 10,000 vehicles with valid unique old-format plates
 //     and varied prices, model years and mileage.
 //  3. For each endpoint and each concurrency (1 and 16), runs the HTTP requests with a keep-alive
-//     client (one reused connection per worker), then the raw DynamoDB calls the same way: same
-//     workers, same warm-up, same duration, same counting. Calls that complete within the warm-up
-//     are not counted; workers start calls until the duration has passed (longer, up to three
+//     client (one reused connection per worker), then the raw DynamoDB calls the same way (and for
+//     a write, whose raw side is its floor, its own calls too): same workers, same warm-up, same
+//     duration, same counting, the sides taking turns in three rounds (load.go: rounds) whose
+//     figures are merged. Calls that complete within the warm-up are not counted; workers start calls until the duration has passed (longer, up to three
 //     times, while fewer than 20 were counted), and every call started is waited for. Latency
 //     percentiles are nearest-rank over every counted successful call; throughput is those calls
 //     over the window from the first one's start to the last one's end. Failed calls are counted
@@ -38,8 +39,8 @@
 //     team bulk-loaded with that many vehicles of a dealership's history (dynamostore.ImportVehicles:
 //     45 % vendido, 45 % arquivado, 10 % ativo or reservado), and on each the default list, a page
 //     reached by walking next_cursor as deep as the data allows (up to page 100), status=ativo,
-//     sort=-price, sort=title and GET /vehicles/{id}, measured as in 3 (the sizes side by side, so
-//     that the figures compared are measured close in time), with the items each request examines
+//     sort=-price, sort=title and GET /vehicles/{id}, measured as in 3 (every endpoint at every
+//     size taking turns in the rounds, so that the figures compared are measured alike), with the items each request examines
 //     (the ScannedCount of its queries, from a sample request). A list's raw side is its floor
 //     (listFloor: one Query of limit items), not the request's own calls.
 //  6. The write rate of one team with 16 concurrent writers (writes.go): creates and status changes

@@ -79,8 +79,9 @@ func printReport(w io.Writer, r report) {
 	if env.rateNote != "" {
 		fmt.Fprintf(w, "rate limits: %s\n", env.rateNote)
 	}
-	fmt.Fprintf(w, "runs: each side of each line: %s warm-up, then %s measured; p50/p99 nearest-rank over every successful call\n",
-		o.warmup, o.duration)
+	fmt.Fprintf(w, "runs: each side of each line: %s measured in %d rounds taking turns with the line's other sides, the first after %s of warm-up,\n",
+		o.duration, rounds, o.warmup)
+	fmt.Fprintf(w, "      the others after %s; p50/p99 nearest-rank over every successful call of the rounds\n", roundWarmup(o.warmup, 1))
 	fmt.Fprintf(w, "      request: HTTP/1.1 keep-alive client → net/http on 127.0.0.1 → app.API (logs discarded) → DynamoDB Local\n")
 	fmt.Fprintf(w, "      raw:     the same DynamoDB calls with the bare AWS SDK client, same configuration and retryer, but for\n")
 	fmt.Fprintf(w, "               lists and writes, whose raw side is their floor (see the sample calls below)\n")
