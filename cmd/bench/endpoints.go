@@ -160,6 +160,22 @@ type sample struct {
 	sameErr      error
 }
 
+// sampleSide is one side of a sample, named.
+type sampleSide struct {
+	name  string
+	calls []sdkCall
+	err   error
+}
+
+// sides returns the sample's sides in the report's order.
+func (sm sample) sides() []sampleSide {
+	out := []sampleSide{{"request", sm.request, sm.requestErr}, {"raw", sm.raw, sm.rawErr}}
+	if sm.hasSame {
+		out = append(out, sampleSide{"same", sm.same, sm.sameErr})
+	}
+	return out
+}
+
 // sample runs each available endpoint once on each side with the recorder on.
 func (env *benchEnv) sample(ctx context.Context, eps []endpoint) ([]sample, error) {
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -207,6 +223,21 @@ type row struct {
 	httpDials, requestSDKDials, rawSDKDials int64
 }
 
+// rowSide is one side of a row, named.
+type rowSide struct {
+	name string
+	res  result
+}
+
+// sides returns the row's sides in the report's order.
+func (rw row) sides() []rowSide {
+	out := []rowSide{{"request", rw.request}, {"raw", rw.raw}}
+	if rw.same != nil {
+		out = append(out, rowSide{"same", *rw.same})
+	}
+	return out
+}
+
 func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) []row {
 	var rows []row
 	for i, ep := range eps {
@@ -220,17 +251,17 @@ func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) 
 				return rows
 			}
 			seed := uint64(i*1000 + c)
-			sides := []op{ep.request, ep.raw}
+			sides := []timedRun{{ep.request, seed}, {ep.raw, seed}}
 			if ep.same != nil {
-				sides = append(sides, ep.same)
+				sides = append(sides, timedRun{ep.same, seed})
 			}
 			names := []string{"request", "raw", "same"}
 			var httpDials, sdkDials [3]int64
-			res := measureRounds(ctx, c, o.warmup, o.duration, seed, sides, func(side int, run func(context.Context)) {
+			res := measureRounds(ctx, c, o.warmup, o.duration, sides, func(_, side int, part func(context.Context)) {
 				h0, s0 := env.api.dials.Load(), env.rec.dials.Load()
 				// Labels let a -cpuprofile tell the sides apart (the API server's own goroutines
 				// carry none: they are what is left once the labels are excluded).
-				pprof.Do(ctx, pprof.Labels("side", names[side], "endpoint", ep.name), run)
+				pprof.Do(ctx, pprof.Labels("side", names[side], "endpoint", ep.name), part)
 				httpDials[side] += env.api.dials.Load() - h0
 				sdkDials[side] += env.rec.dials.Load() - s0
 			})

@@ -280,26 +280,31 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 	// Each concurrency's runs, endpoints and sizes, take turns in rounds (see rounds), so that the
 	// figures the budgets compare across endpoints and sizes are measured alike.
 	for _, c := range o.concurrency {
-		parts := map[[3]int][]result{} // endpoint, team, side (0 request, 1 raw)
-		for round := range rounds {
-			progress("lists: c=%d, round %d of %d", c, round+1, rounds)
-			for ei, ep := range eps {
-				for ti, t := range lr.teams {
-					if ctx.Err() != nil {
-						return lr, ctx.Err()
-					}
-					if ep.missing != nil && ep.missing(t) != "" {
-						continue
-					}
-					seed := uint64(100_000+ei*1000+ti*100+c) + uint64(round)*7919
-					for side, call := range []op{ep.request(t), ep.raw(t)} {
-						pprof.Do(ctx, pprof.Labels("side", []string{"request", "raw"}[side], "endpoint", ep.name), func(ctx context.Context) {
-							k := [3]int{ei, ti, side}
-							parts[k] = append(parts[k], measure(ctx, c, roundWarmup(o.warmup, round), o.listDuration/rounds, seed, call))
-						})
-					}
+		var runs []timedRun
+		var keys [][3]int // endpoint, team, side (0 request, 1 raw) of each run
+		for ei, ep := range eps {
+			for ti, t := range lr.teams {
+				if ep.missing != nil && ep.missing(t) != "" {
+					continue
 				}
+				seed := uint64(100_000 + ei*1000 + ti*100 + c)
+				runs = append(runs, timedRun{ep.request(t), seed}, timedRun{ep.raw(t), seed})
+				keys = append(keys, [3]int{ei, ti, 0}, [3]int{ei, ti, 1})
 			}
+		}
+		res := measureRounds(ctx, c, o.warmup, o.listDuration, runs, func(round, i int, part func(context.Context)) {
+			if i == 0 {
+				progress("lists: c=%d, round %d of %d", c, round+1, rounds)
+			}
+			k := keys[i]
+			pprof.Do(ctx, pprof.Labels("side", []string{"request", "raw"}[k[2]], "endpoint", eps[k[0]].name), part)
+		})
+		if ctx.Err() != nil {
+			return lr, ctx.Err()
+		}
+		merged := map[[3]int]result{}
+		for i, k := range keys {
+			merged[k] = res[i]
 		}
 		for ei, ep := range eps {
 			for ti, t := range lr.teams {
@@ -308,7 +313,7 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 					rw.missing = ep.missing(t)
 				}
 				if rw.missing == "" {
-					rw.request, rw.raw = merge(parts[[3]int{ei, ti, 0}]...), merge(parts[[3]int{ei, ti, 1}]...)
+					rw.request, rw.raw = merged[[3]int{ei, ti, 0}], merged[[3]int{ei, ti, 1}]
 					progress("lists: %-28s %6d vehicles c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, t.size, c,
 						ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
 				}

@@ -71,27 +71,34 @@ func merge(parts ...result) result {
 	return r
 }
 
-// measureRounds measures each op of sides for dur in all, in rounds taking turns, and returns
-// each side's merged result. around, when not nil, runs each side's part of a round (to label it,
-// to count connections).
-func measureRounds(ctx context.Context, conc int, warmup, dur time.Duration, seed uint64, sides []op,
-	around func(side int, run func(ctx context.Context))) []result {
-	parts := make([][]result, len(sides))
-	for i := range rounds {
-		for si, call := range sides {
-			run := func(ctx context.Context) {
-				parts[si] = append(parts[si], measure(ctx, conc, roundWarmup(warmup, i), dur/rounds, seed+uint64(i)*7919, call))
+// timedRun is one of the runs measureRounds takes turns between: an op, and its workers' seed.
+type timedRun struct {
+	call op
+	seed uint64
+}
+
+// measureRounds measures each of runs for dur in all, in rounds taking turns, and returns each
+// one's merged result. around, when not nil, runs run i's part of a round (to label it, to count
+// connections, to say which round it is).
+func measureRounds(ctx context.Context, conc int, warmup, dur time.Duration, runs []timedRun,
+	around func(round, i int, measure func(ctx context.Context))) []result {
+	parts := make([][]result, len(runs))
+	for round := range rounds {
+		for i, r := range runs {
+			part := func(ctx context.Context) {
+				parts[i] = append(parts[i], measure(ctx, conc, roundWarmup(warmup, round), dur/rounds,
+					r.seed+uint64(round)*7919, r.call))
 			}
 			if around != nil {
-				around(si, run)
+				around(round, i, part)
 			} else {
-				run(ctx)
+				part(ctx)
 			}
 		}
 	}
-	out := make([]result, len(sides))
-	for si := range sides {
-		out[si] = merge(parts[si]...)
+	out := make([]result, len(runs))
+	for i := range runs {
+		out[i] = merge(parts[i]...)
 	}
 	return out
 }

@@ -228,10 +228,11 @@ func replaceInStrings(item map[string]types.AttributeValue, pairs ...string) map
 
 // A write's raw side is its floor: what any design must write, on items of the request's shape
 // (the vehicle and the guard that keeps its plate unique; the deal and the vehicle it sells, each
-// conditioned on the revision read, their index keys moving with updated_at alone). The store writes more in the same transaction: each record's
-// order item and its status's count (docs/storage.md, "Lists at any size"). With tracked, the raw
-// write adds those too, as the store sends them: the request's own calls, so that the report can
-// tell what our code costs over the store's calls from what the store's design costs over the floor.
+// conditioned on the revision read, their index keys moving with updated_at alone). The store
+// writes more in the same transaction: each record's order item and its status's count
+// (docs/storage.md, "Lists at any size"). With tracked, the raw write adds those too, as the store
+// sends them: the request's own calls, so that the report can tell what our code costs over the
+// store's calls from what the store's design costs over the floor.
 
 // createVehicle is POST /vehicles: auth, then one transaction putting the vehicle (new) and its
 // plate guard (free), and with tracked its order item and count between them, as

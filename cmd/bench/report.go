@@ -117,17 +117,7 @@ func printReport(w io.Writer, r report) {
 			"and the deals' clients were created through the store")
 	}
 	for _, rw := range r.rows {
-		sides := []struct {
-			name string
-			res  result
-		}{{"request", rw.request}, {"raw", rw.raw}}
-		if rw.same != nil {
-			sides = append(sides, struct {
-				name string
-				res  result
-			}{"same", *rw.same})
-		}
-		for _, side := range sides {
+		for _, side := range rw.sides() {
 			if side.res.errors > 0 {
 				notes = append(notes, fmt.Sprintf("%s c=%d %s: %d failed calls, first: %v",
 					rw.endpoint, rw.conc, side.name, side.res.errors, side.res.firstErr))
@@ -162,19 +152,7 @@ func printReport(w io.Writer, r report) {
 			verdict += "; CALLS DIFFER: the same side is not faithful"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", sm.endpoint, verdict)
-		sides := []struct {
-			name  string
-			calls []sdkCall
-			err   error
-		}{{"request", sm.request, sm.requestErr}, {"raw", sm.raw, sm.rawErr}}
-		if sm.hasSame {
-			sides = append(sides, struct {
-				name  string
-				calls []sdkCall
-				err   error
-			}{"same", sm.same, sm.sameErr})
-		}
-		for _, side := range sides {
+		for _, side := range sm.sides() {
 			fmt.Fprintf(w, "    %-8s", side.name)
 			for _, c := range side.calls {
 				fmt.Fprintf(w, " %s", c.op)
