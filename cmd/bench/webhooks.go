@@ -235,7 +235,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	// flight as the pipeline may have for one webhook.
 	progress("webhooks: floor loops over the backlog")
 	for _, conc := range []int{1, webhook.MaxInFlight} {
-		n, d, err := b.floorDrain(ctx, conc)
+		n, d, err := b.floorDrain(ctx, conc, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -419,7 +419,7 @@ func (b *whBench) startPipeline(ctx context.Context, streams ...string) (wait fu
 
 // ceiling measures the engine's ceiling with items shaped like a delivery of the drain, on a copy
 // of the deliveries table as template.yaml declares it (the pipeline idle, nothing else writes
-// meanwhile).
+// meanwhile), and the floor loop keeping its deliveries in that copy.
 func (b *whBench) ceiling(ctx context.Context) (engineCeiling, error) {
 	db := dynamodb.NewFromConfig(b.cfg)
 	table := b.tables["DeliveriesTable"]
@@ -439,7 +439,13 @@ func (b *whBench) ceiling(ctx context.Context) (engineCeiling, error) {
 	}
 	copied := tb.CreateTableInput(table + "-ceiling")
 	copied.StreamSpecification = nil
-	return measureCeiling(ctx, db, copied, out.Items[0], b.o.backlog)
+	return measureCeiling(ctx, db, copied, out.Items[0], b.o.backlog, func(keep *keeper) (float64, error) {
+		n, d, err := b.floorDrain(ctx, webhook.MaxInFlight, keep)
+		if err == nil && n != b.o.backlog {
+			err = fmt.Errorf("webhooks: the floor found %d vehicle.created events; want %d", n, b.o.backlog)
+		}
+		return float64(n) / d.Seconds(), err
+	})
 }
 
 // quiesce waits until the pipeline made no DynamoDB write for 1.5 s (the idle pollers' reads go on).
@@ -536,51 +542,105 @@ func (b *whBench) shards(ctx context.Context, client *dynamodbstreams.Client) (s
 	return arn, ids, nil
 }
 
-// floorEvent turns one stream record into the signed POST of its vehicle.created event for the
+// floorPOST is the signed POST of one vehicle.created event of the floor loops.
+type floorPOST struct {
+	id   string
+	body []byte
+}
+
+// floorEvent turns one stream record into the vehicle.created event the floor loops POST for the
 // bench's team, or nothing.
-func (b *whBench) floorPost(ctx context.Context, arn string, r streamtypes.Record) (bool, error) {
+func (b *whBench) floorEvent(arn string, r streamtypes.Record) (floorPOST, bool, error) {
 	rec := localaws.StreamRecord(arn, r)
 	if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
-		return false, nil
+		return floorPOST{}, false, nil
 	}
 	resource, obj, team, ok, err := dynamostore.DecodeStreamImage(rec.Change.NewImage)
 	if err != nil || !ok || team != b.teamID {
-		return false, err
+		return floorPOST{}, false, err
 	}
 	evs, err := webhook.Derive(webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: team, New: obj,
 		At: rec.Change.ApproximateCreationDateTime.Time})
 	if err != nil || len(evs) == 0 || evs[0].Type != webhook.VehicleCreated {
-		return false, err
+		return floorPOST{}, false, err
 	}
 	body, err := evs[0].Payload(floorHook)
+	return floorPOST{id: evs[0].ID, body: body}, err == nil, err
+}
+
+// post signs and POSTs p to the bench's receiver.
+func (b *whBench) post(ctx context.Context, p floorPOST) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.recv.srv.URL+"/in", strings.NewReader(string(p.body)))
 	if err != nil {
-		return false, err
+		return err
 	}
-	now := time.Now()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.recv.srv.URL+"/in", strings.NewReader(string(body)))
-	if err != nil {
-		return false, err
-	}
-	for k, v := range webhook.Headers(evs[0].ID, body, webhook.Keys{b.hook.Secret}, now) {
+	for k, v := range webhook.Headers(p.id, p.body, webhook.Keys{b.hook.Secret}, time.Now()) {
 		req.Header[k] = []string{v}
 	}
 	resp, err := b.client.Do(req)
 	if err != nil {
-		return false, err
+		return err
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	return true, nil
+	return resp.Body.Close()
+}
+
+// keeper is the least bookkeeping of a pipeline that stores each delivery: every delivery written
+// before its POST (created pending) and after it (its outcome), chunk at a time in unconditional
+// batches. write stores the deliveries of the event ids with a status.
+type keeper struct {
+	chunk int
+	write func(ctx context.Context, ids []string, status string) error
+}
+
+// floorChunk POSTs the vehicle.created events of rs one at a time, and with keep writes their
+// deliveries before and after; it returns how many it POSTed.
+func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.Record, keep *keeper) (int, error) {
+	var posts []floorPOST
+	var ids []string
+	for _, r := range rs {
+		p, ok, err := b.floorEvent(arn, r)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			posts, ids = append(posts, p), append(ids, p.id)
+		}
+	}
+	if len(posts) == 0 {
+		return 0, nil
+	}
+	if keep != nil {
+		if err := keep.write(ctx, ids, webhook.DeliveryPending); err != nil {
+			return 0, err
+		}
+	}
+	for i, p := range posts {
+		if err := b.post(ctx, p); err != nil {
+			return i, err
+		}
+	}
+	if keep != nil {
+		if err := keep.write(ctx, ids, webhook.DeliverySucceeded); err != nil {
+			return len(posts), err
+		}
+	}
+	return len(posts), nil
 }
 
 // floorDrain reads the vehicles stream from its trim horizon and POSTs each vehicle.created of the
-// team, conc at a time; it returns how many it sent and how long it took.
-func (b *whBench) floorDrain(ctx context.Context, conc int) (int, time.Duration, error) {
+// team, conc at a time; with keep, conc chunks of keep.chunk records at a time, each chunk's
+// deliveries written as keep says. It returns how many it sent and how long it took.
+func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (int, time.Duration, error) {
 	client := dynamodbstreams.NewFromConfig(b.cfg)
 	start := time.Now()
 	arn, shards, err := b.shards(ctx, client)
 	if err != nil {
 		return 0, 0, err
+	}
+	size := 1
+	if keep != nil {
+		size = keep.chunk
 	}
 	var (
 		sent  atomic.Int64
@@ -588,47 +648,57 @@ func (b *whBench) floorDrain(ctx context.Context, conc int) (int, time.Duration,
 		mu    sync.Mutex
 		wg    sync.WaitGroup
 	)
-	work := make(chan streamtypes.Record, 1000)
+	work := make(chan []streamtypes.Record, 1000/size+1)
 	for range conc {
 		wg.Go(func() {
-			for r := range work {
-				ok, err := b.floorPost(ctx, arn, r)
+			for rs := range work {
+				n, err := b.floorChunk(ctx, arn, rs, keep)
 				if err != nil {
 					mu.Lock()
 					first = cmpFirst(first, err)
 					mu.Unlock()
 				}
-				if ok {
-					sent.Add(1)
-				}
+				sent.Add(int64(n))
 			}
 		})
 	}
-	for _, shard := range shards {
-		it, err := client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(shard),
-			ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
-		if err != nil {
-			close(work)
-			return 0, 0, err
-		}
-		iter := it.ShardIterator
-		for iter != nil {
-			out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)})
+	var chunk []streamtypes.Record
+	read := func() error {
+		for _, shard := range shards {
+			it, err := client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(shard),
+				ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
 			if err != nil {
-				close(work)
-				return 0, 0, err
+				return err
 			}
-			for _, r := range out.Records {
-				work <- r
+			iter := it.ShardIterator
+			for iter != nil {
+				out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)})
+				if err != nil {
+					return err
+				}
+				for _, r := range out.Records {
+					if chunk = append(chunk, r); len(chunk) == size {
+						work <- chunk
+						chunk = nil
+					}
+				}
+				if len(out.Records) == 0 {
+					break // the open shard's end, for now
+				}
+				iter = out.NextShardIterator
 			}
-			if len(out.Records) == 0 {
-				break // the open shard's end, for now
-			}
-			iter = out.NextShardIterator
 		}
+		if len(chunk) > 0 {
+			work <- chunk
+		}
+		return nil
 	}
+	err = read()
 	close(work)
 	wg.Wait()
+	if err != nil {
+		return 0, 0, err
+	}
 	return int(sent.Load()), time.Since(start), first
 }
 
@@ -663,7 +733,7 @@ func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
 				return err
 			}
 			for _, r := range out.Records {
-				if _, err := b.floorPost(ctx, arn, r); err != nil && ctx.Err() == nil {
+				if _, err := b.floorChunk(ctx, arn, []streamtypes.Record{r}, nil); err != nil && ctx.Err() == nil {
 					return err
 				}
 			}
