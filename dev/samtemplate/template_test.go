@@ -116,6 +116,12 @@ func TestRepoTemplateTables(t *testing.T) {
 			ttl:  "expires_at",
 			key:  "pk:HASH",
 		},
+		{
+			name: "AuditTable",
+			lsis: map[string]string{"by_actor": "lsi_actor", "by_action": "lsi_action"},
+			ttl:  "expires_at",
+			key:  "team:HASH,sk:RANGE",
+		},
 	}
 	var names []string
 	for _, tb := range tpl.Tables() {
@@ -258,13 +264,15 @@ func TestRepoTemplateEnv(t *testing.T) {
 		"DealsTable": "p-DealsTable", "AccountsTable": "p-AccountsTable",
 		"WebhooksTable": "p-WebhooksTable", "DeliveriesTable": "p-DeliveriesTable",
 		"ActivitiesTable": "p-ActivitiesTable", "FinancialTable": "p-FinancialTable",
-		"DeliveryQueue": "http://sqs/p-DeliveryQueue",
+		"DeliveryQueue": "http://sqs/p-DeliveryQueue", "AuditTable": "p-AuditTable",
+		"ConsoleUserPool": "us-east-1_pool", "ConsoleUserPoolClient": "client",
 	}
 	want := map[string]string{
 		"VEHICLES_TABLE": "p-VehiclesTable", "CLIENTS_TABLE": "p-ClientsTable",
 		"DEALS_TABLE": "p-DealsTable", "ACCOUNTS_TABLE": "p-AccountsTable", "LOG_LEVEL": "INFO",
 		"WEBHOOKS_TABLE": "p-WebhooksTable", "DELIVERIES_TABLE": "p-DeliveriesTable",
 		"ACTIVITIES_TABLE": "p-ActivitiesTable", "FINANCIAL_TABLE": "p-FinancialTable",
+		"AUDIT_TABLE": "p-AuditTable",
 	}
 	got, err := tpl.GlobalEnv(refs)
 	if err != nil {

@@ -19,12 +19,19 @@ import (
 // local-only webhook knobs). Nothing else reads the environment.
 type Config struct {
 	// Tables are VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE, ACCOUNTS_TABLE, WEBHOOKS_TABLE,
-	// DELIVERIES_TABLE, ACTIVITIES_TABLE and FINANCIAL_TABLE.
+	// DELIVERIES_TABLE, ACTIVITIES_TABLE, FINANCIAL_TABLE and AUDIT_TABLE.
 	Tables dynamostore.Tables
 	// QueueURL is the webhook delivery queue (DELIVERY_QUEUE_URL).
 	QueueURL string
-	// AlertSender is the verified SES identity alerts come from (ALERT_SENDER_EMAIL).
+	// AlertSender is the verified SES identity alerts and invitations come from
+	// (ALERT_SENDER_EMAIL).
 	AlertSender string
+	// UserPoolID and UserPoolClientID are the console's Cognito user pool and its client
+	// (COGNITO_USER_POOL_ID, COGNITO_CLIENT_ID).
+	UserPoolID, UserPoolClientID string
+	// ConsoleURL is where people sign in to the console (CONSOLE_URL), for the links of invitations
+	// the operators' tool sends; the console itself builds them from the request.
+	ConsoleURL string
 	// RetrySchedule is WEBHOOK_RETRY_SCHEDULE (six Go durations), SPEC.md's schedule by default.
 	RetrySchedule webhook.Schedule
 	// WebhookTimeout is WEBHOOK_TIMEOUT, how long a receiver has to answer (default 5s).
@@ -72,6 +79,8 @@ const (
 	// TimerFunction fires the timed events of activities and financial records.
 	TimerFunction   Function = "timer"
 	SweeperFunction Function = "sweeper"
+	// ConsoleFunction serves the console, the dealership's web application.
+	ConsoleFunction Function = "console"
 	// AdminTool is the operators' tool (cmd/admin): teams and keys, webhooks and deliveries. It
 	// needs DELIVERY_QUEUE_URL only to replay deliveries.
 	AdminTool Function = "admin"
@@ -88,8 +97,11 @@ var needs = map[Function][]string{
 	DispatcherFunction: {"WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL"},
 	DelivererFunction:  {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL", "ALERT_SENDER_EMAIL"},
 	SweeperFunction:    {"DELIVERIES_TABLE", "DELIVERY_QUEUE_URL"},
-	AdminTool:          {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE"},
-	TimerFunction:      {"ACTIVITIES_TABLE", "FINANCIAL_TABLE"},
+	AdminTool:          {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "AUDIT_TABLE"},
+	ConsoleFunction: {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL", "ACTIVITIES_TABLE",
+		"FINANCIAL_TABLE", "VEHICLES_TABLE", "CLIENTS_TABLE", "DEALS_TABLE", "AUDIT_TABLE", "ALERT_SENDER_EMAIL",
+		"COGNITO_USER_POOL_ID", "COGNITO_CLIENT_ID"},
+	TimerFunction: {"ACTIVITIES_TABLE", "FINANCIAL_TABLE"},
 }
 
 // localKnobs are the variables that exist only on the local stack and in tests: a Lambda function
@@ -107,6 +119,10 @@ func (c *Config) stringVars() map[string]*string {
 		"DELIVERIES_TABLE":        &c.Tables.Deliveries,
 		"ACTIVITIES_TABLE":        &c.Tables.Activities,
 		"FINANCIAL_TABLE":         &c.Tables.Financial,
+		"AUDIT_TABLE":             &c.Tables.Audit,
+		"COGNITO_USER_POOL_ID":    &c.UserPoolID,
+		"COGNITO_CLIENT_ID":       &c.UserPoolClientID,
+		"CONSOLE_URL":             &c.ConsoleURL,
 		"DELIVERY_QUEUE_URL":      &c.QueueURL,
 		"ALERT_SENDER_EMAIL":      &c.AlertSender,
 		"WEBHOOK_CA_FILE":         &c.CAFile,

@@ -36,6 +36,8 @@ type Tables struct {
 	// Activities and Financial hold the dashboard modules' records (CONTRACT.md section 15).
 	Activities string
 	Financial  string
+	// Audit holds the audit log of the changes made in the console and by the operators' tool.
+	Audit string
 }
 
 // Store implements the domain's store interfaces on DynamoDB. It is safe for concurrent use.

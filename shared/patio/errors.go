@@ -46,6 +46,10 @@ type Error struct {
 	// Details lists every problem of a KindInvalid request, field by field (Message names the
 	// first); nil for other kinds.
 	Details []FieldError
+	// Format and Args are what Message was formatted from, so that an adapter speaking another
+	// language (the console) can look the format up in its catalog and format it again.
+	Format string `json:"-"`
+	Args   []any  `json:"-"`
 }
 
 // Error returns the message followed by the cause, if any.
@@ -64,7 +68,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns an *Error of the given kind with a formatted, client-safe message.
 func Errorf(kind Kind, format string, args ...any) *Error {
-	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // Invalidf returns a KindInvalid error (400 VALIDATION_ERROR).

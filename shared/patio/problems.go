@@ -21,6 +21,9 @@ type FieldError struct {
 	Field   string `json:"field"`
 	In      string `json:"in"`
 	Message string `json:"message"`
+	// Format and Args are what Message was formatted from (see Error.Format).
+	Format string `json:"-"`
+	Args   []any  `json:"-"`
 }
 
 // Problems collects the problems of one request, so that a 400 lists all of them rather than the
@@ -31,7 +34,7 @@ type Problems struct {
 
 // Add records a problem of the member field sent in in; the message is formatted.
 func (p *Problems) Add(in, field, format string, args ...any) {
-	p.list = append(p.list, FieldError{Field: field, In: in, Message: fmt.Sprintf(format, args...)})
+	p.list = append(p.list, FieldError{Field: field, In: in, Message: fmt.Sprintf(format, args...), Format: format, Args: args})
 }
 
 // AddError records err: the details of a KindInvalid *Error, or err's message for member field.
@@ -41,11 +44,11 @@ func (p *Problems) AddError(in, field string, err error) {
 		p.list = append(p.list, e.Details...)
 		return
 	}
-	msg := err.Error()
+	fe := FieldError{Field: field, In: in, Message: err.Error()}
 	if e != nil {
-		msg = e.Message
+		fe.Message, fe.Format, fe.Args = e.Message, e.Format, e.Args
 	}
-	p.list = append(p.list, FieldError{Field: field, In: in, Message: msg})
+	p.list = append(p.list, fe)
 }
 
 // Has reports whether a problem of member field was recorded.
@@ -73,7 +76,7 @@ func (p *Problems) Err() error {
 	sort.SliceStable(list, func(i, j int) bool {
 		return order[list[i].In] < order[list[j].In]
 	})
-	return &Error{Kind: KindInvalid, Message: list[0].Message, Details: list}
+	return &Error{Kind: KindInvalid, Message: list[0].Message, Details: list, Format: list[0].Format, Args: list[0].Args}
 }
 
 // invalid returns a KindInvalid error for one member of a body.

@@ -1,4 +1,5 @@
-// Package sesmail is the Amazon SES (v2) adapter that sends the webhook alert email.
+// Package sesmail is the Amazon SES (v2) adapter that sends Patio's emails: the webhook alerts and
+// the console's invitations.
 package sesmail
 
 import (
@@ -9,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2/types"
+
+	"github.com/patio-dev/patio/shared/patio"
 )
 
 // Mailer sends plain-text emails from one verified sender identity.
@@ -25,6 +28,16 @@ func New(cfg aws.Config, from string) *Mailer {
 
 // SendAlert sends one plain-text email to to.
 func (m *Mailer) SendAlert(ctx context.Context, to, subject, text string) error {
+	return m.send(ctx, "alert", to, subject, text)
+}
+
+// SendInvitation implements patio.Mailer: the invitation, as plain text.
+func (m *Mailer) SendInvitation(ctx context.Context, inv patio.Invitation) error {
+	subject, text := inv.Message()
+	return m.send(ctx, "invitation", inv.To, subject, text)
+}
+
+func (m *Mailer) send(ctx context.Context, what, to, subject, text string) error {
 	_, err := m.client.SendEmail(ctx, &sesv2.SendEmailInput{
 		FromEmailAddress: aws.String(m.from),
 		Destination:      &types.Destination{ToAddresses: []string{to}},
@@ -34,7 +47,7 @@ func (m *Mailer) SendAlert(ctx context.Context, to, subject, text string) error 
 		}},
 	})
 	if err != nil {
-		return fmt.Errorf("sesmail: send alert: %w", err)
+		return fmt.Errorf("sesmail: send %s: %w", what, err)
 	}
 	return nil
 }

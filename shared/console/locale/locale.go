@@ -1,0 +1,238 @@
+// Package locale is the console's two languages: Brazilian Portuguese (the default) and English,
+// from one message catalog per language (translations/pt_BR.json, en.json, which a test keeps
+// holding the same keys), and the formats of money, dates and times in each.
+//
+// The domain's messages (shared/patio, shared/webhook) are written in English; Printer.Error shows
+// them in Portuguese from translations/errors_pt_BR.json, keyed by the English format they were
+// made from, and as they are otherwise.
+package locale
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/text/language"
+
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// The languages.
+const (
+	PtBR = "pt-BR"
+	En   = "en"
+)
+
+// Languages lists the languages, the default first.
+var Languages = []string{PtBR, En}
+
+//go:embed translations/*.json
+var files embed.FS
+
+var (
+	catalogs     = map[string]map[string]string{}
+	domainErrors map[string]string // English format → Portuguese format
+)
+
+func init() {
+	for lang, file := range map[string]string{PtBR: "pt_BR.json", En: "en.json"} {
+		catalogs[lang] = mustLoad(file)
+	}
+	domainErrors = mustLoad("errors_pt_BR.json")
+}
+
+func mustLoad(name string) map[string]string {
+	data, err := files.ReadFile("translations/" + name)
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(data, &m); err != nil {
+		panic(fmt.Sprintf("locale: %s: %v", name, err))
+	}
+	return m
+}
+
+// Keys returns the keys of a language's catalog (for the catalog's own tests).
+func Keys(lang string) []string {
+	out := make([]string, 0, len(catalogs[lang]))
+	for k := range catalogs[lang] {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Supported returns lang when it is one of Languages, else "".
+func Supported(lang string) string {
+	for _, l := range Languages {
+		if strings.EqualFold(l, lang) {
+			return l
+		}
+	}
+	return ""
+}
+
+var matcher = language.NewMatcher([]language.Tag{language.BrazilianPortuguese, language.English})
+
+// Negotiate picks a language from an Accept-Language header: English when the browser prefers it,
+// Portuguese otherwise (also for other Portuguese variants and unknown languages).
+func Negotiate(acceptLanguage string) string {
+	tags, _, err := language.ParseAcceptLanguage(acceptLanguage)
+	if err != nil || len(tags) == 0 {
+		return PtBR
+	}
+	_, i, conf := matcher.Match(tags...)
+	if i == 1 && conf != language.No {
+		return En
+	}
+	return PtBR
+}
+
+// Printer speaks one language, and shows times in one time zone.
+type Printer struct {
+	Lang string
+	Loc  *time.Location
+}
+
+// New returns the printer of lang (the default for an unknown one) in the time zone loc (UTC when
+// nil).
+func New(lang string, loc *time.Location) Printer {
+	if Supported(lang) == "" {
+		lang = PtBR
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return Printer{Lang: Supported(lang), Loc: loc}
+}
+
+// T returns the message key formatted with args; a key the catalog lacks is shown as it is (the
+// catalog test keeps that from happening).
+func (p Printer) T(key string, args ...any) string {
+	msg, ok := catalogs[p.Lang][key]
+	if !ok {
+		msg = key
+	}
+	if len(args) == 0 {
+		return msg
+	}
+	return fmt.Sprintf(msg, args...)
+}
+
+// Error returns the message of an error for a person to read: a domain error's message in the
+// printer's language, and a generic sentence for anything internal.
+func (p Printer) Error(err error) string {
+	var e *patio.Error
+	if !errors.As(err, &e) || e.Kind == patio.KindInternal {
+		return p.T("error.internal")
+	}
+	return p.message(e.Message, e.Format, e.Args)
+}
+
+// Problem returns one field's problem in the printer's language.
+func (p Printer) Problem(fe patio.FieldError) string {
+	return p.message(fe.Message, fe.Format, fe.Args)
+}
+
+func (p Printer) message(msg, format string, args []any) string {
+	if p.Lang != PtBR || format == "" {
+		return msg
+	}
+	if pt, ok := domainErrors[format]; ok {
+		return fmt.Sprintf(pt, args...)
+	}
+	return msg
+}
+
+// Money formats an amount: "R$ 1.234,56" in Portuguese, "R$1,234.56" in English.
+func (p Printer) Money(c money.Cents) string {
+	neg := c < 0
+	if neg {
+		c = -c
+	}
+	whole, cents := int64(c)/100, int64(c)%100
+	digits := fmt.Sprint(whole)
+	sep, dec, prefix := ",", ".", "R$"
+	if p.Lang == PtBR {
+		sep, dec, prefix = ".", ",", "R$ "
+	}
+	var b strings.Builder
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(d)
+	}
+	out := fmt.Sprintf("%s%s%s%02d", prefix, b.String(), dec, cents)
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// Decimal formats an amount without currency, as a spreadsheet in the language reads it:
+// "1234,56" in Portuguese, "1234.56" in English.
+func (p Printer) Decimal(c money.Cents) string {
+	s := c.String()
+	if !strings.Contains(s, ".") {
+		s += ".00"
+	} else if len(s)-strings.Index(s, ".") == 2 {
+		s += "0"
+	}
+	if p.Lang == PtBR {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
+}
+
+// Date formats a calendar date: dd/mm/aaaa in Portuguese, "Jan 2, 2006" in English.
+func (p Printer) Date(d patio.Date) string {
+	if p.Lang == PtBR {
+		return d.Start().Format("02/01/2006")
+	}
+	return d.Start().Format("Jan 2, 2006")
+}
+
+// Time formats an instant in the printer's time zone: "02/01/2006 15:04" in Portuguese,
+// "Jan 2, 2006 15:04" in English; the zero time is "—".
+func (p Printer) Time(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	t = t.In(p.Loc)
+	if p.Lang == PtBR {
+		return t.Format("02/01/2006 15:04")
+	}
+	return t.Format("Jan 2, 2006 15:04")
+}
+
+// Duration formats a short duration in milliseconds ("123 ms").
+func (p Printer) Duration(d time.Duration) string {
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+// Number formats an integer with the language's thousands separator.
+func (p Printer) Number(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	sep := ","
+	if p.Lang == PtBR {
+		sep = "."
+	}
+	var b strings.Builder
+	for i, d := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(d)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,113 @@
+package patio
+
+import (
+	"context"
+	"time"
+)
+
+// Actor kinds: a person signed in to the console, or a cloud operator using the operators' tool.
+const (
+	ActorUser     = "user"
+	ActorOperator = "operator"
+)
+
+// Actor is who makes a change, for the audit log: the console's signed-in person or an operator,
+// with the address and request id the change came with.
+type Actor struct {
+	Kind string `json:"kind"`
+	// ID is the person's email, or the operator's name.
+	ID        string `json:"id"`
+	IP        string `json:"ip,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+}
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying the actor of the changes made with it.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorOf returns the actor ctx carries; without one, an operator named "unknown".
+func ActorOf(ctx context.Context) Actor {
+	if a, ok := ctx.Value(actorKey{}).(Actor); ok {
+		return a
+	}
+	return Actor{Kind: ActorOperator, ID: "unknown"}
+}
+
+// AuditRetention is how long the audit log keeps an entry.
+const AuditRetention = 366 * 24 * time.Hour
+
+// AuditEntry is one change in a team's audit log: who made it, what action on which record, the
+// names of the fields it touched (never their values), and when.
+type AuditEntry struct {
+	ID     string    `json:"id"`
+	TeamID string    `json:"team_id"`
+	Actor  Actor     `json:"actor"`
+	Action string    `json:"action"`
+	Target string    `json:"target"`
+	Fields []string  `json:"fields"`
+	At     Timestamp `json:"at"`
+}
+
+// Auditor records audit entries.
+type Auditor interface {
+	// RecordAudit stores an entry.
+	RecordAudit(ctx context.Context, e AuditEntry) error
+}
+
+// Audit records that the actor of ctx made action on target (a record's kind and id, "webhook:<id>")
+// in team teamID, touching fields. With a nil Auditor it records nothing. A failure to record is
+// KindInternal: the change itself is made by then.
+func Audit(ctx context.Context, a Auditor, teamID, action, target string, fields ...string) error {
+	if a == nil {
+		return nil
+	}
+	id, now := NewID()
+	if fields == nil {
+		fields = []string{}
+	}
+	e := AuditEntry{ID: id, TeamID: teamID, Actor: ActorOf(ctx), Action: action, Target: target, Fields: fields,
+		At: NewTimestamp(now)}
+	if err := a.RecordAudit(ctx, e); err != nil {
+		return Internal(err)
+	}
+	return nil
+}
+
+// Audit page sizes.
+const (
+	DefaultAuditLimit = 50
+	MaxAuditLimit     = 200
+)
+
+// AuditQuery selects a page of a team's audit log, newest first: entries of one actor (by ID) and
+// one action when set, within [Since, Until] (zero: open), after Cursor.
+type AuditQuery struct {
+	Actor, Action string
+	Since, Until  time.Time
+	Limit         int
+	Cursor        string
+}
+
+// Check returns the query with its defaults, or KindInvalid.
+func (q AuditQuery) Check() (AuditQuery, error) {
+	var p Problems
+	switch {
+	case q.Limit == 0:
+		q.Limit = DefaultAuditLimit
+	case q.Limit < 1 || q.Limit > MaxAuditLimit:
+		p.Add(InQuery, "limit", "limit must be between 1 and %d", MaxAuditLimit)
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && q.Until.Before(q.Since) {
+		p.Add(InQuery, "until", "until must not be before since")
+	}
+	return q, p.Err()
+}
+
+// AuditLog reads a team's audit log.
+type AuditLog interface {
+	// AuditPage returns one page of the team's entries and the cursor of the next ("" on the last).
+	AuditPage(ctx context.Context, teamID string, q AuditQuery) ([]AuditEntry, string, error)
+}
