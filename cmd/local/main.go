@@ -7,8 +7,9 @@
 //	go run ./cmd/local with-api -- <command> [args...]
 //
 // Without a subcommand it starts the engines with the database kept under .data/ (-fresh deletes
-// it first), creates the tables of template.yaml, serves the API until SIGINT or SIGTERM, and then
-// stops every engine. This is `make run`.
+// it first), creates the tables, queues and user pool of template.yaml, serves the API (port 3000)
+// and the console (port 3001) until SIGINT or SIGTERM, and then stops every engine. This is
+// `make run`.
 //
 // with-engines starts the engines in memory on free ports, runs the command with the engines'
 // AWS_ENDPOINT_URL_* variables and local credentials in its environment (no table names: tests
@@ -16,9 +17,10 @@
 // `make test` runs `go test`.
 //
 // with-api starts a whole stack in memory, as `make run` does but sharing nothing with it: the
-// engines, the tables of template.yaml, a new team on the Autoshopping plan with a key, the API on
-// a free loopback port and the webhook workers. It runs the command with PATIO_API_URL (the
-// API's base URL, http://127.0.0.1:<port>), PATIO_API_KEY and the stack's AWS environment, stops
+// engines, the tables of template.yaml, a new team on the Autoshopping plan with a key and a console
+// owner, the API and the console on free loopback ports and the webhook workers. It runs the command
+// with PATIO_API_URL (the API's base URL, http://127.0.0.1:<port>), PATIO_API_KEY, PATIO_TEAM_ID,
+// PATIO_CONSOLE_URL, PATIO_OWNER_EMAIL, PATIO_OWNER_PASSWORD and the stack's AWS environment, stops
 // everything when the command ends and exits with the command's status. This is how `make test`
 // and `make fuzz` run Schemathesis.
 //
@@ -40,6 +42,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/dev/samtemplate"
 )
 
@@ -195,22 +198,33 @@ func withAPI(root string, argv []string) int {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		return 1
 	}
-	// The pollers and the server stop before the engines do (deferred calls run in reverse).
+	// The pollers and the servers stop before the engines do (deferred calls run in reverse).
 	workers, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	a, err := startAPI(workers, st, "0", newTeam)
+	s, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0",
+		ConsoleAddr: "127.0.0.1:0", API: envelopeWrap})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		return 1
 	}
 	defer func() {
-		if err := a.shutdown(); err != nil {
+		if err := s.Shutdown(); err != nil {
 			fmt.Fprintln(os.Stderr, "local:", err)
 		}
 	}()
-	fmt.Fprintf(os.Stderr, "local: the API on %s (a new team on the Autoshopping plan), DynamoDB Local on %s, moto on %s\n",
-		a.url, st.DynamoDBEndpoint, st.MotoEndpoint)
-	env := append(st.Environ(os.Environ()), "PATIO_API_URL="+a.url, "PATIO_API_KEY="+a.creds.Key)
+	creds, err := s.NewTeam(ctx, "Local dealership", "dev@patio.local")
+	if err == nil {
+		creds.OwnerPassword, err = s.Owner(ctx, creds.TeamID, localOwner, "")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "local: the API on %s and the console on %s (a new team on the Autoshopping plan), DynamoDB Local on %s, moto on %s\n",
+		s.APIURL, s.ConsoleURL, st.DynamoDBEndpoint, st.MotoEndpoint)
+	env := append(st.Environ(os.Environ()), "PATIO_API_URL="+s.APIURL, "PATIO_API_KEY="+creds.Key,
+		"PATIO_CONSOLE_URL="+s.ConsoleURL, "PATIO_OWNER_EMAIL="+localOwner, "PATIO_OWNER_PASSWORD="+creds.OwnerPassword,
+		"PATIO_TEAM_ID="+creds.TeamID)
 	return sup.run(ctx, path, argv[1:], env)
 }
 

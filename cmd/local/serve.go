@@ -6,49 +6,56 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/patio-dev/patio/dev/localaws"
-	"github.com/patio-dev/patio/shared/app"
-	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
 // stackFile is read by the operators' tool (cmd/admin) to reach this stack; credsFile keeps the
-// local team's key between runs so the printed curl examples stay valid.
+// local team's key and its owner's console sign-in between runs, so the printed examples stay
+// valid.
 const (
 	stackFile = ".data/stack.json"
 	credsFile = ".data/local-key.json"
 )
 
-// localCreds is the local team and its key, as kept in credsFile (local stack only: dk_test_ keys).
-type localCreds struct {
-	TeamID string `json:"team_id"`
-	KeyID  string `json:"key_id"`
-	Key    string `json:"key"`
-}
+// localOwner is the local team owner's email: the console's first sign-in.
+const localOwner = "owner@patio.local"
 
-// serve runs the API on 127.0.0.1:$PORT (default 3000) against a started stack until ctx ends,
-// for the local team kept in credsFile, and writes stackFile for the operators' tool.
+// serve runs the API on 127.0.0.1:$PORT (default 3000) and the console on 127.0.0.1:$CONSOLE_PORT
+// (default 3001) against a started stack until ctx ends, for the local team kept in credsFile, and
+// writes stackFile for the operators' tool.
 func serve(ctx context.Context, st *localaws.Stack) error {
+	port, consolePort := envOr("PORT", "3000"), envOr("CONSOLE_PORT", "3001")
 	localEnv(st)
+	st.Env["CONSOLE_URL"] = "http://localhost:" + consolePort + "/console/login"
 	if err := st.Setenv(); err != nil {
 		return err
 	}
 	if err := writeJSON(stackFile, st.Env); err != nil {
 		return err
 	}
-	port := os.Getenv("PORT")
-	if port == "" {
-		port = "3000"
-	}
-	a, err := startAPI(ctx, st, port, localTeam)
+	s, err := localstack.Start(ctx, localstack.Options{Tables: st.Tables, APIAddr: net.JoinHostPort("127.0.0.1", port),
+		ConsoleAddr: net.JoinHostPort("127.0.0.1", consolePort), Checkpoints: streamCheckpoints, API: envelopeWrap})
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (PORT and CONSOLE_PORT choose other ports)", err)
 	}
+	creds, err := localTeam(ctx, s)
+	if err != nil {
+		return errors.Join(err, s.Shutdown())
+	}
+	temp, err := patio.NewTemporaryPassword()
+	if err != nil {
+		return errors.Join(err, s.Shutdown())
+	}
+	others, err := s.RecreateUsers(ctx, creds.OwnerEmail, temp)
+	if err != nil {
+		return errors.Join(err, s.Shutdown())
+	}
+	consoleURL := "http://localhost:" + consolePort + "/console/"
 	fmt.Printf(`
 Patio is running on %s
   team id   %s (plan autoshopping)
@@ -60,115 +67,62 @@ Patio is running on %s
 
   curl -s '%s/api/v1/vehicles?sort=-price' -H 'Authorization: Bearer %s'
 
+The console: %s
+  email     %s
+  password  %s
+`, s.APIURL, creds.TeamID, creds.Key, s.APIURL, creds.Key, s.APIURL, creds.Key, consoleURL, creds.OwnerEmail, creds.OwnerPassword)
+	if others > 0 {
+		fmt.Printf("  %d other member(s): the local user pool forgets passwords when it stops; they sign in once with\n"+
+			"  the temporary password %s and choose a new one\n", others, temp)
+	}
+	fmt.Print(`
 Operators' tool: go run ./cmd/admin --help      (logs: JSON on stderr; Ctrl-C stops everything)
 
-`, a.url, a.creds.TeamID, a.creds.Key, a.url, a.creds.Key, a.url, a.creds.Key)
-	return a.wait(ctx)
+`)
+	return s.Wait(ctx)
 }
 
-// localAPI is the API served by this process over plain HTTP, and the team it is served for.
-type localAPI struct {
-	url   string // http://127.0.0.1:<port>
-	creds localCreds
-	srv   *http.Server
-	done  chan error // Serve's result
+// envOr returns the variable's value, or def when it is unset or empty.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
 
-// startAPI serves the API of a started stack (st.Setenv already applied) on 127.0.0.1:port ("0"
-// for a free port), with the webhook workers running until ctx ends. team returns the team and
-// key the API is served for. It builds its AWS clients from the environment, exactly as the
-// Lambda functions do.
-func startAPI(ctx context.Context, st *localaws.Stack, port string,
-	team func(context.Context, *dynamostore.Store) (localCreds, error)) (*localAPI, error) {
-	// The stack runs every API resource and both webhook workers, in one process.
-	conf, err := app.LoadConfig(os.LookupEnv, app.VehiclesFunction, app.ClientsFunction, app.DealsFunction,
-		app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction, app.TimerFunction)
-	if err != nil {
-		return nil, err
-	}
-	logger := conf.Logger()
-	cfg, err := app.LoadAWS(ctx)
-	if err != nil {
-		return nil, err
-	}
-	creds, err := team(ctx, dynamostore.New(cfg, conf.Tables))
-	if err != nil {
-		return nil, err
-	}
-	h, err := app.API(cfg, conf, logger, app.Vehicles, app.Clients, app.Deals)
-	if err != nil {
-		return nil, err
-	}
-	if err := startWebhooks(ctx, cfg, conf, logger, st); err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
-	if err != nil {
-		return nil, fmt.Errorf("listen on port %s (set PORT to use another): %w", port, err)
-	}
-	a := &localAPI{
-		url:   "http://" + ln.Addr().String(),
-		creds: creds,
-		srv:   &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
-		done:  make(chan error, 1),
-	}
-	go func() { a.done <- a.srv.Serve(envelopeListener{ln}) }()
-	return a, nil
-}
+// envelopeWrap answers malformed HTTP to the API in the envelope (see envelopeListener).
+func envelopeWrap(ln net.Listener) net.Listener { return envelopeListener{ln} }
 
-// wait serves until ctx ends, then shuts the server down gracefully.
-func (a *localAPI) wait(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-	case err := <-a.done:
-		return err
-	}
-	return a.shutdown()
-}
-
-// shutdown stops the server, letting requests in flight finish for a few seconds.
-func (a *localAPI) shutdown() error {
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return a.srv.Shutdown(shutdown)
-}
-
-// localTeam returns the local team and key kept in credsFile, creating them when missing or when
-// the key no longer works (wiped data, revoked key).
-func localTeam(ctx context.Context, store *dynamostore.Store) (localCreds, error) {
-	var c localCreds
+// localTeam returns the local team, key and owner kept in credsFile, creating the team and key when
+// missing or when the key no longer works (wiped data, revoked key), and giving the owner their
+// console sign-in (again: the user pool emulator forgets users when it stops).
+func localTeam(ctx context.Context, s *localstack.Stack) (localstack.Creds, error) {
+	var c localstack.Creds
+	ok := false
 	if data, err := os.ReadFile(credsFile); err == nil && json.Unmarshal(data, &c) == nil {
-		if _, err := patio.Authenticate(ctx, store, "Bearer "+c.Key); err == nil {
-			return c, nil
+		if _, err := patio.Authenticate(ctx, s.Store, "Bearer "+c.Key); err == nil {
+			ok = true
 		} else if !patio.IsKind(err, patio.KindUnauthenticated) {
 			return c, err
 		}
 	}
-	c, err := newTeam(ctx, store)
+	if !ok {
+		fresh, err := s.NewTeam(ctx, "Local dealership", "dev@patio.local")
+		if err != nil {
+			return c, err
+		}
+		fresh.OwnerEmail, fresh.OwnerPassword = c.OwnerEmail, c.OwnerPassword
+		c = fresh
+	}
+	if c.OwnerEmail == "" {
+		c.OwnerEmail = localOwner
+	}
+	pw, err := s.Owner(ctx, c.TeamID, c.OwnerEmail, c.OwnerPassword)
 	if err != nil {
 		return c, err
 	}
+	c.OwnerPassword = pw
 	return c, writeJSON(credsFile, c)
-}
-
-// newTeam creates a team on the Autoshopping plan (the highest limits, no daily limit) and a key
-// with every scope.
-func newTeam(ctx context.Context, store *dynamostore.Store) (localCreds, error) {
-	team, err := patio.NewTeam("Local dealership", "dev@patio.local", string(patio.PlanAutoshopping))
-	if err != nil {
-		return localCreds{}, err
-	}
-	if err := store.CreateTeam(ctx, team); err != nil {
-		return localCreds{}, err
-	}
-	key, secret, err := patio.NewAPIKey(team.ID, "local", patio.Scopes, patio.TestKeyPrefix)
-	if err != nil {
-		return localCreds{}, err
-	}
-	if err := store.CreateKey(ctx, key); err != nil {
-		return localCreds{}, err
-	}
-	return localCreds{TeamID: team.ID, KeyID: key.ID, Key: secret}, nil
 }
 
 func writeJSON(path string, v any) error {

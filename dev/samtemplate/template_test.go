@@ -120,7 +120,6 @@ func TestRepoTemplateTables(t *testing.T) {
 			name: "AuditTable",
 			lsis: map[string]string{"by_actor": "lsi_actor", "by_action": "lsi_action"},
 			ttl:  "expires_at",
-			key:  "team:HASH,sk:RANGE",
 		},
 	}
 	var names []string

@@ -12,14 +12,14 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// The audit log lives in AuditTable: one partition per team (pk team), entries by time (sk
+// The audit log lives in AuditTable: one partition per team (pk the team's id), entries by time (sk
 // <unix ms>#<id>), and two local indexes, by_actor (lsi_actor <actor>#<ms>#<id>) and by_action
 // (lsi_action <action>#<ms>#<id>), so that a page filtered by person or by action reads what it
 // shows. The table's TTL removes an entry patio.AuditRetention after it was written.
 
 // auditRow is an audit entry as stored.
 type auditRow struct {
-	Team      string   `dynamo:"team,hash"`
+	Team      string   `dynamo:"pk,hash"`
 	SK        string   `dynamo:"sk,range"`
 	ID        string   `dynamo:"id"`
 	ActorKind string   `dynamo:"actor_kind"`
@@ -75,7 +75,7 @@ func (s *Store) AuditPage(ctx context.Context, teamID string, q patio.AuditQuery
 		}
 		hi = min(hi, string(raw))
 	}
-	query := s.audit().Get("team", teamID).Range(attr, dynamo.Between, lo, hi).Order(dynamo.Descending).Limit(q.Limit + 2)
+	query := s.audit().Get("pk", teamID).Range(attr, dynamo.Between, lo, hi).Order(dynamo.Descending).Limit(q.Limit + 2)
 	if index != "" {
 		query = query.Index(index)
 	}

@@ -303,7 +303,7 @@ func (s Teams) UpdateSettings(ctx context.Context, id, name, email, timeZone str
 	}
 	email, err := normalizeEmail(email)
 	if err != nil {
-		p.Add(InBody, "email", "email %v", err)
+		p.Add(InBody, "email", "email must be a valid address")
 	}
 	if _, err := CheckTimeZone(timeZone); err != nil {
 		p.AddError(InBody, "time_zone", err)

@@ -106,6 +106,8 @@ type APIKey struct {
 	Scopes    []string  `json:"scopes"`
 	Status    string    `json:"status"`
 	CreatedAt Timestamp `json:"created_at"`
+	// LastUsedAt is when an API request last used the key (to the minute; zero: never).
+	LastUsedAt time.Time `json:"last_used_at,omitzero"`
 }
 
 // Has reports whether the key carries scope.

@@ -113,7 +113,7 @@ var ErrLastOwner = Conflictf("a team must keep at least one owner")
 func NormalizeEmail(s string) (string, error) {
 	e, err := normalizeEmail(s)
 	if err != nil {
-		return "", invalid("email", "email %v", err)
+		return "", invalid("email", "email must be a valid address")
 	}
 	return strings.ToLower(e), nil
 }

@@ -14,7 +14,15 @@ type Webhooks struct {
 	Store   Store
 	Queue   Queue
 	Targets Targets
-	Now     func() time.Time
+	// Audit records every change in the team's audit log, with the actor of the call's context
+	// (nil: none recorded).
+	Audit patio.Auditor
+	Now   func() time.Time
+}
+
+// audit records a change to a webhook (or one of its deliveries) made by the context's actor.
+func (s Webhooks) audit(ctx context.Context, teamID, action, target string, fields ...string) error {
+	return patio.Audit(ctx, s.Audit, teamID, action, target, fields...)
 }
 
 // Create registers a webhook for a team and returns it with its secret (shown once). The URL must
@@ -32,7 +40,7 @@ func (s Webhooks) Create(ctx context.Context, teamID, url string, events []strin
 	if err := s.Store.CreateWebhook(ctx, w); err != nil {
 		return Webhook{}, "", err
 	}
-	return w, w.Secret, nil
+	return w, w.Secret, s.audit(ctx, w.TeamID, "webhook.create", "webhook:"+w.ID, "url", "events", "secret")
 }
 
 // Get returns a webhook by id, or KindNotFound.
@@ -61,7 +69,7 @@ func errDeleted(w Webhook) error {
 // Enable makes a webhook active again; the failure count starts afresh. A deleted webhook is
 // KindConflict.
 func (s Webhooks) Enable(ctx context.Context, id string) (Webhook, error) {
-	return s.update(ctx, id, func(w Webhook) (Webhook, error) {
+	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
 		now := clock(s.Now)
 		switch w.Status {
 		case StatusDeleted:
@@ -72,6 +80,10 @@ func (s Webhooks) Enable(ctx context.Context, id string) (Webhook, error) {
 		}
 		return w, nil
 	})
+	if err != nil {
+		return w, err
+	}
+	return w, s.audit(ctx, w.TeamID, "webhook.enable", "webhook:"+w.ID, "status")
 }
 
 // Disable disables a webhook and cancels its pending deliveries. A deleted webhook is KindConflict.
@@ -100,8 +112,11 @@ func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error
 	if err != nil {
 		return w, err
 	}
-	_, err = cancelPending(ctx, s.Store, w.ID)
-	return w, err
+	if _, err = cancelPending(ctx, s.Store, w.ID); err != nil {
+		return w, err
+	}
+	return w, s.audit(ctx, w.TeamID, "webhook."+map[string]string{StatusDisabled: "disable", StatusDeleted: "delete"}[status],
+		"webhook:"+w.ID, "status")
 }
 
 // Update changes a webhook's URL (when url is not nil: checked again as Create checks it) and its
@@ -128,18 +143,26 @@ func (s Webhooks) Update(ctx context.Context, id string, url *string, events []s
 			return Webhook{}, err
 		}
 	}
-	return s.update(ctx, id, func(w Webhook) (Webhook, error) {
+	var changed []string
+	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
+		changed = nil
 		if w.Status == StatusDeleted {
 			return w, errDeleted(w)
 		}
 		if url != nil && *url != w.URL {
+			changed = append(changed, "url")
 			w.URL, w.UpdatedAt = *url, patio.NewTimestamp(clock(s.Now))
 		}
 		if evs != nil && !slices.Equal(evs, w.Events) {
+			changed = append(changed, "events")
 			w.Events, w.UpdatedAt = evs, patio.NewTimestamp(clock(s.Now))
 		}
 		return w, nil
 	})
+	if err != nil || len(changed) == 0 {
+		return w, err
+	}
+	return w, s.audit(ctx, w.TeamID, "webhook.update", "webhook:"+w.ID, changed...)
 }
 
 // RotateSecret gives a webhook a new secret (returned, shown once); the one it replaces keeps
@@ -154,7 +177,10 @@ func (s Webhooks) RotateSecret(ctx context.Context, id string, grace time.Durati
 		w, secret, err = w.Rotate(clock(s.Now), grace)
 		return w, err
 	})
-	return w, secret, err
+	if err != nil {
+		return w, secret, err
+	}
+	return w, secret, s.audit(ctx, w.TeamID, "webhook.rotate", "webhook:"+w.ID, "secret")
 }
 
 // Test sends a test event of type typ (CONTRACT.md section 14; see SampleEvent) to an active
@@ -186,8 +212,11 @@ func (s Webhooks) Test(ctx context.Context, id, typ string) (Delivery, error) {
 	if _, _, _, err := s.Store.CreateDeliveries(ctx, []Delivery{d}); err != nil {
 		return d, err
 	}
-	return d, s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
-		Attempt: 1, Due: now})
+	if err := s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
+		Attempt: 1, Due: now}); err != nil {
+		return d, err
+	}
+	return d, s.audit(ctx, w.TeamID, "webhook.test", "webhook:"+w.ID, "type")
 }
 
 func (s Webhooks) update(ctx context.Context, id string, change func(Webhook) (Webhook, error)) (Webhook, error) {
@@ -275,8 +304,9 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 		if _, undo := s.Store.SetDeliveryStatus(context.WithoutCancel(ctx), id, []string{DeliveryPending}, was, false); undo != nil {
 			err = errors.Join(err, undo)
 		}
+		return d, err
 	}
-	return d, err
+	return d, s.audit(ctx, d.TeamID, "delivery.replay", "delivery:"+d.ID, "status")
 }
 
 // replayable refuses a webhook that is not active (KindConflict).
@@ -290,31 +320,35 @@ func replayable(w Webhook) error {
 	return patio.Conflictf("webhook %s is disabled; enable it before replaying", w.ID)
 }
 
-// ReplayAll re-sends, as Replay does, every delivery of a webhook in one of statuses (failed,
-// cancelled or skipped; KindInvalid for others or none) created within [since, until] (zero: open),
-// and returns how many it replayed. The webhook must be active (KindConflict).
-func (s Webhooks) ReplayAll(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error) {
-	if s.Queue == nil {
-		return 0, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
-	}
+// CountReplayable returns how many deliveries ReplayAll would replay with the same arguments, and
+// refuses what it would refuse: what a person confirms before a bulk replay.
+func (s Webhooks) CountReplayable(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error) {
+	all, err := s.replayable(ctx, webhookID, statuses, since, until)
+	return len(all), err
+}
+
+// replayable reads every delivery of a webhook in one of statuses (failed, cancelled or skipped;
+// KindInvalid for others or none) created within [since, until]; the webhook must be active
+// (KindConflict).
+func (s Webhooks) replayable(ctx context.Context, webhookID string, statuses []string, since, until time.Time) ([]Delivery, error) {
 	if len(statuses) == 0 {
-		return 0, patio.Invalidf("status must name failed, cancelled or skipped")
+		return nil, patio.Invalidf("status must name failed, cancelled or skipped")
 	}
 	for _, st := range statuses {
 		if !(Delivery{Status: st}).Replayable() {
-			return 0, patio.Invalidf("status %s cannot be replayed; only failed, cancelled or skipped deliveries can", st)
+			return nil, patio.Invalidf("status %s cannot be replayed; only failed, cancelled or skipped deliveries can", st)
 		}
 	}
 	w, err := s.Store.WebhookByID(ctx, webhookID)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if err := replayable(w); err != nil {
-		return 0, err
+		return nil, err
 	}
 	q := DeliveryQuery{Statuses: statuses, Since: since, Until: until, Limit: MaxDeliveryLimit}
 	if q, err = q.Check(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	// Every page is read before any delivery is replayed: a replayed delivery leaves the statuses
 	// read, which would shift the pages.
@@ -322,13 +356,26 @@ func (s Webhooks) ReplayAll(ctx context.Context, webhookID string, statuses []st
 	for {
 		ds, next, err := s.Store.ListDeliveries(ctx, webhookID, q)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		all = append(all, ds...)
 		if next == "" {
-			break
+			return all, nil
 		}
 		q.Cursor = next
+	}
+}
+
+// ReplayAll re-sends, as Replay does, every delivery of a webhook in one of statuses (failed,
+// cancelled or skipped; KindInvalid for others or none) created within [since, until] (zero: open),
+// and returns how many it replayed. The webhook must be active (KindConflict).
+func (s Webhooks) ReplayAll(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error) {
+	if s.Queue == nil {
+		return 0, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
+	}
+	all, err := s.replayable(ctx, webhookID, statuses, since, until)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	for start := 0; start < len(all); start += 10 {
@@ -361,5 +408,8 @@ func (s Webhooks) ReplayAll(ctx context.Context, webhookID string, statuses []st
 			return n, err
 		}
 	}
-	return n, nil
+	if n == 0 {
+		return 0, nil
+	}
+	return n, s.audit(ctx, all[0].TeamID, "delivery.replay_bulk", "webhook:"+webhookID, "status")
 }

@@ -1,0 +1,287 @@
+// Package localstack runs Patio's programs in one process against local engines, as AWS runs them
+// as functions: the API and the console served over plain HTTP on loopback, the dispatcher on the
+// resource tables' streams, the deliverer on the delivery queue, the sweeper and the timer on
+// tickers. The local stack (cmd/local: `make run`, with-api) and the console's browser tests
+// (dev/consoletest) start it the same way.
+//
+// It builds every client from the process environment, exactly as the Lambda functions do: the
+// caller points the environment at the engines and the tables first (localaws.Stack.Setenv, or
+// testenv.Tables).
+package localstack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/consoleapp"
+	"github.com/patio-dev/patio/shared/app/workers"
+	"github.com/patio-dev/patio/shared/cognito"
+	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/sesmail"
+)
+
+// Options says what to run.
+type Options struct {
+	// Tables maps the template's table logical ids to their local names (localaws.Stack.Tables,
+	// testenv.Tables): the dispatcher polls the resource tables' streams.
+	Tables map[string]string
+	// APIAddr and ConsoleAddr are where to serve the API and the console ("127.0.0.1:0" for a free
+	// port); empty, not served.
+	APIAddr, ConsoleAddr string
+	// Checkpoints keeps the stream positions between runs (empty: start from each stream's
+	// latest records).
+	Checkpoints string
+	// Logger receives the programs' JSON logs.
+	Logger *slog.Logger
+	// API wraps the API's handler (cmd/local answers malformed HTTP in the envelope); nil serves it
+	// as it is.
+	API func(net.Listener) net.Listener
+}
+
+// Stack is the running programs.
+type Stack struct {
+	// APIURL and ConsoleURL are the servers' base URLs (http://127.0.0.1:<port>).
+	APIURL, ConsoleURL string
+	// Config and AWS are the configuration every program was built from.
+	Config app.Config
+	AWS    aws.Config
+	// Store is the DynamoDB store on the configured tables.
+	Store *dynamostore.Store
+	// Directory is the console's user pool.
+	Directory *cognito.Directory
+
+	servers []*http.Server
+	done    chan error
+}
+
+// Start starts what o asks for; the workers stop with ctx, the servers with Shutdown.
+func Start(ctx context.Context, o Options) (*Stack, error) {
+	fns := []app.Function{app.VehiclesFunction, app.ClientsFunction, app.DealsFunction, app.DispatcherFunction,
+		app.DelivererFunction, app.SweeperFunction, app.TimerFunction}
+	if o.ConsoleAddr != "" {
+		fns = append(fns, app.ConsoleFunction)
+	}
+	conf, err := app.LoadConfig(os.LookupEnv, fns...)
+	if err != nil {
+		return nil, err
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = conf.Logger()
+	}
+	cfg, err := app.LoadAWS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{Config: conf, AWS: cfg, Store: dynamostore.New(cfg, conf.Tables), done: make(chan error, 2)}
+	if err := startWorkers(ctx, cfg, conf, logger, o); err != nil {
+		return nil, err
+	}
+	if o.APIAddr != "" {
+		h, err := app.API(cfg, conf, logger, app.Vehicles, app.Clients, app.Deals)
+		if err != nil {
+			return nil, err
+		}
+		if s.APIURL, err = s.serve(o.APIAddr, h, o.API); err != nil {
+			return nil, err
+		}
+	}
+	if o.ConsoleAddr != "" {
+		s.Directory = cognito.New(cfg, conf.UserPoolID, conf.UserPoolClientID)
+		h, err := consoleapp.Handler(cfg, conf, logger, consoleapp.Options{KeyPrefix: patio.TestKeyPrefix})
+		if err != nil {
+			return nil, errors.Join(err, s.Shutdown())
+		}
+		if s.ConsoleURL, err = s.serve(o.ConsoleAddr, h, nil); err != nil {
+			return nil, errors.Join(err, s.Shutdown())
+		}
+	}
+	return s, nil
+}
+
+// serve serves h on addr and returns its base URL.
+func (s *Stack) serve(addr string, h http.Handler, wrap func(net.Listener) net.Listener) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if wrap != nil {
+		ln = wrap(ln)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	s.servers = append(s.servers, srv)
+	go func() { s.done <- srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), nil
+}
+
+// Wait serves until ctx ends or a server fails, then shuts the servers down.
+func (s *Stack) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+	case err := <-s.done:
+		return errors.Join(err, s.Shutdown())
+	}
+	return s.Shutdown()
+}
+
+// Shutdown stops the servers, letting requests in flight finish for a few seconds.
+func (s *Stack) Shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errs []error
+	for _, srv := range s.servers {
+		errs = append(errs, srv.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// startWorkers runs the webhook functions' own handlers as AWS would: the dispatcher on the
+// resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto), the
+// sweeper and the timer on tickers. It verifies the sender identity in moto's SES first (alerts
+// and invitations come from it). The pollers stop with ctx.
+func startWorkers(ctx context.Context, cfg aws.Config, c app.Config, logger *slog.Logger, o Options) error {
+	if err := sesmail.New(cfg, c.AlertSender).VerifySender(ctx); err != nil {
+		return err
+	}
+	dispatch, err := workers.Dispatcher(cfg, c, logger)
+	if err != nil {
+		return err
+	}
+	deliver, err := workers.Deliverer(cfg, c, logger)
+	if err != nil {
+		return err
+	}
+	sweep, err := workers.Sweeper(cfg, c, logger)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for _, id := range []string{"VehiclesTable", "ClientsTable", "DealsTable", "ActivitiesTable", "FinancialTable"} {
+		name, ok := o.Tables[id]
+		if !ok {
+			return fmt.Errorf("localstack: template.yaml has no %s", id)
+		}
+		tables = append(tables, name)
+	}
+	go func() {
+		err := localaws.PollStreams(ctx, cfg, tables, dispatch, logger, localaws.StreamOptions{Checkpoints: o.Checkpoints})
+		if err != nil {
+			logger.Error("localstack: stream poller stopped", slog.String("error", err.Error()))
+		}
+	}()
+	go func() {
+		if err := localaws.PollQueue(ctx, cfg, c.QueueURL, deliver, logger); err != nil {
+			logger.Error("localstack: queue poller stopped", slog.String("error", err.Error()))
+		}
+	}()
+	timer, err := app.NewTimer(cfg, c, c.TimerPeriod)
+	if err != nil {
+		return err
+	}
+	go localaws.RunTimer(ctx, c.TimerPeriod, timer.Tick, logger)
+	// The sweep runs every minute on AWS; with a compressed WEBHOOK_SWEEP_AFTER, more often.
+	go localaws.Every(ctx, min(time.Minute, c.SweepAfter/2), sweep, logger)
+	return nil
+}
+
+// Creds are a local team, its API key and its owner's sign-in to the console.
+type Creds struct {
+	TeamID string `json:"team_id"`
+	KeyID  string `json:"key_id"`
+	Key    string `json:"key"`
+	// OwnerEmail and OwnerPassword sign the team's owner in to the console (no change asked).
+	OwnerEmail    string `json:"owner_email,omitempty"`
+	OwnerPassword string `json:"owner_password,omitempty"`
+}
+
+// NewTeam creates a team named name on the Autoshopping plan (the highest limits, no daily limit)
+// with a key of every scope, and an owner who signs in to the console with a password of their
+// own (see Owner).
+func (s *Stack) NewTeam(ctx context.Context, name, ownerEmail string) (Creds, error) {
+	team, err := patio.NewTeam(name, ownerEmail, string(patio.PlanAutoshopping))
+	if err != nil {
+		return Creds{}, err
+	}
+	if err := s.Store.CreateTeam(ctx, team); err != nil {
+		return Creds{}, err
+	}
+	key, secret, err := patio.NewAPIKey(team.ID, "local", patio.Scopes, patio.TestKeyPrefix)
+	if err != nil {
+		return Creds{}, err
+	}
+	if err := s.Store.CreateKey(ctx, key); err != nil {
+		return Creds{}, err
+	}
+	return Creds{TeamID: team.ID, KeyID: key.ID, Key: secret}, nil
+}
+
+// Owner makes email an active owner of the team (unless a member already) and gives their user
+// the permanent password: the user pool emulator forgets its users when it stops, so the local
+// stack calls this at every start. It returns the password, a new one when password is "".
+func (s *Stack) Owner(ctx context.Context, teamID, email, password string) (string, error) {
+	if s.Directory == nil {
+		return "", errors.New("localstack: the console is not served")
+	}
+	if password == "" {
+		var err error
+		if password, err = patio.NewTemporaryPassword(); err != nil {
+			return "", err
+		}
+	}
+	ts := patio.NewTimestamp(time.Now())
+	err := s.Store.AddMember(ctx, patio.Member{TeamID: teamID, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
+		InvitedBy: "local stack", CreatedAt: ts, UpdatedAt: ts})
+	if err != nil && !patio.IsKind(err, patio.KindConflict) {
+		return "", err
+	}
+	return password, s.Directory.SetPassword(ctx, email, password)
+}
+
+// RecreateUsers gives every member of every team but except a user with the temporary password
+// temp, which their next sign-in must change: the emulator forgot them at its last stop, and the
+// members are what the local stack keeps. It returns how many it recreated.
+func (s *Stack) RecreateUsers(ctx context.Context, except, temp string) (int, error) {
+	if s.Directory == nil {
+		return 0, errors.New("localstack: the console is not served")
+	}
+	client := dynamodb.NewFromConfig(s.AWS)
+	seen := map[string]bool{except: true}
+	p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{
+		TableName:                 aws.String(s.Config.Tables.Accounts),
+		FilterExpression:          aws.String("begins_with(sk, :m)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":m": &types.AttributeValueMemberS{Value: "member#"}},
+		ProjectionExpression:      aws.String("email"),
+	})
+	n := 0
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return n, err
+		}
+		for _, item := range page.Items {
+			email, _ := item["email"].(*types.AttributeValueMemberS)
+			if email == nil || seen[email.Value] {
+				continue
+			}
+			seen[email.Value] = true
+			if err := s.Directory.ResetUser(ctx, email.Value, temp); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,103 @@
+// Package console is the dealership's web application: server-rendered HTML pages under /console/
+// (html/template, embedded with their stylesheet), where a team's own people sign in, manage their
+// team and roles, webhooks and deliveries, API keys, activities and financial records, and read the
+// audit log. Every page and form works without JavaScript; the pages carry none.
+//
+// It is an adapter, like shared/httpapi: it decodes forms into typed values and calls the same use
+// cases as the operators' tool (patio.Members, patio.Keys, patio.Teams, webhook.Webhooks), which
+// hold the rules and write the audit log. What it owns is the web's own part: sessions in an
+// HttpOnly cookie (only their hash stored), the role checks of every request, cross-site refusal,
+// one-time form tokens, the two languages (package locale) and the security headers.
+//
+// The same http.Handler runs behind API Gateway (functions/console, through
+// aws-lambda-go-api-proxy) and on the local stack (cmd/local, port 3001). Links and redirects are
+// built from the request's base path, so the pages work under API Gateway's stage prefix
+// (/prod/console/...) as well as at the root of a custom domain.
+package console
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// Store is what the console keeps for itself and reads on every request.
+type Store interface {
+	CreateSession(ctx context.Context, s patio.Session) error
+	// Session returns a session by the hash of its id (KindNotFound when there is none).
+	Session(ctx context.Context, hash string) (patio.Session, error)
+	// SaveSession writes a session's team, language, teams and last use (KindNotFound when it
+	// ended meanwhile).
+	SaveSession(ctx context.Context, s patio.Session) error
+	DeleteSession(ctx context.Context, hash string) error
+
+	PutSignIn(ctx context.Context, hash string, p patio.PendingSignIn) error
+	SignIn(ctx context.Context, hash string, now time.Time) (patio.PendingSignIn, error)
+	DeleteSignIn(ctx context.Context, hash string) error
+
+	// ClaimForm claims a one-time form token: true for its first post; else what that post
+	// created.
+	ClaimForm(ctx context.Context, hash string, now, expires time.Time) (bool, string, error)
+	SetFormResult(ctx context.Context, hash, result string) error
+	ReleaseForm(ctx context.Context, hash string) error
+
+	// MemberAndTeam reads the session's membership and team, in one round trip.
+	MemberAndTeam(ctx context.Context, teamID, email string) (patio.Member, patio.Team, error)
+	Memberships(ctx context.Context, email string) ([]patio.Member, error)
+	ActivateMember(ctx context.Context, teamID, email string, now time.Time) error
+}
+
+// Webhooks is the webhook use cases the console calls (webhook.Webhooks).
+type Webhooks interface {
+	Create(ctx context.Context, teamID, url string, events []string) (webhook.Webhook, string, error)
+	Get(ctx context.Context, id string) (webhook.Webhook, error)
+	List(ctx context.Context, teamID string, all bool) ([]webhook.Webhook, error)
+	Update(ctx context.Context, id string, url *string, events []string) (webhook.Webhook, error)
+	Enable(ctx context.Context, id string) (webhook.Webhook, error)
+	Disable(ctx context.Context, id string) (webhook.Webhook, error)
+	Delete(ctx context.Context, id string) (webhook.Webhook, error)
+	RotateSecret(ctx context.Context, id string, grace time.Duration) (webhook.Webhook, string, error)
+	Test(ctx context.Context, id, typ string) (webhook.Delivery, error)
+	ListDeliveries(ctx context.Context, webhookID string, q webhook.DeliveryQuery) (webhook.DeliveryPage, error)
+	Delivery(ctx context.Context, id string) (webhook.Delivery, error)
+	Replay(ctx context.Context, id string) (webhook.Delivery, error)
+	CountReplayable(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error)
+	ReplayAll(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error)
+}
+
+// Deps are the console's collaborators.
+type Deps struct {
+	Store    Store
+	Identity patio.Identity
+	Members  patio.Members
+	Teams    patio.Teams
+	Keys     patio.Keys
+	Webhooks Webhooks
+	Audit    patio.AuditLog
+	Logger   *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Console is the console's http.Handler.
+type Console struct {
+	d   Deps
+	mux *http.ServeMux
+}
+
+// New returns the console on its collaborators.
+func New(d Deps) *Console {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	c := &Console{d: d, mux: http.NewServeMux()}
+	c.routes()
+	return c
+}

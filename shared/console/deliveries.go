@@ -1,0 +1,144 @@
+package console
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// deliveryListData is a page of a webhook's deliveries.
+type deliveryListData struct {
+	Webhook    webhook.Webhook
+	Deliveries []webhook.Delivery
+	Statuses   []string
+	// Next is the query string of the next page ("" on the last).
+	Next string
+	// Replayable are the statuses a bulk replay may name.
+	Replayable []string
+}
+
+// deliveryList shows a webhook's deliveries, newest first, filtered by status and time window,
+// paged with cursors.
+func (c *Console) deliveryList(rq *request) {
+	w, ok := c.ownWebhook(rq)
+	if !ok {
+		return
+	}
+	q := rq.r.URL.Query()
+	data := deliveryListData{Webhook: w, Statuses: webhook.DeliveryStatuses,
+		Replayable: []string{webhook.DeliveryFailed, webhook.DeliveryCancelled, webhook.DeliverySkipped}}
+	dq, err := form.Deliveries(q, rq.p.Loc)
+	if err != nil {
+		c.render(rq, http.StatusBadRequest, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data,
+			Form: refused(rq.p, q, err, "status", "since", "until")})
+		return
+	}
+	page, err := c.d.Webhooks.ListDeliveries(rq.ctx(), w.ID, dq)
+	if patio.IsKind(err, patio.KindInvalid) {
+		c.render(rq, http.StatusBadRequest, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data,
+			Form: refused(rq.p, q, err, "status", "since", "until")})
+		return
+	}
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	data.Deliveries = page.Deliveries
+	if page.NextCursor != "" {
+		next := url.Values{}
+		for _, k := range []string{"status", "since", "until"} {
+			next[k] = q[k]
+		}
+		next.Set("cursor", page.NextCursor)
+		data.Next = next.Encode()
+	}
+	c.render(rq, http.StatusOK, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data, Form: newForm(q)})
+}
+
+// ownDelivery returns the delivery of the path's id when it is the current team's; 404 otherwise.
+func (c *Console) ownDelivery(rq *request) (webhook.Delivery, bool) {
+	d, err := c.d.Webhooks.Delivery(rq.ctx(), rq.r.PathValue("id"))
+	if err == nil && d.TeamID != rq.team.ID {
+		err = patio.NotFoundf("delivery not found")
+	}
+	if err != nil {
+		c.fail(rq, err)
+		return d, false
+	}
+	return d, true
+}
+
+// deliveryShow shows one delivery: its payload and every attempt (status code, duration, error
+// class, the start of the response). A delivery still waiting for its attempt reloads itself.
+func (c *Console) deliveryShow(rq *request) {
+	d, ok := c.ownDelivery(rq)
+	if !ok {
+		return
+	}
+	var pretty strings.Builder
+	var payload any
+	if json.Unmarshal(d.Payload, &payload) == nil {
+		enc := json.NewEncoder(&pretty)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(payload)
+	}
+	v := view{Title: rq.p.T("delivery.title"), Data: map[string]any{"Delivery": d, "Payload": pretty.String()}}
+	if d.Status == webhook.DeliveryPending && len(d.Attempts) == 0 {
+		v.Refresh = 2
+	}
+	c.render(rq, http.StatusOK, "delivery", v)
+}
+
+// replayOne re-sends a failed, cancelled or skipped delivery.
+func (c *Console) replayOne(rq *request) {
+	d, ok := c.ownDelivery(rq)
+	if !ok {
+		return
+	}
+	if _, err := c.d.Webhooks.Replay(rq.ctx(), d.ID); err != nil {
+		c.fail(rq, err)
+		return
+	}
+	c.done(rq, "/console/deliveries/"+d.ID, "done.delivery.replayed")
+}
+
+// replayBulk re-sends every matching delivery of a webhook: first it says how many and asks to
+// confirm; with confirm it replays them and says how many it did.
+func (c *Console) replayBulk(rq *request) {
+	w, ok := c.ownWebhook(rq)
+	if !ok {
+		return
+	}
+	values := rq.r.PostForm
+	q, err := form.Deliveries(values, rq.p.Loc)
+	if err == nil && len(q.Statuses) == 0 {
+		err = patio.Invalidf("status must name failed, cancelled or skipped")
+	}
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	ctx := rq.ctx()
+	if values.Get("confirm") == "" {
+		n, err := c.d.Webhooks.CountReplayable(ctx, w.ID, q.Statuses, q.Since, q.Until)
+		if err != nil {
+			c.fail(rq, err)
+			return
+		}
+		c.render(rq, http.StatusOK, "replay_confirm", view{Title: rq.p.T("replay.confirm.title"),
+			Data: map[string]any{"Webhook": w, "Count": n}, Form: newForm(values)})
+		return
+	}
+	n, err := c.d.Webhooks.ReplayAll(ctx, w.ID, q.Statuses, q.Since, q.Until)
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	c.redirect(rq, "/console/webhooks/"+w.ID+"/deliveries?done=done.replayed.bulk&n="+strconv.Itoa(n))
+}

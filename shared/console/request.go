@@ -1,0 +1,336 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+	"github.com/google/uuid"
+
+	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Cookie names: the session, a sign-in waiting for its new password, and the language chosen while
+// signed out.
+const (
+	sessionCookie = "patio_session"
+	signInCookie  = "patio_signin"
+	langCookie    = "patio_lang"
+)
+
+// requestDeadline bounds the work of one request, below the function's timeout.
+const requestDeadline = 8 * time.Second
+
+// request is one request to the console, with what every handler needs: where the console is
+// (base path), who asks (session, membership, team) and in which language.
+type request struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	id   string
+	base string // the base path before /console ("" or API Gateway's "/prod")
+	now  time.Time
+	p    locale.Printer
+
+	// Set for signed-in requests.
+	sess   *patio.Session
+	member patio.Member
+	team   patio.Team
+}
+
+// ctx returns the request's context.
+func (rq *request) ctx() context.Context { return rq.r.Context() }
+
+// URL returns a console path under the request's base path ("/console/webhooks" →
+// "/prod/console/webhooks").
+func (rq *request) URL(path string) string { return rq.base + path }
+
+// Can reports whether the signed-in member's role holds the permission (see patio.Permission).
+func (rq *request) Can(p string) bool { return rq.sess != nil && rq.member.Role.May(patio.Permission(p)) }
+
+// ServeHTTP serves the console: security headers on every answer, then the route, with 404 for an
+// unknown route or method.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestDeadline)
+	defer cancel()
+	r = r.WithContext(ctx)
+	h := w.Header()
+	// No script runs on these pages; styles come from the console's own stylesheet.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "+
+		"frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	rq := c.newRequest(w, r)
+	h.Set("X-Request-Id", rq.id)
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	rq.w = sw
+	defer func() {
+		if p := recover(); p != nil {
+			c.d.Logger.ErrorContext(ctx, "panic", slog.String("request_id", rq.id), slog.Any("panic", p))
+			if sw.status == 0 {
+				c.fail(rq, patio.Internal(errors.New("panic")))
+			}
+		}
+		c.d.Logger.InfoContext(ctx, "console request", slog.String("request_id", rq.id), slog.String("team_id", rq.team.ID),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+	}()
+	if _, pattern := c.mux.Handler(r); pattern == "" {
+		c.loadSession(rq) // a signed-in person's 404 page keeps their navigation
+		c.fail(rq, patio.NotFoundf("page not found"))
+		return
+	}
+	r = r.WithContext(context.WithValue(ctx, requestKey{}, rq))
+	rq.r = r
+	c.mux.ServeHTTP(sw, r)
+}
+
+type requestKey struct{}
+
+// newRequest reads what every request needs before routing: its id, base path and language.
+func (c *Console) newRequest(w http.ResponseWriter, r *http.Request) *request {
+	rq := &request{w: w, r: r, now: c.d.Now()}
+	if gw, ok := core.GetAPIGatewayContextFromContext(r.Context()); ok {
+		rq.id = gw.RequestID
+		// API Gateway's own domain puts the stage before the path the function sees.
+		if strings.HasSuffix(gw.Path, r.URL.Path) {
+			rq.base = strings.TrimSuffix(gw.Path, r.URL.Path)
+		}
+	}
+	if rq.id == "" {
+		rq.id = uuid.NewString()
+	}
+	rq.p = locale.New(c.language(r, nil), time.UTC)
+	return rq
+}
+
+// language picks the language: the session's choice, the cookie of a signed-out choice, the
+// browser's Accept-Language, Portuguese.
+func (c *Console) language(r *http.Request, s *patio.Session) string {
+	if s != nil && s.Lang != "" {
+		return s.Lang
+	}
+	if ck, err := r.Cookie(langCookie); err == nil && locale.Supported(ck.Value) != "" {
+		return locale.Supported(ck.Value)
+	}
+	return locale.Negotiate(r.Header.Get("Accept-Language"))
+}
+
+// handler is a handler of the console.
+type handler func(rq *request)
+
+// access is what a route requires.
+type access struct {
+	// signedIn routes need a session; a signed-out GET is sent to the login page, a signed-out
+	// POST is 401.
+	signedIn bool
+	// perm is the permission the route needs ("" for any role).
+	perm patio.Permission
+	// anyTeam marks signed-in POSTs that are not about the current team (switching team, the
+	// language, one's own password, signing out): they carry no team field.
+	anyTeam bool
+}
+
+// handle registers a route.
+func (c *Console) handle(pattern string, a access, h handler) {
+	c.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		rq, _ := r.Context().Value(requestKey{}).(*request)
+		rq.r = r
+		c.serve(rq, a, h)
+	})
+}
+
+// serve checks a request against its route's access, then runs the handler.
+func (c *Console) serve(rq *request, a access, h handler) {
+	r := rq.r
+	post := r.Method == http.MethodPost
+	if post && crossSite(r) {
+		c.fail(rq, patio.Errorf(patio.KindForbidden, "cross-site request refused"))
+		return
+	}
+	if err := c.loadSession(rq); err != nil {
+		c.fail(rq, err)
+		return
+	}
+	if a.signedIn && rq.sess == nil {
+		if post {
+			c.fail(rq, patio.Errorf(patio.KindUnauthenticated, "sign in first"))
+			return
+		}
+		next := r.URL.Path
+		if r.URL.RawQuery != "" {
+			next += "?" + r.URL.RawQuery
+		}
+		c.redirect(rq, "/console/login?next="+url.QueryEscape(next))
+		return
+	}
+	if rq.sess != nil {
+		rq.r = r.WithContext(patio.WithActor(r.Context(), patio.Actor{Kind: patio.ActorUser, ID: rq.sess.Email,
+			IP: clientIP(r), RequestID: rq.id}))
+		w := rq.w
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	if a.perm != "" && !rq.member.Role.May(a.perm) {
+		c.fail(rq, patio.Errorf(patio.KindForbidden, "your role does not allow this"))
+		return
+	}
+	if post && a.signedIn && !a.anyTeam {
+		if err := rq.r.ParseForm(); err != nil {
+			c.fail(rq, patio.Invalidf("the form could not be read"))
+			return
+		}
+		if rq.r.PostForm.Get("team") != rq.sess.TeamID {
+			c.fail(rq, errOtherTeam)
+			return
+		}
+	}
+	h(rq)
+}
+
+// errOtherTeam refuses a form rendered for a team other than the session's current one (another
+// tab switched team meanwhile).
+var errOtherTeam = patio.Errorf(patio.KindPrecondition, "this form belongs to another team than the one you are now working in; reload the page")
+
+// crossSite reports a POST that a browser sent from another site: by Fetch metadata when the
+// browser sends it, else by Origin. With neither (no browser sends one), the session alone judges.
+func crossSite(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site != "same-origin" && site != "none"
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		return origin != selfOrigin(r)
+	}
+	return false
+}
+
+// selfOrigin is the console's own origin as the browser sees it.
+func selfOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
+		scheme = p
+	}
+	return scheme + "://" + r.Host
+}
+
+// clientIP is the address the request came from: API Gateway's source IP (which the proxy puts in
+// RemoteAddr), or the peer's address.
+func clientIP(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// loadSession finds the request's session, its member and team: a signed-out request keeps
+// rq.sess nil. A session whose member was removed from its team moves to another team of theirs,
+// or ends.
+func (c *Console) loadSession(rq *request) error {
+	if rq.sess != nil {
+		return nil
+	}
+	ck, err := rq.r.Cookie(sessionCookie)
+	if err != nil || ck.Value == "" {
+		return nil
+	}
+	ctx := rq.ctx()
+	s, err := c.d.Store.Session(ctx, patio.HashKey(ck.Value))
+	if patio.IsKind(err, patio.KindNotFound) || (err == nil && !s.Live(rq.now)) {
+		c.clearCookie(rq, sessionCookie)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	m, team, err := c.d.Store.MemberAndTeam(ctx, s.TeamID, s.Email)
+	if patio.IsKind(err, patio.KindNotFound) {
+		// Removed from this team: another team of theirs, or no session at all.
+		ms, err := c.d.Store.Memberships(ctx, s.Email)
+		if err != nil {
+			return err
+		}
+		if len(ms) == 0 {
+			_ = c.d.Store.DeleteSession(ctx, s.Hash)
+			c.clearCookie(rq, sessionCookie)
+			return nil
+		}
+		s.TeamID, s.Teams = ms[0].TeamID, sessionTeams(ms)
+		if m, team, err = c.d.Store.MemberAndTeam(ctx, s.TeamID, s.Email); err != nil {
+			return err
+		}
+		s.SeenAt = time.Time{} // saved below
+	}
+	if err != nil {
+		return err
+	}
+	if s.NeedsTouch(rq.now) {
+		s.SeenAt = rq.now
+		if err := c.d.Store.SaveSession(ctx, s); err != nil && !patio.IsKind(err, patio.KindNotFound) {
+			return err
+		}
+	}
+	rq.sess, rq.member, rq.team = &s, m, team
+	loc, err := time.LoadLocation(team.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	rq.p = locale.New(c.language(rq.r, &s), loc)
+	return nil
+}
+
+// sessionTeams lists memberships as a session's teams.
+func sessionTeams(ms []patio.Member) []patio.SessionTeam {
+	out := make([]patio.SessionTeam, len(ms))
+	for i, m := range ms {
+		out[i] = patio.SessionTeam{ID: m.TeamID, Name: m.TeamName}
+	}
+	return out
+}
+
+// setCookie sets one of the console's cookies: HttpOnly, Secure, SameSite=Lax, for the console's
+// path; maxAge 0 makes a browser-session cookie.
+func (c *Console) setCookie(rq *request, name, value string, maxAge time.Duration) {
+	http.SetCookie(rq.w, &http.Cookie{Name: name, Value: value, Path: rq.URL("/console/"), HttpOnly: true, Secure: true,
+		SameSite: http.SameSiteLaxMode, MaxAge: int(maxAge.Seconds())})
+}
+
+// clearCookie removes one of the console's cookies.
+func (c *Console) clearCookie(rq *request, name string) {
+	http.SetCookie(rq.w, &http.Cookie{Name: name, Value: "", Path: rq.URL("/console/"), HttpOnly: true, Secure: true,
+		SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+// redirect answers 303 to a console path (under the base path).
+func (c *Console) redirect(rq *request, path string) {
+	http.Redirect(rq.w, rq.r, rq.URL(path), http.StatusSeeOther)
+}
+
+// statusWriter remembers the status of the answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}

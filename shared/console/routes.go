@@ -1,0 +1,60 @@
+package console
+
+import "github.com/patio-dev/patio/shared/patio"
+
+// routes registers every page and form of the console. Pages are GET; every change is a POST of a
+// form. Each route states what it requires; serve checks it before the handler runs.
+func (c *Console) routes() {
+	public := access{}
+	page := access{signedIn: true}
+	own := access{signedIn: true, anyTeam: true}
+	may := func(p patio.Permission) access { return access{signedIn: true, perm: p} }
+
+	c.handle("GET /{$}", public, func(rq *request) { c.redirect(rq, "/console/") })
+	c.handle("GET /console", public, func(rq *request) { c.redirect(rq, "/console/") })
+	c.handle("GET /console/static/{file}", public, c.static)
+
+	// Session.
+	c.handle("GET /console/login", public, c.loginPage)
+	c.handle("POST /console/login", public, c.login)
+	c.handle("POST /console/login/new-password", public, c.newPassword)
+	c.handle("POST /console/logout", own, c.logout)
+	c.handle("POST /console/language", public, c.switchLanguage)
+	c.handle("POST /console/team", own, c.switchTeam)
+	c.handle("GET /console/account/password", page, c.passwordPage)
+	c.handle("POST /console/account/password", own, c.changePassword)
+
+	c.handle("GET /console/{$}", page, c.overview)
+
+	// Webhooks and deliveries.
+	c.handle("GET /console/webhooks", page, c.webhookList)
+	c.handle("GET /console/webhooks/new", may(patio.PermWebhooks), c.webhookNew)
+	c.handle("POST /console/webhooks", may(patio.PermWebhooks), c.webhookCreate)
+	c.handle("GET /console/webhooks/{id}", page, c.webhookShow)
+	c.handle("POST /console/webhooks/{id}", may(patio.PermWebhooks), c.webhookSave)
+	c.handle("POST /console/webhooks/{id}/enable", may(patio.PermWebhooks), c.webhookEnable)
+	c.handle("POST /console/webhooks/{id}/disable", may(patio.PermWebhooks), c.webhookDisable)
+	c.handle("POST /console/webhooks/{id}/delete", may(patio.PermDeleteWebhooks), c.webhookDelete)
+	c.handle("POST /console/webhooks/{id}/rotate", may(patio.PermWebhooks), c.webhookRotate)
+	c.handle("POST /console/webhooks/{id}/test", may(patio.PermWebhooks), c.webhookTest)
+	c.handle("GET /console/webhooks/{id}/deliveries", page, c.deliveryList)
+	c.handle("POST /console/webhooks/{id}/replay", may(patio.PermWebhooks), c.replayBulk)
+	c.handle("GET /console/deliveries/{id}", page, c.deliveryShow)
+	c.handle("POST /console/deliveries/{id}/replay", may(patio.PermWebhooks), c.replayOne)
+
+	// API keys.
+	c.handle("GET /console/keys", may(patio.PermReadKeys), c.keyList)
+	c.handle("POST /console/keys", may(patio.PermKeys), c.keyCreate)
+	c.handle("POST /console/keys/{id}/revoke", may(patio.PermKeys), c.keyRevoke)
+
+	// Team.
+	c.handle("GET /console/team", page, c.teamPage)
+	c.handle("POST /console/team/members", may(patio.PermInvite), c.memberInvite)
+	c.handle("POST /console/team/members/{user}/role", may(patio.PermMembers), c.memberRole)
+	c.handle("POST /console/team/members/{user}/reinvite", may(patio.PermInvite), c.memberReinvite)
+	c.handle("POST /console/team/members/{user}/remove", may(patio.PermMembers), c.memberRemove)
+	c.handle("POST /console/team/settings", may(patio.PermTeamSettings), c.teamSettings)
+
+	// Audit log.
+	c.handle("GET /console/audit", page, c.auditPage)
+}
