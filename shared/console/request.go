@@ -52,7 +52,9 @@ func (rq *request) ctx() context.Context { return rq.r.Context() }
 func (rq *request) URL(path string) string { return rq.base + path }
 
 // Can reports whether the signed-in member's role holds the permission (see patio.Permission).
-func (rq *request) Can(p string) bool { return rq.sess != nil && rq.member.Role.May(patio.Permission(p)) }
+func (rq *request) Can(p string) bool {
+	return rq.sess != nil && rq.member.Role.May(patio.Permission(p))
+}
 
 // ServeHTTP serves the console: security headers on every answer, then the route, with 404 for an
 // unknown route or method.
