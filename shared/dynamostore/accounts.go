@@ -39,6 +39,8 @@ type keyRow struct {
 	Scopes    []string `dynamo:"scopes"`
 	Status    string   `dynamo:"status"`
 	CreatedAt string   `dynamo:"created_at"`
+	// LastUsedMs is the key's last use (Unix ms, to the minute; absent: never used).
+	LastUsedMs int64 `dynamo:"last_used_ms,omitempty"`
 }
 
 func teamPK(id string) string  { return "team#" + id }
@@ -58,10 +60,26 @@ func (r teamRow) team() (patio.Team, error) {
 
 func (r keyRow) key() (patio.APIKey, error) {
 	created, err := patio.ParseTimestamp(r.CreatedAt)
-	return patio.APIKey{
+	k := patio.APIKey{
 		ID: r.KeyID, TeamID: r.TeamID, Name: r.Name, Hash: r.PK[len("key#"):],
 		Scopes: r.Scopes, Status: r.Status, CreatedAt: created,
-	}, err
+	}
+	if r.LastUsedMs > 0 {
+		k.LastUsedAt = time.UnixMilli(r.LastUsedMs).UTC()
+	}
+	return k, err
+}
+
+// NoteKeyUse implements patio.KeyUseNoter with one conditional write: only when no use within
+// patio.KeyUseEvery is recorded (a failed condition is that case, not an error).
+func (s *Store) NoteKeyUse(ctx context.Context, hash string, at time.Time) error {
+	err := s.accounts().Update("pk", keyPK(hash)).Range("sk", "key").Set("last_used_ms", at.UnixMilli()).
+		If("attribute_exists(pk) AND (attribute_not_exists('last_used_ms') OR 'last_used_ms' <= ?)",
+			at.Add(-patio.KeyUseEvery).UnixMilli()).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return nil
+	}
+	return wrap(err, "note key use", "")
 }
 
 // CreateTeam stores a new team.

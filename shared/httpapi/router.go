@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -295,6 +296,17 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	teamID, plan = p.Team.ID, string(p.Team.Plan)
+	// The key's last use is written beside the request, at most once a minute.
+	if noter, ok := a.keys.(patio.KeyUseNoter); ok && p.Key.UseIsStale(a.now()) {
+		var noted sync.WaitGroup
+		noted.Go(func() {
+			if err := noter.NoteKeyUse(r.Context(), p.Key.Hash, a.now()); err != nil {
+				a.log.WarnContext(r.Context(), "note key use", slog.String("request_id", id), slog.String("key_id", p.Key.ID),
+					slog.String("error", err.Error()))
+			}
+		})
+		defer noted.Wait()
+	}
 	serve := func(w http.ResponseWriter) {
 		if err := a.serveAuthenticated(w, r, p, op, name, itemID); err != nil {
 			a.writeError(w, r, err)

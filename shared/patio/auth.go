@@ -110,6 +110,20 @@ type APIKey struct {
 	LastUsedAt time.Time `json:"last_used_at,omitzero"`
 }
 
+// KeyUseEvery is how stale a key's last use may grow before a request records it again: a key's
+// last use is known to the minute, and a busy key costs one write a minute, not one a request.
+const KeyUseEvery = time.Minute
+
+// UseIsStale reports whether a request at now should record itself as the key's last use.
+func (k APIKey) UseIsStale(now time.Time) bool { return now.Sub(k.LastUsedAt) >= KeyUseEvery }
+
+// KeyUseNoter records when a key was used.
+type KeyUseNoter interface {
+	// NoteKeyUse records at as the last use of the key with this hash, unless a use within
+	// KeyUseEvery of it is recorded already.
+	NoteKeyUse(ctx context.Context, hash string, at time.Time) error
+}
+
 // Has reports whether the key carries scope.
 func (k APIKey) Has(scope string) bool { return contains(k.Scopes, scope) }
 

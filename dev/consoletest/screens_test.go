@@ -1,0 +1,192 @@
+package consoletest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// axeSource returns axe-core's script (the npm package `make test` installs into .tools/browser).
+func axeSource(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("AXE_CORE_JS")
+	if path == "" {
+		path = filepath.Join(repoRoot(t), ".tools", "browser", "node_modules", "axe-core", "axe.min.js")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		unavailable(t, "axe-core is not installed (`make test` installs it into .tools/browser): "+err.Error())
+	}
+	return string(b)
+}
+
+// violation is one axe-core finding.
+type violation struct {
+	ID     string   `json:"id"`
+	Impact string   `json:"impact"`
+	Help   string   `json:"help"`
+	Nodes  []string `json:"nodes"`
+}
+
+// scan runs axe-core on the page and returns its serious and critical violations.
+func scan(t *testing.T, ctx context.Context, axe string) []violation {
+	t.Helper()
+	// The page's policy allows no script: the scan runs as DevTools runs its own scripts.
+	with(t, ctx, chromedp.Evaluate[chromedp.Void](axe))
+	raw := value(t, ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
+		JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+			nodes: v.nodes.map(n => n.target.join(" "))}))))`, chromedp.EvalAwaitPromise))
+	var all, bad []violation
+	if err := json.Unmarshal([]byte(raw), &all); err != nil {
+		t.Fatalf("axe result: %v", err)
+	}
+	for _, v := range all {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			bad = append(bad, v)
+		}
+	}
+	return bad
+}
+
+// screen is one console screen: how to reach it, and the status it answers.
+type screen struct {
+	name   string
+	reach  func(t *testing.T, ctx context.Context) int64
+	status int64
+}
+
+// TestEveryScreen visits every screen of the console in both languages, as a signed-in owner (and
+// signed out for the sign-in page): each answers in the chosen language, axe-core finds no serious
+// or critical violation, and each is captured as a PNG (into PATIO_SCREENSHOTS when set, as `make
+// screenshots` does; into the test's temporary folder otherwise).
+func TestEveryScreen(t *testing.T) {
+	axe := axeSource(t)
+	tm := newTeam(t)
+	ctx := browser(t)
+	out := os.Getenv("PATIO_SCREENSHOTS")
+	if out == "" {
+		out = t.TempDir()
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := newReceiver(t, func(n int) int {
+		if n == 1 {
+			return 500
+		}
+		return 200
+	})
+
+	var webhookID, deliveryID string
+	path := func(p string) func(t *testing.T, ctx context.Context) int64 {
+		return func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, p) }
+	}
+	screens := []screen{
+		{"login", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/login") }, 200},
+		{"new-password", func(t *testing.T, ctx context.Context) int64 {
+			email := "screens+" + time.Now().Format("150405.000000") + "@dealer.example"
+			if err := stack.Directory.ResetUser(context.Background(), email, "Temporary-Pass-1!"); err != nil {
+				t.Fatal(err)
+			}
+			return signIn(t, ctx, email, "Temporary-Pass-1!")
+		}, 200},
+		{"overview", path("/console/"), 200},
+		{"webhooks", path("/console/webhooks"), 200},
+		{"webhook-new", path("/console/webhooks/new"), 200},
+		{"webhook-new-refused", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/webhooks/new")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("url"), "http://not-https.example"))
+			return submit(t, ctx, `main form button[type=submit]`)
+		}, 422},
+		{"webhook-secret", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/webhooks/new")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("url"), r.url()), chromedp.Click(chromedp.CSS(`input[name=events][value="*"]`)))
+			st := submit(t, ctx, `main form button[type=submit]`)
+			href := value(t, ctx, chromedp.AttributeValue(chromedp.CSS("main a.button"), "href"))
+			webhookID = href.Value[strings.LastIndex(href.Value, "/")+1:]
+			return st
+		}, 200},
+		{"webhook", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/webhooks/"+webhookID) }, 200},
+		{"webhook-rotated", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/webhooks/"+webhookID)
+			return submit(t, ctx, `form[action$="/rotate"] button`)
+		}, 200},
+		{"delivery", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/webhooks/"+webhookID)
+			submit(t, ctx, `form[action$="/test"] button`)
+			deliveryID = location(ctx)[strings.LastIndex(location(ctx), "/")+1:]
+			deliveryID, _, _ = strings.Cut(deliveryID, "?")
+			waitFor(t, "the test's attempt", 15*time.Second, func() bool {
+				open(t, ctx, "/console/deliveries/"+deliveryID)
+				return count(t, ctx, "main table tbody tr") == 1
+			})
+			return open(t, ctx, "/console/deliveries/"+deliveryID)
+		}, 200},
+		{"deliveries", func(t *testing.T, ctx context.Context) int64 {
+			return open(t, ctx, "/console/webhooks/"+webhookID+"/deliveries")
+		}, 200},
+		{"replay-confirm", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/webhooks/"+webhookID+"/deliveries")
+			with(t, ctx, chromedp.Click(chromedp.CSS(`form[action$="/replay"] input[value=failed]`)))
+			return submit(t, ctx, `form[action$="/replay"] button`)
+		}, 200},
+		{"keys", path("/console/keys"), 200},
+		{"key-created", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/keys")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("name"), "crm"), chromedp.Click(chromedp.CSS(`input[name=scopes][value="deals:read"]`)))
+			return submit(t, ctx, `form[aria-labelledby=new-key-title] button[type=submit]`)
+		}, 200},
+		{"team", path("/console/team"), 200},
+		{"audit", path("/console/audit"), 200},
+		{"password", path("/console/account/password"), 200},
+		{"not-found", path("/console/nowhere"), 404},
+	}
+	signedOut := map[string]bool{"login": true, "new-password": true}
+	for _, lang := range []string{"pt-BR", "en"} {
+		// The language switch (a form on every page), then the sign-in.
+		ctx = browser(t)
+		open(t, ctx, "/console/login")
+		with(t, ctx, chromedp.SetValue(chromedp.ID("switch-lang"), lang))
+		submit(t, ctx, `header form[action$="/console/language"] button`)
+		for _, s := range screens {
+			if !signedOut[s.name] && count(t, ctx, `header form[action$="/console/logout"]`) == 0 {
+				if got := signIn(t, ctx, tm.OwnerEmail, tm.OwnerPassword); got != http.StatusOK {
+					t.Fatalf("sign in = %d", got)
+				}
+			}
+			t.Run(lang+"/"+s.name, func(t *testing.T) {
+				if got := s.reach(t, ctx); got != s.status {
+					t.Errorf("%s = %d; want %d", s.name, got, s.status)
+				}
+				if got := value(t, ctx, chromedp.Evaluate[string](`document.documentElement.lang`)); got != lang {
+					t.Errorf("%s is in %q; want %q", s.name, got, lang)
+				}
+				for _, v := range scan(t, ctx, axe) {
+					t.Errorf("%s: axe %s (%s): %s at %v", s.name, v.ID, v.Impact, v.Help, v.Nodes)
+				}
+				png := value(t, ctx, chromedp.FullScreenshot(100))
+				if len(png) < 1000 {
+					t.Errorf("%s: screenshot of %d bytes", s.name, len(png))
+				}
+				if err := os.WriteFile(filepath.Join(out, lang+"-"+s.name+".png"), png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if s.name == "new-password" {
+				ctx = browser(t) // a fresh session for the owner
+				open(t, ctx, "/console/login")
+				with(t, ctx, chromedp.SetValue(chromedp.ID("switch-lang"), lang))
+				submit(t, ctx, `header form[action$="/console/language"] button`)
+			}
+		}
+	}
+	if h := text(t, ctx, "h1"); h != "Page not found" {
+		t.Errorf("the English 404 page says %q", h)
+	}
+}
