@@ -22,7 +22,8 @@ func env(vars map[string]string) func(string) (string, bool) {
 var allSet = map[string]string{
 	"VEHICLES_TABLE": "v", "CLIENTS_TABLE": "c", "DEALS_TABLE": "d", "ACCOUNTS_TABLE": "a",
 	"WEBHOOKS_TABLE": "w", "DELIVERIES_TABLE": "dl", "DELIVERY_QUEUE_URL": "https://queue",
-	"ALERT_SENDER_EMAIL": "alerts@example.com", "LOG_LEVEL": "WARN",
+	"ALERT_SENDER_EMAIL": "alerts@example.com", "LOG_LEVEL": "WARN", "AUDIT_TABLE": "au",
+	"ACTIVITIES_TABLE": "ac", "FINANCIAL_TABLE": "f", "COGNITO_USER_POOL_ID": "pool", "COGNITO_CLIENT_ID": "client",
 }
 
 // without returns allSet less the named variables.
@@ -72,6 +73,9 @@ func TestLoadConfigRequirements(t *testing.T) {
 		{name: "several functions name each variable once", env: map[string]string{},
 			fns:     []app.Function{app.VehiclesFunction, app.DealsFunction},
 			missing: []string{"ACCOUNTS_TABLE", "VEHICLES_TABLE", "DEALS_TABLE", "CLIENTS_TABLE"}},
+		{name: "console", env: allSet, fns: []app.Function{app.ConsoleFunction}},
+		{name: "console without its user pool", env: without("COGNITO_USER_POOL_ID", "COGNITO_CLIENT_ID", "AUDIT_TABLE"),
+			fns: []app.Function{app.ConsoleFunction}, missing: []string{"COGNITO_USER_POOL_ID", "COGNITO_CLIENT_ID", "AUDIT_TABLE"}},
 		{name: "unknown function", env: allSet, fns: []app.Function{"reports"}, missing: []string{`"reports"`}},
 	}
 	for _, tt := range tests {
@@ -100,9 +104,13 @@ func TestLoadConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := dynamostore.Tables{Vehicles: "v", Clients: "c", Deals: "d", Accounts: "a", Webhooks: "w", Deliveries: "dl"}
+	want := dynamostore.Tables{Vehicles: "v", Clients: "c", Deals: "d", Accounts: "a", Webhooks: "w", Deliveries: "dl",
+		Activities: "ac", Financial: "f", Audit: "au"}
 	if c.Tables != want {
 		t.Errorf("Tables = %+v; want %+v", c.Tables, want)
+	}
+	if c.UserPoolID != "pool" || c.UserPoolClientID != "client" {
+		t.Errorf("UserPoolID, UserPoolClientID = %q, %q; want the variables' values", c.UserPoolID, c.UserPoolClientID)
 	}
 	if c.QueueURL != "https://queue" || c.AlertSender != "alerts@example.com" {
 		t.Errorf("QueueURL, AlertSender = %q, %q; want the variables' values", c.QueueURL, c.AlertSender)

@@ -184,7 +184,7 @@ func TestAPIRequiresTheAuthorizerAndAKey(t *testing.T) {
 		var fn function
 		properties(t, tpl, id, r.Type, &fn)
 		for name, ev := range fn.Events {
-			if ev.Type != "Api" {
+			if ev.Type != "Api" || id == "ConsoleFunction" { // the console has an API of its own, without keys
 				continue
 			}
 			if ev.Properties.RestApiID != "PatioApi" {
@@ -193,6 +193,23 @@ func TestAPIRequiresTheAuthorizerAndAKey(t *testing.T) {
 			if ev.Properties.Auth != nil {
 				t.Errorf("%s event %s overrides Auth (%v); every method keeps the authorizer and the key", id, name, ev.Properties.Auth)
 			}
+		}
+	}
+}
+
+// TestConsoleOnItsOwnAPI: the console's routes are on the console's own API, under /console (and
+// its root, which sends people there), and nowhere else: the public API gains none.
+func TestConsoleOnItsOwnAPI(t *testing.T) {
+	tpl := loadEdgeTemplate(t)
+	properties(t, tpl, "ConsoleApi", "AWS::Serverless::Api", new(restAPI))
+	var fn function
+	properties(t, tpl, "ConsoleFunction", "AWS::Serverless::Function", &fn)
+	if len(fn.Events) == 0 {
+		t.Fatal("ConsoleFunction has no events")
+	}
+	for name, ev := range fn.Events {
+		if ev.Type != "Api" || ev.Properties.RestApiID != "ConsoleApi" {
+			t.Errorf("ConsoleFunction event %s: %s on %q; want Api events on ConsoleApi", name, ev.Type, ev.Properties.RestApiID)
 		}
 	}
 }

@@ -2,11 +2,13 @@ package app_test
 
 import (
 	"context"
+	"os"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/consoleapp"
 	"github.com/patio-dev/patio/shared/app/workers"
 )
 
@@ -27,6 +29,7 @@ func TestLambdaFunctionsRefuseLocalKnobs(t *testing.T) {
 			return err
 		}},
 		{"deliverer", func(ctx context.Context, l *slog.Logger) error { _, err := workers.LambdaDeliverer(ctx, l); return err }},
+		{"console", func(ctx context.Context, l *slog.Logger) error { _, err := consoleapp.Lambda(ctx, l); return err }},
 	}
 	for _, fn := range builds {
 		for _, name := range []string{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "WEBHOOK_CA_FILE"} {
@@ -38,6 +41,26 @@ func TestLambdaFunctionsRefuseLocalKnobs(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestConsoleRefusesIdentityOverrides: the console function refuses to start with the user pool's
+// endpoint pointed elsewhere than Cognito (the local stack's moto), even to an empty value.
+func TestConsoleRefusesIdentityOverrides(t *testing.T) {
+	names := []string{"AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", "AWS_ENDPOINT_URL"}
+	for _, name := range names {
+		for _, value := range []string{"http://127.0.0.1:5000", ""} {
+			t.Run(name+"="+value, func(t *testing.T) {
+				for _, other := range names { // the test's own environment may set them
+					t.Setenv(other, "")
+					os.Unsetenv(other)
+				}
+				t.Setenv(name, value)
+				if _, err := consoleapp.Lambda(context.Background(), slog.Default()); err == nil || !strings.Contains(err.Error(), name) {
+					t.Errorf("console build with %s=%q set = %v; want a refusal naming it", name, value, err)
+				}
+			})
 		}
 	}
 }

@@ -76,6 +76,9 @@ func RefuseIdentityOverrides(lookup func(string) (string, bool)) error {
 // Lambda builds the console function's API Gateway handler from the environment. It refuses the
 // local-only knobs (app.RefuseLocalKnobs) and the user pool endpoint overrides.
 func Lambda(ctx context.Context, logger *slog.Logger) (app.APIGatewayHandler, error) {
+	if err := app.RefuseLocalKnobs(os.LookupEnv); err != nil {
+		return nil, err
+	}
 	if err := RefuseIdentityOverrides(os.LookupEnv); err != nil {
 		return nil, err
 	}
