@@ -41,6 +41,8 @@ import (
 //     anywhere in the JSON answer; "$D" in a value is the shell's $D) and "Header-Name: value"
 //     pairs. A curl answer whose status the result does not state must be 2xx; every command must
 //     exit 0.
+//   - The blocks of the sections in readmeRunTwice run a second time at the end: they must hold
+//     however often a reader repeats them.
 //   - Placeholders, <...>, are filled as a reader would fill them (see readmeFillers): ids from
 //     the answers that created the records, the ETag read just before, the next_cursor of the last
 //     list. http://127.0.0.1:3000 (make run's address) is replaced by the test stack's.
@@ -63,7 +65,7 @@ func TestREADME(t *testing.T) {
 	sh := newShell(t, root, stack.env)
 	run := &readmeRun{t: t, sh: sh, apiURL: stack.url, apiKey: stack.key, receiverURL: recv.srv.URL + "/hooks",
 		ids: map[string]string{}}
-	ran := 0
+	ran, again := 0, 0
 	for _, b := range blocks {
 		if b.Lang != "sh" || b.Has("no-run") {
 			continue
@@ -76,6 +78,18 @@ func TestREADME(t *testing.T) {
 			}
 		}
 	}
+	// A reader retries these: they must hold the second time as well, after everything else.
+	for _, b := range blocks {
+		if b.Lang == "sh" && !b.Has("no-run") && slices.Contains(readmeRunTwice, b.Section) {
+			for _, c := range splitCommands(b) {
+				run.command(c)
+				again++
+			}
+		}
+	}
+	if again == 0 {
+		t.Errorf("README.md has no sh block under %q, which a reader runs twice", readmeRunTwice)
+	}
 	if ran < 20 {
 		t.Errorf("ran %d commands of README.md; the walk-through has more: is the extraction broken?", ran)
 	}
@@ -83,6 +97,10 @@ func TestREADME(t *testing.T) {
 		t.Errorf("the README's webhook receiver got no delivery (webhooks test should have sent one)")
 	}
 }
+
+// readmeRunTwice are the README sections whose examples run a second time, after the whole
+// walk-through: the retries and conditional requests a reader repeats.
+var readmeRunTwice = []string{"Safe retries and concurrent edits"}
 
 // requireTool skips the test when a command is missing, or fails it under CI=true.
 func requireTool(t *testing.T, name string) {
