@@ -43,7 +43,7 @@ import (
 //     exit 0.
 //   - The blocks of the sections in readmeRunTwice run a second time at the end: they must hold
 //     however often a reader repeats them.
-//   - Placeholders, <...>, are filled as a reader would fill them (see readmeFillers): ids from
+//   - Placeholders, <...>, are filled as a reader would fill them (see readmeRun.fill): ids from
 //     the answers that created the records, the ETag read just before, the next_cursor of the last
 //     list. http://127.0.0.1:3000 (make run's address) is replaced by the test stack's.
 func TestREADME(t *testing.T) {
@@ -306,7 +306,7 @@ type readmeRun struct {
 
 var placeholder = regexp.MustCompile(`<([^<>\s][^<>\n]*)>`)
 
-// readmeFillers are the placeholders a README example may use, and how a reader fills them.
+// fill returns what a reader puts in place of a placeholder: the ones a README example may use.
 func (r *readmeRun) fill(name string) (string, error) {
 	switch name {
 	case "the key make run printed":
