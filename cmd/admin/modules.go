@@ -179,7 +179,11 @@ func (c *cli) activitiesCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return printPage(c, page, func(w io.Writer, a patio.Activity) { printActivity(w, a) })
+		none := "no activities match"
+		if overdue {
+			none = "no overdue activities"
+		}
+		return printPage(c, page, none, func(w io.Writer, a patio.Activity) { printActivity(w, a) })
 	})
 	teamFlag(list)
 	q.flags(list.Flags())
@@ -304,7 +308,11 @@ func (c *cli) financialCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printPage(c, page, func(w io.Writer, f patio.FinancialRecord) { printFinancial(w, f) })
+			none := "no financial records match"
+			if overdue {
+				none = "no overdue financial records"
+			}
+			return printPage(c, page, none, func(w io.Writer, f patio.FinancialRecord) { printFinancial(w, f) })
 		})
 		teamFlag(k)
 		q.flags(k.Flags())
@@ -425,8 +433,9 @@ func splitList(s string) []string {
 	return out
 }
 
-// printPage prints a list page: with --json {"data": [...], "pagination": {...}}.
-func printPage[T any](c *cli, page patio.Page[T], row func(io.Writer, T)) error {
+// printPage prints a list page: with --json {"data": [...], "pagination": {...}}; as text, a line
+// per record and the page's place, or none when nothing matches.
+func printPage[T any](c *cli, page patio.Page[T], none string, row func(io.Writer, T)) error {
 	items := page.Items
 	if items == nil {
 		items = []T{}
@@ -441,11 +450,26 @@ func printPage[T any](c *cli, page patio.Page[T], row func(io.Writer, T)) error 
 		for _, it := range items {
 			row(w, it)
 		}
-		fmt.Fprintf(w, "page %d of %d (%d in all)\n", page.List.Page.Value, page.List.Pages(page.Total), page.Total)
+		switch pages := page.List.Pages(page.Total); {
+		case page.Total == 0:
+			fmt.Fprintln(w, none)
+		case len(items) == 0:
+			fmt.Fprintf(w, "page %d is past the last page (%s, %d in all)\n", page.List.Page.Value, plural(pages, "page"), page.Total)
+		default:
+			fmt.Fprintf(w, "page %d of %d (%d in all)\n", page.List.Page.Value, pages, page.Total)
+		}
 		if next != nil {
 			fmt.Fprintf(w, "next: --cursor %s\n", *next)
 		}
 	})
+}
+
+// plural is "1 page", "2 pages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func printActivity(w io.Writer, a patio.Activity) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -109,5 +111,40 @@ func TestFinancialCommands(t *testing.T) {
 	overdue, _ := adminOK[pageJSON[financialJSON]](t, "financial", "overdue", "--team", team, "--limit", "100")
 	if overdue.Pagination.Total != 29 {
 		t.Errorf("financial overdue = %d; want the 29 still pending (due 2026-03-15)", overdue.Pagination.Total)
+	}
+}
+
+// TestEmptyListsAsText: a list with nothing to show says so in words, not "page 1 of 0".
+func TestEmptyListsAsText(t *testing.T) {
+	setup(t)
+	team := newTeam(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"activities", "list", "--team", team, "--overdue"}, "no overdue activities\n"},
+		{[]string{"activities", "list", "--team", team}, "no activities match\n"},
+		{[]string{"financial", "overdue", "--team", team}, "no overdue financial records\n"},
+		{[]string{"financial", "list", "--team", team}, "no financial records match\n"},
+	} {
+		var out bytes.Buffer
+		root, _ := newRoot(&out)
+		root.SetArgs(tt.args)
+		if err := root.ExecuteContext(context.Background()); err != nil {
+			t.Errorf("%v: %v", tt.args, err)
+		}
+		if out.String() != tt.want {
+			t.Errorf("%v printed %q; want %q", tt.args, out.String(), tt.want)
+		}
+	}
+	adminOK[activityJSON](t, "activities", "create", "--team", team, "--type", "call", "--title", "Ligar", "--due-at", "2030-03-15T18:00:00Z")
+	var out bytes.Buffer
+	root, _ := newRoot(&out)
+	root.SetArgs([]string{"activities", "list", "--team", team, "--page", "3"})
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "page 3 is past the last page (1 page, 1 in all)\n"; out.String() != want {
+		t.Errorf("activities list --page 3 printed %q; want %q", out.String(), want)
 	}
 }

@@ -361,6 +361,9 @@ func (d *Deliverer) unclaimed(ctx context.Context, t Task, del Delivery, out *ou
 func (d *Deliverer) record(ctx context.Context, c *claimed, out *outbox, from int) error {
 	t, del, a := c.task, c.del, c.attempt
 	log := logFor(d.Logger, t).With(slog.Int("status_code", a.StatusCode), slog.Int64("duration_ms", a.DurationMs))
+	if c.res.Reason != "" {
+		log = log.With(slog.String("reason", c.res.Reason))
+	}
 	a.ResponseBody = "" // the log keeps it; the delivery's own list stays small
 	if t.Attempt == 1 {
 		del.FirstAttemptAt = c.at
@@ -462,7 +465,9 @@ func describe(f Failure) string {
 	case ErrTimeout:
 		return "no answer within the timeout"
 	case ErrNetwork:
-		return "a network error (DNS, connection or TLS)"
+		return "a network error (DNS or connection)"
+	case ErrTLS:
+		return "a TLS failure (the receiver's certificate was refused, or it does not speak TLS)"
 	case ErrForbidden:
 		return "a target address that is not public"
 	}

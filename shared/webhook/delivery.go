@@ -86,7 +86,8 @@ const (
 	ErrHTTPStatus = "http_status" // a non-2xx, non-3xx answer
 	ErrRedirect   = "redirect"    // a 3xx (never followed)
 	ErrTimeout    = "timeout"     // no answer within the timeout
-	ErrNetwork    = "network"     // DNS, connection or TLS failure
+	ErrNetwork    = "network"     // DNS or connection failure
+	ErrTLS        = "tls"         // the TLS handshake failed: an untrusted, expired or mismatched certificate, a server without TLS
 	ErrForbidden  = "forbidden_target"
 )
 

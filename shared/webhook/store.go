@@ -131,6 +131,9 @@ type Result struct {
 	ErrorClass string
 	// Body is the start of the response body: at most MaxResponseBody bytes, as valid UTF-8.
 	Body string
+	// Reason says in a few words why an attempt without an answer failed ("certificate signed by
+	// unknown authority", "connection refused"); it is logged beside ErrorClass.
+	Reason string
 }
 
 // MaxResponseBody is how much of a receiver's answer an attempt keeps (CONTRACT.md section 14).

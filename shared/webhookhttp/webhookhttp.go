@@ -126,7 +126,7 @@ func (s *Sender) Send(ctx context.Context, target string, headers map[string]str
 	resp, err := s.client.Do(req)
 	res.Duration = time.Since(start)
 	if err != nil {
-		res.ErrorClass = classify(err)
+		res.ErrorClass, res.Reason = classify(err)
 		return res
 	}
 	head, _ := io.ReadAll(io.LimitReader(resp.Body, webhook.MaxResponseBody))
@@ -151,15 +151,46 @@ func excerpt(b []byte) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-func classify(err error) string {
-	var ne net.Error
+// classify names why a request got no answer: its error class and a short reason for the log.
+func classify(err error) (class, reason string) {
+	var (
+		ne         net.Error
+		unknown    x509.UnknownAuthorityError
+		hostname   x509.HostnameError
+		invalid    x509.CertificateInvalidError
+		verify     *tls.CertificateVerificationError
+		record     tls.RecordHeaderError
+		alert      tls.AlertError
+		dns        *net.DNSError
+		op         *net.OpError
+		x509Reason = func(e error) string { return strings.TrimPrefix(e.Error(), "x509: ") }
+	)
 	switch {
 	case errors.Is(err, errForbidden):
-		return webhook.ErrForbidden
+		return webhook.ErrForbidden, "the target address is not public"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return webhook.ErrTimeout
+		return webhook.ErrTimeout, "no answer within the timeout"
+	case errors.As(err, &unknown):
+		return webhook.ErrTLS, x509Reason(unknown)
+	case errors.As(err, &hostname):
+		return webhook.ErrTLS, x509Reason(hostname)
+	case errors.As(err, &invalid):
+		return webhook.ErrTLS, x509Reason(invalid)
+	case errors.As(err, &verify):
+		return webhook.ErrTLS, x509Reason(verify.Err)
+	case errors.As(err, &record), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return webhook.ErrTLS, "the receiver does not speak TLS (it answered plain HTTP)"
+	case errors.As(err, &alert):
+		return webhook.ErrTLS, "the receiver refused the handshake: " + alert.Error()
+	case strings.Contains(err.Error(), "tls: "):
+		msg := err.Error()
+		return webhook.ErrTLS, msg[strings.Index(msg, "tls: "):]
+	case errors.As(err, &dns):
+		return webhook.ErrNetwork, "DNS: " + dns.Err
+	case errors.As(err, &op) && op.Err != nil:
+		return webhook.ErrNetwork, op.Err.Error()
 	}
-	return webhook.ErrNetwork
+	return webhook.ErrNetwork, err.Error()
 }
 
 // CheckTarget refuses (KindInvalid) a target URL that is not https or, unless private targets are

@@ -3,6 +3,10 @@ package webhookhttp
 import (
 	"context"
 	"crypto/x509"
+	"fmt"
+	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -91,6 +95,45 @@ func pool(srv *httptest.Server) *x509.CertPool {
 	p := x509.NewCertPool()
 	p.AddCert(srv.Certificate())
 	return p
+}
+
+// TestSendFailureReasons: an attempt that gets no answer says why: a TLS failure is class "tls"
+// with the certificate's problem, not "network".
+func TestSendFailureReasons(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
+	srv.StartTLS()
+	defer srv.Close()
+	plain := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer plain.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := "https://" + closed.Listener.Addr().String() + "/hooks"
+	closed.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	tests := []struct {
+		name       string
+		roots      *x509.CertPool
+		url        string
+		wantClass  string
+		wantReason string
+	}{
+		{"untrusted certificate", nil, srv.URL + "/hooks", webhook.ErrTLS, "certificate signed by unknown authority"},
+		{"certificate for another name", pool(srv), fmt.Sprintf("https://localhost:%d/hooks", port), webhook.ErrTLS, "not localhost"},
+		{"no TLS at all", pool(srv), "https://" + plain.Listener.Addr().String() + "/hooks", webhook.ErrTLS, "does not speak TLS"},
+		{"nobody listening", pool(srv), closedURL, webhook.ErrNetwork, "connection refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Options{AllowPrivate: true, RootCAs: tt.roots}
+			if tt.roots == nil {
+				o.RootCAs = x509.NewCertPool() // trusts nothing, like a receiver with a self-signed certificate
+			}
+			res := New(o).Send(context.Background(), tt.url, nil, []byte(`{}`))
+			if res.ErrorClass != tt.wantClass || !strings.Contains(res.Reason, tt.wantReason) {
+				t.Errorf("Send(%s) = class %q, reason %q; want %q, a reason with %q", tt.url, res.ErrorClass, res.Reason, tt.wantClass, tt.wantReason)
+			}
+		})
+	}
 }
 
 func TestSend(t *testing.T) {

@@ -11,9 +11,12 @@
 //	}
 //
 // Verify checks X-Service-Signature (the lowercase hex HMAC-SHA256 of "<X-Service-Timestamp>.<raw
-// body>" keyed with the secret string) and, during a secret rotation, accepts
-// X-Service-Signature-Next as well, so a receiver may switch to the new secret at any moment of the
-// grace period. VerifyStandard checks the Standard Webhooks headers instead.
+// body>" keyed with the secret string) and X-Service-Signature-Next, and then the Standard Webhooks
+// header, which carries a signature for every secret still signing. During a rotation's grace
+// period X-Service-Signature carries the oldest secret's signature and X-Service-Signature-Next the
+// newest one's, so a receiver may switch to its new secret at any moment; a secret between the two
+// (a second rotation within the first's grace period) verifies through webhook-signature.
+// VerifyStandard checks the Standard Webhooks headers alone.
 package webhooksig
 
 import (
@@ -40,9 +43,20 @@ var (
 )
 
 // Verify checks a delivery signed with secret (the "whsec_..." string): X-Service-Timestamp within
-// Tolerance of now, and X-Service-Signature (or X-Service-Signature-Next) equal, in constant time,
-// to the HMAC-SHA256 of "<timestamp>.<body>". body must be the raw request body.
+// Tolerance of now, and X-Service-Signature or X-Service-Signature-Next equal, in constant time, to
+// the HMAC-SHA256 of "<timestamp>.<body>"; failing that, the Standard Webhooks headers as
+// VerifyStandard checks them. body must be the raw request body. The error is the X-Service
+// headers' when neither verifies.
 func Verify(secret string, header http.Header, body []byte, now time.Time) error {
+	err := verifyService(secret, header, body, now)
+	if err != nil && header.Get("webhook-signature") != "" && VerifyStandard(secret, header, body, now) == nil {
+		return nil
+	}
+	return err
+}
+
+// verifyService checks the X-Service headers.
+func verifyService(secret string, header http.Header, body []byte, now time.Time) error {
 	ts := header.Get("X-Service-Timestamp")
 	sigs := []string{header.Get("X-Service-Signature"), header.Get("X-Service-Signature-Next")}
 	if ts == "" || sigs[0] == "" {

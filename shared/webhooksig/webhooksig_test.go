@@ -3,6 +3,7 @@ package webhooksig
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"net/http"
@@ -64,6 +65,55 @@ func TestVerify(t *testing.T) {
 			}
 			if got := Verify(secret, h, []byte(tt.body), tt.now); !errors.Is(got, tt.want) {
 				t.Errorf("Verify(%q) = %v; want %v", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestVerifyRotation: Verify accepts every secret a rotation leaves signing, the one between the
+// oldest and the newest through webhook-signature only.
+func TestVerifyRotation(t *testing.T) {
+	const oldest, middle, newest, body = "whsec_b2xkZXN0", "whsec_bWlkZGxl", "whsec_bmV3ZXN0", `{"id":"evt_1"}`
+	now := time.Unix(1_700_000_000, 0)
+	ts := "1700000000"
+	std := func(secret string) string {
+		key, _ := base64.StdEncoding.DecodeString(secret[len("whsec_"):])
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte("evt_1." + ts + "." + body))
+		return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+	}
+	full := http.Header{}
+	full.Set("X-Service-Timestamp", ts)
+	full.Set("X-Service-Signature", hexSig(oldest, ts, body))
+	full.Set("X-Service-Signature-Next", hexSig(newest, ts, body))
+	full.Set("webhook-id", "evt_1")
+	full.Set("webhook-timestamp", ts)
+	full.Set("webhook-signature", std(oldest)+" "+std(middle)+" "+std(newest))
+	serviceOnly := full.Clone()
+	serviceOnly.Del("webhook-signature")
+	standardOnly := full.Clone()
+	standardOnly.Del("X-Service-Signature")
+	standardOnly.Del("X-Service-Signature-Next")
+	standardOnly.Del("X-Service-Timestamp")
+	tests := []struct {
+		name   string
+		secret string
+		header http.Header
+		want   error
+	}{
+		{"oldest", oldest, full, nil},
+		{"middle, through webhook-signature", middle, full, nil},
+		{"newest", newest, full, nil},
+		{"another secret", "whsec_b3RoZXI=", full, ErrNoMatch},
+		{"middle without webhook-signature", middle, serviceOnly, ErrNoMatch},
+		{"newest without webhook-signature", newest, serviceOnly, nil},
+		{"Standard Webhooks headers only", middle, standardOnly, nil},
+		{"Standard Webhooks headers only, another secret", "whsec_b3RoZXI=", standardOnly, ErrMissingHeader},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Verify(tt.secret, tt.header, []byte(body), now); !errors.Is(got, tt.want) {
+				t.Errorf("Verify = %v; want %v", got, tt.want)
 			}
 		})
 	}

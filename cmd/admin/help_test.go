@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestHelpDescribesEveryGroup: `admin --help` names every command group in its description and
+// lists each with a summary, so a group added later must be described too.
+func TestHelpDescribesEveryGroup(t *testing.T) {
+	var out bytes.Buffer
+	root, _ := newRoot(&out)
+	root.SetArgs([]string{"--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	help := out.String()
+	groups := 0
+	for _, cmd := range root.Commands() {
+		if cmd.Name() == "help" || cmd.Name() == "completion" {
+			continue
+		}
+		groups++
+		if !strings.Contains(root.Long, cmd.Name()) {
+			t.Errorf("admin's description does not mention %q:\n%s", cmd.Name(), root.Long)
+		}
+		if cmd.Short == "" || !strings.Contains(help, cmd.Short) {
+			t.Errorf("admin --help does not summarize %q (Short %q)", cmd.Name(), cmd.Short)
+		}
+	}
+	if groups < 7 {
+		t.Errorf("admin has %d command groups; want at least teams, keys, webhooks, deliveries, activities, financial, maintenance", groups)
+	}
+}
