@@ -22,6 +22,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/docblocks"
 	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/dev/testenv"
 )
 
@@ -183,18 +184,22 @@ func startReadmeStack(t *testing.T, root string) readmeStack {
 	// package's, nor a developer's stack's.
 	t.Chdir(t.TempDir())
 	workers, stopWorkers := context.WithCancel(ctx)
-	a, err := startAPI(workers, st, "0", newTeam)
+	a, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", API: envelopeWrap})
 	if err != nil {
 		stopWorkers()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := a.shutdown(); err != nil {
+		if err := a.Shutdown(); err != nil {
 			t.Errorf("stop the API: %v", err)
 		}
 		stopWorkers()
 	})
-	return readmeStack{url: a.url, key: a.creds.Key, env: st.Environ(os.Environ())}
+	creds, err := a.NewTeam(ctx, "Local dealership", "dev@patio.local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readmeStack{url: a.APIURL, key: creds.Key, env: st.Environ(os.Environ())}
 }
 
 // readmeCommand is one command of a README block and the result its comments state.
