@@ -24,6 +24,7 @@ import (
 	"text/tabwriter"
 	_ "time/tzdata" // team time zones, whatever the machine has
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/patio-dev/patio/shared/app"
@@ -63,9 +64,11 @@ func newRoot(out io.Writer) (*cobra.Command, *cli) {
 	c := &cli{out: out}
 	root := &cobra.Command{
 		Use:   "admin",
-		Short: "Operate Patio: teams, API keys, webhooks, deliveries, activities, financial records, maintenance",
-		Long: `Operate Patio: teams and their plans, API keys, webhooks and their deliveries, the dashboard
-modules (activities and financial records) and the maintenance of stored data.
+		Short: "Operate Patio: teams, API keys, members, webhooks, deliveries, activities, financial records, maintenance",
+		Long: `Operate Patio: teams and their plans, API keys, the console's members (invitations and roles),
+webhooks and their deliveries, the console's modules (activities and financial records) and the
+maintenance of stored data. Every change is written to the team's audit log as this operator's
+(the machine's user at its host; PATIO_OPERATOR names another).
 
 With ACCOUNTS_TABLE (and the other *_TABLE variables) set, it works on the tables they name with
 the standard AWS configuration; otherwise on the local stack that ` + "`make run`" + ` started
@@ -73,6 +76,9 @@ the standard AWS configuration; otherwise on the local stack that ` + "`make run
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			// Every change is audited as this operator's (the team's audit log, beside the
+			// console's people).
+			cmd.SetContext(patio.WithActor(cmd.Context(), operator()))
 			return c.connect(cmd.Context())
 		},
 	}
@@ -82,6 +88,7 @@ the standard AWS configuration; otherwise on the local stack that ` + "`make run
 	root.AddCommand(c.webhooksCmd(), c.deliveriesCmd())
 	root.AddCommand(c.maintenanceCmd())
 	root.AddCommand(c.activitiesCmd(), c.financialCmd())
+	root.AddCommand(c.membersCmd())
 	root.SetOut(out)
 	return root, c
 }
@@ -115,6 +122,22 @@ func (c *cli) connect(ctx context.Context) error {
 		return c.fail(err)
 	}
 	return nil
+}
+
+// operator is who the operators' tool acts as in the audit log: the machine's user at its host
+// (PATIO_OPERATOR overrides), with a request id of its own per command.
+func operator() patio.Actor {
+	name := os.Getenv("PATIO_OPERATOR")
+	if name == "" {
+		name = os.Getenv("USER")
+		if host, err := os.Hostname(); err == nil && host != "" {
+			name += "@" + host
+		}
+	}
+	if strings.Trim(name, "@") == "" {
+		name = "operator"
+	}
+	return patio.Actor{Kind: patio.ActorOperator, ID: name, RequestID: uuid.NewString()}
 }
 
 func readStackFile() (map[string]string, error) {
@@ -191,6 +214,9 @@ func (c *cli) teamsCmd() *cobra.Command {
 			if err := c.createTeam(ctx, &t); err != nil {
 				return err
 			}
+			if err := patio.Audit(ctx, c.store, t.ID, "team.create", "team:"+t.ID, "name", "email", "plan"); err != nil {
+				return err
+			}
 			return c.printTeam(t)
 		})}
 	create.Flags().StringVar(&name, "name", "", "team name (required)")
@@ -219,6 +245,9 @@ func (c *cli) teamsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := patio.Audit(ctx, c.store, t.ID, "team.plan", "team:"+t.ID, "plan"); err != nil {
+				return err
+			}
 			return c.printTeam(t)
 		})}
 	setPlan.Flags().StringVar(&team, "team", "", "team id (required)")
@@ -233,6 +262,9 @@ func (c *cli) teamsCmd() *cobra.Command {
 			}
 			t, err := c.store.SetTimeZone(ctx, team, tz)
 			if err != nil {
+				return err
+			}
+			if err := patio.Audit(ctx, c.store, t.ID, "team.settings", "team:"+t.ID, "time_zone"); err != nil {
 				return err
 			}
 			return c.printTeam(t)
@@ -268,11 +300,8 @@ func (c *cli) keysCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			k, secret, err := patio.NewAPIKey(team, name, sc, c.prefix)
+			k, secret, err := c.keys().Create(ctx, team, name, sc)
 			if err != nil {
-				return err
-			}
-			if err := c.store.CreateKey(ctx, k); err != nil {
 				return err
 			}
 			out := struct {
@@ -290,7 +319,7 @@ func (c *cli) keysCmd() *cobra.Command {
 
 	revoke := &cobra.Command{Use: "revoke", Short: "Revoke an API key (applies to the next request)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			k, err := c.store.RevokeKey(ctx, id)
+			k, err := c.keys().Revoke(ctx, "", id)
 			if err != nil {
 				return err
 			}
@@ -318,6 +347,9 @@ func (c *cli) keysCmd() *cobra.Command {
 	keys.AddCommand(create, revoke, list)
 	return keys
 }
+
+// keys is the API key use cases, on the configured store, with this tool's key prefix.
+func (c *cli) keys() patio.Keys { return patio.Keys{Store: c.store, Audit: c.store, Prefix: c.prefix} }
 
 func mustRequire(cmd *cobra.Command, names ...string) {
 	for _, n := range names {

@@ -23,7 +23,9 @@ func (c *cli) webhooks(ctx context.Context) (webhook.Webhooks, error) {
 	if err != nil {
 		return webhook.Webhooks{}, err
 	}
-	return workers.Webhooks(cfg, c.conf)
+	w, err := workers.Webhooks(cfg, c.conf)
+	w.Audit = c.store
+	return w, err
 }
 
 func (c *cli) printWebhook(w webhook.Webhook, secret string) error {
