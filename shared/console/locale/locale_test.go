@@ -1,0 +1,96 @@
+package locale_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// TestCatalogsHoldTheSameKeys: a message that exists in one language only fails the build.
+func TestCatalogsHoldTheSameKeys(t *testing.T) {
+	pt, en := locale.Keys(locale.PtBR), locale.Keys(locale.En)
+	for _, k := range pt {
+		if !slices.Contains(en, k) {
+			t.Errorf("%q is in Portuguese only", k)
+		}
+	}
+	for _, k := range en {
+		if !slices.Contains(pt, k) {
+			t.Errorf("%q is in English only", k)
+		}
+	}
+	if len(pt) < 100 {
+		t.Errorf("the catalog holds %d messages; the parse lost some", len(pt))
+	}
+}
+
+// TestCatalogFormats: a message and its translation take the same arguments.
+func TestCatalogFormats(t *testing.T) {
+	for _, k := range locale.Keys(locale.PtBR) {
+		p, e := locale.New(locale.PtBR, nil).T(k), locale.New(locale.En, nil).T(k)
+		if strings.Count(p, "%") != strings.Count(e, "%") {
+			t.Errorf("%q: %q and %q take different arguments", k, p, e)
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	sp, _ := time.LoadLocation("America/Sao_Paulo")
+	at := time.Date(2026, 3, 5, 18, 30, 0, 0, time.UTC)
+	tests := []struct {
+		lang                        string
+		money, decimal, date, when string
+	}{
+		{locale.PtBR, "R$ 1.234,56", "1234,56", "05/03/2026", "05/03/2026 15:30"},
+		{locale.En, "R$1,234.56", "1234.56", "Mar 5, 2026", "Mar 5, 2026 15:30"},
+	}
+	for _, tt := range tests {
+		p := locale.New(tt.lang, sp)
+		if got := p.Money(money.Cents(123456)); got != tt.money {
+			t.Errorf("%s Money(1234.56) = %q; want %q", tt.lang, got, tt.money)
+		}
+		if got := p.Decimal(money.Cents(123456)); got != tt.decimal {
+			t.Errorf("%s Decimal(1234.56) = %q; want %q", tt.lang, got, tt.decimal)
+		}
+		if got := p.Date(patio.DateOf(at)); got != tt.date {
+			t.Errorf("%s Date = %q; want %q", tt.lang, got, tt.date)
+		}
+		if got := p.Time(at); got != tt.when {
+			t.Errorf("%s Time (in São Paulo) = %q; want %q", tt.lang, got, tt.when)
+		}
+	}
+	if got := locale.New(locale.PtBR, nil).Money(money.Cents(5)); got != "R$ 0,05" {
+		t.Errorf("Money(0.05) = %q; want R$ 0,05", got)
+	}
+}
+
+func TestNegotiate(t *testing.T) {
+	for header, want := range map[string]string{
+		"": locale.PtBR, "pt-BR,pt;q=0.9": locale.PtBR, "en-US,en;q=0.9": locale.En, "pt-PT": locale.PtBR,
+		"de-DE": locale.PtBR, "fr,en;q=0.5": locale.En, "garbage;;": locale.PtBR,
+	} {
+		if got := locale.Negotiate(header); got != want {
+			t.Errorf("Negotiate(%q) = %q; want %q", header, got, want)
+		}
+	}
+}
+
+// TestDomainMessagesInPortuguese: a domain error keeps its English message in English and is
+// formatted again from its Portuguese translation, arguments and all.
+func TestDomainMessagesInPortuguese(t *testing.T) {
+	err := patio.Invalidf("url must be at most %d characters", 2048)
+	if got := locale.New(locale.PtBR, nil).Error(err); got != "a URL pode ter no máximo 2048 caracteres" {
+		t.Errorf("pt-BR = %q", got)
+	}
+	if got := locale.New(locale.En, nil).Error(err); got != err.Message {
+		t.Errorf("en = %q; want %q", got, err.Message)
+	}
+	if got := locale.New(locale.PtBR, nil).Error(patio.Internal(nil)); strings.Contains(got, "internal error") || got == "" {
+		t.Errorf("an internal error reads %q; want the generic sentence", got)
+	}
+}
