@@ -33,7 +33,8 @@ var forbiddenStd = []string{"net/http", "os/exec", "database/sql", "plugin"}
 
 // adapters must not import one another; each depends on the domain only. Missing ones are skipped
 // so the list can name adapters before they exist.
-var adapters = []string{"shared/dynamostore", "shared/httpapi", "shared/sqsqueue", "shared/webhookhttp", "shared/sesmail", "shared/authorizer", "shared/usageplans", "shared/xray"}
+var adapters = []string{"shared/dynamostore", "shared/httpapi", "shared/sqsqueue", "shared/webhookhttp", "shared/sesmail", "shared/authorizer", "shared/usageplans", "shared/xray",
+	"shared/console", "shared/cognito"}
 
 type pkg struct {
 	ImportPath string
@@ -136,6 +137,7 @@ var lean = struct{ functions, forbidden []string }{
 	functions: []string{"functions/vehicles", "functions/clients", "functions/deals", "functions/authorizer"},
 	forbidden: []string{
 		module + "shared/sqsqueue", module + "shared/sesmail", module + "shared/webhookhttp", module + "shared/app/workers",
+		module + "shared/console", module + "shared/cognito", module + "shared/app/consoleapp",
 		"github.com/aws/aws-sdk-go-v2/service/sqs", "github.com/aws/aws-sdk-go-v2/service/sesv2",
 	},
 }
