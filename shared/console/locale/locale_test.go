@@ -43,7 +43,7 @@ func TestFormats(t *testing.T) {
 	sp, _ := time.LoadLocation("America/Sao_Paulo")
 	at := time.Date(2026, 3, 5, 18, 30, 0, 0, time.UTC)
 	tests := []struct {
-		lang                        string
+		lang                       string
 		money, decimal, date, when string
 	}{
 		{locale.PtBR, "R$ 1.234,56", "1234,56", "05/03/2026", "05/03/2026 15:30"},
