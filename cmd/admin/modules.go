@@ -263,16 +263,25 @@ func (c *cli) financialCmd() *cobra.Command {
 	inputFlags(update.Flags())
 
 	var method string
+	var paidAt string
 	pay := &cobra.Command{Use: "pay", Short: "Record the payment of a financial record", Args: cobra.NoArgs}
 	pay.RunE = c.run(func(ctx context.Context) error {
 		in := patio.FinancialInput{Status: patio.Some(patio.FinancialPaid)}
 		if method != "" {
 			in.PaymentMethod = patio.Some(method)
 		}
+		if paidAt != "" {
+			t, err := patio.ParseTimestamp(paidAt)
+			if err != nil {
+				return patio.Invalidf("--paid-at must be a timestamp YYYY-MM-DDTHH:MM:SSZ")
+			}
+			in.PaidAt = patio.Some(t)
+		}
 		return show(svc().Update(ctx, team, id, in))
 	})
 	one(pay)
 	pay.Flags().StringVar(&method, "payment-method", "", "how it was paid")
+	pay.Flags().StringVar(&paidAt, "paid-at", "", "when it was paid, YYYY-MM-DDTHH:MM:SSZ (default: now)")
 
 	cancel := &cobra.Command{Use: "cancel", Short: "Cancel a financial record (delete = cancel)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error { return show(svc().Archive(ctx, team, id)) })}
@@ -329,14 +338,13 @@ func (c *cli) financialCmd() *cobra.Command {
 	summary.RunE = c.run(func(ctx context.Context) error {
 		f, err1 := patio.ParseDate(from)
 		t, err2 := patio.ParseDate(to)
-		if err1 != nil || err2 != nil || t.Start().Before(f.Start()) {
-			return patio.Invalidf("--from and --to must be dates YYYY-MM-DD, --to not before --from")
+		if err1 != nil || err2 != nil {
+			return patio.Invalidf("--from and --to must be dates YYYY-MM-DD")
 		}
-		records, err := c.allFinancial(ctx, svc(), team, f, t)
+		s, err := patio.SummarizePeriod(ctx, svc(), team, f, t)
 		if err != nil {
 			return err
 		}
-		s := patio.Summarize(f, t, records)
 		out := map[string]any{"from": f, "to": t, "records": s.Records, "by_type": s.ByType,
 			"by_category": s.ByCategory, "by_status": s.ByStatus}
 		return c.print(out, func(w io.Writer) {
@@ -360,24 +368,6 @@ func (c *cli) financialCmd() *cobra.Command {
 	cmd.AddCommand(create, get, update, pay, cancel, list("list", "List a team's financial records", false),
 		list("overdue", "List pending records past their due date (in the team's time zone)", true), summary)
 	return cmd
-}
-
-// allFinancial reads every record of the team due in [from, to], following the cursor.
-func (c *cli) allFinancial(ctx context.Context, svc patio.Financial, team string, from, to patio.Date) ([]patio.FinancialRecord, error) {
-	q := patio.FinancialQuery{ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Sort: "due_date",
-		Status: patio.FinancialStatuses}, DueFrom: &from, DueTo: &to}
-	var out []patio.FinancialRecord
-	for {
-		page, err := svc.List(ctx, team, q)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.Items...)
-		if page.Next == "" {
-			return out, nil
-		}
-		q.After, q.Page = page.Next, patio.Some(page.List.Page.Value+1)
-	}
 }
 
 // teamToday is today's date in the team's time zone.

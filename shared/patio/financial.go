@@ -105,6 +105,31 @@ type FinancialInput struct {
 	Status, PaymentMethod       Opt[string]
 	VehicleID, ClientID, DealID Opt[string]
 	Notes                       Opt[string]
+	// PaidAt is when the payment was made, given with it (status paid); now when absent. It may
+	// not be in the future.
+	PaidAt Opt[Timestamp]
+}
+
+// checkPaidAt checks a payment's date-time against now: set only with a payment, never null, not
+// in the future (a minute of clock skew aside).
+func (in FinancialInput) checkPaidAt(p *Problems, paid bool, now time.Time) {
+	switch {
+	case in.PaidAt.Null:
+		p.Add(InBody, "paid_at", "paid_at must not be null")
+	case !in.PaidAt.Set():
+	case !paid:
+		p.Add(InBody, "paid_at", "paid_at is given only with a payment (status paid)")
+	case in.PaidAt.Value.Time().After(now.Add(time.Minute)):
+		p.Add(InBody, "paid_at", "paid_at must not be in the future")
+	}
+}
+
+// paidAt is the payment's date-time: the one given, else now.
+func (in FinancialInput) paidAt(now time.Time) *Timestamp {
+	if in.PaidAt.Set() {
+		return ptr(in.PaidAt.Value)
+	}
+	return ptr(NewTimestamp(now))
 }
 
 // Validate checks each member of the input on its own.
@@ -172,6 +197,7 @@ func NewFinancialRecord(teamID, id string, now time.Time, in FinancialInput) (Wr
 	if in.Status.Set() && in.Status.Value == FinancialCancelled {
 		p.Add(InBody, "status", "status must be pending or paid when creating a financial record")
 	}
+	in.checkPaidAt(&p, in.Status.Set() && in.Status.Value == FinancialPaid, now)
 	if err := p.Err(); err != nil {
 		return Write[FinancialRecord]{}, err
 	}
@@ -182,7 +208,7 @@ func NewFinancialRecord(teamID, id string, now time.Time, in FinancialInput) (Wr
 		return Write[FinancialRecord]{}, err
 	}
 	if in.Status.Set() && in.Status.Value == FinancialPaid {
-		f.Status, f.PaidAt = FinancialPaid, &ts
+		f.Status, f.PaidAt = FinancialPaid, in.paidAt(now)
 	}
 	return Write[FinancialRecord]{Record: f, Requires: financialLinks(nil, f)}, nil
 }
@@ -199,6 +225,8 @@ func (f FinancialRecord) Apply(in FinancialInput, now time.Time) (Write[Financia
 			p.Add(InBody, name, "%s must not be null", name)
 		}
 	}
+	paying := in.Status.Set() && in.Status.Value == FinancialPaid
+	in.checkPaidAt(&p, paying || (!in.Status.Set() && f.Status == FinancialPaid), now)
 	if err := p.Err(); err != nil {
 		return Write[FinancialRecord]{}, err
 	}
@@ -214,10 +242,12 @@ func (f FinancialRecord) Apply(in FinancialInput, now time.Time) (Write[Financia
 		next.Status = in.Status.Value
 		switch next.Status {
 		case FinancialPaid:
-			next.PaidAt = ptr(NewTimestamp(now))
+			next.PaidAt = in.paidAt(now)
 		case FinancialPending:
 			next.PaidAt = nil
 		}
+	} else if in.PaidAt.Set() {
+		next.PaidAt = ptr(in.PaidAt.Value) // a paid record's payment date, corrected
 	}
 	return Write[FinancialRecord]{Record: next, Requires: financialLinks(&f, next)}, nil
 }
@@ -322,6 +352,69 @@ type Summary struct {
 	ByCategory map[string]map[string]money.Cents `json:"by_category"`
 	ByStatus   map[string]money.Cents            `json:"by_status"`
 	Records    int                               `json:"records"`
+	// Months are the period's months in order, each with its totals by type (cancelled records
+	// left out), every month present even when it has none.
+	Months []MonthTotals `json:"months"`
+}
+
+// MonthTotals is one month's totals by type.
+type MonthTotals struct {
+	// Month is the month's first day.
+	Month  Date                   `json:"month"`
+	ByType map[string]money.Cents `json:"by_type"`
+}
+
+// MaxSummaryMonths is the longest period a summary covers.
+const MaxSummaryMonths = 24
+
+// CheckPeriod checks a summary's period: to not before from, at most MaxSummaryMonths months
+// (KindInvalid naming from or to).
+func CheckPeriod(from, to Date) error {
+	var p Problems
+	switch {
+	case to.Start().Before(from.Start()):
+		p.Add(InQuery, "to", "to must not be before from")
+	case (to.Year-from.Year)*12+int(to.Month-from.Month)+1 > MaxSummaryMonths:
+		p.Add(InQuery, "to", "a summary covers at most %d months", MaxSummaryMonths)
+	}
+	return p.Err()
+}
+
+// SummarizePeriod reads every record of the team due in [from, to] (every status, page after page)
+// and totals them (Summarize): the summary the console shows and the operators' tool prints.
+func SummarizePeriod(ctx context.Context, svc Financial, teamID string, from, to Date) (Summary, error) {
+	if err := CheckPeriod(from, to); err != nil {
+		return Summary{}, err
+	}
+	var all []FinancialRecord
+	err := EachFinancial(ctx, svc, teamID, FinancialQuery{ListQuery: ListQuery{Status: FinancialStatuses},
+		DueFrom: &from, DueTo: &to}, func(page []FinancialRecord) error {
+		all = append(all, page...)
+		return nil
+	})
+	if err != nil {
+		return Summary{}, err
+	}
+	return Summarize(from, to, all), nil
+}
+
+// EachFinancial hands every record q matches to each, a page at a time (MaxLimit records, by due
+// date), following the cursor: the console's CSV export and the summaries read this way.
+func EachFinancial(ctx context.Context, svc Financial, teamID string, q FinancialQuery, each func([]FinancialRecord) error) error {
+	q.Limit, q.Sort, q.Page = Some(MaxLimit), "due_date", Opt[int]{}
+	for {
+		page, err := svc.List(ctx, teamID, q)
+		if err != nil {
+			return err
+		}
+		if err := each(page.Items); err != nil {
+			return err
+		}
+		if page.Next == "" {
+			return nil
+		}
+		q.After, q.Page = page.Next, Some(page.List.Page.Value+1)
+	}
 }
 
 // Summarize totals records (those with due_date in [from, to], cancelled ones included in
@@ -329,6 +422,11 @@ type Summary struct {
 func Summarize(from, to Date, records []FinancialRecord) Summary {
 	s := Summary{From: from, To: to, ByType: map[string]money.Cents{}, ByCategory: map[string]map[string]money.Cents{},
 		ByStatus: map[string]money.Cents{}}
+	month := map[Date]int{}
+	for m := (Date{Year: from.Year, Month: from.Month, Day: 1}); !m.Start().After(to.Start()); m = DateOf(m.Start().AddDate(0, 1, 0)) {
+		month[m] = len(s.Months)
+		s.Months = append(s.Months, MonthTotals{Month: m, ByType: map[string]money.Cents{}})
+	}
 	for _, r := range records {
 		if r.DueDate.Start().Before(from.Start()) || r.DueDate.Start().After(to.Start()) {
 			continue
@@ -343,6 +441,7 @@ func Summarize(from, to Date, records []FinancialRecord) Summary {
 			s.ByCategory[r.Type] = map[string]money.Cents{}
 		}
 		s.ByCategory[r.Type][r.Category] += r.Amount
+		s.Months[month[Date{Year: r.DueDate.Year, Month: r.DueDate.Month, Day: 1}]].ByType[r.Type] += r.Amount
 	}
 	return s
 }

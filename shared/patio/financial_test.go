@@ -143,3 +143,35 @@ func TestOverdueAlarmNotBeforeTheWrite(t *testing.T) {
 		t.Errorf("activity NextAlarm = %+v %v; want overdue at the write, %s", alarm, ok, written)
 	}
 }
+
+// TestPaidAtAsGiven: a payment's date-time is the one given with it (now by default), never in
+// the future, and only with a payment; going back to pending clears it.
+func TestPaidAtAsGiven(t *testing.T) {
+	now := time.Date(2026, 11, 26, 15, 0, 0, 0, time.UTC)
+	given := patio.NewTimestamp(now.Add(-72 * time.Hour))
+	w, err := patio.NewFinancialRecord("t", "id", now.Add(-96*time.Hour), patio.FinancialInput{Type: patio.Some("revenue"),
+		Category: patio.Some("comissao"), Description: patio.Some("Comissão"), Amount: patio.Some(money.Cents(150000)),
+		DueDate: patio.Some(patio.DateOf(now))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := w.Record
+	paid, err := rec.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPaid), PaidAt: patio.Some(given)}, now)
+	if err != nil || paid.Record.PaidAt == nil || *paid.Record.PaidAt != given {
+		t.Fatalf("pay with paid_at %s = %v, %v; want paid_at as given", given, paid.Record.PaidAt, err)
+	}
+	if d, err := rec.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPaid)}, now); err != nil || d.Record.PaidAt.Time() != now {
+		t.Errorf("pay without paid_at = %v, %v; want now", d.Record.PaidAt, err)
+	}
+	future := patio.NewTimestamp(now.Add(time.Hour))
+	if _, err := rec.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPaid), PaidAt: patio.Some(future)}, now); !patio.IsKind(err, patio.KindInvalid) {
+		t.Errorf("pay in the future = %v; want KindInvalid", err)
+	}
+	if _, err := rec.Apply(patio.FinancialInput{PaidAt: patio.Some(given)}, now); !patio.IsKind(err, patio.KindInvalid) {
+		t.Errorf("paid_at on a pending record without paying = %v; want KindInvalid", err)
+	}
+	back, err := paid.Record.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPending)}, now)
+	if err != nil || back.Record.PaidAt != nil {
+		t.Errorf("reversal = %v, %v; want paid_at cleared", back.Record.PaidAt, err)
+	}
+}

@@ -1,8 +1,11 @@
 package patio
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -143,6 +146,18 @@ type Service[T Record[T], In any, Q Query] struct {
 	claims Claims
 	rules  Rules[T, In, Q]
 	now    func() time.Time
+	// audit, when set, records every change in the team's audit log as <resource>.create,
+	// <resource>.update (with the fields that changed) and <resource>.cancel.
+	audit    Auditor
+	resource string
+}
+
+// WithAudit returns the service recording each change it makes in the audit log, as the actions
+// of resource ("activity": activity.create, activity.update, activity.cancel) by the actor of the
+// call's context. The public API's resources are not audited: their history is their webhooks'.
+func (s Service[T, In, Q]) WithAudit(a Auditor, resource string) Service[T, In, Q] {
+	s.audit, s.resource = a, resource
+	return s
 }
 
 // WithClaims returns the service with the store of Idempotency-Key claims CreateOnce needs.
@@ -183,7 +198,11 @@ func (s Service[T, In, Q]) create(ctx context.Context, teamID string, in In, key
 	if key != nil {
 		w.Claim = &Claim{TeamID: teamID, Key: key.Key, Fingerprint: key.Fingerprint, Expires: now.Add(IdempotencyWindow)}
 	}
-	return s.store.Create(ctx, w)
+	rec, err := s.store.Create(ctx, w)
+	if err != nil || s.audit == nil {
+		return rec, err
+	}
+	return rec, Audit(ctx, s.audit, teamID, s.resource+".create", s.resource+":"+id, fieldsOf(rec)...)
 }
 
 // Get returns one record; an id that is not a UUID is KindNotFound, like an unknown one.
@@ -205,7 +224,7 @@ func (s Service[T, In, Q]) Update(ctx context.Context, teamID, id string, in In)
 // written and the answer is KindPrecondition (after a KindInvalid input, before a KindConflict, as
 // CONTRACT.md section 2 orders them).
 func (s Service[T, In, Q]) UpdateIf(ctx context.Context, teamID, id string, in In, pre Precondition) (T, error) {
-	return s.edit(ctx, teamID, id, pre, func(ctx context.Context, cur T, now time.Time) (Write[T], error) {
+	return s.edit(ctx, teamID, id, pre, "update", func(ctx context.Context, cur T, now time.Time) (Write[T], error) {
 		return s.rules.Apply(ctx, cur, in, now)
 	})
 }
@@ -217,7 +236,7 @@ func (s Service[T, In, Q]) Archive(ctx context.Context, teamID, id string) (T, e
 
 // ArchiveIf is Archive on a condition, like UpdateIf.
 func (s Service[T, In, Q]) ArchiveIf(ctx context.Context, teamID, id string, pre Precondition) (T, error) {
-	return s.edit(ctx, teamID, id, pre, func(_ context.Context, cur T, _ time.Time) (Write[T], error) {
+	return s.edit(ctx, teamID, id, pre, "cancel", func(_ context.Context, cur T, _ time.Time) (Write[T], error) {
 		return Write[T]{Record: s.rules.Remove(cur)}, nil
 	})
 }
@@ -241,15 +260,17 @@ func (s Service[T, In, Q]) List(ctx context.Context, teamID string, q Q) (Page[T
 }
 
 // edit is the one update path: the store reads the record, the use case computes the write, and
-// settle decides whether it changes anything.
-func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string, pre Precondition,
+// settle decides whether it changes anything. A change is audited as action (update, cancel) with
+// the fields it changed.
+func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string, pre Precondition, action string,
 	apply func(ctx context.Context, cur T, now time.Time) (Write[T], error)) (T, error) {
 	id, ok := ParseID(id)
 	if !ok {
 		var zero T
 		return zero, ErrNotFound
 	}
-	return s.store.Update(ctx, teamID, id, func(cur T) (Write[T], error) {
+	var changed []string // of the last attempt, the one that was written
+	rec, err := s.store.Update(ctx, teamID, id, func(cur T) (Write[T], error) {
 		now := s.clock()
 		w, err := apply(ctx, cur, now)
 		if IsKind(err, KindInvalid) {
@@ -261,8 +282,57 @@ func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string, pre Prec
 		if err != nil {
 			return Write[T]{}, err
 		}
-		return settle(cur, w, now), nil
+		w = settle(cur, w, now)
+		changed = nil
+		if w.Changed && s.audit != nil {
+			changed = changedFields(cur, w.Record)
+		}
+		return w, nil
 	})
+	if err != nil || len(changed) == 0 {
+		return rec, err
+	}
+	return rec, Audit(ctx, s.audit, teamID, s.resource+"."+action, s.resource+":"+id, changed...)
+}
+
+// fieldsOf returns the names of a record's fields that are set (not null), as its JSON form names
+// them: what a creation wrote.
+func fieldsOf(rec any) []string {
+	m := jsonFields(rec)
+	var out []string
+	for k, v := range m {
+		if string(v) != "null" && !serverManaged[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// changedFields returns the names of the fields whose values differ between two versions of a
+// record (the server's own bookkeeping aside).
+func changedFields(cur, next any) []string {
+	a, b := jsonFields(cur), jsonFields(next)
+	var out []string
+	for k, v := range b {
+		if !serverManaged[k] && !bytes.Equal(a[k], v) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// serverManaged are the fields every change moves on its own.
+var serverManaged = map[string]bool{"id": true, "updated_at": true, "created_at": true, "revision": true}
+
+func jsonFields(rec any) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	b, err := json.Marshal(rec)
+	if err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	return m
 }
 
 // settle decides whether a write changes the record: it does when the record differs from the
