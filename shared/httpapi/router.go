@@ -82,6 +82,9 @@ type api struct {
 	log       *slog.Logger
 	resources map[string]resource
 	teamHint  func(*http.Request) string
+	// keyUses holds, per key hash, when this process last recorded the key's use: requests of one
+	// key arriving together record it once, not each.
+	keyUses sync.Map
 }
 
 // New returns the API handler.
@@ -297,7 +300,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	teamID, plan = p.Team.ID, string(p.Team.Plan)
 	// The key's last use is written beside the request, at most once a minute.
-	if noter, ok := a.keys.(patio.KeyUseNoter); ok && p.Key.UseIsStale(a.now()) {
+	if noter, ok := a.keys.(patio.KeyUseNoter); ok && p.Key.UseIsStale(a.now()) && a.claimKeyUse(p.Key.Hash) {
 		var noted sync.WaitGroup
 		noted.Go(func() {
 			if err := noter.NoteKeyUse(r.Context(), p.Key.Hash, a.now()); err != nil {
@@ -335,6 +338,24 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		<-counted
 		if a.answerThrottled(sw, r, st, err) {
 			answer.sendTo(sw)
+		}
+	}
+}
+
+// claimKeyUse reports whether this request is the one of this process to record its key's use:
+// the first since patio.KeyUseEvery.
+func (a *api) claimKeyUse(hash string) bool {
+	now := a.now()
+	for {
+		last, loaded := a.keyUses.LoadOrStore(hash, now)
+		if !loaded {
+			return true
+		}
+		if now.Sub(last.(time.Time)) < patio.KeyUseEvery {
+			return false
+		}
+		if a.keyUses.CompareAndSwap(hash, last, now) {
+			return true
 		}
 	}
 }
