@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/guregu/dynamo/v2"
+
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -17,19 +19,29 @@ import (
 func (s *Store) ImportVehicles(ctx context.Context, teamID string, vs []patio.Vehicle) error {
 	r := records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}
 	t := r.table()
-	counts := map[string]int{}
-	items := make([]any, 0, 2*len(vs))
+	counts := tally{}
+	var items []any
 	for _, v := range vs {
 		if v.TeamID != teamID {
 			return fmt.Errorf("dynamostore: import vehicle %s of team %s into team %s", v.ID, v.TeamID, teamID)
 		}
-		v = r.k.withRevision(v, max(v.Revision, 1))
-		row := r.k.encode(v)
-		items = append(items, row, r.k.orderItem(row, r.orderKey(v.Status, v.ID)))
+		row, err := r.rowItem(r.k.withRevision(v, max(v.Revision, 1)))
+		if err != nil {
+			return wrap(err, "import vehicles of team", teamID)
+		}
+		f := r.family(row, formatIndexed)
+		items = append(items, row)
+		for _, m := range []map[string]dynamo.Item{f.copies, f.words} {
+			for _, it := range m {
+				items = append(items, it)
+			}
+		}
 		for _, g := range r.k.guards(v) {
 			items = append(items, guardRow{PK: teamID, SK: g.sk, Owner: v.ID})
 		}
-		counts[v.Status]++
+		for k, n := range f.counts {
+			counts.add(k, n)
+		}
 	}
 	for len(items) > 0 {
 		n := min(len(items), 25)
@@ -38,24 +50,19 @@ func (s *Store) ImportVehicles(ctx context.Context, teamID string, vs []patio.Ve
 		}
 		items = items[n:]
 	}
+	// Each count is spread over the shards, as a team's concurrent writes leave it.
 	for shard := range countShards {
-		if len(counts) == 0 {
-			break
+		part := tally{}
+		for k, n := range counts {
+			if v := n/countShards + btoi(shard < n%countShards); v != 0 {
+				part.add(k, v)
+			}
 		}
-		u := t.Update("pk", teamID).Range("sk", countKey(shard))
-		for status, n := range counts {
-			u = u.Add(status, n/countShards+btoi(shard < n%countShards))
-		}
-		if err := u.Run(ctx); err != nil {
-			return wrap(err, "count imported vehicles of team", teamID)
+		for _, o := range s.countOpsIn(t, teamID, part, shard) {
+			if err := o.upd.Run(ctx); err != nil {
+				return wrap(err, "count imported vehicles of team", teamID)
+			}
 		}
 	}
 	return nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

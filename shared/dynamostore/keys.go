@@ -43,9 +43,13 @@ func ListRange(resource, field, status string) (index, attr, lo, hi string, err 
 	if !r.sortable(field) {
 		return "", "", "", "", fmt.Errorf("dynamostore: %s has no sort %q", resource, field)
 	}
-	p := r.plan(field)
-	seg := p.ranges(status)[0]
-	return p.index, p.attr, seg.lo, seg.hi, nil
+	o := r.order(field)
+	base := status + "#"
+	if o.index == "" {
+		base = r.orderPrefix() + base
+	}
+	seg := o.ranges(base, nil)[0]
+	return o.index, o.attr, seg.lo, seg.hi, nil
 }
 
 // OrderKey returns the sort key of a record's order item, the copy of its row that places it in
@@ -55,21 +59,23 @@ func OrderKey(resource, status, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return r.orderKey(status, id), nil
+	return r.orderPrefix() + status + "#" + id, nil
 }
 
 // CountKey returns the sort key of a team's counter item number shard (0 ≤ shard < CountShards),
 // which holds one number attribute per status, named after the status.
-func CountKey(shard int) string { return countKey(shard) }
+func CountKey(shard int) string { return countKeyOf(shard) }
 
 // listedKind is what ListRange and OrderKey need of a resource's records.
 type listedKind interface {
 	sortable(field string) bool
-	plan(sort string) plan
-	orderKey(status, id string) string
+	order(sort string) order
+	orderPrefix() string
 }
 
 func (r records[T, R, Q]) sortable(field string) bool { _, ok := r.k.sorts[field]; return ok }
+
+func (r records[T, R, Q]) orderPrefix() string { return r.k.list.letter + "o#" }
 
 func listed(resource string) (listedKind, error) {
 	switch resource {

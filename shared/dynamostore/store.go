@@ -42,9 +42,9 @@ type Tables struct {
 type Store struct {
 	db     *dynamo.DB
 	tables Tables
-	// current holds the partitions ("<table>\x00<team>") a list found free of rows of the
-	// previous format (see records.list): they stay so, so they are not probed again.
-	current sync.Map
+	// indexed holds the partitions ("<table>\x00<team>") a list found complete, every record
+	// with its whole family (see records.tally): they stay so, so they are not asked again.
+	indexed sync.Map
 }
 
 // New returns a store on the given AWS configuration. The SDK finds the endpoint through the standard
