@@ -103,3 +103,11 @@ func IndexAlarmUnderDay(t *testing.T, s *Store, teamID, id string) {
 		t.Fatal(err)
 	}
 }
+
+// ServeFewMatchesUpTo sets how many matches per range a list's count reads in full to cut its page
+// from them, until the test ends (0: never).
+func ServeFewMatchesUpTo(t *testing.T, n int) {
+	was := fewPerRange
+	fewPerRange = n
+	t.Cleanup(func() { fewPerRange = was })
+}

@@ -24,8 +24,9 @@ import (
 
 // fewPerRange bounds the matches a count reads in full, per range, to cut the page from them in
 // memory rather than read the page again (they are few enough that reading them costs less than
-// a filtered read of the list's order).
-const fewPerRange = 100
+// a filtered read of the list's order). A variable for the tests, which serve the same lists both
+// ways.
+var fewPerRange = 100
 
 // list serves a list query.
 func (r records[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
@@ -110,12 +111,11 @@ func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p
 		return patio.Listed[T]{Items: items, Total: total, After: after}, err
 	}
 	rd, segs := r.driverRanges(teamID, sp.lq, *p.count, p.count.rest(all))
-	if *p.count == p.page {
-		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
-	}
 	limit := fewPerRange
 	if p.count.rng != nil && p.count.rng.sort == "updated_at" {
 		limit = 0 // a sync reads the changes since, whatever their number, and nothing older
+	} else if *p.count == p.page || limit == 0 {
+		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
 	}
 	items, ends, err := readRanges(ctx, rd, segs, limit)
 	if err != nil {
