@@ -267,7 +267,9 @@ func TestClientFiltersMatchTheOracle(t *testing.T) {
 	}
 	cpf, cnpj := *all[1].CPF, *all[3].CNPJ
 	typ := func(kind string) func(patio.Client) bool { return func(c patio.Client) bool { return c.Type == kind } }
-	q := func(s string) func(patio.Client) bool { return func(c patio.Client) bool { return matchesQ(c.Words(), s) } }
+	q := func(s string) func(patio.Client) bool {
+		return func(c patio.Client) bool { return matchesQ(c.Words(), s) }
+	}
 	lq := func(sort string, desc bool, status ...string) patio.ListQuery {
 		return patio.ListQuery{Sort: sort, Desc: desc, Status: status}
 	}
@@ -436,7 +438,9 @@ func TestActivityFiltersMatchTheOracle(t *testing.T) {
 		{name: "client and deal by due", q: patio.ActivityQuery{ClientID: &links[1], DealID: &links[0], ListQuery: lq("due_at", false)},
 			keep: func(a patio.Activity) bool { return a.ClientID != nil }},
 		{name: "deal and due window", q: patio.ActivityQuery{DealID: &links[0], DueTo: &to},
-			keep: func(a patio.Activity) bool { return a.DealID != nil && a.DueAt != nil && !a.DueAt.Time().After(to.Time()) }},
+			keep: func(a patio.Activity) bool {
+				return a.DealID != nil && a.DueAt != nil && !a.DueAt.Time().After(to.Time())
+			}},
 		{name: "overdue by due", q: patio.ActivityQuery{Overdue: true, Now: now, ListQuery: lq("due_at", false)}, keep: overdue},
 		{name: "overdue of a type", q: patio.ActivityQuery{Overdue: true, Now: now, Type: []string{"meeting"}},
 			keep: func(a patio.Activity) bool { return overdue(a) && a.Type == "meeting" }},
