@@ -2,7 +2,6 @@ package dynamostore_test
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -168,38 +167,6 @@ func vehicleIDs(vs []patio.Vehicle) []string {
 		out[i] = v.ID
 	}
 	return out
-}
-
-// Imported vehicles are listed and counted as created ones are.
-func TestImportVehicles(t *testing.T) {
-	s := newStore(t)
-	ctx := context.Background()
-	team := newTeam()
-	var vs []patio.Vehicle
-	for i := range 60 {
-		v := newVehicle(t, team, patio.VehicleInput{Plate: patio.Some(fmt.Sprintf("IMP%04d", i))})
-		v.Status = []string{"ativo", "vendido", "arquivado"}[i%3]
-		vs = append(vs, v)
-	}
-	if err := s.ImportVehicles(ctx, team, vs); err != nil {
-		t.Fatal(err)
-	}
-	counts, indexed, err := dynamostore.VehicleCounts(ctx, s, team)
-	if want := map[string]int{"ativo": 20, "vendido": 20, "arquivado": 20}; err != nil || indexed != 60 || !reflect.DeepEqual(counts, want) {
-		t.Errorf("counts after import = %v (%d complete, %v); want %v, all complete", counts, indexed, err, want)
-	}
-	if keys, err := dynamostore.VehicleCounterKeys(ctx, s, team); err != nil || len(keys) != dynamostore.CountShards {
-		t.Errorf("counter items after import = %v, %v; want the %d shards", keys, err, dynamostore.CountShards)
-	}
-	q, _ := patio.VehicleQuery{ListQuery: patio.ListQuery{Limit: patio.Some(100)}}.Check()
-	got, err := s.Vehicles().List(ctx, team, q)
-	if err != nil || got.Total != 40 || len(got.Items) != 40 {
-		t.Errorf("default list after import = %d items, total %d, %v; want the 40 not archived", len(got.Items), got.Total, err)
-	}
-	dup := newVehicle(t, team, patio.VehicleInput{Plate: patio.Some("IMP0007")})
-	if _, err := s.Vehicles().Create(ctx, patio.Write[patio.Vehicle]{Record: dup, Changed: true}); !patio.IsKind(err, patio.KindDuplicate) {
-		t.Errorf("Create with an imported plate = %v; want KindDuplicate", err)
-	}
 }
 
 // A deal that wins a vehicle whose row awaits the backfill sells it and counts it once: the

@@ -111,3 +111,6 @@ func ServeFewMatchesUpTo(t *testing.T, n int) {
 	fewPerRange = n
 	t.Cleanup(func() { fewPerRange = was })
 }
+
+// CountShards is the number of status shards a team's counts are spread over.
+const CountShards = countShards

@@ -13,8 +13,8 @@ import (
 
 // A list is served one of five ways (docs/storage.md, "Plans"):
 //
-//   - status alone (the default list): the rows' ranges, counted from the status shards, side by
-//     side in one round trip (statusList);
+//   - status alone (the default list), or one facet in a partition known complete: the rows' or
+//     the facet's ranges, and the maintained counts, side by side in one round trip (countedList);
 //   - a unique value (plate, CPF, CNPJ): the guard, then its record (uniqueList);
 //   - a partition whose records do not all have their family yet (until the maintenance
 //     backfill): every record of the shown statuses, filtered in memory (scanList);
@@ -34,7 +34,9 @@ func (r records[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (pat
 	case sp.unique != nil:
 		return r.uniqueList(ctx, teamID, sp)
 	case sp.statusOnly():
-		return r.statusList(ctx, teamID, sp)
+		return r.countedList(ctx, teamID, sp, driver{sort: sp.lq.Sort}, true)
+	case sp.oneFacet() && r.knownIndexed(teamID):
+		return r.countedList(ctx, teamID, sp, driver{facet: &sp.facets[0], sort: sp.lq.Sort}, false)
 	}
 	t, complete, err := r.tally(ctx, teamID, sp)
 	if err != nil {
@@ -50,12 +52,18 @@ func (r records[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (pat
 	return r.planned(ctx, teamID, sp, p, t)
 }
 
+// knownIndexed reports a partition this process found complete (every record with its whole
+// family): it stays so, since every write completes its record's family.
+func (r records[T, R, Q]) knownIndexed(teamID string) bool {
+	_, ok := r.s.indexed.Load(r.table().Name() + "\x00" + teamID)
+	return ok
+}
+
 // tally reads the counts a list needs: its facets' and, unless this process found the partition
-// complete before, the status shards, which tell whether it is. A complete partition stays so
-// (every write completes its record's family), so it is remembered and not asked again.
+// complete before (knownIndexed), the status shards, which tell whether it is; a partition found
+// complete is remembered.
 func (r records[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (tally, bool, error) {
-	partition := r.table().Name() + "\x00" + teamID
-	_, known := r.s.indexed.Load(partition)
+	known := r.knownIndexed(teamID)
 	shards := !known
 	var open []string
 	for _, f := range sp.facets {
@@ -75,23 +83,29 @@ func (r records[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (ta
 	}
 	complete := known || t.complete(r.k.list.statuses)
 	if complete && !known {
-		r.s.indexed.Store(partition, struct{}{})
+		r.s.indexed.Store(r.table().Name()+"\x00"+teamID, struct{}{})
 	}
 	return t, complete, nil
 }
 
-// statusList serves a list filtered by status alone: its page and its maintained total, side by
-// side.
-func (r records[T, R, Q]) statusList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+// countedList serves a list whose total the maintained counts tell (status alone, or one facet
+// in a partition known complete): its page from the driver and its total, side by side, in one
+// round trip.
+func (r records[T, R, Q]) countedList(ctx context.Context, teamID string, sp spec, d driver, statusOnly bool) (patio.Listed[T], error) {
 	var out patio.Listed[T]
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		out.Items, out.After, err = r.streamPage(gctx, teamID, sp.lq, driver{sort: sp.lq.Sort}, nil)
+		out.Items, out.After, err = r.streamPage(gctx, teamID, sp.lq, d, d.rest(sp.conds()))
 		return err
 	})
 	g.Go(func() error {
-		t, err := r.s.tallies(gctx, r.table(), teamID, true, nil)
-		out.Total = t.status(sp.lq.Status)
+		if statusOnly {
+			t, err := r.s.tallies(gctx, r.table(), teamID, true, nil)
+			out.Total = t.status(sp.lq.Status)
+			return err
+		}
+		t, _, err := r.tally(gctx, teamID, sp)
+		out.Total = t.facet(*d.facet, sp.lq.Status)
 		return err
 	})
 	return out, g.Wait()
@@ -112,9 +126,12 @@ func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p
 	}
 	rd, segs := r.driverRanges(teamID, sp.lq, *p.count, p.count.rest(all))
 	limit := fewPerRange
-	if p.count.rng != nil && p.count.rng.sort == "updated_at" {
-		limit = 0 // a sync reads the changes since, whatever their number, and nothing older
-	} else if *p.count == p.page || limit == 0 {
+	switch {
+	case *p.count == p.page:
+		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
+	case p.count.rng != nil && p.count.rng.sort == "updated_at":
+		limit = 0 // a sync in another order reads the changes since, whatever their number, and nothing older
+	case limit == 0:
 		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
 	}
 	items, ends, err := readRanges(ctx, rd, segs, limit)

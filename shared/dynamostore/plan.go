@@ -54,6 +54,12 @@ func (sp spec) statusOnly() bool {
 	return len(sp.facets) == 0 && len(sp.ranges) == 0 && len(sp.terms) == 0 && sp.unique == nil
 }
 
+// oneFacet reports a query with one facet filter (of one value or several) and no other
+// condition but the status: its total is the facet's maintained count.
+func (sp spec) oneFacet() bool {
+	return len(sp.facets) == 1 && len(sp.ranges) == 0 && len(sp.terms) == 0 && sp.unique == nil
+}
+
 // conds returns every condition of the query but the status one.
 func (sp spec) conds() conds {
 	var out conds

@@ -290,13 +290,15 @@ func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Require
 
 // resource returns the table and sort key prefix of a resource's records.
 func (s *Store) resource(name string) (dynamo.Table, string, error) {
-	prefix, err := keyPrefix(name)
-	if err != nil {
-		return dynamo.Table{}, "", err
+	switch name {
+	case patio.ResourceVehicle:
+		return s.db.Table(s.tables.Vehicles), vehiclePrefix, nil
+	case patio.ResourceClient:
+		return s.db.Table(s.tables.Clients), clientPrefix, nil
+	case patio.ResourceDeal:
+		return s.db.Table(s.tables.Deals), dealPrefix, nil
 	}
-	tables := map[string]string{patio.ResourceVehicle: s.tables.Vehicles, patio.ResourceClient: s.tables.Clients,
-		patio.ResourceDeal: s.tables.Deals}
-	return s.db.Table(tables[name]), prefix, nil
+	return dynamo.Table{}, "", fmt.Errorf("dynamostore: unknown resource %q", name)
 }
 
 // op is one item of a write, and what it means when its condition fails.
