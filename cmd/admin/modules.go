@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -289,12 +288,12 @@ func (c *cli) financialCmd() *cobra.Command {
 
 	list := func(use, short string, overdue bool) *cobra.Command {
 		var q listFlags
-		var types, categories string
+		var types, categories, methods string
 		k := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs}
 		k.RunE = c.run(func(ctx context.Context) error {
 			o := &opts{fs: k.Flags()}
 			query := patio.FinancialQuery{ListQuery: q.query(), Type: splitList(types), Category: splitList(categories),
-				Overdue: overdue}
+				PaymentMethod: splitList(methods), Overdue: overdue}
 			from, to := o.date("due-from"), o.date("due-to")
 			if from.Set() {
 				query.DueFrom = &from.Value
@@ -305,13 +304,6 @@ func (c *cli) financialCmd() *cobra.Command {
 			query.VehicleID, query.ClientID, query.DealID = valueOf(o.str("vehicle")), valueOf(o.str("client")), valueOf(o.str("deal"))
 			if err := o.err(); err != nil {
 				return err
-			}
-			if overdue {
-				today, err := c.teamToday(ctx, team)
-				if err != nil {
-					return err
-				}
-				query.Today = today
 			}
 			page, err := svc().List(ctx, team, query)
 			if err != nil {
@@ -327,6 +319,7 @@ func (c *cli) financialCmd() *cobra.Command {
 		q.flags(k.Flags())
 		k.Flags().StringVar(&types, "type", "", "comma-separated types")
 		k.Flags().StringVar(&categories, "category", "", "comma-separated categories")
+		k.Flags().StringVar(&methods, "payment-method", "", "comma-separated payment methods")
 		k.Flags().String("due-from", "", "due on or after, YYYY-MM-DD")
 		k.Flags().String("due-to", "", "due on or before, YYYY-MM-DD")
 		linkFlags(k.Flags())
@@ -368,20 +361,6 @@ func (c *cli) financialCmd() *cobra.Command {
 	cmd.AddCommand(create, get, update, pay, cancel, list("list", "List a team's financial records", false),
 		list("overdue", "List pending records past their due date (in the team's time zone)", true), summary)
 	return cmd
-}
-
-// teamToday is today's date in the team's time zone.
-func (c *cli) teamToday(ctx context.Context, team string) (patio.Date, error) {
-	t, err := c.store.Team(ctx, team)
-	if err != nil {
-		return patio.Date{}, err
-	}
-	loc, err := patio.CheckTimeZone(t.TimeZone)
-	if err != nil {
-		return patio.Date{}, err
-	}
-	y, m, d := time.Now().In(loc).Date()
-	return patio.Date{Year: y, Month: m, Day: d}, nil
 }
 
 // listFlags are the paging flags of the module lists.

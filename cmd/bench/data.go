@@ -13,10 +13,11 @@ import (
 // Plate indexes: each range gives distinct plates (and distinct plate keys, since old-format plates
 // map one to one onto Mercosul spellings), so no write in the bench ever collides on a plate.
 const (
-	plateIndexSeeded  = 0          // AAA0000…: the seeded vehicles
-	plateIndexCreated = 10_000_000 // BMM0000…: the vehicles POSTed (and put by the raw side)
-	plateIndexDeals   = 20_000_000 // CYY0000…: the vehicles the deals win
-	plateIndexMax     = 26 * 26 * 26 * 10_000
+	plateIndexSeeded    = 0          // AAA0000…: the seeded vehicles
+	plateIndexCreated   = 10_000_000 // BMM0000…: the vehicles POSTed (and put by the raw side)
+	plateIndexDeals     = 20_000_000 // CYY0000…: the vehicles the deals win
+	plateIndexWriteCost = 40_000_000 // the vehicle whose write cost is measured
+	plateIndexMax       = 26 * 26 * 26 * 10_000
 )
 
 // oldPlate returns the i-th old-format plate (LLLDDDD): "AAA0000", "AAA0001", … "ZZZ9999".
@@ -135,4 +136,24 @@ func (p *pool[T]) take() (T, error) {
 		return zero, errPoolEmpty
 	}
 	return p.items[i], nil
+}
+
+// cnpj returns the i-th numeric CNPJ (14 digits with both check digits): 8 digits of i, branch
+// 0001.
+func cnpj(i int) string {
+	base := []byte(fmt.Sprintf("%08d0001", i%100_000_000))
+	base = append(base, cnpjDigit(base))
+	return string(append(base, cnpjDigit(base)))
+}
+
+// cnpjDigit is the mod-11 check digit of the CNPJ digits in d (weights 2 to 9 from the right).
+func cnpjDigit(d []byte) byte {
+	sum := 0
+	for i := range d {
+		sum += int(d[len(d)-1-i]-'0') * (2 + i%8)
+	}
+	if r := sum % 11; r >= 2 {
+		return byte('0' + 11 - r)
+	}
+	return '0'
 }

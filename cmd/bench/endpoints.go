@@ -50,9 +50,9 @@ func (env *benchEnv) endpoints() []endpoint {
 	api, raw, main, deals := env.api, env.raw, env.main, env.deals
 	randomVehicle := func(rng *rand.Rand) string { return env.vehicleIDs[rng.IntN(len(env.vehicleIDs))] }
 	byPrice := newListFloor(env.tables.Vehicles, patio.ResourceVehicle, "price", true,
-		defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)[0], 20)
+		defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)[0], "", 20)
 	clientsByCreation := newListFloor(env.tables.Clients, patio.ResourceClient, "created_at", true,
-		defaultStatuses(patio.ClientStatuses, patio.ClientInactive)[0], patio.DefaultLimit)
+		defaultStatuses(patio.ClientStatuses, patio.ClientInactive)[0], "", patio.DefaultLimit)
 
 	eps := []endpoint{
 		{

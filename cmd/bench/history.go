@@ -5,9 +5,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
+
+	"github.com/patio-dev/patio/shared/money"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -71,8 +76,8 @@ func uuidAt(t time.Time) string {
 	return u.String()
 }
 
-// importWorkers and importChunk shape seeding by dynamostore.ImportVehicles: chunks of vehicles
-// imported side by side.
+// importWorkers and importChunk shape bulk seeding (importRecords): chunks of records written
+// side by side.
 const (
 	importWorkers = 4
 	importChunk   = 500
@@ -80,8 +85,158 @@ const (
 
 // importVehicles bulk-loads vs into the team in the store's own item format.
 func (env *benchEnv) importVehicles(ctx context.Context, teamID string, vs []patio.Vehicle) error {
-	chunks := (len(vs) + importChunk - 1) / importChunk
-	return parallel(ctx, chunks, importWorkers, func(ctx context.Context, i int) error {
-		return env.store.ImportVehicles(ctx, teamID, vs[i*importChunk:min((i+1)*importChunk, len(vs))])
+	return env.importRecords(ctx, env.tables.Vehicles, patio.ResourceVehicle, teamID, len(vs), func(i int) (item, []item) {
+		v := vs[i]
+		v.Revision = max(v.Revision, 1)
+		var guards []item
+		if key := v.PlateKey(); key != "" {
+			guards = append(guards, item{"pk": s(teamID), "sk": s(plateGuardKey(key)), "owner": s(v.ID)})
+		}
+		return vehicleRow(v), guards
 	})
+}
+
+// importRecords bulk-loads n records of one resource into a team in the store's own item format
+// (storeformat.go: rows, order, facet and word items, guards, counts), with batch writes rather
+// than one transaction per record: many times faster than creating them one by one. Each count is
+// spread over all the counter shards, as a team's concurrent writes leave it, so that what reads
+// the counts (every list) reads what it reads in production. It checks nothing and is not atomic:
+// the records must be new, valid, of the team, with distinct unique values.
+func (env *benchEnv) importRecords(ctx context.Context, table, resource, teamID string, n int, build func(i int) (row item, guards []item)) error {
+	counts := map[countRef]int{}
+	var mu sync.Mutex
+	chunks := (n + importChunk - 1) / importChunk
+	err := parallel(ctx, chunks, importWorkers, func(ctx context.Context, c int) error {
+		var items []item
+		local := map[countRef]int{}
+		for i := c * importChunk; i < min((c+1)*importChunk, n); i++ {
+			row, guards := build(i)
+			if strAttr(row, "pk") != teamID {
+				return fmt.Errorf("bench: import a record of team %s into team %s", strAttr(row, "pk"), teamID)
+			}
+			f := familyOf(resource, row)
+			items = append(append(append(items, row), f.items...), guards...)
+			for k, v := range f.counts {
+				local[k] += v
+			}
+		}
+		mu.Lock()
+		for k, v := range local {
+			counts[k] += v
+		}
+		mu.Unlock()
+		return env.raw.putAll(ctx, table, items)
+	})
+	if err != nil {
+		return err
+	}
+	byItem := map[string]map[countRef]int{}
+	for k, v := range counts {
+		if byItem[k.item] == nil {
+			byItem[k.item] = map[countRef]int{}
+		}
+		byItem[k.item][k] = v
+	}
+	for of, cs := range byItem {
+		for shard := range countShards {
+			part := map[string]int{}
+			for k, v := range cs {
+				if share := v/countShards + btoi(shard < v%countShards); share != 0 {
+					part[k.attr] = share
+				}
+			}
+			if len(part) == 0 {
+				continue
+			}
+			if _, err := env.raw.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+				TransactItems: []types.TransactWriteItem{{Update: counterUpdate(table, teamID, shard, of, part)}}}); err != nil {
+				return fmt.Errorf("bench: count imported records: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// putAll writes items with unconditional batch writes, 25 a call, until none is left unprocessed.
+func (r *rawClient) putAll(ctx context.Context, table string, items []item) error {
+	for len(items) > 0 {
+		k := min(len(items), 25)
+		reqs := make([]types.WriteRequest, k)
+		for i, it := range items[:k] {
+			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
+		}
+		for len(reqs) > 0 {
+			out, err := r.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+			if err != nil {
+				return fmt.Errorf("bench: import: %w", err)
+			}
+			reqs = out.UnprocessedItems[table]
+		}
+		items = items[k:]
+	}
+	return nil
+}
+
+// historyClients returns n valid clients of a team (patio.NewClient): one in five a company (a
+// CNPJ), the others individuals (a CPF), created evenly over historySpan up to end with the status
+// status returns; every other one has an email.
+func historyClients(teamID string, n int, end time.Time, status func() string) []patio.Client {
+	step := historySpan / time.Duration(n)
+	out := make([]patio.Client, n)
+	for i := range out {
+		created := end.Add(-step * time.Duration(n-i))
+		in := patio.ClientInput{Type: patio.Some(patio.ClientIndividual), Name: patio.Some(fmt.Sprintf("Cliente Bench %05d", i)),
+			CPF: patio.Some(cpf(i))}
+		if i%5 == 0 {
+			in = patio.ClientInput{Type: patio.Some(patio.ClientCompany), Name: patio.Some(fmt.Sprintf("Revenda Bench %05d Ltda", i)),
+				CNPJ: patio.Some(cnpj(i))}
+		}
+		if i%2 == 0 {
+			in.Email = patio.Some(fmt.Sprintf("cliente%d@example.com", i))
+		}
+		c, err := patio.NewClient(teamID, uuidAt(created), created, in)
+		if err != nil {
+			panic(fmt.Sprintf("bench: history client %d: %v", i, err))
+		}
+		c.Status = status()
+		out[i] = c
+	}
+	return out
+}
+
+// historyDeals returns n deals of a team spread over clientIDs, created evenly over historySpan
+// up to end: as a dealership's pipeline leaves them, 20 % open, 40 % won, 30 % lost, 10 % archived.
+func historyDeals(teamID string, n int, end time.Time, clientIDs []string) []patio.Deal {
+	step := historySpan / time.Duration(n)
+	statuses := []string{patio.DealOpen, patio.DealOpen, patio.DealWon, patio.DealWon, patio.DealWon, patio.DealWon,
+		patio.DealLost, patio.DealLost, patio.DealLost, patio.DealArchived}
+	out := make([]patio.Deal, n)
+	for i := range out {
+		created := end.Add(-step * time.Duration(n-i))
+		m := benchModels[i%len(benchModels)]
+		w, err := patio.NewDeal(context.Background(), teamID, uuidAt(created), created, patio.DealInput{
+			Title: patio.Some(fmt.Sprintf("Venda %s %s", m.brand, m.model)), ClientID: patio.Some(clientIDs[i%len(clientIDs)]),
+			Value: patio.Some(money.Cents(1_500_000 + (i*7_919_993)%40_000_000)), Phase: patio.Some(patio.DealPhases[i%len(patio.DealPhases)])}, nil)
+		if err != nil {
+			panic(fmt.Sprintf("bench: history deal %d: %v", i, err))
+		}
+		d := w.Record
+		d.Status = statuses[i%len(statuses)]
+		if d.Status == patio.DealWon || d.Status == patio.DealLost {
+			ts := patio.NewTimestamp(created.Add(30 * 24 * time.Hour))
+			d.ClosedAt, d.UpdatedAt = &ts, ts
+		}
+		if d.Status == patio.DealLost {
+			d.LostReason = ptrTo("preco")
+		}
+		out[i] = d
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,23 +16,34 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Lists at any size (issue 10): one team per size, its vehicles bulk-loaded with a dealership's
-// history (historyVehicles), and on each team the lists that must cost what their page costs,
-// beside GET /vehicles/{id} and beside their floor (listFloor).
+// Lists at any size (issues 10 and 24): one team per size, its vehicles bulk-loaded with a
+// dealership's history (historyVehicles), and on each team the lists that must cost what their
+// page costs (the default list, cursors, sorts, every equality filter alone and with status, a
+// range, q, a combination and the sync recipe), beside GET /vehicles/{id} and beside their floor
+// (listFloor); then a team of clients and one of deals, for their filters. Items examined are
+// split between the page's reads and the count's (classify).
 
 // maxDeepPage bounds how deep the cursor page goes: the deepest page the data allows, up to this.
 const maxDeepPage = 100
 
-// sizedTeam is one team of the lists' measurements.
+// syncChanges is how many records the sync recipe's window holds.
+const syncChanges = 100
+
+// sizedTeam is one team of the lists' measurements: of vehicles, clients or deals.
 type sizedTeam struct {
-	size   int
-	p      principal
-	ids    []string
-	seeded time.Duration
+	resource string
+	size     int
+	p        principal
+	ids      []string
+	seeded   time.Duration
+
+	vs []patio.Vehicle // the vehicles, clients or deals seeded, to compute what a list matches
+	cs []patio.Client
+	ds []patio.Deal
 
 	// The deep page of the default list, reached by walking next_cursor from page 1: its number,
 	// its cursor, and the id of the last record before it (the cursor's position). deepPage is 0
@@ -39,16 +51,37 @@ type sizedTeam struct {
 	deepPage   int
 	deepCursor string
 	deepAfter  string
+
+	since   patio.Timestamp // the sync recipe's updated_since: syncChanges vehicles changed since
+	plate   string          // the plate of a vehicle the default list shows
+	client  string          // a client with deals (deals teams)
+	changed int             // vehicles changed since since (ties at the second may add some)
 }
+
+// listClass is what a list's budget is.
+type listClass int
+
+const (
+	classGet      listClass = iota // GET by id: the reference
+	classBase                      // default, cursor, status, sorts (issue 10)
+	classEquality                  // an equality filter alone or with status: k × limit + 10, counted from counts, ≤ 2× GET
+	classFiltered                  // a range, q, a combination: (k × limit + 10) ÷ s, count ≤ matches, ≤ 5× GET
+	classSync                      // the sync recipe: ≤ 2× GET
+)
 
 // listEndpoint is one measured request on a sized team, and its raw side.
 type listEndpoint struct {
-	name string
-	// k is the number of statuses the list shows, limit its page size; 0 for GET by id, which has
-	// no items budget.
+	name     string
+	resource string
+	class    listClass
+	// k is the number of ranges the list merges (statuses shown), limit its page size; 0 for GET
+	// by id, which has no items budget.
 	k, limit int
-	request  func(t *sizedTeam) op
+	path     func(t *sizedTeam) string
 	raw      func(t *sizedTeam) op
+	// matches returns how many records the list matches, and how many its indexed filter reads
+	// from (the share s is their ratio); nil when the budget needs neither.
+	matches func(t *sizedTeam) (match, indexed int)
 	// missing says why a team has no such request (a single page has no cursor page), or "".
 	missing func(t *sizedTeam) string
 }
@@ -56,6 +89,7 @@ type listEndpoint struct {
 // listRow is one endpoint on one team at one concurrency.
 type listRow struct {
 	endpoint string
+	class    listClass
 	k, limit int
 	size     int
 	conc     int
@@ -63,23 +97,53 @@ type listRow struct {
 	request  result
 	raw      result
 	sample   sample
+	match    int
+	indexed  int
+}
+
+// share is the row's s: the share of its indexed filter's matches that pass the other filters.
+func (rw listRow) share() float64 {
+	if rw.indexed == 0 {
+		return 1
+	}
+	return float64(rw.match) / float64(rw.indexed)
 }
 
 // listReport is what the lists' measurements print.
 type listReport struct {
-	teams []*sizedTeam
-	rows  []listRow
+	teams  []*sizedTeam
+	rows   []listRow
+	writes []writeCost
 }
 
-// examined returns the items a sample's calls examined (the ScannedCount of its queries) and the
-// number of its calls.
+// examined returns the items a sample's calls examined (the ScannedCount of its queries, and the
+// keys of its batch reads) and the number of its calls.
 func examined(calls []sdkCall) (items, n int) {
 	for _, c := range calls {
-		if c.scanned > 0 {
-			items += c.scanned
-		}
+		items += max(c.scanned, 0)
 	}
 	return items, len(calls)
+}
+
+// classify splits the items a list's calls examined between its page (the reads of records:
+// queries, and the keys of batch reads), its count (COUNT queries and word items) and the counter
+// items it read (maintained counts).
+func classify(calls []sdkCall) (page, count, counters int) {
+	for _, c := range calls {
+		n := max(c.scanned, 0)
+		switch {
+		case c.op == "BatchGetItem":
+			page += strings.Count(c.body, `"sk":`)
+		case c.op != "Query":
+		case strings.Contains(c.body, `"n#`), strings.Contains(c.body, `"nf#`):
+			counters += n
+		case strings.Contains(c.body, `"Select":"COUNT"`), strings.Contains(c.body, `w#`) && !strings.Contains(c.body, `"IndexName"`):
+			count += n
+		default:
+			page += n
+		}
+	}
+	return page, count, counters
 }
 
 // perQuery returns the items each query of calls examined, largest first: "48 + 20 + 20 + 20 + 0".
@@ -98,50 +162,78 @@ func perQuery(calls []sdkCall) string {
 	return strings.Join(parts, " + ")
 }
 
+// Data the filters measured at every size select (historyVehicles): Toyota is one vehicle in 12,
+// a price range of 20,000 about 5 % of them (prices spread evenly over 15,000 to 414,999.99).
+const (
+	benchBrand    = "Toyota"
+	benchModel    = "Corolla"
+	benchFuel     = "diesel"
+	benchPhase    = "disponivel"
+	benchQ        = "corolla"
+	rangeMin      = money.Cents(10_000_000)
+	rangeMax      = money.Cents(12_000_000)
+	comboPriceMax = money.Cents(20_000_000)
+)
+
 func (env *benchEnv) listEndpoints() []listEndpoint {
-	api, raw, tables := env.api, env.raw, env.tables
+	raw, tables := env.raw, env.tables
 	shown := defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)
 	limit := patio.DefaultLimit
-	get := func(path string) func(t *sizedTeam) op {
-		return func(t *sizedTeam) op {
-			return func(ctx context.Context, _ *rand.Rand) error {
-				return api.do(ctx, t.p, http.MethodGet, path, nil, http.StatusOK, nil)
-			}
-		}
-	}
 	floor := func(f listFloor) func(t *sizedTeam) op {
 		return func(t *sizedTeam) op {
 			return func(ctx context.Context, _ *rand.Rand) error { return raw.list(ctx, t.p, f) }
 		}
 	}
-	byCreation := newListFloor(tables.Vehicles, patio.ResourceVehicle, "created_at", true, shown[0], limit)
-	return []listEndpoint{
-		{
-			name: "GET /vehicles/{id}",
-			request: func(t *sizedTeam) op {
-				return func(ctx context.Context, rng *rand.Rand) error {
-					return api.do(ctx, t.p, http.MethodGet, "/api/v1/vehicles/"+t.ids[rng.IntN(len(t.ids))], nil, http.StatusOK, nil)
+	vehicleFloor := func(field string, desc bool, status, facet string) func(t *sizedTeam) op {
+		return floor(newListFloor(tables.Vehicles, patio.ResourceVehicle, field, desc, status, facet, limit))
+	}
+	fixed := func(path string) func(*sizedTeam) string { return func(*sizedTeam) string { return path } }
+	byCreation := newListFloor(tables.Vehicles, patio.ResourceVehicle, "created_at", true, shown[0], "", limit)
+	shownVehicles := func(status []string, keep func(patio.Vehicle) bool) func(t *sizedTeam) (int, int) {
+		return func(t *sizedTeam) (int, int) {
+			n := 0
+			for _, v := range t.vs {
+				if slices.Contains(status, v.Status) && keep(v) {
+					n++
 				}
-			},
+			}
+			return n, n
+		}
+	}
+	brand := func(v patio.Vehicle) bool { return v.Brand == benchBrand }
+	inRange := func(v patio.Vehicle) bool { return v.Price >= rangeMin && v.Price <= rangeMax }
+	// filtered lists: what they match, and what their indexed filter reads (s = match ÷ indexed).
+	filtered := func(status []string, indexed, rest func(patio.Vehicle) bool) func(t *sizedTeam) (int, int) {
+		return func(t *sizedTeam) (int, int) {
+			match, from := 0, 0
+			for _, v := range t.vs {
+				if !slices.Contains(status, v.Status) || !indexed(v) {
+					continue
+				}
+				from++
+				if rest(v) {
+					match++
+				}
+			}
+			return match, from
+		}
+	}
+	all := func(patio.Vehicle) bool { return true }
+	words := func(v patio.Vehicle) bool { return patio.MatchesTerms(v.Words(), []string{benchQ}) }
+	eps := []listEndpoint{
+		{name: "GET /vehicles/{id}", resource: patio.ResourceVehicle, class: classGet,
 			raw: func(t *sizedTeam) op {
 				return func(ctx context.Context, rng *rand.Rand) error {
 					return raw.getVehicle(ctx, t.p, t.ids[rng.IntN(len(t.ids))])
 				}
-			},
-		},
-		{name: "GET /vehicles", k: len(shown), limit: limit, request: get("/api/v1/vehicles"), raw: floor(byCreation)},
-		{
-			name: "GET /vehicles?cursor=(deep)", k: len(shown), limit: limit,
-			request: func(t *sizedTeam) op {
-				return get("/api/v1/vehicles?cursor=" + url.QueryEscape(t.deepCursor))(t)
-			},
+			}},
+		{name: "GET /vehicles", class: classBase, k: len(shown), path: fixed("/api/v1/vehicles"), raw: floor(byCreation)},
+		{name: "GET /vehicles?cursor=(deep)", class: classBase, k: len(shown),
+			path: func(t *sizedTeam) string { return "/api/v1/vehicles?cursor=" + url.QueryEscape(t.deepCursor) },
 			raw: func(t *sizedTeam) op {
 				// The floor from the cursor's position: the first status's order items after it.
 				f := byCreation
-				var err error
-				if f.hi, err = dynamostore.OrderKey(patio.ResourceVehicle, shown[0], t.deepAfter); err != nil {
-					panic(err)
-				}
+				f.hi = orderKey(patio.ResourceVehicle, shown[0], t.deepAfter)
 				return floor(f)(t)
 			},
 			missing: func(t *sizedTeam) string {
@@ -149,14 +241,119 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 					return "a single page: no cursor page"
 				}
 				return ""
+			}},
+		{name: "GET /vehicles?status=ativo", class: classBase, k: 1, path: fixed("/api/v1/vehicles?status=ativo"),
+			raw: vehicleFloor("created_at", true, patio.VehicleActive, "")},
+		{name: "GET /vehicles?sort=-price", class: classBase, k: len(shown), path: fixed("/api/v1/vehicles?sort=-price"),
+			raw: vehicleFloor("price", true, shown[0], "")},
+		{name: "GET /vehicles?sort=title", class: classBase, k: len(shown), path: fixed("/api/v1/vehicles?sort=title"),
+			raw: vehicleFloor("title", false, shown[0], "")},
+	}
+	for _, f := range []struct {
+		param, value, facet string
+		keep                func(patio.Vehicle) bool
+	}{
+		{"brand", benchBrand, "brand=toyota", brand},
+		{"model", benchModel, "model=corolla", func(v patio.Vehicle) bool { return v.Model == benchModel }},
+		{"fuel", benchFuel, "fuel=" + benchFuel, func(v patio.Vehicle) bool { return v.Fuel != nil && *v.Fuel == benchFuel }},
+		{"phase", benchPhase, "phase=" + benchPhase, func(v patio.Vehicle) bool { return v.Phase == benchPhase }},
+	} {
+		eps = append(eps,
+			listEndpoint{name: "GET /vehicles?" + f.param + "=" + f.value, class: classEquality, k: len(shown),
+				path: fixed("/api/v1/vehicles?" + f.param + "=" + f.value), raw: vehicleFloor("created_at", true, shown[0], f.facet),
+				matches: shownVehicles(shown, f.keep)},
+			listEndpoint{name: "GET /vehicles?status=ativo&" + f.param + "=" + f.value, class: classEquality, k: 1,
+				path: fixed("/api/v1/vehicles?status=ativo&" + f.param + "=" + f.value),
+				raw:  vehicleFloor("created_at", true, patio.VehicleActive, f.facet), matches: shownVehicles([]string{patio.VehicleActive}, f.keep)})
+	}
+	eps = append(eps,
+		listEndpoint{name: "GET /vehicles?plate=…", class: classEquality, k: len(shown),
+			path: func(t *sizedTeam) string { return "/api/v1/vehicles?plate=" + t.plate }, raw: floor(byCreation),
+			matches: func(t *sizedTeam) (int, int) { return 1, 1 }},
+		listEndpoint{name: "GET /vehicles?status=ativo&plate=…", class: classEquality, k: 1,
+			path: func(t *sizedTeam) string { return "/api/v1/vehicles?status=ativo&plate=" + t.plate },
+			raw:  vehicleFloor("created_at", true, patio.VehicleActive, ""), matches: func(t *sizedTeam) (int, int) { return 1, 1 }},
+		listEndpoint{name: "GET /vehicles?price_min=100000&price_max=120000", class: classFiltered, k: len(shown),
+			path: fixed(fmt.Sprintf("/api/v1/vehicles?price_min=%s&price_max=%s", rangeMin, rangeMax)), raw: floor(byCreation),
+			matches: filtered(shown, all, inRange)},
+		listEndpoint{name: "GET /vehicles?q=" + benchQ, class: classFiltered, k: len(shown),
+			path: fixed("/api/v1/vehicles?q=" + benchQ), raw: floor(byCreation), matches: filtered(shown, words, all)},
+		listEndpoint{name: fmt.Sprintf("GET /vehicles?status=ativo&brand=%s&price_max=%s", benchBrand, comboPriceMax), class: classFiltered, k: 1,
+			path:    fixed(fmt.Sprintf("/api/v1/vehicles?status=ativo&brand=%s&price_max=%s", benchBrand, comboPriceMax)),
+			raw:     vehicleFloor("created_at", true, patio.VehicleActive, "brand=toyota"),
+			matches: filtered([]string{patio.VehicleActive}, brand, func(v patio.Vehicle) bool { return v.Price <= comboPriceMax })},
+		listEndpoint{name: fmt.Sprintf("GET /vehicles?sort=updated_at&updated_since=… (%d changes)", syncChanges), class: classSync,
+			k: len(patio.VehicleStatuses),
+			path: func(t *sizedTeam) string {
+				return "/api/v1/vehicles?sort=updated_at&updated_since=" + url.QueryEscape(t.since.String())
 			},
-		},
-		{name: "GET /vehicles?status=ativo", k: 1, limit: limit, request: get("/api/v1/vehicles?status=ativo"),
-			raw: floor(newListFloor(tables.Vehicles, patio.ResourceVehicle, "created_at", true, patio.VehicleActive, limit))},
-		{name: "GET /vehicles?sort=-price", k: len(shown), limit: limit, request: get("/api/v1/vehicles?sort=-price"),
-			raw: floor(newListFloor(tables.Vehicles, patio.ResourceVehicle, "price", true, shown[0], limit))},
-		{name: "GET /vehicles?sort=title", k: len(shown), limit: limit, request: get("/api/v1/vehicles?sort=title"),
-			raw: floor(newListFloor(tables.Vehicles, patio.ResourceVehicle, "title", false, shown[0], limit))},
+			raw: func(t *sizedTeam) op {
+				f := newListFloor(tables.Vehicles, patio.ResourceVehicle, "updated_at", false, patio.VehicleSold, "", limit)
+				f.lo = patio.VehicleSold + "#1#" + t.since.String()
+				return floor(f)(t)
+			},
+			matches: func(t *sizedTeam) (int, int) { return t.changed, t.changed }},
+		// A team of clients and one of deals, at their own sizes.
+		listEndpoint{name: "GET /clients/{id}", resource: patio.ResourceClient, class: classGet,
+			raw: func(t *sizedTeam) op {
+				return func(ctx context.Context, rng *rand.Rand) error {
+					return raw.getRecord(ctx, t.p, tables.Clients, patio.ResourceClient, t.ids[rng.IntN(len(t.ids))])
+				}
+			}},
+		listEndpoint{name: "GET /clients?type=company", resource: patio.ResourceClient, class: classEquality, k: 1,
+			path: fixed("/api/v1/clients?type=company"),
+			raw: floor(newListFloor(tables.Clients, patio.ResourceClient, "created_at", true, patio.ClientActive,
+				"type="+patio.ClientCompany, limit)),
+			matches: func(t *sizedTeam) (int, int) {
+				n := 0
+				for _, c := range t.cs {
+					if c.Type == patio.ClientCompany && c.Status == patio.ClientActive {
+						n++
+					}
+				}
+				return n, n
+			}},
+		listEndpoint{name: "GET /deals/{id}", resource: patio.ResourceDeal, class: classGet,
+			raw: func(t *sizedTeam) op {
+				return func(ctx context.Context, rng *rand.Rand) error {
+					return raw.getRecord(ctx, t.p, tables.Deals, patio.ResourceDeal, t.ids[rng.IntN(len(t.ids))])
+				}
+			}},
+		listEndpoint{name: "GET /deals?client_id=…", resource: patio.ResourceDeal, class: classEquality,
+			k:    len(defaultStatuses(patio.DealStatuses, patio.DealArchived)),
+			path: func(t *sizedTeam) string { return "/api/v1/deals?client_id=" + t.client },
+			raw: func(t *sizedTeam) op {
+				return floor(newListFloor(tables.Deals, patio.ResourceDeal, "created_at", true, patio.DealOpen, "client_id="+t.client, limit))(t)
+			},
+			matches: func(t *sizedTeam) (int, int) {
+				n := 0
+				for _, d := range t.ds {
+					if d.ClientID == t.client && d.Status != patio.DealArchived {
+						n++
+					}
+				}
+				return n, n
+			}},
+	)
+	for i := range eps {
+		eps[i].resource = cmp.Or(eps[i].resource, patio.ResourceVehicle)
+		if eps[i].class != classGet {
+			eps[i].limit = limit
+		}
+	}
+	return eps
+}
+
+// request is an endpoint's request on a team: GET by id of a random seeded record, or its path.
+func (env *benchEnv) request(ep listEndpoint, t *sizedTeam) op {
+	if ep.class == classGet {
+		return func(ctx context.Context, rng *rand.Rand) error {
+			return env.api.do(ctx, t.p, http.MethodGet, "/api/v1/"+ep.resource+"s/"+t.ids[rng.IntN(len(t.ids))], nil, http.StatusOK, nil)
+		}
+	}
+	path := ep.path(t)
+	return func(ctx context.Context, _ *rand.Rand) error {
+		return env.api.do(ctx, t.p, http.MethodGet, path, nil, http.StatusOK, nil)
 	}
 }
 
@@ -175,10 +372,14 @@ func (env *benchEnv) seedSized(ctx context.Context, size int) (*sizedTeam, error
 	if err != nil {
 		return nil, err
 	}
-	t := &sizedTeam{size: size, p: p, ids: make([]string, len(vs))}
+	t := &sizedTeam{resource: patio.ResourceVehicle, size: size, p: p, ids: make([]string, len(vs)), vs: vs}
 	for i, v := range vs {
 		t.ids[i] = v.ID
+		if t.plate == "" && v.Status == patio.VehicleActive && v.Plate != nil {
+			t.plate = *v.Plate
+		}
 	}
+	t.since, t.changed = syncWindow(vs)
 	start := time.Now()
 	if err := env.importVehicles(ctx, p.teamID, vs); err != nil {
 		return nil, fmt.Errorf("seed %d vehicles: %w", size, err)
@@ -187,6 +388,73 @@ func (env *benchEnv) seedSized(ctx context.Context, size int) (*sizedTeam, error
 	progress("lists: imported %d vehicles in %s (%.0f/s)", size, t.seeded.Round(time.Millisecond),
 		float64(size)/t.seeded.Seconds())
 	return t, env.walkToDeepPage(ctx, t)
+}
+
+// syncWindow returns the instant since which syncChanges vehicles changed (more when others
+// changed in the same second), and their number.
+func syncWindow(vs []patio.Vehicle) (patio.Timestamp, int) {
+	times := make([]string, len(vs))
+	for i, v := range vs {
+		times[i] = v.UpdatedAt.String()
+	}
+	slices.Sort(times)
+	since := times[max(len(times)-syncChanges, 0)]
+	ts, _ := patio.ParseTimestamp(since)
+	n := len(times) - slices.Index(times, since)
+	return ts, n
+}
+
+// seedRecords creates a team of size clients, or of size deals over size/20 clients, bulk-loaded.
+func (env *benchEnv) seedRecords(ctx context.Context, resource string, size int) (*sizedTeam, error) {
+	p, err := createTeam(ctx, env.store, fmt.Sprintf("Bench %d %ss", size, resource))
+	if err != nil {
+		return nil, err
+	}
+	if err := env.raw.liftRateLimits(ctx, p.teamID, rateLimitMinutes); err != nil {
+		return nil, fmt.Errorf("lift rate limits: %w", err)
+	}
+	t := &sizedTeam{resource: resource, size: size, p: p}
+	start := time.Now()
+	switch resource {
+	case patio.ResourceClient:
+		rng := rand.New(rand.NewPCG(uint64(size), 30))
+		t.cs = historyClients(p.teamID, size, time.Now(), func() string {
+			if rng.IntN(10) == 0 {
+				return patio.ClientInactive
+			}
+			return patio.ClientActive
+		})
+		for _, c := range t.cs {
+			t.ids = append(t.ids, c.ID)
+		}
+		err = env.importRecords(ctx, env.tables.Clients, resource, p.teamID, size, func(i int) (item, []item) {
+			c := t.cs[i]
+			c.Revision = 1
+			kind, value := c.Document()
+			return clientRow(c), []item{{"pk": s(p.teamID), "sk": s(kind + "#" + value), "owner": s(c.ID)}}
+		})
+	case patio.ResourceDeal:
+		clients := make([]string, max(size/20, 1))
+		for i := range clients {
+			clients[i], _ = patio.NewID()
+		}
+		t.client = clients[len(clients)/2]
+		t.ds = historyDeals(p.teamID, size, time.Now(), clients)
+		for _, d := range t.ds {
+			t.ids = append(t.ids, d.ID)
+		}
+		err = env.importRecords(ctx, env.tables.Deals, resource, p.teamID, size, func(i int) (item, []item) {
+			d := t.ds[i]
+			d.Revision = 1
+			return dealRow(d), nil
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seed %d %ss: %w", size, resource, err)
+	}
+	t.seeded = time.Since(start)
+	progress("lists: imported %d %ss in %s (%.0f/s)", size, resource, t.seeded.Round(time.Millisecond), float64(size)/t.seeded.Seconds())
+	return t, nil
 }
 
 // listPage is the part of a list answer the cursor walk reads.
@@ -239,15 +507,19 @@ func (env *benchEnv) getListPage(ctx context.Context, p principal, path string) 
 	return pg, json.Unmarshal(data, &pg)
 }
 
-// measureLists seeds one team per size and measures every list endpoint on each: a sample of each
-// request and its raw side with the recorder on (the items they examine), then, concurrency by
+// measureLists checks the bench's copy of the store's format, seeds one team per size (and the
+// clients' and deals' teams) and measures every list endpoint on each: a sample of each request
+// and its raw side with the recorder on (the items they examine), then, concurrency by
 // concurrency, every endpoint at every size in rounds taking turns, so that the figures the
-// budgets compare (concurrency 1: the default list at each size, GET by id, cursor pages) are
-// measured alike.
+// budgets compare (concurrency 1: the lists at each size, GET by id, cursor pages) are measured
+// alike.
 func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, error) {
 	lr := &listReport{}
 	if len(o.listSizes) == 0 {
 		return lr, nil
+	}
+	if err := env.checkStoreFormat(ctx); err != nil {
+		return nil, err
 	}
 	for _, size := range o.listSizes {
 		t, err := env.seedSized(ctx, size)
@@ -256,41 +528,66 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 		}
 		lr.teams = append(lr.teams, t)
 	}
+	for _, r := range []struct {
+		resource string
+		size     int
+	}{{patio.ResourceClient, o.listClients}, {patio.ResourceDeal, o.listDeals}} {
+		if r.size > 0 {
+			t, err := env.seedRecords(ctx, r.resource, r.size)
+			if err != nil {
+				return nil, err
+			}
+			lr.teams = append(lr.teams, t)
+		}
+	}
+	var err error
+	if lr.writes, err = env.measureWriteCosts(ctx); err != nil {
+		return nil, err
+	}
 	eps := env.listEndpoints()
+	pairs := func() [][2]int { // endpoint, team
+		var out [][2]int
+		for ei, ep := range eps {
+			for ti, t := range lr.teams {
+				if ep.resource == t.resource {
+					out = append(out, [2]int{ei, ti})
+				}
+			}
+		}
+		return out
+	}()
 	samples := map[[2]int]sample{}
 	rng := rand.New(rand.NewPCG(8, 8))
-	for ti, t := range lr.teams {
-		for ei, ep := range eps {
-			if ep.missing != nil && ep.missing(t) != "" {
-				continue
-			}
-			req, raw := ep.request(t), ep.raw(t)
-			if err := req(ctx, rng); err != nil {
-				return nil, fmt.Errorf("%s (%d vehicles): %w", ep.name, t.size, err)
-			}
-			if err := raw(ctx, rng); err != nil {
-				return nil, fmt.Errorf("%s (%d vehicles, raw): %w", ep.name, t.size, err)
-			}
-			sm := sample{endpoint: fmt.Sprintf("%s (%d vehicles)", ep.name, t.size), floor: ep.k > 0}
-			sm.request, sm.requestErr = env.rec.record(func() error { return req(ctx, rng) })
-			sm.raw, sm.rawErr = env.rec.record(func() error { return raw(ctx, rng) })
-			samples[[2]int{ti, ei}] = sm
+	for _, pr := range pairs {
+		ep, t := eps[pr[0]], lr.teams[pr[1]]
+		if ep.missing != nil && ep.missing(t) != "" {
+			continue
 		}
+		req, raw := env.request(ep, t), ep.raw(t)
+		if err := req(ctx, rng); err != nil {
+			return nil, fmt.Errorf("%s (%d %ss): %w", ep.name, t.size, t.resource, err)
+		}
+		if err := raw(ctx, rng); err != nil {
+			return nil, fmt.Errorf("%s (%d %ss, raw): %w", ep.name, t.size, t.resource, err)
+		}
+		sm := sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource), floor: ep.k > 0}
+		sm.request, sm.requestErr = env.rec.record(func() error { return req(ctx, rng) })
+		sm.raw, sm.rawErr = env.rec.record(func() error { return raw(ctx, rng) })
+		samples[pr] = sm
 	}
 	// Each concurrency's runs, endpoints and sizes, take turns in rounds (see rounds), so that the
 	// figures the budgets compare across endpoints and sizes are measured alike.
 	for _, c := range o.concurrency {
 		var runs []timedRun
 		var keys [][3]int // endpoint, team, side (0 request, 1 raw) of each run
-		for ei, ep := range eps {
-			for ti, t := range lr.teams {
-				if ep.missing != nil && ep.missing(t) != "" {
-					continue
-				}
-				seed := uint64(100_000 + ei*1000 + ti*100 + c)
-				runs = append(runs, timedRun{ep.request(t), seed}, timedRun{ep.raw(t), seed})
-				keys = append(keys, [3]int{ei, ti, 0}, [3]int{ei, ti, 1})
+		for _, pr := range pairs {
+			ep, t := eps[pr[0]], lr.teams[pr[1]]
+			if ep.missing != nil && ep.missing(t) != "" {
+				continue
 			}
+			seed := uint64(100_000 + pr[0]*1000 + pr[1]*100 + c)
+			runs = append(runs, timedRun{env.request(ep, t), seed}, timedRun{ep.raw(t), seed})
+			keys = append(keys, [3]int{pr[0], pr[1], 0}, [3]int{pr[0], pr[1], 1})
 		}
 		res := measureRounds(ctx, c, o.warmup, o.listDuration, runs, func(round, i int, part func(context.Context)) {
 			if i == 0 {
@@ -306,28 +603,31 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 		for i, k := range keys {
 			merged[k] = res[i]
 		}
-		for ei, ep := range eps {
-			for ti, t := range lr.teams {
-				rw := listRow{endpoint: ep.name, k: ep.k, limit: ep.limit, size: t.size, conc: c, sample: samples[[2]int{ti, ei}]}
-				if ep.missing != nil {
-					rw.missing = ep.missing(t)
-				}
-				if rw.missing == "" {
-					rw.request, rw.raw = merged[[3]int{ei, ti, 0}], merged[[3]int{ei, ti, 1}]
-					progress("lists: %-28s %6d vehicles c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, t.size, c,
-						ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
-				}
-				lr.rows = append(lr.rows, rw)
+		for _, pr := range pairs {
+			ep, t := eps[pr[0]], lr.teams[pr[1]]
+			rw := listRow{endpoint: ep.name, class: ep.class, k: ep.k, limit: ep.limit, size: t.size, conc: c, sample: samples[pr]}
+			if ep.missing != nil {
+				rw.missing = ep.missing(t)
 			}
+			if ep.matches != nil {
+				rw.match, rw.indexed = ep.matches(t)
+			}
+			if rw.missing == "" {
+				rw.request, rw.raw = merged[[3]int{pr[0], pr[1], 0}], merged[[3]int{pr[0], pr[1], 1}]
+				progress("lists: %-60s %6d c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, t.size, c,
+					ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
+			}
+			lr.rows = append(lr.rows, rw)
 		}
 	}
 	return lr, nil
 }
 
-// Issue 10's budgets on lists.
+// Budgets of lists at any size (issues 10 and 24).
 const (
-	maxListVsGet       = 2.0 // the default list at the largest size, × GET /vehicles/{id} at p50, c=1
-	maxListGrowth      = 1.2 // the default list at the largest size, × itself at the smallest
+	maxListVsGet       = 2.0 // the default list, an equality filter, the sync recipe at the largest size, × GET by id at p50, c=1
+	maxFilteredVsGet   = 5.0 // a range, q, a combination at the largest size, × GET by id
+	maxListGrowth      = 1.2 // the default list at the largest size × itself at the smallest; a filter's ratio to its floor likewise
 	itemsSlack         = 10  // items examined per page ≤ k × limit + itemsSlack
 	maxCursorDeviation = 0.2 // a deep cursor page costs page 1's, ± this
 )
@@ -341,39 +641,66 @@ func (lr *listReport) row(endpoint string, size, conc int) (listRow, bool) {
 	return listRow{}, false
 }
 
+// getOf returns the GET by id row of an endpoint's resource at a size.
+func (lr *listReport) getOf(rw listRow, conc int) (listRow, bool) {
+	for _, g := range lr.rows {
+		if g.class == classGet && g.size == rw.size && g.conc == conc && strings.HasPrefix(g.endpoint, "GET /"+resourcePath(rw.endpoint)+"/") {
+			return g, g.request.n > 0
+		}
+	}
+	return listRow{}, false
+}
+
+// resourcePath is the collection an endpoint's path names ("vehicles").
+func resourcePath(endpoint string) string {
+	p := strings.TrimPrefix(endpoint, "GET /")
+	return p[:strings.IndexAny(p+"?", "?/")]
+}
+
 func printLists(w io.Writer, lr *listReport, o options) {
 	if lr == nil || len(lr.teams) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nLists at any size (issue 10): one team per size, bulk-loaded with dynamostore.ImportVehicles in the store's own item format:\n")
-	fmt.Fprintln(w, "      a history of vehicles (45 % vendido, 45 % arquivado, 5 % ativo, 5 % reservado, created evenly over 5 years)")
+	fmt.Fprintf(w, "\nLists at any size (issues 10, 24): one team per size, bulk-loaded in the store's own item format (checked against the store first):\n")
+	fmt.Fprintln(w, "      a history of vehicles (45 % vendido, 45 % arquivado, 5 % ativo, 5 % reservado, created evenly over 5 years);")
+	fmt.Fprintln(w, "      clients (one in five a company, 10 % inactive) and deals (over size/20 clients: 20 % open, 40 % won, 30 % lost, 10 % archived)")
 	for _, t := range lr.teams {
-		deep := "no cursor page (a single page)"
-		if t.deepPage > 0 {
-			deep = fmt.Sprintf("cursor page: page %d, reached by walking next_cursor", t.deepPage)
+		deep := ""
+		if t.resource == patio.ResourceVehicle {
+			deep = "; no cursor page (a single page)"
+			if t.deepPage > 0 {
+				deep = fmt.Sprintf("; cursor page: page %d, reached by walking next_cursor", t.deepPage)
+			}
+			deep += fmt.Sprintf("; sync window: %d vehicles changed since %s", t.changed, t.since)
 		}
-		fmt.Fprintf(w, "      %6d vehicles: seeded in %s (%.0f vehicles/s); %s\n", t.size, t.seeded.Round(time.Millisecond),
+		fmt.Fprintf(w, "      %6d %ss: seeded in %s (%.0f/s)%s\n", t.size, t.resource, t.seeded.Round(time.Millisecond),
 			float64(t.size)/t.seeded.Seconds(), deep)
 	}
 	fmt.Fprintf(w, "runs: %s measured per side of each line, in %d rounds in which every line of a concurrency takes its turn; warm-up %s, then %s a round\n",
 		o.listDuration, rounds, o.warmup, roundWarmup(o.warmup, 1))
 	fmt.Fprintf(w, "      raw of a list: its floor, the request's authentication and rate counting (4 calls) then one strongly consistent\n")
-	fmt.Fprintf(w, "      Query of limit items of the range the store reads first (first status shown, list order, from the cursor's position)\n")
-	fmt.Fprintf(w, "      examined: items the sample request's Queries examined (ScannedCount, every query of the request: pages, counts, probe)\n\n")
+	fmt.Fprintf(w, "      Query of limit items of the range the store reads first (first status shown, list order, from the cursor's position;\n")
+	fmt.Fprintf(w, "      a facet value's range for a list filtered by one)\n")
+	fmt.Fprintf(w, "      examined: items the sample request's calls examined, split: page (reads of records) + count (COUNT queries, counter items, word items)\n")
+	fmt.Fprintf(w, "      s: the share of the indexed filter's matches that pass the others; matches: the records the list matches\n\n")
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tvehicles\tc\tn\treq p50\treq p99\treq/s\traw n\traw p50\traw p99\t×p50\tCPU/call req\traw\texamined req\traw\tcalls req\traw\t")
+	fmt.Fprintln(tw, "endpoint\tsize\tc\tn\treq p50\treq p99\traw p50\t×p50\texamined page\tcount\tcounters\traw\tcalls\tmatches\ts\t")
 	for _, rw := range lr.rows {
 		if rw.missing != "" {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t\t%s\t\t\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.size, rw.conc, rw.missing)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t\t%s\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.size, rw.conc, rw.missing)
 			continue
 		}
-		reqItems, reqCalls := examined(rw.sample.request)
-		rawItems, rawCalls := examined(rw.sample.raw)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t\n",
-			rw.endpoint, rw.size, rw.conc, rw.request.n, ms(rw.request.p50), ms(rw.request.p99), perSecond(rw.request.rps),
-			rw.raw.n, ms(rw.raw.p50), ms(rw.raw.p99), times(rw.request.p50, rw.raw.p50),
-			ms(rw.request.cpuPerCall), ms(rw.raw.cpuPerCall), reqItems, rawItems, reqCalls, rawCalls)
+		page, count, counters := classify(rw.sample.request)
+		rawItems, _ := examined(rw.sample.raw)
+		_, calls := examined(rw.sample.request)
+		matches, share := "", ""
+		if rw.class == classEquality || rw.class == classFiltered || rw.class == classSync {
+			matches, share = strconv.Itoa(rw.match), fmt.Sprintf("%.3f", rw.share())
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
+			rw.endpoint, rw.size, rw.conc, rw.request.n, ms(rw.request.p50), ms(rw.request.p99), ms(rw.raw.p50),
+			times(rw.request.p50, rw.raw.p50), page, count, counters, rawItems, calls, matches, share)
 	}
 	_ = tw.Flush()
 	for _, rw := range lr.rows {
@@ -382,30 +709,29 @@ func printLists(w io.Writer, lr *listReport, o options) {
 			res  result
 		}{{"request", rw.request}, {"raw", rw.raw}} {
 			if side.res.errors > 0 {
-				fmt.Fprintf(w, "note: %s (%d vehicles) c=%d %s: %d failed calls, first: %v\n",
+				fmt.Fprintf(w, "note: %s (%d) c=%d %s: %d failed calls, first: %v\n",
 					rw.endpoint, rw.size, rw.conc, side.name, side.res.errors, side.res.firstErr)
 			}
 		}
 	}
+	printListCalls(w, lr)
+	printListBudgets(w, lr, o)
+	printWriteCosts(w, lr.writes)
+}
 
-	smallest, largest := lr.teams[0].size, lr.teams[0].size
-	for _, t := range lr.teams {
-		smallest, largest = min(smallest, t.size), max(largest, t.size)
-	}
+// printListCalls prints the DynamoDB calls of one sample request per list at the largest size.
+func printListCalls(w io.Writer, lr *listReport) {
+	largest := lr.largest()
 	fmt.Fprintf(w, "\nDynamoDB calls of one sample request per list at %d vehicles (operation, bytes sent → received, items examined):\n", largest)
 	seen := map[string]bool{}
 	for _, rw := range lr.rows {
 		sm := rw.sample
-		if rw.missing != "" || rw.size != largest || seen[sm.endpoint] {
+		if rw.missing != "" || (rw.size != largest && !strings.Contains(sm.endpoint, "clients") && !strings.Contains(sm.endpoint, "deals")) || seen[sm.endpoint] {
 			continue
 		}
 		seen[sm.endpoint] = true
 		fmt.Fprintf(w, "  %s\n", sm.endpoint)
-		for _, side := range []struct {
-			name  string
-			calls []sdkCall
-			err   error
-		}{{"request", sm.request, sm.requestErr}, {"raw", sm.raw, sm.rawErr}} {
+		for _, side := range sm.sides()[:2] {
 			fmt.Fprintf(w, "    %-8s", side.name)
 			for _, c := range side.calls {
 				if c.scanned >= 0 {
@@ -420,60 +746,115 @@ func printLists(w io.Writer, lr *listReport, o options) {
 			fmt.Fprintln(w)
 		}
 	}
+}
 
-	fmt.Fprintln(w, "\nbudgets of lists at any size (issue 10; printed, not enforced):")
-	list, get := "GET /vehicles", "GET /vehicles/{id}"
-	def, okDef := lr.row(list, largest, 1)
-	byID, okID := lr.row(get, largest, 1)
-	if okDef && okID {
-		x := ratio(def.request.p50, byID.request.p50)
-		fmt.Fprintf(w, "  %s  %s at %d vehicles ≤ %.0f× %s at p50, c=1: %s vs %s (×%.2f)\n", verdict(x <= maxListVsGet),
-			list, largest, maxListVsGet, get, ms(def.request.p50), ms(byID.request.p50), x)
-	} else {
-		fmt.Fprintf(w, "  SKIP  %s at %d vehicles vs %s: not measured at concurrency 1\n", list, largest, get)
+// smallest and largest are the vehicle team sizes measured.
+func (lr *listReport) smallest() int {
+	n := 0
+	for _, t := range lr.teams {
+		if t.resource == patio.ResourceVehicle && (n == 0 || t.size < n) {
+			n = t.size
+		}
 	}
-	small, okSmall := lr.row(list, smallest, 1)
-	switch {
-	case smallest == largest:
-		fmt.Fprintf(w, "  SKIP  %s growth: a single size was measured\n", list)
-	case okDef && okSmall:
-		x := ratio(def.request.p50, small.request.p50)
-		fmt.Fprintf(w, "  %s  %s at %d vehicles ≤ %.1f× itself at %d at p50, c=1: %s vs %s (×%.2f)\n", verdict(x <= maxListGrowth),
-			list, largest, maxListGrowth, smallest, ms(def.request.p50), ms(small.request.p50), x)
-	default:
-		fmt.Fprintf(w, "  SKIP  %s growth: not measured at concurrency 1\n", list)
+	return n
+}
+
+func (lr *listReport) largest() int {
+	n := 0
+	for _, t := range lr.teams {
+		if t.resource == patio.ResourceVehicle {
+			n = max(n, t.size)
+		}
 	}
+	return n
+}
+
+func printListBudgets(w io.Writer, lr *listReport, o options) {
+	fmt.Fprintln(w, "\nbudgets of lists at any size (issues 10, 24; printed, not enforced):")
+	smallest, largest, c1 := lr.smallest(), lr.largest(), o.concurrency[0]
 	for _, rw := range lr.rows {
-		if rw.k == 0 || rw.conc != o.concurrency[0] || rw.missing != "" {
+		if rw.class == classGet || rw.conc != c1 || rw.missing != "" || rw.request.n == 0 {
 			continue
 		}
-		items, _ := examined(rw.sample.request)
+		page, count, counters := classify(rw.sample.request)
 		most := rw.k*rw.limit + itemsSlack
-		fmt.Fprintf(w, "  %s  %s at %d vehicles: %d items examined (%s) ≤ k × limit + %d = %d×%d+%d = %d\n", verdict(items <= most),
-			rw.endpoint, rw.size, items, perQuery(rw.sample.request), itemsSlack, rw.k, rw.limit, itemsSlack, most)
+		switch rw.class {
+		case classBase:
+			fmt.Fprintf(w, "  %s  %s at %d: %d items examined (%s) ≤ k × limit + %d = %d\n", verdict(page+count+counters <= most),
+				rw.endpoint, rw.size, page+count+counters, perQuery(rw.sample.request), itemsSlack, most)
+		case classEquality:
+			fmt.Fprintf(w, "  %s  %s at %d: page %d + counters %d items ≤ k × limit + %d = %d; counted (COUNT, word items): %d, want 0\n",
+				verdict(page+counters <= most && count == 0), rw.endpoint, rw.size, page, counters, itemsSlack, most, count)
+		case classFiltered:
+			bound := int(float64(most) / max(rw.share(), 1e-9))
+			fmt.Fprintf(w, "  %s  %s at %d: page %d items ≤ (k × limit + %d) ÷ s = %d ÷ %.3f = %d; count %d items ≤ the %d matches (and %d counter items)\n",
+				verdict(page <= bound && count <= rw.match), rw.endpoint, rw.size, page, itemsSlack, most, rw.share(), bound,
+				count, rw.match, counters)
+		case classSync:
+			fmt.Fprintf(w, "  %s  %s at %d: page %d items ≤ the %d changes + %d, count %d ≤ the changes (nothing older read)\n",
+				verdict(page <= rw.match+itemsSlack && count <= rw.match), rw.endpoint, rw.size, page, rw.match, itemsSlack, count)
+		}
+		get, ok := lr.getOf(rw, c1)
+		if !ok || (rw.size != largest && rw.resource() == patio.ResourceVehicle) {
+			continue
+		}
+		limit, what := maxListVsGet, "2×"
+		if rw.class == classFiltered {
+			limit, what = maxFilteredVsGet, "5×"
+		}
+		if rw.class != classBase || rw.endpoint == "GET /vehicles" {
+			x := ratio(rw.request.p50, get.request.p50)
+			fmt.Fprintf(w, "  %s  %s at %d: p50 %s ≤ %s %s (%s) (×%.2f)\n", verdict(x <= limit), rw.endpoint, rw.size,
+				ms(rw.request.p50), what, get.endpoint, ms(get.request.p50), x)
+		}
+	}
+	for _, rw := range lr.rows {
+		if rw.size != largest || rw.conc != c1 || rw.resource() != patio.ResourceVehicle || rw.class == classGet || rw.missing != "" ||
+			smallest == largest {
+			continue
+		}
+		small, ok := lr.row(rw.endpoint, smallest, c1)
+		if !ok {
+			continue
+		}
+		big, little := ratio(rw.request.p50, rw.raw.p50), ratio(small.request.p50, small.raw.p50)
+		x := big / max(little, 1e-9)
+		fmt.Fprintf(w, "  %s  %s: ratio to its floor at %d (×%.2f) ≤ %.1f × that at %d (×%.2f): ×%.2f\n", verdict(x <= maxListGrowth),
+			rw.endpoint, largest, big, maxListGrowth, smallest, little, x)
 	}
 	for _, t := range lr.teams {
-		page1, ok1 := lr.row(list, t.size, 1)
-		deep, okDeep := lr.row("GET /vehicles?cursor=(deep)", t.size, 1)
+		if t.resource != patio.ResourceVehicle {
+			continue
+		}
+		page1, ok1 := lr.row("GET /vehicles", t.size, c1)
+		deep, okDeep := lr.row("GET /vehicles?cursor=(deep)", t.size, c1)
 		if !ok1 || !okDeep {
 			fmt.Fprintf(w, "  SKIP  cursor page at %d vehicles: no cursor page or not measured at concurrency 1\n", t.size)
 			continue
 		}
 		a, _ := examined(deep.sample.request)
 		b, _ := examined(page1.sample.request)
-		// A page near the end of the data reads what is left of each status: fewer items than
-		// page 1, at less cost. Only the upper bound says something about depth then.
 		within := func(x float64) bool { return x >= 1-maxCursorDeviation && x <= 1+maxCursorDeviation }
 		bound := fmt.Sprintf("±%.0f %%", 100*maxCursorDeviation)
 		if a < b {
+			// A page near the end of the data reads what is left of each status: fewer items than
+			// page 1, at less cost. Only the upper bound says something about depth then.
 			within = func(x float64) bool { return x <= 1+maxCursorDeviation }
-			bound = fmt.Sprintf("+%.0f %% at most (near the end of the data: fewer items left to read)", 100*maxCursorDeviation)
+			bound = fmt.Sprintf("+%.0f %% at most (near the end of the data)", 100*maxCursorDeviation)
 		}
 		x := ratio(deep.request.p50, page1.request.p50)
 		fmt.Fprintf(w, "  %s  cursor page %d at %d vehicles costs page 1's %s at p50, c=1: %s vs %s (×%.2f)\n",
 			verdict(within(x)), t.deepPage, t.size, bound, ms(deep.request.p50), ms(page1.request.p50), x)
-		y := float64(a) / float64(max(b, 1))
-		fmt.Fprintf(w, "  %s  cursor page %d at %d vehicles examines page 1's items %s: %d vs %d (×%.2f)\n",
-			verdict(within(y)), t.deepPage, t.size, bound, a, b, y)
 	}
+}
+
+// resource is the collection a row's endpoint lists.
+func (rw listRow) resource() string {
+	switch resourcePath(rw.endpoint) {
+	case "clients":
+		return patio.ResourceClient
+	case "deals":
+		return patio.ResourceDeal
+	}
+	return patio.ResourceVehicle
 }

@@ -98,7 +98,11 @@ type options struct {
 	// Lists at any size and the write rate (issue 10; lists.go, writes.go).
 	listSizes    []int
 	listDuration time.Duration
-	writes       bool
+	// listClients and listDeals size the clients' and deals' teams of the lists (0: none);
+	// listsOnly runs the lists alone.
+	listClients, listDeals int
+	listsOnly              bool
+	writes                 bool
 	// webhooks runs the webhook bench (webhooks.go) after the API's; webhooksOnly runs it alone.
 	webhooks, webhooksOnly bool
 	wh                     webhookOptions
@@ -138,7 +142,10 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.skipLambdas, "skip-lambdas", false, "do not run the functions under the Lambda Runtime API")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs to this file")
 	sizes := fs.String("list-sizes", "1000,10000,50000", "comma-separated vehicle counts of the teams the lists are measured on (\"\" for none)")
-	fs.DurationVar(&o.listDuration, "list-duration", 3*time.Second, "measured time of each run of the lists at any size")
+	fs.DurationVar(&o.listDuration, "list-duration", 2*time.Second, "measured time of each run of the lists at any size")
+	fs.IntVar(&o.listClients, "list-clients", 50000, "clients of the team the clients' filters are measured on (0 for none)")
+	fs.IntVar(&o.listDeals, "list-deals", 10000, "deals of the team the deals' filters are measured on (0 for none)")
+	fs.BoolVar(&o.listsOnly, "lists-only", false, "measure the lists at any size only (and the write cost of a vehicle's create and update)")
 	fs.BoolVar(&o.writes, "writes", true, "measure the write rate of one team with 16 concurrent writers")
 	fs.BoolVar(&o.webhooks, "webhooks", true, "also measure the webhook pipeline (drain, lag, a timing-out receiver)")
 	fs.BoolVar(&o.webhooksOnly, "webhooks-only", false, "measure the webhook pipeline only")
@@ -211,6 +218,14 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer env.close()
+	if o.listsOnly {
+		lists, err := env.measureLists(ctx, o)
+		if err != nil {
+			return err
+		}
+		printLists(os.Stdout, lists, o)
+		return nil
+	}
 
 	if err := env.seed(ctx, o); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ type rawClient struct {
 // newRawClient returns a client configured as the store's (shared/dynamostore.New): same AWS
 // configuration and HTTP client, same retryer.
 func newRawClient(cfg aws.Config, tables dynamostore.Tables) *rawClient {
-	db := dynamodb.NewFromConfig(cfg, dynamostore.ClientOptions)
+	db := dynamodb.NewFromConfig(cfg, storeClientOptions)
 	return &rawClient{db: db, tables: tables}
 }
 
@@ -258,11 +259,11 @@ func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[st
 		ConditionExpression: aws.String("(attribute_not_exists(pk))"),
 	}}}
 	if tracked {
-		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, id, item, "")...)
+		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, item, nil)...)
 	}
 	items = append(items, types.TransactWriteItem{Put: &types.Put{
 		TableName:           aws.String(r.tables.Vehicles),
-		Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(dynamostore.PlateGuardKey(plateKey)), "owner": s(id)},
+		Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(plateGuardKey(plateKey)), "owner": s(id)},
 		ConditionExpression: aws.String("(attribute_not_exists(pk))"),
 	}})
 	_, err := r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -281,29 +282,45 @@ func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item
 	return item, id, plateKey
 }
 
-// tracking is what the store writes beside a record written as item whose status was old ("" for
-// a new record): its order item, the old one deleted when the status moved, and one counter
-// item's counts moved (dynamostore's trackOps).
-func (r *rawClient) tracking(table, resource, teamID, id string, item map[string]types.AttributeValue, old string) []types.TransactWriteItem {
-	status := strAttr(item, "status")
-	order := map[string]types.AttributeValue{}
-	for k, v := range item {
-		if !strings.HasPrefix(k, "lsi_") { // the order item sits in no index
-			order[k] = v
+// tracking is what the store writes beside a record written as item over the row old (nil for a
+// new record): its family's items put, those of old's family it no longer has deleted, and the
+// counts moved by the difference, in one shard drawn at random (dynamostore's familyOps).
+func (r *rawClient) tracking(table, resource, teamID string, next, old item) []types.TransactWriteItem {
+	nf := familyOf(resource, next)
+	var out []types.TransactWriteItem
+	keep := map[string]bool{}
+	for _, it := range nf.items {
+		keep[strAttr(it, "sk")] = true
+		out = append(out, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: it}})
+	}
+	diff := map[string]map[string]int{}
+	add := func(counts map[countRef]int, sign int) {
+		for k, v := range counts {
+			if diff[k.item] == nil {
+				diff[k.item] = map[string]int{}
+			}
+			diff[k.item][k.attr] += sign * v
 		}
 	}
-	order["sk"] = s(orderKey(resource, status, id))
-	out := []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: order}}}
-	add, values := "ADD "+status+" :v0", map[string]types.AttributeValue{":v0": n(1)}
-	if old != "" && old != status {
-		out = append(out, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table),
-			Key: map[string]types.AttributeValue{"pk": s(teamID), "sk": s(orderKey(resource, old, id))}}})
-		add += ", " + old + " :v1"
-		values[":v1"] = n(-1)
+	add(nf.counts, 1)
+	if old != nil {
+		of := familyOf(resource, old)
+		for _, it := range of.items {
+			if sk := strAttr(it, "sk"); !keep[sk] {
+				out = append(out, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table),
+					Key: item{"pk": s(teamID), "sk": s(sk)}}})
+			}
+		}
+		add(of.counts, -1)
 	}
-	return append(out, types.TransactWriteItem{Update: &types.Update{TableName: aws.String(table),
-		Key:              map[string]types.AttributeValue{"pk": s(teamID), "sk": s(dynamostore.CountKey(rand.IntN(dynamostore.CountShards)))},
-		UpdateExpression: aws.String(add), ExpressionAttributeValues: values}})
+	shard := rand.IntN(countShards)
+	for _, of := range slices.Sorted(maps.Keys(diff)) {
+		maps.DeleteFunc(diff[of], func(_ string, v int) bool { return v == 0 })
+		if len(diff[of]) > 0 {
+			out = append(out, types.TransactWriteItem{Update: counterUpdate(table, teamID, shard, of, diff[of])})
+		}
+	}
+	return out
 }
 
 // restatus returns a copy of item, whose status was old, with its index keys moved from old's
@@ -331,12 +348,9 @@ type listFloor struct {
 }
 
 // newListFloor returns the floor of a page of resource's list sorted by field showing status
-// first (dynamostore.ListRange).
-func newListFloor(table, resource, field string, desc bool, status string, limit int) listFloor {
-	index, attr, lo, hi, err := dynamostore.ListRange(resource, field, status)
-	if err != nil {
-		panic(err)
-	}
+// first (listRange), of the rows or of a facet value's items ("<facet>=<value>", "" for none).
+func newListFloor(table, resource, field string, desc bool, status, facet string, limit int) listFloor {
+	index, attr, lo, hi := listRange(resource, field, status, facet)
 	return listFloor{table: table, index: index, attr: attr, lo: lo, hi: hi, desc: desc, limit: limit}
 }
 
@@ -392,6 +406,7 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tra
 		return err
 	}
 	dealWas, vehicleWas := strAttr(deal, "status"), strAttr(vehicle, "status")
+	dealRead, vehicleRead := deal, vehicle
 	deal = replaceInStrings(deal, strAttr(deal, "updated_at"), now) // updated_at and lsi_updated
 	deal["status"], deal["closed_at"], deal["rev"] = s("ganho"), s(now), n(dealRev+1)
 	vehicle = replaceInStrings(vehicle, strAttr(vehicle, "updated_at"), now)
@@ -403,7 +418,7 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tra
 		// alone, as in any design with an updated_at index.
 		deal, vehicle = restatus(deal, dealWas), restatus(vehicle, vehicleWas)
 	}
-	rev, updated := placeholder("rev"), placeholder("lsi_updated")
+	rev, indexed := placeholder("rev"), placeholder("indexed")
 	dealPut := &types.Put{TableName: aws.String(r.tables.Deals), Item: deal,
 		ConditionExpression:       aws.String("(" + rev + " = :v0)"),
 		ExpressionAttributeNames:  map[string]string{rev: "rev"},
@@ -414,35 +429,14 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tra
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(vehicleRev)}}
 	items := []types.TransactWriteItem{{Put: dealPut}}
 	if tracked {
-		items = append(items, r.tracking(r.tables.Deals, patio.ResourceDeal, teamID, dealID, deal, dealWas)...)
-		vehiclePut.ConditionExpression = aws.String("(" + rev + " = :v0) AND (begins_with(" + updated + ", :v1))")
-		vehiclePut.ExpressionAttributeNames[updated] = "lsi_updated"
-		vehiclePut.ExpressionAttributeValues[":v1"] = s(vehicleWas + "#")
+		items = append(items, r.tracking(r.tables.Deals, patio.ResourceDeal, teamID, deal, dealRead)...)
+		vehiclePut.ConditionExpression = aws.String("(" + rev + " = :v0) AND (attribute_exists(" + indexed + "))")
+		vehiclePut.ExpressionAttributeNames[indexed] = "indexed"
 	}
 	items = append(items, types.TransactWriteItem{Put: vehiclePut})
 	if tracked {
-		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, vehicleID, vehicle, vehicleWas)...)
+		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, vehicle, vehicleRead)...)
 	}
 	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	return err
-}
-
-// recordKey is the store's sort key of a record (dynamostore.RecordKey); the resources named here
-// always have one.
-func recordKey(resource, id string) string {
-	sk, err := dynamostore.RecordKey(resource, id)
-	if err != nil {
-		panic(err)
-	}
-	return sk
-}
-
-// orderKey is the store's sort key of a record's order item (dynamostore.OrderKey); the resources
-// named here always have one.
-func orderKey(resource, status, id string) string {
-	sk, err := dynamostore.OrderKey(resource, status, id)
-	if err != nil {
-		panic(err)
-	}
-	return sk
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -212,7 +211,7 @@ func printWrites(w io.Writer, wr *writeReport, o options) {
 	}
 	fmt.Fprintf(w, "\nWrite rate of one team (issue 10): %d concurrent writers (and 1 for reference), %s warm-up then %s measured;\n",
 		writeWorkers, o.warmup, o.duration)
-	fmt.Fprintf(w, "      now: the domain's use cases on the DynamoDB store (%d count shards, each counting every status); before: the previous design's\n", dynamostore.CountShards)
+	fmt.Fprintf(w, "      now: the domain's use cases on the DynamoDB store (%d count shards, each counting every status); before: the previous design's\n", countShards)
 	fmt.Fprintln(w, "      writes, raw: with the bare SDK; floor: the row alone, raw; no HTTP, authentication or rate counting on any side;")
 	fmt.Fprintf(w, "      status changes toggle ativo ↔ reservado on %d vehicles per side, each held by one writer at a time\n\n", toggledPerSide)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -104,28 +104,21 @@ var activityKind = kind[patio.Activity, activityRow, patio.ActivityQuery]{
 		"updated_at": {index: "by_updated", attr: "lsi_updated"},
 		"due_at":     {index: "by_due", attr: "lsi_due", optional: true},
 	},
-	status:      func(a patio.Activity) string { return a.Status },
-	orderPrefix: "ao#",
-	orderItem: func(row activityRow, sk string) activityRow {
-		row.SK, row.LSIUpdated, row.LSIDue, row.AlarmDay, row.AlarmKey = sk, "", "", "", ""
-		return row
-	},
-	current:  func(row activityRow) bool { return !legacySortKey(row.LSIUpdated) },
 	alarmKey: func(row activityRow) string { return row.AlarmKey },
-	filter: func(q patio.ActivityQuery) (filter, patio.ListQuery) {
-		var f filter
-		f.common(q.ListQuery)
-		f.in("type", q.Type)
-		f.eq("vehicle_id", q.VehicleID)
-		f.eq("client_id", q.ClientID)
-		f.eq("deal_id", q.DealID)
-		if q.DueFrom != nil {
-			f.add("'due_at' >= ?", q.DueFrom.String())
-		}
-		if q.DueTo != nil {
-			f.add("'due_at' <= ?", q.DueTo.String())
-		}
-		return f, q.ListQuery
+	list: &listing[patio.Activity, patio.ActivityQuery]{
+		letter: "a", statuses: patio.ActivityStatuses, rowOnly: []string{"alarm_day", "alarm_key"},
+		query: func(q patio.ActivityQuery) patio.ListQuery { return q.ListQuery },
+		facets: []facet[patio.ActivityQuery]{
+			{name: "type", attr: "type", closed: true, filter: func(q patio.ActivityQuery) []string { return q.Type }},
+			{name: "vehicle_id", attr: "vehicle_id", filter: func(q patio.ActivityQuery) []string { return one(q.VehicleID) }},
+			{name: "client_id", attr: "client_id", filter: func(q patio.ActivityQuery) []string { return one(q.ClientID) }},
+			{name: "deal_id", attr: "deal_id", filter: func(q patio.ActivityQuery) []string { return one(q.DealID) }},
+		},
+		ranges: []rangeField[patio.ActivityQuery]{
+			{attr: "due_at", sort: "due_at", bounds: func(q patio.ActivityQuery) (lo, hi *bound) {
+				return textBound(q.DueFrom), textBound(q.DueTo)
+			}},
+		},
 	},
 }
 

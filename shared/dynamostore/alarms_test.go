@@ -124,7 +124,7 @@ func TestBackfillMovesDayIndexedAlarms(t *testing.T) {
 	if got := readDue(t, s, team, until); len(got) != 0 {
 		t.Fatalf("DueAlarms of a day-indexed alarm = %+v; want none before the backfill", got)
 	}
-	reports, err := s.Backfill(ctx)
+	reports, err := s.Backfill(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestBackfillMovesDayIndexedAlarms(t *testing.T) {
 	if err != nil || after.Revision != a.Revision || after.UpdatedAt != a.UpdatedAt {
 		t.Errorf("after the backfill: %+v, %v; want revision and updated_at unchanged", after, err)
 	}
-	again, err := s.Backfill(ctx)
+	again, err := s.Backfill(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,99 +5,122 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// BackfillReport is what one resource table's backfill did.
+// BackfillReport is what one table's backfill did, or with check would do.
 type BackfillReport struct {
-	Table    string `json:"table"`
-	Scanned  int    `json:"scanned"`  // record rows (or, in a module table, alarms) of the previous format found
-	Migrated int    `json:"migrated"` // rows rewritten in the current format, with order item and count
-	Skipped  int    `json:"skipped"`  // rows a live write rewrote first (already current)
-	Folded   int    `json:"folded"`   // counter items of the previous format folded into the current shards
-	Moved    int    `json:"moved"`    // pending alarms moved from a UTC day's partition of by_alarm to alarmSet's
+	Table   string `json:"table"`
+	Scanned int    `json:"scanned"` // record rows, counter items and alarms of a previous format found
+	// Legacy counts the record rows among them written before index keys carried the status:
+	// lists of this version do not see them until they are migrated.
+	Legacy   int `json:"legacy"`
+	Migrated int `json:"migrated"` // record rows rewritten with their whole family (order, facet and word items, counts)
+	Skipped  int `json:"skipped"`  // rows a live write rewrote first (already current)
+	Folded   int `json:"folded"`   // counter items of the previous format folded into the current shards
+	Moved    int `json:"moved"`    // pending alarms moved from a UTC day's partition of by_alarm to alarmSet's
 }
 
-// Backfill migrates the rows written before lists kept status-prefixed index keys, order items and
-// counts (docs/storage.md, "Migration"): each such row is rewritten in the current format in one
-// transaction with its order item and its status's count, conditioned on the row being unchanged
-// since it was read, so a row a live write rewrote meanwhile (which counted it) is skipped and
-// nothing is counted twice or lost. The rewrite keeps the record as it is (same updated_at, same
-// revision), so it fires no webhook event. It is safe to run while the API serves, to interrupt
-// and to run again (it finds only what is left). Until a team's partition holds no row of the
-// previous format, its lists are served, and counted, the old way.
+// Backfill brings the rows written by previous versions to the current format (docs/storage.md,
+// "Migration"), table by table. With check, it writes nothing and reports what it would do.
 //
-// It also folds the counter items of the previous counter format (one item per status and shard,
-// "n#<status>#<shard>") into the current shards: each is deleted, conditioned on the count read,
-// in one transaction that adds its count to a current shard. Lists sum both formats, so they count
-// right before, during and after.
+// A record row without its whole family (written before facets, or before index keys carried the
+// status) is rewritten as it is (same updated_at, same revision, so no webhook event fires) with
+// its order item, facet items, word items and counts, in one transaction conditioned on its
+// revision (and its pending alarm) being unchanged since it was read: a row a live write
+// rewrote meanwhile (which completed its family) is skipped, and nothing is counted twice or lost.
+// It is safe to run while the API serves, to interrupt and to run again (it finds only what is
+// left). Until a partition's records all have their family, its filtered lists read every record
+// of the statuses they show.
 //
-// In the activities and financial tables, it moves the pending alarms indexed under their UTC day
-// (the first format of by_alarm) to the index's one partition (alarms.go), each conditioned on
-// the alarm being unchanged since it was read; like the rest, it changes no record.
-func (s *Store) Backfill(ctx context.Context) ([]BackfillReport, error) {
+// It also folds the counter items of the first counter format ("n#<status>#<shard>") into the
+// current shards, each deleted, conditioned on the count read, in one transaction that adds its
+// count to a current shard; and, in the activities and financial tables, it moves the pending
+// alarms indexed under their UTC day (the first format of by_alarm) to the index's one partition
+// (alarms.go), each conditioned on the alarm being unchanged since it was read.
+func (s *Store) Backfill(ctx context.Context, check bool) ([]BackfillReport, error) {
 	var out []BackfillReport
 	var errs []error
-	for _, b := range []func(context.Context) (BackfillReport, error){
+	for _, b := range []func(context.Context, bool) (BackfillReport, error){
 		records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}.backfill,
 		records[patio.Client, clientRow, patio.ClientQuery]{s, &clientKind}.backfill,
 		records[patio.Deal, dealRow, patio.DealQuery]{s, &dealKind}.backfill,
+		records[patio.Activity, activityRow, patio.ActivityQuery]{s, &activityKind}.backfill,
+		records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s, &financialKind}.backfill,
 	} {
-		rep, err := b(ctx)
-		out = append(out, rep)
-		errs = append(errs, err)
-	}
-	for _, table := range s.alarmTables() {
-		rep, err := s.moveAlarms(ctx, table)
+		rep, err := b(ctx, check)
+		if rep.Table == "" && err == nil {
+			continue // a module table this configuration does not name
+		}
+		if err == nil && slices.Contains(s.alarmTables(), rep.Table) {
+			err = s.moveAlarms(ctx, &rep, check)
+		}
 		out = append(out, rep)
 		errs = append(errs, err)
 	}
 	return out, errors.Join(errs...)
 }
 
-func (r records[T, R, Q]) backfill(ctx context.Context) (BackfillReport, error) {
+// backfill scans one table for record rows and counter items of a previous format. The resource
+// tables must be configured; the module tables may not be.
+func (r records[T, R, Q]) backfill(ctx context.Context, check bool) (BackfillReport, error) {
 	rep := BackfillReport{Table: r.k.table(r.s.tables)}
 	if rep.Table == "" {
+		if r.k.alarmKey != nil {
+			return rep, nil
+		}
 		return rep, errors.New("dynamostore: backfill: the " + r.k.what + "s table is not configured")
 	}
 	t := r.table()
-	// One scan finds both: record rows of the previous format, and counter items of the previous
-	// format (the only counter items with a "count" attribute; current shards hold statuses).
-	iter := t.Scan().Filter("(begins_with('sk', ?) AND (begins_with('lsi_updated', ?) OR begins_with('lsi_updated', ?))) OR "+
-		"(begins_with('sk', ?) AND attribute_exists('count'))", r.k.prefix, "0#", "1#", countPrefix).Consistent(true).Iter()
+	iter := t.Scan().Filter("(begins_with('sk', ?) AND attribute_not_exists('"+indexedAttr+"')) OR (begins_with('sk', ?) AND attribute_exists('count'))",
+		r.k.prefix, countPrefix).Consistent(true).Iter()
 	var item dynamo.Item
 	for iter.Next(ctx, &item) {
+		rep.Scanned++
 		if status, ok := perStatusCounter(attrString(item, "sk")); ok {
-			folded, err := r.fold(ctx, item, status)
-			if err != nil {
-				return rep, wrap(err, "backfill "+r.k.what+" counts of", rep.Table)
-			}
-			if folded {
-				rep.Folded++
+			if !check {
+				folded, err := r.fold(ctx, item, status)
+				if err != nil {
+					return rep, wrap(err, "backfill counts of", rep.Table)
+				}
+				rep.Folded += btoi(folded)
 			}
 			item = nil
 			continue
 		}
-		rep.Scanned++
-		var row R
-		if err := dynamo.UnmarshalItem(item, &row); err != nil {
-			return rep, wrap(err, "backfill "+r.k.what+"s of", rep.Table)
+		if formatOf(item) == formatLegacy {
+			rep.Legacy++
 		}
-		migrated, err := r.migrate(ctx, row)
-		if err != nil {
-			return rep, wrap(err, "backfill "+r.k.what+"s of", rep.Table)
-		}
-		if migrated {
-			rep.Migrated++
-		} else {
-			rep.Skipped++
+		if !check {
+			migrated, err := r.migrate(ctx, item)
+			if err != nil {
+				return rep, wrap(err, "backfill rows of", rep.Table)
+			}
+			rep.Migrated += btoi(migrated)
+			rep.Skipped += btoi(!migrated)
 		}
 		item = nil
 	}
-	return rep, wrap(iter.Err(), "scan "+r.k.what+"s of", rep.Table)
+	return rep, wrap(iter.Err(), "scan rows of", rep.Table)
+}
+
+// perStatusCounter reports a counter item of the first counter format by its sort key
+// ("n#<status>#<shard>"), and its status.
+func perStatusCounter(sk string) (status string, ok bool) {
+	status, _, ok = strings.Cut(strings.TrimPrefix(sk, countPrefix), "#")
+	return status, ok && strings.HasPrefix(sk, countPrefix)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // fold moves a counter item of the previous format into a random current shard: its deletion,
@@ -114,7 +137,7 @@ func (r records[T, R, Q]) fold(ctx context.Context, item dynamo.Item, status str
 		}
 		ops := []op{{del: t.Delete("pk", teamID).Range("sk", sk).If("'count' = ?", n), failed: errRevConflict}}
 		if n != 0 {
-			ops = append(ops, op{upd: t.Update("pk", teamID).Range("sk", countKey(rand.IntN(countShards))).Add(status, n)})
+			ops = append(ops, op{upd: t.Update("pk", teamID).Range("sk", countKeyOf(rand.IntN(countShards))).Add(status, n)})
 		}
 		err := r.s.run(ctx, ops)
 		if !errors.Is(err, errRevConflict) || attempt == maxFoldAttempts {
@@ -134,20 +157,22 @@ func (r records[T, R, Q]) fold(ctx context.Context, item dynamo.Item, status str
 // maxFoldAttempts bounds fold's retries against writers of the previous release.
 const maxFoldAttempts = 5
 
-// migrate rewrites one row of the previous format; false when a live write got there first.
-func (r records[T, R, Q]) migrate(ctx context.Context, row R) (bool, error) {
+// migrate rewrites one row of a previous format as it is, with its whole family; false when a
+// live write got there first.
+func (r records[T, R, Q]) migrate(ctx context.Context, stored dynamo.Item) (bool, error) {
+	var row R
+	if err := dynamo.UnmarshalItem(stored, &row); err != nil {
+		return false, err
+	}
 	rec, err := r.k.decode(row)
 	if err != nil {
 		return false, err
 	}
 	teamID, _ := r.k.key(rec)
-	item, err := dynamo.MarshalItem(row)
+	ops, err := r.replace(teamID, rec, stored, rec)
 	if err != nil {
 		return false, err
 	}
-	old := attrString(item, "lsi_updated")
-	put := r.table().Put(r.k.encode(rec)).If("'rev' = ? AND 'lsi_updated' = ?", revAttr(r.k.revision(rec)), old)
-	ops := append([]op{{put: put, failed: errRevConflict}}, r.trackOps(teamID, nil, false, rec)...)
 	err = r.s.run(ctx, ops)
 	if errors.Is(err, errRevConflict) {
 		return false, nil
@@ -157,9 +182,9 @@ func (r records[T, R, Q]) migrate(ctx context.Context, row R) (bool, error) {
 
 // moveAlarms moves a table's pending alarms indexed under their UTC day to alarmSet's partition:
 // one conditional update each (a live write that re-armed the alarm meanwhile already put it
-// there, and it is skipped).
-func (s *Store) moveAlarms(ctx context.Context, table string) (BackfillReport, error) {
-	rep := BackfillReport{Table: table}
+// there, and it is skipped). With check, it counts them.
+func (s *Store) moveAlarms(ctx context.Context, rep *BackfillReport, check bool) error {
+	table := rep.Table
 	t := s.db.Table(table)
 	iter := t.Scan().Filter("attribute_exists('alarm_key') AND 'alarm_day' <> ?", alarmSet).
 		Project("pk", "sk", "alarm_key").Consistent(true).Iter()
@@ -170,16 +195,19 @@ func (s *Store) moveAlarms(ctx context.Context, table string) (BackfillReport, e
 	}
 	for iter.Next(ctx, &row) {
 		rep.Scanned++
+		if check {
+			continue
+		}
 		err := t.Update("pk", row.PK).Range("sk", row.SK).Set("alarm_day", alarmSet).
 			If("'alarm_key' = ?", row.AlarmKey).Run(ctx)
 		switch {
 		case dynamo.IsCondCheckFailed(err):
 			rep.Skipped++
 		case err != nil:
-			return rep, wrap(err, "move alarms of", table)
+			return wrap(err, "move alarms of", table)
 		default:
 			rep.Moved++
 		}
 	}
-	return rep, wrap(iter.Err(), "scan alarms of", table)
+	return wrap(iter.Err(), "scan alarms of", table)
 }

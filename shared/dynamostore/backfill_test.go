@@ -2,8 +2,6 @@ package dynamostore_test
 
 import (
 	"context"
-	"fmt"
-	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,24 +11,31 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Data written before lists kept counts and order items is listed correctly the old way, and the
-// backfill upgrades it in place (no updated_at or revision moves) while a live write goes on.
+// Data written by previous versions (the first list format, and the previous one without facet
+// and word items) is listed correctly before the backfill, which brings it to the current format
+// in place (no updated_at or revision moves) while a live write goes on; --check reports what is
+// left without writing.
 func TestBackfill(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	teamID, _ := patio.NewID()
-	var legacy []patio.Vehicle
-	for i, status := range []string{"ativo", "ativo", "reservado", "arquivado", "vendido", "arquivado"} {
+	var old []patio.Vehicle
+	for i, status := range []string{"ativo", "ativo", "reservado", "vendido", "arquivado", "arquivado"} {
 		id, now := patio.NewID()
-		v, err := patio.NewVehicle(teamID, id, now, patio.VehicleInput{Brand: patio.Some("Fiat"),
+		v, err := patio.NewVehicle(teamID, id, now, patio.VehicleInput{Brand: patio.Some([]string{"Fiat", "Toyota"}[i%2]),
 			Model: patio.Some("Uno"), Price: patio.Some(money.Cents(100 * (i + 1)))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		v.Status, v.Revision = status, 3
-		dynamostore.PutLegacy(t, s, v)
-		legacy = append(legacy, v)
+		if i < 2 {
+			dynamostore.PutLegacy(t, s, v) // the first format: no status in its keys, no order item, not counted
+		} else {
+			dynamostore.PutCounted(t, s, v) // the previous one: no facet or word items
+		}
+		old = append(old, v)
 	}
+	current := createVehicle(t, s, teamID, patio.VehicleInput{Brand: patio.Some("Toyota")})
 	vehicles := s.Vehicles()
 	list := func(q patio.VehicleQuery) patio.Listed[patio.Vehicle] {
 		t.Helper()
@@ -44,56 +49,57 @@ func TestBackfill(t *testing.T) {
 		}
 		return got
 	}
-	byPrice := patio.VehicleQuery{ListQuery: patio.ListQuery{Sort: "price", Desc: true}}
-	before := list(byPrice)
-	if before.Total != 4 || len(before.Items) != 4 || before.Items[0].ID != legacy[4].ID {
-		t.Fatalf("legacy list = total %d %v; want the 4 shown vehicles, dearest (vendido) first", before.Total, vehicleIDs(before.Items))
+	toyota := patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: patio.ListQuery{Sort: "price", Desc: true}}
+	// Before the backfill, the previous format's rows are listed (the first format's are not: a
+	// table must hold none of them when this version serves, see --check).
+	if got := list(toyota); got.Total != 2 || !reflect.DeepEqual(vehicleIDs(got.Items), []string{current.ID, old[3].ID}) {
+		t.Errorf("brand=toyota before the backfill = %d %v; want the new Toyota, then the vendido one (its previous-format row)",
+			got.Total, vehicleIDs(got.Items))
 	}
-	// A live write of a legacy record counts it and writes its order item.
-	if _, err := vehicles.Update(ctx, teamID, legacy[0].ID, func(cur patio.Vehicle) (patio.Write[patio.Vehicle], error) {
+	// A live write of a previous-format record completes its family.
+	if _, err := vehicles.Update(ctx, teamID, old[2].ID, func(cur patio.Vehicle) (patio.Write[patio.Vehicle], error) {
 		cur.Color = ptr("azul")
 		return patio.Write[patio.Vehicle]{Record: cur, Changed: true}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	reports, err := s.Backfill(ctx)
+	checked, err := s.Backfill(ctx, true)
+	if err != nil || checked[0].Scanned != 5 || checked[0].Legacy != 2 || checked[0].Migrated != 0 {
+		t.Errorf("Backfill(check) = %+v, %v; want 5 vehicle rows to migrate, 2 of the first format, nothing written", checked, err)
+	}
+	reports, err := s.Backfill(ctx, false)
 	if err != nil {
 		t.Fatalf("Backfill = %v", err)
 	}
 	if r := reports[0]; r.Migrated != 5 {
-		t.Errorf("vehicles backfill = %+v; want the 5 rows still legacy migrated", r)
+		t.Errorf("vehicles backfill = %+v; want the 5 rows still of a previous format migrated", r)
 	}
-	again, err := s.Backfill(ctx)
+	again, err := s.Backfill(ctx, true)
 	if err != nil || again[0].Scanned != 0 {
-		t.Errorf("second Backfill = %+v, %v; want nothing left", again, err)
+		t.Errorf("Backfill(check) after the backfill = %+v, %v; want nothing left", again, err)
 	}
-	counts, legacyLeft, err := dynamostore.VehicleCounts(ctx, s, teamID)
-	if err != nil || legacyLeft {
-		t.Fatalf("legacy rows left after the backfill = %v, %v; want none", legacyLeft, err)
+	counts, indexed, err := dynamostore.VehicleCounts(ctx, s, teamID)
+	if want := map[string]int{"ativo": 3, "reservado": 1, "vendido": 1, "arquivado": 2}; err != nil || !reflect.DeepEqual(counts, want) || indexed != 7 {
+		t.Errorf("counts after the backfill = %v, %d complete, %v; want %v, all 7 complete", counts, indexed, err, want)
 	}
-	after := list(byPrice)
-	if after.Total != before.Total || !reflect.DeepEqual(vehicleIDs(after.Items), vehicleIDs(before.Items)) {
-		t.Errorf("list after the backfill = %d %v; want as before: %d %v", after.Total, vehicleIDs(after.Items), before.Total, vehicleIDs(before.Items))
-	}
-	if want := map[string]int{"ativo": 2, "reservado": 1, "vendido": 1, "arquivado": 2}; !reflect.DeepEqual(counts, want) {
-		t.Errorf("counts after the backfill = %v; want %v", counts, want)
-	}
-	for _, v := range legacy[1:] {
+	for _, v := range old[3:] {
 		got, err := vehicles.Get(ctx, teamID, v.ID)
 		if err != nil || got.Revision != v.Revision || got.UpdatedAt != v.UpdatedAt {
 			t.Errorf("vehicle %s after the backfill: revision %d, updated_at %s (%v); want %d, %s unchanged",
 				v.ID, got.Revision, got.UpdatedAt, err, v.Revision, v.UpdatedAt)
 		}
 	}
-	archived := list(patio.VehicleQuery{ListQuery: patio.ListQuery{Status: []string{"arquivado"}}})
-	if archived.Total != 2 || len(archived.Items) != 2 {
-		t.Errorf("archived after the backfill = %d %v; want 2", archived.Total, vehicleIDs(archived.Items))
+	if got := list(toyota); got.Total != 3 || !reflect.DeepEqual(vehicleIDs(got.Items), []string{current.ID, old[3].ID, old[1].ID}) {
+		t.Errorf("brand=toyota after the backfill = %d %v; want the three shown Toyotas, dearest first", got.Total, vehicleIDs(got.Items))
+	}
+	if got := list(patio.VehicleQuery{ListQuery: patio.ListQuery{Status: []string{"arquivado"}}, Q: ptr("uno")}); got.Total != 2 {
+		t.Errorf("q=uno&status=arquivado after the backfill = %d %v; want the 2 archived", got.Total, vehicleIDs(got.Items))
 	}
 }
 
-// Counts kept in the previous counter format (one item per status and shard) still count, and the
-// backfill folds them into the current shards (one item per shard for every status) without
-// changing a total, while live writes count in the current format.
+// Counts kept in the first counter format (one item per status and shard) are folded by the
+// backfill into the current shards (one item per shard for every status), while live writes count
+// in the current format.
 func TestBackfillFoldsPerStatusCounters(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
@@ -127,10 +133,7 @@ func TestBackfillFoldsPerStatusCounters(t *testing.T) {
 		}
 		return out[0], out[1]
 	}
-	if shown, archived := totals(); shown != 9 || archived != 5 {
-		t.Errorf("totals before the backfill = %d shown, %d archived; want 9, 5", shown, archived)
-	}
-	reports, err := s.Backfill(ctx)
+	reports, err := s.Backfill(ctx, false)
 	if err != nil {
 		t.Fatalf("Backfill = %v", err)
 	}
@@ -141,7 +144,6 @@ func TestBackfillFoldsPerStatusCounters(t *testing.T) {
 		t.Errorf("totals after the backfill = %d shown, %d archived; want 9, 5", shown, archived)
 	}
 	counts, _, err := dynamostore.VehicleCounts(ctx, s, team)
-	maps.DeleteFunc(counts, func(_ string, n int) bool { return n == 0 })
 	if err != nil || !reflect.DeepEqual(counts, want) {
 		t.Errorf("counts after the backfill = %v, %v; want %v", counts, err, want)
 	}
@@ -150,11 +152,11 @@ func TestBackfillFoldsPerStatusCounters(t *testing.T) {
 		t.Errorf("counter items after the backfill = %v, %v; want at most %d", keys, err, dynamostore.CountShards)
 	}
 	for _, k := range keys {
-		if strings.Count(k, "#") != 1 {
+		if strings.Count(k, "#") != 1 || !strings.HasPrefix(k, "n#") {
 			t.Errorf("counter item %q left after the backfill; want only current shards (n#<shard>)", k)
 		}
 	}
-	if again, err := s.Backfill(ctx); err != nil || again[0].Folded != 0 {
+	if again, err := s.Backfill(ctx, false); err != nil || again[0].Folded != 0 {
 		t.Errorf("second Backfill = %+v, %v; want nothing left to fold", again, err)
 	}
 }
@@ -167,41 +169,9 @@ func vehicleIDs(vs []patio.Vehicle) []string {
 	return out
 }
 
-// Imported vehicles are listed and counted as created ones are.
-func TestImportVehicles(t *testing.T) {
-	s := newStore(t)
-	ctx := context.Background()
-	team := newTeam()
-	var vs []patio.Vehicle
-	for i := range 60 {
-		v := newVehicle(t, team, patio.VehicleInput{Plate: patio.Some(fmt.Sprintf("IMP%04d", i))})
-		v.Status = []string{"ativo", "vendido", "arquivado"}[i%3]
-		vs = append(vs, v)
-	}
-	if err := s.ImportVehicles(ctx, team, vs); err != nil {
-		t.Fatal(err)
-	}
-	counts, legacy, err := dynamostore.VehicleCounts(ctx, s, team)
-	if want := map[string]int{"ativo": 20, "vendido": 20, "arquivado": 20}; err != nil || legacy || !reflect.DeepEqual(counts, want) {
-		t.Errorf("counts after import = %v (legacy %v, %v); want %v", counts, legacy, err, want)
-	}
-	if keys, err := dynamostore.VehicleCounterKeys(ctx, s, team); err != nil || len(keys) != dynamostore.CountShards {
-		t.Errorf("counter items after import = %v, %v; want the %d shards", keys, err, dynamostore.CountShards)
-	}
-	q, _ := patio.VehicleQuery{ListQuery: patio.ListQuery{Limit: patio.Some(100)}}.Check()
-	got, err := s.Vehicles().List(ctx, team, q)
-	if err != nil || got.Total != 40 || len(got.Items) != 40 {
-		t.Errorf("default list after import = %d items, total %d, %v; want the 40 not archived", len(got.Items), got.Total, err)
-	}
-	dup := newVehicle(t, team, patio.VehicleInput{Plate: patio.Some("IMP0007")})
-	if _, err := s.Vehicles().Create(ctx, patio.Write[patio.Vehicle]{Record: dup, Changed: true}); !patio.IsKind(err, patio.KindDuplicate) {
-		t.Errorf("Create with an imported plate = %v; want KindDuplicate", err)
-	}
-}
-
 // A deal that wins a vehicle whose row awaits the backfill sells it and counts it once: the
-// store's first attempt takes the row to be current, its condition says otherwise, and the next
-// attempt reads the row and counts the vehicle as new.
+// store's first attempt takes the row to have its whole family, its condition says otherwise, and
+// the next attempt reads the row and completes it.
 func TestWinningDealSellsALegacyVehicle(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
@@ -209,7 +179,7 @@ func TestWinningDealSellsALegacyVehicle(t *testing.T) {
 	c := createClient(t, s, team, individual("Ana", cpfOf(t, "987654321")))
 	v := newVehicle(t, team, patio.VehicleInput{})
 	v.Revision = 2
-	dynamostore.PutLegacy(t, s, v)
+	dynamostore.PutCounted(t, s, v)
 	deals := patio.NewDeals(s.Deals(), s.Vehicles())
 	d, err := deals.Create(ctx, team, patio.DealInput{Title: patio.Some("Argo"), ClientID: patio.Some(c.ID), VehicleID: patio.Some(v.ID)})
 	if err != nil {
@@ -222,9 +192,9 @@ func TestWinningDealSellsALegacyVehicle(t *testing.T) {
 	if err != nil || sold.Status != patio.VehicleSold || sold.Revision != 3 {
 		t.Errorf("vehicle after the win = %+v, %v; want vendido at revision 3", sold, err)
 	}
-	counts, legacy, err := dynamostore.VehicleCounts(ctx, s, team)
-	if err != nil || legacy || counts[patio.VehicleSold] != 1 || counts[patio.VehicleActive] != 0 {
-		t.Errorf("counts = %v (legacy rows left: %v), %v; want vendido 1 and nothing else", counts, legacy, err)
+	counts, indexed, err := dynamostore.VehicleCounts(ctx, s, team)
+	if err != nil || indexed != 1 || !reflect.DeepEqual(counts, map[string]int{patio.VehicleSold: 1}) {
+		t.Errorf("counts = %v (%d complete), %v; want vendido 1 and nothing else, complete", counts, indexed, err)
 	}
 	q, err := patio.VehicleQuery{ListQuery: patio.ListQuery{Status: []string{patio.VehicleSold}}}.Check()
 	if err != nil {

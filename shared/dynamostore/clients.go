@@ -1,8 +1,6 @@
 package dynamostore
 
 import (
-	"strings"
-
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -30,8 +28,7 @@ type clientRow struct {
 	UpdatedAt         string      `dynamo:"updated_at"`
 	Rev               int         `dynamo:"rev"`
 
-	// Derived attributes for filters and sorted indexes.
-	Search     string `dynamo:"search"`
+	// Derived attributes for sorted indexes.
 	LSIUpdated string `dynamo:"lsi_updated"`
 	LSIName    string `dynamo:"lsi_name"`
 }
@@ -59,19 +56,12 @@ func toClientRow(c patio.Client) clientRow {
 		addr = &addressRow{Street: a.Street, Number: a.Number, Complement: a.Complement,
 			District: a.District, City: a.City, State: a.State, ZipCode: a.ZipCode}
 	}
-	search := []string{patio.Fold(c.Name)}
-	for _, s := range []*string{c.TradeName, c.Email} {
-		if s != nil {
-			search = append(search, patio.Fold(*s))
-		}
-	}
 	return clientRow{
 		PK: c.TeamID, SK: clientSK(c.ID), ID: c.ID, Type: c.Type, Name: c.Name, TradeName: c.TradeName,
 		CPF: c.CPF, CNPJ: c.CNPJ, Email: c.Email, Phone: c.Phone, BirthDate: birth,
 		StateRegistration: c.StateRegistration, Address: addr, Notes: c.Notes, Status: c.Status,
 		CreatedAt: c.CreatedAt.String(), UpdatedAt: c.UpdatedAt.String(), Rev: revAttr(c.Revision),
 
-		Search:     strings.Join(search, "\x1f"),
 		LSIUpdated: sortKey(c.Status, ptrTo(c.UpdatedAt.String()), c.ID),
 		LSIName:    sortKey(c.Status, foldedText(c.Name), c.ID),
 	}
@@ -127,25 +117,30 @@ var clientKind = kind[patio.Client, clientRow, patio.ClientQuery]{
 		"updated_at": {index: "by_updated", attr: "lsi_updated"},
 		"name":       {index: "by_name", attr: "lsi_name"},
 	},
-	status:      func(c patio.Client) string { return c.Status },
-	orderPrefix: "co#",
-	orderItem: func(row clientRow, sk string) clientRow {
-		row.SK = sk
-		row.LSIUpdated = ""
-		row.LSIName = ""
-		return row
-	},
-	current: func(row clientRow) bool { return !legacySortKey(row.LSIUpdated) },
-	filter: func(q patio.ClientQuery) (filter, patio.ListQuery) {
-		var f filter
-		f.common(q.ListQuery)
-		f.in("type", q.Type)
-		f.eq("cpf", q.CPF)
-		f.eq("cnpj", q.CNPJ)
-		if q.Q != nil {
-			f.add("contains('search', ?)", *q.Q)
-		}
-		return f, q.ListQuery
+	list: &listing[patio.Client, patio.ClientQuery]{
+		letter: "c", statuses: patio.ClientStatuses,
+		query: func(q patio.ClientQuery) patio.ListQuery { return q.ListQuery },
+		facets: []facet[patio.ClientQuery]{
+			{name: "type", attr: "type", closed: true, filter: func(q patio.ClientQuery) []string { return q.Type }},
+		},
+		unique: func(q patio.ClientQuery) *uniqueFilter {
+			var u *uniqueFilter
+			for _, doc := range []struct {
+				kind  string
+				value *string
+			}{{"cpf", q.CPF}, {"cnpj", q.CNPJ}} {
+				if doc.value == nil {
+					continue
+				}
+				if u == nil {
+					u = &uniqueFilter{guard: doc.kind + "#" + *doc.value}
+				}
+				u.conds = append(u.conds, in(doc.kind, []string{*doc.value}))
+			}
+			return u
+		},
+		words: patio.Client.Words,
+		terms: func(q patio.ClientQuery) []string { return q.Terms },
 	},
 }
 

@@ -109,26 +109,21 @@ var dealKind = kind[patio.Deal, dealRow, patio.DealQuery]{
 		"title":               {index: "by_title", attr: "lsi_title"},
 		"expected_close_date": {index: "by_close_date", attr: "lsi_close", optional: true},
 	},
-	status:      func(d patio.Deal) string { return d.Status },
-	orderPrefix: "do#",
-	orderItem: func(row dealRow, sk string) dealRow {
-		row.SK = sk
-		row.LSIUpdated = ""
-		row.LSIValue = ""
-		row.LSITitle = ""
-		row.LSIClose = ""
-		return row
-	},
-	current: func(row dealRow) bool { return !legacySortKey(row.LSIUpdated) },
-	filter: func(q patio.DealQuery) (filter, patio.ListQuery) {
-		var f filter
-		f.common(q.ListQuery)
-		f.in("phase", q.Phase)
-		f.eq("client_id", q.ClientID)
-		f.eq("vehicle_id", q.VehicleID)
-		f.cents("value_cents", ">=", q.ValueMin)
-		f.cents("value_cents", "<=", q.ValueMax)
-		return f, q.ListQuery
+	list: &listing[patio.Deal, patio.DealQuery]{
+		letter: "d", statuses: patio.DealStatuses,
+		query: func(q patio.DealQuery) patio.ListQuery { return q.ListQuery },
+		facets: []facet[patio.DealQuery]{
+			{name: "phase", attr: "phase", closed: true, filter: func(q patio.DealQuery) []string { return q.Phase }},
+			{name: "client_id", attr: "client_id", filter: func(q patio.DealQuery) []string { return one(q.ClientID) }},
+			{name: "vehicle_id", attr: "vehicle_id", filter: func(q patio.DealQuery) []string { return one(q.VehicleID) }},
+		},
+		ranges: []rangeField[patio.DealQuery]{
+			{attr: "value_cents", sort: "value", bounds: func(q patio.DealQuery) (lo, hi *bound) {
+				return centsBound(q.ValueMin), centsBound(q.ValueMax)
+			}},
+		},
+		words: patio.Deal.Words,
+		terms: func(q patio.DealQuery) []string { return q.Terms },
 	},
 }
 

@@ -33,15 +33,35 @@ func PutLegacy(t *testing.T, s *Store, v patio.Vehicle) {
 	}
 }
 
-// VehicleCounts returns a team's maintained vehicle counts, and whether it still has legacy rows.
-func VehicleCounts(ctx context.Context, s *Store, teamID string) (map[string]int, bool, error) {
-	t := s.db.Table(s.tables.Vehicles)
-	counts, err := s.counts(ctx, t, teamID)
+// PutCounted stores a vehicle the way the previous version did: its row without words or the
+// mark of a complete family, its order item and its status's count, and no facet or word items.
+func PutCounted(t *testing.T, s *Store, v patio.Vehicle) {
+	t.Helper()
+	r := s.Vehicles().(records[patio.Vehicle, vehicleRow, patio.VehicleQuery])
+	row, err := r.rowItem(v)
 	if err != nil {
-		return nil, false, err
+		t.Fatal(err)
 	}
-	legacy, err := s.hasLegacy(ctx, t, teamID)
-	return counts, legacy, err
+	delete(row, wordsAttr)
+	delete(row, indexedAttr)
+	ops := []op{{put: r.table().Put(row)}}
+	ops = append(ops, r.familyOps(v.TeamID, family{}, r.family(row, formatCounted))...)
+	if err := s.run(context.Background(), ops); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// VehicleCounts returns a team's maintained vehicle counts by status, and how many of its
+// vehicles have their whole family.
+func VehicleCounts(ctx context.Context, s *Store, teamID string) (map[string]int, int, error) {
+	t, err := s.tallies(ctx, s.db.Table(s.tables.Vehicles), teamID, true, nil)
+	out := map[string]int{}
+	for _, status := range patio.VehicleStatuses {
+		if n := t.status([]string{status}); n != 0 {
+			out[status] = n
+		}
+	}
+	return out, t[countKey{attr: indexedAttr}], err
 }
 
 // PutPerStatusCount stores a vehicle counter item of the previous counter format: one item per
@@ -83,3 +103,14 @@ func IndexAlarmUnderDay(t *testing.T, s *Store, teamID, id string) {
 		t.Fatal(err)
 	}
 }
+
+// ServeFewMatchesUpTo sets how many matches per range a list's count reads in full to cut its page
+// from them, until the test ends (0: never).
+func ServeFewMatchesUpTo(t *testing.T, n int) {
+	was := fewPerRange
+	fewPerRange = n
+	t.Cleanup(func() { fewPerRange = was })
+}
+
+// CountShards is the number of status shards a team's counts are spread over.
+const CountShards = countShards

@@ -105,29 +105,24 @@ var financialKind = kind[patio.FinancialRecord, financialRow, patio.FinancialQue
 		"due_date":   {index: "by_due", attr: "lsi_due"},
 		"amount":     {index: "by_amount", attr: "lsi_amount"},
 	},
-	status:      func(f patio.FinancialRecord) string { return f.Status },
-	orderPrefix: "fo#",
-	orderItem: func(row financialRow, sk string) financialRow {
-		row.SK, row.LSIUpdated, row.LSIDue, row.LSIAmount, row.AlarmDay, row.AlarmKey = sk, "", "", "", "", ""
-		return row
-	},
-	current:  func(row financialRow) bool { return !legacySortKey(row.LSIUpdated) },
 	alarmKey: func(row financialRow) string { return row.AlarmKey },
-	filter: func(q patio.FinancialQuery) (filter, patio.ListQuery) {
-		var f filter
-		f.common(q.ListQuery)
-		f.in("type", q.Type)
-		f.in("category", q.Category)
-		f.eq("vehicle_id", q.VehicleID)
-		f.eq("client_id", q.ClientID)
-		f.eq("deal_id", q.DealID)
-		if q.DueFrom != nil {
-			f.add("'due_date' >= ?", q.DueFrom.String())
-		}
-		if q.DueTo != nil {
-			f.add("'due_date' <= ?", q.DueTo.String())
-		}
-		return f, q.ListQuery
+	list: &listing[patio.FinancialRecord, patio.FinancialQuery]{
+		letter: "f", statuses: patio.FinancialStatuses, rowOnly: []string{"alarm_day", "alarm_key"},
+		query: func(q patio.FinancialQuery) patio.ListQuery { return q.ListQuery },
+		facets: []facet[patio.FinancialQuery]{
+			{name: "type", attr: "type", closed: true, filter: func(q patio.FinancialQuery) []string { return q.Type }},
+			{name: "category", attr: "category", closed: true, filter: func(q patio.FinancialQuery) []string { return q.Category }},
+			{name: "payment_method", attr: "payment_method", closed: true,
+				filter: func(q patio.FinancialQuery) []string { return q.PaymentMethod }},
+			{name: "vehicle_id", attr: "vehicle_id", filter: func(q patio.FinancialQuery) []string { return one(q.VehicleID) }},
+			{name: "client_id", attr: "client_id", filter: func(q patio.FinancialQuery) []string { return one(q.ClientID) }},
+			{name: "deal_id", attr: "deal_id", filter: func(q patio.FinancialQuery) []string { return one(q.DealID) }},
+		},
+		ranges: []rangeField[patio.FinancialQuery]{
+			{attr: "due_date", sort: "due_date", bounds: func(q patio.FinancialQuery) (lo, hi *bound) {
+				return textBound(q.DueFrom), textBound(q.DueTo)
+			}},
+		},
 	},
 }
 

@@ -1,126 +1,489 @@
 package dynamostore
 
 import (
-	"fmt"
+	"context"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 
-	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// sortKey builds a record's index sort key for one sort field: "<status>#1#<value>\x01<id>" when
-// the record has a value, "<status>#0#<id>" when it has none. The status prefix gives each status
-// its own range, so a list reads only the statuses it shows (soft-deleted records are never read
-// to serve a default list); the 1#/0# split lets it read records without a value after the others
-// in either direction; the id breaks ties in the direction of the sort (docs/storage.md).
-func sortKey(status string, value *string, id string) string {
-	if value == nil {
-		return status + "#0#" + id
+// A list is served one of five ways (docs/storage.md, "Plans"):
+//
+//   - status alone (the default list), or one facet in a partition known complete: the rows' or
+//     the facet's ranges, and the maintained counts, side by side in one round trip (countedList);
+//   - a unique value (plate, CPF, CNPJ): the guard, then its record (uniqueList);
+//   - a partition whose records do not all have their family yet (until the maintenance
+//     backfill): every record of the shown statuses, filtered in memory (scanList);
+//   - otherwise by its plan: the page from one driver in the list's order with the other
+//     conditions as a filter, the total from the counts or over the most selective driver
+//     (planned), which for q alone is its word items (wordsList).
+
+// fewPerRange bounds the matches a count reads in full, per range, to cut the page from them in
+// memory rather than read the page again (they are few enough that reading them costs less than
+// a filtered read of the list's order). A variable for the tests, which serve the same lists both
+// ways.
+var fewPerRange = 100
+
+// list serves a list query.
+func (r records[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+	switch {
+	case sp.unique != nil:
+		return r.uniqueList(ctx, teamID, sp)
+	case sp.statusOnly():
+		return r.countedList(ctx, teamID, sp, driver{sort: sp.lq.Sort}, true)
+	case sp.oneFacet() && r.knownIndexed(teamID):
+		return r.countedList(ctx, teamID, sp, driver{facet: &sp.facets[0], sort: sp.lq.Sort}, false)
 	}
-	return status + "#1#" + strings.Map(func(r rune) rune {
-		if r < 0x20 {
-			return -1
+	t, complete, err := r.tally(ctx, teamID, sp)
+	if err != nil {
+		return patio.Listed[T]{}, err
+	}
+	if !complete {
+		return r.scanList(ctx, teamID, sp)
+	}
+	p := planList(sp, t)
+	if p.count != nil && p.count.words {
+		return r.wordsList(ctx, teamID, sp)
+	}
+	return r.planned(ctx, teamID, sp, p, t)
+}
+
+// knownIndexed reports a partition this process found complete (every record with its whole
+// family): it stays so, since every write completes its record's family.
+func (r records[T, R, Q]) knownIndexed(teamID string) bool {
+	_, ok := r.s.indexed.Load(r.table().Name() + "\x00" + teamID)
+	return ok
+}
+
+// tally reads the counts a list needs: its facets' and, unless this process found the partition
+// complete before (knownIndexed), the status shards, which tell whether it is; a partition found
+// complete is remembered.
+func (r records[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (tally, bool, error) {
+	known := r.knownIndexed(teamID)
+	shards := !known
+	var open []string
+	for _, f := range sp.facets {
+		shards = shards || f.closed
+		for _, v := range f.values {
+			if !f.closed {
+				open = append(open, facetKey(f.name, v))
+			}
 		}
-		return r
-	}, *value) + "\x01" + id
-}
-
-// legacySortKey reports an index sort key written before keys carried the status
-// ("1#<value>\x01<id>", "0#<id>"): its record is not yet migrated (maintenance backfill).
-func legacySortKey(key string) bool {
-	return strings.HasPrefix(key, "1#") || strings.HasPrefix(key, "0#")
-}
-
-// currentRowCond is a write condition that a record of status has a row of the current format
-// (the opposite of legacySortKey on its by_updated key, which starts with the status).
-func currentRowCond(status string) (expr string, arg any) {
-	return "begins_with('lsi_updated', ?)", status + "#"
-}
-
-func padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }
-
-func foldedText(s string) *string { f := patio.Fold(s); return &f }
-
-// sortIndex says how to read a table in the order of one sort field.
-type sortIndex struct {
-	index    string // the local index; "" for creation order, read from the order items (docs/storage.md)
-	attr     string // the index's sort key attribute
-	optional bool   // records may lack the value: read the 0# range after the 1# range
-}
-
-// filter accumulates a DynamoDB filter expression in guregu/dynamo's placeholder syntax. The
-// status condition is kept apart: a list reads one status's range at a time (index keys and order
-// items start with the status), so its reads need no condition on it, and a list with no other
-// condition is counted from the maintained counts. Only the legacy path, which reads every record
-// of the team, filters by status (withStatus).
-type filter struct {
-	status []string
-	parts  []string
-	args   []any
-}
-
-func (f *filter) add(expr string, args ...any) {
-	f.parts = append(f.parts, expr)
-	f.args = append(f.args, args...)
-}
-
-// statusOnly reports a filter with no condition but the status one.
-func (f filter) statusOnly() bool { return len(f.parts) == 0 }
-
-// withStatus returns the filter with the status condition among its expressions.
-func (f filter) withStatus() filter {
-	if len(f.status) == 0 {
-		return f
 	}
-	marks, args := placeholders(f.status)
-	return filter{status: f.status, parts: append([]string{"'status' IN (" + marks + ")"}, f.parts...),
-		args: append(args, f.args...)}
+	if !shards && len(open) == 0 {
+		return tally{}, true, nil
+	}
+	t, err := r.s.tallies(ctx, r.table(), teamID, shards, open)
+	if err != nil {
+		return nil, false, err
+	}
+	complete := known || t.complete(r.k.list.statuses)
+	if complete && !known {
+		r.s.indexed.Store(r.table().Name()+"\x00"+teamID, struct{}{})
+	}
+	return t, complete, nil
 }
 
-// in adds "attr IN (...)"; an empty list adds nothing.
-func (f *filter) in(attr string, values []string) {
-	if len(values) == 0 {
-		return
-	}
-	marks, args := placeholders(values)
-	f.add("'"+attr+"' IN ("+marks+")", args...)
+// countedList serves a list whose total the maintained counts tell (status alone, or one facet
+// in a partition known complete): its page from the driver and its total, side by side, in one
+// round trip.
+func (r records[T, R, Q]) countedList(ctx context.Context, teamID string, sp spec, d driver, statusOnly bool) (patio.Listed[T], error) {
+	var out patio.Listed[T]
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		out.Items, out.After, err = r.streamPage(gctx, teamID, sp.lq, d, d.rest(sp.conds()))
+		return err
+	})
+	g.Go(func() error {
+		if statusOnly {
+			t, err := r.s.tallies(gctx, r.table(), teamID, true, nil)
+			out.Total = t.status(sp.lq.Status)
+			return err
+		}
+		t, _, err := r.tally(gctx, teamID, sp)
+		out.Total = t.facet(*d.facet, sp.lq.Status)
+		return err
+	})
+	return out, g.Wait()
 }
 
-// eq adds "attr = value" when value is set.
-func (f *filter) eq(attr string, value *string) {
-	if value != nil {
-		f.add("'"+attr+"' = ?", *value)
+// planned serves a list by its plan. Its total comes from the counts, or is counted over the
+// count driver; when that driver is not the page's, its matches are read first, up to
+// fewPerRange per range, and when they are all read the page is cut from them.
+func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p plan, t tally) (patio.Listed[T], error) {
+	all := sp.conds()
+	if p.count == nil {
+		items, after, err := r.streamPage(ctx, teamID, sp.lq, p.page, p.page.rest(all))
+		total := t.status(sp.lq.Status)
+		if len(sp.facets) == 1 {
+			total = t.facet(sp.facets[0], sp.lq.Status)
+		}
+		return patio.Listed[T]{Items: items, Total: total, After: after}, err
 	}
+	rd, segs := r.driverRanges(teamID, sp.lq, *p.count, p.count.rest(all))
+	limit := fewPerRange
+	switch {
+	case *p.count == p.page:
+		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
+	case p.count.rng != nil && p.count.rng.sort == "updated_at":
+		limit = 0 // a sync in another order reads the changes since, whatever their number, and nothing older
+	case limit == 0:
+		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
+	}
+	items, ends, err := readRanges(ctx, rd, segs, limit)
+	if err != nil {
+		return patio.Listed[T]{}, err
+	}
+	var rest []segment
+	var starts []dynamo.PagingKey
+	for i, end := range ends {
+		if end != nil {
+			rest, starts = append(rest, segs[i]), append(starts, end)
+		}
+	}
+	if len(rest) == 0 {
+		return r.fromMatches(items, sp)
+	}
+	return r.countedPage(ctx, teamID, sp, p.page, rd, rest, starts, len(items))
 }
 
-// cents compares a money attribute (stored in cents) with a bound, when set.
-func (f *filter) cents(attr, op string, bound *money.Cents) {
-	if bound != nil {
-		f.add("'"+attr+"' "+op+" ?", int64(*bound))
+// countedPage reads a page from its driver while it counts ranges of the count driver from
+// where they start (nil: their beginning), the count adding to counted (matches already read).
+func (r records[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spec, page driver, rd reader, segs []segment,
+	starts []dynamo.PagingKey, counted int) (patio.Listed[T], error) {
+	out := patio.Listed[T]{Total: counted}
+	ns := make([]int, len(segs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		out.Items, out.After, err = r.streamPage(gctx, teamID, sp.lq, page, page.rest(sp.conds()))
+		return err
+	})
+	for i, s := range segs {
+		g.Go(func() (err error) {
+			ns[i], err = rd.count(gctx, s.lo, s.hi, starts[i])
+			return err
+		})
 	}
+	err := g.Wait()
+	for _, n := range ns {
+		out.Total += n
+	}
+	return out, err
 }
 
-// common adds the filters every resource shares: status, the created_at day range and
-// updated_since.
-func (f *filter) common(q patio.ListQuery) {
-	f.status = q.Status
-	if q.CreatedFrom != nil {
-		f.add("'created_at' >= ?", q.CreatedFrom.Start().Format(patio.TimestampLayout))
+// readRanges reads the matches of every range, side by side, at most limit items examined per
+// range (0: all), and returns them with where each range stopped (nil: read to its end).
+func readRanges(ctx context.Context, rd reader, segs []segment, limit int) ([]dynamo.Item, []dynamo.PagingKey, error) {
+	got := make([][]dynamo.Item, len(segs))
+	ends := make([]dynamo.PagingKey, len(segs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, s := range segs {
+		g.Go(func() error {
+			var start dynamo.PagingKey
+			for {
+				items, lek, err := rd.read(gctx, s.lo, s.hi, start, max(limit, 1000))
+				if err != nil {
+					return err
+				}
+				got[i] = append(got[i], items...)
+				if lek == nil || limit > 0 {
+					ends[i] = lek
+					return nil
+				}
+				start = lek
+			}
+		})
 	}
-	if q.CreatedTo != nil {
-		f.add("'created_at' < ?", q.CreatedTo.Start().Add(24*time.Hour).Format(patio.TimestampLayout))
-	}
-	if q.UpdatedSince != nil {
-		f.add("'updated_at' >= ?", q.UpdatedSince.String())
-	}
+	err := g.Wait()
+	return slices.Concat(got...), ends, err
 }
 
-func (f filter) apply(q *dynamo.Query) *dynamo.Query {
-	if len(f.parts) == 0 {
-		return q
+// driverRanges returns a reader of a driver's order with a filter, and the driver's ranges for
+// every status the list shows (and every value of its facet).
+func (r records[T, R, Q]) driverRanges(teamID string, lq patio.ListQuery, d driver, filter conds) (reader, []segment) {
+	rd := reader{t: r.table(), teamID: teamID, o: r.order(d.sort), desc: lq.Desc && d.sort == lq.Sort, filter: filter}
+	var segs []segment
+	for _, base := range r.bases(rd.o, d, lq.Status) {
+		segs = append(segs, rd.o.ranges(base, d.bounds())...)
 	}
-	return q.Filter(strings.Join(f.parts, " AND "), f.args...)
+	return rd, segs
+}
+
+// bases returns the key prefixes of a driver's ranges in an order, one per status (per value of
+// its facet).
+func (r records[T, R, Q]) bases(o order, d driver, statuses []string) []string {
+	letter := r.k.list.letter
+	var out []string
+	for _, status := range statuses {
+		if d.facet == nil {
+			base := status + "#"
+			if o.index == "" {
+				base = letter + "o#" + base
+			}
+			out = append(out, base)
+			continue
+		}
+		for _, v := range d.facet.values {
+			base := facetKey(d.facet.name, v) + "#" + status + "#"
+			if o.index == "" {
+				base = letter + "f#" + base
+			}
+			out = append(out, base)
+		}
+	}
+	return out
+}
+
+// streamPage reads one page from a driver's ranges in the list's order, merged.
+func (r records[T, R, Q]) streamPage(ctx context.Context, teamID string, lq patio.ListQuery, d driver, filter conds) ([]T, string, error) {
+	rd := reader{t: r.table(), teamID: teamID, o: r.order(lq.Sort), desc: lq.Desc, filter: filter}
+	offset := 0
+	if lq.After == "" {
+		offset = lq.Offset()
+	}
+	after := orderKey(lq.After)
+	// Each stream's first read asks for all the page can take from it and no more: offset+limit
+	// records, or limit+1 from a position (a range read from a position starts with the position's
+	// own record, in the stream that holds it, and skips it).
+	first := offset + lq.Limit.Value
+	if after != "" {
+		first++
+	}
+	var streams []*stream
+	for _, base := range r.bases(rd.o, d, lq.Status) {
+		streams = append(streams, &stream{rd: rd, segs: skipSegmentsBefore(rd.o.ranges(base, d.bounds()), after), after: after,
+			batch: min(max(first, 10), 1000)})
+	}
+	items, last, err := merged(ctx, streams, lq.Desc, offset, lq.Limit.Value)
+	if err != nil {
+		return nil, "", err
+	}
+	recs, err := r.decodeItems(items)
+	return recs, string(last), err
+}
+
+// decodeItems decodes stored items (rows or their copies) into records.
+func (r records[T, R, Q]) decodeItems(items []dynamo.Item) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		var row R
+		if err := dynamo.UnmarshalItem(it, &row); err != nil {
+			return nil, err
+		}
+		rec, err := r.k.decode(row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// fromMatches serves a list from every record it matches, read by its count driver with the
+// conditions as a filter: the total is their number, the page is cut from them in memory.
+func (r records[T, R, Q]) fromMatches(items []dynamo.Item, sp spec) (patio.Listed[T], error) {
+	recs, err := r.decodeItems(items)
+	if err != nil {
+		return patio.Listed[T]{}, err
+	}
+	return r.memoryPage(recs, sp, nil)
+}
+
+// memoryPage cuts a page from records in memory: those that meet keep (all when nil), in the
+// list's order, after its position or from its offset.
+func (r records[T, R, Q]) memoryPage(recs []T, sp spec, keep conds) (patio.Listed[T], error) {
+	type keyed struct {
+		rec T
+		key orderKey
+	}
+	var all []keyed
+	for _, rec := range recs {
+		item, err := r.rowItem(rec)
+		if err != nil {
+			return patio.Listed[T]{}, err
+		}
+		if keep != nil && !keep.matchAll(item) {
+			continue
+		}
+		all = append(all, keyed{rec, r.orderKeyOf(item, sp.lq.Sort)})
+	}
+	slices.SortFunc(all, func(a, b keyed) int { return compareOrder(a.key, b.key, sp.lq.Desc) })
+	out := patio.Listed[T]{Total: len(all)}
+	start := 0
+	if sp.lq.After == "" {
+		start = sp.lq.Offset()
+	} else {
+		start, _ = slices.BinarySearchFunc(all, orderKey(sp.lq.After), func(k keyed, after orderKey) int {
+			if compareOrder(k.key, after, sp.lq.Desc) <= 0 {
+				return -1
+			}
+			return 1
+		})
+	}
+	for i := start; i < len(all) && len(out.Items) < sp.lq.Limit.Value; i++ {
+		out.Items = append(out.Items, all[i].rec)
+		out.After = string(all[i].key)
+	}
+	return out, nil
+}
+
+// orderKeyOf is a row's order key in a sort.
+func (r records[T, R, Q]) orderKeyOf(row dynamo.Item, sort string) orderKey {
+	o := r.order(sort)
+	status := attrString(row, "status")
+	if o.index == "" {
+		return orderKey("1#" + attrString(row, "id"))
+	}
+	return orderKey(strings.TrimPrefix(attrString(row, o.attr), status+"#"))
+}
+
+// uniqueList serves a list filtered by a unique value: the record its guard names, if it meets
+// the rest of the query.
+func (r records[T, R, Q]) uniqueList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+	var g guardRow
+	err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, sp.unique.guard).Consistent(true).One(ctx, &g)
+	if err == dynamo.ErrNotFound {
+		return r.memoryPage(nil, sp, nil)
+	}
+	if err != nil {
+		return patio.Listed[T]{}, err
+	}
+	rec, _, err := r.get(ctx, teamID, g.Owner)
+	if err != nil {
+		return patio.Listed[T]{}, err
+	}
+	return r.memoryPage([]T{rec}, sp, sp.withStatus())
+}
+
+// scanList serves a list of a partition awaiting the maintenance backfill (some records have no
+// facet or word items, and are not in the facet counts): every record of the shown statuses is
+// read (their order items, which every record has) and filtered in memory, on the attributes
+// its current row would have. Correct at the cost the facets replace, until the backfill.
+func (r records[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+	rd, segs := r.driverRanges(teamID, sp.lq, driver{sort: "created_at"}, nil)
+	items, _, err := readRanges(ctx, rd, segs, 0)
+	if err != nil {
+		return patio.Listed[T]{}, err
+	}
+	recs, err := r.decodeItems(items)
+	if err != nil {
+		return patio.Listed[T]{}, err
+	}
+	return r.memoryPage(recs, sp, sp.conds())
+}
+
+// wordsList serves a list filtered by q alone, from the word items of its first term (its
+// longest) with the other terms as a filter: their records are the matches, counted. In creation
+// order, ids sort by creation, so the page's ids come from them and only the page's records are
+// read; in another order, few matches are read and sorted, and many are served by the rows' ranges
+// with q as a filter.
+func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+	ids, err := r.wordMatches(ctx, teamID, sp)
+	if err != nil {
+		return patio.Listed[T]{}, err
+	}
+	switch {
+	case sp.lq.Sort == "created_at":
+		page := idPage(ids, sp.lq)
+		recs, err := r.fetch(ctx, teamID, page)
+		out := patio.Listed[T]{Items: recs, Total: len(ids)}
+		if len(page) > 0 {
+			out.After = "1#" + page[len(page)-1]
+		}
+		return out, err
+	case len(ids) <= fewPerRange*len(sp.lq.Status):
+		recs, err := r.fetch(ctx, teamID, ids)
+		if err != nil {
+			return patio.Listed[T]{}, err
+		}
+		return r.memoryPage(recs, sp, nil)
+	}
+	items, after, err := r.streamPage(ctx, teamID, sp.lq, driver{sort: sp.lq.Sort}, sp.conds())
+	return patio.Listed[T]{Items: items, Total: len(ids), After: after}, err
+}
+
+// wordMatches returns the ids of the records of the shown statuses with a word that starts with
+// q's first term and words starting with the others, in id order.
+func (r records[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec) ([]string, error) {
+	first := sp.terms[0]
+	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}, filter: sp.conds().without(wordsAttr)}
+	for _, t := range sp.terms[1:] {
+		rd.filter = append(rd.filter, cond{attr: wordsAttr, op: opWord, args: []any{t}})
+	}
+	var segs []segment
+	for _, status := range sp.lq.Status {
+		base := r.k.list.letter + "w#" + status + "#" + first
+		segs = append(segs, segment{lo: base, hi: base + "\U0010FFFF", base: base, seg: '1'})
+	}
+	items, _, err := readRanges(ctx, rd, segs, 0)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(items))
+	for _, it := range items {
+		sk := attrString(it, "sk")
+		ids = append(ids, sk[strings.LastIndexByte(sk, '#')+1:])
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}
+
+// idPage returns the ids of a page in creation order (ids sort by creation).
+func idPage(ids []string, lq patio.ListQuery) []string {
+	if lq.Desc {
+		ids = slices.Clone(ids)
+		slices.Reverse(ids)
+	}
+	start := 0
+	if lq.After == "" {
+		start = lq.Offset()
+	} else {
+		after := strings.TrimPrefix(lq.After, "1#")
+		start = len(ids)
+		for i, id := range ids {
+			if (lq.Desc && id < after) || (!lq.Desc && id > after) {
+				start = i
+				break
+			}
+		}
+	}
+	if start >= len(ids) {
+		return nil
+	}
+	return ids[start:min(start+lq.Limit.Value, len(ids))]
+}
+
+// fetch reads records by id (strongly consistent), in the order of ids.
+func (r records[T, R, Q]) fetch(ctx context.Context, teamID string, ids []string) ([]T, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	keys := make([]dynamo.Keyed, len(ids))
+	for i, id := range ids {
+		keys[i] = dynamo.Keys{teamID, r.k.prefix + id}
+	}
+	var rows []R
+	if err := r.table().Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &rows); err != nil {
+		return nil, err
+	}
+	recs, err := decodeRows(rows, r.k.decode)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]T, len(recs))
+	for _, rec := range recs {
+		_, id := r.k.key(rec)
+		byID[id] = rec
+	}
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		if rec, ok := byID[id]; ok {
+			out = append(out, rec)
+		}
+	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/patio"
@@ -14,7 +15,7 @@ import (
 
 // kind declares how one record type is stored; records serves every kind with the same create,
 // get, update and list. Declaring a resource is declaring its kind: its rows and conversions, its
-// unique values, its sort indexes and its filters.
+// unique values, its sort indexes and its listing (facets, ranges, words).
 type kind[T, R, Q any] struct {
 	what   string // names the record in errors ("vehicle")
 	prefix string // the sort key prefix of its items ("v#")
@@ -29,20 +30,11 @@ type kind[T, R, Q any] struct {
 	withRevision func(T, int) T
 	// guards returns the unique values the record holds (nil for none).
 	guards func(T) []guard
-	// sorts maps each sortable field to its index; filter turns a list query into its filter.
-	sorts  map[string]sortIndex
-	filter func(Q) (filter, patio.ListQuery)
-
-	// Lists at any size (pages.go). status reads a record's status: the range of every index it
-	// sits in, and the count it adds to. A record also has an order item, a copy of its row under
-	// "<orderPrefix><status>#<id>" that serves creation order per status; orderItem returns that
-	// copy of a row, its index attributes cleared so that it sits in no index. current reports a
-	// row in the current format (status-prefixed keys, an order item, counted), not yet rewritten
-	// by the maintenance backfill otherwise. Kinds without lists (webhooks) leave these nil.
-	status      func(T) string
-	orderPrefix string
-	orderItem   func(row R, sk string) R
-	current     func(R) bool
+	// sorts maps each sortable field to its index.
+	sorts map[string]sortIndex
+	// list declares how the records are listed (listing.go); kinds without lists (webhooks)
+	// leave it nil, and a write of theirs is its row alone.
+	list *listing[T, Q]
 
 	// alarmKey, for records with timed events, reads a row's pending alarm entry (alarms.go): a
 	// write is conditioned on it too, so a write and a firing of the same record never both
@@ -83,16 +75,36 @@ func (r records[T, R, Q]) Get(ctx context.Context, teamID, id string) (T, error)
 	return rec, err
 }
 
-// get returns a team's record and whether its row is in the current format.
-func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, bool, error) {
-	var row R
+// get returns a team's record and its row's item as stored.
+func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, dynamo.Item, error) {
+	var item dynamo.Item
 	sk := r.k.prefix + id
-	if err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, sk).Consistent(true).One(ctx, &row); err != nil {
-		var zero T
-		return zero, false, wrap(notFound(err, r.k.what), "get "+r.k.what, sk)
+	var zero T
+	if err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, sk).Consistent(true).One(ctx, &item); err != nil {
+		return zero, nil, wrap(notFound(err, r.k.what), "get "+r.k.what, sk)
+	}
+	var row R
+	if err := dynamo.UnmarshalItem(item, &row); err != nil {
+		return zero, nil, wrap(err, "decode "+r.k.what, sk)
 	}
 	rec, err := r.k.decode(row)
-	return rec, r.k.current == nil || r.k.current(row), wrap(err, "decode "+r.k.what, sk)
+	return rec, item, wrap(err, "decode "+r.k.what, sk)
+}
+
+// rowItem is a record's row as stored: its row struct's attributes and, for listed kinds, its
+// words (for q) and the mark of a complete family (indexedAttr).
+func (r records[T, R, Q]) rowItem(rec T) (dynamo.Item, error) {
+	item, err := dynamo.MarshalItem(r.k.encode(rec))
+	if err != nil || r.k.list == nil {
+		return item, err
+	}
+	if r.k.list.words != nil {
+		if w := joinWords(r.k.list.words(rec)); w != "" {
+			item[wordsAttr] = str(w)
+		}
+	}
+	item[indexedAttr] = &types.AttributeValueMemberN{Value: "1"}
+	return item, nil
 }
 
 // Create stores a new record at revision 1 with its unique values and requirements, in one
@@ -109,9 +121,13 @@ func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, erro
 		}
 		ops = append(ops, claim)
 	}
-	ops = append(ops, op{put: r.table().Put(r.k.encode(rec)).If("attribute_not_exists(pk)"),
+	row, err := r.rowItem(rec)
+	if err != nil {
+		return rec, wrap(err, "encode "+r.k.what, id)
+	}
+	ops = append(ops, op{put: r.table().Put(row).If("attribute_not_exists(pk)"),
 		failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
-	ops = append(ops, r.trackOps(teamID, nil, false, rec)...)
+	ops = append(ops, r.trackOps(teamID, nil, row)...)
 	ops = append(ops, r.guardOps(teamID, id, nil, r.k.guards(rec))...)
 	more, err := r.s.related(ctx, teamID, w.Requires, w.Also, false)
 	if err != nil {
@@ -128,13 +144,13 @@ func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, erro
 // and when it changes something write it conditioned on the revision read, with its unique values
 // moved and its requirements checked in the same transaction. A lost race re-reads and asks
 // again, with jittered backoff, until the request's context or raceBudget runs out. The first
-// attempt takes the other records it revises to be in the current format (see related); the
+// attempt takes the other records it revises to have their whole family (see related); the
 // following ones read them.
 func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change func(T) (patio.Write[T], error)) (T, error) {
 	attempts := 0
 	return retryRaces(ctx, func() (T, error) {
 		attempts++
-		cur, current, err := r.get(ctx, teamID, id)
+		cur, stored, err := r.get(ctx, teamID, id)
 		if err != nil {
 			return cur, err
 		}
@@ -143,7 +159,10 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 			return cur, err
 		}
 		next := r.k.withRevision(w.Record, r.k.revision(cur)+1)
-		ops := r.replace(teamID, cur, current, next)
+		ops, err := r.replace(teamID, cur, stored, next)
+		if err != nil {
+			return cur, wrap(err, "update "+r.k.what, id)
+		}
 		more, err := r.s.related(ctx, teamID, w.Requires, w.Also, attempts == 1)
 		if err != nil {
 			return cur, wrap(err, "update "+r.k.what, id)
@@ -152,11 +171,15 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 	})
 }
 
-// replace is the write of next over cur (whose row is current or not), conditioned on cur's
-// revision, with its order item, counts and unique values kept in step.
-func (r records[T, R, Q]) replace(teamID string, cur T, current bool, next T) []op {
+// replace is the write of next over cur (stored as its row's item), conditioned on cur's
+// revision, with its family and unique values kept in step.
+func (r records[T, R, Q]) replace(teamID string, cur T, stored dynamo.Item, next T) ([]op, error) {
 	_, id := r.k.key(next)
-	put := r.table().Put(r.k.encode(next)).If("'rev' = ?", revAttr(r.k.revision(cur)))
+	row, err := r.rowItem(next)
+	if err != nil {
+		return nil, err
+	}
+	put := r.table().Put(row).If("'rev' = ?", revAttr(r.k.revision(cur)))
 	if r.k.alarmKey != nil {
 		if key := r.k.alarmKey(r.k.encode(cur)); key != "" {
 			put = put.If("'alarm_key' = ?", key)
@@ -165,42 +188,26 @@ func (r records[T, R, Q]) replace(teamID string, cur T, current bool, next T) []
 		}
 	}
 	ops := []op{{put: put, failed: errRevConflict}}
-	ops = append(ops, r.trackOps(teamID, &cur, current, next)...)
-	return append(ops, r.guardOps(teamID, id, r.k.guards(cur), r.k.guards(next))...)
+	ops = append(ops, r.trackOps(teamID, stored, row)...)
+	return append(ops, r.guardOps(teamID, id, r.k.guards(cur), r.k.guards(next))...), nil
 }
 
-// trackOps keeps a record's order item and its status's count in step with a write of next over
-// cur (nil for a creation): the order item is rewritten (and moved when the status changes); a
-// new record, or one not yet counted (its row predates the current format), adds one to its
-// status's count; a status change moves one from the old status to the new.
-func (r records[T, R, Q]) trackOps(teamID string, cur *T, current bool, next T) []op {
-	if r.k.status == nil {
+// trackOps keeps a record's family (order item, facet items, word items, counts) in step with a
+// write of the row next over the row stored (nil for a creation).
+func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []op {
+	if r.k.list == nil {
 		return nil
 	}
-	t := r.table()
-	_, id := r.k.key(next)
-	status := r.k.status(next)
-	ops := []op{{put: t.Put(r.k.orderItem(r.k.encode(next), r.orderKey(status, id)))}}
-	switch {
-	case cur == nil || !current:
-		ops = append(ops, r.s.countOp(t, teamID, "", status))
-	case r.k.status(*cur) != status:
-		old := r.k.status(*cur)
-		ops = append(ops, op{del: t.Delete("pk", teamID).Range("sk", r.orderKey(old, id))},
-			r.s.countOp(t, teamID, old, status))
+	cur := family{}
+	if stored != nil {
+		cur = r.family(stored, formatOf(stored))
 	}
-	return ops
-}
-
-// orderKey is the sort key of a record's order item.
-func (r records[T, R, Q]) orderKey(status, id string) string {
-	return r.k.orderPrefix + status + "#" + id
+	return r.familyOps(teamID, cur, r.family(next, formatIndexed))
 }
 
 // List returns one page of a team's records, the total matching, and the position after it.
 func (r records[T, R, Q]) List(ctx context.Context, teamID string, q Q) (patio.Listed[T], error) {
-	f, lq := r.k.filter(q)
-	out, err := r.list(ctx, teamID, lq, f)
+	out, err := r.list(ctx, teamID, r.k.list.spec(q))
 	return out, wrap(err, "list "+r.k.what+"s of team", teamID)
 }
 
@@ -229,13 +236,13 @@ func (r records[T, R, Q]) guardOps(teamID, owner string, cur, next []guard) []op
 }
 
 // related returns the operations for what a write rests on and changes besides its record: its
-// requirements (condition checks) and the other records it replaces. How another record's count
-// moves depends on whether its row is in the current format, which the domain's read of it does
-// not say: unless assumeCurrent, the row is read again to tell; with it, the row is taken to be
-// current and its write is conditioned on that too (its index key starts with its status), which
-// saves that read on every write but the rare one over a row awaiting the backfill, whose
-// condition fails like a lost race: the caller's next attempt reads it.
-func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised, assumeCurrent bool) ([]op, error) {
+// requirements (condition checks) and the other records it replaces. How another record's family
+// moves depends on its stored row, which the domain's read of it does not carry: unless
+// assumeIndexed, the row is read again; with it, the row is taken to have its whole family, as
+// the domain's record gives it, and its write is conditioned on that too, which saves that read
+// on every write but the rare one over a row awaiting the backfill, whose condition fails like a
+// lost race: the caller's next attempt reads it.
+func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised, assumeIndexed bool) ([]op, error) {
 	var ops []op
 	for _, req := range reqs {
 		table, prefix, err := s.resource(req.Resource)
@@ -256,17 +263,22 @@ func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Require
 			v := records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}
 			// The write is conditioned on the revision the domain read, so a row rewritten since
 			// fails the whole write.
-			current := true
-			if !assumeCurrent {
-				var err error
-				if _, current, err = v.get(ctx, teamID, cur.ID); err != nil {
-					return nil, err
-				}
+			var stored dynamo.Item
+			var err error
+			if assumeIndexed {
+				stored, err = v.rowItem(cur)
+			} else {
+				_, stored, err = v.get(ctx, teamID, cur.ID)
 			}
-			replace := v.replace(teamID, cur, current, v.k.withRevision(next, v.k.revision(cur)+1))
-			if assumeCurrent {
-				expr, arg := currentRowCond(cur.Status)
-				replace[0].put = replace[0].put.If(expr, arg)
+			if err != nil {
+				return nil, err
+			}
+			replace, err := v.replace(teamID, cur, stored, v.k.withRevision(next, v.k.revision(cur)+1))
+			if err != nil {
+				return nil, err
+			}
+			if assumeIndexed {
+				replace[0].put = replace[0].put.If("attribute_exists('" + indexedAttr + "')")
 			}
 			ops = append(ops, replace...)
 		default:
@@ -278,13 +290,15 @@ func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Require
 
 // resource returns the table and sort key prefix of a resource's records.
 func (s *Store) resource(name string) (dynamo.Table, string, error) {
-	prefix, err := keyPrefix(name)
-	if err != nil {
-		return dynamo.Table{}, "", err
+	switch name {
+	case patio.ResourceVehicle:
+		return s.db.Table(s.tables.Vehicles), vehiclePrefix, nil
+	case patio.ResourceClient:
+		return s.db.Table(s.tables.Clients), clientPrefix, nil
+	case patio.ResourceDeal:
+		return s.db.Table(s.tables.Deals), dealPrefix, nil
 	}
-	tables := map[string]string{patio.ResourceVehicle: s.tables.Vehicles, patio.ResourceClient: s.tables.Clients,
-		patio.ResourceDeal: s.tables.Deals}
-	return s.db.Table(tables[name]), prefix, nil
+	return dynamo.Table{}, "", fmt.Errorf("dynamostore: unknown resource %q", name)
 }
 
 // op is one item of a write, and what it means when its condition fails.

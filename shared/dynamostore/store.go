@@ -44,22 +44,21 @@ type Tables struct {
 type Store struct {
 	db     *dynamo.DB
 	tables Tables
-	// current holds the partitions ("<table>\x00<team>") a list found free of rows of the
-	// previous format (see records.list): they stay so, so they are not probed again.
-	current sync.Map
+	// indexed holds the partitions ("<table>\x00<team>") a list found complete, every record
+	// with its whole family (see records.tally): they stay so, so they are not asked again.
+	indexed sync.Map
 }
 
 // New returns a store on the given AWS configuration. The SDK finds the endpoint through the standard
 // variables (AWS_ENDPOINT_URL_DYNAMODB for DynamoDB Local). Retries are few and short, so that an
 // unreachable database turns into a prompt error rather than a hung request.
 func New(cfg aws.Config, tables Tables) *Store {
-	return &Store{db: dynamo.New(cfg, ClientOptions), tables: tables}
+	return &Store{db: dynamo.New(cfg, clientOptions), tables: tables}
 }
 
-// ClientOptions configures the store's DynamoDB client: at most 3 attempts with short backoff and no
-// client-side retry quota (which would turn contention into errors). Exported so that measurements of
-// raw DynamoDB calls (cmd/bench) use exactly the store's client.
-func ClientOptions(o *dynamodb.Options) {
+// clientOptions configures the store's DynamoDB client: at most 3 attempts with short backoff and no
+// client-side retry quota (which would turn contention into errors).
+func clientOptions(o *dynamodb.Options) {
 	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxAttempts = 3
 		so.MaxBackoff = 200 * time.Millisecond

@@ -1,8 +1,6 @@
 package dynamostore
 
 import (
-	"strings"
-
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -43,7 +41,6 @@ type vehicleRow struct {
 	Rev             int     `dynamo:"rev"`
 
 	// Derived attributes for filters and sorted indexes.
-	Search     string `dynamo:"search"`
 	FBrand     string `dynamo:"f_brand"`
 	FModel     string `dynamo:"f_model"`
 	LSIUpdated string `dynamo:"lsi_updated"`
@@ -79,10 +76,6 @@ func intKey(width int, n *int) *string {
 }
 
 func toVehicleRow(v patio.Vehicle) vehicleRow {
-	plate := ""
-	if v.Plate != nil {
-		plate = *v.Plate
-	}
 	return vehicleRow{
 		PK: v.TeamID, SK: vehicleSK(v.ID), ID: v.ID,
 		Title: v.Title, Brand: v.Brand, Model: v.Model, Version: v.Version,
@@ -94,8 +87,6 @@ func toVehicleRow(v patio.Vehicle) vehicleRow {
 		SoldAt: tsPtr(v.SoldAt), SoldDealID: v.SoldDealID,
 		CreatedAt: v.CreatedAt.String(), UpdatedAt: v.UpdatedAt.String(), Rev: revAttr(v.Revision),
 
-		Search: strings.Join([]string{patio.Fold(v.Title), patio.Fold(v.Brand), patio.Fold(v.Model),
-			strings.ToLower(plate), strings.ToLower(v.PlateKey())}, "\x1f"),
 		FBrand:     patio.Fold(v.Brand),
 		FModel:     patio.Fold(v.Model),
 		LSIUpdated: sortKey(v.Status, ptrTo(v.UpdatedAt.String()), v.ID),
@@ -162,40 +153,31 @@ var vehicleKind = kind[patio.Vehicle, vehicleRow, patio.VehicleQuery]{
 		"model_year": {index: "by_year", attr: "lsi_year", optional: true},
 		"mileage_km": {index: "by_mileage", attr: "lsi_mileage", optional: true},
 	},
-	status:      func(v patio.Vehicle) string { return v.Status },
-	orderPrefix: "vo#",
-	orderItem: func(row vehicleRow, sk string) vehicleRow {
-		row.SK = sk
-		row.LSIUpdated = ""
-		row.LSIPrice = ""
-		row.LSITitle = ""
-		row.LSIYear = ""
-		row.LSIMileage = ""
-		return row
-	},
-	current: func(row vehicleRow) bool { return !legacySortKey(row.LSIUpdated) },
-	filter: func(q patio.VehicleQuery) (filter, patio.ListQuery) {
-		var f filter
-		f.common(q.ListQuery)
-		f.in("phase", q.Phase)
-		f.in("fuel", q.Fuel)
-		f.eq("f_brand", q.Brand)
-		f.eq("f_model", q.Model)
-		f.cents("price_cents", ">=", q.PriceMin)
-		f.cents("price_cents", "<=", q.PriceMax)
-		if q.YearMin != nil {
-			f.add("'model_year' >= ?", *q.YearMin)
-		}
-		if q.YearMax != nil {
-			f.add("'model_year' <= ?", *q.YearMax)
-		}
-		if q.PlateKey != "" {
-			f.add("'plate_key' = ?", q.PlateKey)
-		}
-		if q.Q != nil {
-			f.add("contains('search', ?)", strings.ToLower(*q.Q))
-		}
-		return f, q.ListQuery
+	list: &listing[patio.Vehicle, patio.VehicleQuery]{
+		letter: "v", statuses: patio.VehicleStatuses,
+		query: func(q patio.VehicleQuery) patio.ListQuery { return q.ListQuery },
+		facets: []facet[patio.VehicleQuery]{
+			{name: "phase", attr: "phase", closed: true, filter: func(q patio.VehicleQuery) []string { return q.Phase }},
+			{name: "fuel", attr: "fuel", closed: true, filter: func(q patio.VehicleQuery) []string { return q.Fuel }},
+			{name: "brand", attr: "f_brand", filter: func(q patio.VehicleQuery) []string { return one(q.Brand) }},
+			{name: "model", attr: "f_model", filter: func(q patio.VehicleQuery) []string { return one(q.Model) }},
+		},
+		ranges: []rangeField[patio.VehicleQuery]{
+			{attr: "price_cents", sort: "price", bounds: func(q patio.VehicleQuery) (lo, hi *bound) {
+				return centsBound(q.PriceMin), centsBound(q.PriceMax)
+			}},
+			{attr: "model_year", sort: "model_year", bounds: func(q patio.VehicleQuery) (lo, hi *bound) {
+				return intBound(q.YearMin, 4), intBound(q.YearMax, 4)
+			}},
+		},
+		unique: func(q patio.VehicleQuery) *uniqueFilter {
+			if q.PlateKey == "" {
+				return nil
+			}
+			return &uniqueFilter{guard: platePrefix + q.PlateKey, conds: conds{in("plate_key", []string{q.PlateKey})}}
+		},
+		words: patio.Vehicle.Words,
+		terms: func(q patio.VehicleQuery) []string { return q.Terms },
 	},
 }
 

@@ -348,7 +348,12 @@ func TestClientListFilters(t *testing.T) {
 		{"q=motors", 1},
 		{"q=comercio", 1},
 		{"q=oficina.example", 1},
-		{"q=a", 3},
+		{"q=a", 1},          // word prefixes: Ágata, Ana (not the a inside Bruno Costa)
+		{"q=ana+lim", 1},    // every term starts a word
+		{"q=ana+costa", 0},  // of one client
+		{"q=mercio", 0},     // not the start of a word
+		{"q=" + ana[:5], 1}, // a CPF is one word
+		{"q=" + strings.ToLower(cnpj[:6]), 1},
 		{"q=omega", 0},
 		{"q=omega&status=inactive", 1},
 		{"created_from=2000-01-01&created_to=2999-12-31", 3},
@@ -356,7 +361,7 @@ func TestClientListFilters(t *testing.T) {
 	}
 	wrongDigit := ana[:10] + string('0'+(ana[10]-'0'+1)%10)
 	bad := []string{"cpf=123", "cpf=" + wrongDigit, "cnpj=12ABC34501DE00", "type=person", "status=arquivado",
-		"sort=email", "sort=-cpf", "limit=101", "page=0", "email=x", "q=", "created_from=2026-02-30"}
+		"sort=email", "sort=-cpf", "limit=101", "page=0", "email=x", "q=", "q=-.-", "created_from=2026-02-30"}
 	checkFilters(t, c, "/api/v1/clients", good, bad)
 }
 

@@ -244,6 +244,12 @@ func TestDealLists(t *testing.T) {
 		{"phase=lead,visita", 30},
 		{"status=ganho", 0},
 		{"value_min=1000&value_max=1500", 4}, // deals 11 to 14; 10 and 15 took the vehicle's price
+		{"q=deal", 30},
+		{"q=deal+1", 10},          // the title's second word starts with 1: Deal 10 to Deal 19
+		{"q=DEAL+07", 1},          // case and accents aside
+		{"q=eal", 0},              // not the start of a word
+		{"q=1&client_id=" + b, 3}, // deals 12, 15, 18
+		{"q=deal&phase=visita&status=ativo", 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

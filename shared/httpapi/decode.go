@@ -428,7 +428,7 @@ func decodeDealQuery(values url.Values) (patio.DealQuery, error) {
 	var q patio.DealQuery
 	err := decodeQuery(values, append(listParams(&q.ListQuery, values),
 		listParam("phase", &q.Phase), moneyParam("value_min", &q.ValueMin), moneyParam("value_max", &q.ValueMax),
-		stringParam("client_id", &q.ClientID), stringParam("vehicle_id", &q.VehicleID),
+		stringParam("client_id", &q.ClientID), stringParam("vehicle_id", &q.VehicleID), stringParam("q", &q.Q),
 	)...)
 	return withChecks(q, err)
 }

@@ -340,7 +340,11 @@ func TestListFilters(t *testing.T) {
 		{"brand=CITROEN", 1},
 		{"q=gol", 1},
 		{"q=citro", 1},
-		{"q=c3", 2}, // the C3 and the Gol, whose plate GOL1C34 contains "c3"
+		{"q=c3", 1},       // word prefixes: the C3 (a plate is one word, its stored spelling GOL1234)
+		{"q=gol1", 1},     // the plate starts with it
+		{"q=1c34", 0},     // not the start of a word
+		{"q=itroen", 0},   // nor is this
+		{"q=fiat+uno", 1}, // every term starts a word
 		{"plate=GOL1C34", 1},
 		{"plate=gol-1234", 1},
 		{"fuel=flex,gasolina", 2},

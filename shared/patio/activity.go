@@ -281,6 +281,9 @@ func (q ActivityQuery) Check() (ActivityQuery, error) {
 	var p Problems
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ActivitySorts, statuses: ActivityStatuses, softDeleted: ActivityCancelled})
 	checkEnumParam(&p, "type", q.Type, ActivityTypes)
+	for name, v := range map[string]**string{"vehicle_id": &q.VehicleID, "client_id": &q.ClientID, "deal_id": &q.DealID} {
+		checkIDParam(&p, name, v)
+	}
 	if q.Overdue {
 		q.Status = []string{ActivityPending, ActivityInProgress}
 		if q.Now.IsZero() {

@@ -268,7 +268,10 @@ type ClientQuery struct {
 	Type []string
 	CPF  *string // any spelling; bare digits after the checks
 	CNPJ *string // any spelling; bare and upper case after the checks
-	Q    *string // substring of name, trade_name, email; folded by the checks
+	Q    *string // word prefixes of name, trade_name, email, cpf, cnpj; folded by the checks
+	// Terms are q's terms, set by the checks: every one must start a word of the client's
+	// (Client.Words).
+	Terms []string
 }
 
 // Check validates the query's values (CONTRACT.md sections 4 and 6) and returns it with the defaults
@@ -277,7 +280,7 @@ func (q ClientQuery) Check() (ClientQuery, error) {
 	var p Problems
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ClientSorts, statuses: ClientStatuses, softDeleted: ClientInactive})
 	checkEnumParam(&p, "type", q.Type, ClientTypes)
-	checkTextParam(&p, "q", &q.Q)
+	q.Terms = checkSearchParam(&p, &q.Q)
 	for _, f := range []struct {
 		name      string
 		v         **string

@@ -298,6 +298,10 @@ type DealQuery struct {
 	ClientID           *string // a UUID, lower case after the checks
 	VehicleID          *string // a UUID, lower case after the checks
 	ValueMin, ValueMax *money.Cents
+	Q                  *string // word prefixes of the title; folded by the checks
+	// Terms are q's terms, set by the checks: every one must start a word of the deal's title
+	// (Deal.Words).
+	Terms []string
 }
 
 // Check validates the query's values (CONTRACT.md sections 4 and 7) and returns it with the defaults
@@ -306,15 +310,9 @@ func (q DealQuery) Check() (DealQuery, error) {
 	var p Problems
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: DealSorts, statuses: DealStatuses, softDeleted: DealArchived})
 	checkEnumParam(&p, "phase", q.Phase, DealPhases)
+	q.Terms = checkSearchParam(&p, &q.Q)
 	for name, v := range map[string]**string{"client_id": &q.ClientID, "vehicle_id": &q.VehicleID} {
-		if *v == nil {
-			continue
-		}
-		id, ok := ParseID(**v)
-		if !ok {
-			p.Add(InQuery, name, "%s must be a UUID", name)
-		}
-		*v = &id
+		checkIDParam(&p, name, v)
 	}
 	return q, p.Err()
 }

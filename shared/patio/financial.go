@@ -277,10 +277,11 @@ func (f FinancialRecord) touched(now time.Time) FinancialRecord {
 // FinancialQuery is a financial record list request.
 type FinancialQuery struct {
 	ListQuery
-	Type, Category              []string
-	DueFrom, DueTo              *Date // due_date window, inclusive
-	VehicleID, ClientID, DealID *string
-	// Overdue keeps the pending records whose due_date has passed (before Today).
+	Type, Category, PaymentMethod []string
+	DueFrom, DueTo                *Date // due_date window, inclusive
+	VehicleID, ClientID, DealID   *string
+	// Overdue keeps the pending records whose due_date has passed (before Today). The use cases
+	// (Financial.List) set Today to the date in the team's time zone when it is not set.
 	Overdue bool
 	Today   Date
 }
@@ -295,6 +296,10 @@ func (q FinancialQuery) Check() (FinancialQuery, error) {
 		all = append(all, FinancialCategories[t]...)
 	}
 	checkEnumParam(&p, "category", q.Category, all)
+	checkEnumParam(&p, "payment_method", q.PaymentMethod, DealPaymentMethods)
+	for name, v := range map[string]**string{"vehicle_id": &q.VehicleID, "client_id": &q.ClientID, "deal_id": &q.DealID} {
+		checkIDParam(&p, name, v)
+	}
 	if q.Overdue {
 		q.Status = []string{FinancialPending}
 		if q.Today == (Date{}) {
@@ -341,6 +346,21 @@ func NewFinancial(store FinancialStore, teams TeamLookup) Financial {
 		},
 		Remove: FinancialRecord.Cancel,
 		Query:  FinancialQuery.Check,
+		Scope: func(ctx context.Context, teamID string, q FinancialQuery) (FinancialQuery, error) {
+			if !q.Overdue || q.Today != (Date{}) {
+				return q, nil
+			}
+			name, err := zone(ctx, teamID)
+			if err != nil {
+				return q, err
+			}
+			loc, err := CheckTimeZone(name)
+			if err != nil {
+				return q, err
+			}
+			q.Today = DateOf(time.Now().In(loc))
+			return q, nil
+		},
 	}}
 }
 

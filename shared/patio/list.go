@@ -99,6 +99,19 @@ func checkEnumParam(p *Problems, name string, values, allowed []string) {
 	}
 }
 
+// checkIDParam checks a filter naming a record (a UUID) and puts it in its canonical form.
+func checkIDParam(p *Problems, name string, v **string) {
+	if *v == nil {
+		return
+	}
+	id, ok := ParseID(**v)
+	if !ok {
+		p.Add(InQuery, name, "%s must be a UUID", name)
+		return
+	}
+	*v = &id
+}
+
 // checkTextParam checks a free-text filter (non-empty, at most 200 characters) and folds it for
 // matching (Fold).
 func checkTextParam(p *Problems, name string, v **string) {

@@ -122,6 +122,9 @@ type Rules[T any, In any, Q any] struct {
 	Apply  func(ctx context.Context, cur T, in In, now time.Time) (Write[T], error)
 	Remove func(cur T) T
 	Query  func(q Q) (Q, error)
+	// Scope, when set, completes a query with what it takes from the team (the financial overdue
+	// view's date in the team's time zone) before Query checks it.
+	Scope func(ctx context.Context, teamID string, q Q) (Q, error)
 }
 
 // Query is a resource's list query: it embeds ListQuery.
@@ -243,7 +246,13 @@ func (s Service[T, In, Q]) ArchiveIf(ctx context.Context, teamID, id string, pre
 
 // List returns a page of the team's records.
 func (s Service[T, In, Q]) List(ctx context.Context, teamID string, q Q) (Page[T], error) {
-	q, err := s.rules.Query(q)
+	var err error
+	if s.rules.Scope != nil {
+		if q, err = s.rules.Scope(ctx, teamID, q); err != nil {
+			return Page[T]{}, err
+		}
+	}
+	q, err = s.rules.Query(q)
 	if err != nil {
 		return Page[T]{}, err
 	}

@@ -313,7 +313,10 @@ type VehicleQuery struct {
 	YearMin, YearMax   *int    // model_year bounds
 	Plate              *string // either spelling of the plate, as sent
 	PlateKey           string  // the plate's uniqueness key, set by the checks
-	Q                  *string // substring of title, brand, model, plate; folded by the checks
+	Q                  *string // word prefixes of title, brand, model, plate; folded by the checks
+	// Terms are q's terms, set by the checks (checkSearchParam): every one must start a word of
+	// the vehicle's (Vehicle.Words).
+	Terms []string
 }
 
 // Check validates the query's values (CONTRACT.md sections 4 and 5) and returns it with the defaults
@@ -325,7 +328,7 @@ func (q VehicleQuery) Check() (VehicleQuery, error) {
 	checkEnumParam(&p, "fuel", q.Fuel, VehicleFuels)
 	checkTextParam(&p, "brand", &q.Brand)
 	checkTextParam(&p, "model", &q.Model)
-	checkTextParam(&p, "q", &q.Q)
+	q.Terms = checkSearchParam(&p, &q.Q)
 	checkYearParam(&p, "year_min", q.YearMin)
 	checkYearParam(&p, "year_max", q.YearMax)
 	if q.Plate != nil {

@@ -1,0 +1,176 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+)
+
+// Maintained counts (docs/storage.md, "Totals without counting" and "Facet counts"). A team's
+// counts in a table live in countShards status shards, "n#<shard>", each holding one number per
+// status, per closed facet value and status ("phase=disponivel#ativo"), and the number of
+// records whose family is complete (indexedAttr); and, for each value of an open facet, in as
+// many counter items "nf#<facet>=<value>#<shard>", one number per status. A write adds to one
+// shard number, drawn at random, of each item it counts in, so that concurrent writers of a team
+// rarely update the same item (which would make their transactions conflict on DynamoDB); a list
+// reads every shard of what it counts, each an item examined of its budget, hence few.
+const countShards = 4
+
+// countPrefix starts the status shards' sort keys; countsEnd is past them. Reads use BETWEEN,
+// not the equivalent begins_with, which DynamoDB Local serves by reading the whole partition.
+const (
+	countPrefix = "n#"
+	countsEnd   = "n$"
+	facetCounts = "nf#"
+)
+
+func countKeyOf(shard int) string { return countPrefix + strconv.Itoa(shard) }
+
+// countKey is one number a record adds to: attr of its status shard (item "") or of an open
+// facet value's counter item (item "<facet>=<value>").
+type countKey struct {
+	item, attr string
+}
+
+// tally is a set of numbers by count key: what a record adds, or what a partition holds.
+type tally map[countKey]int
+
+func (t tally) add(k countKey, n int) { t[k] += n }
+
+// minus returns t − o, without zeros.
+func (t tally) minus(o tally) tally {
+	out := tally{}
+	for k, n := range t {
+		out.add(k, n)
+	}
+	for k, n := range o {
+		out.add(k, -n)
+	}
+	maps.DeleteFunc(out, func(_ countKey, n int) bool { return n == 0 })
+	return out
+}
+
+// countOps writes a difference of counts in a write's transaction: one update per item counted
+// in, all in one shard number drawn at random, so a status change moves a record's count within
+// one item, atomically for any reader.
+func (s *Store) countOps(t dynamo.Table, teamID string, d tally) []op {
+	return s.countOpsIn(t, teamID, d, rand.IntN(countShards))
+}
+
+// countOpsIn writes a difference of counts in one shard number.
+func (s *Store) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []op {
+	byItem := map[string][]countKey{}
+	for k := range d {
+		byItem[k.item] = append(byItem[k.item], k)
+	}
+	var ops []op
+	for _, item := range slices.Sorted(maps.Keys(byItem)) {
+		sk := countKeyOf(shard)
+		if item != "" {
+			sk = facetCounts + item + "#" + strconv.Itoa(shard)
+		}
+		u := t.Update("pk", teamID).Range("sk", sk)
+		keys := byItem[item]
+		slices.SortFunc(keys, func(a, b countKey) int { return strings.Compare(a.attr, b.attr) })
+		for _, k := range keys {
+			u = u.Add("'"+k.attr+"'", d[k]) // quoted: the name may hold "=" and "#"
+		}
+		ops = append(ops, op{upd: u})
+	}
+	return ops
+}
+
+// tallies reads a partition's counts: its status shards (withShards) and the counter items of
+// the given open facet values ("<facet>=<value>"), side by side, strongly consistent.
+func (s *Store) tallies(ctx context.Context, t dynamo.Table, teamID string, withShards bool, open []string) (tally, error) {
+	ranges := make([][2]string, 0, len(open)+1)
+	if withShards {
+		ranges = append(ranges, [2]string{countPrefix, countsEnd})
+	}
+	for _, key := range open {
+		ranges = append(ranges, [2]string{facetCounts + key + "#", facetCounts + key + "$"})
+	}
+	parts := make([]tally, len(ranges))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, rg := range ranges {
+		g.Go(func() error {
+			var err error
+			parts[i], err = readCounters(gctx, t, teamID, rg[0], rg[1])
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := tally{}
+	for _, p := range parts {
+		for k, n := range p {
+			out.add(k, n)
+		}
+	}
+	return out, nil
+}
+
+// readCounters sums the counter items between lo and hi.
+func readCounters(ctx context.Context, t dynamo.Table, teamID, lo, hi string) (tally, error) {
+	iter := t.Get("pk", teamID).Range("sk", dynamo.Between, lo, hi).Consistent(true).Iter()
+	out := tally{}
+	var item dynamo.Item
+	for iter.Next(ctx, &item) {
+		sk := attrString(item, "sk")
+		owner := ""
+		if strings.HasPrefix(sk, facetCounts) {
+			owner = sk[len(facetCounts):strings.LastIndexByte(sk, '#')]
+		}
+		for name, v := range item {
+			if name == "pk" || name == "sk" {
+				continue
+			}
+			var n int
+			if err := dynamo.Unmarshal(v, &n); err != nil {
+				return nil, fmt.Errorf("dynamostore: counter %s, %s: %w", sk, name, err)
+			}
+			out.add(countKey{item: owner, attr: name}, n)
+		}
+		item = nil
+	}
+	return out, iter.Err()
+}
+
+// status returns the number of records of the statuses.
+func (t tally) status(statuses []string) int {
+	n := 0
+	for _, s := range statuses {
+		n += t[countKey{attr: s}]
+	}
+	return n
+}
+
+// facet returns the number of records of the statuses with one of a facet's values.
+func (t tally) facet(f facetFilter, statuses []string) int {
+	n := 0
+	for _, v := range f.values {
+		key := facetKey(f.name, v)
+		for _, s := range statuses {
+			if f.closed {
+				n += t[countKey{attr: key + "#" + s}]
+			} else {
+				n += t[countKey{item: key, attr: s}]
+			}
+		}
+	}
+	return n
+}
+
+// complete reports whether every record of the partition has its whole family: as many were
+// counted complete as there are records (statuses lists every status of the kind).
+func (t tally) complete(statuses []string) bool {
+	return t[countKey{attr: indexedAttr}] >= t.status(statuses)
+}
