@@ -87,7 +87,9 @@ func linkFlags(fs *pflag.FlagSet) {
 
 func (c *cli) activitiesCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "activities", Short: "Activities of a team (dashboard module)"}
-	svc := func() patio.Activities { return patio.NewActivities(c.store.Activities()) }
+	svc := func() patio.Activities {
+		return patio.NewActivities(c.store.Activities()).WithAudit(c.store, patio.ResourceActivity)
+	}
 	input := func(fs *pflag.FlagSet) (patio.ActivityInput, error) {
 		o := &opts{fs: fs}
 		in := patio.ActivityInput{Type: o.str("type"), Title: o.str("title"), Description: o.str("description"),
@@ -198,7 +200,9 @@ func (c *cli) activitiesCmd() *cobra.Command {
 
 func (c *cli) financialCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "financial", Short: "Financial records of a team (dashboard module)"}
-	svc := func() patio.Financial { return patio.NewFinancial(c.store.Financial(), c.store.Team) }
+	svc := func() patio.Financial {
+		return patio.NewFinancial(c.store.Financial(), c.store.Team).WithAudit(c.store, patio.ResourceFinancial)
+	}
 	input := func(fs *pflag.FlagSet) (patio.FinancialInput, error) {
 		o := &opts{fs: fs}
 		in := patio.FinancialInput{Type: o.str("type"), Category: o.str("category"), Description: o.str("description"),

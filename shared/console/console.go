@@ -69,6 +69,13 @@ type Webhooks interface {
 	ReplayAll(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error)
 }
 
+// Usage reads a team's API request counters.
+type Usage interface {
+	// RequestsCounted returns how many requests of the team the minute and the UTC day of now
+	// have counted.
+	RequestsCounted(ctx context.Context, teamID string, now time.Time) (minute, day int, err error)
+}
+
 // Deps are the console's collaborators.
 type Deps struct {
 	Store    Store
@@ -78,6 +85,13 @@ type Deps struct {
 	Keys     patio.Keys
 	Webhooks Webhooks
 	Audit    patio.AuditLog
+	// Activities and Financial are the console's modules' use cases (audited).
+	Activities patio.Activities
+	Financial  patio.Financial
+	// Records are the public API's records, which activities and financial records link to.
+	Records Records
+	// Usage reads the team's API requests counted so far this minute and today.
+	Usage Usage
 	Logger   *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time

@@ -49,6 +49,8 @@ var funcs = template.FuncMap{
 	"contains": func(list []string, s string) bool {
 		return slices.Contains(list, s)
 	},
+	"query": query,
+	"list":  func(s ...string) []string { return s },
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -99,6 +101,28 @@ func (v view) Time(t any) string {
 		return v.p.Time(t.Time())
 	}
 	return "—"
+}
+
+// Date formats a calendar date in the page's language.
+func (v view) Date(d patio.Date) string { return v.p.Date(d) }
+
+// Overdue reports whether a due time has passed.
+func (v view) Overdue(t *patio.Timestamp) bool { return t != nil && t.Time().Before(v.now) }
+
+// Local formats an instant as a datetime-local field shows it, in the team's time zone.
+func (v view) Local(t *patio.Timestamp) string {
+	if t == nil {
+		return ""
+	}
+	return t.Time().In(v.p.Loc).Format("2006-01-02T15:04")
+}
+
+// Percent is n as a share of of, rounded ("" when of is 0).
+func (v view) Percent(n, of int) string {
+	if of <= 0 {
+		return ""
+	}
+	return v.p.Number(n*100/of) + "%"
 }
 
 // Number formats a count in the page's language.
@@ -199,7 +223,14 @@ func refused(p locale.Printer, values url.Values, err error, known ...string) *f
 		}
 		return f
 	}
-	f.Problems[""] = append(f.Problems[""], p.Error(err))
+	field := ""
+	// A link that names no record of the team is the link field's problem.
+	if e != nil && e.Format == "%s does not name a %s of this team" && len(e.Args) == 2 {
+		if link, ok := e.Args[0].(string); ok && slices.Contains(known, strings.TrimSuffix(link, "_id")) {
+			field = strings.TrimSuffix(link, "_id")
+		}
+	}
+	f.Problems[field] = append(f.Problems[field], p.Error(err))
 	return f
 }
 

@@ -55,6 +55,29 @@ func (c *Console) routes() {
 	c.handle("POST /console/team/members/{user}/remove", may(patio.PermMembers), c.memberRemove)
 	c.handle("POST /console/team/settings", may(patio.PermTeamSettings), c.teamSettings)
 
+	// Activities.
+	c.handle("GET /console/activities", page, c.activityList)
+	c.handle("GET /console/activities/new", may(patio.PermModules), c.activityNew)
+	c.handle("POST /console/activities", may(patio.PermModules), c.activityCreate)
+	c.handle("GET /console/activities/{id}", page, c.activityShow)
+	c.handle("POST /console/activities/{id}", may(patio.PermModules), c.activitySave)
+	c.handle("POST /console/activities/{id}/start", may(patio.PermModules), c.activityMove(patio.ActivityInProgress))
+	c.handle("POST /console/activities/{id}/complete", may(patio.PermModules), c.activityMove(patio.ActivityCompleted))
+	c.handle("POST /console/activities/{id}/cancel", may(patio.PermModules), c.activityMove(patio.ActivityCancelled))
+	c.handle("POST /console/activities/{id}/reopen", may(patio.PermModules), c.activityMove(patio.ActivityPending))
+
+	// Financial records.
+	c.handle("GET /console/financial", page, c.financialList)
+	c.handle("GET /console/financial.csv", page, c.financialCSV)
+	c.handle("GET /console/financial/summary", page, c.financialSummary)
+	c.handle("GET /console/financial/new", may(patio.PermModules), c.financialNew)
+	c.handle("POST /console/financial", may(patio.PermModules), c.financialCreate)
+	c.handle("GET /console/financial/{id}", page, c.financialShow)
+	c.handle("POST /console/financial/{id}", may(patio.PermModules), c.financialSave)
+	c.handle("POST /console/financial/{id}/pay", may(patio.PermModules), c.financialPay)
+	c.handle("POST /console/financial/{id}/cancel", may(patio.PermModules), c.financialMove(patio.FinancialCancelled))
+	c.handle("POST /console/financial/{id}/reopen", may(patio.PermModules), c.financialMove(patio.FinancialPending))
+
 	// Audit log.
 	c.handle("GET /console/audit", page, c.auditPage)
 }

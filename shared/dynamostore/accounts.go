@@ -302,6 +302,35 @@ func (s *Store) Count(ctx context.Context, teamID string, now time.Time, perMinu
 	return 0, 0, refused, nil
 }
 
+// RequestsCounted returns how many requests of the team the minute and the UTC day of now have
+// counted (the rate limiter's own counters), in one BatchGetItem.
+func (s *Store) RequestsCounted(ctx context.Context, teamID string, now time.Time) (int, int, error) {
+	now = now.UTC()
+	minuteKey := "rate#" + teamID + "#m#" + now.Format("200601021504")
+	dayKey := "rate#" + teamID + "#d#" + now.Format("20060102")
+	var items []dynamo.Item
+	err := s.accounts().Batch("pk", "sk").Get(dynamo.Keys{minuteKey, "rate"}, dynamo.Keys{dayKey, "rate"}).All(ctx, &items)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return 0, 0, wrap(err, "read request counters of", teamID)
+	}
+	var minute, day int
+	for _, item := range items {
+		var row struct {
+			PK    string `dynamo:"pk"`
+			Count int    `dynamo:"count"`
+		}
+		if err := dynamo.UnmarshalItem(item, &row); err != nil {
+			return 0, 0, wrap(err, "decode request counter of", teamID)
+		}
+		if row.PK == minuteKey {
+			minute = row.Count
+		} else {
+			day = row.Count
+		}
+	}
+	return minute, day, nil
+}
+
 // increment adds delta to a counter and returns the new count. With limit > 0 it only adds while
 // the count is below limit (a failed condition otherwise).
 func (s *Store) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) (int, error) {

@@ -49,11 +49,16 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 		Identity: identity,
 		Members: patio.Members{Store: store, Teams: store, Identity: identity, Mail: sesmail.New(cfg, c.AlertSender),
 			Audit: store},
-		Teams:    patio.Teams{Store: store, Audit: store},
-		Keys:     patio.Keys{Store: store, Audit: store, Prefix: o.KeyPrefix},
-		Webhooks: webhooks,
-		Audit:    store,
-		Logger:   logger,
+		Teams:      patio.Teams{Store: store, Audit: store},
+		Keys:       patio.Keys{Store: store, Audit: store, Prefix: o.KeyPrefix},
+		Webhooks:   webhooks,
+		Audit:      store,
+		Activities: patio.NewActivities(store.Activities()).WithAudit(store, patio.ResourceActivity),
+		Financial:  patio.NewFinancial(store.Financial(), store.Team).WithAudit(store, patio.ResourceFinancial),
+		Records: console.Records{Vehicles: patio.NewVehicles(store.Vehicles()), Clients: patio.NewClients(store.Clients()),
+			Deals: patio.NewDeals(store.Deals(), store.Vehicles())},
+		Usage:  store,
+		Logger: logger,
 	}), nil
 }
 
