@@ -143,6 +143,29 @@ func TestEveryScreen(t *testing.T) {
 			return submit(t, ctx, `form[aria-labelledby=new-key-title] button[type=submit]`)
 		}, 200},
 		{"team", path("/console/team"), 200},
+		{"activity-new", path("/console/activities/new"), 200},
+		{"activity-new-refused", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/activities/new")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Revisão"), chromedp.SendKeys(chromedp.ID("link-vehicle"), "ZZZ9Z99"))
+			return submit(t, ctx, `main form button[type=submit]`)
+		}, 422},
+		{"activity", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/activities/new")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Visita ao showroom"),
+				chromedp.SetValue(chromedp.ID("due_at"), time.Now().Add(-time.Hour).In(sao).Format("2006-01-02T15:04")))
+			return submit(t, ctx, `main form button[type=submit]`)
+		}, 200},
+		{"activities", path("/console/activities"), 200},
+		{"activities-overdue", path("/console/activities?overdue=1"), 200},
+		{"financial-new", path("/console/financial/new"), 200},
+		{"financial-record", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/financial/new")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("description"), "Comissão do Argo"), chromedp.SendKeys(chromedp.ID("amount"), "1500"))
+			return submit(t, ctx, `main form button[type=submit]`)
+		}, 200},
+		{"financial", path("/console/financial"), 200},
+		{"financial-overdue", path("/console/financial?overdue=1"), 200},
+		{"financial-summary", path("/console/financial/summary"), 200},
 		{"audit", path("/console/audit"), 200},
 		{"password", path("/console/account/password"), 200},
 		{"not-found", path("/console/nowhere"), 404},

@@ -51,6 +51,8 @@ var funcs = template.FuncMap{
 	},
 	"query": query,
 	"list":  func(s ...string) []string { return s },
+	"cents": func(c money.Cents) int64 { return int64(c) },
+	"str":   func(p *string) string { return derefOr(p, "") },
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -98,6 +100,11 @@ func (v view) Time(t any) string {
 		}
 		return v.p.Time(*t)
 	case patio.Timestamp:
+		return v.p.Time(t.Time())
+	case *patio.Timestamp:
+		if t == nil {
+			return "—"
+		}
 		return v.p.Time(t.Time())
 	}
 	return "—"
