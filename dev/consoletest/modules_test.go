@@ -274,9 +274,9 @@ func TestModulesAsViewer(t *testing.T) {
 	}
 	c := newClient(t, cookie)
 	for path, form := range map[string]url.Values{
-		"/console/activities":                      {"type": {"task"}, "title": {"x"}, "form_token": {"v1"}},
+		"/console/activities":                       {"type": {"task"}, "title": {"x"}, "form_token": {"v1"}},
 		"/console/activities/" + a.ID + "/complete": {},
-		"/console/financial":                       {"type": {"revenue"}, "category": {"comissao"}, "description": {"x"}, "amount": {"1"}, "due_date": {"2030-01-01"}, "form_token": {"v2"}},
+		"/console/financial":                        {"type": {"revenue"}, "category": {"comissao"}, "description": {"x"}, "amount": {"1"}, "due_date": {"2030-01-01"}, "form_token": {"v2"}},
 	} {
 		form.Set("team", tm.TeamID)
 		if resp, _ := c.post(path, form, nil); resp.StatusCode != http.StatusForbidden {
