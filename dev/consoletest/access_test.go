@@ -256,3 +256,75 @@ func TestPlannedPathsStay404(t *testing.T) {
 		}
 	}
 }
+
+// TestRoleChangeAppliesAtOnce: a role change and a removal apply to the person's next request,
+// with no new sign-in; a team keeps its last owner.
+func TestRoleChangeAppliesAtOnce(t *testing.T) {
+	tm := newTeam(t)
+	owner := browser(t)
+	signIn(t, owner, tm.OwnerEmail, tm.OwnerPassword)
+	admin, _ := invite(t, tm, patio.RoleAdmin)
+	if got := open(t, admin, "/console/keys"); got != http.StatusOK || count(t, admin, `form[action$="/console/keys"]`) != 1 {
+		t.Fatalf("the admin's keys page = %d without the new-key form", got)
+	}
+	adminEmail := strings.TrimSpace(strings.Split(text(t, admin, `header .tools a[href$="/account/password"]`), " ")[0])
+
+	open(t, owner, "/console/team")
+	with(t, owner, chromedp.SetValue(chromedp.CSS(`select[id="role-`+adminEmail+`"]`), "viewer"))
+	if got := submit(t, owner, `form[action$="/members/`+adminEmail+`/role"] button`); got != http.StatusOK {
+		t.Fatalf("change role = %d", got)
+	}
+	if got := open(t, admin, "/console/keys"); got != http.StatusOK || count(t, admin, `main form[method=post]`) != 0 {
+		t.Errorf("after becoming a viewer, the keys page = %d with %d forms; want none", got, count(t, admin, `main form[method=post]`))
+	}
+
+	// The last owner can be neither demoted nor removed.
+	ownerCookie := newClient(t, sessionCookie(t, owner).Value)
+	resp, body := ownerCookie.post("/console/team/members/"+tm.OwnerEmail+"/role", url.Values{"team": {tm.TeamID}, "role": {"admin"}}, nil)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "pelo menos um proprietário") {
+		t.Errorf("demoting the last owner = %d; want 422 saying a team keeps an owner", resp.StatusCode)
+	}
+
+	open(t, owner, "/console/team")
+	if got := submit(t, owner, `form[action$="/members/`+adminEmail+`/remove"] button`); got != http.StatusOK {
+		t.Fatalf("remove = %d", got)
+	}
+	if got := open(t, admin, "/console/webhooks"); got != http.StatusOK || !strings.Contains(location(admin), "/console/login") {
+		t.Errorf("after removal the person's next page is %s (%d); want the login page", location(admin), got)
+	}
+}
+
+// TestTeamSwitch: a person in two teams switches between them; the pages follow, and a form of the
+// team left behind is refused.
+func TestTeamSwitch(t *testing.T) {
+	a, b := newTeam(t), newTeam(t)
+	email := fmt.Sprintf("both+%d@dealer.example", time.Now().UnixNano())
+	for _, tm := range []team{a, b} {
+		if _, err := stack.Owner(context.Background(), tm.TeamID, email, "Both-Teams-Pass-1!"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := browser(t)
+	signIn(t, ctx, email, "Both-Teams-Pass-1!")
+	first := value(t, ctx, chromedp.Value(chromedp.ID("switch-team")))
+	other := b.TeamID
+	if first == b.TeamID {
+		other = a.TeamID
+	}
+	open(t, ctx, "/console/team")
+	stale := value(t, ctx, chromedp.Value(chromedp.CSS(`form[action$="/team/settings"] input[name=team]`)))
+	with(t, ctx, chromedp.SetValue(chromedp.ID("switch-team"), other))
+	if got := submit(t, ctx, `header form[action$="/console/team"] button`); got != http.StatusOK {
+		t.Fatalf("switch = %d", got)
+	}
+	open(t, ctx, "/console/team")
+	if got := value(t, ctx, chromedp.Value(chromedp.CSS(`form[action$="/team/settings"] input[name=team]`))); got != other {
+		t.Errorf("after switching, the team page is team %s; want %s", got, other)
+	}
+	c := newClient(t, sessionCookie(t, ctx).Value)
+	resp, _ := c.post("/console/team/settings", url.Values{"team": {stale}, "name": {"Renamed from a stale tab"},
+		"email": {email}, "time_zone": {"UTC"}}, nil)
+	if resp.StatusCode != http.StatusConflict {
+		t.Errorf("a form of the team left behind = %d; want 409", resp.StatusCode)
+	}
+}
