@@ -208,6 +208,7 @@ ifeq ($(ARGS),)
 	  -vehicles=1000 -clients=100 -deals=300 -concurrency=1
 	$(LOCAL) with-engines -- bin/bench -webhooks-only
 	$(LOCAL) with-engines -- bin/bench -timer-only
+	$(LOCAL) with-engines -- bin/bench -console-only
 else
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
 endif

@@ -63,6 +63,13 @@
 //     chosen instants of the timer's clock (patio.Timer.Now): the index entries they read beside
 //     the alarms in their window, their DynamoDB calls (budget: at most 2 when nothing is due).
 //
+//  9. The console (console.go; -console-only alone): its pages served beside the API on a team with
+//     a webhook of 100,000 logged deliveries and 10,000 activities and financial records each,
+//     every page's p50 at concurrency 1 against GET /api/v1/vehicles/{id} in the same rounds
+//     (budgets: the webhooks and deliveries pages, the activity lists, the overdue views and a
+//     financial list with a filter ≤ 3×, a month's summary ≤ 5×) and the items each page's reads
+//     examined, apart from its total's count (budget: ≤ k × 25 + 10 for k statuses shown).
+//
 // Budgets are printed as PASS or FAIL, and the command exits 0 even when one fails: it is a
 // measurement, not a test. It exits non-zero only when it could not measure (no engine, a failed
 // setup step, flags it cannot parse).
@@ -109,6 +116,9 @@ type options struct {
 	// timer runs the timer bench (timer.go) after the others; timerOnly runs it alone.
 	timer, timerOnly bool
 	tm               timerOptions
+	// consoleOnly runs the console's pages (console.go) alone.
+	consoleOnly bool
+	console     consoleOptions
 }
 
 func main() {
@@ -159,6 +169,10 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.tm.due, "timer-due", 200, "records falling due for the delay run")
 	fs.DurationVar(&o.tm.spread, "timer-spread", 3*time.Minute, "how long the delay run's records fall due over")
 	fs.DurationVar(&o.tm.lead, "timer-lead", 20*time.Second, "how long before its instant each of the delay run's records is written")
+	fs.BoolVar(&o.consoleOnly, "console-only", false, "measure the console's pages only")
+	fs.IntVar(&o.console.deliveries, "console-deliveries", 100000, "logged deliveries of the console team's webhook")
+	fs.IntVar(&o.console.activities, "console-activities", 10000, "activities of the console's team")
+	fs.IntVar(&o.console.financial, "console-financial", 10000, "financial records of the console's team")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: go run ./cmd/local with-engines -- go run ./cmd/bench [flags]\n")
 		fs.PrintDefaults()
@@ -218,6 +232,14 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer env.close()
+	if o.consoleOnly {
+		rep, err := env.measureConsole(ctx, o)
+		if err != nil {
+			return err
+		}
+		printConsole(os.Stdout, rep)
+		return nil
+	}
 	if o.listsOnly {
 		lists, err := env.measureLists(ctx, o)
 		if err != nil {

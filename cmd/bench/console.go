@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"text/tabwriter"
+	"time"
+
+	"github.com/patio-dev/patio/shared/app/consoleapp"
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// The console part (-console-only; issues 22 and 23): the console's pages served over HTTP beside
+// the API, on a team of a busy dealership — a webhook with -console-deliveries logged deliveries,
+// -console-activities activities and -console-financial financial records — each page's p50 at
+// concurrency 1 against GET /api/v1/vehicles/{id} measured in the same rounds, and the items each
+// page's DynamoDB calls examined (a sample request each, as the lists part counts them).
+
+// consoleOptions size the console part's team.
+type consoleOptions struct {
+	deliveries, activities, financial int
+}
+
+// consolePage is one measured page: its path, the statuses its list shows (k; 0 for no list), and
+// its budget as a multiple of the GET by id.
+type consolePage struct {
+	name, path string
+	k          int
+	budget     float64
+}
+
+// consoleRow is one page's figures.
+type consoleRow struct {
+	page consolePage
+	res  result
+	// items are what the page's reads examined (records, and the session's and member's keys),
+	// counted the items its total's count examined, queries its DynamoDB calls.
+	items, counted, queries int
+}
+
+// consoleReport is the console part's figures.
+type consoleReport struct {
+	get  result
+	rows []consoleRow
+	o    consoleOptions
+}
+
+// consoleLimit is the page size of the console's module lists (shared/console's moduleLimit).
+const consoleLimit = 25
+
+// measureConsole seeds the console's team, serves the console, and measures its pages.
+func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleReport, error) {
+	h, err := consoleapp.Handler(env.cfg, env.conf, slog.New(slog.NewJSONHandler(io.Discard, nil)), consoleapp.Options{KeyPrefix: patio.TestKeyPrefix})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+
+	team := env.main.teamID
+	cookie, err := env.consoleSession(ctx, team)
+	if err != nil {
+		return nil, err
+	}
+	hook, err := env.seedDeliveries(ctx, team, o.console.deliveries)
+	if err != nil {
+		return nil, err
+	}
+	if err := env.seedModules(ctx, team, o.console); err != nil {
+		return nil, err
+	}
+	vehicle, err := env.anyVehicle(ctx, team)
+	if err != nil {
+		return nil, err
+	}
+	month := time.Now().UTC()
+	first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.UTC)
+	pages := []consolePage{
+		{"webhooks", "/console/webhooks", 0, 3},
+		{"deliveries of a webhook", "/console/webhooks/" + hook + "/deliveries", 0, 3},
+		{"activities", "/console/activities", 3, 3},
+		{"overdue activities", "/console/activities?overdue=1", 2, 3},
+		{"overdue financial records", "/console/financial?overdue=1", 1, 3},
+		{"financial, type=revenue", "/console/financial?type=revenue", 2, 3},
+		{"summary of a month", "/console/financial/summary?" + url.Values{"from": {first.Format("2006-01-02")},
+			"to": {first.AddDate(0, 1, -1).Format("2006-01-02")}}.Encode(), 0, 5},
+	}
+	jar, _ := cookiejar.New(nil)
+	u, _ := url.Parse(base)
+	jar.SetCookies(u, []*http.Cookie{{Name: "patio_session", Value: cookie, Path: "/console/"}})
+	client := &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 4},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	page := func(path string) op {
+		return func(ctx context.Context, _ *rand.Rand) error {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+			if err != nil {
+				return err
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("GET %s = %d", path, resp.StatusCode)
+			}
+			return nil
+		}
+	}
+	get := func(ctx context.Context, _ *rand.Rand) error {
+		return env.api.do(ctx, env.main, http.MethodGet, "/api/v1/vehicles/"+vehicle, nil, http.StatusOK, nil)
+	}
+	rep := &consoleReport{o: o.console}
+	runs := []timedRun{{get, 1}}
+	for i, p := range pages {
+		call := page(p.path)
+		if err := call(ctx, nil); err != nil {
+			return nil, err
+		}
+		calls, err := env.rec.record(func() error { return call(ctx, nil) })
+		if err != nil {
+			return nil, err
+		}
+		items, counted, counters := classify(calls)
+		rep.rows = append(rep.rows, consoleRow{page: p, items: items, counted: counted + counters, queries: len(calls)})
+		runs = append(runs, timedRun{call, uint64(2 + i)})
+	}
+	res := measureRounds(ctx, 1, o.warmup, o.listDuration*time.Duration(len(runs))/2, runs, func(round, i int, part func(context.Context)) {
+		if i == 0 {
+			progress("console: round %d of %d", round+1, rounds)
+		}
+		part(ctx)
+	})
+	rep.get = res[0]
+	for i := range rep.rows {
+		rep.rows[i].res = res[i+1]
+	}
+	return rep, nil
+}
+
+// consoleSession makes an owner of the team and a session of theirs, and returns the session's
+// cookie value.
+func (env *benchEnv) consoleSession(ctx context.Context, team string) (string, error) {
+	email := "owner@bench.example"
+	ts := patio.NewTimestamp(time.Now())
+	if err := env.store.AddMember(ctx, patio.Member{TeamID: team, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
+		CreatedAt: ts, UpdatedAt: ts}); err != nil {
+		return "", err
+	}
+	id, hash, err := patio.NewSessionID()
+	if err != nil {
+		return "", err
+	}
+	now := time.Now()
+	return id, env.store.CreateSession(ctx, patio.Session{Hash: hash, Email: email, TeamID: team, CreatedAt: now, SeenAt: now})
+}
+
+// seedDeliveries creates a webhook of the team with n logged deliveries (mostly succeeded, some
+// failed), spread over the last 30 days, and returns its id.
+func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) (string, error) {
+	w, _, err := webhook.Webhooks{Store: env.store}.Create(ctx, team, "https://hooks.bench.example/patio", []string{"*"})
+	if err != nil {
+		return "", err
+	}
+	progress("console: %d deliveries of one webhook", n)
+	now := time.Now()
+	const batch = 200
+	return w.ID, parallel(ctx, (n+batch-1)/batch, 4, func(ctx context.Context, i int) error {
+		var ds []webhook.Delivery
+		for j := i * batch; j < min(n, (i+1)*batch); j++ {
+			at := now.Add(-time.Duration(j) * 30 * 24 * time.Hour / time.Duration(n))
+			ev := fmt.Sprintf("evt_bench%010d", j)
+			st := webhook.DeliverySucceeded
+			if j%10 == 0 {
+				st = webhook.DeliveryFailed
+			}
+			ds = append(ds, webhook.Delivery{ID: webhook.DeliveryID(ev, w.ID), WebhookID: w.ID, TeamID: team, EventID: ev,
+				EventType: webhook.VehicleUpdated, Status: st, Attempt: 1, Payload: []byte(`{"id":"` + ev + `"}`),
+				CreatedAt: at, UpdatedAt: at})
+		}
+		_, _, _, err := env.store.CreateDeliveries(ctx, ds)
+		return err
+	})
+}
+
+// seedModules creates the team's activities (due over 60 days around now, a tenth of them past
+// due and open) and financial records (every type and category, due over the last and next six
+// months, a tenth of them pending and past due), through the use cases.
+func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOptions) error {
+	acts := patio.NewActivities(env.store.Activities())
+	fin := patio.NewFinancial(env.store.Financial(), env.store.Team)
+	now := time.Now()
+	progress("console: %d activities and %d financial records", o.activities, o.financial)
+	err := parallel(ctx, o.activities, 4, func(ctx context.Context, i int) error {
+		due := patio.NewTimestamp(now.Add(time.Duration(i%60-30) * 24 * time.Hour).Add(time.Duration(i%24) * time.Hour))
+		in := patio.ActivityInput{Type: patio.Some(patio.ActivityTypes[i%len(patio.ActivityTypes)]),
+			Title: patio.Some(fmt.Sprintf("Atividade %d", i)), DueAt: patio.Some(due)}
+		if i%10 != 0 && due.Time().Before(now) {
+			in.Status = patio.Some(patio.ActivityInProgress)
+		}
+		a, err := acts.Create(ctx, team, in)
+		if err == nil && i%10 != 0 && due.Time().Before(now) {
+			_, err = acts.Update(ctx, team, a.ID, patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)})
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return parallel(ctx, o.financial, 4, func(ctx context.Context, i int) error {
+		typ := patio.FinancialTypes[i%len(patio.FinancialTypes)]
+		cats := patio.FinancialCategories[typ]
+		due := patio.DateOf(now.AddDate(0, 0, i%360-180))
+		in := patio.FinancialInput{Type: patio.Some(typ), Category: patio.Some(cats[(i/3)%len(cats)]),
+			Description: patio.Some(fmt.Sprintf("Lançamento %d", i)), Amount: patio.Some(money.Cents(1000 + i*37)),
+			DueDate: patio.Some(due)}
+		if i%10 != 0 && due.Start().Before(now) {
+			in.Status = patio.Some(patio.FinancialPaid)
+		}
+		_, err := fin.Create(ctx, team, in)
+		return err
+	})
+}
+
+// anyVehicle returns a vehicle of the team (the GET by id the pages are compared with).
+func (env *benchEnv) anyVehicle(ctx context.Context, team string) (string, error) {
+	if len(env.vehicleIDs) > 0 {
+		return env.vehicleIDs[0], nil
+	}
+	v, err := patio.NewVehicles(env.store.Vehicles()).Create(ctx, team, patio.VehicleInput{Brand: patio.Some("Fiat"),
+		Model: patio.Some("Argo"), Price: patio.Some(money.Cents(7999000))})
+	env.vehicleIDs = append(env.vehicleIDs, v.ID)
+	return v.ID, err
+}
+
+// printConsole prints the console part and its budgets.
+func printConsole(w io.Writer, r *consoleReport) {
+	fmt.Fprintf(w, "\nThe console (issues 22 and 23): a team with %d deliveries of one webhook, %d activities, %d financial records; p50 at concurrency 1\n",
+		r.o.deliveries, r.o.activities, r.o.financial)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "page\tp50\tp99\t× GET\tbudget\tpage items\tcount items\tcalls\tpage items budget\t")
+	fmt.Fprintf(tw, "GET /api/v1/vehicles/{id}\t%s\t%s\t1.00\t\t\t\t\t\t\n", ms(r.get.p50), ms(r.get.p99))
+	for _, row := range r.rows {
+		ratio := float64(row.res.p50) / float64(max(r.get.p50, 1))
+		items := ""
+		if row.page.k > 0 {
+			limit := row.page.k*consoleLimit + 10
+			items = fmt.Sprintf("%s ≤ %d", verdict(row.items <= limit), limit)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s ≤ %.0f×\t%d\t%d\t%d\t%s\t\n", row.page.name, ms(row.res.p50), ms(row.res.p99), ratio,
+			verdict(ratio <= row.page.budget), row.page.budget, row.items, row.counted, row.queries, items)
+		if row.res.errors > 0 {
+			fmt.Fprintf(tw, "  %d failed calls: %v\t\t\t\t\t\t\t\t\t\n", row.res.errors, row.res.firstErr)
+		}
+	}
+	_ = tw.Flush()
+}
