@@ -2,8 +2,8 @@ package app_test
 
 import (
 	"context"
-	"os"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
