@@ -33,7 +33,7 @@ var forbiddenStd = []string{"net/http", "os/exec", "database/sql", "plugin"}
 
 // adapters must not import one another; each depends on the domain only. Missing ones are skipped
 // so the list can name adapters before they exist.
-var adapters = []string{"shared/dynamostore", "shared/httpapi", "shared/sqsqueue", "shared/webhookhttp", "shared/sesmail", "shared/authorizer", "shared/usageplans", "shared/xray"}
+var adapters = []string{"shared/dynamostore", "shared/httpapi", "shared/sqsqueue", "shared/webhookhttp", "shared/sesmail", "shared/authorizer", "shared/usageplans", "shared/xray", "shared/cognito"}
 
 type pkg struct {
 	ImportPath string
@@ -153,5 +153,26 @@ func TestRequestFunctionsLinkNoWebhookWorker(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// heavyForTemplates are packages the console must not link: its html/template makes the linker keep
+// every exported method of every type linked (text/template looks methods up by name), so each
+// would keep its every operation or table (4 MB for the Cognito client, 1.5 MB for SES v2's). The
+// console calls Cognito and SES through shared/awsjson, and reads Accept-Language itself.
+var heavyForTemplates = []string{
+	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider", "github.com/aws/aws-sdk-go-v2/service/sesv2",
+	"golang.org/x/text/language",
+}
+
+func TestConsoleLinksNoWholeSDKClientOfItsIdentityOrMail(t *testing.T) {
+	pkgs := list(t, module+"functions/console")
+	if len(pkgs) != 1 || pkgs[0].Error != nil {
+		t.Fatalf("go list functions/console = %+v; want the function's package (update archtest if it moved)", pkgs)
+	}
+	for _, dep := range pkgs[0].Deps {
+		if slices.Contains(heavyForTemplates, dep) {
+			t.Errorf("functions/console links %s; its binary budget (16 MB) cannot carry it", dep)
+		}
 	}
 }
