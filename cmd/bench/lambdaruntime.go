@@ -365,13 +365,16 @@ func printLambdas(w io.Writer, rep lambdaReport) (budgets []string) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "function\tsize MB\tinit\tfirst call\tcold\twarm p50\twarm p99\tpeak MB\tinvoked with\t")
-	var minimal, floor *lambdaRow
+	var minimal, floor, vehicles *lambdaRow
 	for i, r := range rep.rows {
 		if r.name == "minimal" && r.err == nil {
 			minimal = &rep.rows[i]
 		}
 		if r.name == "floor" && r.err == nil {
 			floor = &rep.rows[i]
+		}
+		if r.name == "vehicles" && r.err == nil {
+			vehicles = &rep.rows[i]
 		}
 		if r.err != nil {
 			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\terror: %v\t\n", r.name, r.err)
@@ -387,39 +390,33 @@ func printLambdas(w io.Writer, rep lambdaReport) (budgets []string) {
 	if rep.err != nil {
 		fmt.Fprintf(w, "  %v\n", rep.err)
 	}
+	// Cold start budgets: an API function's against the minimal function's, the console's against
+	// the vehicles function's.
 	for _, r := range rep.rows {
-		if !r.api {
+		var base *lambdaRow
+		var limit float64
+		var of string
+		switch {
+		case r.api:
+			base, limit, of = minimal, maxColdRatio, "the minimal function's"
+		case r.console:
+			base, limit, of = vehicles, maxConsoleColdRatio, "the vehicles function's"
+		default:
 			continue
 		}
-		if r.err != nil || minimal == nil {
+		if r.err != nil || base == nil {
 			budgets = append(budgets, fmt.Sprintf("  FAIL  %s cold start: not measured", r.name))
 			continue
 		}
-		x := ratio(r.cold, minimal.cold)
-		line := fmt.Sprintf("  %s  %s cold start under the Runtime API = %.2f × the minimal function's (≤ %.1f)",
-			verdict(x <= maxColdRatio), r.name, x, maxColdRatio)
-		if floor != nil {
+		x := ratio(r.cold, base.cold)
+		line := fmt.Sprintf("  %s  %s cold start under the Runtime API = %.2f × %s (≤ %.1f)", verdict(x <= limit), r.name, x, of, limit)
+		if r.api && floor != nil {
 			line += fmt.Sprintf("; %.2f × the floor's (one GetItem)", ratio(r.cold, floor.cold))
 		}
+		if r.console {
+			line += ": " + r.event
+		}
 		budgets = append(budgets, line)
-	}
-	var vehicles *lambdaRow
-	for i, r := range rep.rows {
-		if r.name == "vehicles" && r.err == nil {
-			vehicles = &rep.rows[i]
-		}
-	}
-	for _, r := range rep.rows {
-		if !r.console {
-			continue
-		}
-		if r.err != nil || vehicles == nil {
-			budgets = append(budgets, fmt.Sprintf("  FAIL  %s cold start: not measured", r.name))
-			continue
-		}
-		x := ratio(r.cold, vehicles.cold)
-		budgets = append(budgets, fmt.Sprintf("  %s  %s cold start under the Runtime API = %.2f × the vehicles function's (≤ %.1f): %s",
-			verdict(x <= maxConsoleColdRatio), r.name, x, maxConsoleColdRatio, r.event))
 	}
 	for _, r := range rep.rows {
 		if r.name != "vehicles" {
