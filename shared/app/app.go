@@ -5,9 +5,11 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,18 +39,70 @@ const sdkAttemptTimeout = 3 * time.Second
 // LoadAWS loads the AWS configuration from the standard environment (region, credentials and
 // AWS_ENDPOINT_URL_* overrides for local engines).
 func LoadAWS(ctx context.Context) (aws.Config, error) {
-	// The SDK keeps 10 idle connections per host by default; a process serving many requests at
-	// once (the local stack, a warm Lambda with concurrent SDK calls) would keep opening new ones.
-	// Each attempt of an SDK call has its own timeout (the store's retryer bounds the attempts), so
-	// a hung database fails calls instead of holding them until the request's deadline.
-	httpClient := awshttp.NewBuildableClient().WithTimeout(sdkAttemptTimeout).WithTransportOptions(func(t *http.Transport) {
-		t.MaxIdleConnsPerHost = 64
-	})
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(sdkLogger{log: slog.Default()}), config.WithHTTPClient(httpClient))
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(sdkLogger{log: slog.Default()}), config.WithHTTPClient(sdkHTTPClient()))
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("app: load AWS configuration: %w", err)
 	}
 	return cfg, nil
+}
+
+// sdkHTTPClient is the HTTP client of every AWS SDK call. The SDK keeps 10 idle connections per
+// host by default; a process serving many requests at once (the local stack, a warm Lambda with
+// concurrent SDK calls) would keep opening new ones. Each attempt of an SDK call has its own
+// timeout (the store's retryer bounds the attempts), so a hung database fails calls instead of
+// holding them until the request's deadline.
+func sdkHTTPClient() *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().WithTimeout(sdkAttemptTimeout).WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConnsPerHost = 64
+	})
+}
+
+// LambdaAWS returns the AWS configuration of a Lambda execution environment from the variables
+// Lambda sets there, read through lookup (os.LookupEnv): AWS_REGION, and the function's role's
+// credentials in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; with the SDK's
+// endpoint variables (AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, unless
+// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true) and LoadAWS's HTTP client and logger. In a Lambda
+// function it is what LoadAWS finds, without linking the SDK's configuration loader, whose
+// shared-file profiles, SSO, STS and instance metadata clients a function never uses; in the
+// console, whose html/template keeps every method of what it links, they weigh 2 MB. It fails
+// when the region or the credentials are missing.
+func LambdaAWS(lookup func(string) (string, bool)) (aws.Config, error) {
+	get := func(name string) string {
+		v, _ := lookup(name)
+		return v
+	}
+	region, key, secret := get("AWS_REGION"), get("AWS_ACCESS_KEY_ID"), get("AWS_SECRET_ACCESS_KEY")
+	if region == "" || key == "" || secret == "" {
+		return aws.Config{}, errors.New("app: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set, as Lambda sets them")
+	}
+	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, SessionToken: get("AWS_SESSION_TOKEN"),
+		Source: "LambdaEnvironment"}
+	cfg := aws.Config{
+		Region: region,
+		Credentials: aws.NewCredentialsCache(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return creds, nil
+		})),
+		HTTPClient: sdkHTTPClient(),
+		Logger:     sdkLogger{log: slog.Default()},
+	}
+	if ignore, _ := strconv.ParseBool(get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")); !ignore {
+		if v := get("AWS_ENDPOINT_URL"); v != "" {
+			cfg.BaseEndpoint = aws.String(v)
+		}
+		cfg.ConfigSources = []any{envEndpoints(lookup)}
+	}
+	return cfg, nil
+}
+
+// envEndpoints answers the SDK clients' lookup of a service's own endpoint variable,
+// AWS_ENDPOINT_URL_<service id, upper-cased, spaces as underscores>, as the SDK's loader does
+// (config.EnvConfig).
+type envEndpoints func(string) (string, bool)
+
+// GetServiceBaseEndpoint implements the SDK's configuration source of service endpoints.
+func (e envEndpoints) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
+	v, _ := e("AWS_ENDPOINT_URL_" + strings.ReplaceAll(strings.ToUpper(sdkID), " ", "_"))
+	return v, v != "", nil
 }
 
 // apiFunction is the Lambda function serving each API resource.

@@ -53,6 +53,19 @@ func authorizerTeam(r *http.Request) string {
 // logger whose recognised lines carry embedded metrics (emf, when METRICS_NAMESPACE is set).
 func LambdaBuild[H any](ctx context.Context, logger *slog.Logger,
 	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
+	return lambdaBuild(ctx, logger, LoadAWS, build, fns...)
+}
+
+// LambdaBuildFromEnvironment is LambdaBuild with the AWS configuration read from the Lambda
+// environment's variables alone (LambdaAWS) instead of the SDK's loader: the console's start,
+// whose binary the loader would grow by 2 MB.
+func LambdaBuildFromEnvironment[H any](ctx context.Context, logger *slog.Logger,
+	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
+	return lambdaBuild(ctx, logger, func(context.Context) (aws.Config, error) { return LambdaAWS(os.LookupEnv) }, build, fns...)
+}
+
+func lambdaBuild[H any](ctx context.Context, logger *slog.Logger, loadAWS func(context.Context) (aws.Config, error),
+	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
 	var zero H
 	if err := RefuseLocalKnobs(os.LookupEnv); err != nil {
 		return zero, err
@@ -61,7 +74,7 @@ func LambdaBuild[H any](ctx context.Context, logger *slog.Logger,
 	if err != nil {
 		return zero, err
 	}
-	cfg, err := LoadAWS(ctx)
+	cfg, err := loadAWS(ctx)
 	if err != nil {
 		return zero, err
 	}

@@ -157,3 +157,24 @@ func TestRequestFunctionsLinkNoWebhookWorker(t *testing.T) {
 		})
 	}
 }
+
+// heavyForTemplates are packages the console must not link: its html/template makes the linker keep
+// every exported method of every type linked (text/template looks methods up by name), so each
+// would keep its every operation or table (4.1 MB for the Cognito client, 2.4 MB for SES v2's). The
+// console calls Cognito and SES through shared/awsjson, and reads Accept-Language itself.
+var heavyForTemplates = []string{
+	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider", "github.com/aws/aws-sdk-go-v2/service/sesv2",
+	"golang.org/x/text/language",
+}
+
+func TestConsoleLinksNoWholeSDKClientOfItsIdentityOrMail(t *testing.T) {
+	pkgs := list(t, module+"functions/console")
+	if len(pkgs) != 1 || pkgs[0].Error != nil {
+		t.Fatalf("go list functions/console = %+v; want the function's package (update archtest if it moved)", pkgs)
+	}
+	for _, dep := range pkgs[0].Deps {
+		if slices.Contains(heavyForTemplates, dep) {
+			t.Errorf("functions/console links %s; its binary budget (16 MB) cannot carry it", dep)
+		}
+	}
+}

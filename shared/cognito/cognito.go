@@ -7,20 +7,45 @@ package cognito
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
-	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider/types"
 
+	"github.com/patio-dev/patio/shared/awsjson"
 	"github.com/patio-dev/patio/shared/patio"
 )
+
+// service is Amazon Cognito user pools' API (AWS JSON 1.1), as its SDK client names it.
+var service = awsjson.Service{ID: "Cognito Identity Provider", SigningName: "cognito-idp",
+	EndpointPrefix: "cognito-idp", TargetPrefix: "AWSCognitoIdentityProviderService"}
+
+// The operations the console uses. Signing in and changing a password are anonymous: the caller
+// proves who it is with a password, a challenge's session or an access token.
+var (
+	adminCreateUser        = awsjson.Operation{Name: "AdminCreateUser"}
+	adminSetUserPassword   = awsjson.Operation{Name: "AdminSetUserPassword"}
+	initiateAuth           = awsjson.Operation{Name: "InitiateAuth", Anonymous: true}
+	respondToAuthChallenge = awsjson.Operation{Name: "RespondToAuthChallenge", Anonymous: true}
+	changePassword         = awsjson.Operation{Name: "ChangePassword", Anonymous: true}
+)
+
+// The user pool's error codes the console answers apart.
+const (
+	codeUsernameExists        = "UsernameExistsException"
+	codeUserNotFound          = "UserNotFoundException"
+	codeNotAuthorized         = "NotAuthorizedException"
+	codePasswordResetRequired = "PasswordResetRequiredException"
+	codeInvalidPassword       = "InvalidPasswordException"
+	codeExpiredCode           = "ExpiredCodeException"
+)
+
+// challengeNewPassword is the challenge of a user signing in with a temporary password.
+const challengeNewPassword = "NEW_PASSWORD_REQUIRED"
 
 // Directory is a user pool and the client the console signs in with. It is safe for concurrent
 // use.
 type Directory struct {
-	client   *cip.Client
+	client   *awsjson.Client
 	poolID   string
 	clientID string
 }
@@ -28,7 +53,15 @@ type Directory struct {
 // New returns the directory of a user pool (AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER reaches a
 // local emulator).
 func New(cfg aws.Config, poolID, clientID string) *Directory {
-	return &Directory{client: cip.NewFromConfig(cfg), poolID: poolID, clientID: clientID}
+	return &Directory{client: awsjson.New(cfg, service), poolID: poolID, clientID: clientID}
+}
+
+// authResult is what InitiateAuth answers: a challenge, or tokens (of which the access token
+// alone is read, to change a password).
+type authResult struct {
+	ChallengeName        string
+	Session              string
+	AuthenticationResult *struct{ AccessToken string }
 }
 
 // errWrongCredentials is the one answer to a wrong email or password, whatever was wrong.
@@ -36,16 +69,15 @@ var errWrongCredentials = patio.Errorf(patio.KindUnauthenticated, "wrong email o
 
 // CreateUser implements patio.Identity.
 func (d *Directory) CreateUser(ctx context.Context, email, temporaryPassword string) (bool, error) {
-	_, err := d.client.AdminCreateUser(ctx, &cip.AdminCreateUserInput{
-		UserPoolId: aws.String(d.poolID), Username: aws.String(email), TemporaryPassword: aws.String(temporaryPassword),
-		MessageAction: types.MessageActionTypeSuppress,
-		UserAttributes: []types.AttributeType{
-			{Name: aws.String("email"), Value: aws.String(email)},
-			{Name: aws.String("email_verified"), Value: aws.String("true")},
+	err := d.client.Call(ctx, adminCreateUser, map[string]any{
+		"UserPoolId": d.poolID, "Username": email, "TemporaryPassword": temporaryPassword,
+		"MessageAction": "SUPPRESS", // the console sends its own invitation
+		"UserAttributes": []map[string]string{
+			{"Name": "email", "Value": email},
+			{"Name": "email_verified", "Value": "true"},
 		},
-	})
-	var exists *types.UsernameExistsException
-	if errors.As(err, &exists) {
+	}, nil)
+	if awsjson.Code(err) == codeUsernameExists {
 		return false, nil
 	}
 	if err != nil {
@@ -56,10 +88,8 @@ func (d *Directory) CreateUser(ctx context.Context, email, temporaryPassword str
 
 // ResetUser implements patio.Identity.
 func (d *Directory) ResetUser(ctx context.Context, email, temporaryPassword string) error {
-	_, err := d.client.AdminSetUserPassword(ctx, &cip.AdminSetUserPasswordInput{UserPoolId: aws.String(d.poolID),
-		Username: aws.String(email), Password: aws.String(temporaryPassword), Permanent: false})
-	var missing *types.UserNotFoundException
-	if errors.As(err, &missing) {
+	err := d.setPassword(ctx, email, temporaryPassword, false)
+	if awsjson.Code(err) == codeUserNotFound {
 		_, err = d.CreateUser(ctx, email, temporaryPassword)
 		return err
 	}
@@ -75,12 +105,16 @@ func (d *Directory) SetPassword(ctx context.Context, email, password string) err
 	if _, err := d.CreateUser(ctx, email, password); err != nil {
 		return err
 	}
-	_, err := d.client.AdminSetUserPassword(ctx, &cip.AdminSetUserPasswordInput{UserPoolId: aws.String(d.poolID),
-		Username: aws.String(email), Password: aws.String(password), Permanent: true})
-	if err != nil {
+	if err := d.setPassword(ctx, email, password, true); err != nil {
 		return patio.Internal(fmt.Errorf("cognito: set password: %w", err))
 	}
 	return nil
+}
+
+func (d *Directory) setPassword(ctx context.Context, email, password string, permanent bool) error {
+	return d.client.Call(ctx, adminSetUserPassword, map[string]any{
+		"UserPoolId": d.poolID, "Username": email, "Password": password, "Permanent": permanent,
+	}, nil)
 }
 
 // SignIn implements patio.Identity with the user-password flow.
@@ -89,8 +123,8 @@ func (d *Directory) SignIn(ctx context.Context, email, password string) (patio.S
 	if err != nil {
 		return patio.SignIn{}, err
 	}
-	if out.ChallengeName == types.ChallengeNameTypeNewPasswordRequired {
-		return patio.SignIn{NewPasswordRequired: true, Challenge: aws.ToString(out.Session)}, nil
+	if out.ChallengeName == challengeNewPassword {
+		return patio.SignIn{NewPasswordRequired: true, Challenge: out.Session}, nil
 	}
 	if out.AuthenticationResult == nil {
 		return patio.SignIn{}, patio.Internal(fmt.Errorf("cognito: sign in: unexpected challenge %q", out.ChallengeName))
@@ -98,41 +132,40 @@ func (d *Directory) SignIn(ctx context.Context, email, password string) (patio.S
 	return patio.SignIn{}, nil
 }
 
-func (d *Directory) initiate(ctx context.Context, email, password string) (*cip.InitiateAuthOutput, error) {
-	out, err := d.client.InitiateAuth(ctx, &cip.InitiateAuthInput{
-		AuthFlow: types.AuthFlowTypeUserPasswordAuth, ClientId: aws.String(d.clientID),
-		AuthParameters: map[string]string{"USERNAME": email, "PASSWORD": password},
-	})
+func (d *Directory) initiate(ctx context.Context, email, password string) (authResult, error) {
+	var out authResult
+	err := d.client.Call(ctx, initiateAuth, map[string]any{
+		"AuthFlow": "USER_PASSWORD_AUTH", "ClientId": d.clientID,
+		"AuthParameters": map[string]string{"USERNAME": email, "PASSWORD": password},
+	}, &out)
 	if wrongCredentials(err) {
-		return nil, errWrongCredentials
+		return out, errWrongCredentials
 	}
 	if err != nil {
-		return nil, patio.Internal(fmt.Errorf("cognito: sign in: %w", err))
+		return out, patio.Internal(fmt.Errorf("cognito: sign in: %w", err))
 	}
 	return out, nil
 }
 
 // wrongCredentials reports the errors a wrong email or password can produce.
 func wrongCredentials(err error) bool {
-	var notAuth *types.NotAuthorizedException
-	var missing *types.UserNotFoundException
-	var reset *types.PasswordResetRequiredException
-	return errors.As(err, &notAuth) || errors.As(err, &missing) || errors.As(err, &reset)
+	switch awsjson.Code(err) {
+	case codeNotAuthorized, codeUserNotFound, codePasswordResetRequired:
+		return true
+	}
+	return false
 }
 
 // CompleteSignIn implements patio.Identity.
 func (d *Directory) CompleteSignIn(ctx context.Context, email, challenge, newPassword string) error {
-	_, err := d.client.RespondToAuthChallenge(ctx, &cip.RespondToAuthChallengeInput{
-		ChallengeName: types.ChallengeNameTypeNewPasswordRequired, ClientId: aws.String(d.clientID),
-		Session:            aws.String(challenge),
-		ChallengeResponses: map[string]string{"USERNAME": email, "NEW_PASSWORD": newPassword},
-	})
-	var weak *types.InvalidPasswordException
-	var expired *types.ExpiredCodeException
+	err := d.client.Call(ctx, respondToAuthChallenge, map[string]any{
+		"ChallengeName": challengeNewPassword, "ClientId": d.clientID, "Session": challenge,
+		"ChallengeResponses": map[string]string{"USERNAME": email, "NEW_PASSWORD": newPassword},
+	}, nil)
 	switch {
-	case errors.As(err, &weak):
+	case awsjson.Code(err) == codeInvalidPassword:
 		return weakPassword()
-	case wrongCredentials(err) || errors.As(err, &expired):
+	case wrongCredentials(err) || awsjson.Code(err) == codeExpiredCode:
 		return patio.Errorf(patio.KindUnauthenticated, "the sign-in has expired; sign in again")
 	case err != nil:
 		return patio.Internal(fmt.Errorf("cognito: new password: %w", err))
@@ -155,10 +188,10 @@ func (d *Directory) ChangePassword(ctx context.Context, email, current, newPassw
 	if out.AuthenticationResult == nil {
 		return patio.Internal(fmt.Errorf("cognito: change password: unexpected challenge %q", out.ChallengeName))
 	}
-	_, err = d.client.ChangePassword(ctx, &cip.ChangePasswordInput{AccessToken: out.AuthenticationResult.AccessToken,
-		PreviousPassword: aws.String(current), ProposedPassword: aws.String(newPassword)})
-	var weak *types.InvalidPasswordException
-	if errors.As(err, &weak) {
+	err = d.client.Call(ctx, changePassword, map[string]any{
+		"AccessToken": out.AuthenticationResult.AccessToken, "PreviousPassword": current, "ProposedPassword": newPassword,
+	}, nil)
+	if awsjson.Code(err) == codeInvalidPassword {
 		return weakPassword()
 	}
 	if err != nil {

@@ -12,10 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/text/language"
 
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -76,20 +75,40 @@ func Supported(lang string) string {
 	return ""
 }
 
-var matcher = language.NewMatcher([]language.Tag{language.BrazilianPortuguese, language.English})
+// byPrimary maps a language tag's primary subtag to the language of the console that speaks it.
+var byPrimary = map[string]string{"pt": PtBR, "en": En}
 
-// Negotiate picks a language from an Accept-Language header: English when the browser prefers it,
-// Portuguese otherwise (also for other Portuguese variants and unknown languages).
+// Negotiate picks a language from an Accept-Language header: English when the browser prefers
+// English to Portuguese, Portuguese otherwise (any Portuguese variant, and when neither is
+// accepted). Of the header's languages only the primary subtag matters, weighed by its q (1 when
+// absent; 0, or malformed, is "not acceptable"); on a tie the one listed first wins.
 func Negotiate(acceptLanguage string) string {
-	tags, _, err := language.ParseAcceptLanguage(acceptLanguage)
-	if err != nil || len(tags) == 0 {
-		return PtBR
+	best, bestQ := PtBR, 0.0
+	for _, part := range strings.Split(acceptLanguage, ",") {
+		tag, params, _ := strings.Cut(part, ";")
+		primary, _, _ := strings.Cut(strings.NewReplacer("_", "-").Replace(strings.TrimSpace(tag)), "-")
+		lang := byPrimary[strings.ToLower(primary)]
+		if q := quality(params); lang != "" && q > bestQ {
+			best, bestQ = lang, q
+		}
 	}
-	_, i, conf := matcher.Match(tags...)
-	if i == 1 && conf != language.No {
-		return En
+	return best
+}
+
+// quality is the q parameter of a language range's parameters ("q=0.8"): 1 when absent, 0 when
+// malformed, at most 1.
+func quality(params string) float64 {
+	for _, p := range strings.Split(params, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(k, "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || q < 0 {
+				return 0
+			}
+			return min(q, 1)
+		}
 	}
-	return PtBR
+	return 1
 }
 
 // Printer speaks one language, and shows times in one time zone.

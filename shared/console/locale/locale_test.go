@@ -72,7 +72,12 @@ func TestFormats(t *testing.T) {
 func TestNegotiate(t *testing.T) {
 	for header, want := range map[string]string{
 		"": locale.PtBR, "pt-BR,pt;q=0.9": locale.PtBR, "en-US,en;q=0.9": locale.En, "pt-PT": locale.PtBR,
-		"de-DE": locale.PtBR, "fr,en;q=0.5": locale.En, "garbage;;": locale.PtBR,
+		"de-DE": locale.PtBR, "fr,en;q=0.5": locale.En, "garbage;;": locale.PtBR, "*": locale.PtBR,
+		// The preferred of the two wins, whatever the order; a tie goes to the first listed.
+		"en;q=0.5, pt-PT": locale.PtBR, "en-US;q=0.9, pt-BR": locale.PtBR, "es, en;q=0.8": locale.En,
+		"en-US,en;q=0.9,pt-BR;q=0.8": locale.En, "pt-BR;q=0.8,en;q=0.8": locale.PtBR, "en;q=0.8,pt-BR;q=0.8": locale.En,
+		// q=0 is "not acceptable"; a malformed q counts as 0; upper case and underscores are read.
+		"en;q=0": locale.PtBR, "pt;q=0, en;q=0.1": locale.En, "en;q=abc": locale.PtBR, "EN-us": locale.En, "en_US": locale.En,
 	} {
 		if got := locale.Negotiate(header); got != want {
 			t.Errorf("Negotiate(%q) = %q; want %q", header, got, want)
