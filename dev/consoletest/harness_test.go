@@ -11,7 +11,6 @@ package consoletest
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -375,6 +374,3 @@ func repoRoot(t *testing.T) string {
 	}
 	return filepath.Dir(path)
 }
-
-// insecureClient trusts the test receivers' certificate.
-var insecureClient = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}

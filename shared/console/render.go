@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"sync"
 	"strconv"
 	"strings"
 	"time"
@@ -25,23 +26,31 @@ import (
 //go:embed templates static
 var assets embed.FS
 
-// views holds each page's template set: the common layout and pieces, and the page's view.
-var views = func() map[string]*template.Template {
-	common, err := fs.Glob(assets, "templates/common/*.html")
+// pages holds each page's template set (the common layout and pieces, and the page's view), parsed
+// on the page's first use: a cold start parses only what it serves.
+var pages sync.Map // name → *template.Template
+
+// page returns a page's template set; false when the console has no such view.
+func page(name string) (*template.Template, bool) {
+	if t, ok := pages.Load(name); ok {
+		return t.(*template.Template), true
+	}
+	t, err := parsePage(name)
 	if err != nil {
-		panic(err)
+		return nil, false
 	}
-	pages, err := fs.Glob(assets, "templates/views/*.html")
-	if err != nil {
-		panic(err)
+	actual, _ := pages.LoadOrStore(name, t)
+	return actual.(*template.Template), true
+}
+
+// parsePage parses a page's view with the common templates.
+func parsePage(name string) (*template.Template, error) {
+	view := "templates/views/" + name + ".html"
+	if _, err := fs.Stat(assets, view); err != nil {
+		return nil, err
 	}
-	out := map[string]*template.Template{}
-	for _, p := range pages {
-		name := strings.TrimSuffix(path.Base(p), ".html")
-		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(assets, append(slices.Clone(common), p)...))
-	}
-	return out
-}()
+	return template.New(name).Funcs(funcs).ParseFS(assets, "templates/common/*.html", view)
+}
 
 // funcs are the templates' helpers that need no request.
 var funcs = template.FuncMap{
@@ -250,7 +259,7 @@ func newToken() string {
 
 // render writes a page: the view's template in the layout, with status.
 func (c *Console) render(rq *request, status int, name string, v view) {
-	t, ok := views[name]
+	t, ok := page(name)
 	if !ok {
 		c.fail(rq, patio.Internal(errors.New("console: no view "+name)))
 		return
