@@ -53,5 +53,5 @@ func printActivity(w io.Writer, a patio.Activity) {
 	if a.DueAt != nil {
 		due = a.DueAt.String()
 	}
-	fmt.Fprintf(w, "%s\t%s\t%s\t%s\tdue %s\t%s\n", a.ID, a.Type, a.Status, due, a.Title, a.UpdatedAt)
+	fmt.Fprintf(w, "%s\t%s\t%s\tdue %s\t%s\t%s\n", a.ID, a.Type, a.Status, due, a.Title, a.UpdatedAt)
 }
