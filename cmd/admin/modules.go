@@ -13,9 +13,10 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// The dashboard modules (CONTRACT.md section 15): activities and financial records, reached from
-// this tool until a dashboard back end calls the same use cases. The tool only turns flags into the
-// use cases' typed inputs; every rule lives in shared/patio.
+// The dashboard modules: activities (activities.go) and financial records (financial.go), through
+// the same use cases as the console. Each module is described once (module) and the commands they
+// share are built from that description. The tool only turns flags into the use cases' typed
+// inputs; every rule lives in shared/patio.
 
 // opts turns the flags a command was given into typed input members: a flag not given is absent,
 // a flag given empty is null (clears an optional member), anything else is parsed.
@@ -36,39 +37,44 @@ func (o *opts) str(name string) patio.Opt[string] {
 }
 
 func (o *opts) timestamp(name string) patio.Opt[patio.Timestamp] {
-	s := o.str(name)
-	if !s.Set() {
-		return patio.Opt[patio.Timestamp]{Present: s.Present, Null: s.Null}
-	}
-	t, err := patio.ParseTimestamp(s.Value)
-	if err != nil {
-		o.errs = append(o.errs, fmt.Sprintf("--%s must be a timestamp YYYY-MM-DDTHH:MM:SSZ", name))
-	}
-	return patio.Some(t)
+	return parsed(o, name, patio.ParseTimestamp, "must be a timestamp YYYY-MM-DDTHH:MM:SSZ")
 }
 
 func (o *opts) date(name string) patio.Opt[patio.Date] {
-	s := o.str(name)
-	if !s.Set() {
-		return patio.Opt[patio.Date]{Present: s.Present, Null: s.Null}
-	}
-	d, err := patio.ParseDate(s.Value)
-	if err != nil {
-		o.errs = append(o.errs, fmt.Sprintf("--%s must be a date YYYY-MM-DD", name))
-	}
-	return patio.Some(d)
+	return parsed(o, name, patio.ParseDate, "must be a date YYYY-MM-DD")
 }
 
 func (o *opts) amount(name string) patio.Opt[money.Cents] {
+	return parsed(o, name, money.Parse, "")
+}
+
+// parsed reads a flag as str does and parses the value given; one that does not parse is recorded
+// as "--name want" (or, without want, with the parser's own words).
+func parsed[V any](o *opts, name string, parse func(string) (V, error), want string) patio.Opt[V] {
 	s := o.str(name)
 	if !s.Set() {
-		return patio.Opt[money.Cents]{Present: s.Present, Null: s.Null}
+		return patio.Opt[V]{Present: s.Present, Null: s.Null}
 	}
-	c, err := money.Parse(s.Value)
+	v, err := parse(s.Value)
 	if err != nil {
-		o.errs = append(o.errs, fmt.Sprintf("--%s %v", name, err))
+		if want == "" {
+			want = err.Error()
+		}
+		o.errs = append(o.errs, "--"+name+" "+want)
 	}
-	return patio.Some(c)
+	return patio.Some(v)
+}
+
+// list is a comma-separated flag's values (nil when not given or empty).
+func (o *opts) list(name string) []string {
+	v, _ := o.fs.GetString(name)
+	return splitList(v)
+}
+
+// flag is a boolean flag's value (false when the command has no such flag).
+func (o *opts) flag(name string) bool {
+	v, _ := o.fs.GetBool(name)
+	return v
 }
 
 func (o *opts) err() error {
@@ -78,293 +84,188 @@ func (o *opts) err() error {
 	return patio.Invalidf("%s", strings.Join(o.errs, "; "))
 }
 
-// linkFlags are the optional links every module record has.
-func linkFlags(fs *pflag.FlagSet) {
-	fs.String("vehicle", "", "linked vehicle id (empty to clear)")
-	fs.String("client", "", "linked client id (empty to clear)")
-	fs.String("deal", "", "linked deal id (empty to clear)")
+// module describes a dashboard module to the tool: its names, its use cases, how its input and its
+// list query are read from flags, how a record prints as a line, and the status moves it has
+// commands for. The commands every module has are built from it once (commands); each module adds
+// only its own beside them. T is the module's record, In its create and update input, Q its list
+// query.
+type module[T patio.Record[T], In any, Q patio.Query] struct {
+	c *cli
+	// name and short are the command group's; one, noun and many name its records in help and
+	// messages ("an activity", "activity", "activities"); overdue says which records are overdue.
+	name, short, one, noun, many, overdue string
+	// service is the module's use cases, audited; it is built when a command runs (the store is
+	// connected then).
+	service func() patio.Service[T, In, Q]
+	// types and statuses are the values of the records' --type and --status.
+	types, statuses []string
+	// inputFlags declares the members of In that are the module's own as flags; input builds In
+	// from the flags given (see opts) and the members every module has.
+	inputFlags func(fs *pflag.FlagSet)
+	input      func(o *opts, r members) In
+	// moves are the status transitions the module has commands for; to is the input of one.
+	moves []move
+	to    func(status string) In
+	// queryFlags declares the list filters that are the module's own; query builds the list query
+	// from them and from what every list reads.
+	queryFlags func(fs *pflag.FlagSet)
+	query      func(o *opts, l listing) Q
+	// row prints a record as one line of text.
+	row func(w io.Writer, rec T)
 }
 
-func (c *cli) activitiesCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "activities", Short: "Activities of a team (dashboard module)"}
-	svc := func() patio.Activities {
-		return patio.NewActivities(c.store.Activities()).WithAudit(c.store, patio.ResourceActivity)
+// move is a command that moves a record to status, as the module's transition table allows (the
+// refusal names both statuses).
+type move struct{ use, short, status string }
+
+// members are the input members every module's records have, read from their flags.
+type members struct {
+	Type, Status                patio.Opt[string]
+	VehicleID, ClientID, DealID patio.Opt[string]
+}
+
+// listing is what every module's list reads from its flags: the paging, the types, the links and
+// whether only the overdue records are listed.
+type listing struct {
+	patio.ListQuery
+	Type                        []string
+	VehicleID, ClientID, DealID *string
+	Overdue                     bool
+}
+
+// commands builds the module's command group: create, get, update, cancel (the soft delete), list,
+// overdue and a command per move, then the module's own commands.
+func (m module[T, In, Q]) commands(own ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: m.name, Short: m.short}
+	cmd.AddCommand(
+		m.record("create", "Create "+m.one, false, m.fields, m.read, m.create),
+		m.record("get", "Show "+m.one, true, nil, nil, m.get),
+		m.edit("update", "Change "+m.one+" (only the flags given)", m.fields, m.read),
+		m.record("cancel", "Cancel "+m.one+" (the soft delete)", true, nil, nil, m.archive),
+		m.list("list", "List a team's "+m.many, false),
+		m.list("overdue", "List "+m.overdue, true))
+	for _, mv := range m.moves {
+		cmd.AddCommand(m.edit(mv.use, mv.short, nil, func(*opts) In { return m.to(mv.status) }))
 	}
-	input := func(fs *pflag.FlagSet) (patio.ActivityInput, error) {
-		o := &opts{fs: fs}
-		in := patio.ActivityInput{Type: o.str("type"), Title: o.str("title"), Description: o.str("description"),
-			Status: o.str("status"), DueAt: o.timestamp("due-at"), VehicleID: o.str("vehicle"), ClientID: o.str("client"),
-			DealID: o.str("deal")}
-		return in, o.err()
-	}
-	inputFlags := func(fs *pflag.FlagSet) {
-		fs.String("type", "", "task, deadline, meeting, call, email or note")
-		fs.String("title", "", "title")
-		fs.String("description", "", "description (empty to clear)")
-		fs.String("status", "", "pending, in_progress, completed or cancelled")
-		fs.String("due-at", "", "due time, YYYY-MM-DDTHH:MM:SSZ (empty to clear)")
-		linkFlags(fs)
-	}
+	cmd.AddCommand(own...)
+	return cmd
+}
+
+// fields declares the flags of a record's members: those every module has, then the module's own.
+func (m module[T, In, Q]) fields(fs *pflag.FlagSet) {
+	fs.String("type", "", orList(m.types))
+	fs.String("status", "", orList(m.statuses))
+	linkFlags(fs, "linked %s id (empty to clear)")
+	m.inputFlags(fs)
+}
+
+// read is the input of the flags fields declares.
+func (m module[T, In, Q]) read(o *opts) In {
+	return m.input(o, members{Type: o.str("type"), Status: o.str("status"), VehicleID: o.str("vehicle"),
+		ClientID: o.str("client"), DealID: o.str("deal")})
+}
+
+// record builds a command on a record of a team (--team, and --id when byID): it reads the input
+// from the command's flags (flags declares them; input is nil for none), calls the use case and
+// prints the record it returns. A flag that does not parse is refused before the use case runs.
+func (m module[T, In, Q]) record(use, short string, byID bool, flags func(*pflag.FlagSet), input func(*opts) In,
+	call func(ctx context.Context, team, id string, in In) (T, error)) *cobra.Command {
 	var team, id string
-	teamFlag := func(k *cobra.Command) {
-		k.Flags().StringVar(&team, "team", "", "team id (required)")
-		mustRequire(k, "team")
-	}
-	one := func(k *cobra.Command) {
-		teamFlag(k)
-		k.Flags().StringVar(&id, "id", "", "activity id (required)")
-		mustRequire(k, "id")
-	}
-	show := func(a patio.Activity, err error) error {
-		if err != nil {
-			return err
+	k := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs}
+	k.RunE = m.c.run(func(ctx context.Context) error {
+		var in In
+		o := &opts{fs: k.Flags()}
+		if input != nil {
+			in = input(o)
 		}
-		return c.print(a, func(w io.Writer) { printActivity(w, a) })
-	}
-
-	create := &cobra.Command{Use: "create", Short: "Create an activity", Args: cobra.NoArgs}
-	create.RunE = c.run(func(ctx context.Context) error {
-		in, err := input(create.Flags())
-		if err != nil {
-			return err
-		}
-		return show(svc().Create(ctx, team, in))
-	})
-	teamFlag(create)
-	inputFlags(create.Flags())
-
-	get := &cobra.Command{Use: "get", Short: "Show an activity", Args: cobra.NoArgs,
-		RunE: c.run(func(ctx context.Context) error { return show(svc().Get(ctx, team, id)) })}
-	one(get)
-
-	update := &cobra.Command{Use: "update", Short: "Change an activity (only the flags given)", Args: cobra.NoArgs}
-	update.RunE = c.run(func(ctx context.Context) error {
-		in, err := input(update.Flags())
-		if err != nil {
-			return err
-		}
-		return show(svc().Update(ctx, team, id, in))
-	})
-	one(update)
-	inputFlags(update.Flags())
-
-	complete := &cobra.Command{Use: "complete", Short: "Complete an activity", Args: cobra.NoArgs,
-		RunE: c.run(func(ctx context.Context) error {
-			return show(svc().Update(ctx, team, id, patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)}))
-		})}
-	one(complete)
-
-	cancel := &cobra.Command{Use: "cancel", Short: "Cancel an activity (the soft delete)", Args: cobra.NoArgs,
-		RunE: c.run(func(ctx context.Context) error { return show(svc().Archive(ctx, team, id)) })}
-	one(cancel)
-
-	var q listFlags
-	var types, dueFrom, dueTo string
-	var overdue bool
-	list := &cobra.Command{Use: "list", Short: "List a team's activities", Args: cobra.NoArgs}
-	list.RunE = c.run(func(ctx context.Context) error {
-		o := &opts{fs: list.Flags()}
-		query := patio.ActivityQuery{ListQuery: q.query(), Type: splitList(types), Overdue: overdue}
-		from, to := o.timestamp("due-from"), o.timestamp("due-to")
-		if from.Set() {
-			query.DueFrom = &from.Value
-		}
-		if to.Set() {
-			query.DueTo = &to.Value
-		}
-		query.VehicleID, query.ClientID, query.DealID = valueOf(o.str("vehicle")), valueOf(o.str("client")), valueOf(o.str("deal"))
 		if err := o.err(); err != nil {
 			return err
 		}
-		page, err := svc().List(ctx, team, query)
+		rec, err := call(ctx, team, id, in)
 		if err != nil {
 			return err
 		}
-		none := "no activities match"
-		if overdue {
-			none = "no overdue activities"
-		}
-		return printPage(c, page, none, func(w io.Writer, a patio.Activity) { printActivity(w, a) })
+		return m.c.print(rec, func(w io.Writer) { m.row(w, rec) })
 	})
-	teamFlag(list)
-	q.flags(list.Flags())
-	list.Flags().StringVar(&types, "type", "", "comma-separated types")
-	list.Flags().StringVar(&dueFrom, "due-from", "", "due at or after, YYYY-MM-DDTHH:MM:SSZ")
-	list.Flags().StringVar(&dueTo, "due-to", "", "due at or before, YYYY-MM-DDTHH:MM:SSZ")
-	list.Flags().BoolVar(&overdue, "overdue", false, "only open activities whose due time has passed")
-	linkFlags(list.Flags())
-
-	cmd.AddCommand(create, get, update, complete, cancel, list)
-	return cmd
-}
-
-func (c *cli) financialCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "financial", Short: "Financial records of a team (dashboard module)"}
-	svc := func() patio.Financial {
-		return patio.NewFinancial(c.store.Financial(), c.store.Team).WithAudit(c.store, patio.ResourceFinancial)
-	}
-	input := func(fs *pflag.FlagSet) (patio.FinancialInput, error) {
-		o := &opts{fs: fs}
-		in := patio.FinancialInput{Type: o.str("type"), Category: o.str("category"), Description: o.str("description"),
-			Amount: o.amount("amount"), DueDate: o.date("due-date"), Status: o.str("status"),
-			PaymentMethod: o.str("payment-method"), VehicleID: o.str("vehicle"), ClientID: o.str("client"),
-			DealID: o.str("deal"), Notes: o.str("notes")}
-		return in, o.err()
-	}
-	inputFlags := func(fs *pflag.FlagSet) {
-		fs.String("type", "", "revenue, expense or cost")
-		fs.String("category", "", "a category of the type (SPEC.md section 2)")
-		fs.String("description", "", "description")
-		fs.String("amount", "", "amount in reais, at most 2 decimal places, greater than 0")
-		fs.String("due-date", "", "due date, YYYY-MM-DD")
-		fs.String("status", "", "pending, paid or cancelled")
-		fs.String("payment-method", "", "pix, boleto, cartao, transferencia, financiamento, dinheiro or cheque (empty to clear)")
-		fs.String("notes", "", "notes (empty to clear)")
-		linkFlags(fs)
-	}
-	var team, id string
-	teamFlag := func(k *cobra.Command) {
-		k.Flags().StringVar(&team, "team", "", "team id (required)")
-		mustRequire(k, "team")
-	}
-	one := func(k *cobra.Command) {
-		teamFlag(k)
-		k.Flags().StringVar(&id, "id", "", "financial record id (required)")
+	teamFlag(k, &team)
+	if byID {
+		k.Flags().StringVar(&id, "id", "", m.noun+" id (required)")
 		mustRequire(k, "id")
 	}
-	show := func(f patio.FinancialRecord, err error) error {
-		if err != nil {
-			return err
-		}
-		return c.print(f, func(w io.Writer) { printFinancial(w, f) })
+	if flags != nil {
+		flags(k.Flags())
 	}
+	return k
+}
 
-	create := &cobra.Command{Use: "create", Short: "Create a financial record", Args: cobra.NoArgs}
-	create.RunE = c.run(func(ctx context.Context) error {
-		in, err := input(create.Flags())
+// edit builds a command that updates a record with the input read from its flags.
+func (m module[T, In, Q]) edit(use, short string, flags func(*pflag.FlagSet), input func(*opts) In) *cobra.Command {
+	return m.record(use, short, true, flags, input, m.update)
+}
+
+func (m module[T, In, Q]) create(ctx context.Context, team, _ string, in In) (T, error) {
+	return m.service().Create(ctx, team, in)
+}
+
+func (m module[T, In, Q]) get(ctx context.Context, team, id string, _ In) (T, error) {
+	return m.service().Get(ctx, team, id)
+}
+
+func (m module[T, In, Q]) update(ctx context.Context, team, id string, in In) (T, error) {
+	return m.service().Update(ctx, team, id, in)
+}
+
+func (m module[T, In, Q]) archive(ctx context.Context, team, id string, _ In) (T, error) {
+	return m.service().Archive(ctx, team, id)
+}
+
+// list builds a list command: one page of the team's records, filtered; with overdue, only the
+// overdue records (otherwise --overdue asks for them).
+func (m module[T, In, Q]) list(use, short string, overdue bool) *cobra.Command {
+	var team string
+	var l listFlags
+	k := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs}
+	k.RunE = m.c.run(func(ctx context.Context) error {
+		o := &opts{fs: k.Flags()}
+		only := overdue || o.flag("overdue")
+		q := m.query(o, listing{ListQuery: l.query(), Type: o.list("type"), VehicleID: valueOf(o.str("vehicle")),
+			ClientID: valueOf(o.str("client")), DealID: valueOf(o.str("deal")), Overdue: only})
+		if err := o.err(); err != nil {
+			return err
+		}
+		page, err := m.service().List(ctx, team, q)
 		if err != nil {
 			return err
 		}
-		return show(svc().Create(ctx, team, in))
-	})
-	teamFlag(create)
-	inputFlags(create.Flags())
-
-	get := &cobra.Command{Use: "get", Short: "Show a financial record", Args: cobra.NoArgs,
-		RunE: c.run(func(ctx context.Context) error { return show(svc().Get(ctx, team, id)) })}
-	one(get)
-
-	update := &cobra.Command{Use: "update", Short: "Change a financial record (only the flags given)", Args: cobra.NoArgs}
-	update.RunE = c.run(func(ctx context.Context) error {
-		in, err := input(update.Flags())
-		if err != nil {
-			return err
+		none := "no " + m.many + " match"
+		if only {
+			none = "no overdue " + m.many
 		}
-		return show(svc().Update(ctx, team, id, in))
+		return printPage(m.c, page, none, m.row)
 	})
-	one(update)
-	inputFlags(update.Flags())
-
-	var method string
-	var paidAt string
-	pay := &cobra.Command{Use: "pay", Short: "Record the payment of a financial record", Args: cobra.NoArgs}
-	pay.RunE = c.run(func(ctx context.Context) error {
-		in := patio.FinancialInput{Status: patio.Some(patio.FinancialPaid)}
-		if method != "" {
-			in.PaymentMethod = patio.Some(method)
-		}
-		if paidAt != "" {
-			t, err := patio.ParseTimestamp(paidAt)
-			if err != nil {
-				return patio.Invalidf("--paid-at must be a timestamp YYYY-MM-DDTHH:MM:SSZ")
-			}
-			in.PaidAt = patio.Some(t)
-		}
-		return show(svc().Update(ctx, team, id, in))
-	})
-	one(pay)
-	pay.Flags().StringVar(&method, "payment-method", "", "how it was paid")
-	pay.Flags().StringVar(&paidAt, "paid-at", "", "when it was paid, YYYY-MM-DDTHH:MM:SSZ (default: now)")
-
-	cancel := &cobra.Command{Use: "cancel", Short: "Cancel a financial record (delete = cancel)", Args: cobra.NoArgs,
-		RunE: c.run(func(ctx context.Context) error { return show(svc().Archive(ctx, team, id)) })}
-	one(cancel)
-
-	list := func(use, short string, overdue bool) *cobra.Command {
-		var q listFlags
-		var types, categories, methods string
-		k := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs}
-		k.RunE = c.run(func(ctx context.Context) error {
-			o := &opts{fs: k.Flags()}
-			query := patio.FinancialQuery{ListQuery: q.query(), Type: splitList(types), Category: splitList(categories),
-				PaymentMethod: splitList(methods), Overdue: overdue}
-			from, to := o.date("due-from"), o.date("due-to")
-			if from.Set() {
-				query.DueFrom = &from.Value
-			}
-			if to.Set() {
-				query.DueTo = &to.Value
-			}
-			query.VehicleID, query.ClientID, query.DealID = valueOf(o.str("vehicle")), valueOf(o.str("client")), valueOf(o.str("deal"))
-			if err := o.err(); err != nil {
-				return err
-			}
-			page, err := svc().List(ctx, team, query)
-			if err != nil {
-				return err
-			}
-			none := "no financial records match"
-			if overdue {
-				none = "no overdue financial records"
-			}
-			return printPage(c, page, none, func(w io.Writer, f patio.FinancialRecord) { printFinancial(w, f) })
-		})
-		teamFlag(k)
-		q.flags(k.Flags())
-		k.Flags().StringVar(&types, "type", "", "comma-separated types")
-		k.Flags().StringVar(&categories, "category", "", "comma-separated categories")
-		k.Flags().StringVar(&methods, "payment-method", "", "comma-separated payment methods")
-		k.Flags().String("due-from", "", "due on or after, YYYY-MM-DD")
-		k.Flags().String("due-to", "", "due on or before, YYYY-MM-DD")
-		linkFlags(k.Flags())
-		return k
+	teamFlag(k, &team)
+	l.flags(k.Flags())
+	k.Flags().String("type", "", "comma-separated types ("+strings.Join(m.types, ", ")+")")
+	if !overdue {
+		k.Flags().Bool("overdue", false, "only "+m.overdue)
 	}
+	m.queryFlags(k.Flags())
+	linkFlags(k.Flags(), "only those linked to this %s id")
+	return k
+}
 
-	var from, to string
-	summary := &cobra.Command{Use: "summary", Short: "Totals by type, category and status for a period (by due date)", Args: cobra.NoArgs}
-	summary.RunE = c.run(func(ctx context.Context) error {
-		f, err1 := patio.ParseDate(from)
-		t, err2 := patio.ParseDate(to)
-		if err1 != nil || err2 != nil {
-			return patio.Invalidf("--from and --to must be dates YYYY-MM-DD")
-		}
-		s, err := patio.SummarizePeriod(ctx, svc(), team, f, t)
-		if err != nil {
-			return err
-		}
-		out := map[string]any{"from": f, "to": t, "records": s.Records, "by_type": s.ByType,
-			"by_category": s.ByCategory, "by_status": s.ByStatus}
-		return c.print(out, func(w io.Writer) {
-			fmt.Fprintf(w, "period\t%s to %s\nrecords\t%d\n", f, t, s.Records)
-			for typ, total := range s.ByType {
-				fmt.Fprintf(w, "%s\t%s\n", typ, total)
-				for cat, sub := range s.ByCategory[typ] {
-					fmt.Fprintf(w, "  %s\t%s\n", cat, sub)
-				}
-			}
-			for st, total := range s.ByStatus {
-				fmt.Fprintf(w, "status %s\t%s\n", st, total)
-			}
-		})
-	})
-	teamFlag(summary)
-	summary.Flags().StringVar(&from, "from", "", "first due date of the period, YYYY-MM-DD (required)")
-	summary.Flags().StringVar(&to, "to", "", "last due date of the period, YYYY-MM-DD (required)")
-	mustRequire(summary, "from", "to")
+// teamFlag declares the --team every module command requires.
+func teamFlag(k *cobra.Command, team *string) {
+	k.Flags().StringVar(team, "team", "", "team id (required)")
+	mustRequire(k, "team")
+}
 
-	cmd.AddCommand(create, get, update, pay, cancel, list("list", "List a team's financial records", false),
-		list("overdue", "List pending records past their due date (in the team's time zone)", true), summary)
-	return cmd
+// linkFlags declares the optional links every module record has, each helped by help (a format of
+// the record linked).
+func linkFlags(fs *pflag.FlagSet, help string) {
+	for _, name := range []string{"vehicle", "client", "deal"} {
+		fs.String(name, "", fmt.Sprintf(help, name))
+	}
 }
 
 // listFlags are the paging flags of the module lists.
@@ -388,7 +289,7 @@ func (l *listFlags) query() patio.ListQuery {
 }
 
 // valueOf is a set member's value, or nil.
-func valueOf(o patio.Opt[string]) *string {
+func valueOf[V any](o patio.Opt[V]) *V {
 	if !o.Set() {
 		return nil
 	}
@@ -437,22 +338,18 @@ func printPage[T any](c *cli, page patio.Page[T], none string, row func(io.Write
 	})
 }
 
+// orList is "a, b or c".
+func orList(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
 // plural is "1 page", "2 pages".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func printActivity(w io.Writer, a patio.Activity) {
-	due := "-"
-	if a.DueAt != nil {
-		due = a.DueAt.String()
-	}
-	fmt.Fprintf(w, "%s\t%s\t%s\t%s\tdue %s\t%s\n", a.ID, a.Type, a.Status, due, a.Title, a.UpdatedAt)
-}
-
-func printFinancial(w io.Writer, f patio.FinancialRecord) {
-	fmt.Fprintf(w, "%s\t%s/%s\t%s\t%s\tdue %s\t%s\n", f.ID, f.Type, f.Category, f.Status, f.Amount, f.DueDate, f.Description)
 }
