@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -22,28 +19,6 @@ type memberJSON struct {
 	Status string `json:"status"`
 }
 
-// invitations returns the bodies of the emails moto's SES holds for address.
-func invitations(t *testing.T, address string) []string {
-	t.Helper()
-	resp, err := http.Get(os.Getenv("AWS_ENDPOINT_URL_SESV2") + "/moto-api/data.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var data map[string]map[string][]map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&data); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range data["ses"]["Message"] {
-		dest, _ := json.Marshal(m["destinations"])
-		if bytes.Contains(dest, []byte(address)) {
-			out = append(out, fmt.Sprint(m["body"]))
-		}
-	}
-	return out
-}
-
 // The members commands are the console's invitations: a team's first owner, the list, a removal,
 // and a team that keeps its last owner; each change is in the team's audit log as the operator's.
 func TestMembersCommands(t *testing.T) {
@@ -58,7 +33,7 @@ func TestMembersCommands(t *testing.T) {
 	if m.Email != owner || m.Role != "owner" || m.Status != "invited" {
 		t.Fatalf("members invite = %+v; want %s, owner, invited", m, owner)
 	}
-	if got := invitations(t, owner); len(got) != 1 || !strings.Contains(got[0], "Temporary password: ") {
+	if got := testenv.SentEmails(t, owner); len(got) != 1 || !strings.Contains(got[0].Body, "Temporary password: ") {
 		t.Errorf("invitation emails to %s = %q; want one with a temporary password", owner, got)
 	}
 	admin := "admin+" + owner

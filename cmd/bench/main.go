@@ -17,11 +17,13 @@
 //     lifts their per-minute rate limit (see rawClient.liftRateLimits: the limiter still runs on
 //     every request), and serves app.API (every resource, logs discarded) with net/http on
 //     127.0.0.1:0.
+//
 //  2. Seeds, through the domain use cases on the store (-seed api: through the API), in the second
 //     team 32 clients and three pools of open deals, each on a vehicle of its own, so that every
 //     measured win sells a vehicle nobody sold before; in the first team 1,000 clients with valid
 //     CPFs (when /api/v1/clients is served) and 10,000 vehicles with valid unique old-format plates
 //     and varied prices, model years and mileage.
+//
 //  3. For each endpoint and each concurrency (1 and 16), runs the HTTP requests with a keep-alive
 //     client (one reused connection per worker), then the raw DynamoDB calls the same way (and for
 //     a write, whose raw side is its floor, its own calls too): same workers, same warm-up, same
@@ -31,11 +33,13 @@
 //     percentiles are nearest-rank over every counted successful call; throughput is those calls
 //     over the window from the first one's start to the last one's end. Failed calls are counted
 //     apart and reported.
+//
 //  4. Runs every function's bootstrap, built as deployed for this machine, and a minimal aws-lambda-go
 //     function under the Lambda Runtime API (dev/runtimeapi), X-Ray tracing on: init time, cold
 //     start (process start to first answer), warm p50/p99 and peak memory of each (the console
 //     twice: its sign-in page, and its webhooks page with an owner's session), and the vehicles
 //     GET by id in process for comparison.
+//
 //  5. Lists at any size (lists.go): for each -list-sizes (1,000, 10,000 and 50,000 by default), a
 //     team bulk-loaded with that many vehicles of a dealership's history (dynamostore.ImportVehicles:
 //     45 % vendido, 45 % arquivado, 10 % ativo or reservado), and on each the default list, a page
@@ -44,9 +48,11 @@
 //     size taking turns in the rounds, so that the figures compared are measured alike), with the items each request examines
 //     (the ScannedCount of its queries, from a sample request). A list's raw side is its floor
 //     (listFloor: one Query of limit items), not the request's own calls.
+//
 //  6. The write rate of one team with 16 concurrent writers (writes.go): creates and status changes
 //     now (the use cases on the store: each a transaction with an order item and count shards), as
 //     before (the previous design's writes, with the bare SDK) and at the floor (the row alone).
+//
 //  7. Prints the table, the DynamoDB calls of one sample request per endpoint as the API makes them
 //     and as the raw side makes them (they must match call for call, lists' floors aside), the
 //     functions' sizes, the Runtime API table and the budgets: request/raw ratio at p50 ≤ 1.5 at
@@ -57,6 +63,7 @@
 //     ≤ 2× GET /vehicles/{id} and ≤ 1.2× itself at the smallest at p50, concurrency 1; items examined
 //     per page ≤ k × limit + 10 for k statuses shown; the deep cursor page within ±20 % of page 1),
 //     and the write rates.
+//
 //  8. The webhook pipeline (webhooks.go; -webhooks-only alone) and the timer of activities and
 //     financial records (timer.go; -timer-only alone): with the production tick period (one
 //     minute), -timer-due due soons falling due over three minutes, each written 20 s before its

@@ -9,9 +9,7 @@
 package consoletest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -329,28 +327,6 @@ func hidden(page, name string) string {
 
 func htmlUnescape(s string) string {
 	return strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'", "&lt;", "<", "&gt;", ">").Replace(s)
-}
-
-// mails returns the emails moto's SES holds for address: subject and body.
-func mails(t *testing.T, address string) []map[string]any {
-	t.Helper()
-	resp, err := http.Get(os.Getenv("AWS_ENDPOINT_URL_SESV2") + "/moto-api/data.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var data map[string]map[string][]map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&data); err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, m := range data["ses"]["Message"] {
-		dest, _ := json.Marshal(m["destinations"])
-		if bytes.Contains(dest, []byte(address)) {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // waitFor polls cond until it holds or d passes.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/patio-dev/patio/dev/testenv"
 )
 
 // TestSignInWrongPassword: a wrong password, and an unknown email, get the same generic message,
@@ -56,8 +58,8 @@ func TestInvitationSignInAndOut(t *testing.T) {
 
 	var temp string
 	waitFor(t, "the invitation email", 10*time.Second, func() bool {
-		for _, m := range mails(t, member) {
-			body := fmt.Sprint(m["body"])
+		for _, m := range testenv.SentEmails(t, member) {
+			body := m.Body
 			if got := regexp.MustCompile(`Temporary password: (\S+)`).FindStringSubmatch(body); got != nil {
 				temp = got[1]
 				if !strings.Contains(body, tm.name) || !strings.Contains(body, stack.ConsoleURL+"/console/login") {

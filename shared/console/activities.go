@@ -130,35 +130,21 @@ func (c *Console) activityNew(rq *request) {
 		Data: activityFormData{Types: patio.ActivityTypes}, Form: newForm(url.Values{"type": {"task"}})})
 }
 
+// activityRecords is the activities' part of the modules' shared flows.
+func (c *Console) activityRecords() records[patio.Activity, patio.ActivityInput] {
+	return records[patio.Activity, patio.ActivityInput]{svc: c.d.Activities, name: "activity", base: "/console/activities/",
+		fields: form.ActivityFields, read: form.Activity,
+		onEdit: func(in patio.ActivityInput) patio.ActivityInput { in.Status = patio.Opt[string]{}; return in },
+		id:     func(a patio.Activity) string { return a.ID },
+		links:  func(a patio.Activity) (*string, *string, *string) { return a.VehicleID, a.ClientID, a.DealID },
+		values: c.activityValues, editable: activityEditable}
+}
+
 // activityCreate creates an activity, linking the records found by what was typed.
 func (c *Console) activityCreate(rq *request) {
-	values := rq.r.PostForm
-	refuse := func(err error, choices linkChoices) {
+	c.activityRecords().create(c, rq, func(err error, choices linkChoices) {
 		c.render(rq, http.StatusUnprocessableEntity, "activity_new", view{Title: rq.p.T("activities.new.title"),
-			Data: activityFormData{Types: patio.ActivityTypes, Choices: choices}, Form: refused(rq.p, values, err, form.ActivityFields...)})
-	}
-	choices, err := c.resolveLinks(rq, values)
-	if err != nil {
-		refuse(err, choices)
-		return
-	}
-	in, err := form.Activity(values, rq.p.Loc, false)
-	if err != nil {
-		refuse(err, nil)
-		return
-	}
-	c.once(rq, values, func() (string, bool) {
-		a, err := c.d.Activities.Create(rq.ctx(), rq.team.ID, in)
-		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict {
-			refuse(err, nil)
-			return "", false
-		}
-		if err != nil {
-			c.fail(rq, err)
-			return "", false
-		}
-		c.done(rq, "/console/activities/"+a.ID, "done.activity.created")
-		return "/console/activities/" + a.ID, true
+			Data: activityFormData{Types: patio.ActivityTypes, Choices: choices}, Form: refused(rq.p, rq.r.PostForm, err, form.ActivityFields...)})
 	})
 }
 
@@ -176,48 +162,11 @@ func (c *Console) activityShow(rq *request) {
 // activitySave applies the edit form to the revision it was loaded with: an activity changed
 // meanwhile is not overwritten (409, with what changed).
 func (c *Console) activitySave(rq *request) {
-	ctx, id := rq.ctx(), rq.r.PathValue("id")
-	values := rq.r.PostForm
-	cur, err := c.d.Activities.Get(ctx, rq.team.ID, id)
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	show := func(status int, f *formState, choices linkChoices, changed []string) {
+	c.activityRecords().save(c, rq, func(cur patio.Activity, status int, f *formState, choices linkChoices, changed []string) {
 		c.render(rq, status, "activity", view{Title: cur.Title, Data: activityFormData{Activity: &cur, Types: patio.ActivityTypes,
-			Choices: choices, Changed: changed, Links: c.labelLinks(ctx, rq.team.ID, cur.VehicleID, cur.ClientID, cur.DealID)}, Form: f})
-	}
-	keepLinks(values, c.labelLinks(ctx, rq.team.ID, cur.VehicleID, cur.ClientID, cur.DealID), cur.VehicleID, cur.ClientID, cur.DealID)
-	choices, err := c.resolveLinks(rq, values)
-	if err != nil {
-		show(http.StatusUnprocessableEntity, refused(rq.p, values, err, form.ActivityFields...), choices, nil)
-		return
-	}
-	in, err := form.Activity(values, rq.p.Loc, true)
-	if err == nil {
-		in.Status = patio.Opt[string]{} // moved by its own buttons
-		_, err = c.d.Activities.UpdateIf(ctx, rq.team.ID, id, in, patio.Precondition{Revisions: []int{revisionOf(values)}})
-	}
-	switch k := patio.KindOf(err); {
-	case err == nil:
-		c.done(rq, "/console/activities/"+id, "done.activity.saved")
-	case k == patio.KindPrecondition:
-		if cur, err = c.d.Activities.Get(ctx, rq.team.ID, id); err != nil {
-			c.fail(rq, err)
-			return
-		}
-		fresh := c.activityValues(rq, cur)
-		changed := changedSince(values.Get("loaded"), activityEditable(rq, cur))
-		values.Set("revision", fresh.Get("revision"))
-		values.Set("loaded", fresh.Get("loaded"))
-		f := newForm(values)
-		f.Problems = map[string][]string{"": {rq.p.T("modules.stale")}}
-		show(http.StatusConflict, f, nil, changed)
-	case k == patio.KindInvalid || k == patio.KindConflict:
-		show(http.StatusUnprocessableEntity, refused(rq.p, values, err, form.ActivityFields...), nil, nil)
-	default:
-		c.fail(rq, err)
-	}
+			Choices: choices, Changed: changed, Links: c.labelLinks(rq.ctx(), rq.team.ID, cur.VehicleID, cur.ClientID, cur.DealID)},
+			Form: f})
+	})
 }
 
 // activityMove moves an activity to status (start, complete, cancel, reopen) as the transition

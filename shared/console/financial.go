@@ -196,37 +196,26 @@ func (c *Console) financialNew(rq *request) {
 		Form: newForm(url.Values{"type": {"revenue"}, "due_date": {rq.now.In(rq.p.Loc).Format("2006-01-02")}})})
 }
 
+// financialRecords is the financial records' part of the modules' shared flows.
+func (c *Console) financialRecords() records[patio.FinancialRecord, patio.FinancialInput] {
+	return records[patio.FinancialRecord, patio.FinancialInput]{svc: c.d.Financial, name: "financial", base: "/console/financial/",
+		fields: form.FinancialFields, read: form.Financial,
+		onEdit: func(in patio.FinancialInput) patio.FinancialInput {
+			in.Status, in.PaidAt = patio.Opt[string]{}, patio.Opt[patio.Timestamp]{} // moved by their own forms
+			return in
+		},
+		id:     func(f patio.FinancialRecord) string { return f.ID },
+		links:  func(f patio.FinancialRecord) (*string, *string, *string) { return f.VehicleID, f.ClientID, f.DealID },
+		values: c.financialValues, editable: func(_ *request, f patio.FinancialRecord) map[string]string { return financialEditable(f) }}
+}
+
 // financialCreate creates a financial record.
 func (c *Console) financialCreate(rq *request) {
-	values := rq.r.PostForm
-	refuse := func(err error, choices linkChoices) {
+	c.financialRecords().create(c, rq, func(err error, choices linkChoices) {
 		d := c.financialFormData(nil)
 		d.Choices = choices
 		c.render(rq, http.StatusUnprocessableEntity, "financial_new", view{Title: rq.p.T("financial.new.title"), Data: d,
-			Form: refused(rq.p, values, err, form.FinancialFields...)})
-	}
-	choices, err := c.resolveLinks(rq, values)
-	if err != nil {
-		refuse(err, choices)
-		return
-	}
-	in, err := form.Financial(values, rq.p.Loc, false)
-	if err != nil {
-		refuse(err, nil)
-		return
-	}
-	c.once(rq, values, func() (string, bool) {
-		f, err := c.d.Financial.Create(rq.ctx(), rq.team.ID, in)
-		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict {
-			refuse(err, nil)
-			return "", false
-		}
-		if err != nil {
-			c.fail(rq, err)
-			return "", false
-		}
-		c.done(rq, "/console/financial/"+f.ID, "done.financial.created")
-		return "/console/financial/" + f.ID, true
+			Form: refused(rq.p, rq.r.PostForm, err, form.FinancialFields...)})
 	})
 }
 
@@ -250,44 +239,9 @@ func (c *Console) renderFinancial(rq *request, status int, f patio.FinancialReco
 // financialSave applies the edit form to the revision it was loaded with (409 with what changed
 // otherwise).
 func (c *Console) financialSave(rq *request) {
-	ctx, id := rq.ctx(), rq.r.PathValue("id")
-	values := rq.r.PostForm
-	cur, err := c.d.Financial.Get(ctx, rq.team.ID, id)
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	keepLinks(values, c.labelLinks(ctx, rq.team.ID, cur.VehicleID, cur.ClientID, cur.DealID), cur.VehicleID, cur.ClientID, cur.DealID)
-	choices, err := c.resolveLinks(rq, values)
-	if err != nil {
-		c.renderFinancial(rq, http.StatusUnprocessableEntity, cur, refused(rq.p, values, err, form.FinancialFields...), choices, nil)
-		return
-	}
-	in, err := form.Financial(values, rq.p.Loc, true)
-	if err == nil {
-		in.Status, in.PaidAt = patio.Opt[string]{}, patio.Opt[patio.Timestamp]{} // moved by their own forms
-		_, err = c.d.Financial.UpdateIf(ctx, rq.team.ID, id, in, patio.Precondition{Revisions: []int{revisionOf(values)}})
-	}
-	switch k := patio.KindOf(err); {
-	case err == nil:
-		c.done(rq, "/console/financial/"+id, "done.financial.saved")
-	case k == patio.KindPrecondition:
-		if cur, err = c.d.Financial.Get(ctx, rq.team.ID, id); err != nil {
-			c.fail(rq, err)
-			return
-		}
-		fresh := c.financialValues(rq, cur)
-		changed := changedSince(values.Get("loaded"), financialEditable(cur))
-		values.Set("revision", fresh.Get("revision"))
-		values.Set("loaded", fresh.Get("loaded"))
-		f := newForm(values)
-		f.Problems = map[string][]string{"": {rq.p.T("modules.stale")}}
-		c.renderFinancial(rq, http.StatusConflict, cur, f, nil, changed)
-	case k == patio.KindInvalid || k == patio.KindConflict:
-		c.renderFinancial(rq, http.StatusUnprocessableEntity, cur, refused(rq.p, values, err, form.FinancialFields...), nil, nil)
-	default:
-		c.fail(rq, err)
-	}
+	c.financialRecords().save(c, rq, func(cur patio.FinancialRecord, status int, f *formState, choices linkChoices, changed []string) {
+		c.renderFinancial(rq, status, cur, f, choices, changed)
+	})
 }
 
 // financialPay records a payment: its method and its date and time (now when not given).

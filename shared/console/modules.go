@@ -1,12 +1,15 @@
 package console
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -88,3 +91,105 @@ func revisionOf(v url.Values) int {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// recordService is what the shared flows call of a module's use cases (patio.Activities,
+// patio.Financial).
+type recordService[T, In any] interface {
+	Create(ctx context.Context, teamID string, in In) (T, error)
+	Get(ctx context.Context, teamID, id string) (T, error)
+	UpdateIf(ctx context.Context, teamID, id string, in In, pre patio.Precondition) (T, error)
+}
+
+// records is what the create and edit flows of a module share: its use cases, how its form reads,
+// how a record's links and editable fields read, and where its pages are.
+type records[T, In any] struct {
+	svc recordService[T, In]
+	// name is the module's record as its messages name it ("activity": done.activity.created).
+	name string
+	// base is the path of a record's page, less its id ("/console/activities/").
+	base   string
+	fields []string
+	// read reads the form into an input (edit: an emptied optional field is cleared); onEdit
+	// drops what the edit form does not move (a status, moved by its own buttons).
+	read   func(values url.Values, loc *time.Location, edit bool) (In, error)
+	onEdit func(In) In
+	id     func(T) string
+	links  func(T) (vehicleID, clientID, dealID *string)
+	// values are a record's values as its edit form shows them, with its revision and the
+	// snapshot (loaded) of editable.
+	values   func(rq *request, rec T) url.Values
+	editable func(rq *request, rec T) map[string]string
+}
+
+// create creates a record from the new-record form: links found, the form read, the record
+// created once per form token. refuse shows the form refused (422).
+func (m records[T, In]) create(c *Console, rq *request, refuse func(err error, choices linkChoices)) {
+	values := rq.r.PostForm
+	choices, err := c.resolveLinks(rq, values)
+	if err != nil {
+		refuse(err, choices)
+		return
+	}
+	in, err := m.read(values, rq.p.Loc, false)
+	if err != nil {
+		refuse(err, nil)
+		return
+	}
+	c.once(rq, values, func() (string, bool) {
+		rec, err := m.svc.Create(rq.ctx(), rq.team.ID, in)
+		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict {
+			refuse(err, nil)
+			return "", false
+		}
+		if err != nil {
+			c.fail(rq, err)
+			return "", false
+		}
+		c.done(rq, m.base+m.id(rec), "done."+m.name+".created")
+		return m.base + m.id(rec), true
+	})
+}
+
+// save applies the edit form to the revision it was loaded with: a record changed meanwhile is not
+// overwritten (409, with what changed), a refused form comes back with its values (422). show
+// renders the record's page with a form.
+func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status int, f *formState, choices linkChoices, changed []string)) {
+	ctx, id := rq.ctx(), rq.r.PathValue("id")
+	values := rq.r.PostForm
+	cur, err := m.svc.Get(ctx, rq.team.ID, id)
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	v, cl, d := m.links(cur)
+	keepLinks(values, c.labelLinks(ctx, rq.team.ID, v, cl, d), v, cl, d)
+	choices, err := c.resolveLinks(rq, values)
+	if err != nil {
+		show(cur, http.StatusUnprocessableEntity, refused(rq.p, values, err, m.fields...), choices, nil)
+		return
+	}
+	in, err := m.read(values, rq.p.Loc, true)
+	if err == nil {
+		_, err = m.svc.UpdateIf(ctx, rq.team.ID, id, m.onEdit(in), patio.Precondition{Revisions: []int{revisionOf(values)}})
+	}
+	switch k := patio.KindOf(err); {
+	case err == nil:
+		c.done(rq, m.base+id, "done."+m.name+".saved")
+	case k == patio.KindPrecondition:
+		if cur, err = m.svc.Get(ctx, rq.team.ID, id); err != nil {
+			c.fail(rq, err)
+			return
+		}
+		fresh := m.values(rq, cur)
+		changed := changedSince(values.Get("loaded"), m.editable(rq, cur))
+		values.Set("revision", fresh.Get("revision"))
+		values.Set("loaded", fresh.Get("loaded"))
+		f := newForm(values)
+		f.Problems = map[string][]string{"": {rq.p.T("modules.stale")}}
+		show(cur, http.StatusConflict, f, nil, changed)
+	case k == patio.KindInvalid || k == patio.KindConflict:
+		show(cur, http.StatusUnprocessableEntity, refused(rq.p, values, err, m.fields...), nil, nil)
+	default:
+		c.fail(rq, err)
+	}
+}

@@ -13,9 +13,9 @@ import (
 	"net/url"
 	"path"
 	"slices"
-	"sync"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/patio-dev/patio/shared/console/locale"
