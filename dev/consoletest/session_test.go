@@ -118,3 +118,52 @@ func TestInvitationSignInAndOut(t *testing.T) {
 		t.Errorf("signing in again = %d at %q; want the overview", got, text(t, ctx, "h1"))
 	}
 }
+
+// TestChangePasswordAndAudit: a person changes their password (the wrong current one refused next
+// to its field); the team's audit log shows each change made in the console with who made it, the
+// fields, the address and the request id, filtered by person and action.
+func TestChangePasswordAndAudit(t *testing.T) {
+	tm := newTeam(t)
+	ctx := browser(t)
+	signIn(t, ctx, tm.OwnerEmail, tm.OwnerPassword)
+	open(t, ctx, "/console/account/password")
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("current_password"), "Not-The-Password-1!"),
+		chromedp.SendKeys(chromedp.ID("password"), "Brand-New-Pass-2!"))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusUnprocessableEntity {
+		t.Fatalf("a wrong current password = %d; want 422", got)
+	}
+	if p := text(t, ctx, "#current_password-problem"); !strings.Contains(p, "senha atual") {
+		t.Errorf("the problem = %q; want it next to the current password", p)
+	}
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("current_password"), tm.OwnerPassword),
+		chromedp.SendKeys(chromedp.ID("password"), "Brand-New-Pass-2!"))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK || !strings.Contains(text(t, ctx, ".done"), "Senha alterada") {
+		t.Fatalf("change password = %d", got)
+	}
+	other := browser(t)
+	if got := signIn(t, other, tm.OwnerEmail, "Brand-New-Pass-2!"); got != http.StatusOK || text(t, other, "h1") != "Visão geral" {
+		t.Errorf("signing in with the new password = %d", got)
+	}
+
+	r := newReceiver(t, always(200))
+	id, _ := createWebhook(t, ctx, r.url(), "deal.won")
+	open(t, ctx, "/console/webhooks/"+id)
+	submit(t, ctx, `form[action$="/rotate"] button`)
+	open(t, ctx, "/console/audit?"+url.Values{"actor": {tm.OwnerEmail}}.Encode())
+	rows := value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("main tbody tr")].map(r => r.innerText)`))
+	if len(rows) != 2 || !strings.Contains(rows[0], "webhook.rotate") || !strings.Contains(rows[1], "webhook.create") {
+		t.Fatalf("the owner's audit rows = %q; want the rotation then the creation", rows)
+	}
+	for _, want := range []string{tm.OwnerEmail, "webhook:" + id, "secret", "127.0.0.1"} {
+		if !strings.Contains(rows[0], want) {
+			t.Errorf("the rotation's row %q lacks %q", rows[0], want)
+		}
+	}
+	if !regexp.MustCompile(`[0-9a-f-]{36}`).MatchString(rows[0]) {
+		t.Errorf("the rotation's row %q has no request id", rows[0])
+	}
+	open(t, ctx, "/console/audit?action=webhook.create")
+	if n := count(t, ctx, "main tbody tr"); n != 1 {
+		t.Errorf("webhook.create entries = %d; want 1", n)
+	}
+}
