@@ -23,6 +23,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sqsqueue"
@@ -692,7 +693,7 @@ func TestDeliveriesReplay(t *testing.T) {
 	store := setup(t)
 	ctx := context.Background()
 	queue, watcher := deliveryQueue(t)
-	dispatcher := &webhook.Dispatcher{Store: store, Queue: queue, Logger: slog.New(slog.DiscardHandler)}
+	dispatcher := &delivery.Dispatcher{Store: store, Queue: queue, Logger: slog.New(slog.DiscardHandler)}
 
 	tests := []struct {
 		name string

@@ -100,7 +100,7 @@ func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error
 	if err != nil {
 		return w, err
 	}
-	_, err = cancelPending(ctx, s.Store, w.ID)
+	_, err = CancelPending(ctx, s.Store, w.ID)
 	return w, err
 }
 

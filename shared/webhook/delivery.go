@@ -29,6 +29,14 @@ const MaxAttempts = 6
 // attempt log after it was made.
 const Retention = 30 * 24 * time.Hour
 
+// DefaultTimeout is how long a receiver has to answer (SPEC.md section 6).
+const DefaultTimeout = 5 * time.Second
+
+// DefaultSweepAfter is how long past its due time a pending delivery's attempt may stay unmade
+// before the sweep queues it again: past any hop's lateness, well within CONTRACT.md section 14's
+// five minutes with a sweep every minute.
+const DefaultSweepAfter = 3 * time.Minute
+
 // Schedule holds the delay before each attempt of a series: Schedule[0] before the first (after the
 // event), Schedule[n] after the n-th attempt failed.
 type Schedule [MaxAttempts]time.Duration

@@ -1,11 +1,11 @@
 // Package webhook is the domain of outbound webhooks (SPEC.md section 6, CONTRACT.md section 9):
 // webhook configurations, the events derived from changes to vehicles, clients and deals, their
-// payloads and signatures, the retry schedule, delivery records and the rules that dispatch and
-// deliver them.
+// payloads and signatures, the retry schedule, delivery records, and the operators' use cases
+// (Webhooks). The runtime that dispatches and delivers is package shared/delivery.
 //
-// Like shared/patio it imports only the standard library and the pure domain packages: the store,
-// the queue, the HTTP sender and the mailer are interfaces declared here and implemented by the
-// adapters (shared/dynamostore, shared/sqsqueue, shared/webhookhttp, shared/sesmail).
+// Like shared/patio it imports only the standard library and the pure domain packages: the store
+// and the queue the use cases need are interfaces declared here and implemented by the adapters
+// (shared/dynamostore, shared/sqsqueue).
 package webhook
 
 import (

@@ -1,4 +1,4 @@
-package webhook
+package delivery
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/patio-dev/patio/shared/webhook"
 )
 
 // slotPool holds, for one webhook, the delivery slots this process took in the store (at most
@@ -57,7 +59,7 @@ func (d *Deliverer) pool(teamID, webhookID string) *slotPool {
 func (p *slotPool) lease() time.Duration {
 	timeout := p.d.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = webhook.DefaultTimeout
 	}
 	return 2*timeout + 10*time.Second
 }

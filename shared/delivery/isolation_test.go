@@ -1,4 +1,4 @@
-package webhook_test
+package delivery_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -67,7 +68,7 @@ func TestDeliverIsolation(t *testing.T) {
 	}
 	s := newStore([]webhook.Webhook{slow, fast}, dels...)
 	sender := newSlowSender(300*time.Millisecond, slow.URL)
-	d := &webhook.Deliverer{Store: s, Queue: &queue{}, Sender: sender, Mailer: &mailer{}, Teams: teams{teamID: team},
+	d := &delivery.Deliverer{Store: s, Queue: &queue{}, Sender: sender, Mailer: &mailer{}, Teams: teams{teamID: team},
 		Schedule: webhook.DefaultSchedule, Logger: discard}
 
 	start := time.Now()
@@ -76,8 +77,8 @@ func TestDeliverIsolation(t *testing.T) {
 			t.Errorf("DeliverAll: task %d = %v; want nil", i, err)
 		}
 	}
-	if p := sender.peak[slow.URL]; p > webhook.MaxInFlight {
-		t.Errorf("the slow webhook had %d attempts in flight at once; want at most %d", p, webhook.MaxInFlight)
+	if p := sender.peak[slow.URL]; p > delivery.MaxInFlight {
+		t.Errorf("the slow webhook had %d attempts in flight at once; want at most %d", p, delivery.MaxInFlight)
 	}
 	if n := len(sender.ended[fast.URL]); n != 6 {
 		t.Fatalf("the fast webhook got %d attempts; want 6", n)
@@ -120,7 +121,7 @@ func TestDeliverBusyWebhook(t *testing.T) {
 	// The sweep queues it again; with the slots free, another worker sends it.
 	e.store.busy = false
 	clock := now.Add(webhook.DefaultSweepAfter + time.Second)
-	sw := webhook.Sweeper{Store: e.store, Queue: e.queue, Now: func() time.Time { return clock }, Logger: discard}
+	sw := delivery.Sweeper{Store: e.store, Queue: e.queue, Now: func() time.Time { return clock }, Logger: discard}
 	if n, err := sw.Sweep(context.Background()); n != 1 || err != nil {
 		t.Fatalf("Sweep = %d, %v; want the parked delivery", n, err)
 	}
@@ -136,7 +137,7 @@ func TestDeliverBusyWebhook(t *testing.T) {
 // TestDeliverWaitDelays: a task put back to wait for a quick webhook waits about the time the sends
 // ahead of it take, at least a second, doubled after each wait, up to a minute.
 func TestDeliverWaitDelays(t *testing.T) {
-	d := &webhook.Deliverer{}
+	d := &delivery.Deliverer{}
 	tests := []struct {
 		waits int
 		retry time.Duration
@@ -148,7 +149,7 @@ func TestDeliverWaitDelays(t *testing.T) {
 		{10, 5 * time.Second, time.Minute},
 	}
 	for _, tt := range tests {
-		got := webhook.WaitFor(d, webhook.Task{Waits: tt.waits}, now, tt.retry)
+		got := delivery.WaitFor(d, webhook.Task{Waits: tt.waits}, now, tt.retry)
 		if wait := got.NotBefore.Sub(now); wait < tt.want/2 || wait > tt.want || got.Waits != tt.waits+1 {
 			t.Errorf("wait(%d waits, retry %s) = %s, %d waits; want between %s and %s, %d waits", tt.waits, tt.retry, wait,
 				got.Waits, tt.want/2, tt.want, tt.waits+1)
@@ -228,7 +229,7 @@ func TestDispatchBatch(t *testing.T) {
 	s := &countingStore{store: newStore([]webhook.Webhook{activeHook(hookID), other})}
 	q := &queue{}
 	clock := now
-	d := &webhook.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return clock }, Logger: discard}
+	d := &delivery.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return clock }, Logger: discard}
 	old := now.Add(-time.Minute)
 	batch := []webhook.Change{change("a", teamID, old), change("b", "team_2", old), change("c", teamID, old)}
 	if n, err := d.Dispatch(context.Background(), batch); n != 3 || err != nil {
@@ -302,7 +303,7 @@ func TestSweep(t *testing.T) {
 	s := newStore([]webhook.Webhook{activeHook(hookID)}, lostFirst, lostThird, late, future, done)
 	q := &queue{}
 	clock := now
-	sw := webhook.Sweeper{Store: s, Queue: q, Now: func() time.Time { return clock }, Logger: discard}
+	sw := delivery.Sweeper{Store: s, Queue: q, Now: func() time.Time { return clock }, Logger: discard}
 
 	n, err := sw.Sweep(context.Background())
 	if err != nil || n != 2 {

@@ -1,4 +1,4 @@
-package webhook_test
+package delivery_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -74,8 +75,8 @@ func newEnv(deliveries ...webhook.Delivery) *env {
 		sender: &sender{result: failure}, mailer: &mailer{}}
 }
 
-func (e *env) deliverer() *webhook.Deliverer {
-	return &webhook.Deliverer{Store: e.store, Queue: e.queue, Sender: e.sender, Mailer: e.mailer,
+func (e *env) deliverer() *delivery.Deliverer {
+	return &delivery.Deliverer{Store: e.store, Queue: e.queue, Sender: e.sender, Mailer: e.mailer,
 		Teams: teams{teamID: team}, Schedule: webhook.DefaultSchedule, Now: func() time.Time { return now }, Logger: discard}
 }
 
@@ -667,7 +668,7 @@ func TestDispatch(t *testing.T) {
 			if tt.before != nil {
 				tt.before(s)
 			}
-			d := &webhook.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return now }, Logger: discard}
+			d := &delivery.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return now }, Logger: discard}
 			for range tt.times {
 				if n, err := d.Dispatch(context.Background(), []webhook.Change{change}); n != 1 || err != nil {
 					t.Fatalf("Dispatch(%s) = %d, %v; want 1, nil", change.SourceID, n, err)
@@ -694,7 +695,7 @@ func TestDispatch(t *testing.T) {
 // A dispatch interrupted before its task reached the queue queues it when the change comes again.
 func TestDispatchAgainAfterQueueError(t *testing.T) {
 	s, q := newStore([]webhook.Webhook{activeHook(hookID)}), &queue{err: errBoom}
-	d := &webhook.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return now }, Logger: discard}
+	d := &delivery.Dispatcher{Store: s, Queue: q, Now: func() time.Time { return now }, Logger: discard}
 	change := webhook.Change{SourceID: "rec-2", Resource: webhook.ResourceClient, TeamID: teamID, At: first,
 		New: patio.Client{ID: "cli_1", Type: patio.ClientIndividual, Name: "Ana", Status: patio.ClientActive}}
 
@@ -710,89 +711,6 @@ func TestDispatchAgainAfterQueueError(t *testing.T) {
 		EventID: eventID, Attempt: 1, Due: now}}
 	if got := q.queued(); !slices.Equal(got, want) {
 		t.Errorf("Dispatch(%s) twice queued %v; want %v", change.SourceID, got, want)
-	}
-}
-
-func TestReplay(t *testing.T) {
-	with := func(status string, series int, f ...func(*webhook.Webhook)) func(*store) {
-		return func(s *store) {
-			d := pending("dlv_1", 4)
-			d.Status, d.Series, d.NextAttemptAt = status, series, nil
-			s.deliveries[d.ID] = d
-			for _, f := range f {
-				w := s.hooks[hookID]
-				f(&w)
-				s.hooks[hookID] = w
-			}
-		}
-	}
-	disabled := func(w *webhook.Webhook) { w.Status = webhook.StatusDisabled }
-	tests := []struct {
-		name      string
-		state     func(*store)
-		queueErr  error
-		noQueue   bool
-		wantKind  patio.Kind
-		wantErr   error
-		wantTasks int
-	}{
-		{name: "failed", state: with(webhook.DeliveryFailed, 0), wantTasks: 1},
-		{name: "cancelled", state: with(webhook.DeliveryCancelled, 0), wantTasks: 1},
-		{name: "skipped", state: with(webhook.DeliverySkipped, 0), wantTasks: 1},
-		{name: "failed again after a replay", state: with(webhook.DeliveryFailed, 2), wantTasks: 1},
-		{name: "pending", state: with(webhook.DeliveryPending, 0), wantKind: patio.KindConflict},
-		{name: "succeeded", state: with(webhook.DeliverySucceeded, 0), wantKind: patio.KindConflict},
-		{name: "webhook disabled", state: with(webhook.DeliveryFailed, 0, disabled), wantKind: patio.KindConflict},
-		{name: "unknown delivery", state: func(*store) {}, wantKind: patio.KindNotFound},
-		{name: "queue refuses", state: with(webhook.DeliveryCancelled, 0), queueErr: errBoom, wantErr: errBoom},
-		{name: "no queue", state: with(webhook.DeliveryFailed, 0), noQueue: true, wantKind: patio.KindInternal},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, q := newStore([]webhook.Webhook{activeHook(hookID)}), &queue{err: tt.queueErr}
-			tt.state(s)
-			before, had := s.deliveries["dlv_1"]
-			svc := webhook.Webhooks{Store: s, Queue: q, Now: func() time.Time { return now }}
-			if tt.noQueue {
-				svc.Queue = nil
-			}
-
-			got, err := svc.Replay(context.Background(), "dlv_1")
-			switch {
-			case tt.wantErr != nil:
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("Replay(dlv_1) = %v; want %v", err, tt.wantErr)
-				}
-			case tt.wantTasks == 0:
-				if err == nil || patio.KindOf(err) != tt.wantKind {
-					t.Fatalf("Replay(dlv_1) = %v; want kind %v", err, tt.wantKind)
-				}
-			case err != nil:
-				t.Fatalf("Replay(dlv_1) = %v; want nil", err)
-			}
-			stored := s.delivery("dlv_1")
-			if tt.wantTasks == 0 {
-				if len(q.queued()) != 0 {
-					t.Errorf("Replay(dlv_1) queued %v; want nothing", q.queued())
-				}
-				if had && stored.Status != before.Status {
-					t.Errorf("Replay(dlv_1) left the delivery %q; want it %q as before", stored.Status, before.Status)
-				}
-				return
-			}
-			want := webhook.Task{DeliveryID: "dlv_1", TeamID: teamID, WebhookID: hookID, EventID: before.EventID,
-				Series: before.Series + 1, Attempt: 1, Due: now}
-			if queued := q.queued(); !slices.Equal(queued, []webhook.Task{want}) {
-				t.Errorf("Replay(dlv_1) queued %v; want %v", queued, []webhook.Task{want})
-			}
-			if got.Status != webhook.DeliveryPending || got.Series != before.Series+1 || got.Attempt != 0 || got.EventID != before.EventID {
-				t.Errorf("Replay(dlv_1) = %q series %d attempt %d event %s; want %q series %d attempt 0 event %s",
-					got.Status, got.Series, got.Attempt, got.EventID, webhook.DeliveryPending, before.Series+1, before.EventID)
-			}
-			if stored.Status != webhook.DeliveryPending || stored.Series != before.Series+1 {
-				t.Errorf("Replay(dlv_1) stored %q series %d; want %q series %d", stored.Status, stored.Series, webhook.DeliveryPending, before.Series+1)
-			}
-		})
 	}
 }
 

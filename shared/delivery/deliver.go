@@ -1,17 +1,17 @@
-package webhook
+package delivery
 
 import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/patio-dev/patio/shared/patio"
+
+	"github.com/patio-dev/patio/shared/webhook"
 )
 
 // warnAfter is the failed attempt of a series after which the team is warned (CONTRACT.md section
@@ -58,9 +58,9 @@ type Deliverer struct {
 	Sender   Sender
 	Mailer   Mailer
 	Teams    Teams
-	Schedule Schedule
+	Schedule webhook.Schedule
 	// Timeout is the sender's timeout (how long one attempt may take); it sets how long slots are
-	// held. DefaultTimeout when zero.
+	// held. webhook.DefaultTimeout when zero.
 	Timeout time.Duration
 	Now     func() time.Time
 	Logger  *slog.Logger
@@ -68,18 +68,15 @@ type Deliverer struct {
 	pools sync.Map // webhook id → *slotPool
 }
 
-// DefaultTimeout is how long a receiver has to answer (SPEC.md section 6).
-const DefaultTimeout = 5 * time.Second
-
 // Deliver handles one task; see DeliverAll.
-func (d *Deliverer) Deliver(ctx context.Context, t Task) error {
-	return d.DeliverAll(ctx, []Task{t})[0]
+func (d *Deliverer) Deliver(ctx context.Context, t webhook.Task) error {
+	return d.DeliverAll(ctx, []webhook.Task{t})[0]
 }
 
 // DeliverAll handles a batch of tasks and returns the outcome of each: an error means the task must
 // be handled again (its message is kept); stale and duplicate tasks are dropped without error,
 // and tasks put back on the queue (a hop, a busy webhook) are done.
-func (d *Deliverer) DeliverAll(ctx context.Context, tasks []Task) []error {
+func (d *Deliverer) DeliverAll(ctx context.Context, tasks []webhook.Task) []error {
 	errs := make([]error, len(tasks))
 	var (
 		later  []int                // tasks not due yet: hops
@@ -106,7 +103,7 @@ func (d *Deliverer) DeliverAll(ctx context.Context, tasks []Task) []error {
 	for _, id := range order {
 		wg.Go(func() {
 			idx := groups[id]
-			group := make([]Task, len(idx))
+			group := make([]webhook.Task, len(idx))
 			for k, i := range idx {
 				group[k] = tasks[i]
 			}
@@ -130,11 +127,11 @@ func (d *Deliverer) DeliverAll(ctx context.Context, tasks []Task) []error {
 // outbox collects the tasks a batch queues, each with the index of the task it comes from.
 type outbox struct {
 	mu    sync.Mutex
-	tasks []Task
+	tasks []webhook.Task
 	from  []int
 }
 
-func (o *outbox) add(t Task, from int) {
+func (o *outbox) add(t webhook.Task, from int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.tasks = append(o.tasks, t)
@@ -144,16 +141,16 @@ func (o *outbox) add(t Task, from int) {
 // claimed is a task whose attempt this group claimed, with its delivery.
 type claimed struct {
 	k       int // index in the group
-	task    Task
-	del     Delivery
-	res     Result
+	task    webhook.Task
+	del     webhook.Delivery
+	res     webhook.Result
 	at      time.Time
 	sent    bool
-	attempt Attempt // as recorded
+	attempt webhook.Attempt // as recorded
 }
 
 // deliverGroup handles the tasks of one webhook; idx maps them to the batch (for the outbox).
-func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox, idx []int) (errs []error) {
+func (d *Deliverer) deliverGroup(ctx context.Context, group []webhook.Task, out *outbox, idx []int) (errs []error) {
 	errs = make([]error, len(group))
 	t0 := group[0]
 	pool := d.pool(t0.TeamID, t0.WebhookID)
@@ -236,10 +233,10 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 		}
 		return errs
 	}
-	if err != nil || w.Status != StatusActive {
+	if err != nil || w.Status != webhook.StatusActive {
 		for _, c := range ready {
 			logFor(d.Logger, c.task).InfoContext(ctx, "delivery cancelled: webhook not active")
-			_, err := d.Store.SetDeliveryStatus(ctx, c.del.ID, []string{DeliveryPending}, DeliveryCancelled, false)
+			_, err := d.Store.SetDeliveryStatus(ctx, c.del.ID, []string{webhook.DeliveryPending}, webhook.DeliveryCancelled, false)
 			errs[c.k] = ignoreConflict(err)
 		}
 		return errs
@@ -261,7 +258,7 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 			}
 			sendStart := time.Now()
 			c.at = clock(d.Now)
-			c.res = d.Sender.Send(ctx, w.URL, Headers(c.del.EventID, c.del.Payload, w.KeysAt(c.at), c.at), c.del.Payload)
+			c.res = d.Sender.Send(ctx, w.URL, webhook.Headers(c.del.EventID, c.del.Payload, w.KeysAt(c.at), c.at), c.del.Payload)
 			c.sent = true
 			var ok time.Time
 			if c.res.OK() {
@@ -277,11 +274,11 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 		})
 	}
 	wg.Wait()
-	var log []LoggedAttempt
+	var log []webhook.LoggedAttempt
 	for _, c := range ready {
 		if c.sent {
 			c.attempt = d.attempt(c)
-			log = append(log, LoggedAttempt{DeliveryID: c.del.ID, Attempt: c.attempt})
+			log = append(log, webhook.LoggedAttempt{DeliveryID: c.del.ID, Attempt: c.attempt})
 		}
 	}
 	if len(log) > 0 {
@@ -302,11 +299,11 @@ func (d *Deliverer) deliverGroup(ctx context.Context, group []Task, out *outbox,
 }
 
 // attempt returns the attempt c made as it is recorded: its next attempt time set when one is due.
-func (d *Deliverer) attempt(c *claimed) Attempt {
+func (d *Deliverer) attempt(c *claimed) webhook.Attempt {
 	t, res := c.task, c.res
-	a := Attempt{Series: t.Series, N: t.Attempt, At: c.at, StatusCode: res.StatusCode,
+	a := webhook.Attempt{Series: t.Series, N: t.Attempt, At: c.at, StatusCode: res.StatusCode,
 		DurationMs: res.Duration.Milliseconds(), ErrorClass: res.ErrorClass, ResponseBody: res.Body}
-	if !res.OK() && t.Attempt < MaxAttempts && !c.del.Test {
+	if !res.OK() && t.Attempt < webhook.MaxAttempts && !c.del.Test {
 		due := c.at.Add(d.Schedule.Before(t.Attempt + 1))
 		a.NextAttemptAt = &due
 	}
@@ -317,14 +314,14 @@ func (d *Deliverer) attempt(c *claimed) Attempt {
 // stays pending with its due time moved to now, so that the sweep queues its attempt again in a few
 // minutes. The attempts a slow webhook's slots allow go on meanwhile; a queue full of its waiting
 // tasks would slow every other webhook's (each message costs every queue operation something).
-func (d *Deliverer) park(ctx context.Context, t Task, now time.Time) error {
+func (d *Deliverer) park(ctx context.Context, t webhook.Task, now time.Time) error {
 	logFor(d.Logger, t).DebugContext(ctx, "attempt parked: webhook slow")
 	return d.Store.ParkDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now)
 }
 
 // wait returns t put back to wait for its webhook about retry (at least a second), doubled after each
 // earlier wait, up to maxWait, jittered so that waiting tasks do not come back together.
-func (d *Deliverer) wait(t Task, now time.Time, retry time.Duration) Task {
+func (d *Deliverer) wait(t webhook.Task, now time.Time, retry time.Duration) webhook.Task {
 	delay := min(max(retry, time.Second)<<min(t.Waits, 6), maxWait)
 	delay = delay/2 + rand.N(delay/2+1)
 	t.Waits++
@@ -336,20 +333,20 @@ func (d *Deliverer) wait(t Task, now time.Time, retry time.Duration) Task {
 // duplicate or stale task is dropped, one whose attempt another worker holds waits, and a task
 // whose attempt was recorded but whose follow-up may be missing (a crash between the two) makes
 // sure of it.
-func (d *Deliverer) unclaimed(ctx context.Context, t Task, del Delivery, out *outbox, from int, now time.Time) error {
+func (d *Deliverer) unclaimed(ctx context.Context, t webhook.Task, del webhook.Delivery, out *outbox, from int, now time.Time) error {
 	switch {
 	case del.Series != t.Series:
-	case del.Status == DeliveryPending && del.Attempt == t.Attempt-1:
+	case del.Status == webhook.DeliveryPending && del.Attempt == t.Attempt-1:
 		// Claimed by another task of the same attempt, which may be sending it now or may have
 		// crashed: this one waits, and sends if that claim runs out.
 		out.add(d.wait(t, now, time.Second), from)
-	case del.Status == DeliveryPending && del.Attempt == t.Attempt && del.NextAttemptAt != nil && t.Attempt < MaxAttempts:
-		out.add(Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
+	case del.Status == webhook.DeliveryPending && del.Attempt == t.Attempt && del.NextAttemptAt != nil && t.Attempt < webhook.MaxAttempts:
+		out.add(webhook.Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
 			Series: t.Series, Attempt: t.Attempt + 1, Due: *del.NextAttemptAt}, from)
-	case del.Status == DeliveryFailed && t.Attempt == MaxAttempts && del.Attempt == MaxAttempts && !del.Test:
+	case del.Status == webhook.DeliveryFailed && t.Attempt == webhook.MaxAttempts && del.Attempt == webhook.MaxAttempts && !del.Test:
 		// The series ended; make sure a pending alert goes out.
 		return d.alert(ctx, logFor(d.Logger, t), del)
-	case del.Status == DeliverySucceeded && del.Attempt == t.Attempt && len(del.Attempts) > 0:
+	case del.Status == webhook.DeliverySucceeded && del.Attempt == t.Attempt && len(del.Attempts) > 0:
 		// The success was recorded but the slots' release that notes it may have failed, and the
 		// deactivation rule must see it.
 		return d.Store.NoteSuccess(ctx, del.TeamID, del.WebhookID, del.Attempts[len(del.Attempts)-1].At)
@@ -367,13 +364,13 @@ func (d *Deliverer) record(ctx context.Context, c *claimed, out *outbox, from in
 	}
 	switch {
 	case c.res.OK():
-		if err := d.Store.RecordAttempt(ctx, del, a, DeliverySucceeded, t.Token); err != nil {
+		if err := d.Store.RecordAttempt(ctx, del, a, webhook.DeliverySucceeded, t.Token); err != nil {
 			return ignoreConflict(err)
 		}
 		log.InfoContext(ctx, "delivery succeeded", slog.String("outcome", "succeeded")) // emf: DeliveryAttempts
 		return nil
 	case a.NextAttemptAt != nil:
-		if err := d.Store.RecordAttempt(ctx, del, a, DeliveryPending, t.Token); err != nil {
+		if err := d.Store.RecordAttempt(ctx, del, a, webhook.DeliveryPending, t.Token); err != nil {
 			return ignoreConflict(err)
 		}
 		log.InfoContext(ctx, "attempt failed; retry scheduled", slog.String("outcome", "failed"), slog.String("error_class", a.ErrorClass),
@@ -381,11 +378,11 @@ func (d *Deliverer) record(ctx context.Context, c *claimed, out *outbox, from in
 		if t.Attempt == warnAfter {
 			d.warn(ctx, log, del, a)
 		}
-		out.add(Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
+		out.add(webhook.Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
 			Series: t.Series, Attempt: t.Attempt + 1, Due: *a.NextAttemptAt}, from)
 		return nil
 	}
-	if err := d.Store.RecordAttempt(ctx, del, a, DeliveryFailed, t.Token); err != nil {
+	if err := d.Store.RecordAttempt(ctx, del, a, webhook.DeliveryFailed, t.Token); err != nil {
 		return ignoreConflict(err)
 	}
 	if del.Test {
@@ -393,183 +390,11 @@ func (d *Deliverer) record(ctx context.Context, c *claimed, out *outbox, from in
 		return nil
 	}
 	log.WarnContext(ctx, "delivery failed: attempts exhausted", slog.String("outcome", "failed"), slog.String("error_class", a.ErrorClass))
-	del.Status, del.Attempt, del.Attempts = DeliveryFailed, MaxAttempts, append(del.Attempts, a)
+	del.Status, del.Attempt, del.Attempts = webhook.DeliveryFailed, webhook.MaxAttempts, append(del.Attempts, a)
 	return d.alert(ctx, log, del)
 }
 
-// flushSuccess notes, before a rule that reads it, the latest success this process sent to the
-// webhook.
-func (d *Deliverer) flushSuccess(ctx context.Context, webhookID string) error {
-	if p, ok := d.pools.Load(webhookID); ok {
-		return p.(*slotPool).flush(ctx)
-	}
-	return nil
-}
-
-// alert applies the deactivation rule after a failed series, and sends the pending alert once.
-func (d *Deliverer) alert(ctx context.Context, log *slog.Logger, del Delivery) error {
-	if err := d.flushSuccess(ctx, del.WebhookID); err != nil {
-		return err
-	}
-	last := Failure{ErrorClass: ErrHTTPStatus, At: clock(d.Now)}
-	if n := len(del.Attempts); n > 0 {
-		a := del.Attempts[n-1]
-		last = Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass, At: a.At}
-	}
-	disabled, err := d.Store.DisableForFailures(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, clock(d.Now), last)
-	if err != nil {
-		return err
-	}
-	if disabled {
-		log.WarnContext(ctx, "webhook disabled after 6 consecutive failed attempts")
-	}
-	w, err := d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
-	if err != nil || !w.AlertPending {
-		return err
-	}
-	// Cancelling is counted as it goes, so that a run interrupted and handled again adds what it
-	// cancels then (a webhook enabled again meanwhile keeps its deliveries).
-	if w.Status == StatusDisabled {
-		n, err := cancelPending(ctx, d.Store, del.WebhookID)
-		if n > 0 {
-			err = errors.Join(err, d.Store.NoteCancelled(ctx, del.TeamID, del.WebhookID, n))
-		}
-		if err != nil {
-			return err
-		}
-	}
-	claimed, err := d.Store.ClaimAlert(ctx, del.TeamID, del.WebhookID)
-	if err != nil || !claimed {
-		return err
-	}
-	w, err = d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
-	if err == nil {
-		err = d.sendAlert(ctx, w)
-	}
-	if err != nil {
-		return errors.Join(err, d.Store.ReleaseAlert(context.WithoutCancel(ctx), del.TeamID, del.WebhookID))
-	}
-	log.InfoContext(ctx, "alert email sent")
-	return nil
-}
-
-// describe tells a failure as the emails do: its status code or error class.
-func describe(f Failure) string {
-	if f.StatusCode != 0 {
-		return fmt.Sprintf("HTTP status %d", f.StatusCode)
-	}
-	switch f.ErrorClass {
-	case ErrTimeout:
-		return "no answer within the timeout"
-	case ErrNetwork:
-		return "a network error (DNS, connection or TLS)"
-	case ErrForbidden:
-		return "a target address that is not public"
-	}
-	return f.ErrorClass
-}
-
-func (d *Deliverer) sendAlert(ctx context.Context, w Webhook) error {
-	team, err := d.Teams.Team(ctx, w.TeamID)
-	if err != nil {
-		return err
-	}
-	last := "unknown"
-	if w.LastFailure != nil {
-		last = fmt.Sprintf("%s, at %s", describe(*w.LastFailure), w.LastFailure.At.UTC().Format(time.RFC3339))
-	}
-	subject := "Patio: webhook disabled after 6 consecutive failed deliveries"
-	text := fmt.Sprintf("Hello %s,\n\n"+
-		"The webhook %s, which posts to\n\n  %s\n\n"+
-		"was disabled automatically: six consecutive delivery attempts of one event failed and no delivery "+
-		"to it succeeded in the meantime.\n\n"+
-		"Last failure: %s.\n"+
-		"Pending deliveries cancelled: %d.\n\n"+
-		"Once the receiver is fixed, enable the webhook again and re-send what it missed:\n\n"+
-		"  admin webhooks enable --id %s\n"+
-		"  admin deliveries replay --webhook %s --status failed,cancelled,skipped --since %s\n\n"+
-		"Patio\n", team.Name, w.ID, w.URL, last, w.Cancelled, w.ID, w.ID, replaySince(w))
-	return d.Mailer.SendAlert(ctx, team.Email, subject, text)
-}
-
-// replaySince is the --since of the replay the disable email suggests: the start of the failing
-// series (the schedule's six attempts before the last failure), to the day.
-func replaySince(w Webhook) string {
-	at := time.Now().UTC()
-	if w.LastFailure != nil {
-		at = w.LastFailure.At.UTC()
-	}
-	return at.Add(-48 * time.Hour).Format(time.DateOnly)
-}
-
-// warn sends the warning email after the 4th consecutive failed attempt of a series (CONTRACT.md
-// section 14): at most one per webhook a day, and only while no delivery to the webhook succeeded
-// since the series began. A failed send is logged and tried again by the next 4th failure.
-func (d *Deliverer) warn(ctx context.Context, log *slog.Logger, del Delivery, a Attempt) {
-	if err := d.flushSuccess(ctx, del.WebhookID); err != nil {
-		log.WarnContext(ctx, "warning email skipped", slog.String("error", err.Error()))
-		return
-	}
-	now := clock(d.Now)
-	claimed, err := d.Store.ClaimWarning(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, now)
-	if err != nil || !claimed {
-		if err != nil {
-			log.WarnContext(ctx, "warning email skipped", slog.String("error", err.Error()))
-		}
-		return
-	}
-	err = d.sendWarning(ctx, del, a)
-	if err != nil {
-		log.WarnContext(ctx, "warning email failed", slog.String("error", err.Error()))
-		_ = d.Store.ReleaseWarning(context.WithoutCancel(ctx), del.TeamID, del.WebhookID, now)
-		return
-	}
-	log.InfoContext(ctx, "warning email sent")
-}
-
-func (d *Deliverer) sendWarning(ctx context.Context, del Delivery, a Attempt) error {
-	w, err := d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
-	if err != nil {
-		return err
-	}
-	team, err := d.Teams.Team(ctx, w.TeamID)
-	if err != nil {
-		return err
-	}
-	fifth := a.At.Add(d.Schedule.Before(5))
-	sixth := fifth.Add(d.Schedule.Before(6))
-	subject := "Patio: webhook failing, to be disabled if nothing changes"
-	text := fmt.Sprintf("Hello %s,\n\n"+
-		"The last four delivery attempts of event %s (%s) to the webhook %s, which posts to\n\n  %s\n\n"+
-		"failed, and no delivery to it succeeded since the first of them. Last failure: %s, at %s.\n\n"+
-		"Two attempts remain, around %s and %s. If they fail too, and no other delivery to the webhook "+
-		"succeeds before then, the webhook will be disabled around %s and its pending deliveries cancelled.\n\n"+
-		"Check the receiver; `admin deliveries list --webhook %s --status pending` shows what is waiting.\n\n"+
-		"Patio\n", team.Name, del.EventID, del.EventType, w.ID, w.URL,
-		describe(Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass}), a.At.UTC().Format(time.RFC3339),
-		fifth.UTC().Format(time.RFC3339), sixth.UTC().Format(time.RFC3339), sixth.UTC().Format(time.RFC3339), w.ID)
-	return d.Mailer.SendAlert(ctx, team.Email, subject, text)
-}
-
-// cancelPending cancels every pending delivery of a webhook and returns how many it cancelled.
-func cancelPending(ctx context.Context, s Store, webhookID string) (int, error) {
-	pending, err := s.Deliveries(ctx, webhookID, DeliveryPending)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, p := range pending {
-		_, err := s.SetDeliveryStatus(ctx, p.ID, []string{DeliveryPending}, DeliveryCancelled, false)
-		if err == nil {
-			n++
-		} else if ignoreConflict(err) != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-func logFor(l *slog.Logger, t Task) *slog.Logger {
+func logFor(l *slog.Logger, t webhook.Task) *slog.Logger {
 	return logger(l).With(slog.String("event_id", t.EventID), slog.String("webhook_id", t.WebhookID),
 		slog.String("team_id", t.TeamID), slog.String("delivery_id", t.DeliveryID), slog.Int("attempt", t.Attempt))
 }
