@@ -235,7 +235,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	// receiver, with no bookkeeping; once as a loop (one POST at a time), once with as many POSTs in
 	// flight as the pipeline may have for one webhook.
 	progress("webhooks: floor loops over the backlog")
-	for _, conc := range []int{1, delivery.MaxInFlight} {
+	for _, conc := range []int{1, delivery.InitialBound} {
 		r, err := b.floorDrain(ctx, conc, nil)
 		if err != nil {
 			return nil, err
@@ -370,7 +370,7 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	pool := x509.NewCertPool()
 	pool.AddCert(recv.srv.Certificate())
 	b.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: delivery.MaxInFlight}}
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: delivery.InitialBound}}
 	team, err := storeTeam(ctx, b.store, "Webhook bench")
 	if err != nil {
 		return nil, err
@@ -438,7 +438,7 @@ func (b *whBench) ceiling(ctx context.Context) (engineCeiling, error) {
 	copied := tb.CreateTableInput(table + "-ceiling")
 	copied.StreamSpecification = nil
 	return measureCeiling(ctx, db, copied, out.Items[0], b.o.backlog, func(keep *keeper) (float64, error) {
-		return b.floorDrain(ctx, delivery.MaxInFlight, keep)
+		return b.floorDrain(ctx, delivery.InitialBound, keep)
 	})
 }
 

@@ -119,8 +119,8 @@ func TestWebhookSleepingReceiver(t *testing.T) {
 	sleeper.mu.Lock()
 	peak := sleeper.peak
 	sleeper.mu.Unlock()
-	if peak > delivery.MaxInFlight {
-		t.Errorf("the sleeping receiver had %d requests in flight at once; want at most %d", peak, delivery.MaxInFlight)
+	if peak > delivery.InitialBound {
+		t.Errorf("the sleeping receiver had %d requests in flight at once; want at most %d", peak, delivery.InitialBound)
 	}
 	if peak == 0 {
 		t.Errorf("the sleeping receiver got no request")

@@ -13,8 +13,8 @@ import (
 // flushSuccess notes, before a rule that reads it, the latest success this process sent to the
 // webhook.
 func (d *Deliverer) flushSuccess(ctx context.Context, webhookID string) error {
-	if p, ok := d.pools.Load(webhookID); ok {
-		return p.(*slotPool).flush(ctx)
+	if l, ok := d.lanes.Load(webhookID); ok {
+		return l.(*lane).flush(ctx)
 	}
 	return nil
 }

@@ -127,12 +127,13 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (in
 				slog.String("webhook_id", del.WebhookID), slog.String("team_id", del.TeamID))
 		}
 		// A delivery found pending before its first attempt may have lost its message to an
-		// interrupted dispatch: it is queued again (the deliverer's claim sends it once).
+		// interrupted dispatch: it is queued again, as a copy (the deliverer claims a copy's
+		// attempt, so the two messages make one attempt).
 		if del.Status != webhook.DeliveryPending || del.Series != 0 || del.Attempt != 0 {
 			continue
 		}
 		tasks = append(tasks, webhook.Task{DeliveryID: del.ID, TeamID: del.TeamID, WebhookID: del.WebhookID,
-			EventID: del.EventID, Attempt: 1, Due: now})
+			EventID: del.EventID, Attempt: 1, Due: now, Copy: !created[i]})
 		owner = append(owner, plan[i].change)
 		lags = append(lags, plan[i].at)
 	}

@@ -39,15 +39,76 @@ type SweepStore interface {
 	MarkSwept(ctx context.Context, d webhook.Delivery, now time.Time) (bool, error)
 }
 
-// Store is what a Deliverer reads and writes: the webhook, its delivery slots and the state of the
-// deactivation rule, and the deliveries it attempts.
+// Store is what a Deliverer reads and writes, step by step: it loads a group's webhook, gate and
+// deliveries; claims the attempts that may have a copy; paces the sends through the gate; records
+// the attempts; and applies the deactivation rule.
 type Store interface {
+	Loader
+	Claimer
+	Gates
+	Recorder
+	Rules
+}
+
+// Loader reads at once what the tasks of one webhook need.
+type Loader interface {
+	// LoadGroup returns the team's webhook (KindNotFound when there is none), its gate (the zero
+	// Gate when it has none) and those of the deliveries ids names that exist, by id, all strongly
+	// consistent.
+	LoadGroup(ctx context.Context, teamID, webhookID string, ids []string) (webhook.Webhook, Gate, map[string]webhook.Delivery, error)
+}
+
+// Claimer claims the attempts that a copy of their task may be making too, and parks those that
+// wait for their webhook out of the queue's way.
+type Claimer interface {
+	// ClaimDelivery claims attempt n of series series of a delivery for token until until, and
+	// returns the delivery: only when it is pending at that series with n-1 attempts made and not
+	// claimed by another token whose claim lasts beyond now. Otherwise ok is false and the
+	// delivery is the one stored (KindNotFound when there is none).
+	ClaimDelivery(ctx context.Context, id string, series, n int, token string, now, until time.Time) (d webhook.Delivery, ok bool, err error)
+	// ParkDelivery moves the due time of a pending delivery whose attempt n of series series waits
+	// for its webhook to due (the sweep queues the attempt again once it is overdue), notes why
+	// (heldBy, one of the webhook.Held* reasons, until due) and ends token's claim. A delivery that
+	// moved on meanwhile, or that another token claims, is left alone.
+	ParkDelivery(ctx context.Context, id string, series, n int, token string, due time.Time, heldBy string) error
+}
+
+// Gates keeps each webhook's Gate, for every worker.
+type Gates interface {
+	// SwapGate writes g as the webhook's gate when the stored gate's version is still g.Version,
+	// and returns it as stored (its version advanced) with ok. Otherwise it writes nothing and
+	// returns the stored gate, ok false.
+	SwapGate(ctx context.Context, teamID, webhookID string, g Gate) (stored Gate, ok bool, err error)
+	// NoteSuccess records that a delivery to the webhook succeeded at t (keeping the latest time).
+	NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error
+}
+
+// Recorder records attempts on their deliveries.
+type Recorder interface {
+	// RecordAttempts records each record's attempt on its delivery (see Record), many at once.
+	// errs[i] is the outcome of recs[i]: KindConflict when the delivery is no longer pending at
+	// the attempt's series with one attempt fewer, or when another token claims it beyond now.
+	RecordAttempts(ctx context.Context, recs []Record, now time.Time) (errs []error)
+}
+
+// Record is one attempt to record: it joins the attempts of its delivery's series (the delivery
+// as loaded before the attempt), sets the delivery's status, attempt count, first attempt and next
+// attempt time, and ends any claim and hold note.
+type Record struct {
+	Delivery webhook.Delivery
+	Attempt  webhook.Attempt
+	Status   string
+	Token    string
+}
+
+// Rules is what the deactivation rule and the team emails read and write.
+type Rules interface {
 	// Webhook returns a team's webhook (strongly consistent), or KindNotFound.
 	Webhook(ctx context.Context, teamID, id string) (webhook.Webhook, error)
 	// DisableForFailures disables the webhook, marks its alert pending and keeps last (the failure
 	// that disabled it) with a count of cancelled deliveries at 0, atomically and only if it is
 	// active, was enabled no later than first and had no success since first (NoteSuccess,
-	// ReleaseSlots). It reports whether it did.
+	// Gate.LastSuccess). It reports whether it did.
 	DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error)
 	// NoteCancelled adds n to the count of deliveries cancelled when the webhook was disabled.
 	NoteCancelled(ctx context.Context, teamID, id string, n int) error
@@ -60,37 +121,6 @@ type Store interface {
 	// caller sends it); ReleaseAlert sets it again after a failed send.
 	ClaimAlert(ctx context.Context, teamID, id string) (bool, error)
 	ReleaseAlert(ctx context.Context, teamID, id string) error
-
-	// AcquireSlots takes up to want of the webhook's MaxInFlight delivery slots for holder until
-	// until (a slot whose holder's time has passed is free again, so a crashed holder blocks
-	// nobody for long) and returns which it took, none when none is free.
-	AcquireSlots(ctx context.Context, teamID, webhookID, holder string, want int, now, until time.Time) ([]int, error)
-	// RenewSlots extends to until those of the given slots that holder still holds, and returns them.
-	RenewSlots(ctx context.Context, teamID, webhookID, holder string, slots []int, until time.Time) ([]int, error)
-	// ReleaseSlots frees the slots holder took (not those taken over by others since) and, when
-	// success is not zero, records a successful delivery at that time, as NoteSuccess does.
-	ReleaseSlots(ctx context.Context, teamID, webhookID, holder string, slots []int, success time.Time) error
-	// NoteSuccess records that a delivery to the webhook succeeded at t (keeping the latest time).
-	NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error
-
-	// ClaimDelivery claims attempt n of series series of a delivery for token until until, and
-	// returns the delivery: only when it is pending at that series with n-1 attempts made and not
-	// claimed by another token whose claim lasts beyond now. Otherwise ok is false and the
-	// delivery is the one stored (KindNotFound when there is none).
-	ClaimDelivery(ctx context.Context, id string, series, n int, token string, now, until time.Time) (d webhook.Delivery, ok bool, err error)
-	// RecordAttempt records a, the attempt token claimed: it keeps a in the delivery's attempts of
-	// the series, sets its status, attempt count (a.N), first attempt and next attempt time, and
-	// ends the claim, conditioned on the delivery still being pending at series a.Series with
-	// a.N-1 attempts and claimed by token. A lost condition is KindConflict.
-	RecordAttempt(ctx context.Context, d webhook.Delivery, a webhook.Attempt, status, token string) error
-	// LogAttempts keeps attempts in the attempt log, each as an item of its own (so that no number
-	// of attempts or replays makes an item outgrow DynamoDB's limit), for Retention.
-	LogAttempts(ctx context.Context, entries []webhook.LoggedAttempt) error
-	// ParkDelivery takes a pending delivery whose attempt n of series series waits for a slow
-	// webhook out of the queue's way: its due time becomes now, so that the sweep queues the attempt
-	// again once it is overdue, and token's claim on it ends. A delivery that moved on meanwhile, or
-	// that another token claims, is left alone.
-	ParkDelivery(ctx context.Context, id string, series, n int, token string, now time.Time) error
 	// The deliverer cancels a disabled webhook's pending deliveries.
 	webhook.Canceller
 }

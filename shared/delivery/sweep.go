@@ -15,8 +15,9 @@ const sweepPage = 500
 // Sweeper recovers deliveries whose queue message was lost (a local restart emptied the emulated
 // queue, a message went to the dead-letter queue): every pending delivery whose next attempt is
 // more than After overdue gets that attempt queued again. It is idempotent with the normal path:
-// the deliverer claims each attempt before sending it, so a message that was only late and the
-// sweep's copy send it once (CONTRACT.md section 14: at least once).
+// its tasks are copies, which the deliverer claims before sending, and an attempt late enough for
+// the sweep is claimed too, so a message that was only late and the sweep's copy send it once
+// (CONTRACT.md section 14: at least once).
 type Sweeper struct {
 	Store SweepStore
 	Queue Queue
@@ -44,7 +45,7 @@ func (s Sweeper) Sweep(ctx context.Context) (int, error) {
 		tasks := make([]webhook.Task, len(overdue))
 		for i, d := range overdue {
 			tasks[i] = webhook.Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
-				Series: d.Series, Attempt: d.Attempt + 1, Due: d.DueAt()}
+				Series: d.Series, Attempt: d.Attempt + 1, Due: d.DueAt(), Copy: true}
 		}
 		var (
 			wg    sync.WaitGroup

@@ -8,6 +8,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -16,7 +17,10 @@ import (
 // ("<status>#<created ms, 13 digits>#<id>") sorts the by_webhook index by status, then age. While
 // the delivery is pending, sweep_key (one of sweepShards partitions) and due_at (when its next
 // attempt is due, Unix ms) put it in the sparse by_due index the sweep reads; claim and
-// claim_until hold the claim of the attempt being made.
+// claim_until hold the claim of the attempt being made; held_by and held_until note why and until
+// when its next attempt waits for its webhook. bodies holds the response excerpt of each attempt
+// of the current series (beside attempts, so that the by_webhook index, which projects attempts
+// for the lists, does not copy them).
 type deliveryRow struct {
 	PK             string       `dynamo:"pk,hash"`
 	WebhookID      string       `dynamo:"webhook_id"`
@@ -30,6 +34,7 @@ type deliveryRow struct {
 	FirstAttemptAt int64        `dynamo:"first_attempt_at"`
 	NextAttemptAt  int64        `dynamo:"next_attempt_at"`
 	Attempts       []attemptRow `dynamo:"attempts"`
+	Bodies         []string     `dynamo:"bodies,omitempty"`
 	Payload        string       `dynamo:"payload"`
 	Test           bool         `dynamo:"test,omitempty"`
 	CreatedAt      int64        `dynamo:"created_at"`
@@ -38,6 +43,8 @@ type deliveryRow struct {
 	DueAt          int64        `dynamo:"due_at,omitempty"`
 	Claim          string       `dynamo:"claim,omitempty"`
 	ClaimUntil     int64        `dynamo:"claim_until,omitempty"`
+	HeldBy         string       `dynamo:"held_by,omitempty"`
+	HeldUntil      int64        `dynamo:"held_until,omitempty"`
 	// ExpiresAt (Unix seconds) is the table's TTL attribute: the retention period after the last change.
 	ExpiresAt int64 `dynamo:"expires_at"`
 }
@@ -62,6 +69,8 @@ type attemptRow struct {
 	DurationMs    int64  `dynamo:"duration_ms"`
 	ErrorClass    string `dynamo:"error_class"`
 	NextAttemptAt int64  `dynamo:"next_attempt_at"`
+	HeldBy        string `dynamo:"held_by,omitempty"`
+	HeldMs        int64  `dynamo:"held_ms,omitempty"`
 }
 
 func statusKey(status string, created time.Time, id string) string {
@@ -73,8 +82,11 @@ func toDeliveryRow(d webhook.Delivery) deliveryRow {
 		PK: d.ID, WebhookID: d.WebhookID, StatusKey: statusKey(d.Status, d.CreatedAt, d.ID), TeamID: d.TeamID,
 		EventID: d.EventID, EventType: d.EventType, Status: d.Status, Series: d.Series, Attempt: d.Attempt,
 		FirstAttemptAt: unixMilli(d.FirstAttemptAt), Payload: string(d.Payload), Test: d.Test,
-		CreatedAt: unixMilli(d.CreatedAt), UpdatedAt: unixMilli(d.UpdatedAt),
+		CreatedAt: unixMilli(d.CreatedAt), UpdatedAt: unixMilli(d.UpdatedAt), HeldBy: d.HeldBy,
 		ExpiresAt: d.UpdatedAt.Add(webhook.Retention).Unix(),
+	}
+	if d.HeldUntil != nil {
+		r.HeldUntil = d.HeldUntil.UnixMilli()
 	}
 	if d.Status == webhook.DeliveryPending {
 		r.SweepKey, r.DueAt = sweepKey(d.ID), unixMilli(d.DueAt())
@@ -82,13 +94,19 @@ func toDeliveryRow(d webhook.Delivery) deliveryRow {
 	if d.NextAttemptAt != nil {
 		r.NextAttemptAt = d.NextAttemptAt.UnixMilli()
 	}
+	bodies := false
 	for _, a := range d.Attempts {
 		ar := attemptRow{Series: a.Series, N: a.N, At: unixMilli(a.At), StatusCode: a.StatusCode,
-			DurationMs: a.DurationMs, ErrorClass: a.ErrorClass}
+			DurationMs: a.DurationMs, ErrorClass: a.ErrorClass, HeldBy: a.HeldBy, HeldMs: a.HeldMs}
 		if a.NextAttemptAt != nil {
 			ar.NextAttemptAt = a.NextAttemptAt.UnixMilli()
 		}
 		r.Attempts = append(r.Attempts, ar)
+		r.Bodies = append(r.Bodies, a.ResponseBody)
+		bodies = bodies || a.ResponseBody != ""
+	}
+	if !bodies {
+		r.Bodies = nil
 	}
 	return r
 }
@@ -98,18 +116,26 @@ func (r deliveryRow) delivery() (webhook.Delivery, error) {
 		ID: r.PK, WebhookID: r.WebhookID, TeamID: r.TeamID, EventID: r.EventID, EventType: r.EventType,
 		Status: r.Status, Series: r.Series, Attempt: r.Attempt, FirstAttemptAt: fromMilli(r.FirstAttemptAt),
 		Payload: []byte(r.Payload), Test: r.Test, CreatedAt: fromMilli(r.CreatedAt),
-		UpdatedAt: fromMilli(r.UpdatedAt), Attempts: []webhook.Attempt{},
+		UpdatedAt: fromMilli(r.UpdatedAt), Attempts: []webhook.Attempt{}, Claim: r.Claim,
+		ClaimUntil: fromMilli(r.ClaimUntil), HeldBy: r.HeldBy,
 	}
 	if r.NextAttemptAt != 0 {
 		t := fromMilli(r.NextAttemptAt)
 		d.NextAttemptAt = &t
 	}
-	for _, a := range r.Attempts {
+	if r.HeldUntil != 0 {
+		t := fromMilli(r.HeldUntil)
+		d.HeldUntil = &t
+	}
+	for i, a := range r.Attempts {
 		wa := webhook.Attempt{Series: a.Series, N: a.N, At: fromMilli(a.At), StatusCode: a.StatusCode,
-			DurationMs: a.DurationMs, ErrorClass: a.ErrorClass}
+			DurationMs: a.DurationMs, ErrorClass: a.ErrorClass, HeldBy: a.HeldBy, HeldMs: a.HeldMs}
 		if a.NextAttemptAt != 0 {
 			t := fromMilli(a.NextAttemptAt)
 			wa.NextAttemptAt = &t
+		}
+		if i < len(r.Bodies) {
+			wa.ResponseBody = r.Bodies[i]
 		}
 		d.Attempts = append(d.Attempts, wa)
 	}
@@ -213,12 +239,17 @@ func (s *Store) ClaimDelivery(ctx context.Context, id string, series, n int, tok
 	return d, err == nil, err
 }
 
-// RecordAttempt keeps a among the attempts of its series (those of earlier series are dropped: a
-// delivery item holds at most one series), sets the status and ends the claim, conditioned on the
-// delivery being pending at a.Series with a.N-1 attempts and claimed by token (KindConflict
-// otherwise).
-func (s *Store) RecordAttempt(ctx context.Context, d webhook.Delivery, a webhook.Attempt, status, token string) error {
-	prev := d.Attempt
+// recordCond is the condition of an attempt's record: the delivery is pending at the attempt's
+// series with one attempt fewer, and claimed by the attempt's token, by nobody, or by a claim run
+// out.
+const recordCond = "'status' = ? AND 'series' = ? AND 'attempt' = ? AND " +
+	"(attribute_not_exists('claim_until') OR 'claim' = ? OR 'claim_until' < ?)"
+
+// recorded returns the delivery of r after its attempt: the attempt among those of its series
+// (those of earlier series are dropped: a delivery item holds at most one series), the status, and
+// no claim nor hold note.
+func recorded(r delivery.Record) webhook.Delivery {
+	d, a := r.Delivery, r.Attempt
 	var kept []webhook.Attempt
 	for _, x := range d.Attempts {
 		if x.Series == a.Series {
@@ -226,16 +257,76 @@ func (s *Store) RecordAttempt(ctx context.Context, d webhook.Delivery, a webhook
 		}
 	}
 	d.Attempts = append(kept, a)
-	d.Attempt, d.Status, d.NextAttemptAt, d.UpdatedAt = a.N, status, a.NextAttemptAt, a.At
+	d.Attempt, d.Status, d.NextAttemptAt, d.UpdatedAt = a.N, r.Status, a.NextAttemptAt, a.At
+	d.HeldBy, d.HeldUntil = "", nil
 	if a.N == 1 {
 		d.FirstAttemptAt = a.At
 	}
-	err := s.deliveries().Put(toDeliveryRow(d)).
-		If("'status' = ? AND 'series' = ? AND 'attempt' = ? AND 'claim' = ?", webhook.DeliveryPending, a.Series, prev, token).Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
-		return patio.Conflictf("delivery %s changed meanwhile", d.ID)
+	return d
+}
+
+// RecordAttempts writes each record's delivery after its attempt (see recorded), conditioned as
+// recordCond says: a lone record with one conditional put, more in transactions of up to 100
+// conditional puts. A record whose condition fails is KindConflict and leaves its transaction,
+// which is tried again without it.
+func (s *Store) RecordAttempts(ctx context.Context, recs []delivery.Record, now time.Time) []error {
+	errs := make([]error, len(recs))
+	put := func(i int) *dynamo.Put {
+		r := recs[i]
+		return s.deliveries().Put(toDeliveryRow(recorded(r))).
+			If(recordCond, webhook.DeliveryPending, r.Attempt.Series, r.Attempt.N-1, r.Token, now.UnixMilli())
 	}
-	return wrap(err, "record attempt of delivery", d.ID)
+	conflict := func(i int) error {
+		return patio.Conflictf("delivery %s changed meanwhile", recs[i].Delivery.ID)
+	}
+	if len(recs) == 1 {
+		err := put(0).Run(ctx)
+		if dynamo.IsCondCheckFailed(err) {
+			err = conflict(0)
+		}
+		errs[0] = wrap(err, "record attempt of delivery", recs[0].Delivery.ID)
+		return errs
+	}
+	for start := 0; start < len(recs); {
+		end, size := start, 0
+		for end < len(recs) && end-start < txItems && (end == start || size+len(recs[end].Delivery.Payload)+8<<10 <= txBytes) {
+			size += len(recs[end].Delivery.Payload) + 8<<10
+			end++
+		}
+		chunk := make([]int, 0, end-start)
+		for i := start; i < end; i++ {
+			chunk = append(chunk, i)
+		}
+		for len(chunk) > 0 {
+			err := s.runTx(ctx, maxTxAttempts, func() *dynamo.WriteTx {
+				tx := s.db.WriteTx()
+				for _, i := range chunk {
+					tx.Put(put(i))
+				}
+				return tx
+			})
+			if err == nil {
+				break
+			}
+			var rest []int
+			for k, i := range chunk {
+				if cancelReason(err, k) == "ConditionalCheckFailed" {
+					errs[i] = conflict(i)
+				} else {
+					rest = append(rest, i)
+				}
+			}
+			if len(rest) == len(chunk) {
+				for _, i := range chunk {
+					errs[i] = wrap(err, "record attempts from", recs[chunk[0]].Delivery.ID)
+				}
+				break
+			}
+			chunk = rest
+		}
+		start = end
+	}
+	return errs
 }
 
 // SetDeliveryStatus moves a delivery from one of the from statuses to status; with restart it
@@ -253,7 +344,13 @@ func (s *Store) SetDeliveryStatus(ctx context.Context, id string, from []string,
 		return d, patio.Conflictf("delivery %s is %s", id, d.Status)
 	}
 	prevStatus, prevSeries := d.Status, d.Series
-	d.Status, d.UpdatedAt = status, time.Now().UTC()
+	if restart && len(d.Attempts) > 0 {
+		// The series ends: its attempts move to the attempt log, which keeps every series.
+		if err := s.logAttempts(ctx, d.ID, d.Attempts); err != nil {
+			return d, err
+		}
+	}
+	d.Status, d.UpdatedAt, d.HeldBy, d.HeldUntil = status, time.Now().UTC(), "", nil
 	if restart {
 		d.Series, d.Attempt, d.FirstAttemptAt, d.NextAttemptAt, d.Attempts = d.Series+1, 0, time.Time{}, nil, nil
 	}
@@ -288,12 +385,16 @@ func (s *Store) OverdueDeliveries(ctx context.Context, before time.Time, limit i
 	return out, nil
 }
 
-// ParkDelivery sets a pending delivery's due_at to now and removes token's claim, conditioned on
-// its being at attempt n-1 of series and claimed by token or by nobody.
-func (s *Store) ParkDelivery(ctx context.Context, id string, series, n int, token string, now time.Time) error {
-	err := s.deliveries().Update("pk", id).Set("due_at", now.UnixMilli()).Remove("claim", "claim_until").
-		If("'status' = ? AND 'series' = ? AND 'attempt' = ? AND (attribute_not_exists('claim') OR 'claim' = ?)",
-			webhook.DeliveryPending, series, n-1, token).Run(ctx)
+// ParkDelivery sets a pending delivery's due_at to due with a note of why (held_by, held_until)
+// and removes token's claim, conditioned on its being at attempt n-1 of series and claimed by token
+// or by nobody.
+func (s *Store) ParkDelivery(ctx context.Context, id string, series, n int, token string, due time.Time, heldBy string) error {
+	u := s.deliveries().Update("pk", id).Set("due_at", due.UnixMilli()).Remove("claim", "claim_until")
+	if heldBy != "" {
+		u = u.Set("held_by", heldBy).Set("held_until", due.UnixMilli())
+	}
+	err := u.If("'status' = ? AND 'series' = ? AND 'attempt' = ? AND (attribute_not_exists('claim') OR 'claim' = ?)",
+		webhook.DeliveryPending, series, n-1, token).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
 		return nil
 	}

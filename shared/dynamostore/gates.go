@@ -3,8 +3,6 @@ package dynamostore
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -13,8 +11,8 @@ import (
 )
 
 // gateSK is the sort key of a webhook's gate item (beside the webhook, in the team's partition):
-// its MaxInFlight delivery slots (u<i>: held until, Unix ms; h<i>: holder) and the time of its last
-// successful delivery (last_success_at, Unix ms), which the deactivation rule reads.
+// its pacing (see gateRow), the time of its last successful delivery (last_success_at, Unix ms),
+// which the deactivation rule reads, and when the last warning email went out (warned_at).
 func gateSK(id string) string { return "g#" + id }
 
 // ClaimWarning sets warned_at on the webhook's gate item, conditioned on none in the last 24 hours
@@ -38,9 +36,10 @@ func (s *Store) ReleaseWarning(ctx context.Context, teamID, id string, at time.T
 	return wrap(err, "release warning of webhook", id)
 }
 
-// NoteSuccess records a successful delivery at t on the webhook's gate, keeping the latest time.
+// NoteSuccess records a successful delivery at t on the webhook's gate, keeping the latest time
+// (a write of the gate: its version advances).
 func (s *Store) NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error {
-	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Set("last_success_at", t.UnixMilli()).
+	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Set("last_success_at", t.UnixMilli()).Add("ver", 1).
 		If("attribute_not_exists('last_success_at') OR 'last_success_at' < ?", t.UnixMilli()).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
 		return nil
@@ -48,156 +47,91 @@ func (s *Store) NoteSuccess(ctx context.Context, teamID, id string, t time.Time)
 	return wrap(err, "note success of webhook", id)
 }
 
-// gateRow is a webhook's gate item, as read to find free slots.
+// gateRow is a webhook's gate item (delivery.Gate). Times are Unix ms, next_start Unix µs (a
+// max_rate of 1000 spaces starts by a millisecond). Every write of what SwapGate writes adds one
+// to ver. Items written by earlier versions hold slots (u0..u3, h0..h3) instead of leases; the
+// first SwapGate removes them.
 type gateRow struct {
-	U0 int64 `dynamo:"u0"`
-	U1 int64 `dynamo:"u1"`
-	U2 int64 `dynamo:"u2"`
-	U3 int64 `dynamo:"u3"`
+	Ver         int64               `dynamo:"ver"`
+	Bound       int                 `dynamo:"bound"`
+	HoldUntil   int64               `dynamo:"hold_until"`
+	NextStart   int64               `dynamo:"next_start"`
+	Leases      map[string]leaseRow `dynamo:"leases"`
+	LastSuccess int64               `dynamo:"last_success_at"`
 }
 
-func (g gateRow) until() [delivery.MaxInFlight]int64 { return [...]int64{g.U0, g.U1, g.U2, g.U3} }
-
-// AcquireSlots takes up to want free slots of the webhook's gate for holder until until, and
-// returns which. It first tries, in one conditional write, want slots from a random one on (the
-// usual case: the webhook is idle); when that fails it reads the gate and takes the free ones it
-// saw, conditioned on their being unchanged, a few times.
-func (s *Store) AcquireSlots(ctx context.Context, teamID, webhookID, holder string, want int, now, until time.Time) ([]int, error) {
-	want = min(want, delivery.MaxInFlight)
-	if want <= 0 {
-		return nil, nil
-	}
-	first := rand.N(delivery.MaxInFlight)
-	var slots []int
-	for i := range want {
-		slots = append(slots, (first+i)%delivery.MaxInFlight)
-	}
-	ok, err := s.takeSlots(ctx, teamID, webhookID, holder, slots, nil, now, until)
-	if ok || err != nil {
-		return slots, err
-	}
-	for range 3 {
-		var g gateRow
-		err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, gateSK(webhookID)).Consistent(true).One(ctx, &g)
-		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return nil, wrap(err, "read gate of webhook", webhookID)
-		}
-		seen := g.until()
-		slots = nil
-		for i, u := range seen {
-			if len(slots) < want && u < now.UnixMilli() {
-				slots = append(slots, i)
-			}
-		}
-		if len(slots) == 0 {
-			return nil, nil
-		}
-		ok, err := s.takeSlots(ctx, teamID, webhookID, holder, slots, seen[:], now, until)
-		if ok || err != nil {
-			return slots, err
-		}
-	}
-	return nil, nil
+// leaseRow is one worker's lease in a gate.
+type leaseRow struct {
+	N     int   `dynamo:"n"`
+	Until int64 `dynamo:"until"`
 }
 
-// takeSlots writes holder into the given slots when each is free (absent or expired at now) or,
-// with seen, exactly as seen.
-func (s *Store) takeSlots(ctx context.Context, teamID, webhookID, holder string, slots []int, seen []int64, now, until time.Time) (bool, error) {
-	u := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID))
-	cond, args := "", []any{}
-	for k, i := range slots {
-		un, hn := fmt.Sprintf("u%d", i), fmt.Sprintf("h%d", i)
-		u = u.Set(un, until.UnixMilli()).Set(hn, holder)
-		if k > 0 {
-			cond += " AND "
+func (r gateRow) gate() delivery.Gate {
+	g := delivery.Gate{Version: r.Ver, Bound: r.Bound, Hold: fromMilli(r.HoldUntil), LastSuccess: fromMilli(r.LastSuccess)}
+	if r.NextStart != 0 {
+		g.NextStart = time.UnixMicro(r.NextStart).UTC()
+	}
+	for h, l := range r.Leases {
+		if g.Leases == nil {
+			g.Leases = map[string]delivery.Lease{}
 		}
-		if seen != nil && seen[i] != 0 {
-			cond += "'" + un + "' = ?"
-			args = append(args, seen[i])
+		g.Leases[h] = delivery.Lease{N: l.N, Until: fromMilli(l.Until)}
+	}
+	return g
+}
+
+// Gate returns a webhook's gate (strongly consistent), the zero Gate when it has none.
+func (s *Store) Gate(ctx context.Context, teamID, webhookID string) (delivery.Gate, error) {
+	var r gateRow
+	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, gateSK(webhookID)).Consistent(true).One(ctx, &r)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return delivery.Gate{}, nil
+	}
+	return r.gate(), wrap(err, "read gate of webhook", webhookID)
+}
+
+// SwapGate writes g's pacing to the webhook's gate in one update conditioned on the version it was
+// read at; when another write came first it reads the gate as stored.
+func (s *Store) SwapGate(ctx context.Context, teamID, webhookID string, g delivery.Gate) (delivery.Gate, bool, error) {
+	u := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID)).Set("ver", g.Version+1).Set("bound", g.Bound)
+	set := func(name string, v int64) {
+		if v == 0 {
+			u = u.Remove(name)
 		} else {
-			cond += "(attribute_not_exists('" + un + "') OR '" + un + "' < ?)"
-			args = append(args, now.UnixMilli())
+			u = u.Set(name, v)
 		}
 	}
-	err := u.If(cond, args...).Run(ctx)
+	set("hold_until", unixMilli(g.Hold))
+	if g.NextStart.IsZero() {
+		set("next_start", 0)
+	} else {
+		set("next_start", g.NextStart.UnixMicro())
+	}
+	if len(g.Leases) == 0 {
+		u = u.Remove("leases")
+	} else {
+		leases := make(map[string]leaseRow, len(g.Leases))
+		for h, l := range g.Leases {
+			leases[h] = leaseRow{N: l.N, Until: unixMilli(l.Until)}
+		}
+		u = u.Set("leases", leases)
+	}
+	if !g.LastSuccess.IsZero() {
+		u = u.Set("last_success_at", g.LastSuccess.UnixMilli())
+	}
+	if g.Version == 0 {
+		u = u.Remove("u0", "u1", "u2", "u3", "h0", "h1", "h2", "h3").If("attribute_not_exists('ver')")
+	} else {
+		u = u.If("'ver' = ?", g.Version)
+	}
+	var r gateRow
+	err := u.Value(ctx, &r)
 	if dynamo.IsCondCheckFailed(err) {
-		return false, nil
+		stored, err := s.Gate(ctx, teamID, webhookID)
+		return stored, false, err
 	}
 	if err != nil {
-		return false, wrap(err, "take slots of webhook", webhookID)
+		return delivery.Gate{}, false, wrap(err, "write gate of webhook", webhookID)
 	}
-	return true, nil
-}
-
-// RenewSlots extends the given slots to until where holder still holds them: one conditional write
-// in the usual case, slot by slot when one was taken over.
-func (s *Store) RenewSlots(ctx context.Context, teamID, webhookID, holder string, slots []int, until time.Time) ([]int, error) {
-	renew := func(slots []int) error {
-		u := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID))
-		cond, args := "", []any{}
-		for k, i := range slots {
-			u = u.Set(fmt.Sprintf("u%d", i), until.UnixMilli())
-			if k > 0 {
-				cond += " AND "
-			}
-			cond += fmt.Sprintf("'h%d' = ?", i)
-			args = append(args, holder)
-		}
-		return u.If(cond, args...).Run(ctx)
-	}
-	if len(slots) == 0 {
-		return nil, nil
-	}
-	err := renew(slots)
-	if err == nil {
-		return slots, nil
-	}
-	if !dynamo.IsCondCheckFailed(err) {
-		return nil, wrap(err, "renew slots of webhook", webhookID)
-	}
-	var kept []int
-	for _, i := range slots {
-		err := renew([]int{i})
-		switch {
-		case err == nil:
-			kept = append(kept, i)
-		case !dynamo.IsCondCheckFailed(err):
-			return kept, wrap(err, "renew slot of webhook", webhookID)
-		}
-	}
-	return kept, nil
-}
-
-// ReleaseSlots frees the given slots where holder still holds them, and records success (when not
-// zero) as NoteSuccess does: one conditional write in the usual case; slot by slot when another
-// holder took one over meanwhile (its time was up) or a later success was noted.
-func (s *Store) ReleaseSlots(ctx context.Context, teamID, webhookID, holder string, slots []int, success time.Time) error {
-	u := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID))
-	cond, args := "attribute_exists(pk)", []any{}
-	for _, i := range slots {
-		un, hn := fmt.Sprintf("u%d", i), fmt.Sprintf("h%d", i)
-		u = u.Remove(un, hn)
-		cond += " AND '" + hn + "' = ?"
-		args = append(args, holder)
-	}
-	if !success.IsZero() {
-		u = u.Set("last_success_at", success.UnixMilli())
-		cond += " AND (attribute_not_exists('last_success_at') OR 'last_success_at' < ?)"
-		args = append(args, success.UnixMilli())
-	}
-	err := u.If(cond, args...).Run(ctx)
-	if !dynamo.IsCondCheckFailed(err) {
-		return wrap(err, "release slots of webhook", webhookID)
-	}
-	for _, i := range slots {
-		un, hn := fmt.Sprintf("u%d", i), fmt.Sprintf("h%d", i)
-		err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID)).Remove(un, hn).If("'"+hn+"' = ?", holder).Run(ctx)
-		if err != nil && !dynamo.IsCondCheckFailed(err) {
-			return wrap(err, "release slot of webhook", webhookID)
-		}
-	}
-	if success.IsZero() {
-		return nil
-	}
-	return s.NoteSuccess(ctx, teamID, webhookID, success)
+	return r.gate(), true, nil
 }

@@ -23,6 +23,7 @@ type webhookRow struct {
 	URL           string           `dynamo:"url"`
 	Events        []string         `dynamo:"events"`
 	Status        string           `dynamo:"status"`
+	MaxRate       int              `dynamo:"max_rate,omitempty"`
 	Secret        string           `dynamo:"secret"`
 	Previous      []previousSecret `dynamo:"previous,omitempty"`
 	NextSecret    string           `dynamo:"next_secret"`
@@ -63,7 +64,7 @@ func fromMilli(ms int64) time.Time {
 
 func toWebhookRow(w webhook.Webhook) webhookRow {
 	r := webhookRow{
-		PK: w.TeamID, SK: webhookSK(w.ID), WebhookID: w.ID, URL: w.URL, Events: w.Events, Status: w.Status,
+		PK: w.TeamID, SK: webhookSK(w.ID), WebhookID: w.ID, URL: w.URL, Events: w.Events, Status: w.Status, MaxRate: int(w.MaxRate),
 		Secret: w.Secret, EnabledAt: unixMilli(w.EnabledAt), LastSuccessAt: unixMilli(w.LastSuccessAt), AlertPending: w.AlertPending,
 		Cancelled: w.Cancelled, CreatedAt: w.CreatedAt.String(), UpdatedAt: w.UpdatedAt.String(), Rev: revAttr(w.Revision),
 	}
@@ -78,7 +79,7 @@ func toWebhookRow(w webhook.Webhook) webhookRow {
 
 func (r webhookRow) webhook() (webhook.Webhook, error) {
 	w := webhook.Webhook{
-		ID: r.WebhookID, TeamID: r.PK, URL: r.URL, Events: r.Events, Status: r.Status, Secret: r.Secret,
+		ID: r.WebhookID, TeamID: r.PK, URL: r.URL, Events: r.Events, Status: r.Status, MaxRate: webhook.Rate(r.MaxRate), Secret: r.Secret,
 		EnabledAt: fromMilli(r.EnabledAt), LastSuccessAt: fromMilli(r.LastSuccessAt),
 		AlertPending: r.AlertPending, Cancelled: r.Cancelled, Revision: revisionOf(r.Rev),
 	}

@@ -27,7 +27,8 @@ type Store interface {
 	CreateDeliveries(ctx context.Context, ds []Delivery) (stored []Delivery, created []bool, n int, err error)
 	// Delivery returns a delivery (strongly consistent), or KindNotFound.
 	Delivery(ctx context.Context, id string) (Delivery, error)
-	// AttemptLog returns the logged attempts of a delivery, every series, oldest first.
+	// AttemptLog returns every attempt of d (as Delivery read it), every series, oldest first, with
+	// their response excerpts.
 	AttemptLog(ctx context.Context, d Delivery) ([]Attempt, error)
 	// ListDeliveries returns one page of a webhook's deliveries matching q, newest first, and the
 	// cursor of the next page ("" on the last).
@@ -87,6 +88,9 @@ type Result struct {
 	ErrorClass string
 	// Body is the start of the response body: at most MaxResponseBody bytes, as valid UTF-8.
 	Body string
+	// RetryAfter is the answer's Retry-After header as sent ("" when none): how long the receiver
+	// asks to be left alone (see package delivery).
+	RetryAfter string
 }
 
 // MaxResponseBody is how much of a receiver's answer an attempt keeps (CONTRACT.md section 14).

@@ -105,7 +105,7 @@ func LoadCAFile(path string) (*x509.CertPool, error) {
 
 // Send POSTs body with headers to target. A 2xx is success; a 3xx is a failure (redirects are never
 // followed), as are other statuses, timeouts and network errors. The result keeps the first
-// webhook.MaxResponseBody bytes of the response body (see excerpt).
+// webhook.MaxResponseBody bytes of the response body (see excerpt) and its Retry-After header.
 func (s *Sender) Send(ctx context.Context, target string, headers map[string]string, body []byte) webhook.Result {
 	start := time.Now()
 	res := webhook.Result{}
@@ -135,6 +135,7 @@ func (s *Sender) Send(ctx context.Context, target string, headers map[string]str
 	_ = resp.Body.Close()
 	res.Body = excerpt(head)
 	res.StatusCode = resp.StatusCode
+	res.RetryAfter = resp.Header.Get("Retry-After")
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
