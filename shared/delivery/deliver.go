@@ -212,6 +212,10 @@ func (g *group) deliver(ctx context.Context) {
 		return
 	}
 	ready := g.claim(ctx, dels)
+	if g.hook.ID == "" {
+		g.cancel(ctx, ready)
+		return
+	}
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(slotWait)
 	for _, a := range ready {
@@ -263,8 +267,8 @@ func (g *group) waitDue(ctx context.Context) bool {
 	}
 }
 
-// load reads the webhook, its gate and the group's deliveries at once. When the webhook is gone or
-// not active, the pending deliveries are cancelled and the group ends (false).
+// load reads the webhook, its gate and the group's deliveries at once (false when it could not:
+// every task then fails). A webhook gone or not active leaves g.hook zero.
 func (g *group) load(ctx context.Context) (map[string]webhook.Delivery, bool) {
 	d, t0 := g.d, g.tasks[0]
 	ids := make([]string, 0, len(g.tasks))
@@ -282,19 +286,20 @@ func (g *group) load(ctx context.Context) (map[string]webhook.Delivery, bool) {
 		}
 		return nil, false
 	}
-	if err != nil || w.Status != webhook.StatusActive {
-		for k, t := range g.tasks {
-			if del, ok := dels[t.DeliveryID]; ok && del.Status == webhook.DeliveryPending {
-				logFor(d.Logger, t).InfoContext(ctx, "delivery cancelled: webhook not active")
-				_, err := d.Store.SetDeliveryStatus(ctx, t.DeliveryID, []string{webhook.DeliveryPending}, webhook.DeliveryCancelled, false)
-				g.errs[k] = ignoreConflict(err)
-			}
-		}
-		return nil, false
+	if err == nil && w.Status == webhook.StatusActive {
+		g.hook = w
+		g.lane.seed(gate, w.MaxRate)
 	}
-	g.hook = w
-	g.lane.seed(gate, w.MaxRate)
 	return dels, true
+}
+
+// cancel cancels the deliveries of attempts due to a webhook gone or no longer active.
+func (g *group) cancel(ctx context.Context, ready []*attempt) {
+	for _, a := range ready {
+		logFor(g.d.Logger, a.task).InfoContext(ctx, "delivery cancelled: webhook not active")
+		_, err := g.d.Store.SetDeliveryStatus(ctx, a.task.DeliveryID, []string{webhook.DeliveryPending}, webhook.DeliveryCancelled, false)
+		g.errs[a.k] = ignoreConflict(err)
+	}
 }
 
 // claim decides, for each task, whether its attempt is to be made: a stale or duplicate task is

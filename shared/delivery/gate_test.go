@@ -73,16 +73,17 @@ func TestGateApplyStarts(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	g := Gate{NextStart: now.Add(300 * time.Millisecond)}
 	next, first, after := g.apply(change{holder: "me", want: 3, rate: 10, starts: 3, leaseFor: time.Minute}, now)
-	if !first.Equal(g.NextStart) || !after.Equal(first.Add(300*time.Millisecond)) || !next.NextStart.Equal(after) {
-		t.Fatalf("reserved [%v, %v), next start %v; want 3 starts 100 ms apart from %v", first, after, next.NextStart, g.NextStart)
+	// Three spacings of a tenth of a second and 5%.
+	if !first.Equal(g.NextStart) || !after.Equal(first.Add(315*time.Millisecond)) || !next.NextStart.Equal(after) {
+		t.Fatalf("reserved [%v, %v), next start %v; want 3 starts 105 ms apart from %v", first, after, next.NextStart, g.NextStart)
 	}
 	past := Gate{NextStart: now.Add(-time.Hour)}
 	if _, first, _ := past.apply(change{holder: "me", want: 1, rate: 10, starts: 1, leaseFor: time.Minute}, now); !first.Equal(now) {
 		t.Errorf("a block reserved after the next start passed begins at %v; want now", first)
 	}
-	back, _, _ := next.apply(change{holder: "me", release: true, rate: 10, unusedFrom: first.Add(100 * time.Millisecond), unusedTo: after}, now)
-	if !back.NextStart.Equal(first.Add(100 * time.Millisecond)) {
-		t.Errorf("after a release with two starts unused, next start = %v; want %v", back.NextStart, first.Add(100*time.Millisecond))
+	back, _, _ := next.apply(change{holder: "me", release: true, rate: 10, unusedFrom: first.Add(105 * time.Millisecond), unusedTo: after}, now)
+	if !back.NextStart.Equal(first.Add(105 * time.Millisecond)) {
+		t.Errorf("after a release with two starts unused, next start = %v; want %v", back.NextStart, first.Add(105*time.Millisecond))
 	}
 	taken := next
 	taken.NextStart = after.Add(time.Second) // another worker reserved after this block

@@ -36,8 +36,8 @@ type lane struct {
 	hold     time.Time // the later of the gate's hold and those this process saw
 	holdNew  bool      // a hold not yet written
 	rate     webhook.Rate
-	starts   time.Time // the next start reserved under the max_rate...
-	startsTo time.Time // ...and the end of the reserved block
+	starts   time.Time // the earliest next start under the max_rate, in the block reserved...
+	startsTo time.Time // ...which ends here
 	success  time.Time // the latest success not yet written
 	inFlight int
 	waiting  int
@@ -162,22 +162,22 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 				return admission{retry: l.hold.Sub(now), reason: webhook.HeldRetryAfter}
 			}
 			heldBy, wake = webhook.HeldRetryAfter, l.hold.Sub(now)
-		case l.inFlight < cap && l.rate > 0 && !l.starts.Before(l.startsTo):
-			// A start must be reserved first.
+		case l.inFlight < cap && l.rate > 0 && l.nextStart(now).Add(spacing(l.rate)).After(l.startsTo):
+			// The block reserved under the max_rate is used up: another must be reserved first.
 			if l.syncing || now.Before(l.nextTry) {
 				wake = pause
 				break
 			}
-			l.sync(ctx, now)
+			l.sync(ctx)
 			continue
 		case l.inFlight < cap && l.rate > 0:
-			start := l.starts
+			start := l.nextStart(now)
 			if start.After(deadline) {
 				l.mu.Unlock()
 				return admission{retry: start.Sub(now), reason: webhook.HeldMaxRate}
 			}
 			l.starts = start.Add(spacing(l.rate))
-			l.lend(now)
+			l.lend(start)
 			l.mu.Unlock()
 			if wait := start.Sub(now); wait > 0 {
 				if wait >= quickAnswer {
@@ -199,7 +199,7 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 			wantMore := l.lease < l.inFlight+l.waiting &&
 				(l.bound-l.gate.others(l.holder, now) > l.lease || now.Sub(l.synced) >= syncEvery)
 			if wantMore && !l.syncing && !now.Before(l.nextTry) {
-				l.sync(ctx, now)
+				l.sync(ctx)
 				continue
 			}
 			full := cap > 0 && l.inFlight >= cap
@@ -231,10 +231,23 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 	}
 }
 
-// lend counts a send started at now. The caller holds mu.
-func (l *lane) lend(now time.Time) {
+// nextStart returns when the next send may start under the max_rate: as soon as the block this
+// process reserved allows (its first start, then a spacing after the previous one), not before
+// now. A start is taken only when a spacing still separates it from the block's end, where the
+// next block (maybe another worker's) begins: so any two starts of the webhook, of any workers,
+// are a spacing apart, and no one-second window holds more than the rate. The caller holds mu.
+func (l *lane) nextStart(now time.Time) time.Time {
+	if l.starts.Before(now) {
+		return now
+	}
+	return l.starts
+}
+
+// lend counts a send that starts at at (now, or its start under the max_rate: waiting for it is
+// no slowness of the receiver's). The caller holds mu.
+func (l *lane) lend(at time.Time) {
 	l.inFlight++
-	l.lentAt = append(l.lentAt, now)
+	l.lentAt = append(l.lentAt, at)
 }
 
 // put ends a send made at at (the Deliverer's clock) that took took and got res: the bound moves
@@ -270,7 +283,7 @@ func (l *lane) put(ctx context.Context, at time.Time, took time.Duration, res we
 	}
 	l.signal()
 	if !l.syncing && (l.holdNew || now.Sub(l.synced) >= syncEvery) {
-		l.sync(ctx, now)
+		l.sync(ctx)
 	}
 }
 
@@ -278,7 +291,7 @@ func (l *lane) put(ctx context.Context, at time.Time, took time.Duration, res we
 // (none when its last batch is done), and, under a max_rate, a block of starts. On a lost race it
 // reads the gate as stored and applies itself to that, a few times. The caller holds mu; sync
 // releases it while it waits for the store.
-func (l *lane) sync(ctx context.Context, now time.Time) {
+func (l *lane) sync(ctx context.Context) {
 	l.syncing = true
 	defer func() {
 		l.syncing = false
@@ -286,12 +299,13 @@ func (l *lane) sync(ctx context.Context, now time.Time) {
 	}()
 	ctx = context.WithoutCancel(ctx)
 	for range 5 {
+		now := time.Now()
 		c := change{holder: l.holder, answers: l.answers, hold: l.hold, success: l.success,
 			inFlight: l.inFlight, want: l.inFlight + l.waiting, release: l.users == 0, leaseFor: l.leaseFor(), rate: l.rate}
 		switch {
 		case c.release:
-			c.unusedFrom, c.unusedTo = l.starts, l.startsTo
-		case l.rate > 0 && l.waiting > 0 && !l.starts.Before(l.startsTo):
+			c.unusedFrom, c.unusedTo = l.nextStart(now), l.startsTo
+		case l.rate > 0 && l.waiting > 0 && l.nextStart(now).Add(spacing(l.rate)).After(l.startsTo):
 			c.starts = min(l.waiting, int(l.rate))
 		}
 		next, first, after := l.gate.apply(c, now)
@@ -383,7 +397,7 @@ func (l *lane) leave(ctx context.Context, success time.Time) error {
 		l.mu.Unlock()
 		return nil
 	}
-	l.sync(ctx, time.Now())
+	l.sync(ctx)
 	left := l.success
 	l.mu.Unlock()
 	if left.IsZero() || success.IsZero() {

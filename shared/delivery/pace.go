@@ -91,10 +91,10 @@ var httpDates = []string{
 }
 
 // spacing is the time between two request starts under a max_rate of rate per second: a second
-// divided by rate, rounded up to the microsecond, so that no one-second window holds more than rate
-// starts.
+// divided by rate, and 5% more, rounded up to the microsecond. The margin keeps a window from
+// holding more than rate starts when a request goes out a few milliseconds after its start.
 func spacing(rate webhook.Rate) time.Duration {
-	us := (int64(time.Second/time.Microsecond) + int64(rate) - 1) / int64(rate)
+	us := (int64(time.Second/time.Microsecond)*105/100 + int64(rate) - 1) / int64(rate)
 	return time.Duration(us) * time.Microsecond
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"sync"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -151,44 +152,62 @@ const (
 )
 
 // CreateDeliveries stores new deliveries: many at once in transactions of conditional puts (one
-// call for up to 100 in the usual case, where none exists yet); when a transaction finds one that
-// exists, that chunk is put one by one, each existing one read instead.
+// call for up to 100 in the usual case, where none exists yet), the transactions at once; when a
+// transaction finds one that exists, that chunk is put one by one, each existing one read instead.
+// On error, n is where the first chunk that failed begins (chunks after it may be stored).
 func (s *Store) CreateDeliveries(ctx context.Context, ds []webhook.Delivery) ([]webhook.Delivery, []bool, int, error) {
 	stored := make([]webhook.Delivery, len(ds))
 	created := make([]bool, len(ds))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		failedAt = len(ds)
+		first    error
+	)
+	fail := func(at int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if at < failedAt {
+			failedAt, first = at, err
+		}
+	}
 	for start := 0; start < len(ds); {
 		end, size := start, 0
 		for end < len(ds) && end-start < txItems && (end == start || size+len(ds[end].Payload)+1024 <= txBytes) {
 			size += len(ds[end].Payload) + 1024
 			end++
 		}
-		chunk := ds[start:end]
-		err := s.runTx(ctx, maxTxAttempts, func() *dynamo.WriteTx {
-			tx := s.db.WriteTx()
-			for _, d := range chunk {
-				tx.Put(s.deliveries().Put(toDeliveryRow(d)).If("attribute_not_exists(pk)"))
-			}
-			return tx
-		})
-		switch {
-		case err == nil:
-			for i := range chunk {
-				stored[start+i], created[start+i] = chunk[i], true
-			}
-		case conditionFailed(err, len(chunk)):
-			for i, d := range chunk {
-				c, got, err := s.createDelivery(ctx, d)
-				if err != nil {
-					return stored, created, start + i, err
+		chunk, from := ds[start:end], start
+		wg.Go(func() {
+			err := s.runTx(ctx, maxTxAttempts, func() *dynamo.WriteTx {
+				tx := s.db.WriteTx()
+				for _, d := range chunk {
+					tx.Put(s.deliveries().Put(toDeliveryRow(d)).If("attribute_not_exists(pk)"))
 				}
-				stored[start+i], created[start+i] = got, c
+				return tx
+			})
+			switch {
+			case err == nil:
+				for i := range chunk {
+					stored[from+i], created[from+i] = chunk[i], true
+				}
+			case conditionFailed(err, len(chunk)):
+				for i, d := range chunk {
+					c, got, err := s.createDelivery(ctx, d)
+					if err != nil {
+						fail(from+i, err)
+						return
+					}
+					stored[from+i], created[from+i] = got, c
+				}
+			default:
+				fail(from, wrap(err, "create deliveries from", chunk[0].ID))
 			}
-		default:
-			return stored, created, start, wrap(err, "create deliveries from", chunk[0].ID)
-		}
+		})
 		start = end
 	}
-	return stored, created, len(ds), nil
+	wg.Wait()
+	return stored, created, failedAt, first
 }
 
 // conditionFailed reports a transaction of n items cancelled because a condition failed.

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -69,8 +70,10 @@ func New(o Options) *Sender {
 		TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout:   o.Timeout,
 		ResponseHeaderTimeout: o.Timeout,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       30 * time.Second,
+		// As many kept connections per receiver as requests a webhook may have in flight (its
+		// adaptive bound at most): a busy receiver costs no TLS handshake per request.
+		MaxIdleConnsPerHost: delivery.MaxBound,
+		IdleConnTimeout:     30 * time.Second,
 		// A proxy would connect on our behalf, past the address check.
 		Proxy: nil,
 	}
