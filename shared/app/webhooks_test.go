@@ -66,12 +66,13 @@ type receiver struct {
 	secret string
 	status func(n int) int
 	// sleep, when set, is how long the receiver takes before it answers; body, when set, gives the
-	// body of its n-th answer.
-	sleep time.Duration
-	body  func(n int) string
-	mu    sync.Mutex
-	got   []received
-	bad   []string
+	// body of its n-th answer, and retryAfter its Retry-After header ("" for none).
+	sleep      time.Duration
+	body       func(n int) string
+	retryAfter func(n int) string
+	mu         sync.Mutex
+	got        []received
+	bad        []string
 	// inFlight and peak count the requests being answered at once.
 	inFlight, peak int
 }
@@ -125,6 +126,11 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.bad = append(r.bad, "event id headers do not match the body")
 	}
 	r.got = append(r.got, received{at: now, header: req.Header.Clone(), body: body, event: ev})
+	if r.retryAfter != nil {
+		if v := r.retryAfter(len(r.got)); v != "" {
+			w.Header().Set("Retry-After", v)
+		}
+	}
 	w.WriteHeader(r.status(len(r.got)))
 	if r.body != nil {
 		_, _ = io.WriteString(w, r.body(len(r.got)))

@@ -342,7 +342,9 @@ func (g *group) claim(ctx context.Context, dels map[string]webhook.Delivery) []*
 				}
 			})
 		default:
+			mu.Lock()
 			ready = append(ready, &attempt{k: k, task: t, del: del})
+			mu.Unlock()
 		}
 	}
 	wg.Wait()

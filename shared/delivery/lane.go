@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -155,14 +156,14 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 	for {
 		now := time.Now()
 		var wake time.Duration // how long to wait for a change before looking again
-		switch cap := l.capacity(now); {
+		switch room := l.capacity(now); {
 		case now.Before(l.hold):
 			if l.hold.After(deadline) {
 				l.mu.Unlock()
 				return admission{retry: l.hold.Sub(now), reason: webhook.HeldRetryAfter}
 			}
 			heldBy, wake = webhook.HeldRetryAfter, l.hold.Sub(now)
-		case l.inFlight < cap && l.rate > 0 && l.nextStart(now).Add(spacing(l.rate)).After(l.startsTo):
+		case l.inFlight < room && l.rate > 0 && l.nextStart(now).Add(spacing(l.rate)).After(l.startsTo):
 			// The block reserved under the max_rate is used up: another must be reserved first.
 			if l.syncing || now.Before(l.nextTry) {
 				wake = pause
@@ -170,7 +171,7 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 			}
 			l.sync(ctx)
 			continue
-		case l.inFlight < cap && l.rate > 0:
+		case l.inFlight < room && l.rate > 0:
 			start := l.nextStart(now)
 			if start.After(deadline) {
 				l.mu.Unlock()
@@ -178,18 +179,28 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 			}
 			l.starts = start.Add(spacing(l.rate))
 			l.lend(start)
-			l.mu.Unlock()
-			if wait := start.Sub(now); wait > 0 {
-				if wait >= quickAnswer {
-					heldBy = webhook.HeldMaxRate
-				}
-				select {
-				case <-ctx.Done():
-				case <-time.After(wait):
-				}
+			wait := start.Sub(now)
+			if wait <= 0 {
+				l.mu.Unlock()
+				return admission{ok: true, heldBy: heldBy}
 			}
-			return admission{ok: true, heldBy: heldBy}
-		case l.inFlight < cap:
+			if wait >= quickAnswer {
+				heldBy = webhook.HeldMaxRate
+			}
+			l.mu.Unlock()
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+			l.mu.Lock()
+			if !time.Now().Before(l.hold) {
+				l.mu.Unlock()
+				return admission{ok: true, heldBy: heldBy}
+			}
+			// A receiver asked for a pause meanwhile: the start is given up.
+			l.unlend(start)
+			continue
+		case l.inFlight < room:
 			l.lend(now)
 			l.mu.Unlock()
 			return admission{ok: true, heldBy: heldBy}
@@ -202,7 +213,7 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 				l.sync(ctx)
 				continue
 			}
-			full := cap > 0 && l.inFlight >= cap
+			full := room > 0 && l.inFlight >= room
 			stuck := full && len(l.lentAt) > 0 && now.Sub(l.lentAt[0]) >= slowSend
 			if now.Before(l.busyUntil) || (full && (stuck || l.sendTime >= slowSend)) {
 				if !now.Before(l.busyUntil) {
@@ -211,7 +222,7 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 				l.mu.Unlock()
 				return admission{slow: true, reason: webhook.HeldBound}
 			}
-			expected := time.Duration(l.waiting) * l.sendTime / time.Duration(max(cap, 1))
+			expected := time.Duration(l.waiting) * l.sendTime / time.Duration(max(room, 1))
 			if !now.Before(deadline) || now.Add(expected).After(deadline) {
 				l.mu.Unlock()
 				return admission{retry: max(expected, time.Second), reason: webhook.HeldBound}
@@ -248,6 +259,15 @@ func (l *lane) nextStart(now time.Time) time.Time {
 func (l *lane) lend(at time.Time) {
 	l.inFlight++
 	l.lentAt = append(l.lentAt, at)
+}
+
+// unlend takes back a send counted by lend(at) that did not start. The caller holds mu.
+func (l *lane) unlend(at time.Time) {
+	l.inFlight--
+	if i := slices.IndexFunc(l.lentAt, at.Equal); i >= 0 {
+		l.lentAt = slices.Delete(l.lentAt, i, i+1)
+	}
+	l.signal()
 }
 
 // put ends a send made at at (the Deliverer's clock) that took took and got res: the bound moves
