@@ -370,9 +370,15 @@ func (g *group) send(ctx context.Context, a *attempt, deadline time.Time) bool {
 	if adm.heldBy != "" {
 		a.heldBy = adm.heldBy
 	}
+	at := clock(d.Now)
+	headers := webhook.Headers(a.del.EventID, a.del.Payload, g.hook.KeysAt(at), at)
+	if retry, held := g.lane.cancel(adm, time.Now()); held {
+		g.errs[a.k] = g.putBack(ctx, a, at, admission{retry: retry, reason: webhook.HeldRetryAfter})
+		return false
+	}
 	start := time.Now()
-	a.at = clock(d.Now)
-	a.res = d.Sender.Send(ctx, g.hook.URL, webhook.Headers(a.del.EventID, a.del.Payload, g.hook.KeysAt(a.at), a.at), a.del.Payload)
+	a.at = at
+	a.res = d.Sender.Send(ctx, g.hook.URL, headers, a.del.Payload)
 	g.lane.put(ctx, a.at, time.Since(start), a.res)
 	return true
 }

@@ -46,6 +46,9 @@ type lane struct {
 	lentAt   []time.Time   // when each send in flight started, oldest first
 	// busyUntil: while set, the webhook is taken as slow (see admit).
 	busyUntil time.Time
+	// strainedAt is when an answer last said the receiver struggles (a timeout, a network error, a
+	// 5xx or a 429).
+	strainedAt time.Time
 }
 
 // Timings of a lane.
@@ -54,9 +57,11 @@ const (
 	// bound, and its lease is renewed, at least this often.
 	syncEvery = time.Second
 	// slowSend: a webhook is slow when its sends take this long or more (on average, or the oldest
-	// of those in flight while every one it may have is out). Its excess attempts are then parked
-	// rather than left to wait for sends that may take their whole timeout.
-	slowSend = time.Second
+	// of those in flight while every one it may have is out) and its receiver said it struggles
+	// within strainedFor. Its excess attempts are then parked rather than left to wait for sends
+	// that may take their whole timeout. A receiver that answers, however slowly, is waited for.
+	slowSend    = time.Second
+	strainedFor = 30 * time.Second
 	// busyFor is how long a webhook found slow is taken as slow by this process.
 	busyFor = time.Second
 )
@@ -134,8 +139,10 @@ type admission struct {
 	slow   bool
 	retry  time.Duration
 	reason string
-	// With ok: heldBy is what made the send wait in its worker (the last reason), "" if nothing.
+	// With ok: heldBy is what made the send wait in its worker (the last reason), "" if nothing;
+	// lent is when the send was counted to start (see lend, cancel).
 	heldBy string
+	lent   time.Time
 }
 
 // admit waits until a send may start now (ok), or until deadline or ctx's end. A send may start
@@ -182,7 +189,7 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 			wait := start.Sub(now)
 			if wait <= 0 {
 				l.mu.Unlock()
-				return admission{ok: true, heldBy: heldBy}
+				return admission{ok: true, heldBy: heldBy, lent: start}
 			}
 			if wait >= quickAnswer {
 				heldBy = webhook.HeldMaxRate
@@ -195,7 +202,7 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 			l.mu.Lock()
 			if !time.Now().Before(l.hold) {
 				l.mu.Unlock()
-				return admission{ok: true, heldBy: heldBy}
+				return admission{ok: true, heldBy: heldBy, lent: start}
 			}
 			// A receiver asked for a pause meanwhile: the start is given up.
 			l.unlend(start)
@@ -203,19 +210,23 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 		case l.inFlight < room:
 			l.lend(now)
 			l.mu.Unlock()
-			return admission{ok: true, heldBy: heldBy}
+			return admission{ok: true, heldBy: heldBy, lent: now}
+		case l.syncing:
+			// A write of the gate under way may grant more, or tell more: wait for it.
+			wake = pause
 		default:
 			// More may be had when the bound left some over, or, every syncEvery, when others
 			// gave theirs back meanwhile.
 			wantMore := l.lease < l.inFlight+l.waiting &&
 				(l.bound-l.gate.others(l.holder, now) > l.lease || now.Sub(l.synced) >= syncEvery)
-			if wantMore && !l.syncing && !now.Before(l.nextTry) {
+			if wantMore && !now.Before(l.nextTry) {
 				l.sync(ctx)
 				continue
 			}
 			full := room > 0 && l.inFlight >= room
 			stuck := full && len(l.lentAt) > 0 && now.Sub(l.lentAt[0]) >= slowSend
-			if now.Before(l.busyUntil) || (full && (stuck || l.sendTime >= slowSend)) {
+			strained := !l.strainedAt.IsZero() && now.Sub(l.strainedAt) < strainedFor
+			if now.Before(l.busyUntil) || (full && strained && (stuck || l.sendTime >= slowSend)) {
 				if !now.Before(l.busyUntil) {
 					l.busyUntil = now.Add(busyFor)
 				}
@@ -261,6 +272,20 @@ func (l *lane) lend(at time.Time) {
 	l.lentAt = append(l.lentAt, at)
 }
 
+// cancel gives back an admission whose send has not started yet when a receiver asked for a pause
+// since it was granted (a hold begun, or begun anew): true then, and the send must not start. It
+// is the last look before a request goes out, which narrows the time in which a request may still
+// start after a hold to that of one answer's handling.
+func (l *lane) cancel(adm admission, now time.Time) (retry time.Duration, held bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !now.Before(l.hold) {
+		return 0, false
+	}
+	l.unlend(adm.lent)
+	return l.hold.Sub(now), true
+}
+
 // unlend takes back a send counted by lend(at) that did not start. The caller holds mu.
 func (l *lane) unlend(at time.Time) {
 	l.inFlight--
@@ -290,6 +315,9 @@ func (l *lane) put(ctx context.Context, at time.Time, took time.Duration, res we
 		// Only what Adjust reads is kept until the write.
 		l.answers = append(l.answers, webhook.Result{StatusCode: res.StatusCode, Duration: res.Duration, ErrorClass: res.ErrorClass})
 		l.bound = Adjust(l.bound, res)
+	}
+	if strained(res) {
+		l.strainedAt = now
 	}
 	if until, ok := HoldUntil(res, now); ok && until.After(l.hold) {
 		l.hold, l.holdNew = until, true

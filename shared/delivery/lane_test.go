@@ -291,26 +291,36 @@ func TestDeliverMaxRate(t *testing.T) {
 	}
 }
 
-// TestDeliverSlowWebhookParked: when a webhook's sends take their time and its bound is all in
-// flight, its other tasks are parked: nothing is sent or queued, and the delivery's due time moves
-// to now, so that the sweep queues the attempt again later.
+// TestDeliverSlowWebhookParked: when a webhook's receiver struggles (its sends time out) and its
+// bound is all in flight, its other tasks are parked: nothing is sent or queued, and the
+// delivery's due time moves to now, so that the sweep queues the attempt again later.
 func TestDeliverSlowWebhookParked(t *testing.T) {
 	e := newEnv(t)
 	s := newPacedSender()
-	s.delay[e.hook.URL] = 1500 * time.Millisecond
-	tasks := e.tasks(e.hook, 8)
+	s.delay[e.hook.URL] = 1200 * time.Millisecond
+	s.answer = func(string, int) webhook.Result {
+		return webhook.Result{Duration: 1200 * time.Millisecond, ErrorClass: webhook.ErrTimeout}
+	}
 	d := e.realClock(s)
+	// A first batch finds out: its sends time out, and the bound falls.
+	for _, err := range d.DeliverAll(context.Background(), e.tasks(e.hook, 2)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := len(s.starts(e.hook.URL))
+	tasks := e.tasks(e.hook, 8)
 	for _, err := range d.DeliverAll(context.Background(), tasks) {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	sent := len(s.starts(e.hook.URL))
+	sent := len(s.starts(e.hook.URL)) - first
 	if sent < 1 || sent > delivery.InitialBound {
-		t.Errorf("a slow webhook got %d requests; want 1 to its bound, %d", sent, delivery.InitialBound)
+		t.Errorf("a struggling webhook got %d requests of the second batch; want 1 to %d", sent, delivery.InitialBound)
 	}
-	if q := e.queue.queued(); len(q) != 0 {
-		t.Errorf("the slow webhook's tasks were queued %v; want them parked", q)
+	if q := e.queue.queued(); len(q) != 2+sent {
+		t.Errorf("the tasks queued are %d; want the retries of the %d attempts made, the others parked", len(q), 2+sent)
 	}
 	parked := 0
 	for _, task := range tasks {
@@ -327,5 +337,24 @@ func TestDeliverSlowWebhookParked(t *testing.T) {
 	}
 	if parked+sent != len(tasks) {
 		t.Errorf("%d sent and %d parked; want the %d tasks between them", sent, parked, len(tasks))
+	}
+}
+
+// TestDeliverSlowAnswersWaitedFor: a receiver that answers, however slowly, is not taken as
+// struggling: its attempts wait for the bound (in the worker, or back on the queue), none parked.
+func TestDeliverSlowAnswersWaitedFor(t *testing.T) {
+	e := newEnv(t)
+	s := newPacedSender()
+	s.delay[e.hook.URL] = 1200 * time.Millisecond
+	tasks := e.tasks(e.hook, 8)
+	for _, err := range e.realClock(s).DeliverAll(context.Background(), tasks) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent, back := len(s.starts(e.hook.URL)), len(e.queue.queued())
+	if sent+back != len(tasks) || sent < delivery.InitialBound {
+		t.Errorf("%d sent and %d back on the queue; want the %d tasks between them, the bound's first %d sent", sent, back, len(tasks),
+			delivery.InitialBound)
 	}
 }
