@@ -56,10 +56,12 @@ const (
 	// syncEvery is how often a working lane writes the gate: its answers reach the other workers'
 	// bound, and its lease is renewed, at least this often.
 	syncEvery = time.Second
-	// slowSend: a webhook is slow when its sends take this long or more (on average, or the oldest
-	// of those in flight while every one it may have is out) and its receiver said it struggles
-	// within strainedFor. Its excess attempts are then parked rather than left to wait for sends
-	// that may take their whole timeout. A receiver that answers, however slowly, is waited for.
+	// slowSend: a webhook is slow, while every send it may have is out, when its sends take this
+	// long or more (on average, or the oldest of those in flight) and its receiver said it
+	// struggles within strainedFor. Its excess attempts are then parked rather than left to wait
+	// for sends that may take their whole timeout. A receiver that answers, however slowly, is
+	// waited for (its attempts going back to the queue for about as long as the sends ahead of
+	// them have taken so far).
 	slowSend    = time.Second
 	strainedFor = 30 * time.Second
 	// busyFor is how long a webhook found slow is taken as slow by this process.
@@ -224,16 +226,21 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 				continue
 			}
 			full := room > 0 && l.inFlight >= room
-			stuck := full && len(l.lentAt) > 0 && now.Sub(l.lentAt[0]) >= slowSend
+			oldest := time.Duration(0) // how long the oldest send in flight has been out
+			if len(l.lentAt) > 0 {
+				oldest = max(now.Sub(l.lentAt[0]), 0)
+			}
 			strained := !l.strainedAt.IsZero() && now.Sub(l.strainedAt) < strainedFor
-			if now.Before(l.busyUntil) || (full && strained && (stuck || l.sendTime >= slowSend)) {
+			slow := strained && (oldest >= slowSend || l.sendTime >= slowSend)
+			if now.Before(l.busyUntil) || (full && slow) {
 				if !now.Before(l.busyUntil) {
 					l.busyUntil = now.Add(busyFor)
 				}
 				l.mu.Unlock()
 				return admission{slow: true, reason: webhook.HeldBound}
 			}
-			expected := time.Duration(l.waiting) * l.sendTime / time.Duration(max(room, 1))
+			// The sends ahead take at least as long as the oldest has been out.
+			expected := time.Duration(l.waiting) * max(l.sendTime, oldest) / time.Duration(max(room, 1))
 			if !now.Before(deadline) || now.Add(expected).After(deadline) {
 				l.mu.Unlock()
 				return admission{retry: max(expected, time.Second), reason: webhook.HeldBound}
