@@ -34,8 +34,12 @@ func (c *cli) printWebhook(w webhook.Webhook, secret string) error {
 		Secret string `json:"secret,omitempty"`
 	}{w, secret}
 	return c.print(out, func(tw io.Writer) {
-		fmt.Fprintf(tw, "id\t%s\nteam\t%s\nurl\t%s\nevents\t%s\nstatus\t%s\ncreated_at\t%s\nupdated_at\t%s\n",
-			w.ID, w.TeamID, w.URL, strings.Join(w.Events, ","), w.Status, w.CreatedAt, w.UpdatedAt)
+		rate := "none"
+		if w.MaxRate != 0 {
+			rate = fmt.Sprintf("%d requests/s", w.MaxRate)
+		}
+		fmt.Fprintf(tw, "id\t%s\nteam\t%s\nurl\t%s\nevents\t%s\nstatus\t%s\nmax_rate\t%s\ncreated_at\t%s\nupdated_at\t%s\n",
+			w.ID, w.TeamID, w.URL, strings.Join(w.Events, ","), w.Status, rate, w.CreatedAt, w.UpdatedAt)
 		for _, p := range w.Previous {
 			fmt.Fprintf(tw, "a previous secret signs until\t%s\n", p.Until)
 		}
@@ -49,9 +53,12 @@ func (c *cli) printWebhook(w webhook.Webhook, secret string) error {
 	})
 }
 
+// maxRateHelp describes the --max-rate flag of webhooks create and update.
+var maxRateHelp = fmt.Sprintf("at most this many requests start in any one second (1 to %d), or none", webhook.MaxRateLimit)
+
 func (c *cli) webhooksCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "webhooks", Short: "Create, inspect, edit, test, enable, disable and delete webhooks; rotate their secrets"}
-	var team, url, events, id, typ string
+	var team, url, events, id, typ, maxRate string
 	var grace time.Duration
 	var all bool
 
@@ -64,7 +71,11 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w, secret, err := svc.Create(ctx, team, url, strings.Split(events, ","))
+			rate, err := webhook.ParseRate(maxRate)
+			if err != nil {
+				return err
+			}
+			w, secret, err := svc.Create(ctx, team, url, strings.Split(events, ","), rate)
 			if err != nil {
 				return err
 			}
@@ -73,6 +84,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	create.Flags().StringVar(&team, "team", "", "team id (required)")
 	create.Flags().StringVar(&url, "url", "", "https target URL (required)")
 	create.Flags().StringVar(&events, "events", "", "comma-separated event types, or '*' for all (required)")
+	create.Flags().StringVar(&maxRate, "max-rate", "none", maxRateHelp)
 	mustRequire(create, "team", "url", "events")
 
 	byID := func(use, short string, f func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error)) *cobra.Command {
@@ -113,7 +125,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			return noSecret(svc.Delete(ctx, id))
 		})
 	var update *cobra.Command
-	update = &cobra.Command{Use: "update", Short: "Change a webhook's URL (checked again) and/or its events", Args: cobra.NoArgs,
+	update = &cobra.Command{Use: "update", Short: "Change a webhook's URL (checked again), its events or its max rate", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
 			if err != nil {
@@ -127,7 +139,15 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			if update.Flags().Changed("events") {
 				evs = strings.Split(events, ",")
 			}
-			w, err := svc.Update(ctx, id, u, evs)
+			var rate *webhook.Rate
+			if update.Flags().Changed("max-rate") {
+				r, err := webhook.ParseRate(maxRate)
+				if err != nil {
+					return err
+				}
+				rate = &r
+			}
+			w, err := svc.Update(ctx, id, u, evs, rate)
 			if err != nil {
 				return err
 			}
@@ -136,6 +156,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	update.Flags().StringVar(&id, "id", "", "webhook id (required)")
 	update.Flags().StringVar(&url, "url", "", "new https target URL")
 	update.Flags().StringVar(&events, "events", "", "new comma-separated event types, or '*' for all")
+	update.Flags().StringVar(&maxRate, "max-rate", "", maxRateHelp)
 	mustRequire(update, "id")
 	test := &cobra.Command{Use: "test", Short: "Send a signed sample event through the normal delivery path and show the attempt",
 		Args: cobra.NoArgs,

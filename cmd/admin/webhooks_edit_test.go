@@ -173,10 +173,28 @@ func TestWebhooksTestUpdateDelete(t *testing.T) {
 		{[]string{"--url", "http://93.184.215.14/in"}, "url must use https"},
 		{[]string{"--url", "https://127.0.0.1/in"}, "non-public"},
 		{[]string{"--events", "deal.signed"}, `unknown event type "deal.signed"`},
-		{nil, "give --url, --events or both"},
+		{[]string{"--max-rate", "0"}, "max_rate must be between 1 and 1000 requests per second, or none"},
+		{[]string{"--max-rate", "1001"}, "max_rate must be between 1 and 1000 requests per second, or none"},
+		{[]string{"--max-rate", "fast"}, "max_rate must be between 1 and 1000 requests per second, or none"},
+		{nil, "give --url, --events, --max-rate or several"},
 	} {
 		args := append([]string{"webhooks", "update", "--id", w.ID}, bad.args...)
 		wantError(t, args, adminFails(t, args...), bad.wantErr)
+	}
+
+	// max_rate: none when created, set and cleared by update, shown by get.
+	if u.MaxRate != nil {
+		t.Errorf("a webhook created without --max-rate has max_rate %d; want null", *u.MaxRate)
+	}
+	u, _ = adminOK[webhookJSON](t, "webhooks", "update", "--id", w.ID, "--max-rate", "25")
+	if u.MaxRate == nil || *u.MaxRate != 25 || u.URL != publicURL {
+		t.Errorf("webhooks update --max-rate 25 printed %+v; want max_rate 25 and the same URL", u)
+	}
+	if g, _ := adminOK[webhookJSON](t, "webhooks", "get", "--id", w.ID); g.MaxRate == nil || *g.MaxRate != 25 {
+		t.Errorf("webhooks get after --max-rate 25 printed max_rate %v; want 25", g.MaxRate)
+	}
+	if u, _ = adminOK[webhookJSON](t, "webhooks", "update", "--id", w.ID, "--max-rate", "none"); u.MaxRate != nil {
+		t.Errorf("webhooks update --max-rate none printed max_rate %d; want null", *u.MaxRate)
 	}
 
 	// delete: final, hidden from the list unless asked, its pending deliveries cancelled.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sqsqueue"
@@ -58,6 +59,7 @@ type webhookJSON struct {
 	URL      string   `json:"url"`
 	Events   []string `json:"events"`
 	Status   string   `json:"status"`
+	MaxRate  *int     `json:"max_rate"`
 	Secret   string   `json:"secret"`
 	Previous []struct {
 		SignsUntil string `json:"signs_until"`
@@ -231,7 +233,9 @@ func TestWebhooksCreate(t *testing.T) {
 		team       string // default: team
 		url        string // default: publicURL
 		events     string
+		maxRate    string   // --max-rate, when given
 		wantEvents []string // on success
+		wantRate   int      // on success: the max_rate printed (0: null)
 		wantErr    string   // a fragment of the error; "" for success
 	}{
 		{name: "named events", events: "vehicle.created,deal.won", wantEvents: []string{"vehicle.created", "deal.won"}},
@@ -241,6 +245,10 @@ func TestWebhooksCreate(t *testing.T) {
 		{name: "every event type by name", events: strings.Join(webhook.EventTypes, ","), wantEvents: webhook.EventTypes},
 		{name: "url with port and query", url: "https://93.184.215.14:8443/in?source=patio", events: "deal.won",
 			wantEvents: []string{"deal.won"}},
+		{name: "with a max rate", events: "*", maxRate: "50", wantEvents: []string{"*"}, wantRate: 50},
+		{name: "max rate none", events: "*", maxRate: "none", wantEvents: []string{"*"}},
+		{name: "max rate too high", events: "*", maxRate: "1001", wantErr: "max_rate must be between 1 and 1000"},
+		{name: "max rate not a number", events: "*", maxRate: "lots", wantErr: "max_rate must be between 1 and 1000"},
 
 		{name: "http url", url: "http://93.184.215.14/hooks", events: "*", wantErr: "url must use https"},
 		{name: "no scheme", url: "hooks.example.com/in", events: "*", wantErr: "absolute https URL"},
@@ -262,6 +270,9 @@ func TestWebhooksCreate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			teamID, url := cmp.Or(tc.team, team), cmp.Or(tc.url, publicURL)
 			args := []string{"webhooks", "create", "--team", teamID, "--url", url, "--events", tc.events}
+			if tc.maxRate != "" {
+				args = append(args, "--max-rate", tc.maxRate)
+			}
 			if tc.wantErr != "" {
 				wantError(t, args, adminFails(t, args...), tc.wantErr)
 				return
@@ -278,6 +289,9 @@ func TestWebhooksCreate(t *testing.T) {
 			}
 			if len(w.Previous) != 0 {
 				t.Errorf("webhooks create printed previous secrets %+v; want none", w.Previous)
+			}
+			if got := w.MaxRate; (got == nil) != (tc.wantRate == 0) || (got != nil && *got != tc.wantRate) {
+				t.Errorf("webhooks create printed max_rate %v; want %d (0: null)", got, tc.wantRate)
 			}
 			if _, err := time.Parse(time.RFC3339, w.CreatedAt); err != nil {
 				t.Errorf("webhooks create printed created_at %q: %v", w.CreatedAt, err)
@@ -692,7 +706,7 @@ func TestDeliveriesReplay(t *testing.T) {
 	store := setup(t)
 	ctx := context.Background()
 	queue, watcher := deliveryQueue(t)
-	dispatcher := &webhook.Dispatcher{Store: store, Queue: queue, Logger: slog.New(slog.DiscardHandler)}
+	dispatcher := &delivery.Dispatcher{Store: store, Queue: queue, Logger: slog.New(slog.DiscardHandler)}
 
 	tests := []struct {
 		name string

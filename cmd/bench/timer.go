@@ -108,7 +108,7 @@ func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	waitPipe, err := b.startPipeline(runCtx, "ActivitiesTable")
+	waitPipe, err := b.startPipeline(runCtx, b.conf, "ActivitiesTable")
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,18 +39,38 @@ import (
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/workers"
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// The webhook budgets (issue 11, docs/webhooks.md): the local pipeline drains a backlog at half the
-// floor's rate or better, and a receiver that always times out leaves a healthy webhook's p99 lag
-// within 1.5 times what it is without it.
+// The webhook budgets (docs/webhooks.md, "Throughput"): a backlog drains at 0.3 times the floor
+// loop or better; to a receiver that answers in 50 ms, at 4 times or more what a fixed bound of 4
+// allows (4 / 50 ms); with at most 1.2 DynamoDB calls per delivered event; a receiver that asks for
+// pauses (429 and Retry-After) gets no request during one, and every event in the end; the lag at
+// a steady rate stays within 1.3 times the floor loop's; and a receiver that always times out
+// leaves a healthy webhook's p99 lag within 1.5 times what it is without it.
 const (
-	drainBudget = 0.5
-	slowBudget  = 1.5
+	drainBudget = 0.3
+	slow50Sleep = 50 * time.Millisecond
+	// slow50Budget is the 50 ms receiver's drain, in events/s: four times a fixed bound of 4.
+	slow50Budget = 4 * 4 * float64(time.Second/slow50Sleep)
+	callsBudget  = 1.2
+	lagBudget    = 1.3
+	slowBudget   = 1.5
+	// The receiver that asks for pauses: a backlog of throttledBacklog; every throttleEvery-th
+	// request is answered 429 with Retry-After: throttleRetryAfter seconds.
+	throttledBacklog   = 200
+	throttleEvery      = 3
+	throttleRetryAfter = 2
+	// throttleGrace is how soon after a 429 a request may still arrive: sent before the 429
+	// reached the deliverer (in flight when the receiver answered).
+	throttleGrace = 100 * time.Millisecond
+	// throttleSchedule is the retry schedule of that run (the default's 5 minutes before a second
+	// attempt would make it last that long).
+	throttleSchedule = "0s,1s,1s,1s,1s,1s"
 )
 
 // webhookOptions are the webhook bench's flags.
@@ -74,7 +95,7 @@ func (s *callStats) add(op string, d time.Duration) {
 	s.total[op] += d
 }
 
-// snapshot returns a copy of the counts and times, and resets them.
+// take returns the counts and times since the last take, and resets them.
 func (s *callStats) take() (map[string]int, map[string]time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -98,17 +119,39 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 	return cfg
 }
 
+// writeUnits returns the DynamoDB write capacity units of one delivery of the drain, computed from
+// the sizes of its item (itemBytes) and of its by_webhook index entry (entryBytes), since DynamoDB
+// Local reports a transaction's as if it wrote one item: created pending in a transaction (twice
+// the item's units) with its two index entries; recorded in a transaction, its by_webhook entry
+// moved (its status is in the key: one removed, one written) and its by_due entry removed; and
+// gateWrites, the gate's updates per delivery (small items: one unit each).
+func writeUnits(itemBytes, entryBytes int, gateWrites float64) float64 {
+	kb := func(n int) float64 { return math.Ceil(float64(max(n, 1)) / 1024) }
+	created := 2*kb(itemBytes) + kb(entryBytes) + 1
+	recorded := 2*kb(itemBytes) + 2*kb(entryBytes) + 1
+	return created + recorded + gateWrites
+}
+
 // benchReceiver is the HTTPS receiver of the bench: it checks X-Service-Signature (HMAC-SHA256 of
-// "<timestamp>.<body>") and keeps, per webhook id of the payload, when each event first arrived,
-// keyed by its object's id.
+// "<timestamp>.<body>") and keeps, per webhook id of the payload, when each event was first
+// delivered (answered 2xx), keyed by its object's id. Optionally it answers after a delay, never
+// in time (sleep), or 429 with Retry-After to every n-th request (throttle).
 type benchReceiver struct {
 	srv    *httptest.Server
 	secret string
 	sleep  time.Duration // > 0: answers after sleeping (or when the sender gives up)
+	delay  time.Duration // > 0: answers 200 after this long
+	// throttle > 0: every throttle-th request is answered 429 with Retry-After: retryAfter (s).
+	throttle, retryAfter int
 
-	mu      sync.Mutex
-	arrived map[string]map[string]time.Time // webhook id → object id → first arrival
-	bad     int
+	mu       sync.Mutex
+	arrived  map[string]map[string]time.Time // webhook id → object id → first delivery
+	bad      int
+	requests int
+	holds    []time.Time // when each 429 was answered
+	// early counts requests that came during a hold, later than throttleGrace after its 429;
+	// inFlight those that came within throttleGrace of it.
+	early, inFlight int
 }
 
 func newBenchReceiver(sleep time.Duration) *benchReceiver {
@@ -127,6 +170,9 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		}
 		return
 	}
+	if r.delay > 0 {
+		time.Sleep(r.delay)
+	}
 	ts := req.Header.Get(webhook.HeaderTimestamp)
 	ok := hmac.Equal([]byte(req.Header.Get(webhook.HeaderSignature)), []byte(webhook.SignHex(r.secret, ts, body)))
 	var ev struct {
@@ -139,8 +185,25 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	_ = json.Unmarshal(body, &ev)
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if !ok {
 		r.bad++
+	}
+	r.requests++
+	for _, h := range r.holds {
+		switch since := now.Sub(h); {
+		case since < 0 || since >= time.Duration(r.retryAfter)*time.Second:
+		case since <= throttleGrace:
+			r.inFlight++
+		default:
+			r.early++
+		}
+	}
+	if r.throttle > 0 && r.requests%r.throttle == 0 {
+		r.holds = append(r.holds, time.Now())
+		w.Header().Set("Retry-After", strconv.Itoa(r.retryAfter))
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
 	}
 	m := r.arrived[ev.WebhookID]
 	if m == nil {
@@ -150,7 +213,6 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	if _, seen := m[ev.Data.Object.ID]; !seen {
 		m[ev.Data.Object.ID] = now
 	}
-	r.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -185,6 +247,11 @@ type whBench struct {
 	hook     webhook.Webhook
 	vehicles patio.Vehicles
 	logger   *slog.Logger
+	// entryBytes is the size of a drained delivery's by_webhook index entry.
+	entryBytes int
+	// checkpoints keeps the stream positions, so that a pipeline started again resumes where the
+	// last one stopped (as the local stack does).
+	checkpoints string
 }
 
 // whReport is what the webhook bench measured.
@@ -194,14 +261,28 @@ type whReport struct {
 	drainRate                float64 // deliveries/s of the pipeline
 	drainDDB, drainSQS       float64 // calls per delivery
 	drainStreams             float64
+	drainGate                float64 // the gate's writes per delivery (UpdateItem calls)
+	drainWCU                 float64 // DynamoDB write capacity units per delivery (see writeUnits)
 	drainOps                 []opRow
 	ceiling                  engineCeiling
+	slow50Rate               float64 // deliveries/s of the same drain to a receiver answering in 50 ms
+	slow50Bound              int     // that webhook's bound when its backlog was drained
+	throttled                throttleReport
 	lagA, lagB, floorA       lagStats
 	slowSent                 int
 	writesA, writesB, rate   int
 	duration                 time.Duration
 	badSignatures, missingAB int
 	elapsed                  time.Duration
+}
+
+// throttleReport is the run of a backlog to a receiver that answers 429 with Retry-After to every
+// third request.
+type throttleReport struct {
+	backlog, delivered, failed int
+	requests, holds            int
+	early, inFlight            int // requests during a hold: after throttleGrace, within it
+	took                       time.Duration
 }
 
 type opRow struct {
@@ -227,14 +308,14 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 
 	// 1. The backlog: o.backlog vehicles written with nothing reading the streams yet.
 	progress("webhooks: writing a backlog of %d vehicle changes", o.backlog)
-	if _, err := b.write(ctx, o.backlog, 16, 0); err != nil {
+	if _, err := b.write(ctx, b.teamID, o.backlog, 16, 0); err != nil {
 		return nil, err
 	}
 	// 2. The floor: the same stream records, read, turned into events, signed and POSTed to the same
 	// receiver, with no bookkeeping; once as a loop (one POST at a time), once with as many POSTs in
-	// flight as the pipeline may have for one webhook.
+	// flight as the pipeline starts with for one webhook.
 	progress("webhooks: floor loops over the backlog")
-	for _, conc := range []int{1, webhook.MaxInFlight} {
+	for _, conc := range []int{1, delivery.InitialBound} {
 		r, err := b.floorDrain(ctx, conc, nil)
 		if err != nil {
 			return nil, err
@@ -247,55 +328,34 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	}
 	// 3. The pipeline drains the backlog: dispatcher on the streams, deliverer on the queue.
 	progress("webhooks: the pipeline drains the backlog")
-	b.calls.take()
-	pipeCtx, stopPipe := context.WithCancel(ctx)
-	defer stopPipe()
-	start := time.Now()
-	waitPipe, err := b.startPipeline(pipeCtx, "VehiclesTable", "ClientsTable", "DealsTable")
-	if err != nil {
+	if err := b.drain(ctx, rep); err != nil {
 		return nil, err
 	}
-	defer waitPipe()
-	last, err := b.waitArrivals(ctx, b.hook.ID, nil, o.backlog, 5*time.Minute)
-	if err != nil {
-		n, total := b.calls.take()
-		for op, c := range n {
-			progress("  %s: %d calls, %s avg", op, c, ms(total[op]/time.Duration(c)))
-		}
-		return nil, err
-	}
-	drain := last.Sub(start)
-	// The calls are counted until the pipeline is done with the backlog (attempts recorded after
-	// their POST arrived): until no DynamoDB write happened for a second and a half.
-	b.quiesce(ctx)
-	n, total := b.calls.take()
-	rep.drainRate = float64(o.backlog) / drain.Seconds()
-	var all time.Duration
-	for op, c := range n {
-		switch {
-		case strings.HasPrefix(op, "DynamoDB Streams "):
-			rep.drainStreams += float64(c)
-		case strings.HasPrefix(op, "DynamoDB "):
-			rep.drainDDB += float64(c)
-		case strings.HasPrefix(op, "SQS "):
-			rep.drainSQS += float64(c)
-		}
-		all += total[op]
-	}
-	for op, c := range n {
-		rep.drainOps = append(rep.drainOps, opRow{op: op, n: c, avg: total[op] / time.Duration(c), share: float64(total[op]) / float64(all)})
-	}
-	sort.Slice(rep.drainOps, func(i, j int) bool { return rep.drainOps[i].share > rep.drainOps[j].share })
-	rep.drainDDB /= float64(o.backlog)
-	rep.drainSQS /= float64(o.backlog)
-	rep.drainStreams /= float64(o.backlog)
 	progress("webhooks: the engine's ceiling for a delivery's writes")
 	if rep.ceiling, err = b.ceiling(ctx); err != nil {
 		return nil, err
 	}
+	rep.drainWCU = writeUnits(rep.ceiling.itemBytes, b.entryBytes, rep.drainGate)
+	// 4. The same backlog to a receiver that answers in 50 ms: the adaptive bound at work.
+	progress("webhooks: a backlog of %d to a receiver that answers in %s", o.backlog, slow50Sleep)
+	if rep.slow50Rate, rep.slow50Bound, err = b.drainSlow50(ctx); err != nil {
+		return nil, err
+	}
+	// 5. A backlog to a receiver that answers 429 and Retry-After to every third request.
+	progress("webhooks: a backlog of %d to a receiver that answers 429 to one request in %d", throttledBacklog, throttleEvery)
+	if rep.throttled, err = b.drainThrottled(ctx); err != nil {
+		return nil, err
+	}
 
-	// 4. Lag at o.rate writes/s, without then with a webhook whose receiver always times out; the
+	// 6. Lag at o.rate writes/s, without then with a webhook whose receiver always times out; the
 	// floor loop tails the stream meanwhile and POSTs each change as it comes.
+	pipeCtx, stopPipe := context.WithCancel(ctx)
+	defer stopPipe()
+	waitPipe, err := b.startPipeline(pipeCtx, b.conf)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { stopPipe(); waitPipe() }()
 	progress("webhooks: lag at %d writes/s for %s", o.rate, o.duration)
 	a, floor, writes, missing, err := b.lagRun(ctx)
 	if err != nil {
@@ -328,6 +388,156 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	}
 	stopPipe()
 	rep.elapsed = time.Since(started)
+	return rep, nil
+}
+
+// drain runs the pipeline until the backlog arrived at the bench's webhook, and notes its rate and
+// calls (counted until the pipeline wrote nothing for a moment: the last records written).
+func (b *whBench) drain(ctx context.Context, rep *whReport) error {
+	b.calls.take()
+	pipeCtx, stopPipe := context.WithCancel(ctx)
+	defer stopPipe()
+	start := time.Now()
+	waitPipe, err := b.startPipeline(pipeCtx, b.conf)
+	if err != nil {
+		return err
+	}
+	defer func() { stopPipe(); waitPipe() }()
+	last, err := b.waitArrivals(ctx, b.recv, b.hook.ID, nil, b.o.backlog, 5*time.Minute)
+	if err != nil {
+		n, total := b.calls.take()
+		for op, c := range n {
+			progress("  %s: %d calls, %s avg", op, c, ms(total[op]/time.Duration(c)))
+		}
+		return err
+	}
+	b.quiesce(ctx)
+	n, total := b.calls.take()
+	rep.drainRate = float64(b.o.backlog) / last.Sub(start).Seconds()
+	var all time.Duration
+	for op, c := range n {
+		switch {
+		case strings.HasPrefix(op, "DynamoDB Streams "):
+			rep.drainStreams += float64(c)
+		case strings.HasPrefix(op, "DynamoDB "):
+			rep.drainDDB += float64(c)
+		case strings.HasPrefix(op, "SQS "):
+			rep.drainSQS += float64(c)
+		}
+		all += total[op]
+	}
+	for op, c := range n {
+		rep.drainOps = append(rep.drainOps, opRow{op: op, n: c, avg: total[op] / time.Duration(c), share: float64(total[op]) / float64(all)})
+	}
+	sort.Slice(rep.drainOps, func(i, j int) bool { return rep.drainOps[i].share > rep.drainOps[j].share })
+	rep.drainDDB /= float64(b.o.backlog)
+	rep.drainSQS /= float64(b.o.backlog)
+	rep.drainStreams /= float64(b.o.backlog)
+	rep.drainGate = float64(n["DynamoDB UpdateItem"]) / float64(b.o.backlog)
+	return nil
+}
+
+// scenario stores a team of its own and a webhook of it, subscribed to vehicle.created, to r.
+func (b *whBench) scenario(ctx context.Context, name string, r *benchReceiver) (patio.Team, webhook.Webhook, error) {
+	team, err := storeTeam(ctx, b.store, name)
+	if err != nil {
+		return team, webhook.Webhook{}, err
+	}
+	w, err := webhook.New(team.ID, r.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute))
+	if err != nil {
+		return team, w, err
+	}
+	r.secret = w.Secret
+	return team, w, b.store.CreateWebhook(ctx, w)
+}
+
+// drainSlow50 drains a backlog of o.backlog changes of a team of its own to a receiver that answers
+// in 50 ms, and returns the deliveries per second and the webhook's bound once they all arrived.
+func (b *whBench) drainSlow50(ctx context.Context) (float64, int, error) {
+	recv := newBenchReceiver(0)
+	recv.delay = slow50Sleep
+	defer recv.srv.Close()
+	team, hook, err := b.scenario(ctx, "Webhook bench, 50 ms receiver", recv)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := b.write(ctx, team.ID, b.o.backlog, 16, 0); err != nil {
+		return 0, 0, err
+	}
+	pipeCtx, stopPipe := context.WithCancel(ctx)
+	defer stopPipe()
+	start := time.Now()
+	waitPipe, err := b.startPipeline(pipeCtx, b.conf)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer func() { stopPipe(); waitPipe() }()
+	last, err := b.waitArrivals(ctx, recv, hook.ID, nil, b.o.backlog, 5*time.Minute)
+	if err != nil {
+		return 0, 0, err
+	}
+	g, err := b.store.Gate(ctx, team.ID, hook.ID)
+	return float64(b.o.backlog) / last.Sub(start).Seconds(), g.Bound, err
+}
+
+// drainThrottled drains a backlog of throttledBacklog changes of a team of its own to a receiver
+// that answers every third request 429 with Retry-After, the retries a second apart (so that the
+// run takes minutes, not hours), and reports what the receiver saw.
+func (b *whBench) drainThrottled(ctx context.Context) (throttleReport, error) {
+	rep := throttleReport{backlog: throttledBacklog}
+	recv := newBenchReceiver(0)
+	recv.throttle, recv.retryAfter = throttleEvery, throttleRetryAfter
+	defer recv.srv.Close()
+	team, hook, err := b.scenario(ctx, "Webhook bench, throttling receiver", recv)
+	if err != nil {
+		return rep, err
+	}
+	if _, err := b.write(ctx, team.ID, throttledBacklog, 16, 0); err != nil {
+		return rep, err
+	}
+	conf := b.conf
+	if conf.RetrySchedule, err = webhook.ParseSchedule(throttleSchedule); err != nil {
+		return rep, err
+	}
+	pipeCtx, stopPipe := context.WithCancel(ctx)
+	defer stopPipe()
+	start := time.Now()
+	waitPipe, err := b.startPipeline(pipeCtx, conf)
+	if err != nil {
+		return rep, err
+	}
+	defer func() { stopPipe(); waitPipe() }()
+	// Every delivery ends: delivered, or failed after its six attempts.
+	deadline := time.Now().Add(15 * time.Minute)
+	for {
+		ds, err := b.store.Deliveries(ctx, hook.ID, "")
+		if err != nil {
+			return rep, err
+		}
+		pending := 0
+		rep.delivered, rep.failed = 0, 0
+		for _, d := range ds {
+			switch d.Status {
+			case webhook.DeliveryPending:
+				pending++
+			case webhook.DeliverySucceeded:
+				rep.delivered++
+			default:
+				rep.failed++
+			}
+		}
+		if len(ds) == throttledBacklog && pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return rep, fmt.Errorf("webhooks: the throttled backlog left %d deliveries pending after 15 minutes", pending)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	rep.took = time.Since(start)
+	recv.mu.Lock()
+	rep.requests, rep.holds, rep.early, rep.inFlight = recv.requests, len(recv.holds), recv.early, recv.inFlight
+	recv.mu.Unlock()
 	return rep, nil
 }
 
@@ -365,11 +575,12 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	}
 	calls := &callStats{n: map[string]int{}, total: map[string]time.Duration{}}
 	b := &whBench{o: o, cfg: cfg, tpl: tpl, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
-		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler)}
+		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler),
+		checkpoints: filepath.Join(os.TempDir(), "patio-bench-streams-"+prefix+"json")}
 	pool := x509.NewCertPool()
 	pool.AddCert(recv.srv.Certificate())
 	b.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: webhook.MaxInFlight}}
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: delivery.InitialBound}}
 	team, err := storeTeam(ctx, b.store, "Webhook bench")
 	if err != nil {
 		return nil, err
@@ -387,30 +598,36 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	return b, nil
 }
 
-// startPipeline runs the local stack's webhook pipeline (stream poller → dispatcher on the streams
-// of the tables named by their logical ids, queue poller → deliverer, the sweep every minute) on
+// startPipeline runs the local stack's webhook pipeline with conf (stream poller → dispatcher on the
+// streams of the tables named by their logical ids, by default the vehicles, clients and deals
+// tables', from where the last run stopped; queue poller → deliverer; the sweep every minute) on
 // the counted configuration until ctx ends; wait waits for it to stop.
-func (b *whBench) startPipeline(ctx context.Context, streams ...string) (wait func(), err error) {
-	dispatch, err := workers.Dispatcher(b.pipeCfg, b.conf, b.logger)
+func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ...string) (wait func(), err error) {
+	dispatch, err := workers.Dispatcher(b.pipeCfg, conf, b.logger)
 	if err != nil {
 		return nil, err
 	}
-	deliver, err := workers.Deliverer(b.pipeCfg, b.conf, b.logger)
+	deliver, err := workers.Deliverer(b.pipeCfg, conf, b.logger)
 	if err != nil {
 		return nil, err
 	}
-	sweep, err := workers.Sweeper(b.pipeCfg, b.conf, b.logger)
+	sweep, err := workers.Sweeper(b.pipeCfg, conf, b.logger)
 	if err != nil {
 		return nil, err
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { localaws.Every(ctx, time.Minute, sweep, b.logger) })
+	if len(streams) == 0 {
+		streams = []string{"VehiclesTable", "ClientsTable", "DealsTable"}
+	}
 	var tables []string
 	for _, id := range streams {
 		tables = append(tables, b.tables[id])
 	}
-	wg.Go(func() { _ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{}) })
-	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, b.conf.QueueURL, deliver, b.logger) })
+	wg.Go(func() {
+		_ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{Checkpoints: b.checkpoints})
+	})
+	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, conf.QueueURL, deliver, b.logger) })
 	return wg.Wait, nil
 }
 
@@ -430,14 +647,21 @@ func (b *whBench) ceiling(ctx context.Context) (engineCeiling, error) {
 	if len(out.Items) == 0 {
 		return engineCeiling{}, errors.New("webhooks: no delivery of the drain to copy")
 	}
+	// The index projects only what the lists read: the item itself is the sample.
+	item, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
+		Key: map[string]dynamotypes.AttributeValue{"pk": out.Items[0]["pk"]}})
+	if err != nil {
+		return engineCeiling{}, err
+	}
+	b.entryBytes = itemSize(out.Items[0])
 	tb, ok := b.tpl.Table("DeliveriesTable")
 	if !ok {
 		return engineCeiling{}, errors.New("webhooks: template.yaml declares no DeliveriesTable")
 	}
 	copied := tb.CreateTableInput(table + "-ceiling")
 	copied.StreamSpecification = nil
-	return measureCeiling(ctx, db, copied, out.Items[0], b.o.backlog, func(keep *keeper) (float64, error) {
-		return b.floorDrain(ctx, webhook.MaxInFlight, keep)
+	return measureCeiling(ctx, db, copied, item.Item, b.o.backlog, func(keep *keeper) (float64, error) {
+		return b.floorDrain(ctx, delivery.InitialBound, keep)
 	})
 }
 
@@ -464,9 +688,9 @@ func (b *whBench) quiesce(ctx context.Context) {
 	}
 }
 
-// write creates n vehicles, conc at a time, or one every 1/rate second when rate > 0; it returns
+// write creates n vehicles of a team, conc at a time, or one every 1/rate second when rate > 0; it returns
 // when each write returned, by vehicle id.
-func (b *whBench) write(ctx context.Context, n, conc, rate int) (map[string]time.Time, error) {
+func (b *whBench) write(ctx context.Context, teamID string, n, conc, rate int) (map[string]time.Time, error) {
 	var (
 		mu      sync.Mutex
 		written = map[string]time.Time{}
@@ -476,7 +700,7 @@ func (b *whBench) write(ctx context.Context, n, conc, rate int) (map[string]time
 	one := func(i int) {
 		in := patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some(fmt.Sprintf("Bench %d", i)),
 			Price: patio.Some(money.Cents(5000000 + i))}
-		v, err := b.vehicles.Create(ctx, b.teamID, in)
+		v, err := b.vehicles.Create(ctx, teamID, in)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -759,13 +983,13 @@ func (b *whBench) lagRun(ctx context.Context) (pipe, floor lagStats, writes, mis
 	<-ready
 	before := b.recv.arrivals(b.hook.ID)
 	n := b.o.rate * int(b.o.duration/time.Second)
-	written, err := b.write(ctx, n, 0, b.o.rate)
+	written, err := b.write(ctx, b.teamID, n, 0, b.o.rate)
 	if err != nil {
 		stopTail()
 		return pipe, floor, 0, 0, err
 	}
-	_, werr := b.waitArrivals(ctx, b.hook.ID, written, len(written), time.Minute)
-	_, ferr := b.waitArrivals(ctx, floorHook, written, len(written), 30*time.Second)
+	_, werr := b.waitArrivals(ctx, b.recv, b.hook.ID, written, len(written), time.Minute)
+	_, ferr := b.waitArrivals(ctx, b.recv, floorHook, written, len(written), 30*time.Second)
 	stopTail()
 	if err := <-tailErr; err != nil && !errors.Is(err, context.Canceled) {
 		return pipe, floor, 0, 0, err
@@ -801,12 +1025,12 @@ func lags(written, arrived, before map[string]time.Time) (lagStats, int) {
 	return lagStats{n: len(ds), p50: q(0.5), p99: q(0.99)}, missing
 }
 
-// waitArrivals waits until the receiver has n events for webhookID (among ids, when given), and
-// returns the last arrival.
-func (b *whBench) waitArrivals(ctx context.Context, webhookID string, ids map[string]time.Time, n int, limit time.Duration) (time.Time, error) {
+// waitArrivals waits until r has n events for webhookID (among ids, when given), and returns the
+// last arrival.
+func (b *whBench) waitArrivals(ctx context.Context, r *benchReceiver, webhookID string, ids map[string]time.Time, n int, limit time.Duration) (time.Time, error) {
 	deadline := time.Now().Add(limit)
 	for {
-		got := b.recv.arrivals(webhookID)
+		got := r.arrivals(webhookID)
 		count, last := 0, time.Time{}
 		for id, at := range got {
 			if ids != nil {
@@ -835,14 +1059,27 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.backlog)
 	fmt.Fprintf(w, "  %-58s %10s\n", "", "events/s")
 	fmt.Fprintf(w, "  %-58s %10s\n", "floor: a loop reading the stream, signing, POSTing (1 at once)", perSecond(r.floorLoopRate))
-	fmt.Fprintf(w, "  %-58s %10s\n", "floor with 4 POSTs in flight (the per-webhook bound)", perSecond(r.floor4))
+	fmt.Fprintf(w, "  %-58s %10s\n", "floor with 4 POSTs in flight (the bound a webhook starts at)", perSecond(r.floor4))
 	fmt.Fprintf(w, "  %-58s %10s\n", "pipeline", perSecond(r.drainRate))
 	fmt.Fprintf(w, "  calls per delivery: DynamoDB %.2f, SQS %.2f, DynamoDB Streams %.2f\n", r.drainDDB, r.drainSQS, r.drainStreams)
+	fmt.Fprintf(w, "  DynamoDB write capacity units per delivery: %.0f (computed from the sizes written: an item of %d B, its\n", r.drainWCU, r.ceiling.itemBytes)
+	fmt.Fprintf(w, "  by_webhook entry; created and recorded in transactions, the gate's writes %.3f per delivery)\n", r.drainGate)
 	fmt.Fprintf(w, "  where the pipeline's AWS time went:\n")
 	for _, op := range r.drainOps {
 		fmt.Fprintf(w, "    %-40s %7d calls  %8s avg  %5.1f%%\n", op.op, op.n, ms(op.avg), 100*op.share)
 	}
 	r.ceiling.print(w, r.floorLoopRate)
+	fmt.Fprintf(w, "\nThe same drain to a receiver that answers in %s\n", slow50Sleep)
+	fmt.Fprintf(w, "  %-58s %10s\n", "a fixed bound of 4 would allow at most", perSecond(4*float64(time.Second/slow50Sleep)))
+	fmt.Fprintf(w, "  %-58s %10s\n", "pipeline", perSecond(r.slow50Rate))
+	fmt.Fprintf(w, "  (the webhook's bound once drained: %d)\n", r.slow50Bound)
+	t := r.throttled
+	fmt.Fprintf(w, "\nA backlog of %d to a receiver answering 429, Retry-After: %d, to one request in %d (retries 1 s apart)\n",
+		t.backlog, throttleRetryAfter, throttleEvery)
+	fmt.Fprintf(w, "  %d requests, %d answered 429; delivered %d, failed %d, in %s\n", t.requests, t.holds, t.delivered, t.failed,
+		t.took.Round(time.Second))
+	fmt.Fprintf(w, "  requests during a hold: %d more than %s after its 429; %d within it (sent before the 429 came back)\n",
+		t.early, throttleGrace, t.inFlight)
 	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.rate, r.duration)
 	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
 	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "floor loop (tailing the stream, one POST at a time)", ms(r.floorA.p50), ms(r.floorA.p99), r.floorA.n)
@@ -852,6 +1089,15 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	fmt.Fprintf(w, "\nWebhook budgets\n")
 	drain := r.drainRate / r.floorLoopRate
 	fmt.Fprintf(w, "  %-4s drain >= %.1fx the floor loop: %.2fx (%.2fx the 4-in-flight floor)\n", verdict(drain >= drainBudget), drainBudget, drain, r.drainRate/r.floor4)
+	fmt.Fprintf(w, "  %-4s drain to a 50 ms receiver >= %.0f/s (4x a fixed bound of 4): %s/s\n", verdict(r.slow50Rate >= slow50Budget), slow50Budget,
+		perSecond(r.slow50Rate))
+	fmt.Fprintf(w, "  %-4s a receiver's Retry-After: no request during a hold, every event delivered: %d early, %d of %d delivered\n",
+		verdict(t.early == 0 && t.delivered == t.backlog), t.early, t.delivered, t.backlog)
+	fmt.Fprintf(w, "  %-4s DynamoDB calls per delivered event <= %.1f: %.2f (%.1f write units per delivery)\n", verdict(r.drainDDB <= callsBudget),
+		callsBudget, r.drainDDB, r.drainWCU)
+	p50, p99 := ratio(r.lagA.p50, r.floorA.p50), ratio(r.lagA.p99, r.floorA.p99)
+	fmt.Fprintf(w, "  %-4s lag p50/p99 at %d writes/s <= %.1fx the floor loop's: %.2fx / %.2fx\n", verdict(p50 <= lagBudget && p99 <= lagBudget),
+		r.rate, lagBudget, p50, p99)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
 	fmt.Fprintf(w, "  %-4s healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx\n", verdict(slow <= slowBudget && r.missingAB == 0), slowBudget, slow)
 	fmt.Fprintf(w, "  (webhook bench took %s)\n", r.elapsed.Round(time.Second))

@@ -331,3 +331,37 @@ func TestBulkReplayNeedsConfirm(t *testing.T) {
 		t.Errorf("the receiver got %d requests after a count; want none more", n-1)
 	}
 }
+
+// TestWebhookMaxRate: the webhook form takes max_rate (1 to 1,000 a second; empty: none), refuses
+// another value next to its field, shows it on the webhook's page, and clears it when emptied.
+func TestWebhookMaxRate(t *testing.T) {
+	tm := newTeam(t)
+	ctx := browser(t)
+	signIn(t, ctx, tm.OwnerEmail, tm.OwnerPassword)
+	r := newReceiver(t, always(200))
+	open(t, ctx, "/console/webhooks/new")
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("url"), r.url()), chromedp.Click(chromedp.CSS(`input[name=events][value="*"]`)),
+		chromedp.SetAttributeValue(chromedp.ID("max_rate"), "max", "100000"), chromedp.SetValue(chromedp.ID("max_rate"), "5000"))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusUnprocessableEntity {
+		t.Fatalf("max_rate 5000 = %d; want 422", got)
+	}
+	if p := text(t, ctx, "#max_rate-problem"); !strings.Contains(p, "1000") {
+		t.Errorf("the max_rate problem = %q; want its range next to the field", p)
+	}
+	with(t, ctx, chromedp.SetValue(chromedp.ID("max_rate"), "25"))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("create with max_rate 25 = %d", got)
+	}
+	with(t, ctx, chromedp.Click(chromedp.CSS("main a.button")))
+	with(t, ctx, chromedp.WaitVisible(chromedp.CSS("dl.facts")))
+	if p := pageText(t, ctx); !strings.Contains(p, "25 por segundo") {
+		t.Errorf("the webhook's page does not show its max_rate: %s", p)
+	}
+	with(t, ctx, chromedp.SetValue(chromedp.ID("max_rate"), ""))
+	if got := submit(t, ctx, `form[aria-labelledby=edit] button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("clear max_rate = %d", got)
+	}
+	if p := pageText(t, ctx); !strings.Contains(p, "sem limite") {
+		t.Errorf("after clearing, the page does not say there is no limit: %s", p)
+	}
+}

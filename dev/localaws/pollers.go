@@ -200,7 +200,7 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 		for _, r := range out.Records {
 			recs = append(recs, StreamRecord(arn, r))
 		}
-		// Lambda hands over at most 100 records at once (the template's BatchSize).
+		// Lambda hands over at most streamBatchSize records at once (the template's BatchSize).
 		for len(recs) > 0 && ctx.Err() == nil {
 			batch := recs[:min(len(recs), streamBatchSize)]
 			resp, err := h(ctx, events.DynamoDBEvent{Records: batch})
@@ -236,7 +236,7 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 }
 
 // streamBatchSize is the most records one handler call gets, as the template's event sources say.
-const streamBatchSize = 100
+const streamBatchSize = 1000
 
 // retryFrom returns the records to hand over again after a partial failure: from the earliest
 // failed sequence number on (none when nothing failed).

@@ -368,3 +368,55 @@ func createKeysTable(ctx context.Context, t *testing.T, client *dynamodb.Client,
 		t.Fatalf("CreateTable %s: %v", name, err)
 	}
 }
+
+// TestProvisionRebuildsChangedProjection: a table whose index projects other attributes than the
+// template says (the deliveries table of an older release, whose by_webhook index projected every
+// attribute) is rebuilt with the template's projection, its items kept.
+func TestProvisionRebuildsChangedProjection(t *testing.T) {
+	client, queues := clients(t)
+	tpl := loadRepoTemplate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prefix := randomPrefix(t)
+	tb, ok := tpl.Table("DeliveriesTable")
+	if !ok {
+		t.Fatal("template.yaml declares no DeliveriesTable")
+	}
+	old := tb.CreateTableInput(prefix + "DeliveriesTable")
+	for i, x := range old.GlobalSecondaryIndexes {
+		if aws.ToString(x.IndexName) == "by_webhook" {
+			old.GlobalSecondaryIndexes[i].Projection = &types.Projection{ProjectionType: types.ProjectionTypeAll}
+		}
+	}
+	if _, err := client.CreateTable(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamodb.NewTableExistsWaiter(client).Wait(ctx, &dynamodb.DescribeTableInput{TableName: old.TableName}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	putItem(ctx, t, client, *old.TableName, map[string]types.AttributeValue{
+		"pk":         &types.AttributeValueMemberS{Value: "dlv_1"},
+		"webhook_id": &types.AttributeValueMemberS{Value: "wh1"},
+		"status_key": &types.AttributeValueMemberS{Value: "succeeded#1#dlv_1"},
+		"status":     &types.AttributeValueMemberS{Value: "succeeded"},
+		"payload":    &types.AttributeValueMemberS{Value: `{"id":"evt_1"}`},
+	})
+	if _, err := samtemplate.Provision(ctx, client, queues, tpl, prefix); err != nil {
+		t.Fatalf("Provision over the older deliveries table: %v", err)
+	}
+	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: old.TableName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range desc.Table.GlobalSecondaryIndexes {
+		if aws.ToString(x.IndexName) == "by_webhook" && x.Projection.ProjectionType != types.ProjectionTypeInclude {
+			t.Errorf("after Provision by_webhook projects %s; want the template's INCLUDE", x.Projection.ProjectionType)
+		}
+	}
+	out, err := client.Query(ctx, &dynamodb.QueryInput{TableName: old.TableName, IndexName: aws.String("by_webhook"),
+		KeyConditionExpression:    aws.String("webhook_id = :w"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":w": &types.AttributeValueMemberS{Value: "wh1"}}})
+	if err != nil || len(out.Items) != 1 || out.Items[0]["status"] == nil || out.Items[0]["payload"] != nil {
+		t.Errorf("by_webhook after the rebuild = %v, %v; want the item, its status and no payload", out, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -453,9 +454,14 @@ func keysString(keys []types.KeySchemaElement) string {
 	return strings.Join(parts, ",")
 }
 
+// projType renders a projection: its type, and the attributes it includes, sorted.
 func projType(p *types.Projection) string {
 	if p == nil {
 		return ""
 	}
-	return string(p.ProjectionType)
+	attrs := slices.Sorted(slices.Values(p.NonKeyAttributes))
+	if len(attrs) == 0 {
+		return string(p.ProjectionType)
+	}
+	return string(p.ProjectionType) + "(" + strings.Join(attrs, ",") + ")"
 }

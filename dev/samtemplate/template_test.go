@@ -112,7 +112,7 @@ func TestRepoTemplateTables(t *testing.T) {
 		{
 			name: "DeliveriesTable",
 			lsis: map[string]string{},
-			gsis: map[string]string{"by_webhook": "webhook_id:HASH,status_key:RANGE ALL", "by_due": "sweep_key:HASH,due_at:RANGE INCLUDE"},
+			gsis: map[string]string{"by_webhook": "webhook_id:HASH,status_key:RANGE INCLUDE", "by_due": "sweep_key:HASH,due_at:RANGE INCLUDE"},
 			ttl:  "expires_at",
 			key:  "pk:HASH",
 		},

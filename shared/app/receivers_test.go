@@ -17,6 +17,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/webhooksig"
@@ -118,8 +119,8 @@ func TestWebhookSleepingReceiver(t *testing.T) {
 	sleeper.mu.Lock()
 	peak := sleeper.peak
 	sleeper.mu.Unlock()
-	if peak > webhook.MaxInFlight {
-		t.Errorf("the sleeping receiver had %d requests in flight at once; want at most %d", peak, webhook.MaxInFlight)
+	if peak > delivery.InitialBound {
+		t.Errorf("the sleeping receiver had %d requests in flight at once; want at most %d", peak, delivery.InitialBound)
 	}
 	if peak == 0 {
 		t.Errorf("the sleeping receiver got no request")

@@ -66,12 +66,13 @@ type receiver struct {
 	secret string
 	status func(n int) int
 	// sleep, when set, is how long the receiver takes before it answers; body, when set, gives the
-	// body of its n-th answer.
-	sleep time.Duration
-	body  func(n int) string
-	mu    sync.Mutex
-	got   []received
-	bad   []string
+	// body of its n-th answer, and retryAfter its Retry-After header ("" for none).
+	sleep      time.Duration
+	body       func(n int) string
+	retryAfter func(n int) string
+	mu         sync.Mutex
+	got        []received
+	bad        []string
 	// inFlight and peak count the requests being answered at once.
 	inFlight, peak int
 }
@@ -125,6 +126,11 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.bad = append(r.bad, "event id headers do not match the body")
 	}
 	r.got = append(r.got, received{at: now, header: req.Header.Clone(), body: body, event: ev})
+	if r.retryAfter != nil {
+		if v := r.retryAfter(len(r.got)); v != "" {
+			w.Header().Set("Retry-After", v)
+		}
+	}
 	w.WriteHeader(r.status(len(r.got)))
 	if r.body != nil {
 		_, _ = io.WriteString(w, r.body(len(r.got)))
@@ -296,7 +302,7 @@ func (p *pipeline) team(t testing.TB) patio.Team {
 // hook registers a webhook of team to r for events and gives r its secret.
 func (p *pipeline) hook(t testing.TB, team patio.Team, r *receiver, events ...string) webhook.Webhook {
 	t.Helper()
-	w, secret, err := p.admin.Create(context.Background(), team.ID, r.srv.URL+"/hooks/patio", events)
+	w, secret, err := p.admin.Create(context.Background(), team.ID, r.srv.URL+"/hooks/patio", events, 0)
 	if err != nil {
 		t.Fatalf("Create webhook: %v", err)
 	}
@@ -665,7 +671,7 @@ func TestWebhookTargetsRefusedOutsideTheLocalStack(t *testing.T) {
 	}
 	for _, u := range []string{"http://example.com/hook", "https://127.0.0.1/hook", "https://169.254.169.254/latest",
 		"https://10.0.0.8/hook", "https://localhost/hook", "https://[::1]/hook"} {
-		if _, _, err := admin.Create(context.Background(), "team", u, []string{"*"}); !patio.IsKind(err, patio.KindInvalid) {
+		if _, _, err := admin.Create(context.Background(), "team", u, []string{"*"}, 0); !patio.IsKind(err, patio.KindInvalid) {
 			t.Errorf("Create(%q) = %v; want KindInvalid", u, err)
 		}
 	}

@@ -17,7 +17,7 @@ const module = "github.com/patio-dev/patio/"
 
 // domain lists the domain packages. They import only the standard library (minus the packages in
 // forbiddenStd), one another, and the libraries in pureLibraries.
-var domain = []string{"shared/patio", "shared/money", "shared/br", "shared/webhook"}
+var domain = []string{"shared/patio", "shared/money", "shared/br", "shared/webhook", "shared/delivery"}
 
 // pureLibraries are the non-standard import path prefixes the domain may use: small libraries with
 // no I/O of their own.

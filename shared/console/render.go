@@ -21,6 +21,7 @@ import (
 	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
 )
 
 //go:embed templates static
@@ -62,6 +63,7 @@ var funcs = template.FuncMap{
 	"list":  func(s ...string) []string { return s },
 	"cents": func(c money.Cents) int64 { return int64(c) },
 	"str":   func(p *string) string { return derefOr(p, "") },
+	"int":   func(r webhook.Rate) int { return int(r) },
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
 		for i := 0; i+1 < len(kv); i += 2 {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/patio-dev/patio/shared/console/form"
@@ -79,7 +80,7 @@ func (c *Console) webhookCreate(rq *request) {
 		return
 	}
 	c.once(rq, values, func() (string, bool) {
-		w, secret, err := c.d.Webhooks.Create(rq.ctx(), rq.team.ID, in.URL, in.Events)
+		w, secret, err := c.d.Webhooks.Create(rq.ctx(), rq.team.ID, in.URL, in.Events, in.MaxRate)
 		if patio.IsKind(err, patio.KindInvalid) {
 			c.render(rq, http.StatusUnprocessableEntity, "webhook_new", view{Title: rq.p.T("webhooks.new.title"),
 				Data: webhookFormData{Groups: eventGroups()}, Form: refused(rq.p, values, err, form.WebhookFields...)})
@@ -100,12 +101,13 @@ func (c *Console) webhookCreate(rq *request) {
 type webhookConfig struct {
 	URL       string   `json:"u"`
 	Events    []string `json:"e"`
+	MaxRate   int      `json:"r"`
 	Status    string   `json:"s"`
 	UpdatedAt string   `json:"t"`
 }
 
 func configOf(w webhook.Webhook) webhookConfig {
-	return webhookConfig{URL: w.URL, Events: w.Events, Status: w.Status, UpdatedAt: w.UpdatedAt.String()}
+	return webhookConfig{URL: w.URL, Events: w.Events, MaxRate: int(w.MaxRate), Status: w.Status, UpdatedAt: w.UpdatedAt.String()}
 }
 
 // revision encodes a configuration as the edit form's hidden revision field.
@@ -130,6 +132,9 @@ func (cfg webhookConfig) changedSince(was webhookConfig) []string {
 	if !slices.Equal(cfg.Events, was.Events) {
 		out = append(out, "events")
 	}
+	if cfg.MaxRate != was.MaxRate {
+		out = append(out, "max_rate")
+	}
 	if cfg.Status != was.Status {
 		out = append(out, "status")
 	}
@@ -141,7 +146,11 @@ func (cfg webhookConfig) changedSince(was webhookConfig) []string {
 
 // webhookValues are a webhook's values as its edit form shows them.
 func webhookValues(w webhook.Webhook) url.Values {
-	return url.Values{"url": {w.URL}, "events": w.Events, "revision": {configOf(w).revision()}}
+	v := url.Values{"url": {w.URL}, "events": w.Events, "revision": {configOf(w).revision()}}
+	if w.MaxRate > 0 {
+		v.Set("max_rate", strconv.Itoa(int(w.MaxRate)))
+	}
+	return v
 }
 
 // webhookShow shows a webhook: its configuration (an edit form for those who may), its status and
@@ -181,7 +190,7 @@ func (c *Console) webhookSave(rq *request) {
 	}
 	in, err := form.Webhook(values)
 	if err == nil {
-		w, err = c.d.Webhooks.Update(rq.ctx(), w.ID, &in.URL, in.Events)
+		w, err = c.d.Webhooks.Update(rq.ctx(), w.ID, &in.URL, in.Events, &in.MaxRate)
 	}
 	if patio.IsKind(err, patio.KindInvalid) || patio.IsKind(err, patio.KindConflict) {
 		show(http.StatusUnprocessableEntity, refused(rq.p, values, err, form.WebhookFields...), nil)

@@ -11,7 +11,7 @@ import (
 )
 
 // ChangeDispatcher turns a batch of changes of the resource tables into their webhook deliveries,
-// in order, and returns how many it is done with (see webhook.Dispatcher.Dispatch, which
+// in order, and returns how many it is done with (see delivery.Dispatcher.Dispatch, which
 // implements it).
 type ChangeDispatcher interface {
 	Dispatch(ctx context.Context, changes []webhook.Change) (int, error)

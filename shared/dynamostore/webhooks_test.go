@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -37,8 +38,8 @@ func newHook(t *testing.T, s interface {
 }
 
 // TestAttemptsStayBounded: however many series a delivery goes through (replays), its item keeps
-// the attempts of the current series only, while the attempt log keeps every attempt with its
-// response excerpt.
+// the attempts of the current series only (with their response excerpts), while the attempt log
+// keeps every attempt with its response excerpt.
 func TestAttemptsStayBounded(t *testing.T) {
 	s := webhookStore(t)
 	ctx := context.Background()
@@ -68,12 +69,9 @@ func TestAttemptsStayBounded(t *testing.T) {
 				next := at.Add(time.Second)
 				a.NextAttemptAt = &next
 			}
-			if err := s.LogAttempts(ctx, []webhook.LoggedAttempt{{DeliveryID: d.ID, Attempt: a}}); err != nil {
-				t.Fatal(err)
-			}
-			a.ResponseBody = ""
-			if err := s.RecordAttempt(ctx, cur, a, status, tok); err != nil {
-				t.Fatalf("RecordAttempt(series %d, attempt %d) = %v", sr, n, err)
+			errs := s.RecordAttempts(ctx, []delivery.Record{{Delivery: cur, Attempt: a, Status: status, Token: tok}}, time.Now())
+			if errs[0] != nil {
+				t.Fatalf("RecordAttempts(series %d, attempt %d) = %v", sr, n, errs[0])
 			}
 		}
 		if sr < series-1 {
@@ -91,10 +89,19 @@ func TestAttemptsStayBounded(t *testing.T) {
 			len(got.Attempts), webhook.MaxAttempts)
 	}
 	for _, a := range got.Attempts {
-		if a.Series != series-1 || a.ResponseBody != "" {
-			t.Errorf("the delivery item holds attempt %d.%d with %d body bytes; want only the current series, no bodies",
+		if a.Series != series-1 || a.ResponseBody != body {
+			t.Errorf("the delivery item holds attempt %d.%d with %d body bytes; want only the current series, with its bodies",
 				a.Series, a.N, len(a.ResponseBody))
 		}
+	}
+	// The lists read an index that carries neither the payload nor the bodies.
+	listed, err := s.Deliveries(ctx, w.ID, "")
+	if err != nil || len(listed) != 1 {
+		t.Fatalf("Deliveries(%s) = %d, %v; want the delivery", w.ID, len(listed), err)
+	}
+	if l := listed[0]; len(l.Payload) != 0 || len(l.Attempts) != webhook.MaxAttempts || l.Attempts[0].ResponseBody != "" {
+		t.Errorf("the listed delivery has %d payload bytes, %d attempts, %d body bytes; want 0, %d, 0",
+			len(l.Payload), len(l.Attempts), len(l.Attempts[0].ResponseBody), webhook.MaxAttempts)
 	}
 	log, err := s.AttemptLog(ctx, got)
 	if err != nil {

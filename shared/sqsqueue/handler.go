@@ -15,7 +15,7 @@ import (
 const Concurrency = 10
 
 // TaskDeliverer makes the attempts delivery tasks describe (or sends them on towards later ones)
-// and returns the outcome of each. webhook.Deliverer implements it.
+// and returns the outcome of each. delivery.Deliverer implements it.
 type TaskDeliverer interface {
 	DeliverAll(ctx context.Context, tasks []webhook.Task) []error
 }

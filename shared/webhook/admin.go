@@ -26,10 +26,14 @@ func (s Webhooks) audit(ctx context.Context, teamID, action, target string, fiel
 }
 
 // Create registers a webhook for a team and returns it with its secret (shown once). The URL must
-// be https and, outside the local stack, resolve to public addresses only (KindInvalid).
-func (s Webhooks) Create(ctx context.Context, teamID, url string, events []string) (Webhook, string, error) {
+// be https and, outside the local stack, resolve to public addresses only; maxRate is 0 (none) or
+// 1..MaxRateLimit (KindInvalid otherwise).
+func (s Webhooks) Create(ctx context.Context, teamID, url string, events []string, maxRate Rate) (Webhook, string, error) {
 	w, err := New(teamID, url, events, clock(s.Now))
 	if err != nil {
+		return Webhook{}, "", err
+	}
+	if w.MaxRate, err = maxRate.Check(); err != nil {
 		return Webhook{}, "", err
 	}
 	if s.Targets != nil {
@@ -112,18 +116,24 @@ func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error
 	if err != nil {
 		return w, err
 	}
-	if _, err = cancelPending(ctx, s.Store, w.ID); err != nil {
+	if _, err = CancelPending(ctx, s.Store, w.ID); err != nil {
 		return w, err
 	}
 	return w, s.audit(ctx, w.TeamID, "webhook."+map[string]string{StatusDisabled: "disable", StatusDeleted: "delete"}[status],
 		"webhook:"+w.ID, "status")
 }
 
-// Update changes a webhook's URL (when url is not nil: checked again as Create checks it) and its
-// events (when events is not nil). A deleted webhook is KindConflict.
-func (s Webhooks) Update(ctx context.Context, id string, url *string, events []string) (Webhook, error) {
-	if url == nil && events == nil {
-		return Webhook{}, patio.Invalidf("give --url, --events or both")
+// Update changes a webhook's URL (when url is not nil: checked again as Create checks it), its
+// events (when events is not nil) and its max_rate (when maxRate is not nil; 0 clears it). A
+// deleted webhook is KindConflict; nothing to change is KindInvalid.
+func (s Webhooks) Update(ctx context.Context, id string, url *string, events []string, maxRate *Rate) (Webhook, error) {
+	if url == nil && events == nil && maxRate == nil {
+		return Webhook{}, patio.Invalidf("give --url, --events, --max-rate or several")
+	}
+	if maxRate != nil {
+		if _, err := maxRate.Check(); err != nil {
+			return Webhook{}, err
+		}
 	}
 	if url != nil {
 		u, err := ValidateURL(*url)
@@ -156,6 +166,10 @@ func (s Webhooks) Update(ctx context.Context, id string, url *string, events []s
 		if evs != nil && !slices.Equal(evs, w.Events) {
 			changed = append(changed, "events")
 			w.Events, w.UpdatedAt = evs, patio.NewTimestamp(clock(s.Now))
+		}
+		if maxRate != nil && *maxRate != w.MaxRate {
+			changed = append(changed, "max_rate")
+			w.MaxRate, w.UpdatedAt = *maxRate, patio.NewTimestamp(clock(s.Now))
 		}
 		return w, nil
 	})

@@ -29,6 +29,14 @@ const MaxAttempts = 6
 // attempt log after it was made.
 const Retention = 30 * 24 * time.Hour
 
+// DefaultTimeout is how long a receiver has to answer (SPEC.md section 6).
+const DefaultTimeout = 5 * time.Second
+
+// DefaultSweepAfter is how long past its due time a pending delivery's attempt may stay unmade
+// before the sweep queues it again: past any hop's lateness, well within CONTRACT.md section 14's
+// five minutes with a sweep every minute.
+const DefaultSweepAfter = 3 * time.Minute
+
 // Schedule holds the delay before each attempt of a series: Schedule[0] before the first (after the
 // event), Schedule[n] after the n-th attempt failed.
 type Schedule [MaxAttempts]time.Duration
@@ -70,16 +78,26 @@ type Attempt struct {
 	// ErrorClass is "" on success, else one of the Err* classes.
 	ErrorClass    string     `json:"error_class,omitempty"`
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
-	// ResponseBody is the start of the receiver's answer (at most MaxResponseBody bytes). Only the
-	// attempt log keeps it; a delivery's own list of attempts does not.
+	// ResponseBody is the start of the receiver's answer (at most MaxResponseBody bytes). A
+	// delivery's list of attempts carries it only when read alone (Webhooks.Delivery), not in lists.
 	ResponseBody string `json:"response_body,omitempty"`
+	// HeldBy says why the attempt went out a second or more after its due time, when its own
+	// webhook held it back (one of the Held* reasons; "" when it did not); HeldMs is how late it
+	// went out.
+	HeldBy string `json:"held_by,omitempty"`
+	HeldMs int64  `json:"held_ms,omitempty"`
 }
 
-// LoggedAttempt is one attempt as the attempt log keeps it.
-type LoggedAttempt struct {
-	DeliveryID string
-	Attempt    Attempt
-}
+// Why an attempt waited for its webhook (Attempt.HeldBy, Delivery.HeldBy).
+const (
+	// HeldRetryAfter: the receiver answered 429 or 503 with Retry-After, which holds every
+	// delivery of the webhook until then.
+	HeldRetryAfter = "retry_after"
+	// HeldBound: the webhook had as many requests in flight as its adaptive bound allows.
+	HeldBound = "bound"
+	// HeldMaxRate: the webhook's max_rate allowed no more requests to start yet.
+	HeldMaxRate = "max_rate"
+)
 
 // Error classes of a failed attempt.
 const (
@@ -111,10 +129,18 @@ type Delivery struct {
 	Test bool `json:"test,omitempty"`
 	// Attempts are the attempts of the current series (at most MaxAttempts).
 	Attempts []Attempt `json:"attempts"`
+	// HeldBy and HeldUntil say, while the next attempt waits for its webhook longer than the
+	// queue keeps it (one of the Held* reasons), why and until when ("" and nil otherwise).
+	HeldBy    string     `json:"held_by,omitempty"`
+	HeldUntil *time.Time `json:"held_until,omitempty"`
 	// Payload is the exact body every attempt sends.
-	Payload   []byte    `json:"-"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Payload []byte `json:"-"`
+	// Claim and ClaimUntil are the claim a worker holds on the next attempt ("" and zero when
+	// none), so that a copy of its task does not send it too.
+	Claim      string    `json:"-"`
+	ClaimUntil time.Time `json:"-"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // DueAt returns when the next attempt of a pending delivery is due: its scheduled retry, or, before
@@ -172,6 +198,12 @@ type Task struct {
 	// Token identifies the task's claim on its attempt across its waits, so that a task coming
 	// back claims again what it claimed before ("" until the deliverer first handles it).
 	Token string `json:"token,omitempty"`
+	// HeldBy is why the task last waited for its webhook (one of the Held* reasons), so that its
+	// attempt says so.
+	HeldBy string `json:"held_by,omitempty"`
+	// Copy marks a task that may duplicate another of the same attempt (queued again by the sweep,
+	// or by a dispatch of a change handled before): it claims its attempt before sending it.
+	Copy bool `json:"copy,omitempty"`
 }
 
 // When returns when the task is to be handled: the later of Due and NotBefore.

@@ -1,18 +1,20 @@
 // Package webhook is the domain of outbound webhooks (SPEC.md section 6, CONTRACT.md section 9):
 // webhook configurations, the events derived from changes to vehicles, clients and deals, their
-// payloads and signatures, the retry schedule, delivery records and the rules that dispatch and
-// deliver them.
+// payloads and signatures, the retry schedule, delivery records, and the operators' use cases
+// (Webhooks). The runtime that dispatches and delivers is package shared/delivery.
 //
-// Like shared/patio it imports only the standard library and the pure domain packages: the store,
-// the queue, the HTTP sender and the mailer are interfaces declared here and implemented by the
-// adapters (shared/dynamostore, shared/sqsqueue, shared/webhookhttp, shared/sesmail).
+// Like shared/patio it imports only the standard library and the pure domain packages: the store
+// and the queue the use cases need are interfaces declared here and implemented by the adapters
+// (shared/dynamostore, shared/sqsqueue).
 package webhook
 
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +49,9 @@ type Webhook struct {
 	URL    string   `json:"url"`
 	Events []string `json:"events"`
 	Status string   `json:"status"`
+	// MaxRate caps the requests to the webhook: at most that many start in any one-second window
+	// (0: none).
+	MaxRate Rate `json:"max_rate"`
 	// Secret is the newest signing secret.
 	Secret string `json:"-"`
 	// Previous are the secrets rotated out whose grace period may not have ended, oldest first: each
@@ -67,6 +72,57 @@ type Webhook struct {
 	UpdatedAt   patio.Timestamp `json:"updated_at"`
 	// Revision counts the writes of the webhook (1 when created); the store sets it.
 	Revision int `json:"-"`
+}
+
+// MaxRateLimit is the highest max_rate a webhook may carry.
+const MaxRateLimit = 1000
+
+// Rate is a webhook's max_rate: at most that many requests start in any one-second window, 0 for
+// no limit. Its JSON form is the number, or null for none.
+type Rate int
+
+// MarshalJSON writes the rate, null when there is none.
+func (r Rate) MarshalJSON() ([]byte, error) {
+	if r == 0 {
+		return []byte("null"), nil
+	}
+	return strconv.AppendInt(nil, int64(r), 10), nil
+}
+
+// UnmarshalJSON reads a number, or null for none.
+func (r *Rate) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*r = 0
+		return nil
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		return fmt.Errorf("webhook: max_rate %s is not an integer", b)
+	}
+	*r = Rate(n)
+	return nil
+}
+
+// Check returns the rate when it is none or within 1..MaxRateLimit, else KindInvalid.
+func (r Rate) Check() (Rate, error) {
+	if r < 0 || r > MaxRateLimit {
+		return 0, patio.Invalidf("max_rate must be between 1 and %d requests per second, or none", MaxRateLimit)
+	}
+	return r, nil
+}
+
+// ParseRate reads a max_rate as the operators give it: "none" (or "") for no limit, else a whole
+// number of requests per second from 1 to MaxRateLimit (KindInvalid otherwise).
+func ParseRate(s string) (Rate, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "none") {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return Rate(-1).Check()
+	}
+	return Rate(n).Check()
 }
 
 // PreviousSecret is a secret rotated out, signing until Until.

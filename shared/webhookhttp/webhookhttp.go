@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -69,8 +70,10 @@ func New(o Options) *Sender {
 		TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout:   o.Timeout,
 		ResponseHeaderTimeout: o.Timeout,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       30 * time.Second,
+		// As many kept connections per receiver as requests a webhook may have in flight (its
+		// adaptive bound at most): a busy receiver costs no TLS handshake per request.
+		MaxIdleConnsPerHost: delivery.MaxBound,
+		IdleConnTimeout:     30 * time.Second,
 		// A proxy would connect on our behalf, past the address check.
 		Proxy: nil,
 	}
@@ -105,7 +108,7 @@ func LoadCAFile(path string) (*x509.CertPool, error) {
 
 // Send POSTs body with headers to target. A 2xx is success; a 3xx is a failure (redirects are never
 // followed), as are other statuses, timeouts and network errors. The result keeps the first
-// webhook.MaxResponseBody bytes of the response body (see excerpt).
+// webhook.MaxResponseBody bytes of the response body (see excerpt) and its Retry-After header.
 func (s *Sender) Send(ctx context.Context, target string, headers map[string]string, body []byte) webhook.Result {
 	start := time.Now()
 	res := webhook.Result{}
@@ -135,6 +138,7 @@ func (s *Sender) Send(ctx context.Context, target string, headers map[string]str
 	_ = resp.Body.Close()
 	res.Body = excerpt(head)
 	res.StatusCode = resp.StatusCode
+	res.RetryAfter = resp.Header.Get("Retry-After")
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:

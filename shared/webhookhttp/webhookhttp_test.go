@@ -154,6 +154,9 @@ func TestSend(t *testing.T) {
 			_, _ = w.Write([]byte(strings.Repeat("a", webhook.MaxResponseBody-1) + "é" + strings.Repeat("b", 10000)))
 		case "/binary":
 			_, _ = w.Write([]byte{'o', 'k', 0xff, 0xfe})
+		case "/busy":
+			w.Header().Set("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT")
+			w.WriteHeader(http.StatusTooManyRequests)
 		}
 	}))
 	defer srv.Close()
@@ -167,15 +170,17 @@ func TestSend(t *testing.T) {
 		wantClass string
 		wantCode  int
 		wantBody  string
+		wantRetry string
 	}{
-		{"delivered", Options{AllowPrivate: true}, srv.URL + "/ok", "", 200, ""},
-		{"redirect not followed", Options{AllowPrivate: true}, srv.URL + "/redirect", webhook.ErrRedirect, 302, ""},
-		{"server error", Options{AllowPrivate: true}, srv.URL + "/fail", webhook.ErrHTTPStatus, 500, `{"error":"database down"}`},
-		{"first 4 KiB, valid UTF-8", Options{AllowPrivate: true}, srv.URL + "/long", "", 200, strings.Repeat("a", webhook.MaxResponseBody-1) + "\uFFFD"},
-		{"invalid bytes replaced", Options{AllowPrivate: true}, srv.URL + "/binary", "", 200, "ok\uFFFD"},
-		{"timeout", Options{AllowPrivate: true, Timeout: 100 * time.Millisecond}, srv.URL + "/slow", webhook.ErrTimeout, 0, ""},
-		{"private refused at connection", Options{}, srv.URL + "/ok", webhook.ErrForbidden, 0, ""},
-		{"http refused", Options{AllowPrivate: true}, "http://" + srv.Listener.Addr().String() + "/ok", webhook.ErrForbidden, 0, ""},
+		{"delivered", Options{AllowPrivate: true}, srv.URL + "/ok", "", 200, "", ""},
+		{"redirect not followed", Options{AllowPrivate: true}, srv.URL + "/redirect", webhook.ErrRedirect, 302, "", ""},
+		{"server error", Options{AllowPrivate: true}, srv.URL + "/fail", webhook.ErrHTTPStatus, 500, `{"error":"database down"}`, ""},
+		{"first 4 KiB, valid UTF-8", Options{AllowPrivate: true}, srv.URL + "/long", "", 200, strings.Repeat("a", webhook.MaxResponseBody-1) + "\uFFFD", ""},
+		{"invalid bytes replaced", Options{AllowPrivate: true}, srv.URL + "/binary", "", 200, "ok\uFFFD", ""},
+		{"timeout", Options{AllowPrivate: true, Timeout: 100 * time.Millisecond}, srv.URL + "/slow", webhook.ErrTimeout, 0, "", ""},
+		{"private refused at connection", Options{}, srv.URL + "/ok", webhook.ErrForbidden, 0, "", ""},
+		{"http refused", Options{AllowPrivate: true}, "http://" + srv.Listener.Addr().String() + "/ok", webhook.ErrForbidden, 0, "", ""},
+		{"Retry-After kept as sent", Options{AllowPrivate: true}, srv.URL + "/busy", webhook.ErrHTTPStatus, 429, "", "Wed, 21 Oct 2026 07:28:00 GMT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,6 +188,9 @@ func TestSend(t *testing.T) {
 			res := New(tt.o).Send(ctx, tt.url, headers, []byte(`{}`))
 			if res.ErrorClass != tt.wantClass || res.StatusCode != tt.wantCode {
 				t.Errorf("Send(%s) = %+v; want class %q, status %d", tt.url, res, tt.wantClass, tt.wantCode)
+			}
+			if res.RetryAfter != tt.wantRetry {
+				t.Errorf("Send(%s) Retry-After = %q; want %q", tt.url, res.RetryAfter, tt.wantRetry)
 			}
 			if res.Body != tt.wantBody {
 				t.Errorf("Send(%s) body = %.80q (%d bytes); want %.80q (%d bytes)", tt.url, res.Body, len(res.Body), tt.wantBody, len(tt.wantBody))

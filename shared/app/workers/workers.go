@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/sesmail"
 	"github.com/patio-dev/patio/shared/sqsqueue"
@@ -35,7 +36,7 @@ func Dispatcher(cfg aws.Config, c app.Config, logger *slog.Logger) (StreamHandle
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := &webhook.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Logger: logger}
+	d := &delivery.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Logger: logger}
 	return dynamostore.StreamHandler(d, logger), nil
 }
 
@@ -51,10 +52,10 @@ func Deliverer(cfg aws.Config, c app.Config, logger *slog.Logger) (QueueHandler,
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := &webhook.Deliverer{
+	d := &delivery.Deliverer{
 		Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
 		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store, Schedule: c.RetrySchedule,
-		Timeout: c.WebhookTimeout, Logger: logger,
+		Timeout: c.WebhookTimeout, SweepAfter: c.SweepAfter, Logger: logger,
 	}
 	return sqsqueue.Handler(d, logger), nil
 }
@@ -69,7 +70,7 @@ func Sweeper(cfg aws.Config, c app.Config, logger *slog.Logger) (SweepHandler, e
 	if err := c.Require(app.SweeperFunction); err != nil {
 		return nil, err
 	}
-	s := webhook.Sweeper{Store: dynamostore.New(cfg, c.Tables), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop),
+	s := delivery.Sweeper{Store: dynamostore.New(cfg, c.Tables), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop),
 		After: c.SweepAfter, Logger: logger}
 	return func(ctx context.Context, _ events.CloudWatchEvent) error {
 		n, err := s.Sweep(ctx)

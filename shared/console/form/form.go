@@ -20,9 +20,12 @@ var WebhookFields = []string{"url", "events", "max_rate"}
 type WebhookInput struct {
 	URL    string
 	Events []string
+	// MaxRate is at most how many requests a second the webhook is sent (0: no limit).
+	MaxRate webhook.Rate
 }
 
-// Webhook reads the webhook form: url, and events (repeated, or "*" for every type).
+// Webhook reads the webhook form: url, events (repeated, or "*" for every type) and max_rate (empty
+// or "none": no limit).
 func Webhook(v url.Values) (WebhookInput, error) {
 	var p patio.Problems
 	in := WebhookInput{URL: strings.TrimSpace(v.Get("url"))}
@@ -41,6 +44,9 @@ func Webhook(v url.Values) (WebhookInput, error) {
 		p.AddError(patio.InBody, "events", err)
 	}
 	in.Events = evs
+	if in.MaxRate, err = webhook.ParseRate(v.Get("max_rate")); err != nil {
+		p.AddError(patio.InBody, "max_rate", err)
+	}
 	return in, p.Err()
 }
 

@@ -1,10 +1,12 @@
-package webhook
+package delivery
 
 import (
 	"context"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/patio-dev/patio/shared/webhook"
 )
 
 // DefaultSubscriberCache is how long a team's webhook list is reused by a Dispatcher.
@@ -17,7 +19,7 @@ const DefaultSubscriberCache = 5 * time.Second
 // webhook receives nothing. It does no HTTP. Re-dispatching a change creates nothing new (ids are
 // deterministic). Use it through a pointer: it keeps each team's webhook list for a few seconds.
 type Dispatcher struct {
-	Store  Store
+	Store  DispatchStore
 	Queue  Queue
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -34,17 +36,17 @@ type Dispatcher struct {
 
 // subscribers is a team's webhook list as read at a time.
 type subscribers struct {
-	hooks []Webhook
+	hooks []webhook.Webhook
 	read  time.Time
 }
 
 // Dispatch handles a batch of changes, in order, and returns how many of them are done: all of
 // them, or, with an error, those before the first change that must be dispatched again (with every
 // change after it). What was already done is not repeated then.
-func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error) {
+func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (int, error) {
 	type planned struct {
 		change int
-		del    Delivery
+		del    webhook.Delivery
 		at     time.Time // the event's time, for the dispatch lag metric
 	}
 	var (
@@ -53,9 +55,9 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error
 		stErr error
 	)
 	newest := map[string]time.Time{} // per team, its latest change time in the batch
-	events := make([][]Event, len(changes))
+	events := make([][]webhook.Event, len(changes))
 	for i, c := range changes {
-		evs, err := Derive(c)
+		evs, err := webhook.Derive(c)
 		if err != nil {
 			stop, stErr = i, err
 			break
@@ -67,7 +69,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error
 			}
 		}
 	}
-	hooks := map[string][]Webhook{}
+	hooks := map[string][]webhook.Webhook{}
 	for i := range stop {
 		team := changes[i].TeamID
 		if _, ok := hooks[team]; ok || len(events[i]) == 0 {
@@ -84,19 +86,19 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error
 	for i := range stop {
 		for _, e := range events[i] {
 			for _, w := range hooks[changes[i].TeamID] {
-				if !w.Receives(e) || w.Status == StatusDeleted {
+				if !w.Receives(e) || w.Status == webhook.StatusDeleted {
 					continue
 				}
 				payload, err := e.Payload(w.ID)
 				if err != nil {
 					return i, err
 				}
-				del := Delivery{
-					ID: DeliveryID(e.ID, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: e.ID, EventType: e.Type,
-					Status: DeliveryPending, Payload: payload, CreatedAt: now, UpdatedAt: now,
+				del := webhook.Delivery{
+					ID: webhook.DeliveryID(e.ID, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: e.ID, EventType: e.Type,
+					Status: webhook.DeliveryPending, Payload: payload, CreatedAt: now, UpdatedAt: now,
 				}
-				if w.Status != StatusActive {
-					del.Status = DeliverySkipped
+				if w.Status != webhook.StatusActive {
+					del.Status = webhook.DeliverySkipped
 				}
 				plan = append(plan, planned{change: i, del: del, at: e.CreatedAt.Time()})
 			}
@@ -105,7 +107,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error
 	if len(plan) == 0 {
 		return stop, stErr
 	}
-	ds := make([]Delivery, len(plan))
+	ds := make([]webhook.Delivery, len(plan))
 	for i, p := range plan {
 		ds[i] = p.del
 	}
@@ -114,23 +116,24 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error
 		return plan[n].change, err
 	}
 	var (
-		tasks []Task
+		tasks []webhook.Task
 		owner []int       // the change of each task
 		lags  []time.Time // the event time of each task
 	)
 	log := logger(d.Logger)
 	for i, del := range stored {
-		if del.Status == DeliverySkipped && created[i] {
+		if del.Status == webhook.DeliverySkipped && created[i] {
 			log.InfoContext(ctx, "delivery skipped: webhook disabled", slog.String("event_id", del.EventID),
 				slog.String("webhook_id", del.WebhookID), slog.String("team_id", del.TeamID))
 		}
 		// A delivery found pending before its first attempt may have lost its message to an
-		// interrupted dispatch: it is queued again (the deliverer's claim sends it once).
-		if del.Status != DeliveryPending || del.Series != 0 || del.Attempt != 0 {
+		// interrupted dispatch: it is queued again, as a copy (the deliverer claims a copy's
+		// attempt, so the two messages make one attempt).
+		if del.Status != webhook.DeliveryPending || del.Series != 0 || del.Attempt != 0 {
 			continue
 		}
-		tasks = append(tasks, Task{DeliveryID: del.ID, TeamID: del.TeamID, WebhookID: del.WebhookID,
-			EventID: del.EventID, Attempt: 1, Due: now})
+		tasks = append(tasks, webhook.Task{DeliveryID: del.ID, TeamID: del.TeamID, WebhookID: del.WebhookID,
+			EventID: del.EventID, Attempt: 1, Due: now, Copy: !created[i]})
 		owner = append(owner, plan[i].change)
 		lags = append(lags, plan[i].at)
 	}
@@ -152,7 +155,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []Change) (int, error
 
 // subscribers returns a team's webhooks, from the cache when the list there was read late enough
 // for changes made up to newest, and fresh enough.
-func (d *Dispatcher) subscribers(ctx context.Context, teamID string, newest time.Time) ([]Webhook, error) {
+func (d *Dispatcher) subscribers(ctx context.Context, teamID string, newest time.Time) ([]webhook.Webhook, error) {
 	ttl := d.CacheFor
 	if ttl <= 0 {
 		ttl = DefaultSubscriberCache

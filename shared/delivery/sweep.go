@@ -1,16 +1,13 @@
-package webhook
+package delivery
 
 import (
 	"context"
 	"log/slog"
 	"sync"
 	"time"
-)
 
-// DefaultSweepAfter is how long past its due time a pending delivery's attempt may stay unmade
-// before the sweep queues it again: past any hop's lateness, well within CONTRACT.md section 14's
-// five minutes with a sweep every minute.
-const DefaultSweepAfter = 3 * time.Minute
+	"github.com/patio-dev/patio/shared/webhook"
+)
 
 // sweepPage bounds the deliveries one sweep reads at once.
 const sweepPage = 500
@@ -18,12 +15,13 @@ const sweepPage = 500
 // Sweeper recovers deliveries whose queue message was lost (a local restart emptied the emulated
 // queue, a message went to the dead-letter queue): every pending delivery whose next attempt is
 // more than After overdue gets that attempt queued again. It is idempotent with the normal path:
-// the deliverer claims each attempt before sending it, so a message that was only late and the
-// sweep's copy send it once (CONTRACT.md section 14: at least once).
+// its tasks are copies, which the deliverer claims before sending, and an attempt late enough for
+// the sweep is claimed too, so a message that was only late and the sweep's copy send it once
+// (CONTRACT.md section 14: at least once).
 type Sweeper struct {
-	Store Store
+	Store SweepStore
 	Queue Queue
-	// After is how overdue an attempt must be (DefaultSweepAfter when zero).
+	// After is how overdue an attempt must be (webhook.DefaultSweepAfter when zero).
 	After  time.Duration
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -35,7 +33,7 @@ type Sweeper struct {
 func (s Sweeper) Sweep(ctx context.Context) (int, error) {
 	after := s.After
 	if after <= 0 {
-		after = DefaultSweepAfter
+		after = webhook.DefaultSweepAfter
 	}
 	now := clock(s.Now)
 	total := 0
@@ -44,10 +42,10 @@ func (s Sweeper) Sweep(ctx context.Context) (int, error) {
 		if err != nil || len(overdue) == 0 {
 			return total, err
 		}
-		tasks := make([]Task, len(overdue))
+		tasks := make([]webhook.Task, len(overdue))
 		for i, d := range overdue {
-			tasks[i] = Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
-				Series: d.Series, Attempt: d.Attempt + 1, Due: d.DueAt()}
+			tasks[i] = webhook.Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
+				Series: d.Series, Attempt: d.Attempt + 1, Due: d.DueAt(), Copy: true}
 		}
 		var (
 			wg    sync.WaitGroup

@@ -1,0 +1,563 @@
+package delivery
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// warnAfter is the failed attempt of a series after which the team is warned (CONTRACT.md section
+// 14): the 4th, two before the webhook would be disabled.
+const warnAfter = 4
+
+// Timings of the deliverer.
+const (
+	// slotWait bounds how long an attempt waits in its worker for its webhook (a free place under
+	// its bound, the end of a short hold, its start under a max_rate) before it goes back to the
+	// queue; it goes back at once when what is ahead of it would take longer (see lane.admit).
+	slotWait = 5 * time.Second
+	// claimFor is how long a claim on an attempt lasts: longer than a task's longest wait for its
+	// webhook (maxWait) plus an attempt, so that the task coming back finds its claim, and short
+	// enough that a crashed claimant blocks the sweep's copy for no more than that.
+	claimFor = 2 * time.Minute
+	// maxWait bounds the delay of a task put back because its webhook was busy.
+	maxWait = 60 * time.Second
+	// heldNote is how late an attempt must go out, held by its webhook, for its record to say so.
+	heldNote = time.Second
+)
+
+// Deliverer makes the attempts queued tasks describe, records them, and schedules the next ones or
+// ends the series (applying the deactivation rule). Use it through a pointer: it keeps, per
+// webhook, the lane that paces its sends.
+//
+// The tasks of a batch are handled by webhook, each webhook's group on its own (one slow or
+// failing receiver never delays another webhook), in four steps: load (the webhook, its gate and
+// the deliveries in one read), claim (only the attempts a copy of their task may be making too),
+// send (each send paced by the webhook's lane: its adaptive bound, a receiver's Retry-After, its
+// max_rate, across every worker through the gate in the store), and record (the group's attempts
+// in as few writes as the store allows), after which the next attempts are scheduled. An attempt
+// that cannot go out within slotWait goes back to the queue, delayed about as long as what is
+// ahead of it; one of a slow webhook (its sends take long) is parked: off the queue, its delivery
+// pending with its due time reset, for the sweep to queue again in a few minutes. Either way it
+// waits its turn without holding a worker.
+type Deliverer struct {
+	Store    Store
+	Queue    Queue
+	Sender   Sender
+	Mailer   Mailer
+	Teams    Teams
+	Schedule webhook.Schedule
+	// Timeout is the sender's timeout (how long one attempt may take); it sets how long leases
+	// last. webhook.DefaultTimeout when zero.
+	Timeout time.Duration
+	// SweepAfter is how overdue the sweep lets an attempt get before it queues it again
+	// (webhook.DefaultSweepAfter when zero). An attempt handled well within it, whose task is no
+	// copy, is sent without a claim: the sweep cannot have queued it again yet.
+	SweepAfter time.Duration
+	Now        func() time.Time
+	Logger     *slog.Logger
+
+	lanes sync.Map // webhook id → *lane
+}
+
+func (d *Deliverer) timeout() time.Duration {
+	if d.Timeout <= 0 {
+		return webhook.DefaultTimeout
+	}
+	return d.Timeout
+}
+
+// unclaimedFor is how long after its due time an attempt may go out without a claim: half of what
+// the sweep leaves once a send has had its whole timeout, so that the attempt is recorded long
+// before the sweep could queue it again.
+func (d *Deliverer) unclaimedFor() time.Duration {
+	after := d.SweepAfter
+	if after <= 0 {
+		after = webhook.DefaultSweepAfter
+	}
+	return (after - d.timeout()) / 2
+}
+
+// Deliver handles one task; see DeliverAll.
+func (d *Deliverer) Deliver(ctx context.Context, t webhook.Task) error {
+	return d.DeliverAll(ctx, []webhook.Task{t})[0]
+}
+
+// DeliverAll handles a batch of tasks and returns the outcome of each: an error means the task must
+// be handled again (its message is kept); stale and duplicate tasks are dropped without error,
+// and tasks put back on the queue (a hop, a busy webhook) are done.
+func (d *Deliverer) DeliverAll(ctx context.Context, tasks []webhook.Task) []error {
+	errs := make([]error, len(tasks))
+	var (
+		groups = map[string][]int{} // webhook id → its tasks due now
+		order  []string
+	)
+	out := &outbox{}
+	now := clock(d.Now)
+	for i, t := range tasks {
+		if t.When().Sub(now) >= time.Second {
+			logFor(d.Logger, t).DebugContext(ctx, "attempt not due yet: hop", slog.Time("due", t.When()))
+			out.add(t, i)
+			continue
+		}
+		if _, ok := groups[t.WebhookID]; !ok {
+			order = append(order, t.WebhookID)
+		}
+		groups[t.WebhookID] = append(groups[t.WebhookID], i)
+	}
+	var wg sync.WaitGroup
+	for _, id := range order {
+		wg.Go(func() {
+			g := &group{d: d, out: out, from: groups[id]}
+			for _, i := range g.from {
+				g.tasks = append(g.tasks, tasks[i])
+			}
+			g.errs = make([]error, len(g.tasks))
+			g.deliver(ctx)
+			for k, i := range g.from {
+				errs[i] = g.errs[k]
+			}
+		})
+	}
+	wg.Wait()
+	// Everything to queue goes in as few calls as the queue allows. A task whose follow-up could
+	// not be queued is handled again: it then finds its attempt recorded and queues it.
+	for k, err := range d.Queue.EnqueueAll(ctx, out.tasks) {
+		if err != nil && errs[out.from[k]] == nil {
+			errs[out.from[k]] = err
+		}
+	}
+	return errs
+}
+
+// outbox collects the tasks a batch queues, each with the index of the task it comes from.
+type outbox struct {
+	mu    sync.Mutex
+	tasks []webhook.Task
+	from  []int
+}
+
+func (o *outbox) add(t webhook.Task, from int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.tasks = append(o.tasks, t)
+	o.from = append(o.from, from)
+}
+
+// group is the tasks of one webhook in a batch, with what the steps found for each.
+type group struct {
+	d     *Deliverer
+	out   *outbox
+	tasks []webhook.Task
+	from  []int // the batch index of each task (for the outbox)
+	errs  []error
+	hook  webhook.Webhook
+	lane  *lane
+}
+
+// attempt is a task whose attempt the group makes, with its delivery and outcome.
+type attempt struct {
+	k      int // index in the group
+	task   webhook.Task
+	del    webhook.Delivery
+	heldBy string
+	at     time.Time
+	res    webhook.Result
+	rec    webhook.Attempt // as recorded
+	status string
+}
+
+// deliver runs the group's steps: load, claim, send, record, schedule.
+func (g *group) deliver(ctx context.Context) {
+	d, t0 := g.d, g.tasks[0]
+	g.lane = d.lane(t0.TeamID, t0.WebhookID)
+	var (
+		mu        sync.Mutex
+		success   time.Time // the group's latest successful send
+		succeeded []int
+	)
+	defer func() {
+		if err := g.lane.leave(ctx, success); err != nil {
+			for _, k := range succeeded {
+				if g.errs[k] == nil {
+					g.errs[k] = err
+				}
+			}
+		}
+	}()
+	for k := range g.tasks {
+		if g.tasks[k].Token == "" {
+			g.tasks[k].Token = newToken()
+		}
+	}
+	if g.lane.saturated(time.Now()) {
+		now := clock(d.Now)
+		for k, t := range g.tasks {
+			g.errs[k] = d.park(ctx, t, now, webhook.HeldBound)
+		}
+		return
+	}
+	if !g.waitDue(ctx) {
+		return
+	}
+	dels, ok := g.load(ctx)
+	if !ok {
+		return
+	}
+	ready := g.claim(ctx, dels)
+	if g.hook.ID == "" {
+		g.cancel(ctx, ready)
+		return
+	}
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(slotWait)
+	for _, a := range ready {
+		wg.Go(func() {
+			if !g.send(ctx, a, deadline) {
+				return
+			}
+			if a.res.OK() {
+				mu.Lock()
+				succeeded = append(succeeded, a.k)
+				if a.at.After(success) {
+					success = a.at
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	var sent []*attempt
+	for _, a := range ready {
+		if !a.at.IsZero() {
+			sent = append(sent, a)
+		}
+	}
+	g.record(ctx, sent)
+}
+
+// waitDue waits for the group's tasks due within the second; false when ctx ended first (every
+// task then fails).
+func (g *group) waitDue(ctx context.Context) bool {
+	var due time.Time
+	for _, t := range g.tasks {
+		if t.When().After(due) {
+			due = t.When()
+		}
+	}
+	wait := due.Sub(clock(g.d.Now))
+	if wait <= 0 {
+		return true
+	}
+	select {
+	case <-ctx.Done():
+		for k := range g.errs {
+			g.errs[k] = ctx.Err()
+		}
+		return false
+	case <-time.After(wait):
+		return true
+	}
+}
+
+// load reads the webhook, its gate and the group's deliveries at once (false when it could not:
+// every task then fails). A webhook gone or not active leaves g.hook zero.
+func (g *group) load(ctx context.Context) (map[string]webhook.Delivery, bool) {
+	d, t0 := g.d, g.tasks[0]
+	ids := make([]string, 0, len(g.tasks))
+	seen := map[string]bool{}
+	for _, t := range g.tasks {
+		if !seen[t.DeliveryID] {
+			seen[t.DeliveryID] = true
+			ids = append(ids, t.DeliveryID)
+		}
+	}
+	w, gate, dels, err := d.Store.LoadGroup(ctx, t0.TeamID, t0.WebhookID, ids)
+	if err != nil && !patio.IsKind(err, patio.KindNotFound) {
+		for k := range g.errs {
+			g.errs[k] = err
+		}
+		return nil, false
+	}
+	if err == nil && w.Status == webhook.StatusActive {
+		g.hook = w
+		g.lane.seed(gate, w.MaxRate)
+	}
+	return dels, true
+}
+
+// cancel cancels the deliveries of attempts due to a webhook gone or no longer active.
+func (g *group) cancel(ctx context.Context, ready []*attempt) {
+	for _, a := range ready {
+		logFor(g.d.Logger, a.task).InfoContext(ctx, "delivery cancelled: webhook not active")
+		_, err := g.d.Store.SetDeliveryStatus(ctx, a.task.DeliveryID, []string{webhook.DeliveryPending}, webhook.DeliveryCancelled, false)
+		g.errs[a.k] = ignoreConflict(err)
+	}
+}
+
+// claim decides, for each task, whether its attempt is to be made: a stale or duplicate task is
+// dropped (or makes sure of what follows an attempt already recorded), one whose attempt another
+// worker claims waits, and one that may be a copy (queued again by the sweep or a second dispatch,
+// or handled late) claims its attempt first. It returns the attempts to make.
+func (g *group) claim(ctx context.Context, dels map[string]webhook.Delivery) []*attempt {
+	d := g.d
+	now := clock(d.Now)
+	var (
+		ready []*attempt
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+	)
+	for k, t := range g.tasks {
+		del, ok := dels[t.DeliveryID]
+		switch {
+		case !ok:
+			logFor(d.Logger, t).WarnContext(ctx, "task for an unknown delivery dropped")
+		case del.Status != webhook.DeliveryPending || del.Series != t.Series || del.Attempt != t.Attempt-1:
+			g.errs[k] = d.unclaimed(ctx, t, del, g.out, g.from[k], now)
+		case del.Claim != "" && del.Claim != t.Token && del.ClaimUntil.After(now):
+			// Another task of the same attempt may be sending it now, or may have crashed: this
+			// one waits, and sends if that claim runs out.
+			g.out.add(d.wait(t, now, time.Second, ""), g.from[k])
+		case t.Copy || now.Sub(t.Due) >= d.unclaimedFor():
+			wg.Go(func() {
+				del, ok, err := d.Store.ClaimDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now, now.Add(claimFor))
+				switch {
+				case err != nil && patio.IsKind(err, patio.KindNotFound):
+					logFor(d.Logger, t).WarnContext(ctx, "task for an unknown delivery dropped")
+				case err != nil:
+					g.errs[k] = err
+				case !ok:
+					g.errs[k] = d.unclaimed(ctx, t, del, g.out, g.from[k], now)
+				default:
+					mu.Lock()
+					ready = append(ready, &attempt{k: k, task: t, del: del})
+					mu.Unlock()
+				}
+			})
+		default:
+			mu.Lock()
+			ready = append(ready, &attempt{k: k, task: t, del: del})
+			mu.Unlock()
+		}
+	}
+	wg.Wait()
+	return ready
+}
+
+// send waits for the webhook's lane to admit the attempt and makes it (true), or puts the task
+// back: to the queue, or parked when the webhook is slow.
+func (g *group) send(ctx context.Context, a *attempt, deadline time.Time) bool {
+	d := g.d
+	adm := g.lane.admit(ctx, deadline)
+	if !adm.ok {
+		now := clock(d.Now)
+		switch {
+		case adm.slow:
+			g.errs[a.k] = d.park(ctx, a.task, now, adm.reason)
+		default:
+			g.errs[a.k] = g.putBack(ctx, a, now, adm)
+		}
+		return false
+	}
+	a.heldBy = a.task.HeldBy
+	if adm.heldBy != "" {
+		a.heldBy = adm.heldBy
+	}
+	at := clock(d.Now)
+	headers := webhook.Headers(a.del.EventID, a.del.Payload, g.hook.KeysAt(at), at)
+	if retry, held := g.lane.cancel(adm, time.Now()); held {
+		g.errs[a.k] = g.putBack(ctx, a, at, admission{retry: retry, reason: webhook.HeldRetryAfter})
+		return false
+	}
+	start := time.Now()
+	a.at = at
+	a.res = d.Sender.Send(ctx, g.hook.URL, headers, a.del.Payload)
+	g.lane.put(ctx, a.at, time.Since(start), a.res)
+	return true
+}
+
+// putBack puts a task that its webhook holds back on the queue, to be tried again about when the
+// lane said. A wait long enough for the sweep to take the attempt as lost also moves the
+// delivery's due time there (with a note of why), so that the sweep leaves it alone meanwhile.
+func (g *group) putBack(ctx context.Context, a *attempt, now time.Time, adm admission) error {
+	d := g.d
+	t := d.wait(a.task, now, adm.retry, adm.reason)
+	logFor(d.Logger, a.task).InfoContext(ctx, "attempt held by its webhook", slog.String("held_by", adm.reason),
+		slog.Time("retry_at", t.NotBefore))
+	if t.NotBefore.Sub(a.task.Due) >= d.unclaimedFor() {
+		if err := d.Store.ParkDelivery(ctx, a.task.DeliveryID, a.task.Series, a.task.Attempt, a.task.Token, t.NotBefore, adm.reason); err != nil {
+			return err
+		}
+	}
+	g.out.add(t, g.from[a.k])
+	return nil
+}
+
+// record records the attempts made, many at once, then schedules what follows each.
+func (g *group) record(ctx context.Context, sent []*attempt) {
+	if len(sent) == 0 {
+		return
+	}
+	d := g.d
+	recs := make([]Record, len(sent))
+	for i, a := range sent {
+		a.rec, a.status = d.outcome(a, g.lane.holdEnd())
+		del := a.del
+		if a.task.Attempt == 1 {
+			del.FirstAttemptAt = a.at
+		}
+		recs[i] = Record{Delivery: del, Attempt: a.rec, Status: a.status, Token: a.task.Token}
+	}
+	errs := d.Store.RecordAttempts(ctx, recs, clock(d.Now))
+	var wg sync.WaitGroup
+	for i, a := range sent {
+		if errs[i] != nil {
+			g.errs[a.k] = ignoreConflict(errs[i])
+			continue
+		}
+		wg.Go(func() { g.errs[a.k] = g.schedule(ctx, a) })
+	}
+	wg.Wait()
+}
+
+// outcome returns the attempt a made as it is recorded, and the delivery's status after it. A
+// failed attempt's next one is due at its slot of the schedule or, when the webhook is held (a
+// Retry-After), at the end of the hold, whichever is later.
+func (d *Deliverer) outcome(a *attempt, hold time.Time) (webhook.Attempt, string) {
+	t, res := a.task, a.res
+	rec := webhook.Attempt{Series: t.Series, N: t.Attempt, At: a.at, StatusCode: res.StatusCode,
+		DurationMs: res.Duration.Milliseconds(), ErrorClass: res.ErrorClass, ResponseBody: res.Body}
+	if late := a.at.Sub(t.Due); a.heldBy != "" && late >= heldNote {
+		rec.HeldBy, rec.HeldMs = a.heldBy, late.Milliseconds()
+	}
+	switch {
+	case res.OK():
+		return rec, webhook.DeliverySucceeded
+	case t.Attempt < webhook.MaxAttempts && !a.del.Test:
+		due := a.at.Add(d.Schedule.Before(t.Attempt + 1))
+		if until, ok := HoldUntil(res, a.at.Add(res.Duration)); ok && until.After(hold) {
+			hold = until
+		}
+		if hold.After(due) {
+			due = hold
+		}
+		rec.NextAttemptAt = &due
+		return rec, webhook.DeliveryPending
+	}
+	return rec, webhook.DeliveryFailed
+}
+
+// schedule queues the next attempt of a recorded failure, or ends the series: the warning after
+// the 4th failed attempt, the deactivation rule after the last.
+func (g *group) schedule(ctx context.Context, a *attempt) error {
+	d, t, rec := g.d, a.task, a.rec
+	log := logFor(d.Logger, t).With(slog.Int("status_code", rec.StatusCode), slog.Int64("duration_ms", rec.DurationMs))
+	if a.res.Reason != "" {
+		log = log.With(slog.String("reason", a.res.Reason)) // why an attempt got no answer
+	}
+	if rec.HeldBy != "" {
+		log = log.With(slog.String("held_by", rec.HeldBy), slog.Int64("held_ms", rec.HeldMs))
+	}
+	switch a.status {
+	case webhook.DeliverySucceeded:
+		log.InfoContext(ctx, "delivery succeeded", slog.String("outcome", "succeeded")) // emf: DeliveryAttempts
+		return nil
+	case webhook.DeliveryPending:
+		log.InfoContext(ctx, "attempt failed; retry scheduled", slog.String("outcome", "failed"), slog.String("error_class", rec.ErrorClass),
+			slog.Time("next_attempt_at", *rec.NextAttemptAt))
+		if t.Attempt == warnAfter {
+			del := a.del
+			if t.Attempt == 1 {
+				del.FirstAttemptAt = a.at
+			}
+			d.warn(ctx, log, del, rec)
+		}
+		g.out.add(webhook.Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
+			Series: t.Series, Attempt: t.Attempt + 1, Due: *rec.NextAttemptAt}, g.from[a.k])
+		return nil
+	}
+	if a.del.Test {
+		log.InfoContext(ctx, "test delivery failed", slog.String("error_class", rec.ErrorClass))
+		return nil
+	}
+	log.WarnContext(ctx, "delivery failed: attempts exhausted", slog.String("outcome", "failed"), slog.String("error_class", rec.ErrorClass))
+	del := a.del
+	if t.Attempt == 1 {
+		del.FirstAttemptAt = a.at
+	}
+	rec.ResponseBody = ""
+	del.Status, del.Attempt, del.Attempts = webhook.DeliveryFailed, webhook.MaxAttempts, append(del.Attempts, rec)
+	return d.alert(ctx, log, del)
+}
+
+// park takes a task of a slow webhook off the queue: its message is done with, and its delivery
+// stays pending with its due time moved to now, so that the sweep queues its attempt again in a few
+// minutes. The attempts a slow webhook's bound allows go on meanwhile; a queue full of its waiting
+// tasks would slow every other webhook's (each message costs every queue operation something).
+func (d *Deliverer) park(ctx context.Context, t webhook.Task, now time.Time, reason string) error {
+	logFor(d.Logger, t).InfoContext(ctx, "attempt parked: webhook slow", slog.String("held_by", reason))
+	return d.Store.ParkDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now, reason)
+}
+
+// wait returns t put back to wait for its webhook about retry (at least a second), doubled after each
+// earlier wait, up to maxWait, jittered so that waiting tasks do not come back together; reason
+// (when not "") is why, for its attempt's record. A wait for a hold is not doubled: the hold says
+// when.
+func (d *Deliverer) wait(t webhook.Task, now time.Time, retry time.Duration, reason string) webhook.Task {
+	delay := max(retry, time.Second)
+	if reason != webhook.HeldRetryAfter {
+		delay = min(delay<<min(t.Waits, 6), maxWait)
+		delay = delay/2 + rand.N(delay/2+1)
+	} else {
+		delay += rand.N(delay/4 + 1)
+	}
+	t.Waits++
+	t.NotBefore = now.Add(delay)
+	if reason != "" {
+		t.HeldBy = reason
+	}
+	return t
+}
+
+// unclaimed handles a task whose attempt is not to be made, given the stored delivery: a duplicate
+// or stale task is dropped, one whose attempt another worker holds waits, and a task whose attempt
+// was recorded but whose follow-up may be missing (a crash between the two) makes sure of it.
+func (d *Deliverer) unclaimed(ctx context.Context, t webhook.Task, del webhook.Delivery, out *outbox, from int, now time.Time) error {
+	switch {
+	case del.Series != t.Series:
+	case del.Status == webhook.DeliveryPending && del.Attempt == t.Attempt-1:
+		// Claimed by another task of the same attempt, which may be sending it now or may have
+		// crashed: this one waits, and sends if that claim runs out.
+		out.add(d.wait(t, now, time.Second, ""), from)
+	case del.Status == webhook.DeliveryPending && del.Attempt == t.Attempt && del.NextAttemptAt != nil && t.Attempt < webhook.MaxAttempts:
+		out.add(webhook.Task{DeliveryID: t.DeliveryID, TeamID: t.TeamID, WebhookID: t.WebhookID, EventID: t.EventID,
+			Series: t.Series, Attempt: t.Attempt + 1, Due: *del.NextAttemptAt}, from)
+	case del.Status == webhook.DeliveryFailed && t.Attempt == webhook.MaxAttempts && del.Attempt == webhook.MaxAttempts && !del.Test:
+		// The series ended; make sure a pending alert goes out.
+		return d.alert(ctx, logFor(d.Logger, t), del)
+	case del.Status == webhook.DeliverySucceeded && del.Attempt == t.Attempt && len(del.Attempts) > 0:
+		// The success was recorded but the gate's write that notes it may have failed, and the
+		// deactivation rule must see it.
+		return d.Store.NoteSuccess(ctx, del.TeamID, del.WebhookID, del.Attempts[len(del.Attempts)-1].At)
+	}
+	return nil
+}
+
+func logFor(l *slog.Logger, t webhook.Task) *slog.Logger {
+	return logger(l).With(slog.String("event_id", t.EventID), slog.String("webhook_id", t.WebhookID),
+		slog.String("team_id", t.TeamID), slog.String("delivery_id", t.DeliveryID), slog.Int("attempt", t.Attempt))
+}
+
+// newToken returns 16 random bytes in hex: a claim or lease holder's identity.
+func newToken() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

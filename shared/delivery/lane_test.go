@@ -1,0 +1,360 @@
+package delivery_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/delivery"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// pacedSender is a webhook sender whose sends to a URL take delay[url] and answer answer(url, n)
+// (n: the URL's n-th request, 1-based; success when nil). It keeps when each send started and
+// the most sends in flight at once per URL.
+type pacedSender struct {
+	delay  map[string]time.Duration
+	answer func(url string, n int) webhook.Result
+
+	mu       sync.Mutex
+	started  map[string][]time.Time
+	ended    map[string][]time.Time
+	inFlight map[string]int
+	peak     map[string]int
+}
+
+func newPacedSender() *pacedSender {
+	return &pacedSender{delay: map[string]time.Duration{}, started: map[string][]time.Time{}, ended: map[string][]time.Time{},
+		inFlight: map[string]int{}, peak: map[string]int{}}
+}
+
+func (s *pacedSender) Send(_ context.Context, url string, _ map[string]string, _ []byte) webhook.Result {
+	s.mu.Lock()
+	s.started[url] = append(s.started[url], time.Now())
+	n := len(s.started[url])
+	s.inFlight[url]++
+	s.peak[url] = max(s.peak[url], s.inFlight[url])
+	delay := s.delay[url]
+	s.mu.Unlock()
+	time.Sleep(max(delay, time.Millisecond)) // lets the others start, if the bound allowed them to
+	res := webhook.Result{StatusCode: 200, Duration: delay}
+	if s.answer != nil {
+		res = s.answer(url, n)
+	}
+	s.mu.Lock()
+	s.inFlight[url]--
+	s.ended[url] = append(s.ended[url], time.Now())
+	s.mu.Unlock()
+	return res
+}
+
+func (s *pacedSender) starts(url string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.started[url])
+}
+
+func (s *pacedSender) peakOf(url string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak[url]
+}
+
+// tasks stores n pending deliveries (not yet attempted) to hook and returns their first attempts'
+// tasks, due now.
+func (e *env) tasks(hook webhook.Webhook, n int) []webhook.Task {
+	e.t.Helper()
+	var out []webhook.Task
+	for range n {
+		name := fmt.Sprintf("%s_%d", hook.ID[len(e.team.ID):], unique.Add(1))
+		d := pending(name, 0, func(d *webhook.Delivery) { d.WebhookID = hook.ID })(e)
+		e.put(d)
+		out = append(out, webhook.Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: hook.ID, EventID: d.EventID, Attempt: 1,
+			Due: time.Now().UTC(), Token: "tok-" + d.ID})
+	}
+	return out
+}
+
+// realClock is a deliverer on the machine's clock (these tests are about time passing).
+func (e *env) realClock(s delivery.Sender) *delivery.Deliverer {
+	d := e.deliverer()
+	d.Sender, d.Now = s, nil
+	return d
+}
+
+// TestDeliverIsolation: a batch's tasks are handled by webhook, each on its own: a slow receiver
+// (its answers too slow to raise its bound) never has more than its bound in flight, and never
+// delays another webhook's.
+func TestDeliverIsolation(t *testing.T) {
+	e := newEnv(t)
+	slow, fast := e.newHook("wh_slow"), e.newHook("wh_fast")
+	s := newPacedSender()
+	s.delay[slow.URL] = 1100 * time.Millisecond
+	tasks := append(e.tasks(slow, 6), e.tasks(fast, 6)...)
+	start := time.Now()
+	for i, err := range e.realClock(s).DeliverAll(context.Background(), tasks) {
+		if err != nil {
+			t.Errorf("DeliverAll: task %d = %v; want nil", i, err)
+		}
+	}
+	if p := s.peakOf(slow.URL); p > delivery.InitialBound {
+		t.Errorf("the slow webhook had %d attempts in flight at once; want at most its first bound, %d", p, delivery.InitialBound)
+	}
+	ended := s.ended[fast.URL]
+	if len(ended) != 6 {
+		t.Fatalf("the fast webhook got %d attempts; want 6", len(ended))
+	}
+	for _, at := range ended {
+		// Behind the slow one it would wait out its sends (1.1 s each, four at a time).
+		if at.Sub(start) >= time.Second {
+			t.Errorf("a fast webhook's attempt ended %s after the batch began, behind the slow one's", at.Sub(start))
+		}
+	}
+}
+
+// TestDeliverBoundShared: two workers (two deliverers, as two processes) share one bound, kept in
+// the store: a receiver that answers 500 never has more requests in flight than the bound it
+// started at, and its answers lower the bound both workers see.
+func TestDeliverBoundShared(t *testing.T) {
+	e := newEnv(t)
+	s := newPacedSender()
+	s.delay[e.hook.URL] = 150 * time.Millisecond
+	s.answer = func(string, int) webhook.Result {
+		return webhook.Result{StatusCode: 500, Duration: 150 * time.Millisecond, ErrorClass: webhook.ErrHTTPStatus}
+	}
+	tasks := e.tasks(e.hook, 16)
+	workers := []*delivery.Deliverer{e.realClock(s), e.realClock(s)}
+	var wg sync.WaitGroup
+	for w, d := range workers {
+		wg.Go(func() {
+			for _, err := range d.DeliverAll(context.Background(), tasks[w*8:(w+1)*8]) {
+				if err != nil {
+					t.Errorf("DeliverAll = %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if p := s.peakOf(e.hook.URL); p > delivery.InitialBound || p == 0 {
+		t.Errorf("two workers had %d requests in flight at once to one receiver; want 1 to %d (one bound for both)", p, delivery.InitialBound)
+	}
+	g, err := e.store.Gate(context.Background(), e.team.ID, e.hook.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Bound != 1 || len(g.Leases) != 0 {
+		t.Errorf("after a run of 500s the gate holds bound %d, leases %v; want 1 and none (both workers done)", g.Bound, g.Leases)
+	}
+}
+
+// TestDeliverHold: a 429 with Retry-After holds every delivery of the webhook, for every worker,
+// until then: the answered attempt is failed and its next one goes at the end of the hold (later
+// than its slot of the schedule); the other attempts go back to the queue, without a request,
+// to be tried when the hold ends, and say so when they go out.
+func TestDeliverHold(t *testing.T) {
+	e := newEnv(t)
+	s := newPacedSender()
+	s.answer = func(_ string, n int) webhook.Result {
+		if n == 1 {
+			return webhook.Result{StatusCode: 429, ErrorClass: webhook.ErrHTTPStatus, RetryAfter: "30"}
+		}
+		return webhook.Result{StatusCode: 200}
+	}
+	first := e.tasks(e.hook, 1)[0]
+	d := e.realClock(s)
+	d.Schedule = webhook.Schedule{0, time.Second, time.Second, time.Second, time.Second, time.Second}
+	answered := time.Now()
+	if err := d.Deliver(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.Delivery(context.Background(), first.DeliveryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holdEnd := answered.Add(30 * time.Second)
+	if got.Status != webhook.DeliveryPending || got.Attempt != 1 || got.NextAttemptAt == nil ||
+		got.NextAttemptAt.Before(holdEnd.Add(-time.Second)) || got.NextAttemptAt.After(holdEnd.Add(2*time.Second)) {
+		t.Fatalf("after a 429 with Retry-After: 30 the delivery is %q at attempt %d, next %v; want pending, 1, next about %v",
+			got.Status, got.Attempt, got.NextAttemptAt, holdEnd)
+	}
+	// Another worker, with its own tasks for the webhook: held too, through the store.
+	other := e.realClock(s)
+	more := e.tasks(e.hook, 3)
+	e.queue.tasks = nil
+	for _, err := range other.DeliverAll(context.Background(), more) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.starts(e.hook.URL)); n != 1 {
+		t.Errorf("during the hold the receiver got %d requests in all; want only the answered one", n)
+	}
+	q := e.queue.queued()
+	if len(q) != 3 {
+		t.Fatalf("during the hold another worker queued %v; want its 3 tasks back", q)
+	}
+	for _, back := range q {
+		if back.NotBefore.Before(holdEnd.Add(-time.Second)) || back.HeldBy != webhook.HeldRetryAfter {
+			t.Errorf("a held task came back %v, held by %q; want after the hold's end %v, by %q", back.NotBefore, back.HeldBy, holdEnd, webhook.HeldRetryAfter)
+		}
+	}
+	// When it comes back after the hold, it goes out and its record says why it was late.
+	back := q[0]
+	back.NotBefore, back.Due = time.Time{}, time.Now().Add(-40*time.Second)
+	if g, err := e.store.Gate(context.Background(), e.team.ID, e.hook.ID); err != nil || g.Hold.Before(holdEnd.Add(-time.Second)) {
+		t.Fatalf("the gate's hold is %v, %v; want about %v", g.Hold, err, holdEnd)
+	}
+	third := e.realClock(s)
+	if err := clearHold(e); err != nil {
+		t.Fatal(err)
+	}
+	if err := third.Deliver(context.Background(), back); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := e.store.Delivery(context.Background(), back.DeliveryID)
+	if err != nil || rec.Status != webhook.DeliverySucceeded {
+		t.Fatalf("the held attempt, back after the hold: %q, %v; want succeeded", rec.Status, err)
+	}
+	if a := rec.Attempts[0]; a.HeldBy != webhook.HeldRetryAfter || a.HeldMs < 30000 {
+		t.Errorf("the held attempt was recorded held by %q, %d ms late; want %q, 30 s or more", a.HeldBy, a.HeldMs, webhook.HeldRetryAfter)
+	}
+}
+
+// clearHold ends the env's webhook's hold in the store, as its time passing would.
+func clearHold(e *env) error {
+	for range 5 {
+		g, err := e.store.Gate(context.Background(), e.team.ID, e.hook.ID)
+		if err != nil {
+			return err
+		}
+		g.Hold = time.Time{}
+		if _, ok, err := e.store.SwapGate(context.Background(), e.team.ID, e.hook.ID, g); err != nil || ok {
+			return err
+		}
+	}
+	return fmt.Errorf("the gate kept changing")
+}
+
+// TestDeliverMaxRate: a webhook with a max_rate never gets more requests starting in any one
+// second than it, from two workers at once; what cannot start soon goes back to the queue, saying
+// why.
+func TestDeliverMaxRate(t *testing.T) {
+	e := newEnv(t)
+	hook := e.newHook("wh_rated", func(w *webhook.Webhook) { w.MaxRate = 2 })
+	s := newPacedSender()
+	tasks := e.tasks(hook, 24)
+	var wg sync.WaitGroup
+	for w := range 2 {
+		d := e.realClock(s)
+		wg.Go(func() {
+			for _, err := range d.DeliverAll(context.Background(), tasks[w*12:(w+1)*12]) {
+				if err != nil {
+					t.Errorf("DeliverAll = %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	starts := s.starts(hook.URL)
+	slices.SortFunc(starts, time.Time.Compare)
+	for i, st := range starts {
+		n := 0
+		for _, o := range starts[i:] {
+			// The sender sees each start some time after the deliverer made it, by as much as the
+			// scheduler delays each (on a loaded machine, under the race detector, up to tens of
+			// milliseconds): the window is counted that much short.
+			if o.Sub(st) < time.Second-150*time.Millisecond {
+				n++
+			}
+		}
+		if n > 2 {
+			var rel []string
+			for _, o := range starts {
+				rel = append(rel, o.Sub(starts[0]).Round(time.Millisecond).String())
+			}
+			t.Fatalf("%d requests started in the second from %v; want at most max_rate, 2 (starts: %v)", n, st, rel)
+		}
+	}
+	// Five seconds of waiting in the worker let about 10 through; the rest went back.
+	q := e.queue.queued()
+	if len(starts) < 6 || len(starts)+len(q) != 24 {
+		t.Errorf("%d requests went out and %d tasks went back; want most of the first 5 seconds' worth out, the rest back (24 in all)",
+			len(starts), len(q))
+	}
+	for _, back := range q {
+		if back.HeldBy != webhook.HeldMaxRate {
+			t.Errorf("a task held by the max_rate came back held by %q; want %q", back.HeldBy, webhook.HeldMaxRate)
+		}
+	}
+}
+
+// TestDeliverSlowWebhookParked: when a webhook's receiver struggles (its sends time out) and its
+// bound is all in flight, its other tasks are parked: nothing is sent or queued, and the
+// delivery's due time moves to now, so that the sweep queues the attempt again later.
+func TestDeliverSlowWebhookParked(t *testing.T) {
+	e := newEnv(t)
+	s := newPacedSender()
+	s.delay[e.hook.URL] = 1200 * time.Millisecond
+	s.answer = func(string, int) webhook.Result {
+		return webhook.Result{Duration: 1200 * time.Millisecond, ErrorClass: webhook.ErrTimeout}
+	}
+	d := e.realClock(s)
+	// A first batch finds out: its sends time out, and the bound falls.
+	for _, err := range d.DeliverAll(context.Background(), e.tasks(e.hook, 2)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := len(s.starts(e.hook.URL))
+	tasks := e.tasks(e.hook, 8)
+	for _, err := range d.DeliverAll(context.Background(), tasks) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := len(s.starts(e.hook.URL)) - first
+	if sent < 1 || sent > delivery.InitialBound {
+		t.Errorf("a struggling webhook got %d requests of the second batch; want 1 to %d", sent, delivery.InitialBound)
+	}
+	if q := e.queue.queued(); len(q) != 2+sent {
+		t.Errorf("the tasks queued are %d; want the retries of the %d attempts made, the others parked", len(q), 2+sent)
+	}
+	parked := 0
+	for _, task := range tasks {
+		del, err := e.store.Delivery(context.Background(), task.DeliveryID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if del.Status == webhook.DeliveryPending && del.Attempt == 0 {
+			parked++
+			if del.HeldBy != webhook.HeldBound {
+				t.Errorf("a parked delivery says it is held by %q; want %q", del.HeldBy, webhook.HeldBound)
+			}
+		}
+	}
+	if parked+sent != len(tasks) {
+		t.Errorf("%d sent and %d parked; want the %d tasks between them", sent, parked, len(tasks))
+	}
+}
+
+// TestDeliverSlowAnswersWaitedFor: a receiver that answers, however slowly, is not taken as
+// struggling: its attempts wait for the bound (in the worker, or back on the queue), none parked.
+func TestDeliverSlowAnswersWaitedFor(t *testing.T) {
+	e := newEnv(t)
+	s := newPacedSender()
+	s.delay[e.hook.URL] = 1200 * time.Millisecond
+	tasks := e.tasks(e.hook, 8)
+	for _, err := range e.realClock(s).DeliverAll(context.Background(), tasks) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent, back := len(s.starts(e.hook.URL)), len(e.queue.queued())
+	if sent+back != len(tasks) || sent < delivery.InitialBound {
+		t.Errorf("%d sent and %d back on the queue; want the %d tasks between them, the bound's first %d sent", sent, back, len(tasks),
+			delivery.InitialBound)
+	}
+}
