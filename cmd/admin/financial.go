@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,7 +25,7 @@ func (c *cli) financialCmd() *cobra.Command {
 		},
 		types: patio.FinancialTypes, statuses: patio.FinancialStatuses,
 		inputFlags: func(fs *pflag.FlagSet) {
-			fs.String("category", "", "a category of the type (SPEC.md section 2)")
+			fs.String("category", "", "a category of the type ("+categoriesHelp()+")")
 			fs.String("description", "", "description")
 			fs.String("amount", "", "amount in reais, at most 2 decimal places, greater than 0")
 			fs.String("due-date", "", "due date, YYYY-MM-DD")
@@ -114,4 +115,13 @@ func given[V any](o patio.Opt[V]) patio.Opt[V] {
 
 func printFinancial(w io.Writer, f patio.FinancialRecord) {
 	fmt.Fprintf(w, "%s\t%s/%s\t%s\t%s\tdue %s\t%s\n", f.ID, f.Type, f.Category, f.Status, f.Amount, f.DueDate, f.Description)
+}
+
+// categoriesHelp lists the categories of each financial record type, for the help text.
+func categoriesHelp() string {
+	each := make([]string, 0, len(patio.FinancialTypes))
+	for _, t := range patio.FinancialTypes {
+		each = append(each, t+": "+orList(patio.FinancialCategories[t]))
+	}
+	return strings.Join(each, "; ")
 }

@@ -101,7 +101,7 @@ func ownDeliverer(t *testing.T) {
 
 // TestWebhooksTestUpdateDelete: webhooks test sends a signed sample through the normal delivery
 // path and prints the attempt; webhooks update changes URL and events (the URL rules checked
-// again); webhooks delete is final (CONTRACT.md section 14).
+// again); webhooks delete is final: the webhook receives nothing more and cannot be enabled again.
 func TestWebhooksTestUpdateDelete(t *testing.T) {
 	store := setup(t)
 	ctx := context.Background()

@@ -444,8 +444,8 @@ func TestWebhooksEnableDisable(t *testing.T) {
 }
 
 // TestWebhooksRotateSecret: each rotation's replaced secret keeps signing for its own grace period;
-// at most three secrets sign at once (CONTRACT.md section 14). X-Service-Signature uses the oldest
-// valid secret, X-Service-Signature-Next the newest.
+// at most three secrets sign at once. X-Service-Signature uses the oldest valid secret,
+// X-Service-Signature-Next the newest.
 func TestWebhooksRotateSecret(t *testing.T) {
 	store := setup(t)
 	ctx := context.Background()

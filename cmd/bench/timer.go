@@ -85,7 +85,8 @@ func runTimerBench(ctx context.Context, o timerOptions) (*timerReport, error) {
 // before its instant (so a tick may have read its window before the write, as happens in use),
 // with the dispatcher, the deliverer and the timer ticking every app.TimerPeriod (production's
 // schedule) running, and measures scheduled instant → delivery recorded (the dispatcher's write of
-// the delivery row: the event recorded for delivery, CONTRACT.md section 15).
+// the delivery row: the event recorded for delivery, where the one-minute promise of timed events
+// is measured).
 func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 	o := rep.o
 	team, err := storeTeam(ctx, b.store, "Timer bench")

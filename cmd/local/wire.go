@@ -12,7 +12,7 @@ import (
 // envelopeListener wraps the local stack's listener so that the answers Go's HTTP server writes by
 // itself, before any handler runs, to requests that are not valid HTTP (a bad header byte, headers
 // too large, a malformed request line) go out like every other answer: 400 VALIDATION_ERROR in the
-// envelope, with an X-Request-Id (CONTRACT.md section 13). On AWS, API Gateway answers these.
+// envelope, with an X-Request-Id. On AWS, API Gateway answers these.
 type envelopeListener struct{ net.Listener }
 
 // Accept wraps each connection.

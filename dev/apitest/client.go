@@ -19,7 +19,7 @@ type Client struct {
 	HTTP    *http.Client
 }
 
-// Envelope is the response envelope of SPEC.md section 1.
+// Envelope is the response envelope of every answer of the API (openapi.yaml).
 type Envelope struct {
 	Success    bool            `json:"success"`
 	Data       json.RawMessage `json:"data"`

@@ -69,8 +69,8 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 }
 
 // TestPollStreamsResumes: a poller with a checkpoint file resumes after the last record handed
-// over, so a restart hands over nothing twice (CONTRACT.md section 14), and it describes the
-// stream only at start while nothing changes (not once a second).
+// over, so a restart hands over nothing twice, and it describes the stream only at start while
+// nothing changes (not once a second).
 func TestPollStreamsResumes(t *testing.T) {
 	tables := testenv.Tables(t)
 	var counts sync.Map

@@ -32,7 +32,7 @@ type Config struct {
 	// ConsoleURL is where people sign in to the console (CONSOLE_URL), for the links of invitations
 	// the operators' tool sends; the console itself builds them from the request.
 	ConsoleURL string
-	// RetrySchedule is WEBHOOK_RETRY_SCHEDULE (six Go durations), SPEC.md's schedule by default.
+	// RetrySchedule is WEBHOOK_RETRY_SCHEDULE (six Go durations), webhook.DefaultSchedule by default.
 	RetrySchedule webhook.Schedule
 	// WebhookTimeout is WEBHOOK_TIMEOUT, how long a receiver has to answer (default 5s).
 	WebhookTimeout time.Duration

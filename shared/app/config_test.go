@@ -126,7 +126,7 @@ func TestLoadConfigValues(t *testing.T) {
 	if defaults.WebhookTimeout != 5*time.Second || defaults.MaxHop != 15*time.Minute || defaults.SweepAfter != 3*time.Minute ||
 		defaults.AllowPrivateTargets ||
 		defaults.CAFile != "" || defaults.LogLevel != slog.LevelInfo || len(defaults.RetrySchedule) != 6 {
-		t.Errorf("LoadConfig(empty) = %+v; want the defaults (5s timeout, 15m hop, SPEC.md schedule, INFO)", defaults)
+		t.Errorf("LoadConfig(empty) = %+v; want the defaults (5s timeout, 15m hop, default retry schedule, INFO)", defaults)
 	}
 
 	knobs, err := app.LoadConfig(env(map[string]string{"WEBHOOK_RETRY_SCHEDULE": "0s,1s,2s,3s,4s,5s",

@@ -107,9 +107,9 @@ func properties(t *testing.T, tpl edgeTemplate, id, typ string, v any) {
 	}
 }
 
-// TestUsagePlansLooserThanTheApplication keeps the usage plans the coarse outer guard of
-// CONTRACT.md section 3: never stricter than the application's exact limits (patio.Plan.Limits),
-// which are the ones clients are promised.
+// TestUsagePlansLooserThanTheApplication keeps the usage plans a coarse outer guard (docs/edge.md):
+// never stricter than the application's exact limits (patio.Plan.Limits), which are the ones
+// clients are promised.
 func TestUsagePlansLooserThanTheApplication(t *testing.T) {
 	tpl := loadEdgeTemplate(t)
 	var ids []string
@@ -215,7 +215,8 @@ func TestConsoleOnItsOwnAPI(t *testing.T) {
 }
 
 // TestGatewayResponsesInTheEnvelope checks that every response API Gateway can produce on its own
-// answers in our envelope with the status and code of CONTRACT.md section 2 (docs/edge.md).
+// answers in our envelope with the status and code the application gives the same case
+// (docs/edge.md).
 func TestGatewayResponsesInTheEnvelope(t *testing.T) {
 	want := map[string]struct {
 		status int

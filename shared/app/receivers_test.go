@@ -23,8 +23,8 @@ import (
 	"github.com/patio-dev/patio/shared/webhooksig"
 )
 
-// The tests of this file check CONTRACT.md section 14 (webhooks, for the people who receive them)
-// on DynamoDB Local and moto, through the pipeline the local stack runs.
+// The tests of this file check what webhook receivers are promised (docs/webhooks.md) on DynamoDB
+// Local and moto, through the pipeline the local stack runs.
 
 // TestWebhookCreatedAfterAChange: a webhook receives the changes made at or after its creation and
 // never an earlier one, even when the stream batches holding earlier changes are processed again.
@@ -301,7 +301,7 @@ func TestWebhookAttemptLog(t *testing.T) {
 
 // TestWebhookTwoRotationsWithinGrace: after two rotations within the grace period every one of the
 // three secrets still verifies a delivery: X-Service-Signature with the oldest, -Next with the
-// newest, webhook-signature with each (CONTRACT.md section 14).
+// newest, webhook-signature with each.
 func TestWebhookTwoRotationsWithinGrace(t *testing.T) {
 	p := startPipeline(t)
 	ctx := context.Background()

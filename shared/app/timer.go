@@ -17,7 +17,8 @@ type TimerHandler func(context.Context, events.EventBridgeEvent) error
 
 // TimerPeriod is how often the timer runs on AWS: its schedule in template.yaml, rate(1 minute).
 // Each tick looks this far ahead and waits, within its invocation, for what falls due before the
-// next tick, so every timed event is recorded within moments of its time (CONTRACT.md section 15).
+// next tick, so every timed event is recorded within moments of its time, well within the minute
+// promised.
 const TimerPeriod = time.Minute
 
 // NewTimer returns the timer of activities and financial records on the configured tables, ticking

@@ -57,9 +57,10 @@ type received struct {
 	event  map[string]any
 }
 
-// receiver is an HTTPS webhook receiver written from SPEC.md section 6 alone: it checks the
-// signature itself (HMAC-SHA256 of "<timestamp>.<raw body>", hex, constant-time, 300 s tolerance)
-// and answers with status(n) for its n-th request (1-based).
+// receiver is an HTTPS webhook receiver written from the published signature rules alone
+// (docs/webhooks.md, Verifying signatures): it checks the signature itself (HMAC-SHA256 of
+// "<timestamp>.<raw body>", hex, constant-time, 300 s tolerance) and answers with status(n) for its
+// n-th request (1-based).
 type receiver struct {
 	t      testing.TB
 	srv    *httptest.Server
@@ -368,7 +369,7 @@ func eventTypes(got []received) []string {
 
 // TestWebhookEventsEndToEnd changes vehicles, clients and deals through the domain services (real
 // DynamoDB Local writes), and checks that every event type reaches the team's receiver, signed,
-// with SPEC.md's payload, and that another team's receiver gets none of it.
+// with the documented payload (docs/webhooks.md), and that another team's receiver gets none of it.
 func TestWebhookEventsEndToEnd(t *testing.T) {
 	p := startPipeline(t)
 	ctx := context.Background()
@@ -571,7 +572,7 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 	}
 	waitFor(t, "the alert email", 10*time.Second, func() bool { return len(sentEmails(t, team.Email)) >= 2 })
 	time.Sleep(time.Second)
-	// One warning after the 4th failed attempt, one alert when disabled (CONTRACT.md section 14).
+	// One warning after the 4th failed attempt, one alert when disabled.
 	var warnings, alerts []string
 	for _, m := range sentEmails(t, team.Email) {
 		subject, _ := m["subject"].(string)

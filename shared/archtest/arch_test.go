@@ -1,6 +1,6 @@
-// Package archtest holds no code, only tests of the import graph: the layering STYLE.md asks for
-// (the domain imports only the standard library and small pure libraries; adapters depend on the
-// domain, not on each other) checked with `go list`, so `make test` and `make lint` keep it.
+// Package archtest holds no code, only tests of the import graph: the layering docs/architecture.md
+// describes (the domain imports only the standard library and small pure libraries; adapters depend
+// on the domain, not on each other) checked with `go list`, so `make test` and `make lint` keep it.
 package archtest
 
 import (

@@ -5,7 +5,7 @@
 // API Gateway caches an authorizer's answer per Authorization header value (template.yaml sets the
 // TTL). That cache cannot keep a revoked key or an old plan working: the handlers authenticate every
 // request again, with strongly consistent reads of the key and the team, and count it against the
-// team's current plan (CONTRACT.md section 3). The authorizer is the edge's coarse gate, so that
+// team's current plan. The authorizer is the edge's coarse gate, so that
 // requests without a valid key never reach a function and API Gateway can meter each team against
 // its usage plan; docs/edge.md has the whole picture.
 package authorizer

@@ -117,9 +117,9 @@ func replaySince(w webhook.Webhook) string {
 	return at.Add(-48 * time.Hour).Format(time.DateOnly)
 }
 
-// warn sends the warning email after the 4th consecutive failed attempt of a series (CONTRACT.md
-// section 14): at most one per webhook a day, and only while no delivery to the webhook succeeded
-// since the series began. A failed send is logged and tried again by the next 4th failure.
+// warn sends the warning email after the 4th consecutive failed attempt of a series: at most one
+// per webhook a day, and only while no delivery to the webhook succeeded since the series began. A
+// failed send is logged and tried again by the next 4th failure.
 func (d *Deliverer) warn(ctx context.Context, log *slog.Logger, del webhook.Delivery, a webhook.Attempt) {
 	if err := d.flushSuccess(ctx, del.WebhookID); err != nil {
 		log.WarnContext(ctx, "warning email skipped", slog.String("error", err.Error()))

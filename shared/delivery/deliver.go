@@ -13,8 +13,8 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// warnAfter is the failed attempt of a series after which the team is warned (CONTRACT.md section
-// 14): the 4th, two before the webhook would be disabled.
+// warnAfter is the failed attempt of a series after which the team is warned: the 4th, two before
+// the webhook would be disabled.
 const warnAfter = 4
 
 // Timings of the deliverer.

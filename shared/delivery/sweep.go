@@ -17,7 +17,7 @@ const sweepPage = 500
 // more than After overdue gets that attempt queued again. It is idempotent with the normal path:
 // its tasks are copies, which the deliverer claims before sending, and an attempt late enough for
 // the sweep is claimed too, so a message that was only late and the sweep's copy send it once
-// (CONTRACT.md section 14: at least once).
+// (delivery stays at least once).
 type Sweeper struct {
 	Store SweepStore
 	Queue Queue

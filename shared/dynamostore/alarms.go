@@ -12,7 +12,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Timed events (CONTRACT.md section 15). A record with a pending alarm carries its entry in the
+// Timed events (due soon, overdue). A record with a pending alarm carries its entry in the
 // sparse global index by_alarm of ActivitiesTable and FinancialTable: hash alarm_day, range
 // alarm_key ("<instant>#<type>#<resource>#<team>#<id>", the instant in fixed-width UTC so keys sort
 // by time). Records without a pending alarm (none due, completed, paid, cancelled, already fired)

@@ -37,8 +37,7 @@ func wantPlates(t *testing.T, s *dynamostore.Store, teamID string, taken, free [
 	}
 }
 
-// Plates are unique in a team whatever their spelling (CONTRACT.md section 5): ABC1234 and ABC1C34
-// are one plate.
+// Plates are unique in a team whatever their spelling: ABC1234 and ABC1C34 are one plate.
 func TestPlateUniqueInTeam(t *testing.T) {
 	s := newStore(t)
 	tests := []struct {
@@ -176,7 +175,7 @@ func wantDocuments(t *testing.T, s *dynamostore.Store, teamID string, taken, fre
 	}
 }
 
-// CPF and CNPJ are unique in a team, inactive clients included (CONTRACT.md section 6).
+// CPF and CNPJ are unique in a team, inactive clients included.
 func TestDocumentUniqueInTeam(t *testing.T) {
 	s := newStore(t)
 	cpf, cnpj := cpfOf(t, "123456789"), cnpjOf(t, "12ABC34501DE")

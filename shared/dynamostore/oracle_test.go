@@ -13,7 +13,7 @@ import (
 )
 
 // The lists are checked against an oracle: the answer computed from every record of the team, in
-// memory, from the domain's fields alone (CONTRACT.md sections 4, 5 to 7, 12): the records a
+// memory, from the domain's fields alone (the list rules openapi.yaml states): the records a
 // query keeps, in its order (a value's order, records without one last in either direction, ties
 // broken by id in the direction of the sort), walked page by page with cursors and reached by page
 // number, each page's total compared.

@@ -33,7 +33,7 @@ type Tables struct {
 	// Webhooks and Deliveries hold the webhook configurations and the delivery log.
 	Webhooks   string
 	Deliveries string
-	// Activities and Financial hold the dashboard modules' records (CONTRACT.md section 15).
+	// Activities and Financial hold the dashboard modules' records (not in the public API).
 	Activities string
 	Financial  string
 	// Audit holds the audit log of the changes made in the console and by the operators' tool.

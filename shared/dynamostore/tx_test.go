@@ -116,7 +116,7 @@ func TestFailedRequirementWritesNothing(t *testing.T) {
 }
 
 // Through the use cases: a deal for an inactive client is refused with the requirement's message
-// (CONTRACT.md section 7), checked by the store, since the use case does not read the client.
+// (an active client), checked by the store, since the use case does not read the client.
 func TestDealForInactiveClient(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
@@ -199,8 +199,8 @@ func addMileage(km int) func(patio.Vehicle) (patio.Write[patio.Vehicle], error) 
 	}
 }
 
-// Of deals racing to win one vehicle, exactly one wins it (CONTRACT.md section 7); the others are
-// refused (KindConflict) and left as they were.
+// Of deals racing to win one vehicle, exactly one wins it; the others are refused (KindConflict)
+// and left as they were.
 func TestDealsRaceForOneVehicle(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()

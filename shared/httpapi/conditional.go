@@ -9,7 +9,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// etag is the strong entity tag of a record at a revision (CONTRACT.md section 11).
+// etag is the strong entity tag of a record at a revision: it changes exactly when the revision does.
 func etag(revision int) string { return `"r` + strconv.Itoa(revision) + `"` }
 
 // entityTag is one entity tag of an If-Match or If-None-Match header.

@@ -13,7 +13,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// A cursor (CONTRACT.md section 12) is where a list's page ended, for the following page: the
+// A cursor is where a list's page ended, for the following page: the
 // store's position after the page's last record, that page's number, and a fingerprint of the
 // query it belongs to (every parameter but cursor and page), so that a cursor sent with other
 // filters, sort or limit is refused. It is base64url JSON followed by an HMAC-SHA256 tag, so that

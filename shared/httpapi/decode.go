@@ -194,7 +194,7 @@ func decodeBody(b body, members ...member) error {
 	return p.Err()
 }
 
-// decodeVehicle reads a vehicle body (CONTRACT.md section 5).
+// decodeVehicle reads a vehicle body (openapi.yaml's VehicleCreate and VehicleUpdate).
 func decodeVehicle(b body) (patio.VehicleInput, error) {
 	var in patio.VehicleInput
 	err := decodeBody(b,
@@ -209,7 +209,7 @@ func decodeVehicle(b body) (patio.VehicleInput, error) {
 	return in, err
 }
 
-// decodeClient reads a client body (CONTRACT.md section 6).
+// decodeClient reads a client body (openapi.yaml's ClientCreate and ClientUpdate).
 func decodeClient(b body) (patio.ClientInput, error) {
 	var in patio.ClientInput
 	err := decodeBody(b,
@@ -228,7 +228,7 @@ func decodeClient(b body) (patio.ClientInput, error) {
 	return in, err
 }
 
-// decodeDeal reads a deal body (CONTRACT.md section 7).
+// decodeDeal reads a deal body (openapi.yaml's DealCreate and DealUpdate).
 func decodeDeal(b body) (patio.DealInput, error) {
 	var in patio.DealInput
 	err := decodeBody(b,
@@ -270,8 +270,8 @@ func decodeQuery(values url.Values, params ...param) error {
 	return p.Err()
 }
 
-// listParams are the parameters every list shares (CONTRACT.md sections 4 and 12); values are the
-// whole query, which a cursor must belong to.
+// listParams are the parameters every list shares; values are the whole query, which a cursor must
+// belong to.
 func listParams(q *patio.ListQuery, values url.Values) []param {
 	return []param{
 		{name: "cursor", decode: func(p *patio.Problems, v string) {
@@ -402,7 +402,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// decodeVehicleQuery reads a vehicle list's query string (CONTRACT.md sections 4 and 5).
+// decodeVehicleQuery reads a vehicle list's query string.
 func decodeVehicleQuery(values url.Values) (patio.VehicleQuery, error) {
 	var q patio.VehicleQuery
 	err := decodeQuery(values, append(listParams(&q.ListQuery, values),
@@ -414,7 +414,7 @@ func decodeVehicleQuery(values url.Values) (patio.VehicleQuery, error) {
 	return withChecks(q, err)
 }
 
-// decodeClientQuery reads a client list's query string (CONTRACT.md sections 4 and 6).
+// decodeClientQuery reads a client list's query string.
 func decodeClientQuery(values url.Values) (patio.ClientQuery, error) {
 	var q patio.ClientQuery
 	err := decodeQuery(values, append(listParams(&q.ListQuery, values),
@@ -423,7 +423,7 @@ func decodeClientQuery(values url.Values) (patio.ClientQuery, error) {
 	return withChecks(q, err)
 }
 
-// decodeDealQuery reads a deal list's query string (CONTRACT.md sections 4 and 7).
+// decodeDealQuery reads a deal list's query string.
 func decodeDealQuery(values url.Values) (patio.DealQuery, error) {
 	var q patio.DealQuery
 	err := decodeQuery(values, append(listParams(&q.ListQuery, values),

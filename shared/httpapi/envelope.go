@@ -35,7 +35,7 @@ type pagination struct {
 // internalMessage is all a client learns of an unexpected error.
 const internalMessage = "an internal error occurred; retry later and quote the X-Request-Id if it persists"
 
-// status returns the HTTP status and error code of a kind: the one mapping of CONTRACT.md section 2.
+// status returns the HTTP status and error code of a kind: the one place that maps them.
 func status(kind patio.Kind) (int, string) {
 	switch kind {
 	case patio.KindInvalid:

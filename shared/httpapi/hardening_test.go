@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// CONTRACT.md section 13: hostile or sloppy input is refused with a clear 400 naming the member,
-// and nothing is stored.
+// TestHostileBodies: hostile or sloppy input is refused with a clear 400 naming the member, and
+// nothing is stored.
 func TestHostileBodies(t *testing.T) {
 	s := newStack(t)
 	_, c := s.team(t)

@@ -10,8 +10,8 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// idempotencyKey reads a POST's Idempotency-Key header (CONTRACT.md section 11): 1 to 255
-// printable ASCII characters. ok is false without the header.
+// idempotencyKey reads a POST's Idempotency-Key header: 1 to 255 printable ASCII characters. ok is
+// false without the header.
 func idempotencyKey(r *http.Request, b body) (key patio.IdempotencyKey, ok bool, err error) {
 	vals, ok := r.Header["Idempotency-Key"]
 	if !ok {

@@ -1,5 +1,5 @@
 // Package httpapi is the HTTP adapter of the public API: one http.Handler serving /api/v1 in the
-// envelope of SPEC.md section 1. The Lambda functions serve it to API Gateway through
+// JSON envelope openapi.yaml describes. The Lambda functions serve it to API Gateway through
 // aws-lambda-go-api-proxy, and the local stack serves the very same handler over plain HTTP.
 package httpapi
 
@@ -27,7 +27,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// MaxBodyBytes is the largest request body accepted (CONTRACT.md section 1).
+// MaxBodyBytes is the largest request body accepted (1 MiB); a larger one is 400.
 const MaxBodyBytes = 1 << 20
 
 // Service is one resource's use cases on typed inputs, as the domain provides them
@@ -62,8 +62,8 @@ type Options struct {
 	TeamHint func(*http.Request) string
 }
 
-// DefaultDeadline is a request's deadline (CONTRACT.md section 13): below the functions' 10 s
-// timeout, so that a hung database still gets a 500 in the envelope rather than no answer.
+// DefaultDeadline is a request's deadline: below the functions' 10 s timeout, so that a hung
+// database still gets a 500 in the envelope rather than no answer.
 const DefaultDeadline = 8 * time.Second
 
 // deadlineMargin is kept between a request's deadline and its caller's, to answer in time.
@@ -253,9 +253,9 @@ func requestID(ctx context.Context) string {
 	return id
 }
 
-// ServeHTTP routes a request. Checks run in CONTRACT.md's order: unknown route (404, before
-// authentication) → authentication (401) → rate limit (429) → scope (403) → the operation. A read
-// is served while it is counted, and its answer held until the count allows it.
+// ServeHTTP routes a request. Checks run in the order openapi.yaml states: unknown route (404,
+// before authentication) → authentication (401) → rate limit (429) → scope (403) → the operation. A
+// read is served while it is counted, and its answer held until the count allows it.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := ""
@@ -429,7 +429,8 @@ func (b *bufferedResponse) sendTo(w http.ResponseWriter) {
 	_, _ = w.Write(b.body.Bytes())
 }
 
-// setRateHeaders reports the binding window (CONTRACT.md section 3).
+// setRateHeaders reports the window that binds first: the minute, or the day once its remainder is
+// smaller.
 func setRateHeaders(h http.Header, st patio.RateStatus) {
 	h.Set("X-RateLimit-Limit", strconv.Itoa(st.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(st.Remaining))
@@ -524,7 +525,7 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 }
 
 // strictQuery parses the query string, refusing what Go's lenient r.URL.Query() would silently
-// drop: ";" separators and malformed %-escapes (CONTRACT.md section 13).
+// drop: ";" separators and malformed %-escapes.
 func strictQuery(r *http.Request) (url.Values, error) {
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// maxNumberLength bounds a JSON number literal (CONTRACT.md section 13): no field needs more, and
-// a longer one would cost the decimal parser time out of proportion to the request.
+// maxNumberLength bounds a JSON number literal: no field needs more, and a longer one would cost
+// the decimal parser time out of proportion to the request.
 const maxNumberLength = 40
 
 // scanJSON checks a body cheaply, in one pass over its bytes and before anything parses it: no

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Activity types and statuses (SPEC.md section 2, CONTRACT.md section 15).
+// Activity statuses.
 const (
 	ActivityPending    = "pending"
 	ActivityInProgress = "in_progress"
@@ -20,8 +20,8 @@ var (
 	ActivitySorts    = []string{"created_at", "updated_at", "due_at"}
 )
 
-// activityTransitions is CONTRACT.md section 15's table: pending ↔ in_progress; either →
-// completed or cancelled; completed or cancelled → pending (reopening).
+// activityTransitions are the status changes an activity allows: pending ↔ in_progress; either
+// → completed or cancelled; completed or cancelled → pending (reopening).
 var activityTransitions = map[string][]string{
 	ActivityPending:    {ActivityInProgress, ActivityCompleted, ActivityCancelled},
 	ActivityInProgress: {ActivityPending, ActivityCompleted, ActivityCancelled},
@@ -150,7 +150,8 @@ func (a Activity) armed(was *Timestamp, now time.Time) Activity {
 	return a
 }
 
-// The timed events of activities and financial records (CONTRACT.md section 15).
+// The timed events of activities and financial records: an activity's due soon (24 h before its
+// due_at) and overdue, a financial record's overdue.
 const (
 	AlarmDueSoon = "due_soon"
 	AlarmOverdue = "overdue"

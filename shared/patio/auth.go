@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Plan is a team's subscription plan (SPEC.md section 8).
+// Plan is a team's subscription plan, which sets its request limits.
 type Plan string
 
 // The plans.
@@ -29,7 +29,7 @@ type Limits struct {
 	PerDay    int
 }
 
-// Limits returns the plan's request budgets of SPEC.md section 8.
+// Limits returns the plan's request budgets per UTC minute and per UTC day.
 func (p Plan) Limits() Limits {
 	switch p {
 	case PlanProfessional:
@@ -86,7 +86,7 @@ func CheckTimeZone(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// Scopes (CONTRACT.md section 3): GET needs read, POST, PUT and DELETE need write.
+// Scopes are the scopes a key may carry: GET needs read, POST, PUT and DELETE need write.
 var Scopes = []string{
 	"vehicles:read", "vehicles:write", "clients:read", "clients:write", "deals:read", "deals:write",
 }

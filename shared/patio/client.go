@@ -7,19 +7,19 @@ import (
 	"github.com/patio-dev/patio/shared/br"
 )
 
-// Client types (CONTRACT.md section 6).
+// Client types.
 const (
 	ClientIndividual = "individual" // Pessoa Física, identified by CPF
 	ClientCompany    = "company"    // Pessoa Jurídica, identified by CNPJ
 )
 
-// Client statuses (CONTRACT.md section 6). Deals may only be opened for an active client.
+// Client statuses. Deals may only be opened for an active client.
 const (
 	ClientActive   = "active"
 	ClientInactive = "inactive"
 )
 
-// Client enums and sortable fields (CONTRACT.md section 6).
+// Client enums and sortable fields.
 var (
 	ClientTypes    = []string{ClientIndividual, ClientCompany}
 	ClientStatuses = []string{ClientActive, ClientInactive}
@@ -46,8 +46,8 @@ type Client struct {
 	Status            string    `json:"status"`
 	CreatedAt         Timestamp `json:"created_at"`
 	UpdatedAt         Timestamp `json:"updated_at"`
-	// Revision starts at 1 and grows by one with every write that changes the record
-	// (CONTRACT.md section 11); the store sets it. Receivers keep the highest per id.
+	// Revision starts at 1 and grows by one with every write that changes the record; the store
+	// sets it. Receivers keep the highest per id.
 	Revision int `json:"revision"`
 }
 
@@ -274,8 +274,8 @@ type ClientQuery struct {
 	Terms []string
 }
 
-// Check validates the query's values (CONTRACT.md sections 4 and 6) and returns it with the defaults
-// filled in; the use cases call it before listing. Errors are KindInvalid, listing every problem.
+// Check validates the query's values and returns it with the defaults filled in; the use cases
+// call it before listing. Errors are KindInvalid, listing every problem.
 func (q ClientQuery) Check() (ClientQuery, error) {
 	var p Problems
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ClientSorts, statuses: ClientStatuses, softDeleted: ClientInactive})

@@ -7,7 +7,7 @@ import (
 	"github.com/patio-dev/patio/shared/money"
 )
 
-// Deal statuses (CONTRACT.md section 7).
+// Deal statuses.
 const (
 	DealOpen     = "ativo"
 	DealWon      = "ganho"
@@ -15,7 +15,7 @@ const (
 	DealArchived = "arquivado"
 )
 
-// Deal enums and sortable fields (CONTRACT.md section 7).
+// Deal enums and sortable fields.
 var (
 	DealPhases         = []string{"lead", "contato", "visita", "proposta", "negociacao", "fechamento"}
 	DealStatuses       = []string{DealOpen, DealWon, DealLost, DealArchived}
@@ -45,8 +45,8 @@ type Deal struct {
 	ClosedAt          *Timestamp   `json:"closed_at"`
 	CreatedAt         Timestamp    `json:"created_at"`
 	UpdatedAt         Timestamp    `json:"updated_at"`
-	// Revision starts at 1 and grows by one with every write that changes the record
-	// (CONTRACT.md section 11); the store sets it. Receivers keep the highest per id.
+	// Revision starts at 1 and grows by one with every write that changes the record; the store
+	// sets it. Receivers keep the highest per id.
 	Revision int `json:"revision"`
 }
 
@@ -182,8 +182,9 @@ func NewDeal(ctx context.Context, teamID, id string, now time.Time, in DealInput
 }
 
 // Apply returns the write an update input makes on the deal, following the transition table of
-// CONTRACT.md section 7: rules between fields are KindInvalid, conflicts with stored state (a won
-// deal reopened, a vehicle already sold) KindConflict. Winning sells the vehicle in the same write.
+// openapi.yaml's updateDeal: rules between fields are KindInvalid, conflicts with stored state (a
+// won deal reopened, a vehicle already sold) KindConflict. Winning sells the vehicle in the same
+// write.
 func (d Deal) Apply(ctx context.Context, in DealInput, now time.Time, vehicles VehicleLookup) (Write[Deal], error) {
 	var p Problems
 	in.check(&p)
@@ -304,8 +305,8 @@ type DealQuery struct {
 	Terms []string
 }
 
-// Check validates the query's values (CONTRACT.md sections 4 and 7) and returns it with the defaults
-// filled in; the use cases call it before listing. Errors are KindInvalid, listing every problem.
+// Check validates the query's values and returns it with the defaults filled in; the use cases
+// call it before listing. Errors are KindInvalid, listing every problem.
 func (q DealQuery) Check() (DealQuery, error) {
 	var p Problems
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: DealSorts, statuses: DealStatuses, softDeleted: DealArchived})

@@ -144,7 +144,8 @@ func sales(t *testing.T, also []patio.Revised) (cur, next []patio.Vehicle) {
 	return cur, next
 }
 
-// The deals of the transition cases, one per row of CONTRACT.md section 7.
+// The deals of the transition cases, one per row of the transition table (openapi.yaml's
+// updateDeal).
 var (
 	openDeal = patio.Deal{ID: dealID, TeamID: team, Title: "Argo para Ana", ClientID: buyerID, VehicleID: ptr(carID),
 		Value: ptr(money.Cents(8_500_000)), Phase: "proposta", Status: patio.DealOpen, PaymentMethod: ptr("pix"),
@@ -224,8 +225,8 @@ type dealApplyCase struct {
 	requires []requirement
 }
 
-// dealApplyCases is the transition table of CONTRACT.md section 7, every (from, to) pair, and the
-// rules about the vehicle and client a deal names.
+// dealApplyCases is the transition table of openapi.yaml's updateDeal, every (from, to) pair, and
+// the rules about the vehicle and client a deal names.
 func dealApplyCases() []dealApplyCase {
 	won := func(d patio.Deal) *patio.Deal {
 		return ptr(with(d, func(d *patio.Deal) { d.Status, d.ClosedAt, d.LostReason = patio.DealWon, ptr(nowTS), nil }))

@@ -10,8 +10,8 @@ import (
 	"fmt"
 )
 
-// Kind classifies an Error. Each kind maps to exactly one HTTP status and error code of
-// CONTRACT.md section 2; the HTTP adapter does that mapping in one place.
+// Kind classifies an Error. Each kind maps to exactly one HTTP status and error code, given beside
+// it below; the HTTP adapter does that mapping in one place.
 type Kind int
 
 // The error kinds.

@@ -8,7 +8,7 @@ import (
 	"github.com/patio-dev/patio/shared/money"
 )
 
-// Financial record statuses (SPEC.md section 2, CONTRACT.md section 15).
+// Financial record statuses.
 const (
 	FinancialPending   = "pending"
 	FinancialPaid      = "paid"
@@ -20,7 +20,7 @@ var (
 	FinancialTypes    = []string{"revenue", "expense", "cost"}
 	FinancialStatuses = []string{FinancialPending, FinancialPaid, FinancialCancelled}
 	FinancialSorts    = []string{"created_at", "updated_at", "due_date", "amount"}
-	// FinancialCategories are the categories of each type (SPEC.md section 2).
+	// FinancialCategories are the categories of each type; a category of another type is refused.
 	FinancialCategories = map[string][]string{
 		"revenue": {"venda-veiculo", "comissao", "financiamento", "seguro"},
 		"expense": {"aluguel", "pessoal", "marketing", "tecnologia"},
@@ -28,8 +28,8 @@ var (
 	}
 )
 
-// financialTransitions is CONTRACT.md section 15's table: pending → paid or cancelled; paid →
-// pending (a reversal); cancelled → pending.
+// financialTransitions are the status changes a financial record allows: pending → paid or
+// cancelled; paid → pending (a reversal); cancelled → pending.
 var financialTransitions = map[string][]string{
 	FinancialPending:   {FinancialPaid, FinancialCancelled},
 	FinancialPaid:      {FinancialPending},
@@ -252,7 +252,8 @@ func (f FinancialRecord) Apply(in FinancialInput, now time.Time) (Write[Financia
 	return Write[FinancialRecord]{Record: next, Requires: financialLinks(&f, next)}, nil
 }
 
-// Cancel returns the record cancelled: the soft delete (SPEC.md: delete = cancel), from any status.
+// Cancel returns the record cancelled, from any status: deleting a financial record cancels it
+// (the soft delete).
 func (f FinancialRecord) Cancel() FinancialRecord {
 	f.Status = FinancialCancelled
 	f.PaidAt = nil

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// IdempotencyWindow is how long an Idempotency-Key is remembered after the creation it recorded
-// (CONTRACT.md section 11). A key older than this is free again, whatever the table's TTL has done.
+// IdempotencyWindow is how long an Idempotency-Key is remembered after the creation it recorded.
+// A key older than this is free again, whatever the table's TTL has done.
 const IdempotencyWindow = 24 * time.Hour
 
 // IdempotencyKey is a create's Idempotency-Key with what identifies its request: the edge
@@ -41,11 +41,11 @@ type Claims interface {
 	Claimed(ctx context.Context, teamID, key string) (Claim, error)
 }
 
-// CreateOnce is Create made safe to retry (CONTRACT.md section 11): the first request with a key
-// creates the record and claims the key in the same write; a repeat of the same request within
-// IdempotencyWindow answers the record as first created, with replayed true, and creates nothing;
-// the same key with a different request is KindConflict naming Idempotency-Key. Requests racing
-// with one key create exactly one record. A request that fails creates nothing and claims nothing.
+// CreateOnce is Create made safe to retry: the first request with a key creates the record and
+// claims the key in the same write; a repeat of the same request within IdempotencyWindow answers
+// the record as first created, with replayed true, and creates nothing; the same key with a
+// different request is KindConflict naming Idempotency-Key. Requests racing with one key create
+// exactly one record. A request that fails creates nothing and claims nothing.
 //
 // A first request is the common case, so nothing is read before the write: the claim is read only
 // when the write fails, which a repeat's does (its claim is taken, or what the first creation

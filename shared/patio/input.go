@@ -43,7 +43,7 @@ func ParseID(s string) (string, bool) {
 // it may be is the resource's rule (required, notNull).
 
 // checkText trims a one-line text member and checks that it has minLen..maxLen characters and no
-// control or bidirectional override characters (CONTRACT.md section 13).
+// control or bidirectional override characters.
 func checkText(p *Problems, name string, o *Opt[string], minLen, maxLen int) {
 	checkTextOf(p, name, o, minLen, maxLen, false)
 }

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Page bounds of CONTRACT.md sections 4 and 12.
+// Page bounds of every list.
 const (
 	DefaultLimit = 20
 	MaxLimit     = 100
@@ -27,7 +27,7 @@ type ListQuery struct {
 	CreatedTo   *Date    // inclusive UTC day
 	Status      []string
 	// UpdatedSince keeps the records updated at or after it; without a status filter it lists
-	// soft-deleted records too, so an incremental sync sees archivals (CONTRACT.md section 12).
+	// soft-deleted records too, so an incremental sync sees archivals.
 	UpdatedSince *Timestamp
 	// After is where a cursor left off: an opaque position the store returned with the previous
 	// page (Listed.After), "" for none. Page is then that page's number.

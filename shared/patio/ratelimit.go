@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Window names a rate-limit window (CONTRACT.md section 3: per UTC minute and per UTC day).
+// Window names a rate-limit window (per UTC minute and per UTC day).
 type Window int
 
 // The windows. WindowNone means no window refused the request.

@@ -26,9 +26,9 @@ type Record[T any] interface {
 	revision() int
 }
 
-// Precondition is what a conditional request asks of the stored record (If-Match, CONTRACT.md
-// section 11): the zero value asks nothing; Any asks that the record exists; otherwise its
-// revision must be one of Revisions.
+// Precondition is what a conditional request asks of the stored record (If-Match): the zero
+// value asks nothing; Any asks that the record exists; otherwise its revision must be one of
+// Revisions.
 type Precondition struct {
 	Any       bool
 	Revisions []int
@@ -52,7 +52,7 @@ const (
 	ResourceVehicle = "vehicle"
 	ResourceClient  = "client"
 	ResourceDeal    = "deal"
-	// The dashboard modules (CONTRACT.md section 15).
+	// The dashboard modules, which the public API does not serve.
 	ResourceActivity  = "activity"
 	ResourceFinancial = "financial"
 )
@@ -224,8 +224,8 @@ func (s Service[T, In, Q]) Update(ctx context.Context, teamID, id string, in In)
 }
 
 // UpdateIf is Update on a condition: when the stored record does not satisfy pre, nothing is
-// written and the answer is KindPrecondition (after a KindInvalid input, before a KindConflict, as
-// CONTRACT.md section 2 orders them).
+// written and the answer is KindPrecondition (checked after a KindInvalid input, before a
+// KindConflict).
 func (s Service[T, In, Q]) UpdateIf(ctx context.Context, teamID, id string, in In, pre Precondition) (T, error) {
 	return s.edit(ctx, teamID, id, pre, "update", func(ctx context.Context, cur T, now time.Time) (Write[T], error) {
 		return s.rules.Apply(ctx, cur, in, now)
@@ -355,5 +355,5 @@ func settle[T Record[T]](cur T, w Write[T], now time.Time) Write[T] {
 }
 
 // Changed reports whether next differs from cur in any field: the one definition of "a write
-// that changes nothing", which answers 200 and writes nothing (CONTRACT.md section 1).
+// that changes nothing", which answers 200 and writes nothing.
 func Changed[T any](cur, next T) bool { return !reflect.DeepEqual(cur, next) }

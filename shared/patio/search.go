@@ -6,7 +6,7 @@ import (
 	"unicode"
 )
 
-// Word-prefix search (CONTRACT.md section 4): a list's q keeps the records of which every term
+// Word-prefix search: a list's q keeps the records of which every term
 // starts a word of the searched fields. Fields and q are split alike by Words; a plate, CPF or CNPJ
 // is one word, its bare stored value.
 

@@ -30,7 +30,7 @@ type AlarmStore interface {
 	FireAlarm(ctx context.Context, a AlarmRef, at time.Time) (bool, error)
 }
 
-// Timer fires the timed events of activities and financial records (CONTRACT.md section 15):
+// Timer fires the timed events of activities and financial records:
 // each tick reads the pending alarms due up to Lookahead ahead (those a missed or failed tick left
 // behind included, however late), fires those due, and waits for each of the others until its
 // time within the tick, so that a tick every Lookahead fires every alarm within moments of its

@@ -10,7 +10,7 @@ import (
 	"github.com/patio-dev/patio/shared/money"
 )
 
-// Vehicle statuses (CONTRACT.md section 5).
+// Vehicle statuses.
 const (
 	VehicleActive   = "ativo"
 	VehicleReserved = "reservado"
@@ -18,7 +18,7 @@ const (
 	VehicleArchived = "arquivado"
 )
 
-// Vehicle enums and sortable fields (CONTRACT.md section 5).
+// Vehicle enums and sortable fields.
 var (
 	VehicleFuels         = []string{"flex", "gasolina", "etanol", "diesel", "gnv", "hibrido", "eletrico"}
 	VehicleTransmissions = []string{"manual", "automatico", "automatizado", "cvt"}
@@ -57,8 +57,8 @@ type Vehicle struct {
 	SoldDealID      *string      `json:"sold_deal_id"`
 	CreatedAt       Timestamp    `json:"created_at"`
 	UpdatedAt       Timestamp    `json:"updated_at"`
-	// Revision starts at 1 and grows by one with every write that changes the record
-	// (CONTRACT.md section 11); the store sets it. Receivers keep the highest per id.
+	// Revision starts at 1 and grows by one with every write that changes the record; the store
+	// sets it. Receivers keep the highest per id.
 	Revision int `json:"revision"`
 }
 
@@ -238,7 +238,7 @@ func (v Vehicle) Archive() Vehicle {
 	return v
 }
 
-// dealableStatuses are the statuses of a vehicle a deal may name or win (CONTRACT.md section 7).
+// dealableStatuses are the statuses of a vehicle a deal may name or win.
 var dealableStatuses = []string{VehicleActive, VehicleReserved}
 
 // errVehicleNotDealable is the one answer to a deal naming a vehicle it may not use.
@@ -319,8 +319,8 @@ type VehicleQuery struct {
 	Terms []string
 }
 
-// Check validates the query's values (CONTRACT.md sections 4 and 5) and returns it with the defaults
-// filled in; the use cases call it before listing. Errors are KindInvalid, listing every problem.
+// Check validates the query's values and returns it with the defaults filled in; the use cases
+// call it before listing. Errors are KindInvalid, listing every problem.
 func (q VehicleQuery) Check() (VehicleQuery, error) {
 	var p Problems
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: VehicleSorts, statuses: VehicleStatuses, softDeleted: VehicleArchived})

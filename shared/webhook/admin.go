@@ -9,7 +9,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Webhooks is the operators' use cases (CONTRACT.md section 8).
+// Webhooks is the use cases of webhook management, shared by the operators' tool and the console.
 type Webhooks struct {
 	Store   Store
 	Queue   Queue
@@ -95,9 +95,9 @@ func (s Webhooks) Disable(ctx context.Context, id string) (Webhook, error) {
 	return s.retire(ctx, id, StatusDisabled)
 }
 
-// Delete deletes a webhook, for good (CONTRACT.md section 14): it receives nothing more, cannot be
-// enabled, edited, tested or replayed, and its pending deliveries are cancelled; its deliveries and
-// their log are kept for Retention. Deleting a deleted webhook changes nothing.
+// Delete deletes a webhook, for good: it receives nothing more, cannot be enabled, edited, tested
+// or replayed, and its pending deliveries are cancelled; its deliveries and their log are kept for
+// Retention. Deleting a deleted webhook changes nothing.
 func (s Webhooks) Delete(ctx context.Context, id string) (Webhook, error) {
 	return s.retire(ctx, id, StatusDeleted)
 }
@@ -197,10 +197,10 @@ func (s Webhooks) RotateSecret(ctx context.Context, id string, grace time.Durati
 	return w, secret, s.audit(ctx, w.TeamID, "webhook.rotate", "webhook:"+w.ID, "secret")
 }
 
-// Test sends a test event of type typ (CONTRACT.md section 14; see SampleEvent) to an active
-// webhook through the normal delivery path: it is recorded as a delivery (of one attempt, which
-// counts for no rule) and queued. It returns the delivery; its attempt is recorded when the
-// deliverer has made it. A webhook that is not active is KindConflict.
+// Test sends a test event of type typ (see SampleEvent) to an active webhook through the normal
+// delivery path: it is recorded as a delivery (of one attempt, which counts for no rule) and
+// queued. It returns the delivery; its attempt is recorded when the deliverer has made it. A
+// webhook that is not active is KindConflict.
 func (s Webhooks) Test(ctx context.Context, id, typ string) (Delivery, error) {
 	if s.Queue == nil {
 		return Delivery{}, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))

@@ -10,7 +10,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Delivery statuses (CONTRACT.md section 9).
+// Delivery statuses.
 const (
 	DeliveryPending   = "pending"   // attempts under way or scheduled
 	DeliverySucceeded = "succeeded" // an attempt got a 2xx
@@ -22,26 +22,26 @@ const (
 // DeliveryStatuses lists the delivery statuses.
 var DeliveryStatuses = []string{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryCancelled, DeliverySkipped}
 
-// MaxAttempts is the number of attempts of one series (SPEC.md section 6).
+// MaxAttempts is the number of attempts of one series; when all fail, the delivery has failed.
 const MaxAttempts = 6
 
 // Retention is how long a delivery record is kept after its last change, and an attempt in the
 // attempt log after it was made.
 const Retention = 30 * 24 * time.Hour
 
-// DefaultTimeout is how long a receiver has to answer (SPEC.md section 6).
+// DefaultTimeout is how long a receiver has to answer.
 const DefaultTimeout = 5 * time.Second
 
 // DefaultSweepAfter is how long past its due time a pending delivery's attempt may stay unmade
-// before the sweep queues it again: past any hop's lateness, well within CONTRACT.md section 14's
-// five minutes with a sweep every minute.
+// before the sweep queues it again: past any hop's lateness, and with a sweep every minute well
+// within the five minutes a recovered attempt may take.
 const DefaultSweepAfter = 3 * time.Minute
 
 // Schedule holds the delay before each attempt of a series: Schedule[0] before the first (after the
 // event), Schedule[n] after the n-th attempt failed.
 type Schedule [MaxAttempts]time.Duration
 
-// DefaultSchedule is SPEC.md section 6: immediate, 5 min, 30 min, 2 h, 12 h, 24 h.
+// DefaultSchedule is the retry schedule: immediate, 5 min, 30 min, 2 h, 12 h, 24 h.
 var DefaultSchedule = Schedule{0, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 12 * time.Hour, 24 * time.Hour}
 
 // ParseSchedule reads six comma-separated Go durations (WEBHOOK_RETRY_SCHEDULE); "" is the default.

@@ -19,12 +19,12 @@ const (
 	ResourceVehicle = patio.ResourceVehicle
 	ResourceClient  = patio.ResourceClient
 	ResourceDeal    = patio.ResourceDeal
-	// The dashboard modules (CONTRACT.md section 15).
+	// The dashboard modules, which the public API does not serve.
 	ResourceActivity  = patio.ResourceActivity
 	ResourceFinancial = patio.ResourceFinancial
 )
 
-// The event types this service emits (CONTRACT.md section 9).
+// The event types this service emits (docs/webhooks.md, Event catalogue).
 const (
 	VehicleCreated      = "vehicle.created"
 	VehicleUpdated      = "vehicle.updated"
@@ -59,7 +59,7 @@ var EventTypes = []string{
 }
 
 // quiet resources fire no <resource>.updated nor field events: activities and financial records
-// fire only their created, status and timed events (CONTRACT.md section 15).
+// fire only their created, status and timed events.
 var quiet = map[string]bool{ResourceActivity: true, ResourceFinancial: true}
 
 // Change is one write to a resource record, as a table stream reports it.
@@ -100,7 +100,8 @@ type Data struct {
 	PreviousAttributes map[string]json.RawMessage `json:"previous_attributes"`
 }
 
-// Payload is the body POSTed to one webhook (SPEC.md section 6), in the SPEC's field order.
+// Payload is the body POSTed to one webhook, its members in this fixed order: id, type,
+// api_version, created_at, data, team_id, webhook_id.
 func (e Event) Payload(webhookID string) ([]byte, error) {
 	body, err := json.Marshal(struct {
 		ID         string          `json:"id"`
@@ -140,9 +141,9 @@ var fieldEvents = map[string][]struct{ field, typ string }{
 	ResourceDeal:    {{"phase", DealPhaseChanged}},
 }
 
-// Derive returns the events of a change (CONTRACT.md section 9): an insert is <resource>.created;
-// a real change is <resource>.updated plus the specific events of the fields and status it changed.
-// A write that changed nothing but updated_at and revision (or storage-only attributes) has no events; neither
+// Derive returns the events of a change: an insert is <resource>.created; a real change is
+// <resource>.updated plus the specific events of the fields and status it changed. A write that
+// changed nothing but updated_at and revision (or storage-only attributes) has no events; neither
 // has a removal (records are only ever soft-deleted). Events come in a fixed order: created or
 // updated first, then the specific ones.
 func Derive(c Change) ([]Event, error) {
@@ -218,9 +219,9 @@ type timed struct {
 	recorded time.Time
 }
 
-// timedEvents returns the timed events a change records (CONTRACT.md section 15): the timer marks a
-// record's alarm as fired, changing neither its representation nor its revision; a regular write
-// that marks one (an activity moved to a due_at already past skips its due soon) is not a firing.
+// timedEvents returns the timed events a change records: the timer marks a record's alarm as fired,
+// changing neither its representation nor its revision; a regular write that marks one (an activity
+// moved to a due_at already past skips its due soon) is not a firing.
 func timedEvents(c Change) []timed {
 	switch n := c.New.(type) {
 	case patio.Activity:
@@ -258,7 +259,7 @@ func firedAt(mark *patio.Timestamp, stream time.Time) time.Time {
 // newly reports a mark set or moved by a change.
 func newly(old, cur *patio.Timestamp) bool { return cur != nil && (old == nil || *old != *cur) }
 
-// changeTime returns the time of a change as the record states it (CONTRACT.md section 14): its
+// changeTime returns the time of a change as the record states it, never the stream's: its
 // created_at for a creation, else its updated_at; fallback when the record has no such time.
 func changeTime(fields map[string]json.RawMessage, created bool, fallback time.Time) patio.Timestamp {
 	name := "updated_at"

@@ -14,9 +14,9 @@ import (
 // TestEventPrefix starts the id of every test event ("evt_test_" and 32 hex digits).
 const TestEventPrefix = "evt_test_"
 
-// SampleEvent returns a test event of type typ for a team (CONTRACT.md section 14): id
-// "evt_test_…", data.object a sample of the resource, previous_attributes as a real change of that
-// type would have them, created now. An unknown type is KindInvalid.
+// SampleEvent returns a test event of type typ for a team: id "evt_test_…", data.object a sample of
+// the resource, previous_attributes as a real change of that type would have them, created now. An
+// unknown type is KindInvalid.
 func SampleEvent(typ, teamID string, now time.Time) (Event, error) {
 	if !slices.Contains(EventTypes, typ) {
 		return Event{}, patio.Invalidf("unknown event type %q; known types: %s", typ, strings.Join(EventTypes, ", "))

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Header names of a delivery (SPEC.md section 6, CONTRACT.md section 9, Standard Webhooks).
+// Header names of a delivery: the service's own X-Service-* headers and those of Standard Webhooks.
 const (
 	HeaderSignature     = "X-Service-Signature"
 	HeaderSignatureNext = "X-Service-Signature-Next"

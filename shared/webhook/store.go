@@ -96,7 +96,7 @@ type Result struct {
 	RetryAfter string
 }
 
-// MaxResponseBody is how much of a receiver's answer an attempt keeps (CONTRACT.md section 14).
+// MaxResponseBody is how much of a receiver's answer an attempt keeps: its first 4 KiB.
 const MaxResponseBody = 4 << 10
 
 // OK reports a successful attempt.

@@ -1,4 +1,4 @@
-// Package webhook is the domain of outbound webhooks (SPEC.md section 6, CONTRACT.md section 9):
+// Package webhook is the domain of outbound webhooks (docs/webhooks.md):
 // webhook configurations, the events derived from changes to vehicles, clients and deals, their
 // payloads and signatures, the retry schedule, delivery records, and the operators' use cases
 // (Webhooks). The runtime that dispatches and delivers is package shared/delivery.
@@ -21,7 +21,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Webhook statuses (CONTRACT.md section 9).
+// Webhook statuses.
 const (
 	StatusActive   = "active"
 	StatusDisabled = "disabled"
@@ -55,7 +55,7 @@ type Webhook struct {
 	// Secret is the newest signing secret.
 	Secret string `json:"-"`
 	// Previous are the secrets rotated out whose grace period may not have ended, oldest first: each
-	// keeps signing until its own Until (CONTRACT.md section 14).
+	// keeps signing until its own Until.
 	Previous []PreviousSecret `json:"previous_secrets"`
 	// EnabledAt starts the "6 consecutive failed attempts" count: creation or the last enable.
 	EnabledAt time.Time `json:"-"`
@@ -165,7 +165,7 @@ func (w Webhook) Subscribed(typ string) bool {
 
 // Receives reports whether the webhook is to receive event e (delivered, or recorded as skipped
 // while disabled): it is subscribed to e's type, and e's change was made at or after the
-// webhook's creation (CONTRACT.md section 14).
+// webhook's creation.
 func (w Webhook) Receives(e Event) bool {
 	return w.Subscribed(e.Type) && !e.Recorded.Before(w.CreatedAt.Time())
 }

@@ -138,8 +138,8 @@ func TestDerive(t *testing.T) {
 	}
 }
 
-// TestDeriveTime: an event's created_at is the record's own time (CONTRACT.md section 14), never the
-// stream's approximate time, which DynamoDB Local rounds down to the minute.
+// TestDeriveTime: an event's created_at is the record's own time, never the stream's approximate
+// time, which DynamoDB Local rounds down to the minute.
 func TestDeriveTime(t *testing.T) {
 	stream := t0.Add(-59 * time.Second) // what the stream record claims
 	created := vehicle()
@@ -289,8 +289,7 @@ func TestSignStandardVector(t *testing.T) {
 }
 
 // TestRotation: every previous secret keeps signing until its own grace period ends, at most three
-// sign at once, and a rotation that would make four ends the oldest one's grace at once
-// (CONTRACT.md section 14).
+// sign at once, and a rotation that would make four ends the oldest one's grace at once.
 func TestRotation(t *testing.T) {
 	w, err := New("team", "https://example.com/hook", []string{"*"}, t0)
 	if err != nil {

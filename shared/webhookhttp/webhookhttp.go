@@ -26,7 +26,7 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// DefaultTimeout bounds one attempt (SPEC.md section 6): the domain's webhook.DefaultTimeout.
+// DefaultTimeout bounds one attempt: the domain's webhook.DefaultTimeout.
 const DefaultTimeout = webhook.DefaultTimeout
 
 // Options configures a Sender.
@@ -226,10 +226,10 @@ func (s *Sender) CheckTarget(ctx context.Context, target string) error {
 	return nil
 }
 
-// nonPublic lists the special-purpose ranges a webhook may not reach beyond what netip's
-// predicates cover, after IANA's IPv4 and IPv6 Special-Purpose Address Registries (and
-// CONTRACT.md section 13): every range there that is not globally reachable, plus the transition
-// ranges whose addresses embed an IPv4 address (NAT64, 6to4, Teredo), refused outright.
+// nonPublic lists the special-purpose ranges a webhook may not reach beyond what netip's predicates
+// cover, after IANA's IPv4 and IPv6 Special-Purpose Address Registries: every range there that is
+// not globally reachable, plus the transition ranges whose addresses embed an IPv4 address (NAT64,
+// 6to4, Teredo), refused outright.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
 	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (carrier-grade NAT)

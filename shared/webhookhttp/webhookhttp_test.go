@@ -40,7 +40,7 @@ func TestPublic(t *testing.T) {
 		{"224.0.0.1", false},
 		{"255.255.255.255", false},
 		{"192.88.99.1", false},
-		// CONTRACT.md section 13: transition ranges, and IPv6 forms of IPv4 addresses.
+		// Transition ranges, and IPv6 forms of IPv4 addresses.
 		{"64:ff9b::a9fe:a9fe", false},  // NAT64 of 169.254.169.254
 		{"64:ff9b::808:808", false},    // NAT64 even of a public address: the range is refused
 		{"64:ff9b:1::a00:1", false},    // local-use NAT64 of 10.0.0.1
