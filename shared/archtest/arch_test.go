@@ -160,11 +160,12 @@ func TestRequestFunctionsLinkNoWebhookWorker(t *testing.T) {
 
 // heavyForTemplates are packages the console must not link: its html/template makes the linker keep
 // every exported method of every type linked (text/template looks methods up by name), so each
-// would keep its every operation or table (4.1 MB for the Cognito client, 2.4 MB for SES v2's). The
-// console calls Cognito and SES through shared/awsjson, and reads Accept-Language itself.
+// would keep its every operation or table (4.1 MB for the Cognito client, 2.4 MB for SES v2's,
+// 0.6 MB for SQS's). The console calls Cognito, SES and SQS through shared/awsjson, and reads
+// Accept-Language itself.
 var heavyForTemplates = []string{
 	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider", "github.com/aws/aws-sdk-go-v2/service/sesv2",
-	"golang.org/x/text/language",
+	"github.com/aws/aws-sdk-go-v2/service/sqs", "golang.org/x/text/language",
 }
 
 func TestConsoleLinksNoWholeSDKClientOfItsIdentityOrMail(t *testing.T) {

@@ -1,11 +1,12 @@
 // Package awsjson calls the few operations Patio needs of AWS services that speak JSON (the AWS
-// JSON 1.1 and REST-JSON protocols), without their SDK clients.
+// JSON 1.0 and 1.1 and REST-JSON protocols), without their SDK clients.
 //
 // Why not the SDK's clients: a binary that uses html/template (the console) keeps every exported
 // method of every type it links, because text/template looks methods up by name at run time; the
 // linker then keeps every operation of every SDK client the binary links, used or not. The
 // Cognito user pool client alone weighs 4.1 MB there and SES v2's 2.4 MB, for five and two
-// operations. This package is what those clients do for one operation, on the SDK's own parts:
+// operations; SQS's, in every function that queues deliveries, 0.5 MB for one. This package is what
+// those clients do for one operation, on the SDK's own parts:
 // the configuration (region, credentials, HTTP client, the endpoint variables), the SigV4 signer,
 // the standard retryer's judgement of which errors to retry, and the operation middleware of
 // aws.Config.APIOptions (the X-Ray subsegment of package xray).
@@ -44,9 +45,12 @@ type Service struct {
 	SigningName string
 	// EndpointPrefix names its regional endpoint, https://<prefix>.<region>.amazonaws.com.
 	EndpointPrefix string
-	// TargetPrefix is set for an AWS JSON 1.1 service: every operation is a POST to / with the
+	// TargetPrefix is set for an AWS JSON service: every operation is a POST to / with the
 	// header X-Amz-Target: <TargetPrefix>.<operation>. Empty for a REST-JSON service.
 	TargetPrefix string
+	// JSONVersion is an AWS JSON service's protocol version, "1.0" (SQS) or "1.1" (Cognito, the
+	// default when empty): its Content-Type, application/x-amz-json-<version>.
+	JSONVersion string
 }
 
 // Operation is one operation of a Service.
@@ -54,7 +58,7 @@ type Operation struct {
 	// Name is the operation's name ("AdminCreateUser", "SendEmail").
 	Name string
 	// Method and Path are a REST-JSON operation's HTTP binding ("POST", "/v2/email/outbound-emails");
-	// empty for AWS JSON 1.1.
+	// empty for AWS JSON.
 	Method, Path string
 	// Anonymous operations are sent unsigned, as the SDK sends them (Cognito's InitiateAuth, whose
 	// caller proves who it is with a password).
@@ -252,7 +256,11 @@ func (c *Client) attempt(ctx context.Context, op Operation, body []byte, out any
 func (c *Client) request(ctx context.Context, op Operation, body []byte) (*http.Request, error) {
 	method, path, contentType := op.Method, op.Path, "application/json"
 	if c.service.TargetPrefix != "" {
-		method, path, contentType = http.MethodPost, "/", "application/x-amz-json-1.1"
+		version := c.service.JSONVersion
+		if version == "" {
+			version = "1.1"
+		}
+		method, path, contentType = http.MethodPost, "/", "application/x-amz-json-"+version
 	}
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.endpoint, "/")+path, bytes.NewReader(body))
 	if err != nil {
@@ -284,8 +292,9 @@ func (c *Client) request(ctx context.Context, op Operation, body []byte) (*http.
 func responseError(raw *smithyhttp.Response, requestID string, body []byte) error {
 	code, message, _ := restjson.GetErrorInfo(json.NewDecoder(bytes.NewReader(body)))
 	if h := raw.Header.Get("X-Amzn-ErrorType"); h != "" && code == "" {
-		code = restjson.SanitizeErrorCode(h)
+		code = h
 	}
+	code = restjson.SanitizeErrorCode(code) // "com.amazonaws.sqs#QueueDoesNotExist" → "QueueDoesNotExist"
 	if code == "" {
 		code = "UnknownError"
 	}

@@ -18,18 +18,26 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/patio-dev/patio/shared/awsjson"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
 // MaxDelay is the longest delay SQS allows on one message.
 const MaxDelay = 15 * time.Minute
 
+// service is SQS as its SDK client knows it (AWS JSON 1.0). The one operation the queue sends is
+// called through package awsjson: the SDK's SQS client would keep every operation of SQS in the
+// console, whose html/template keeps every method of what it links.
+var service = awsjson.Service{ID: "SQS", SigningName: "sqs", EndpointPrefix: "sqs", TargetPrefix: "AmazonSQS",
+	JSONVersion: "1.0"}
+
+// sendMessageBatch is SQS's SendMessageBatch.
+var sendMessageBatch = awsjson.Operation{Name: "SendMessageBatch"}
+
 // Queue sends delivery tasks to one SQS queue. It is safe for concurrent use.
 type Queue struct {
-	client *sqs.Client
+	client *awsjson.Client
 	url    string
 	maxHop time.Duration
 	now    func() time.Time
@@ -41,11 +49,8 @@ func New(cfg aws.Config, url string, maxHop time.Duration) *Queue {
 	if maxHop <= 0 || maxHop > MaxDelay {
 		maxHop = MaxDelay
 	}
-	return &Queue{client: sqs.NewFromConfig(cfg), url: url, maxHop: maxHop, now: time.Now}
+	return &Queue{client: awsjson.New(cfg, service), url: url, maxHop: maxHop, now: time.Now}
 }
-
-// Client returns the SQS client, for the local stack's poller.
-func (q *Queue) Client() *sqs.Client { return q.client }
 
 // Enqueue sends t, delayed until it is due (t.When) or by the longest hop, whichever is sooner.
 func (q *Queue) Enqueue(ctx context.Context, t webhook.Task) error {
@@ -95,6 +100,20 @@ func (q *Queue) EnqueueAll(ctx context.Context, tasks []webhook.Task) []error {
 	return errs
 }
 
+// batchEntry is one message of a SendMessageBatch request.
+type batchEntry struct {
+	ID           string `json:"Id"`
+	MessageBody  string `json:"MessageBody"`
+	DelaySeconds int32  `json:"DelaySeconds"`
+}
+
+// batchFailure is one message SendMessageBatch refused.
+type batchFailure struct {
+	ID      string `json:"Id"`
+	Code    string `json:"Code"`
+	Message string `json:"Message"`
+}
+
 // sendBatch sends msgs in one call, setting the errs of their tasks.
 func (q *Queue) sendBatch(ctx context.Context, tasks []webhook.Task, msgs []*message, errs []error) {
 	fail := func(m *message, err error) {
@@ -102,7 +121,7 @@ func (q *Queue) sendBatch(ctx context.Context, tasks []webhook.Task, msgs []*mes
 			errs[i] = fmt.Errorf("sqsqueue: send task %s attempt %d: %w", tasks[i].DeliveryID, tasks[i].Attempt, err)
 		}
 	}
-	entries := make([]types.SendMessageBatchRequestEntry, 0, len(msgs))
+	entries := make([]batchEntry, 0, len(msgs))
 	for k, m := range msgs {
 		var body []byte
 		var err error
@@ -119,24 +138,37 @@ func (q *Queue) sendBatch(ctx context.Context, tasks []webhook.Task, msgs []*mes
 			fail(m, err)
 			continue
 		}
-		entries = append(entries, types.SendMessageBatchRequestEntry{
-			Id: aws.String(strconv.Itoa(k)), MessageBody: aws.String(string(body)), DelaySeconds: m.delay,
-		})
+		entries = append(entries, batchEntry{ID: strconv.Itoa(k), MessageBody: string(body), DelaySeconds: m.delay})
 	}
 	if len(entries) == 0 {
 		return
 	}
-	out, err := q.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.url), Entries: entries})
-	if err != nil {
+	in := struct {
+		QueueURL string       `json:"QueueUrl"`
+		Entries  []batchEntry `json:"Entries"`
+	}{q.url, entries}
+	var out struct {
+		Failed []batchFailure `json:"Failed"`
+	}
+	if err := q.client.Call(ctx, sendMessageBatch, in, &out); err != nil {
 		for _, e := range entries {
-			k, _ := strconv.Atoi(aws.ToString(e.Id))
+			k, _ := strconv.Atoi(e.ID)
 			fail(msgs[k], err)
 		}
 		return
 	}
 	for _, f := range out.Failed {
-		k, _ := strconv.Atoi(aws.ToString(f.Id))
-		fail(msgs[k], fmt.Errorf("%s: %s", aws.ToString(f.Code), aws.ToString(f.Message)))
+		refused := fmt.Errorf("%s: %s", f.Code, f.Message)
+		k, err := strconv.Atoi(f.ID)
+		if err != nil || k < 0 || k >= len(msgs) {
+			// Not an id of ours: which message failed is unknown, so each counts as failed (a
+			// task sent twice is delivered at least once; a task taken as sent may be lost).
+			for _, m := range msgs {
+				fail(m, refused)
+			}
+			return
+		}
+		fail(msgs[k], refused)
 	}
 }
 

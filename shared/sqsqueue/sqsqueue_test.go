@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +68,23 @@ func TestEnqueueAllGroups(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("received tasks %v; want each of %v once", got, want)
+	}
+}
+
+// TestEnqueueAllMissingQueue: when SQS refuses the call (the queue does not exist), every task
+// fails with SQS's reason; none is taken as sent.
+func TestEnqueueAllMissingQueue(t *testing.T) {
+	testenv.Tables(t)
+	url := os.Getenv("DELIVERY_QUEUE_URL") + "-missing"
+	q := sqsqueue.New(testenv.AWSConfig(t), url, 0)
+	now := time.Now()
+	tasks := []webhook.Task{
+		{DeliveryID: "dlv_m0", WebhookID: "A", Attempt: 1, Due: now},
+		{DeliveryID: "dlv_m1", WebhookID: "B", Attempt: 1, Due: now.Add(time.Minute)},
+	}
+	for i, err := range q.EnqueueAll(context.Background(), tasks) {
+		if err == nil || !strings.Contains(err.Error(), "NonExistentQueue") && !strings.Contains(err.Error(), "QueueDoesNotExist") {
+			t.Errorf("EnqueueAll to a missing queue: task %d: %v; want SQS's refusal", i, err)
+		}
 	}
 }
