@@ -25,8 +25,12 @@ import (
 const secret = "whsec_dGVzdC1vbmx5LXNlY3JldA==" // base64 of "test-only-secret"
 
 var (
-	// now is the deliverer's clock in these tests; first is when the series under test began.
-	now   = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	// now is the deliverer's clock in these tests; first is when the series under test began. now
+	// is the machine's time when the tests start, not a fixed date: a delivery's record expires
+	// (the table's TTL) its retention after its last change, and DynamoDB Local deletes expired
+	// items every few seconds, so records dated from a fixed day would vanish mid-test once the
+	// machine's clock is a retention past it.
+	now   = time.Now().UTC().Truncate(time.Second)
 	first = now.Add(-(5*time.Minute + 30*time.Minute + 2*time.Hour + 12*time.Hour + 24*time.Hour))
 
 	failure = webhook.Result{StatusCode: 503, Duration: 120 * time.Millisecond, ErrorClass: webhook.ErrHTTPStatus}

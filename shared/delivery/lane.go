@@ -219,11 +219,21 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 		default:
 			// More may be had when the bound left some over, or, every syncEvery, when others
 			// gave theirs back meanwhile.
-			wantMore := l.lease < l.inFlight+l.waiting &&
-				(l.bound-l.gate.others(l.holder, now) > l.lease || now.Sub(l.synced) >= syncEvery)
-			if wantMore && !now.Before(l.nextTry) {
+			short := l.lease < l.inFlight+l.waiting
+			left := l.bound-l.gate.others(l.holder, now) > l.lease
+			if short && (left || now.Sub(l.synced) >= syncEvery) && !now.Before(l.nextTry) {
 				l.sync(ctx)
 				continue
+			}
+			if short && left && l.nextTry.Before(deadline) {
+				// The bound has room this process has not asked for yet (it pauses between two
+				// writes of the gate): the send waits to ask, rather than be judged on the lease
+				// held now, which says neither that the bound is all in flight nor how long the
+				// sends ahead take. (A batch that comes right after the last one gave its lease
+				// back would otherwise send its excess attempts back to the queue, even those of
+				// a slow webhook, which are to be parked.)
+				wake = l.nextTry.Sub(now)
+				break
 			}
 			full := room > 0 && l.inFlight >= room
 			oldest := time.Duration(0) // how long the oldest send in flight has been out

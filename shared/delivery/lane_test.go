@@ -57,6 +57,12 @@ func (s *pacedSender) starts(url string) []time.Time {
 	return slices.Clone(s.started[url])
 }
 
+func (s *pacedSender) ends(url string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ended[url])
+}
+
 func (s *pacedSender) peakOf(url string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,7 +100,6 @@ func TestDeliverIsolation(t *testing.T) {
 	s := newPacedSender()
 	s.delay[slow.URL] = 1100 * time.Millisecond
 	tasks := append(e.tasks(slow, 6), e.tasks(fast, 6)...)
-	start := time.Now()
 	for i, err := range e.realClock(s).DeliverAll(context.Background(), tasks) {
 		if err != nil {
 			t.Errorf("DeliverAll: task %d = %v; want nil", i, err)
@@ -103,14 +108,18 @@ func TestDeliverIsolation(t *testing.T) {
 	if p := s.peakOf(slow.URL); p > delivery.InitialBound {
 		t.Errorf("the slow webhook had %d attempts in flight at once; want at most its first bound, %d", p, delivery.InitialBound)
 	}
-	ended := s.ended[fast.URL]
-	if len(ended) != 6 {
-		t.Fatalf("the fast webhook got %d attempts; want 6", len(ended))
+	ended, slowEnded := s.ends(fast.URL), s.ends(slow.URL)
+	if len(ended) != 6 || len(slowEnded) == 0 {
+		t.Fatalf("the fast webhook got %d attempts and the slow one %d; want 6 and some", len(ended), len(slowEnded))
 	}
+	// Behind the slow one the fast webhook's attempts would wait out its sends (1.1 s each, four
+	// at a time): measured against the slow one's first answer rather than a time of the clock,
+	// so that a machine slow to schedule the batch's work does not count as a delay.
+	firstSlow := slices.MinFunc(slowEnded, time.Time.Compare)
 	for _, at := range ended {
-		// Behind the slow one it would wait out its sends (1.1 s each, four at a time).
-		if at.Sub(start) >= time.Second {
-			t.Errorf("a fast webhook's attempt ended %s after the batch began, behind the slow one's", at.Sub(start))
+		if !at.Before(firstSlow) {
+			t.Errorf("a fast webhook's attempt ended %s after the slow webhook's first answer; want every one before, not behind the slow one's",
+				at.Sub(firstSlow))
 		}
 	}
 }
@@ -293,7 +302,9 @@ func TestDeliverMaxRate(t *testing.T) {
 
 // TestDeliverSlowWebhookParked: when a webhook's receiver struggles (its sends time out) and its
 // bound is all in flight, its other tasks are parked: nothing is sent or queued, and the
-// delivery's due time moves to now, so that the sweep queues the attempt again later.
+// delivery's due time moves to now, so that the sweep queues the attempt again later. No task is
+// lost on the way: each is attempted (its retry queued) or parked. The second batch comes right
+// after the first, as a busy worker's batches do.
 func TestDeliverSlowWebhookParked(t *testing.T) {
 	e := newEnv(t)
 	s := newPacedSender()
@@ -302,15 +313,22 @@ func TestDeliverSlowWebhookParked(t *testing.T) {
 		return webhook.Result{Duration: 1200 * time.Millisecond, ErrorClass: webhook.ErrTimeout}
 	}
 	d := e.realClock(s)
+	batch1, batch2 := e.tasks(e.hook, 2), e.tasks(e.hook, 8)
 	// A first batch finds out: its sends time out, and the bound falls.
-	for _, err := range d.DeliverAll(context.Background(), e.tasks(e.hook, 2)) {
+	from := time.Now()
+	for _, err := range d.DeliverAll(context.Background(), batch1) {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	first := len(s.starts(e.hook.URL))
-	tasks := e.tasks(e.hook, 8)
-	for _, err := range d.DeliverAll(context.Background(), tasks) {
+	f1 := e.fates(batch1, from, time.Now())
+	if first == 0 || f1.attempted != first {
+		t.Fatalf("the first batch made %d requests and recorded %d attempts with their retries queued; want each of at least one request so",
+			first, f1.attempted)
+	}
+	from = time.Now()
+	for _, err := range d.DeliverAll(context.Background(), batch2) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,25 +337,68 @@ func TestDeliverSlowWebhookParked(t *testing.T) {
 	if sent < 1 || sent > delivery.InitialBound {
 		t.Errorf("a struggling webhook got %d requests of the second batch; want 1 to %d", sent, delivery.InitialBound)
 	}
-	if q := e.queue.queued(); len(q) != 2+sent {
-		t.Errorf("the tasks queued are %d; want the retries of the %d attempts made, the others parked", len(q), 2+sent)
+	f2 := e.fates(batch2, from, time.Now())
+	if f2.attempted != sent || f2.back != 0 || f2.parked != len(batch2)-sent {
+		t.Errorf("of the second batch %d requests went out, %d attempts were recorded with their retries queued, %d parked, %d sent back to "+
+			"the queue; want every request's attempt recorded and the other %d parked", sent, f2.attempted, f2.parked, f2.back, len(batch2)-sent)
 	}
-	parked := 0
+	if q, want := len(e.queue.queued()), f1.attempted+f1.back+f2.attempted+f2.back; q != want {
+		t.Errorf("%d tasks were queued; want %d: the retries of the attempts made and the tasks sent back, nothing else", q, want)
+	}
+}
+
+// fate counts what became of tasks.
+type fate struct{ attempted, parked, back int }
+
+// fates returns what became of tasks handled between from and to: attempted (the attempt recorded,
+// the delivery pending with its retry queued for its next attempt time), parked (the delivery
+// pending, nothing queued, held by the webhook's bound and due again from the park: held_until is
+// the due time the park set, which the sweep reads) or sent back to the queue (the task queued
+// again later, held by the bound). It reports each task that is none of these: lost, or handled
+// in two ways.
+func (e *env) fates(tasks []webhook.Task, from, to time.Time) fate {
+	e.t.Helper()
+	queued := map[string][]webhook.Task{}
+	for _, q := range e.queue.queued() {
+		queued[q.DeliveryID] = append(queued[q.DeliveryID], q)
+	}
+	var f fate
 	for _, task := range tasks {
 		del, err := e.store.Delivery(context.Background(), task.DeliveryID)
 		if err != nil {
-			t.Fatal(err)
+			e.t.Errorf("the delivery of a task: %v; want it kept", err)
+			continue
 		}
-		if del.Status == webhook.DeliveryPending && del.Attempt == 0 {
-			parked++
-			if del.HeldBy != webhook.HeldBound {
-				t.Errorf("a parked delivery says it is held by %q; want %q", del.HeldBy, webhook.HeldBound)
+		q := queued[task.DeliveryID]
+		switch {
+		case del.Status != webhook.DeliveryPending:
+			e.t.Errorf("delivery %s is %q; want pending (its receiver never answers)", del.ID, del.Status)
+		case del.Attempt == 1:
+			f.attempted++
+			// The store keeps milliseconds.
+			if del.NextAttemptAt == nil || len(q) != 1 || q[0].Attempt != 2 || !q[0].Due.Truncate(time.Millisecond).Equal(*del.NextAttemptAt) {
+				e.t.Errorf("delivery %s was attempted, its next attempt due %v, and the tasks queued for it are %+v; want its retry, due then",
+					del.ID, del.NextAttemptAt, q)
 			}
+		case del.Attempt == 0 && len(q) == 0:
+			f.parked++
+			if del.HeldBy != webhook.HeldBound || del.HeldUntil == nil ||
+				del.HeldUntil.Before(from.Truncate(time.Millisecond)) || del.HeldUntil.After(to) {
+				e.t.Errorf("delivery %s, neither attempted nor queued, is held by %q until %v; want parked: held by %q, due again from between %v and %v",
+					del.ID, del.HeldBy, del.HeldUntil, webhook.HeldBound, from, to)
+			}
+		case del.Attempt == 0 && len(q) == 1 && q[0].Attempt == 1:
+			f.back++
+			if q[0].HeldBy != webhook.HeldBound || !q[0].NotBefore.After(from) {
+				e.t.Errorf("delivery %s went back to the queue held by %q, not before %v; want held by %q, later than %v",
+					del.ID, q[0].HeldBy, q[0].NotBefore, webhook.HeldBound, from)
+			}
+		default:
+			e.t.Errorf("delivery %s made %d attempts and the tasks queued for it are %+v; want attempted with its retry queued, parked, or sent back",
+				del.ID, del.Attempt, q)
 		}
 	}
-	if parked+sent != len(tasks) {
-		t.Errorf("%d sent and %d parked; want the %d tasks between them", sent, parked, len(tasks))
-	}
+	return f
 }
 
 // TestDeliverSlowAnswersWaitedFor: a receiver that answers, however slowly, is not taken as

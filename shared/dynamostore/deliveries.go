@@ -406,9 +406,11 @@ func (s *Store) OverdueDeliveries(ctx context.Context, before time.Time, limit i
 
 // ParkDelivery sets a pending delivery's due_at to due with a note of why (held_by, held_until)
 // and removes token's claim, conditioned on its being at attempt n-1 of series and claimed by token
-// or by nobody.
+// or by nobody. The item's retention starts again from the later of now and due: a delivery that
+// keeps waiting for its webhook is never taken by the TTL before its attempt.
 func (s *Store) ParkDelivery(ctx context.Context, id string, series, n int, token string, due time.Time, heldBy string) error {
-	u := s.deliveries().Update("pk", id).Set("due_at", due.UnixMilli()).Remove("claim", "claim_until")
+	kept := max(time.Now().Unix(), due.Unix()) + int64(webhook.Retention/time.Second)
+	u := s.deliveries().Update("pk", id).Set("due_at", due.UnixMilli()).Set("expires_at", kept).Remove("claim", "claim_until")
 	if heldBy != "" {
 		u = u.Set("held_by", heldBy).Set("held_until", due.UnixMilli())
 	}
@@ -420,9 +422,11 @@ func (s *Store) ParkDelivery(ctx context.Context, id string, series, n int, toke
 	return wrap(err, "park delivery", id)
 }
 
-// MarkSwept sets a pending delivery's due_at to now, conditioned on its being what the sweep read.
+// MarkSwept sets a pending delivery's due_at to now, conditioned on its being what the sweep read;
+// the item's retention starts again from now (a delivery still to be attempted is never taken by
+// the TTL).
 func (s *Store) MarkSwept(ctx context.Context, d webhook.Delivery, now time.Time) (bool, error) {
-	err := s.deliveries().Update("pk", d.ID).Set("due_at", now.UnixMilli()).
+	err := s.deliveries().Update("pk", d.ID).Set("due_at", now.UnixMilli()).Set("expires_at", now.Add(webhook.Retention).Unix()).
 		If("'status' = ? AND 'due_at' = ? AND 'series' = ? AND 'attempt' = ?", webhook.DeliveryPending,
 			unixMilli(d.DueAt()), d.Series, d.Attempt).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {

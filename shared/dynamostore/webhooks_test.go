@@ -129,7 +129,9 @@ func TestListDeliveries(t *testing.T) {
 	s := webhookStore(t)
 	ctx := context.Background()
 	w := newHook(t, s)
-	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	// Not a fixed day: a delivery whose last change is older than the retention is deleted by the
+	// table's TTL, which DynamoDB Local applies every few seconds.
+	t0 := time.Now().UTC().Truncate(time.Second).Add(-time.Hour)
 	statuses := []string{webhook.DeliveryFailed, webhook.DeliveryCancelled, webhook.DeliverySkipped, webhook.DeliverySucceeded}
 	var all []webhook.Delivery
 	for i := range 20 {
@@ -216,5 +218,50 @@ func TestListDeliveries(t *testing.T) {
 	q, _ := webhook.DeliveryQuery{Cursor: "not-a-cursor"}.Check()
 	if _, _, err := s.ListDeliveries(ctx, w.ID, q); !patio.IsKind(err, patio.KindInvalid) {
 		t.Errorf("ListDeliveries(bad cursor) = %v; want KindInvalid", err)
+	}
+}
+
+// TestWaitingDeliveryKept: a pending delivery is kept however long it waits for its attempt: a
+// park (its webhook slow, or holding it back) and the sweep's queueing it again start its retention
+// again, so that the table's TTL, which takes a delivery whose last change is older than the
+// retention, never takes one still to be attempted.
+func TestWaitingDeliveryKept(t *testing.T) {
+	s := webhookStore(t)
+	ctx := context.Background()
+	w := newHook(t, s)
+	old := time.Now().UTC().Add(-webhook.Retention - time.Hour).Truncate(time.Millisecond)
+	var ds []webhook.Delivery
+	for _, name := range []string{"parked", "swept", "idle"} {
+		ev := "evt_kept_" + name
+		ds = append(ds, webhook.Delivery{ID: webhook.DeliveryID(ev, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: ev,
+			EventType: webhook.VehicleCreated, Status: webhook.DeliveryPending, Payload: []byte(`{}`), CreatedAt: old, UpdatedAt: old})
+	}
+	if _, _, _, err := s.CreateDeliveries(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	parked, swept, idle := ds[0], ds[1], ds[2]
+	if err := s.ParkDelivery(ctx, parked.ID, 0, 1, "tok", time.Now(), webhook.HeldBound); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.MarkSwept(ctx, swept, time.Now()); err != nil || !ok {
+		t.Fatalf("MarkSwept = %v, %v; want true", ok, err)
+	}
+	// The idle delivery, last changed more than the retention ago, goes at the TTL's next pass.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		_, err := s.Delivery(ctx, idle.ID)
+		if patio.IsKind(err, patio.KindNotFound) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a delivery last changed more than the retention ago is still there after a minute; want it taken by the TTL")
+		}
+	}
+	for _, d := range []webhook.Delivery{parked, swept} {
+		if got, err := s.Delivery(ctx, d.ID); err != nil || got.Status != webhook.DeliveryPending {
+			t.Errorf("the %s delivery after the TTL's pass: %q, %v; want kept, pending", d.EventID, got.Status, err)
+		}
 	}
 }
