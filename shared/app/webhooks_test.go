@@ -563,8 +563,10 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 			t.Errorf("attempt %d body differs from the first", i+1)
 		}
 		gap := got[i].at.Sub(got[i-1].at)
-		if want := testGaps[i-1]; gap < want-200*time.Millisecond || gap > want+1500*time.Millisecond {
-			t.Errorf("gap before attempt %d = %s; want %s (within -0.2 s, +1.5 s)", i+1, gap, want)
+		// Never early; late by at most the queue's whole-second delay (rounded up, so up to 1 s),
+		// the local queue's polling and a loaded machine's scheduling.
+		if want := testGaps[i-1]; gap < want-200*time.Millisecond || gap > want+2500*time.Millisecond {
+			t.Errorf("gap before attempt %d = %s; want %s (within -0.2 s, +2.5 s)", i+1, gap, want)
 		}
 		if got[i].header.Get("X-Service-Timestamp") == got[0].header.Get("X-Service-Timestamp") {
 			t.Errorf("attempt %d reuses the first attempt's timestamp; each attempt is signed afresh", i+1)
