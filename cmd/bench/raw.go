@@ -287,10 +287,20 @@ func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item
 // counts moved by the difference, in one shard drawn at random (dynamostore's familyOps).
 func (r *rawClient) tracking(table, resource, teamID string, next, old item) []types.TransactWriteItem {
 	nf := familyOf(resource, next)
+	had := map[string]bool{}
+	if old != nil {
+		for _, it := range familyOf(resource, old).items {
+			had[strAttr(it, "sk")] = true
+		}
+	}
 	var out []types.TransactWriteItem
 	keep := map[string]bool{}
 	for _, it := range nf.items {
-		keep[strAttr(it, "sk")] = true
+		sk := strAttr(it, "sk")
+		keep[sk] = true
+		if len(it) == 2 && had[sk] {
+			continue // a word item (keys alone) already there
+		}
 		out = append(out, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: it}})
 	}
 	diff := map[string]map[string]int{}

@@ -112,8 +112,10 @@ func (r records[T, R, Q]) countedList(ctx context.Context, teamID string, sp spe
 }
 
 // planned serves a list by its plan. Its total comes from the counts, or is counted over the
-// count driver; when that driver is not the page's, its matches are read first, up to
-// fewPerRange per range, and when they are all read the page is cut from them.
+// count driver. When that driver is not the page's, its matches are read first, up to a bound per
+// range (fewPerRange full items, or five times as many keys when the driver's items carry the
+// list's order: then only their keys and order are read), and when they are all read the page is
+// cut from them; otherwise the rest is counted while the page is read from its driver.
 func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p plan, t tally) (patio.Listed[T], error) {
 	all := sp.conds()
 	if p.count == nil {
@@ -125,14 +127,17 @@ func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p
 		return patio.Listed[T]{Items: items, Total: total, After: after}, err
 	}
 	rd, segs := r.driverRanges(teamID, sp.lq, *p.count, p.count.rest(all))
-	limit := fewPerRange
-	switch {
-	case *p.count == p.page:
+	sync := p.count.rng != nil && p.count.rng.sort == "updated_at"
+	if *p.count == p.page || (fewPerRange == 0 && !sync) {
 		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
-	case p.count.rng != nil && p.count.rng.sort == "updated_at":
+	}
+	limit, ordered := fewPerRange, r.carriesOrder(*p.count, sp.lq.Sort)
+	if ordered {
+		limit *= 5
+		rd.project = r.orderAttrs(sp.lq.Sort)
+	}
+	if sync {
 		limit = 0 // a sync in another order reads the changes since, whatever their number, and nothing older
-	case limit == 0:
-		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
 	}
 	items, ends, err := readRanges(ctx, rd, segs, limit)
 	if err != nil {
@@ -145,10 +150,74 @@ func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p
 			rest, starts = append(rest, segs[i]), append(starts, end)
 		}
 	}
-	if len(rest) == 0 {
-		return r.fromMatches(items, sp)
+	switch {
+	case len(rest) > 0:
+		return r.countedPage(ctx, teamID, sp, p.page, rd, rest, starts, len(items))
+	case ordered:
+		return r.keysPage(ctx, teamID, sp, *p.count, items)
 	}
-	return r.countedPage(ctx, teamID, sp, p.page, rd, rest, starts, len(items))
+	return r.fromMatches(items, sp)
+}
+
+// carriesOrder reports whether a driver's items carry a sort's order: every item has its id
+// (creation order), rows and facet items carry every index attribute, order items none.
+func (r records[T, R, Q]) carriesOrder(d driver, sort string) bool {
+	return r.order(sort).index == "" || d.facet != nil || r.order(d.sort).index != ""
+}
+
+// orderAttrs are the attributes a list's order is read from in a driver's items.
+func (r records[T, R, Q]) orderAttrs(sort string) []string {
+	attrs := []string{"pk", "sk", "id", "status"}
+	if o := r.order(sort); o.index != "" {
+		attrs = append(attrs, o.attr)
+	}
+	return attrs
+}
+
+// keysPage serves a list from the keys and order of every record it matches, read by its count
+// driver with the conditions as a filter: the total is their number, the page's ids are cut from
+// them in order, and only the page's records are read.
+func (r records[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d driver, items []dynamo.Item) (patio.Listed[T], error) {
+	o := r.order(sp.lq.Sort)
+	type keyed struct {
+		id  string
+		key orderKey
+	}
+	all := make([]keyed, len(items))
+	for i, it := range items {
+		k := orderKey("1#" + attrString(it, "id"))
+		if o.index != "" {
+			v := attrString(it, o.attr)
+			if d.facet != nil {
+				v = v[strings.IndexByte(v, '#')+1:] // past "<facet>=<value>#"
+			}
+			k = orderKey(strings.TrimPrefix(v, attrString(it, "status")+"#"))
+		}
+		all[i] = keyed{attrString(it, "id"), k}
+	}
+	slices.SortFunc(all, func(a, b keyed) int { return compareOrder(a.key, b.key, sp.lq.Desc) })
+	start := 0
+	if sp.lq.After == "" {
+		start = sp.lq.Offset()
+	} else {
+		start, _ = slices.BinarySearchFunc(all, orderKey(sp.lq.After), func(k keyed, after orderKey) int {
+			if compareOrder(k.key, after, sp.lq.Desc) <= 0 {
+				return -1
+			}
+			return 1
+		})
+	}
+	page := all[min(start, len(all)):min(start+sp.lq.Limit.Value, len(all))]
+	ids := make([]string, len(page))
+	for i, k := range page {
+		ids[i] = k.id
+	}
+	recs, err := r.fetch(ctx, teamID, ids)
+	out := patio.Listed[T]{Items: recs, Total: len(all)}
+	if len(page) > 0 {
+		out.After = string(page[len(page)-1].key)
+	}
+	return out, err
 }
 
 // countedPage reads a page from its driver while it counts ranges of the count driver from
@@ -184,8 +253,12 @@ func readRanges(ctx context.Context, rd reader, segs []segment, limit int) ([]dy
 	for i, s := range segs {
 		g.Go(func() error {
 			var start dynamo.PagingKey
+			batch := limit
+			if batch == 0 {
+				batch = 1000
+			}
 			for {
-				items, lek, err := rd.read(gctx, s.lo, s.hi, start, max(limit, 1000))
+				items, lek, err := rd.read(gctx, s.lo, s.hi, start, batch)
 				if err != nil {
 					return err
 				}
@@ -376,11 +449,11 @@ func (r records[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) 
 	return r.memoryPage(recs, sp, sp.conds())
 }
 
-// wordsList serves a list filtered by q alone, from the word items of its first term (its
-// longest) with the other terms as a filter: their records are the matches, counted. In creation
-// order, ids sort by creation, so the page's ids come from them and only the page's records are
-// read; in another order, few matches are read and sorted, and many are served by the rows' ranges
-// with q as a filter.
+// wordsList serves a list filtered by q alone, from the word items of its terms: the records
+// with a word starting with each term are the matches, counted. In creation order, ids sort by
+// creation, so the page's ids come from them and only the page's records are read; in another
+// order, few matches are read and sorted, and many are served by the rows' ranges with q as a
+// filter.
 func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	ids, err := r.wordMatches(ctx, teamID, sp)
 	if err != nil {
@@ -406,17 +479,35 @@ func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec)
 	return patio.Listed[T]{Items: items, Total: len(ids), After: after}, err
 }
 
-// wordMatches returns the ids of the records of the shown statuses with a word that starts with
-// q's first term and words starting with the others, in id order.
+// wordMatches returns the ids of the records of the shown statuses that have, for every term of
+// q, a word starting with it, in id order: the ids of each term's word items, side by side,
+// intersected.
 func (r records[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec) ([]string, error) {
-	first := sp.terms[0]
-	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}, filter: sp.conds().without(wordsAttr)}
-	for _, t := range sp.terms[1:] {
-		rd.filter = append(rd.filter, cond{attr: wordsAttr, op: opWord, args: []any{t}})
+	sets := make([][]string, len(sp.terms))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, term := range sp.terms {
+		g.Go(func() (err error) {
+			sets[i], err = r.wordIDs(gctx, teamID, sp.lq.Status, term)
+			return err
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	ids := sets[0]
+	for _, other := range sets[1:] {
+		ids = slices.DeleteFunc(ids, func(id string) bool { _, found := slices.BinarySearch(other, id); return !found })
+	}
+	return ids, nil
+}
+
+// wordIDs returns the ids of the records of the statuses with a word starting with term, sorted
+// and distinct (a record may have several such words).
+func (r records[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses []string, term string) ([]string, error) {
+	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}}
 	var segs []segment
-	for _, status := range sp.lq.Status {
-		base := r.k.list.letter + "w#" + status + "#" + first
+	for _, status := range statuses {
+		base := r.k.list.letter + "w#" + status + "#" + term
 		segs = append(segs, segment{lo: base, hi: base + "\U0010FFFF", base: base, seg: '1'})
 	}
 	items, _, err := readRanges(ctx, rd, segs, 0)
