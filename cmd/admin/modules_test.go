@@ -110,4 +110,8 @@ func TestFinancialCommands(t *testing.T) {
 	if overdue.Pagination.Total != 29 {
 		t.Errorf("financial overdue = %d; want the 29 still pending (due 2026-03-15)", overdue.Pagination.Total)
 	}
+	byMethod, _ := adminOK[pageJSON[financialJSON]](t, "financial", "list", "--team", team, "--payment-method", "pix,boleto")
+	if byMethod.Pagination.Total != 1 || len(byMethod.Data) != 1 || byMethod.Data[0].ID != ids[0] {
+		t.Errorf("financial list --payment-method pix,boleto = %+v; want the one paid by pix", byMethod)
+	}
 }
