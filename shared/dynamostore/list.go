@@ -195,19 +195,7 @@ func (r records[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, 
 		}
 		all[i] = keyed{attrString(it, "id"), k}
 	}
-	slices.SortFunc(all, func(a, b keyed) int { return compareOrder(a.key, b.key, sp.lq.Desc) })
-	start := 0
-	if sp.lq.After == "" {
-		start = sp.lq.Offset()
-	} else {
-		start, _ = slices.BinarySearchFunc(all, orderKey(sp.lq.After), func(k keyed, after orderKey) int {
-			if compareOrder(k.key, after, sp.lq.Desc) <= 0 {
-				return -1
-			}
-			return 1
-		})
-	}
-	page := all[min(start, len(all)):min(start+sp.lq.Limit.Value, len(all))]
+	page := cut(all, func(k keyed) orderKey { return k.key }, sp.lq)
 	ids := make([]string, len(page))
 	for i, k := range page {
 		ids[i] = k.id
@@ -384,24 +372,28 @@ func (r records[T, R, Q]) memoryPage(recs []T, sp spec, keep conds) (patio.Liste
 		}
 		all = append(all, keyed{rec, r.orderKeyOf(item, sp.lq.Sort)})
 	}
-	slices.SortFunc(all, func(a, b keyed) int { return compareOrder(a.key, b.key, sp.lq.Desc) })
 	out := patio.Listed[T]{Total: len(all)}
-	start := 0
-	if sp.lq.After == "" {
-		start = sp.lq.Offset()
-	} else {
-		start, _ = slices.BinarySearchFunc(all, orderKey(sp.lq.After), func(k keyed, after orderKey) int {
-			if compareOrder(k.key, after, sp.lq.Desc) <= 0 {
+	for _, k := range cut(all, func(k keyed) orderKey { return k.key }, sp.lq) {
+		out.Items = append(out.Items, k.rec)
+		out.After = string(k.key)
+	}
+	return out, nil
+}
+
+// cut sorts matches in a list's order and returns the page it asks for: after its position, or
+// from its offset, at most limit.
+func cut[E any](matches []E, key func(E) orderKey, lq patio.ListQuery) []E {
+	slices.SortFunc(matches, func(a, b E) int { return compareOrder(key(a), key(b), lq.Desc) })
+	start := lq.Offset()
+	if lq.After != "" {
+		start, _ = slices.BinarySearchFunc(matches, orderKey(lq.After), func(e E, after orderKey) int {
+			if compareOrder(key(e), after, lq.Desc) <= 0 {
 				return -1
 			}
 			return 1
 		})
 	}
-	for i := start; i < len(all) && len(out.Items) < sp.lq.Limit.Value; i++ {
-		out.Items = append(out.Items, all[i].rec)
-		out.After = string(all[i].key)
-	}
-	return out, nil
+	return matches[min(start, len(matches)):min(start+lq.Limit.Value, len(matches))]
 }
 
 // orderKeyOf is a row's order key in a sort.
@@ -461,7 +453,7 @@ func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec)
 	}
 	switch {
 	case sp.lq.Sort == "created_at":
-		page := idPage(ids, sp.lq)
+		page := cut(ids, func(id string) orderKey { return orderKey("1#" + id) }, sp.lq)
 		recs, err := r.fetch(ctx, teamID, page)
 		out := patio.Listed[T]{Items: recs, Total: len(ids)}
 		if len(page) > 0 {
@@ -521,31 +513,6 @@ func (r records[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses [
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids), nil
-}
-
-// idPage returns the ids of a page in creation order (ids sort by creation).
-func idPage(ids []string, lq patio.ListQuery) []string {
-	if lq.Desc {
-		ids = slices.Clone(ids)
-		slices.Reverse(ids)
-	}
-	start := 0
-	if lq.After == "" {
-		start = lq.Offset()
-	} else {
-		after := strings.TrimPrefix(lq.After, "1#")
-		start = len(ids)
-		for i, id := range ids {
-			if (lq.Desc && id < after) || (!lq.Desc && id > after) {
-				start = i
-				break
-			}
-		}
-	}
-	if start >= len(ids) {
-		return nil
-	}
-	return ids[start:min(start+lq.Limit.Value, len(ids))]
 }
 
 // fetch reads records by id (strongly consistent), in the order of ids.
