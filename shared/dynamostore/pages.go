@@ -44,7 +44,7 @@ func (r records[T, R, Q]) order(sort string) order {
 	if ix.index == "" {
 		return order{attr: "sk"}
 	}
-	return order{index: ix.index, attr: ix.attr, optional: ix.optional}
+	return order(ix)
 }
 
 // keyBounds bound the values of a range in the order's keys (an index's value, the base table's
