@@ -384,7 +384,6 @@ func (env *benchEnv) seedSized(ctx context.Context, size int) (*sizedTeam, error
 			t.plate = *v.Plate
 		}
 	}
-	t.since, t.changed = syncWindow(vs)
 	start := time.Now()
 	if err := env.importVehicles(ctx, p.teamID, vs); err != nil {
 		return nil, fmt.Errorf("seed %d vehicles: %w", size, err)
@@ -392,21 +391,31 @@ func (env *benchEnv) seedSized(ctx context.Context, size int) (*sizedTeam, error
 	t.seeded = time.Since(start)
 	progress("lists: imported %d vehicles in %s (%.0f/s)", size, t.seeded.Round(time.Millisecond),
 		float64(size)/t.seeded.Seconds())
+	if err := env.changeSome(ctx, t, rng); err != nil {
+		return nil, err
+	}
 	return t, env.walkToDeepPage(ctx, t)
 }
 
-// syncWindow returns the instant since which syncChanges vehicles changed (more when others
-// changed in the same second), and their number.
-func syncWindow(vs []patio.Vehicle) (patio.Timestamp, int) {
-	times := make([]string, len(vs))
-	for i, v := range vs {
-		times[i] = v.UpdatedAt.String()
+// changeSome opens the sync recipe's window: syncChanges vehicles of the team, drawn at random,
+// get a new price through the use cases after an instant no other vehicle changed since.
+func (env *benchEnv) changeSome(ctx context.Context, t *sizedTeam, rng *rand.Rand) error {
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	t.since = patio.NewTimestamp(time.Now())
+	svc := patio.NewVehicles(env.store.Vehicles())
+	for _, i := range rng.Perm(len(t.vs))[:min(syncChanges, len(t.vs))] {
+		v, err := svc.Update(ctx, t.p.teamID, t.vs[i].ID, patio.VehicleInput{Price: patio.Some(t.vs[i].Price + 100)})
+		if err != nil {
+			return fmt.Errorf("sync window: %w", err)
+		}
+		t.vs[i] = v
 	}
-	slices.Sort(times)
-	since := times[max(len(times)-syncChanges, 0)]
-	ts, _ := patio.ParseTimestamp(since)
-	n := len(times) - slices.Index(times, since)
-	return ts, n
+	for _, v := range t.vs {
+		if !v.UpdatedAt.Time().Before(t.since.Time()) {
+			t.changed++
+		}
+	}
+	return nil
 }
 
 // seedRecords creates a team of size clients, or of size deals over size/20 clients, bulk-loaded.

@@ -111,11 +111,17 @@ func (r records[T, R, Q]) countedList(ctx context.Context, teamID string, sp spe
 	return out, g.Wait()
 }
 
+// keysPerRange bounds the matches' keys and order a count reads per range to cut the page from
+// them (small items: projected); past it, the rest is counted while the page is read from its
+// driver.
+const keysPerRange = 2000
+
 // planned serves a list by its plan. Its total comes from the counts, or is counted over the
-// count driver. When that driver is not the page's, its matches are read first, up to a bound per
-// range (fewPerRange full items, or five times as many keys when the driver's items carry the
-// list's order: then only their keys and order are read), and when they are all read the page is
-// cut from them; otherwise the rest is counted while the page is read from its driver.
+// count driver. The count driver's matches are read first, up to a bound per range (their keys
+// and order, keysPerRange of them, when the driver's items carry the list's order; else
+// fewPerRange whole items), and when they are all read the page is cut from them; otherwise the
+// rest is counted while the page is read from its driver. A range on the list's own sort, which
+// serves the page in order, is counted while the page is read.
 func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p plan, t tally) (patio.Listed[T], error) {
 	all := sp.conds()
 	if p.count == nil {
@@ -127,14 +133,15 @@ func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p
 		return patio.Listed[T]{Items: items, Total: total, After: after}, err
 	}
 	rd, segs := r.driverRanges(teamID, sp.lq, *p.count, p.count.rest(all))
+	ordered := r.carriesOrder(*p.count, sp.lq.Sort)
 	sync := p.count.rng != nil && p.count.rng.sort == "updated_at"
-	if *p.count == p.page || (fewPerRange == 0 && !sync) {
+	inOrder := *p.count == p.page && (p.count.facet == nil || t.facet(*p.count.facet, sp.lq.Status) > keysPerRange*len(segs))
+	if inOrder || fewPerRange == 0 && !sync {
 		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
 	}
-	limit, ordered := fewPerRange, r.carriesOrder(*p.count, sp.lq.Sort)
+	limit := fewPerRange
 	if ordered {
-		limit *= 5
-		rd.project = r.orderAttrs(sp.lq.Sort)
+		limit, rd.project = keysPerRange, r.orderAttrs(sp.lq.Sort)
 	}
 	if sync {
 		limit = 0 // a sync in another order reads the changes since, whatever their number, and nothing older
