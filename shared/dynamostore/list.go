@@ -239,8 +239,9 @@ func (r records[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spe
 	return out, err
 }
 
-// readRanges reads the matches of every range, side by side, at most limit items examined per
-// range (0: all), and returns them with where each range stopped (nil: read to its end).
+// readRanges reads the matches of every range, side by side, until limit matches of a range are
+// read (0: all of them; a response holds at most 1 MB, so it may take several), and returns them
+// with where each range stopped (nil: read to its end).
 func readRanges(ctx context.Context, rd reader, segs []segment, limit int) ([]dynamo.Item, []dynamo.PagingKey, error) {
 	got := make([][]dynamo.Item, len(segs))
 	ends := make([]dynamo.PagingKey, len(segs))
@@ -258,7 +259,7 @@ func readRanges(ctx context.Context, rd reader, segs []segment, limit int) ([]dy
 					return err
 				}
 				got[i] = append(got[i], items...)
-				if lek == nil || limit > 0 {
+				if lek == nil || (limit > 0 && len(got[i]) >= limit) {
 					ends[i] = lek
 					return nil
 				}
