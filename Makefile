@@ -200,12 +200,11 @@ fuzz: engines fuzz-tools $(LOCAL) ## Schemathesis against a fresh local stack, l
 bench: engines $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, lists at 1k/10k/50k vehicles, one team's write rate, function sizes, every function under the Lambda Runtime API beside a minimal one, the webhook pipeline, the timer's tick reads and delay (cmd/bench, ~15 min, each part on fresh engines; ARGS=-list-sizes=1000 is quicker, ARGS=-timer-only the timer alone, ~5 min); limiter cost and webhook dispatch throughput (Go benchmarks)
 	go build -o bin/bench ./cmd/bench
 # Each part on engines of its own, so that no part's data skews another's figures: the webhook
-# pipeline and the timer read streams, which the lists' 60,000 seeded vehicles would otherwise
-# fill, and the lists' engine carries only their own teams (its API section is a short one).
+# pipeline and the timer read streams, which the lists' seeded teams would otherwise fill, and the
+# lists' engine carries only their own teams.
 ifeq ($(ARGS),)
 	$(LOCAL) with-engines -- bin/bench -list-sizes= -webhooks=false -timer=false
-	$(LOCAL) with-engines -- bin/bench -skip-sizes -skip-lambdas -writes=false -webhooks=false -timer=false \
-	  -vehicles=1000 -clients=100 -deals=300 -concurrency=1
+	$(LOCAL) with-engines -- bin/bench -lists-only -concurrency=1
 	$(LOCAL) with-engines -- bin/bench -webhooks-only
 	$(LOCAL) with-engines -- bin/bench -timer-only
 	$(LOCAL) with-engines -- bin/bench -console-only

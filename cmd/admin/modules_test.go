@@ -118,6 +118,10 @@ func TestFinancialCommands(t *testing.T) {
 			t.Errorf("%s = %d; want the 29 still pending (due 2026-03-15)", strings.Join(args, " "), overdue.Pagination.Total)
 		}
 	}
+	byMethod, _ := adminOK[pageJSON[financialJSON]](t, "financial", "list", "--team", team, "--payment-method", "pix,boleto")
+	if byMethod.Pagination.Total != 1 || len(byMethod.Data) != 1 || byMethod.Data[0].ID != ids[0] {
+		t.Errorf("financial list --payment-method pix,boleto = %+v; want the one paid by pix", byMethod)
+	}
 }
 
 // TestEmptyListsAsText: a list with nothing to show says so in words, not "page 1 of 0".

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -36,6 +37,9 @@ const writeFloor = "raw is the write's floor (the records any design must write,
 // maxRatioIdempotency is issue 9's budget: a POST with an Idempotency-Key within this many times
 // the same POST without one, at p50 and concurrency 1.
 const maxRatioIdempotency = 1.2
+
+// updateBrands are the brands the measured updates move vehicles between.
+var updateBrands = []string{"Honda", "Hyundai"}
 
 // winBody is the PUT that wins a deal.
 var winBody = []byte(`{"status":"ganho"}`)
@@ -97,6 +101,23 @@ func (env *benchEnv) endpoints() []endpoint {
 			},
 			same: func(ctx context.Context, _ *rand.Rand) error {
 				return raw.createVehicle(ctx, main, env.nextPlate.take(), true)
+			},
+		},
+		{
+			// Issue 24's write: an update that moves the vehicle's brand facet item, counts and
+			// words, and every copy (price). Each call flips a random vehicle between two brands.
+			name:  "PUT /vehicles/{id} brand and price",
+			rawIs: writeFloor,
+			request: func(ctx context.Context, rng *rand.Rand) error {
+				id, brand, price := randomVehicle(rng), updateBrands[rng.IntN(2)], money.Cents(1_000_000+rng.IntN(9_000_000))
+				body := fmt.Appendf(nil, `{"brand":%q,"price":%s}`, brand, price)
+				return api.do(ctx, main, http.MethodPut, "/api/v1/vehicles/"+id, body, http.StatusOK, nil)
+			},
+			raw: func(ctx context.Context, rng *rand.Rand) error {
+				return raw.updateVehicle(ctx, main, randomVehicle(rng), updateBrands[rng.IntN(2)], money.Cents(1_000_000+rng.IntN(9_000_000)), false)
+			},
+			same: func(ctx context.Context, rng *rand.Rand) error {
+				return raw.updateVehicle(ctx, main, randomVehicle(rng), updateBrands[rng.IntN(2)], money.Cents(1_000_000+rng.IntN(9_000_000)), true)
 			},
 		},
 		{

@@ -40,13 +40,19 @@
 //     twice: its sign-in page, and its webhooks page with an owner's session), and the vehicles
 //     GET by id in process for comparison.
 //
-//  5. Lists at any size (lists.go): for each -list-sizes (1,000, 10,000 and 50,000 by default), a
-//     team bulk-loaded with that many vehicles of a dealership's history (dynamostore.ImportVehicles:
-//     45 % vendido, 45 % arquivado, 10 % ativo or reservado), and on each the default list, a page
-//     reached by walking next_cursor as deep as the data allows (up to page 100), status=ativo,
-//     sort=-price, sort=title and GET /vehicles/{id}, measured as in 3 (every endpoint at every
-//     size taking turns in the rounds, so that the figures compared are measured alike), with the items each request examines
-//     (the ScannedCount of its queries, from a sample request). A list's raw side is its floor
+//  5. Lists at any size (lists.go; -lists-only runs them alone): first a check that the bench's
+//     copy of the store's item format (storeformat.go) is what the store writes; then, for each
+//     -list-sizes (1,000, 10,000 and 50,000 by default), a team bulk-loaded in that format with
+//     that many vehicles of a dealership's history (45 % vendido, 45 % arquivado, 10 % ativo or
+//     reservado), a team of -list-clients clients and one of -list-deals deals; on each, the
+//     default list, a page reached by walking next_cursor as deep as the data allows (up to page
+//     100), status=ativo, two sorts, every equality filter alone and with status=ativo, a price
+//     range of about 5 % of the vehicles, q, a combination and the sync recipe with about 100
+//     changes, clients by type, deals by client_id and each resource's GET by id, measured as in 3
+//     (every endpoint at every size taking turns in the rounds), with the items each request
+//     examines for its page and for its count (from a sample request), the share s of the indexed
+//     filter's matches that pass the others, and the write cost (items, write units) of a
+//     vehicle's create and of an update of its brand and price. A list's raw side is its floor
 //     (listFloor: one Query of limit items), not the request's own calls.
 //
 //  6. The write rate of one team with 16 concurrent writers (writes.go): creates and status changes
@@ -59,10 +65,12 @@
 //     concurrency 1 per endpoint, each binary ≤ 12 MB (12,000,000 bytes; the console's ≤ 16 MB),
 //     each API function's cold start ≤ 1.5 × the minimal function's, the console's (its sign-in
 //     page, and a signed-in page) ≤ 1.3 × the vehicles function's, the warm GET by id through the
-//     Runtime API ≤ 1.3 × in process; then the lists' table and budgets (issue 10: the default list at the largest size
-//     ≤ 2× GET /vehicles/{id} and ≤ 1.2× itself at the smallest at p50, concurrency 1; items examined
-//     per page ≤ k × limit + 10 for k statuses shown; the deep cursor page within ±20 % of page 1),
-//     and the write rates.
+//     Runtime API ≤ 1.3 × in process; then the lists' table and budgets (items examined per page ≤
+//     k × limit + 10 for k ranges merged, ÷ s for a filter the indexed one does not serve; counts
+//     from maintained counts for an equality filter, else at most the most selective filter's
+//     matches; at the largest size, p50 ≤ 2× GET by id (≤ 5× for ranges, q and combinations), and
+//     each list's ratio to its floor ≤ 1.2× that ratio at the smallest; the deep cursor page
+//     within ±20 % of page 1), and the write rates.
 //
 //  8. The webhook pipeline (webhooks.go; -webhooks-only alone) and the timer of activities and
 //     financial records (timer.go; -timer-only alone): with the production tick period (one

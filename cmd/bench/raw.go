@@ -20,6 +20,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -287,10 +288,20 @@ func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item
 // counts moved by the difference, in one shard drawn at random (dynamostore's familyOps).
 func (r *rawClient) tracking(table, resource, teamID string, next, old item) []types.TransactWriteItem {
 	nf := familyOf(resource, next)
+	had := map[string]bool{}
+	if old != nil {
+		for _, it := range familyOf(resource, old).items {
+			had[strAttr(it, "sk")] = true
+		}
+	}
 	var out []types.TransactWriteItem
 	keep := map[string]bool{}
 	for _, it := range nf.items {
-		keep[strAttr(it, "sk")] = true
+		sk := strAttr(it, "sk")
+		keep[sk] = true
+		if len(it) == 2 && had[sk] {
+			continue // a word item (keys alone) already there
+		}
 		out = append(out, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: it}})
 	}
 	diff := map[string]map[string]int{}
@@ -437,6 +448,44 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tra
 	if tracked {
 		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, vehicle, vehicleRead)...)
 	}
+	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	return err
+}
+
+// updateVehicle is PUT /vehicles/{id} {"brand": brand, "price": price}: auth, the vehicle read,
+// then the vehicle put back with its new brand and price, the next revision and a new updated_at,
+// conditioned on the revision read. That alone is the floor; with tracked, in one transaction
+// with its family moved (order item, facet items, word items, counts), as the store sends it.
+func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand string, price money.Cents, tracked bool) error {
+	teamID, err := r.auth(ctx, p)
+	if err != nil {
+		return err
+	}
+	old, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
+	if err != nil {
+		return err
+	}
+	rev, err := numAttr(old, "rev")
+	if err != nil {
+		return err
+	}
+	status, now := strAttr(old, "status"), time.Now().UTC().Format(patio.TimestampLayout)
+	next := replaceInStrings(old, strAttr(old, "updated_at"), now)
+	next["brand"], next["f_brand"] = s(brand), s(patio.Fold(brand))
+	next["price_cents"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(price), 10)}
+	next["lsi_price"] = s(sortKey(status, padded(12, int64(price)), id))
+	plate := strAttr(old, "plate")
+	words := patio.Vehicle{Title: strAttr(old, "title"), Brand: brand, Model: strAttr(old, "model"), Plate: &plate}.Words()
+	next["words"], next["rev"] = s(" "+strings.Join(words, " ")+" "), n(rev+1)
+	put := &types.Put{TableName: aws.String(r.tables.Vehicles), Item: next,
+		ConditionExpression: aws.String("(" + placeholder("rev") + " = :v0)"), ExpressionAttributeNames: map[string]string{placeholder("rev"): "rev"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(rev)}}
+	if !tracked {
+		_, err = r.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
+			ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues})
+		return err
+	}
+	items := append([]types.TransactWriteItem{{Put: put}}, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, next, old)...)
 	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	return err
 }

@@ -339,9 +339,8 @@ func familyOf(resource string, row item) family {
 			out.counts[countRef{item: key, attr: status}]++
 		}
 	}
-	words := strAttr(row, "words")
-	for _, w := range strings.Fields(words) {
-		out.items = append(out.items, item{"pk": s(teamID), "sk": s(f.letter + "w#" + status + "#" + w + "#" + id), "words": s(words)})
+	for _, w := range strings.Fields(strAttr(row, "words")) {
+		out.items = append(out.items, item{"pk": s(teamID), "sk": s(f.letter + "w#" + status + "#" + w + "#" + id)})
 	}
 	return out
 }

@@ -25,7 +25,8 @@ from schemathesis.openapi.checks import RejectedPositiveData
 # (CONTRACT.md section 12), which no schema can say of a string.
 QUERY_RULES_BEYOND_SCHEMA = {"created_to", "price_min", "price_max", "value_min", "value_max", "cpf", "cnpj", "cursor",
                              "updated_since",  # a date of the right shape can still not exist (2026-02-30)
-                             "page"}  # page x limit <= 10,000: the largest page depends on limit
+                             "page",  # page x limit <= 10,000: the largest page depends on limit
+                             "q"}  # q needs a letter or digit of any script, which no portable pattern names
 
 # Money members and filters: at most 2 decimal places, which the schema does not say (no multipleOf).
 MONEY = ("price", "purchase_price", "value", "price_min", "price_max", "value_min", "value_max")

@@ -84,10 +84,9 @@ func (r records[T, R, Q]) family(row dynamo.Item, format rowFormat) family {
 			f.counts.add(countKey{item: key, attr: status}, 1)
 		}
 	}
-	words := attrString(row, wordsAttr)
-	for _, w := range strings.Fields(words) {
+	for _, w := range strings.Fields(attrString(row, wordsAttr)) {
 		sk := l.letter + "w#" + status + "#" + w + "#" + id
-		f.words[sk] = dynamo.Item{"pk": row["pk"], "sk": str(sk), wordsAttr: str(words)}
+		f.words[sk] = dynamo.Item{"pk": row["pk"], "sk": str(sk)}
 	}
 	return f
 }
@@ -132,7 +131,7 @@ func facetKey(name, value string) string {
 	}, value)
 }
 
-// familyOps is the write of next's family over cur's: every copy put, the word items that changed
+// familyOps is the write of next's family over cur's: every copy put, the word items cur had not
 // put, what cur had and next has not deleted, and the counts moved by the difference.
 func (r records[T, R, Q]) familyOps(teamID string, cur, next family) []op {
 	t := r.table()
@@ -141,7 +140,7 @@ func (r records[T, R, Q]) familyOps(teamID string, cur, next family) []op {
 		ops = append(ops, op{put: t.Put(next.copies[sk])})
 	}
 	for _, sk := range slices.Sorted(maps.Keys(next.words)) {
-		if old, ok := cur.words[sk]; !ok || attrString(old, wordsAttr) != attrString(next.words[sk], wordsAttr) {
+		if cur.words[sk] == nil {
 			ops = append(ops, op{put: t.Put(next.words[sk])})
 		}
 	}

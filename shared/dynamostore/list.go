@@ -111,9 +111,17 @@ func (r records[T, R, Q]) countedList(ctx context.Context, teamID string, sp spe
 	return out, g.Wait()
 }
 
+// keysPerRange bounds the matches' keys and order a count reads per range to cut the page from
+// them (small items: projected); past it, the rest is counted while the page is read from its
+// driver.
+const keysPerRange = 2000
+
 // planned serves a list by its plan. Its total comes from the counts, or is counted over the
-// count driver; when that driver is not the page's, its matches are read first, up to
-// fewPerRange per range, and when they are all read the page is cut from them.
+// count driver. The count driver's matches are read first, up to a bound per range (their keys
+// and order, keysPerRange of them, when the driver's items carry the list's order; else
+// fewPerRange whole items), and when they are all read the page is cut from them; otherwise the
+// rest is counted while the page is read from its driver. A range on the list's own sort, which
+// serves the page in order, is counted while the page is read.
 func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p plan, t tally) (patio.Listed[T], error) {
 	all := sp.conds()
 	if p.count == nil {
@@ -125,14 +133,18 @@ func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p
 		return patio.Listed[T]{Items: items, Total: total, After: after}, err
 	}
 	rd, segs := r.driverRanges(teamID, sp.lq, *p.count, p.count.rest(all))
+	ordered := r.carriesOrder(*p.count, sp.lq.Sort)
+	sync := p.count.rng != nil && p.count.rng.sort == "updated_at"
+	inOrder := *p.count == p.page && (p.count.facet == nil || t.facet(*p.count.facet, sp.lq.Status) > keysPerRange*len(segs))
+	if inOrder || fewPerRange == 0 && !sync {
+		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
+	}
 	limit := fewPerRange
-	switch {
-	case *p.count == p.page:
-		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
-	case p.count.rng != nil && p.count.rng.sort == "updated_at":
+	if ordered {
+		limit, rd.project = keysPerRange, r.orderAttrs(sp.lq.Sort)
+	}
+	if sync {
 		limit = 0 // a sync in another order reads the changes since, whatever their number, and nothing older
-	case limit == 0:
-		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
 	}
 	items, ends, err := readRanges(ctx, rd, segs, limit)
 	if err != nil {
@@ -145,10 +157,62 @@ func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p
 			rest, starts = append(rest, segs[i]), append(starts, end)
 		}
 	}
-	if len(rest) == 0 {
-		return r.fromMatches(items, sp)
+	switch {
+	case len(rest) > 0:
+		return r.countedPage(ctx, teamID, sp, p.page, rd, rest, starts, len(items))
+	case ordered:
+		return r.keysPage(ctx, teamID, sp, *p.count, items)
 	}
-	return r.countedPage(ctx, teamID, sp, p.page, rd, rest, starts, len(items))
+	return r.fromMatches(items, sp)
+}
+
+// carriesOrder reports whether a driver's items carry a sort's order: every item has its id
+// (creation order), rows and facet items carry every index attribute, order items none.
+func (r records[T, R, Q]) carriesOrder(d driver, sort string) bool {
+	return r.order(sort).index == "" || d.facet != nil || r.order(d.sort).index != ""
+}
+
+// orderAttrs are the attributes a list's order is read from in a driver's items.
+func (r records[T, R, Q]) orderAttrs(sort string) []string {
+	attrs := []string{"pk", "sk", "id", "status"}
+	if o := r.order(sort); o.index != "" {
+		attrs = append(attrs, o.attr)
+	}
+	return attrs
+}
+
+// keysPage serves a list from the keys and order of every record it matches, read by its count
+// driver with the conditions as a filter: the total is their number, the page's ids are cut from
+// them in order, and only the page's records are read.
+func (r records[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d driver, items []dynamo.Item) (patio.Listed[T], error) {
+	o := r.order(sp.lq.Sort)
+	type keyed struct {
+		id  string
+		key orderKey
+	}
+	all := make([]keyed, len(items))
+	for i, it := range items {
+		k := orderKey("1#" + attrString(it, "id"))
+		if o.index != "" {
+			v := attrString(it, o.attr)
+			if d.facet != nil {
+				v = v[strings.IndexByte(v, '#')+1:] // past "<facet>=<value>#"
+			}
+			k = orderKey(strings.TrimPrefix(v, attrString(it, "status")+"#"))
+		}
+		all[i] = keyed{attrString(it, "id"), k}
+	}
+	page := cut(all, func(k keyed) orderKey { return k.key }, sp.lq)
+	ids := make([]string, len(page))
+	for i, k := range page {
+		ids[i] = k.id
+	}
+	recs, err := r.fetch(ctx, teamID, ids)
+	out := patio.Listed[T]{Items: recs, Total: len(all)}
+	if len(page) > 0 {
+		out.After = string(page[len(page)-1].key)
+	}
+	return out, err
 }
 
 // countedPage reads a page from its driver while it counts ranges of the count driver from
@@ -175,8 +239,9 @@ func (r records[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spe
 	return out, err
 }
 
-// readRanges reads the matches of every range, side by side, at most limit items examined per
-// range (0: all), and returns them with where each range stopped (nil: read to its end).
+// readRanges reads the matches of every range, side by side, until limit matches of a range are
+// read (0: all of them; a response holds at most 1 MB, so it may take several), and returns them
+// with where each range stopped (nil: read to its end).
 func readRanges(ctx context.Context, rd reader, segs []segment, limit int) ([]dynamo.Item, []dynamo.PagingKey, error) {
 	got := make([][]dynamo.Item, len(segs))
 	ends := make([]dynamo.PagingKey, len(segs))
@@ -184,13 +249,17 @@ func readRanges(ctx context.Context, rd reader, segs []segment, limit int) ([]dy
 	for i, s := range segs {
 		g.Go(func() error {
 			var start dynamo.PagingKey
+			batch := limit
+			if batch == 0 {
+				batch = 1000
+			}
 			for {
-				items, lek, err := rd.read(gctx, s.lo, s.hi, start, max(limit, 1000))
+				items, lek, err := rd.read(gctx, s.lo, s.hi, start, batch)
 				if err != nil {
 					return err
 				}
 				got[i] = append(got[i], items...)
-				if lek == nil || limit > 0 {
+				if lek == nil || (limit > 0 && len(got[i]) >= limit) {
 					ends[i] = lek
 					return nil
 				}
@@ -311,24 +380,28 @@ func (r records[T, R, Q]) memoryPage(recs []T, sp spec, keep conds) (patio.Liste
 		}
 		all = append(all, keyed{rec, r.orderKeyOf(item, sp.lq.Sort)})
 	}
-	slices.SortFunc(all, func(a, b keyed) int { return compareOrder(a.key, b.key, sp.lq.Desc) })
 	out := patio.Listed[T]{Total: len(all)}
-	start := 0
-	if sp.lq.After == "" {
-		start = sp.lq.Offset()
-	} else {
-		start, _ = slices.BinarySearchFunc(all, orderKey(sp.lq.After), func(k keyed, after orderKey) int {
-			if compareOrder(k.key, after, sp.lq.Desc) <= 0 {
+	for _, k := range cut(all, func(k keyed) orderKey { return k.key }, sp.lq) {
+		out.Items = append(out.Items, k.rec)
+		out.After = string(k.key)
+	}
+	return out, nil
+}
+
+// cut sorts matches in a list's order and returns the page it asks for: after its position, or
+// from its offset, at most limit.
+func cut[E any](matches []E, key func(E) orderKey, lq patio.ListQuery) []E {
+	slices.SortFunc(matches, func(a, b E) int { return compareOrder(key(a), key(b), lq.Desc) })
+	start := lq.Offset()
+	if lq.After != "" {
+		start, _ = slices.BinarySearchFunc(matches, orderKey(lq.After), func(e E, after orderKey) int {
+			if compareOrder(key(e), after, lq.Desc) <= 0 {
 				return -1
 			}
 			return 1
 		})
 	}
-	for i := start; i < len(all) && len(out.Items) < sp.lq.Limit.Value; i++ {
-		out.Items = append(out.Items, all[i].rec)
-		out.After = string(all[i].key)
-	}
-	return out, nil
+	return matches[min(start, len(matches)):min(start+lq.Limit.Value, len(matches))]
 }
 
 // orderKeyOf is a row's order key in a sort.
@@ -376,11 +449,11 @@ func (r records[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) 
 	return r.memoryPage(recs, sp, sp.conds())
 }
 
-// wordsList serves a list filtered by q alone, from the word items of its first term (its
-// longest) with the other terms as a filter: their records are the matches, counted. In creation
-// order, ids sort by creation, so the page's ids come from them and only the page's records are
-// read; in another order, few matches are read and sorted, and many are served by the rows' ranges
-// with q as a filter.
+// wordsList serves a list filtered by q alone, from the word items of its terms: the records
+// with a word starting with each term are the matches, counted. In creation order, ids sort by
+// creation, so the page's ids come from them and only the page's records are read; in another
+// order, few matches are read and sorted, and many are served by the rows' ranges with q as a
+// filter.
 func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	ids, err := r.wordMatches(ctx, teamID, sp)
 	if err != nil {
@@ -388,7 +461,7 @@ func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec)
 	}
 	switch {
 	case sp.lq.Sort == "created_at":
-		page := idPage(ids, sp.lq)
+		page := cut(ids, func(id string) orderKey { return orderKey("1#" + id) }, sp.lq)
 		recs, err := r.fetch(ctx, teamID, page)
 		out := patio.Listed[T]{Items: recs, Total: len(ids)}
 		if len(page) > 0 {
@@ -406,17 +479,35 @@ func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec)
 	return patio.Listed[T]{Items: items, Total: len(ids), After: after}, err
 }
 
-// wordMatches returns the ids of the records of the shown statuses with a word that starts with
-// q's first term and words starting with the others, in id order.
+// wordMatches returns the ids of the records of the shown statuses that have, for every term of
+// q, a word starting with it, in id order: the ids of each term's word items, side by side,
+// intersected.
 func (r records[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec) ([]string, error) {
-	first := sp.terms[0]
-	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}, filter: sp.conds().without(wordsAttr)}
-	for _, t := range sp.terms[1:] {
-		rd.filter = append(rd.filter, cond{attr: wordsAttr, op: opWord, args: []any{t}})
+	sets := make([][]string, len(sp.terms))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, term := range sp.terms {
+		g.Go(func() (err error) {
+			sets[i], err = r.wordIDs(gctx, teamID, sp.lq.Status, term)
+			return err
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	ids := sets[0]
+	for _, other := range sets[1:] {
+		ids = slices.DeleteFunc(ids, func(id string) bool { _, found := slices.BinarySearch(other, id); return !found })
+	}
+	return ids, nil
+}
+
+// wordIDs returns the ids of the records of the statuses with a word starting with term, sorted
+// and distinct (a record may have several such words).
+func (r records[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses []string, term string) ([]string, error) {
+	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}}
 	var segs []segment
-	for _, status := range sp.lq.Status {
-		base := r.k.list.letter + "w#" + status + "#" + first
+	for _, status := range statuses {
+		base := r.k.list.letter + "w#" + status + "#" + term
 		segs = append(segs, segment{lo: base, hi: base + "\U0010FFFF", base: base, seg: '1'})
 	}
 	items, _, err := readRanges(ctx, rd, segs, 0)
@@ -430,31 +521,6 @@ func (r records[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spe
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids), nil
-}
-
-// idPage returns the ids of a page in creation order (ids sort by creation).
-func idPage(ids []string, lq patio.ListQuery) []string {
-	if lq.Desc {
-		ids = slices.Clone(ids)
-		slices.Reverse(ids)
-	}
-	start := 0
-	if lq.After == "" {
-		start = lq.Offset()
-	} else {
-		after := strings.TrimPrefix(lq.After, "1#")
-		start = len(ids)
-		for i, id := range ids {
-			if (lq.Desc && id < after) || (!lq.Desc && id > after) {
-				start = i
-				break
-			}
-		}
-	}
-	if start >= len(ids) {
-		return nil
-	}
-	return ids[start:min(start+lq.Limit.Value, len(ids))]
 }
 
 // fetch reads records by id (strongly consistent), in the order of ids.

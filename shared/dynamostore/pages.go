@@ -44,7 +44,7 @@ func (r records[T, R, Q]) order(sort string) order {
 	if ix.index == "" {
 		return order{attr: "sk"}
 	}
-	return order{index: ix.index, attr: ix.attr, optional: ix.optional}
+	return order(ix)
 }
 
 // keyBounds bound the values of a range in the order's keys (an index's value, the base table's
@@ -99,11 +99,12 @@ func (o order) key(s segment, value string) orderKey {
 
 // reader reads items of one table partition in one order.
 type reader struct {
-	t      dynamo.Table
-	teamID string
-	o      order
-	desc   bool
-	filter conds
+	t       dynamo.Table
+	teamID  string
+	o       order
+	desc    bool
+	filter  conds
+	project []string // the attributes read (nil: whole items)
 }
 
 func (rd reader) query(lo, hi string) *dynamo.Query {
@@ -121,6 +122,9 @@ func (rd reader) query(lo, hi string) *dynamo.Query {
 // range from start, and where it stopped (nil at its end).
 func (rd reader) read(ctx context.Context, lo, hi string, start dynamo.PagingKey, limit int) ([]dynamo.Item, dynamo.PagingKey, error) {
 	q := rd.query(lo, hi).SearchLimit(limit)
+	if rd.project != nil {
+		q = q.Project(rd.project...)
+	}
 	if start != nil {
 		q = q.StartFrom(start)
 	}
