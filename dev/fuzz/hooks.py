@@ -1,8 +1,8 @@
 """Schemathesis hooks for Patio's fuzz run (dev/fuzz/schemathesis.toml; README.md, "Fuzzing").
 
 filter_failure: the positive_data_acceptance check fails when the API refuses a request that
-openapi.yaml says is valid. CONTRACT.md refuses some such requests on purpose, for rules a schema
-cannot state; the hook drops exactly those failures and keeps every other one, so a schema looser
+openapi.yaml says is valid. Patio refuses some such requests on purpose, for rules a schema
+cannot state (README.md and openapi.yaml's descriptions state them); the hook drops exactly those failures and keeps every other one, so a schema looser
 than the server (a format, a bound, a header the schema lets through) still fails the run.
 
 map_case: so that generated records get created and the operations on one record reach stored
@@ -22,7 +22,7 @@ from schemathesis.openapi.checks import RejectedPositiveData
 # created_from, money filters have at most 2 decimal places (openapi.yaml does not use multipleOf
 # for money), and a CPF or CNPJ of the right shape can still have wrong check digits.
 # A cursor is opaque and tamper-evident: only one the API issued, for the same query, is accepted
-# (CONTRACT.md section 12), which no schema can say of a string.
+# (openapi.yaml's description of cursor), which no schema can say of a string.
 QUERY_RULES_BEYOND_SCHEMA = {"created_to", "price_min", "price_max", "value_min", "value_max", "cpf", "cnpj", "cursor",
                              "updated_since",  # a date of the right shape can still not exist (2026-02-30)
                              "page",  # page x limit <= 10,000: the largest page depends on limit
@@ -37,10 +37,10 @@ CREATED = {"clients": [], "vehicles": []}
 
 @schemathesis.hook
 def filter_failure(context, failure, case, response):
-    """Keep a failure unless CONTRACT.md explains it (returning False drops it)."""
+    """Keep a failure unless one of the API's documented rules explains it (returning False drops it)."""
     if not isinstance(failure, RejectedPositiveData):
         return True
-    return not (mislabelled(case) or refused_by_contract(case, response))
+    return not (mislabelled(case) or refused_by_rule(case, response))
 
 
 def mislabelled(case):
@@ -59,17 +59,17 @@ def is_positive(case):
     return meta is not None and meta.generation.mode.is_positive and not mislabelled(case)
 
 
-def refused_by_contract(case, response):
-    """Whether CONTRACT.md refuses this schema-valid request with this status."""
+def refused_by_rule(case, response):
+    """Whether a documented rule refuses this schema-valid request with this status."""
     method = case.operation.method.upper()
     headers = {k.lower() for k in (case.headers or {})}
     writes = method in ("POST", "PUT", "DELETE")
     if response.status_code == 412:
-        # If-Match named no current revision of the record (section 11).
+        # If-Match named no current revision of the record (optimistic concurrency).
         return writes and "if-match" in headers
     if response.status_code == 422:
         # A conflict with stored state: a duplicate plate, CPF or CNPJ, a missing or inactive
-        # client, a sold vehicle, a transition not allowed, an Idempotency-Key reused (sections 2, 11).
+        # client, a sold vehicle, a transition not allowed, an Idempotency-Key reused.
         return method in ("POST", "PUT")
     if response.status_code != 400:
         return False
@@ -78,7 +78,7 @@ def refused_by_contract(case, response):
         return False
     if method in ("POST", "PUT"):
         # Body rules beyond the schema: check digits, area codes, years up to next year,
-        # rules between fields, text that is blank or holds control characters (sections 2, 5-7, 13).
+        # rules between fields, text that is blank or holds control characters.
         # A refused header or query parameter is never explained this way.
         return all(d.get("in") == "body" for d in details)
     if method == "GET" and "{id}" not in case.operation.path:
@@ -98,7 +98,7 @@ def problems(response):
 
 @schemathesis.hook
 def map_case(context, case):
-    """Give a valid case what CONTRACT.md asks beyond the schema (see the module's doc)."""
+    """Give a valid case what the API asks beyond the schema (see the module's doc)."""
     if not is_positive(case):
         return case
     method, path = case.operation.method.upper(), case.operation.path
