@@ -177,16 +177,7 @@ func printReport(w io.Writer, r report) {
 		}
 	}
 
-	fmt.Fprintln(w, "\nLambda function binaries (linux/arm64, -tags lambda.norpc -trimpath -ldflags \"-s -w\"):")
-	for _, b := range r.sizes {
-		fmt.Fprintf(w, "  %-22s %6.2f MB  (%d bytes)\n", b.function, float64(b.bytes)/1e6, b.bytes)
-	}
-	if o.skipSizes {
-		fmt.Fprintln(w, "  not built (-skip-sizes)")
-	}
-	if r.sizeErr != nil {
-		fmt.Fprintf(w, "  build failed: %v\n", r.sizeErr)
-	}
+	printSizes(w, r.sizes, r.sizeErr, o.skipSizes)
 
 	var lambdaBudgets []string
 	if r.lambdas != nil {
@@ -224,12 +215,7 @@ func printReport(w io.Writer, r report) {
 	if !slices.Contains(o.concurrency, 1) {
 		fmt.Fprintln(w, "  SKIP  latency ratios: concurrency 1 was not run")
 	}
-	for _, b := range r.sizes {
-		fmt.Fprintf(w, "  %s  %s: %.2f MB (≤ %.0f MB)\n", verdict(b.bytes <= b.budget()), b.function, float64(b.bytes)/1e6, float64(b.budget())/1e6)
-	}
-	if r.sizeErr != nil || o.skipSizes {
-		fmt.Fprintln(w, "  SKIP  binary sizes: not all built")
-	}
+	printSizeBudgets(w, r.sizes, r.sizeErr, o.skipSizes)
 	for _, b := range lambdaBudgets {
 		fmt.Fprintln(w, b)
 	}
@@ -239,6 +225,30 @@ func printReport(w io.Writer, r report) {
 	printLists(w, r.lists, o)
 	printWrites(w, r.writes, o)
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
+}
+
+// printSizes lists the functions' binaries (skipped: -skip-sizes; err: the build that failed).
+func printSizes(w io.Writer, sizes []binarySize, err error, skipped bool) {
+	fmt.Fprintln(w, "\nLambda function binaries (linux/arm64, -tags lambda.norpc -trimpath -ldflags \"-s -w\"):")
+	for _, b := range sizes {
+		fmt.Fprintf(w, "  %-22s %6.2f MB  (%d bytes)\n", b.function, float64(b.bytes)/1e6, b.bytes)
+	}
+	if skipped {
+		fmt.Fprintln(w, "  not built (-skip-sizes)")
+	}
+	if err != nil {
+		fmt.Fprintf(w, "  build failed: %v\n", err)
+	}
+}
+
+// printSizeBudgets prints each binary's size budget.
+func printSizeBudgets(w io.Writer, sizes []binarySize, err error, skipped bool) {
+	for _, b := range sizes {
+		fmt.Fprintf(w, "  %s  %s: %.2f MB (≤ %.0f MB)\n", verdict(b.bytes <= b.budget()), b.function, float64(b.bytes)/1e6, float64(b.budget())/1e6)
+	}
+	if err != nil || skipped {
+		fmt.Fprintln(w, "  SKIP  binary sizes: not all built")
+	}
 }
 
 func verdict(ok bool) string {
