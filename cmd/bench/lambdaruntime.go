@@ -266,7 +266,9 @@ func (env *benchEnv) vehicleGetEvent() (events.APIGatewayProxyRequest, error) {
 	e.Path = strings.ReplaceAll(e.Path, old, id)
 	e.RequestContext.Path = strings.ReplaceAll(e.RequestContext.Path, old, id)
 	setAuth(e.Headers, e.MultiValueHeaders, env.main.secret)
-	e.RequestContext.Authorizer["team_id"] = env.main.teamID // as the authorizer puts it
+	// As the authorizer puts it: the team and its plan (storeTeam's).
+	e.RequestContext.Authorizer["team_id"] = env.main.teamID
+	e.RequestContext.Authorizer["plan"] = string(patio.PlanAutoshopping)
 	return e, nil
 }
 
@@ -331,7 +333,7 @@ func (env *benchEnv) sampleWithKey(name string) func() ([]byte, error) {
 		whole["headers"] = e.Headers
 		if rc, ok := whole["requestContext"].(map[string]any); ok { // API events: as the authorizer puts it
 			if a, ok := rc["authorizer"].(map[string]any); ok {
-				a["team_id"] = env.main.teamID
+				a["team_id"], a["plan"] = env.main.teamID, string(patio.PlanAutoshopping)
 			}
 		}
 		if e.MultiValueHeaders != nil {

@@ -218,9 +218,11 @@ func TestAPIFunctions(t *testing.T) {
 				auth := "Bearer " + fx.secret
 				e.Headers["Authorization"] = auth
 				e.MultiValueHeaders["Authorization"] = []string{auth}
-				// The authorizer's context names the key's team, as on AWS: the function reads
-				// the key and the team in one call (patio.AuthenticateHinted).
+				// The authorizer's context names the key's team and its plan, as on AWS: the
+				// function reads the key and the team, counts the request and, for a read, reads
+				// the record all at once.
 				e.RequestContext.Authorizer["team_id"] = fx.team.ID
+				e.RequestContext.Authorizer["plan"] = string(fx.team.Plan)
 				if old, ok := e.PathParameters["id"]; ok {
 					e.PathParameters["id"] = id
 					e.Path = strings.ReplaceAll(e.Path, old, id)
@@ -323,8 +325,8 @@ func TestAuthorizerFunction(t *testing.T) {
 			if len(res.PolicyDocument.Statement) != 1 || res.PolicyDocument.Statement[0].Effect != "Allow" {
 				t.Errorf("policy = %+v; want one Allow", res.PolicyDocument)
 			}
-			if res.Context["team_id"] != fx.team.ID {
-				t.Errorf("context = %v; want team_id %s", res.Context, fx.team.ID)
+			if res.Context["team_id"] != fx.team.ID || res.Context["plan"] != string(fx.team.Plan) {
+				t.Errorf("context = %v; want team_id %s, plan %s", res.Context, fx.team.ID, fx.team.Plan)
 			}
 		})
 	}

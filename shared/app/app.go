@@ -129,7 +129,7 @@ func API(cfg aws.Config, c Config, logger *slog.Logger, resources ...Resource) (
 }
 
 // api is API with the edge's team hint (httpapi.Options.TeamHint) of the Lambda functions.
-func api(cfg aws.Config, c Config, logger *slog.Logger, teamHint func(*http.Request) string, resources ...Resource) (http.Handler, error) {
+func api(cfg aws.Config, c Config, logger *slog.Logger, teamHint func(*http.Request) patio.Team, resources ...Resource) (http.Handler, error) {
 	fns, err := apiFunctions(resources)
 	if err != nil {
 		return nil, err

@@ -125,8 +125,8 @@ func TestAuthorizerSampleEvents(t *testing.T) {
 			}) {
 				t.Errorf("policy = %+v; want version 2012-10-17 and %+v", res.PolicyDocument, want)
 			}
-			if res.Context["team_id"] != tt.team.ID || res.Context["key_id"] != tt.key.ID || len(res.Context) != 2 {
-				t.Errorf("context = %v; want team_id %s and key_id %s", res.Context, tt.team.ID, tt.key.ID)
+			if res.Context["team_id"] != tt.team.ID || res.Context["plan"] != string(tt.team.Plan) || res.Context["key_id"] != tt.key.ID || len(res.Context) != 3 {
+				t.Errorf("context = %v; want team_id %s, plan %s and key_id %s", res.Context, tt.team.ID, tt.team.Plan, tt.key.ID)
 			}
 			if res.UsageIdentifierKey != tt.team.GatewayKey {
 				t.Errorf("usageIdentifierKey = %q; want the team's gateway key %q", res.UsageIdentifierKey, tt.team.GatewayKey)
@@ -173,7 +173,7 @@ func TestProxySamplesCarryTheAuthorizer(t *testing.T) {
 			if a == nil {
 				t.Fatalf("%s has no requestContext.authorizer", name)
 			}
-			for _, k := range []string{"principalId", "team_id", "key_id"} {
+			for _, k := range []string{"principalId", "team_id", "plan", "key_id"} {
 				if s, _ := a[k].(string); s == "" {
 					t.Errorf("%s: requestContext.authorizer.%s = %v; want a string", name, k, a[k])
 				}

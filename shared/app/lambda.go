@@ -11,7 +11,9 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"github.com/patio-dev/patio/shared/authorizer"
 	"github.com/patio-dev/patio/shared/emf"
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/xray"
 )
 
@@ -36,15 +38,17 @@ func LambdaAPI(ctx context.Context, logger *slog.Logger, resources ...Resource) 
 	}, fns...)
 }
 
-// authorizerTeam is the team the API's authorizer put in the request's context (functions/authorizer:
-// {team_id, key_id}), which the proxy hands on in the request's context; "" when there is none.
-func authorizerTeam(r *http.Request) string {
+// authorizerTeam is the team, and its plan, that the API's authorizer put in the request's context
+// (functions/authorizer: {team_id, plan, key_id}), which the proxy hands on in the request's
+// context; the zero Team when there is none.
+func authorizerTeam(r *http.Request) patio.Team {
 	rc, ok := core.GetAPIGatewayContextFromContext(r.Context())
 	if !ok {
-		return ""
+		return patio.Team{}
 	}
-	id, _ := rc.Authorizer["team_id"].(string)
-	return id
+	id, _ := rc.Authorizer[authorizer.ContextTeamID].(string)
+	plan, _ := rc.Authorizer[authorizer.ContextPlan].(string)
+	return patio.Team{ID: id, Plan: patio.Plan(plan)}
 }
 
 // LambdaBuild is the start of every Lambda function: the local-only knobs refused, its

@@ -35,7 +35,10 @@ var errInternal = errors.New("authorizer: internal error")
 // Context keys the authorizer passes to the integration (requestContext.authorizer).
 const (
 	ContextTeamID = "team_id"
-	ContextKeyID  = "key_id"
+	// ContextPlan is the team's plan when the key was authenticated: the API handlers count a read
+	// against it while they read the team (and count again when the plan changed since).
+	ContextPlan  = "plan"
+	ContextKeyID = "key_id"
 )
 
 // Handler authenticates API Gateway REQUEST authorizer events.
@@ -49,7 +52,7 @@ type Handler struct {
 
 // Handle answers one REQUEST authorizer event. For a valid key it returns an Allow policy on every
 // method and path of the event's API and stage (so API Gateway's cached answer serves all routes),
-// the key id as principalId, the team and key ids as context, and the team's API Gateway key as
+// the key id as principalId, the team and key ids and the team's plan as context, and the team's API Gateway key as
 // usageIdentifierKey (empty when the team has none; API Gateway then refuses the request with
 // INVALID_API_KEY, since every method requires a key). For a missing, malformed, unknown or revoked
 // key it returns ErrUnauthorized, never a Deny policy, so the client gets 401 and not 403. Any other
@@ -91,7 +94,7 @@ func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthoriz
 				Resource: []string{resource},
 			}},
 		},
-		Context:            map[string]any{ContextTeamID: p.Team.ID, ContextKeyID: p.Key.ID},
+		Context:            map[string]any{ContextTeamID: p.Team.ID, ContextPlan: string(p.Team.Plan), ContextKeyID: p.Key.ID},
 		UsageIdentifierKey: p.Team.GatewayKey,
 	}, nil
 }

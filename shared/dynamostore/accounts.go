@@ -251,11 +251,7 @@ type rateRow struct {
 // meanwhile finds the minute full while that increment is being taken back is refused rightly: the
 // day limit would have refused it too. No transaction is used, so hot counters never conflict.
 func (s *Store) Count(ctx context.Context, teamID string, now time.Time, perMinute, perDay int) (int, int, patio.Window, error) {
-	now = now.UTC()
-	minuteKey := "rate#" + teamID + "#m#" + now.Format("200601021504")
-	dayKey := "rate#" + teamID + "#d#" + now.Format("20060102")
-	minuteExpiry := now.Truncate(time.Minute).Add(time.Hour).Unix()
-	dayExpiry := now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()
+	minuteKey, dayKey, minuteExpiry, dayExpiry := rateKeys(teamID, now)
 
 	// The two windows are counted at once (one round trip, not two); a window that refuses the
 	// request has not counted it, and the other's count is taken back, so a refused request counts
@@ -302,12 +298,30 @@ func (s *Store) Count(ctx context.Context, teamID string, now time.Time, perMinu
 	return 0, 0, refused, nil
 }
 
+// rateKeys are the keys of a team's counters of the UTC minute and day of now, and when each
+// expires (an hour after its minute, two days after its day).
+func rateKeys(teamID string, now time.Time) (minuteKey, dayKey string, minuteExpiry, dayExpiry int64) {
+	now = now.UTC()
+	return "rate#" + teamID + "#m#" + now.Format("200601021504"), "rate#" + teamID + "#d#" + now.Format("20060102"),
+		now.Truncate(time.Minute).Add(time.Hour).Unix(), now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()
+}
+
+// Uncount implements patio.RateCounter: the minute's and the day's counts of now each lose one, at
+// once.
+func (s *Store) Uncount(ctx context.Context, teamID string, now time.Time) error {
+	minuteKey, dayKey, minuteExpiry, dayExpiry := rateKeys(teamID, now)
+	var minuteErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { _, minuteErr = s.increment(ctx, minuteKey, -1, 0, minuteExpiry) })
+	_, dayErr := s.increment(ctx, dayKey, -1, 0, dayExpiry)
+	wg.Wait()
+	return errors.Join(wrap(minuteErr, "take back the minute's count", teamID), wrap(dayErr, "take back the day's count", teamID))
+}
+
 // RequestsCounted returns how many requests of the team the minute and the UTC day of now have
 // counted (the rate limiter's own counters), in one BatchGetItem.
 func (s *Store) RequestsCounted(ctx context.Context, teamID string, now time.Time) (int, int, error) {
-	now = now.UTC()
-	minuteKey := "rate#" + teamID + "#m#" + now.Format("200601021504")
-	dayKey := "rate#" + teamID + "#d#" + now.Format("20060102")
+	minuteKey, dayKey, _, _ := rateKeys(teamID, now)
 	var items []dynamo.Item
 	err := s.accounts().Batch("pk", "sk").Get(dynamo.Keys{minuteKey, "rate"}, dynamo.Keys{dayKey, "rate"}).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -114,3 +115,12 @@ func ServeFewMatchesUpTo(t *testing.T, n int) {
 
 // CountShards is the number of status shards a team's counts are spread over.
 const CountShards = countShards
+
+// DeliveryExpiry returns when the table's TTL may take a delivery's item (its expires_at).
+func DeliveryExpiry(ctx context.Context, s *Store, id string) (time.Time, error) {
+	var row struct {
+		ExpiresAt int64 `dynamo:"expires_at"`
+	}
+	err := s.deliveries().Get("pk", id).Consistent(true).One(ctx, &row)
+	return time.Unix(row.ExpiresAt, 0), err
+}

@@ -57,9 +57,11 @@ type Options struct {
 	// caller's own deadline (a Lambda invocation's) when that comes sooner.
 	Deadline time.Duration
 	// TeamHint returns the team an edge in front of the API already authenticated the request's key
-	// for (API Gateway's authorizer context), or "": it lets the key and its team be read in one
-	// round trip (patio.AuthenticateHinted). Nil means no edge.
-	TeamHint func(*http.Request) string
+	// for, with the team's plan then (API Gateway's authorizer context: ID and Plan set), or the zero
+	// Team. With the team, the key and its team are read in one round trip
+	// (patio.AuthenticateHinted); with its plan too, a read is also counted and served in that same
+	// round trip (see ServeHTTP). Nil means no edge.
+	TeamHint func(*http.Request) patio.Team
 }
 
 // DefaultDeadline is a request's deadline: below the functions' 10 s timeout, so that a hung
@@ -81,7 +83,7 @@ type api struct {
 	now       func() time.Time
 	log       *slog.Logger
 	resources map[string]resource
-	teamHint  func(*http.Request) string
+	teamHint  func(*http.Request) patio.Team
 	// keyUses holds, per key hash, when this process last recorded the key's use: requests of one
 	// key arriving together record it once, not each.
 	keyUses sync.Map
@@ -255,7 +257,8 @@ func requestID(ctx context.Context) string {
 
 // ServeHTTP routes a request. Checks run in the order openapi.yaml states: unknown route (404,
 // before authentication) → authentication (401) → rate limit (429) → scope (403) → the operation. A
-// read is served while it is counted, and its answer held until the count allows it.
+// read is served while it is counted, and its answer held until the count allows it; when an edge
+// hints the key's team and plan, it is also served while the key is read (serveHintedRead).
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := ""
@@ -289,27 +292,24 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.writeError(sw, r, patio.NotFoundf("no route for %s %s", r.Method, r.URL.Path))
 		return
 	}
-	hint := ""
+	var hint patio.Team
 	if a.teamHint != nil {
 		hint = a.teamHint(r)
 	}
-	p, err := patio.AuthenticateHinted(r.Context(), a.keys, r.Header.Get("Authorization"), hint)
+	if r.Method == http.MethodGet && a.limiter != nil && hint.ID != "" && hint.Plan.Valid() {
+		p, done := a.serveHintedRead(sw, r, hint, op, name, itemID)
+		if done {
+			teamID, plan = p.Team.ID, string(p.Team.Plan)
+			return
+		}
+	}
+	p, err := patio.AuthenticateHinted(r.Context(), a.keys, r.Header.Get("Authorization"), hint.ID)
 	if err != nil {
 		a.writeError(sw, r, err)
 		return
 	}
 	teamID, plan = p.Team.ID, string(p.Team.Plan)
-	// The key's last use is written beside the request, at most once a minute.
-	if noter, ok := a.keys.(patio.KeyUseNoter); ok && p.Key.UseIsStale(a.now()) && a.claimKeyUse(p.Key.Hash) {
-		var noted sync.WaitGroup
-		noted.Go(func() {
-			if err := noter.NoteKeyUse(r.Context(), p.Key.Hash, a.now()); err != nil {
-				a.log.WarnContext(r.Context(), "note key use", slog.String("request_id", id), slog.String("key_id", p.Key.ID),
-					slog.String("error", err.Error()))
-			}
-		})
-		defer noted.Wait()
-	}
+	defer a.noteKeyUse(r, p)()
 	serve := func(w http.ResponseWriter) {
 		if err := a.serveAuthenticated(w, r, p, op, name, itemID); err != nil {
 			a.writeError(w, r, err)
@@ -342,6 +342,80 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// noteKeyUse starts writing the key's last use beside the request, when this process is the one to
+// write it (at most once a minute), and returns what waits for the write to end.
+func (a *api) noteKeyUse(r *http.Request, p patio.Principal) (wait func()) {
+	noter, ok := a.keys.(patio.KeyUseNoter)
+	if !ok || !p.Key.UseIsStale(a.now()) || !a.claimKeyUse(p.Key.Hash) {
+		return func() {}
+	}
+	var noted sync.WaitGroup
+	noted.Go(func() {
+		if err := noter.NoteKeyUse(r.Context(), p.Key.Hash, a.now()); err != nil {
+			a.log.WarnContext(r.Context(), "note key use", slog.String("request_id", requestID(r.Context())),
+				slog.String("key_id", p.Key.ID), slog.String("error", err.Error()))
+		}
+	})
+	return noted.Wait
+}
+
+// serveHintedRead serves a read whose key an edge already authenticated for hint's team and plan,
+// in one round trip: the key and its team are read, the request counted against the hinted plan
+// and the operation run for the hinted team, all at once. The answer is held until the key is
+// known to be valid and of that team. A key no longer valid answers 401 and its count is taken
+// back (a refused key counts nothing); a plan changed since the edge's answer takes the count back
+// and counts the request again on the team's current plan. A key of another team than the hinted
+// one (done false) takes the count back and leaves the request to the common path, which serves
+// it anew. p is the principal when the key is valid.
+func (a *api) serveHintedRead(w http.ResponseWriter, r *http.Request, hint patio.Team,
+	op func(http.ResponseWriter, *http.Request, string, string) error, name, itemID string) (p patio.Principal, done bool) {
+	ctx := r.Context()
+	now := a.now()
+	var authErr, countErr error
+	var st patio.RateStatus
+	var wg sync.WaitGroup
+	waitNote := func() {}
+	wg.Go(func() {
+		p, authErr = patio.AuthenticateHinted(ctx, a.keys, r.Header.Get("Authorization"), hint.ID)
+		if authErr == nil && p.Team.ID == hint.ID {
+			waitNote = a.noteKeyUse(r, p)
+		}
+	})
+	wg.Go(func() { st, countErr = patio.Throttle(ctx, a.limiter, hint, now) })
+	var answer bufferedResponse
+	if err := a.serveOperation(&answer, r, op, hint.ID, itemID); err != nil {
+		a.writeError(&answer, r, err)
+	}
+	wg.Wait()
+	defer waitNote()
+	if authErr != nil || p.Team.ID != hint.ID || p.Team.Plan != hint.Plan {
+		// A count that failed or was refused counted nothing.
+		if countErr == nil {
+			if err := a.limiter.Uncount(context.WithoutCancel(ctx), hint.ID, now); err != nil {
+				a.log.WarnContext(ctx, "take back a request's count", slog.String("request_id", requestID(ctx)),
+					slog.String("team_id", hint.ID), slog.String("error", err.Error()))
+			}
+		}
+		switch {
+		case authErr != nil:
+			a.writeError(w, r, authErr)
+			return patio.Principal{}, true
+		case p.Team.ID != hint.ID:
+			return p, false
+		}
+		st, countErr = patio.Throttle(ctx, a.limiter, p.Team, now)
+	}
+	if !a.answerThrottled(w, r, st, countErr) {
+		return p, true
+	}
+	if err := p.Authorize(name + ":read"); err != nil {
+		a.writeError(w, r, err)
+		return p, true
+	}
+	answer.sendTo(w)
+	return p, true
+}
+
 // claimKeyUse reports whether this request is the one of this process to record its key's use:
 // the first since patio.KeyUseEvery.
 func (a *api) claimKeyUse(hash string) bool {
@@ -371,6 +445,13 @@ func (a *api) serveAuthenticated(w http.ResponseWriter, r *http.Request, p patio
 	if err := p.Authorize(scope); err != nil {
 		return err
 	}
+	return a.serveOperation(w, r, op, p.Team.ID, itemID)
+}
+
+// serveOperation serves a request of the team whose key may make it: the query string (a read of
+// a record, and any write, takes none), then the operation.
+func (a *api) serveOperation(w http.ResponseWriter, r *http.Request, op func(http.ResponseWriter, *http.Request, string, string) error,
+	teamID, itemID string) error {
 	values, err := strictQuery(r)
 	if err != nil {
 		return err
@@ -379,7 +460,7 @@ func (a *api) serveAuthenticated(w http.ResponseWriter, r *http.Request, p patio
 		k := slices.Sorted(maps.Keys(values))[0]
 		return problem(patio.InQuery, k, "unknown query parameter %s", k)
 	}
-	return op(w, r, p.Team.ID, itemID)
+	return op(w, r, teamID, itemID)
 }
 
 // answerThrottled sets the rate headers of a counted request and reports whether it may be served;

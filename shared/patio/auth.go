@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 )
@@ -43,13 +44,14 @@ func (p Plan) Limits() Limits {
 
 // ParsePlan returns the plan named s, or KindInvalid.
 func ParsePlan(s string) (Plan, error) {
-	for _, p := range Plans {
-		if string(p) == s {
-			return p, nil
-		}
+	if p := Plan(s); p.Valid() {
+		return p, nil
 	}
 	return "", Invalidf("plan must be one of starter, professional, autoshopping")
 }
+
+// Valid reports whether p is one of the plans.
+func (p Plan) Valid() bool { return slices.Contains(Plans, p) }
 
 // Team is an account: the owner of records, keys and webhooks.
 type Team struct {

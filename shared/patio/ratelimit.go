@@ -22,6 +22,8 @@ type RateCounter interface {
 	// day limit; the day is counted all the same). It returns the counts including this request, or the
 	// window that refused it; a refused request is not counted. Counting is atomic across processes.
 	Count(ctx context.Context, teamID string, now time.Time, perMinute, perDay int) (minute, day int, refused Window, err error)
+	// Uncount takes back one request Count counted for the team at now (in the same minute and day).
+	Uncount(ctx context.Context, teamID string, now time.Time) error
 }
 
 // RateStatus is what the X-RateLimit-* headers report: the window that binds first.
