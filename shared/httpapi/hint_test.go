@@ -58,22 +58,39 @@ func (s *stack) counted(t *testing.T, teamID string, now time.Time) (minute, day
 	return minute, day
 }
 
-// A read the edge hinted is served, counted once and limited by the team's plan as stored: a plan
-// changed since the edge's answer is the one that counts.
-func TestHintedReadCountsOnceOnTheCurrentPlan(t *testing.T) {
-	var clock atomic.Int64
-	now := time.Date(2030, 1, 2, 10, 20, 15, 0, time.UTC)
-	clock.Store(now.UnixNano())
-	s := hintedStack(t, &clock)
-	team, c := s.planTeam(t, patio.PlanStarter)
-	res := c.Do("POST", "/api/v1/vehicles", newVehicle(nil))
+// starter is a stack on a clock the test sets, with a Starter team, a key of every scope and one
+// vehicle of the team (the POST has counted one request).
+type starter struct {
+	*stack
+	clock *atomic.Int64
+	now   time.Time
+	team  patio.Team
+	c     *apitest.Client
+	v     vehicle
+}
+
+// newStarter builds a starter on the stack mk makes, its clock at 10:20:15 UTC.
+func newStarter(t *testing.T, mk func(*testing.T, *atomic.Int64) *stack) starter {
+	t.Helper()
+	st := starter{clock: new(atomic.Int64), now: time.Date(2030, 1, 2, 10, 20, 15, 0, time.UTC)}
+	st.clock.Store(st.now.UnixNano())
+	st.stack = mk(t, st.clock)
+	st.team, st.c = st.planTeam(t, patio.PlanStarter)
+	res := st.c.Do("POST", "/api/v1/vehicles", newVehicle(nil))
 	if res.Status != 201 {
 		t.Fatalf("POST = %d %s", res.Status, res.Body)
 	}
-	var v vehicle
-	res.Decode(t, &v)
+	res.Decode(t, &st.v)
+	return st
+}
 
-	res = hinted(c, "/api/v1/vehicles/"+v.ID, team.ID, patio.PlanStarter)
+// A read the edge hinted is served, counted once and limited by the team's plan as stored: a plan
+// changed since the edge's answer is the one that counts.
+func TestHintedReadCountsOnceOnTheCurrentPlan(t *testing.T) {
+	st := newStarter(t, hintedStack)
+	s, now, team, c, v := st.stack, st.now, st.team, st.c, st.v
+
+	res := hinted(c, "/api/v1/vehicles/"+v.ID, team.ID, patio.PlanStarter)
 	if res.Status != 200 || !strings.Contains(string(res.Body), v.ID) {
 		t.Fatalf("hinted GET = %d %s; want 200 and the vehicle", res.Status, res.Body)
 	}
@@ -103,17 +120,8 @@ func TestHintedReadCountsOnceOnTheCurrentPlan(t *testing.T) {
 // A key revoked or unknown since the edge's answer is refused with 401, shows nothing of what was
 // read meanwhile, and counts nothing.
 func TestHintedReadOfAnInvalidKeyCountsNothing(t *testing.T) {
-	var clock atomic.Int64
-	now := time.Date(2030, 1, 2, 10, 20, 15, 0, time.UTC)
-	clock.Store(now.UnixNano())
-	s := hintedStack(t, &clock)
-	team, c := s.planTeam(t, patio.PlanStarter)
-	res := c.Do("POST", "/api/v1/vehicles", newVehicle(nil))
-	if res.Status != 201 {
-		t.Fatalf("POST = %d %s", res.Status, res.Body)
-	}
-	var v vehicle
-	res.Decode(t, &v)
+	st := newStarter(t, hintedStack)
+	s, now, team, c, v := st.stack, st.now, st.team, st.c, st.v
 	revoked, key := s.client(t, team.ID)
 	if _, err := s.store.RevokeKey(context.Background(), key.ID); err != nil {
 		t.Fatal(err)
@@ -180,18 +188,9 @@ func TestHintOfAnotherTeamServesTheKeysTeam(t *testing.T) {
 // A hinted read keeps the order of the checks: over the limit it answers 429 and shows nothing; a key
 // without the scope answers 403.
 func TestHintedReadOverTheLimitOrWithoutTheScope(t *testing.T) {
-	var clock atomic.Int64
-	now := time.Date(2030, 1, 2, 10, 20, 15, 0, time.UTC)
-	clock.Store(now.UnixNano())
-	s := hintedStack(t, &clock)
-	team, c := s.planTeam(t, patio.PlanStarter)
+	st := newStarter(t, hintedStack)
+	s, now, team, c, v := st.stack, st.now, st.team, st.c, st.v
 	writeOnly, _ := s.client(t, team.ID, "deals:write")
-	res := c.Do("POST", "/api/v1/vehicles", newVehicle(nil))
-	if res.Status != 201 {
-		t.Fatalf("POST = %d %s", res.Status, res.Body)
-	}
-	var v vehicle
-	res.Decode(t, &v)
 	if res := hinted(writeOnly, "/api/v1/vehicles/"+v.ID, team.ID, patio.PlanStarter); res.Status != 403 || strings.Contains(string(res.Body), v.ID) {
 		t.Errorf("hinted GET without the scope = %d %s; want 403 and nothing of the vehicle", res.Status, res.Body)
 	}
@@ -200,7 +199,7 @@ func TestHintedReadOverTheLimitOrWithoutTheScope(t *testing.T) {
 			t.Fatalf("hinted request %d = %d %s; want 200", i, res.Status, res.Body)
 		}
 	}
-	res = hinted(c, "/api/v1/vehicles/"+v.ID, team.ID, patio.PlanStarter)
+	res := hinted(c, "/api/v1/vehicles/"+v.ID, team.ID, patio.PlanStarter)
 	if res.Status != 429 || strings.Contains(string(res.Body), v.ID) || res.Header.Get("ETag") != "" {
 		t.Errorf("hinted GET over the limit = %d %s (ETag %q); want 429 and nothing of the vehicle", res.Status, res.Body, res.Header.Get("ETag"))
 	}

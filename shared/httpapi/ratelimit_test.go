@@ -192,18 +192,9 @@ func TestStarterDayLimit(t *testing.T) {
 // A read is served while it is counted; over the limit its answer is never sent: a record, a
 // missing record and a read the key may not make all answer 429, and count nothing.
 func TestRefusedReadShowsNothing(t *testing.T) {
-	var clock atomic.Int64
-	start := time.Date(2030, 1, 2, 10, 20, 15, 0, time.UTC)
-	clock.Store(start.UnixNano())
-	s := limitedStack(t, &clock)
-	team, c := s.planTeam(t, patio.PlanStarter)
+	st := newStarter(t, limitedStack)
+	s, clock, start, team, c, v := st.stack, st.clock, st.now, st.team, st.c, st.v
 	writeOnly, _ := s.client(t, team.ID, "deals:write")
-	res := c.Do("POST", "/api/v1/vehicles", newVehicle(nil))
-	if res.Status != 201 {
-		t.Fatalf("POST = %d %s", res.Status, res.Body)
-	}
-	var v vehicle
-	res.Decode(t, &v)
 	for i := 2; i <= 60; i++ {
 		if res := c.Do("GET", "/api/v1/vehicles/"+v.ID, nil); res.Status != 200 {
 			t.Fatalf("request %d = %d %s; want 200", i, res.Status, res.Body)
