@@ -280,9 +280,11 @@ type whReport struct {
 // third request.
 type throttleReport struct {
 	backlog, delivered, failed int
-	requests, holds            int
-	early, inFlight            int // requests during a hold: after throttleGrace, within it
-	took                       time.Duration
+	// pending is what was still pending at the deadline, by what held it (held_by; "" for none).
+	pending         map[string]int
+	requests, holds int
+	early, inFlight int // requests during a hold: after throttleGrace, within it
+	took            time.Duration
 }
 
 type opRow struct {
@@ -515,11 +517,12 @@ func (b *whBench) drainThrottled(ctx context.Context) (throttleReport, error) {
 			return rep, err
 		}
 		pending := 0
-		rep.delivered, rep.failed = 0, 0
+		rep.delivered, rep.failed, rep.pending = 0, 0, map[string]int{}
 		for _, d := range ds {
 			switch d.Status {
 			case webhook.DeliveryPending:
 				pending++
+				rep.pending[d.HeldBy]++
 			case webhook.DeliverySucceeded:
 				rep.delivered++
 			default:
@@ -530,7 +533,9 @@ func (b *whBench) drainThrottled(ctx context.Context) (throttleReport, error) {
 			break
 		}
 		if time.Now().After(deadline) {
-			return rep, fmt.Errorf("webhooks: the throttled backlog left %d deliveries pending after 15 minutes", pending)
+			// A measurement: what never arrived fails the budget, and the other parts still run.
+			progress("webhooks: the throttled backlog left %d deliveries pending after 15 minutes", pending)
+			break
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
@@ -1080,6 +1085,9 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		t.took.Round(time.Second))
 	fmt.Fprintf(w, "  requests during a hold: %d more than %s after its 429; %d within it (sent before the 429 came back)\n",
 		t.early, throttleGrace, t.inFlight)
+	if n := t.backlog - t.delivered - t.failed; n > 0 {
+		fmt.Fprintf(w, "  %d never ended (pending after 15 minutes, by what held them last: %v)\n", n, t.pending)
+	}
 	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.rate, r.duration)
 	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
 	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "floor loop (tailing the stream, one POST at a time)", ms(r.floorA.p50), ms(r.floorA.p99), r.floorA.n)
