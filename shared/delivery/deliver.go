@@ -379,7 +379,7 @@ func (g *group) send(ctx context.Context, a *attempt, deadline time.Time) bool {
 	start := time.Now()
 	a.at = at
 	a.res = d.Sender.Send(ctx, g.hook.URL, headers, a.del.Payload)
-	g.lane.put(ctx, a.at, time.Since(start), a.res)
+	g.lane.put(ctx, adm.lent, a.at, time.Since(start), a.res)
 	return true
 }
 

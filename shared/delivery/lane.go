@@ -43,7 +43,7 @@ type lane struct {
 	inFlight int
 	waiting  int
 	sendTime time.Duration // how long a send takes, on average (moving)
-	lentAt   []time.Time   // when each send in flight started, oldest first
+	lentAt   []time.Time   // when each send in flight started (or starts, under a max_rate)
 	// busyUntil: while set, the webhook is taken as slow (see admit).
 	busyUntil time.Time
 	// strainedAt is when an answer last said the receiver struggles (a timeout, a network error, a
@@ -238,7 +238,7 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 			full := room > 0 && l.inFlight >= room
 			oldest := time.Duration(0) // how long the oldest send in flight has been out
 			if len(l.lentAt) > 0 {
-				oldest = max(now.Sub(l.lentAt[0]), 0)
+				oldest = max(now.Sub(slices.MinFunc(l.lentAt, time.Time.Compare)), 0)
 			}
 			strained := !l.strainedAt.IsZero() && now.Sub(l.strainedAt) < strainedFor
 			slow := strained && (oldest >= slowSend || l.sendTime >= slowSend)
@@ -305,24 +305,28 @@ func (l *lane) cancel(adm admission, now time.Time) (retry time.Duration, held b
 
 // unlend takes back a send counted by lend(at) that did not start. The caller holds mu.
 func (l *lane) unlend(at time.Time) {
+	l.done(at)
+	l.signal()
+}
+
+// done ends the count of the send lent at at: its own entry leaves lentAt, whatever the order in
+// which sends end (an entry left behind would make the lane look slow for ever). The caller
+// holds mu.
+func (l *lane) done(at time.Time) {
 	l.inFlight--
 	if i := slices.IndexFunc(l.lentAt, at.Equal); i >= 0 {
 		l.lentAt = slices.Delete(l.lentAt, i, i+1)
 	}
-	l.signal()
 }
 
-// put ends a send made at at (the Deliverer's clock) that took took and got res: the bound moves
-// at once, a hold starts, and the gate is written when a hold is new or the last write is
-// syncEvery old.
-func (l *lane) put(ctx context.Context, at time.Time, took time.Duration, res webhook.Result) {
+// put ends a send lent at lent and made at at (the Deliverer's clock) that took took and got res:
+// the bound moves at once, a hold starts, and the gate is written when a hold is new or the last
+// write is syncEvery old.
+func (l *lane) put(ctx context.Context, lent, at time.Time, took time.Duration, res webhook.Result) {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.inFlight--
-	if len(l.lentAt) > 0 {
-		l.lentAt = l.lentAt[1:]
-	}
+	l.done(lent)
 	if l.sendTime == 0 {
 		l.sendTime = took
 	} else {
