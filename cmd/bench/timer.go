@@ -136,6 +136,7 @@ func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 		scheduled[a.ID] = a.DueSoonAt()
 	}
 	recorded := map[string]time.Time{}
+	seen := map[string]bool{} // deliveries whose record was read
 	deadline := first.Add(o.spread + 3*app.TimerPeriod)
 	for len(recorded) < o.due && time.Now().Before(deadline) {
 		select {
@@ -148,6 +149,14 @@ func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 			return err
 		}
 		for _, d := range ds {
+			if seen[d.ID] {
+				continue
+			}
+			// The webhook's delivery list carries no payload: the record has it.
+			if d, err = b.store.Delivery(ctx, d.ID); err != nil {
+				return err
+			}
+			seen[d.ID] = true
 			var ev struct {
 				Data struct {
 					Object struct {
