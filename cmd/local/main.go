@@ -53,6 +53,7 @@ func main() {
 func run(args []string) int {
 	fs := flag.NewFlagSet("local", flag.ContinueOnError)
 	fresh := fs.Bool("fresh", false, "delete the local database (.data/dynamodb) before starting")
+	calls := fs.Duration("calls", 0, "print the AWS calls of the API, the console, the pollers and the workers every `interval` (e.g. 10s): the stack's profile")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: local [-fresh]\n       local with-engines -- <command> [args...]\n"+
 			"       local with-api -- <command> [args...]\n")
@@ -68,7 +69,7 @@ func run(args []string) int {
 	}
 	switch rest := fs.Args(); {
 	case len(rest) == 0:
-		return serveLocal(root, *fresh)
+		return serveLocal(root, *fresh, *calls)
 	case rest[0] == "with-engines" || rest[0] == "with-api":
 		cmd := rest[1:]
 		if len(cmd) > 0 && cmd[0] == "--" {
@@ -101,7 +102,7 @@ func repoRoot() (string, error) {
 }
 
 // serveLocal is `make run`: persistent engines, tables, then serve until a signal.
-func serveLocal(root string, fresh bool) int {
+func serveLocal(root string, fresh bool, callsEvery time.Duration) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx = untilOrphaned(ctx)
@@ -132,7 +133,7 @@ func serveLocal(root string, fresh bool) int {
 	}
 	fmt.Fprintf(os.Stderr, "local: DynamoDB Local on %s (data in %s), moto on %s; engine logs in %s\n",
 		st.DynamoDBEndpoint, filepath.Join(dataDir, "dynamodb"), st.MotoEndpoint, logFile)
-	if err := serve(ctx, st); err != nil && !errors.Is(err, context.Canceled) {
+	if err := serve(ctx, st, callsEvery); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		code = 1
 	}

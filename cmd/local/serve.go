@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
@@ -28,7 +29,12 @@ const localOwner = "owner@patio.local"
 // serve runs the API on 127.0.0.1:$PORT (default 3000) and the console on 127.0.0.1:$CONSOLE_PORT
 // (default 3001) against a started stack until ctx ends, for the local team kept in credsFile, and
 // writes stackFile for the operators' tool.
-func serve(ctx context.Context, st *localaws.Stack) error {
+func serve(ctx context.Context, st *localaws.Stack, callsEvery time.Duration) error {
+	var calls *localaws.Calls
+	if callsEvery > 0 {
+		calls = localaws.NewCalls()
+		go calls.Report(ctx, callsEvery, os.Stderr)
+	}
 	port, consolePort := envOr("PORT", "3000"), envOr("CONSOLE_PORT", "3001")
 	localEnv(st)
 	st.Env["CONSOLE_URL"] = "http://localhost:" + consolePort + "/console/login"
@@ -39,7 +45,7 @@ func serve(ctx context.Context, st *localaws.Stack) error {
 		return err
 	}
 	s, err := localstack.Start(ctx, localstack.Options{Tables: st.Tables, APIAddr: net.JoinHostPort("127.0.0.1", port),
-		ConsoleAddr: net.JoinHostPort("127.0.0.1", consolePort), Checkpoints: streamCheckpoints, API: envelopeWrap})
+		ConsoleAddr: net.JoinHostPort("127.0.0.1", consolePort), Checkpoints: streamCheckpoints, API: envelopeWrap, Calls: calls})
 	if err != nil {
 		return fmt.Errorf("%w (PORT and CONSOLE_PORT choose other ports)", err)
 	}

