@@ -95,7 +95,7 @@ func ownDeliverer(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	go func() { _ = localaws.PollQueue(ctx, cfg, url, h, logger); close(done) }()
+	go func() { _ = localaws.PollQueue(ctx, cfg, url, h, logger, 0); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 }
 

@@ -632,7 +632,7 @@ func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ..
 	wg.Go(func() {
 		_ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{Checkpoints: b.checkpoints})
 	})
-	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, conf.QueueURL, deliver, b.logger) })
+	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, conf.QueueURL, deliver, b.logger, 0) })
 	return wg.Wait, nil
 }
 

@@ -14,7 +14,8 @@
 // with-engines starts the engines in memory on free ports, runs the command with the engines'
 // AWS_ENDPOINT_URL_* variables and local credentials in its environment (no table names: tests
 // create their own tables), stops the engines and exits with the command's status. This is how
-// `make test` runs `go test`.
+// `make test` runs `go test`. It also sets PATIO_OWN_DYNAMODB, so that each test package starts a
+// DynamoDB Local of its own (package testenv) and no package's load slows another's engine.
 //
 // with-api starts a whole stack in memory, as `make run` does but sharing nothing with it: the
 // engines, the tables of template.yaml, a new team on the Autoshopping plan with a key and a console
@@ -44,6 +45,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/dev/samtemplate"
+	"github.com/patio-dev/patio/dev/testenv"
 )
 
 func main() {
@@ -168,8 +170,15 @@ func withEngines(root string, argv []string) int {
 			fmt.Fprintln(os.Stderr, "local:", err)
 		}
 	}()
+	// Test packages start a DynamoDB Local of their own under this directory (see testenv).
+	own, err := os.MkdirTemp(localaws.TempDir(), "patio-test-engines-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	defer os.RemoveAll(own)
 	fmt.Fprintf(os.Stderr, "local: DynamoDB Local on %s, moto on %s\n", st.DynamoDBEndpoint, st.MotoEndpoint)
-	return sup.run(ctx, path, argv[1:], st.Environ(os.Environ()))
+	return sup.run(ctx, path, argv[1:], append(st.Environ(os.Environ()), testenv.OwnEngineVar+"="+own))
 }
 
 // withAPI is `make fuzz`: a whole in-memory stack, served on a free port, around one command.

@@ -68,6 +68,12 @@ type Options struct {
 	// TablePrefix prefixes each table's and queue's logical id to name it; empty means
 	// DefaultTablePrefix.
 	TablePrefix string
+	// DynamoDBOnly starts DynamoDB Local alone (with EnginesOnly): a test package's engine of its
+	// own beside the shared moto (package testenv).
+	DynamoDBOnly bool
+	// TempDir is where the engines' temporary directory goes without DataDir; empty means /dev/shm
+	// when the machine has it, else the system's temporary directory.
+	TempDir string
 }
 
 // Stack is a running set of local engines.
@@ -116,8 +122,12 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return nil, err
 	}
 	ddbArgv := ddb.argv
-	motoArgv, err := motoCommand(o.Dir)
-	if err != nil {
+	var motoArgv []string
+	if o.DynamoDBOnly {
+		if !o.EnginesOnly {
+			return nil, errors.New("localaws: DynamoDBOnly starts no moto, so it provisions no queues: set EnginesOnly too")
+		}
+	} else if motoArgv, err = motoCommand(o.Dir); err != nil {
 		return nil, err
 	}
 	var tpl *samtemplate.Template
@@ -146,7 +156,11 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	// DynamoDB Local's -inMemory: indexStreams needs a file to open beside the engine.
 	workDir, dbDir := o.DataDir, filepath.Join(o.DataDir, "dynamodb")
 	if o.DataDir == "" {
-		if s.tmpDir, err = os.MkdirTemp(tempDir(), "patio-localaws-"); err != nil {
+		parent := o.TempDir
+		if parent == "" {
+			parent = TempDir()
+		}
+		if s.tmpDir, err = os.MkdirTemp(parent, "patio-localaws-"); err != nil {
 			return nil, fmt.Errorf("localaws: %w", err)
 		}
 		workDir, dbDir = s.tmpDir, s.tmpDir
@@ -159,15 +173,14 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	var wg sync.WaitGroup
 	var ddbErr, motoErr error
 	var ddbProc, motoProc *process
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		ddbProc, s.DynamoDBEndpoint, ddbErr = startEngine(ctx, "DynamoDB Local", workDir, out, ddbArgv, pingDynamoDB)
-	}()
-	go func() {
-		defer wg.Done()
-		motoProc, s.MotoEndpoint, motoErr = startEngine(ctx, "moto", workDir, out, motoArgv, pingHTTP)
-	}()
+	})
+	if motoArgv != nil {
+		wg.Go(func() {
+			motoProc, s.MotoEndpoint, motoErr = startEngine(ctx, "moto", workDir, out, motoArgv, pingHTTP)
+		})
+	}
 	wg.Wait()
 	for _, p := range []*process{ddbProc, motoProc} {
 		if p != nil {
@@ -181,6 +194,13 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return nil, err
 	}
 
+	if motoArgv == nil {
+		s.Env = map[string]string{
+			"AWS_ENDPOINT_URL_DYNAMODB":         s.DynamoDBEndpoint,
+			"AWS_ENDPOINT_URL_DYNAMODB_STREAMS": s.DynamoDBEndpoint,
+		}
+		return s, nil
+	}
 	s.Env = map[string]string{
 		"AWS_ENDPOINT_URL_DYNAMODB":                  s.DynamoDBEndpoint,
 		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS":          s.DynamoDBEndpoint,
@@ -322,10 +342,10 @@ type dynamoDB struct {
 	java, lib string
 }
 
-// tempDir is where engines without a DataDir keep their files: /dev/shm when the machine has it
+// TempDir is where engines without a DataDir keep their files: /dev/shm when the machine has it
 // (a tmpfs: the database stays in memory, as with DynamoDB Local's -inMemory, and its writes
 // cost no disk flush), else the system's temporary directory.
-func tempDir() string {
+func TempDir() string {
 	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 		if f, err := os.CreateTemp("/dev/shm", "patio-probe-"); err == nil {
 			f.Close()

@@ -37,6 +37,9 @@ type StreamOptions struct {
 	// Discover is how often a stream is described again for new shards (default 30 s); a shard that
 	// ends is followed by a description at once, so its child is found without waiting.
 	Discover time.Duration
+	// Timeout is each handler call's deadline, as Lambda gives each invocation its function's
+	// timeout (0: none).
+	Timeout time.Duration
 }
 
 // defaultDiscover is how often a stream's shards are listed when nothing else asks for it.
@@ -72,6 +75,7 @@ func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamH
 	var wg sync.WaitGroup
 	wg.Go(func() { cp.run(logger) })
 	var pollers sync.WaitGroup
+	h = withTimeout(h, o.Timeout)
 	for _, arn := range arns {
 		pollers.Go(func() { pollStream(ctx, streams, arn, h, logger, cp, o.Discover) })
 	}
@@ -178,14 +182,17 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 		}
 		return it.ShardIterator
 	}
+	failing := backoff{min: pollInterval, max: maxBackoff}
 	for ctx.Err() == nil {
 		if iter == nil {
 			if iter = iterator(); iter == nil {
-				sleep(ctx, pollInterval)
+				sleep(ctx, failing.next())
 				continue
 			}
 		}
+		start := time.Now()
 		out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)})
+		took := time.Since(start)
 		if err != nil {
 			var trimmed *streamtypes.TrimmedDataAccessException
 			var expired *streamtypes.ExpiredIteratorException
@@ -193,9 +200,10 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 				logger.Warn("local stream: get records failed", slog.String("shard", shard), slog.String("error", err.Error()))
 			}
 			iter = nil
-			sleep(ctx, pollInterval)
+			sleep(ctx, failing.next())
 			continue
 		}
+		failing.reset()
 		recs := make([]events.DynamoDBEventRecord, 0, len(out.Records))
 		for _, r := range out.Records {
 			recs = append(recs, StreamRecord(arn, r))
@@ -229,7 +237,9 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 		}
 		iter = out.NextShardIterator
 		if len(out.Records) == 0 {
-			sleep(ctx, pollInterval)
+			// An idle shard is polled no more often than its reads take, so that a slow engine
+			// is asked less, not more.
+			sleep(ctx, max(pollInterval, took))
 		}
 	}
 	return false
@@ -254,6 +264,33 @@ func retryFrom(recs []events.DynamoDBEventRecord, resp events.DynamoDBEventRespo
 		}
 	}
 	return nil
+}
+
+// maxBackoff is the longest a poller waits after failures in a row.
+const maxBackoff = 10 * time.Second
+
+// backoff is a poller's wait after failures in a row: from min, doubling up to max.
+type backoff struct {
+	min, max, cur time.Duration
+}
+
+func (b *backoff) next() time.Duration {
+	b.cur = min(max(b.cur*2, b.min), b.max)
+	return b.cur
+}
+
+func (b *backoff) reset() { b.cur = 0 }
+
+// withTimeout gives each call of h the deadline d (none when d is 0).
+func withTimeout[E, R any](h func(context.Context, E) (R, error), d time.Duration) func(context.Context, E) (R, error) {
+	if d <= 0 {
+		return h
+	}
+	return func(ctx context.Context, ev E) (R, error) {
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		return h(ctx, ev)
+	}
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -338,7 +375,11 @@ const QueueConcurrency = 20
 // own batch). After h returns it deletes the messages h did not report as failed (those come back
 // after the visibility timeout, and go to the dead-letter queue in the end). It returns when ctx
 // ends, once the batches in hand are done.
-func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHandler, logger *slog.Logger) error {
+//
+// timeout is each handler call's deadline, as Lambda gives each invocation its function's timeout
+// (0: none). A receive that fails is tried again after a wait that doubles up to maxBackoff.
+func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHandler, logger *slog.Logger, timeout time.Duration) error {
+	h = withTimeout(h, timeout)
 	client := sqs.NewFromConfig(cfg)
 	attrs, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl: aws.String(queueURL), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn},
@@ -350,6 +391,7 @@ func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHand
 	slots := make(chan struct{}, QueueConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	failing := backoff{min: time.Second, max: maxBackoff}
 	for ctx.Err() == nil {
 		select {
 		case slots <- struct{}{}:
@@ -364,10 +406,11 @@ func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHand
 			<-slots
 			if err != nil && ctx.Err() == nil {
 				logger.Warn("local queue: receive failed", slog.String("error", err.Error()))
-				sleep(ctx, time.Second)
+				sleep(ctx, failing.next())
 			}
 			continue
 		}
+		failing.reset()
 		ev := events.SQSEvent{}
 		for _, m := range out.Messages {
 			ev.Records = append(ev.Records, events.SQSMessage{

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/consoleapp"
 	"github.com/patio-dev/patio/shared/app/workers"
@@ -177,6 +178,19 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 	if err != nil {
 		return err
 	}
+	// Each handler call gets its function's timeout, as Lambda gives each invocation.
+	tpl, _, err := samtemplate.LoadModule()
+	if err != nil {
+		return err
+	}
+	dispatchTimeout, err := tpl.FunctionTimeout("DispatcherFunction")
+	if err != nil {
+		return err
+	}
+	deliverTimeout, err := tpl.FunctionTimeout("DelivererFunction")
+	if err != nil {
+		return err
+	}
 	var tables []string
 	for _, id := range []string{"VehiclesTable", "ClientsTable", "DealsTable", "ActivitiesTable", "FinancialTable"} {
 		name, ok := o.Tables[id]
@@ -186,13 +200,13 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 		tables = append(tables, name)
 	}
 	go func() {
-		err := localaws.PollStreams(ctx, as("streams"), tables, dispatch, logger, localaws.StreamOptions{Checkpoints: o.Checkpoints})
+		err := localaws.PollStreams(ctx, as("streams"), tables, dispatch, logger, localaws.StreamOptions{Checkpoints: o.Checkpoints, Timeout: dispatchTimeout})
 		if err != nil {
 			logger.Error("localstack: stream poller stopped", slog.String("error", err.Error()))
 		}
 	}()
 	go func() {
-		if err := localaws.PollQueue(ctx, as("queue"), c.QueueURL, deliver, logger); err != nil {
+		if err := localaws.PollQueue(ctx, as("queue"), c.QueueURL, deliver, logger, deliverTimeout); err != nil {
 			logger.Error("localstack: queue poller stopped", slog.String("error", err.Error()))
 		}
 	}()

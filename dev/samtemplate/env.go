@@ -3,6 +3,7 @@ package samtemplate
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Functions returns the logical ids of the template's AWS::Serverless::Function resources, sorted.
@@ -14,6 +15,28 @@ func (t *Template) Functions() []string {
 		}
 	}
 	return ids
+}
+
+// FunctionTimeout returns the function's Timeout (its own, else Globals.Function's; Lambda's 3 s
+// when neither says), the deadline Lambda gives each of its invocations. It fails when the
+// template has no such function or the timeout is not a whole number of seconds.
+func (t *Template) FunctionTimeout(function string) (time.Duration, error) {
+	r, ok := t.resources[function]
+	if !ok || r.typ != typeFunction {
+		return 0, fmt.Errorf("samtemplate: no %s named %q", typeFunction, function)
+	}
+	v, path := r.props["Timeout"], "Resources."+function+".Properties.Timeout"
+	if v == nil {
+		v, path = t.globalFn["Timeout"], "Globals.Function.Timeout"
+	}
+	if v == nil {
+		return 3 * time.Second, nil
+	}
+	n, err := integer(v, path)
+	if err != nil {
+		return 0, fmt.Errorf("samtemplate: %w", err)
+	}
+	return time.Duration(n) * time.Second, nil
 }
 
 // GlobalEnv resolves Globals.Function.Environment.Variables. refs gives the local value of each

@@ -31,6 +31,7 @@ const (
 type Template struct {
 	params    map[string]parameter
 	globalEnv map[string]any // Globals.Function.Environment.Variables
+	globalFn  map[string]any // Globals.Function
 	resources map[string]resource
 	tables    []Table
 	queues    []Queue
@@ -103,6 +104,11 @@ func Parse(data []byte) (*Template, error) {
 	}
 
 	if t.globalEnv, err = envVariables(root["Globals"], "Globals", "Function"); err != nil {
+		return nil, err
+	}
+	if globals, err := optMapping(root["Globals"], "Globals"); err != nil {
+		return nil, err
+	} else if t.globalFn, err = optMapping(globals["Function"], "Globals.Function"); err != nil {
 		return nil, err
 	}
 

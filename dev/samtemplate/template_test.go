@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -552,5 +553,35 @@ func TestFind(t *testing.T) {
 	}
 	if _, err := samtemplate.Find(sub); err == nil {
 		t.Errorf("Find(%q) without template.yaml: error = nil; want one", sub)
+	}
+}
+
+// The local stack gives each invocation of a poller's handler the deadline Lambda would.
+func TestFunctionTimeout(t *testing.T) {
+	tpl, err := samtemplate.Parse([]byte(`
+Globals:
+  Function:
+    Timeout: 10
+Resources:
+  Own:
+    Type: AWS::Serverless::Function
+    Properties:
+      Timeout: 60
+  Inherited:
+    Type: AWS::Serverless::Function
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		want time.Duration
+	}{{"Own", time.Minute}, {"Inherited", 10 * time.Second}} {
+		if got, err := tpl.FunctionTimeout(tc.name); err != nil || got != tc.want {
+			t.Errorf("FunctionTimeout(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := tpl.FunctionTimeout("Missing"); err == nil {
+		t.Errorf("FunctionTimeout(%q) = nil error; want one", "Missing")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
 )
@@ -68,7 +70,19 @@ func Tables(t testing.TB) map[string]string {
 	return maps.Clone(tables)
 }
 
+// OwnEngineVar, when set (by `go run ./cmd/local with-engines`, to a directory it removes at its
+// end), gives each test binary, so each package, a DynamoDB Local of its own, started at its first
+// use of the engines with its files under that directory: one package's load (writers racing on
+// one record, webhook pipelines polling their streams) never slows another's engine, whose work
+// runs on one thread. moto stays shared.
+const OwnEngineVar = "PATIO_OWN_DYNAMODB"
+
 func connect() (aws.Config, error) {
+	if dir := os.Getenv(OwnEngineVar); dir != "" && os.Getenv(endpointVar) != "" {
+		if err := ownEngine(dir); err != nil {
+			return aws.Config{}, err
+		}
+	}
 	endpoint := os.Getenv(endpointVar)
 	if endpoint == "" {
 		return aws.Config{}, fmt.Errorf("%s is not set", endpointVar)
@@ -84,6 +98,36 @@ func connect() (aws.Config, error) {
 		return aws.Config{}, fmt.Errorf("DynamoDB Local at %s does not answer: %w", endpoint, err)
 	}
 	return c, nil
+}
+
+// ownEngine starts this process's DynamoDB Local under dir and points the SDK's variables at it.
+// The engine is stopped by the kernel when this process ends (localaws starts it with a parent
+// death signal, which follows the thread that started it): it is started from a goroutine that
+// keeps its thread for the rest of the process.
+func ownEngine(dir string) error {
+	type started struct {
+		st  *localaws.Stack
+		err error
+	}
+	ch := make(chan started)
+	go func() {
+		runtime.LockOSThread()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		st, err := localaws.Start(ctx, localaws.Options{EnginesOnly: true, DynamoDBOnly: true, TempDir: dir})
+		cancel()
+		ch <- started{st, err}
+		select {} // the thread stays, and with it the engine, until the process ends
+	}()
+	s := <-ch
+	if s.err != nil {
+		return fmt.Errorf("a DynamoDB Local of this package's own: %w", s.err)
+	}
+	for k, v := range s.st.Env {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func unavailable(t testing.TB, err error) {

@@ -346,9 +346,10 @@ func (s *Store) RequestsCounted(ctx context.Context, teamID string, now time.Tim
 }
 
 // increment adds delta to a counter and returns the new count. With limit > 0 it only adds while
-// the count is below limit (a failed condition otherwise).
+// the count is below limit (a failed condition otherwise). It is sent again only when DynamoDB
+// surely did not apply it (counterRetryables), so no retry counts a request twice.
 func (s *Store) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) (int, error) {
-	u := s.accounts().Update("pk", pk).Range("sk", "rate").Add("count", delta).Set("expires_at", expiresAt)
+	u := s.counters.Table(s.tables.Accounts).Update("pk", pk).Range("sk", "rate").Add("count", delta).Set("expires_at", expiresAt)
 	if limit > 0 {
 		u = u.If("attribute_not_exists('count') OR 'count' < ?", limit)
 	}

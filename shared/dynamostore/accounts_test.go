@@ -2,9 +2,19 @@ package dynamostore_test
 
 import (
 	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -78,5 +88,54 @@ func TestCountTakesBackARefusedRequest(t *testing.T) {
 	}
 	if m, d, refused := count(next.Add(time.Minute), 2, 5); refused != patio.WindowNone || m != 1 || d != 5 {
 		t.Fatalf("after both refused = %d, %d, %v; want minute 1, day 5", m, d, refused)
+	}
+}
+
+// lostAnswers is an HTTP client whose answers to the first n requests of an operation are lost
+// after DynamoDB has carried them out: the request was applied, the caller sees a broken
+// connection, which the SDK otherwise treats as worth sending again.
+type lostAnswers struct {
+	next      aws.HTTPClient
+	operation string // the X-Amz-Target's operation, e.g. "UpdateItem"
+	mu        sync.Mutex
+	n         int
+}
+
+func (c *lostAnswers) Do(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.Do(req)
+	if err != nil || !strings.HasSuffix(req.Header.Get("X-Amz-Target"), "."+c.operation) {
+		return resp, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		return resp, err
+	}
+	c.n--
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+}
+
+// A rate counter's increment whose answer was lost is not sent again: the request it counted
+// fails rather than counting twice.
+func TestCountNeverCountsTwiceOnARetry(t *testing.T) {
+	cfg := testenv.AWSConfig(t)
+	names := testenv.Tables(t)
+	lossy := &lostAnswers{next: cfg.HTTPClient, operation: "UpdateItem", n: 2}
+	cfg.HTTPClient = lossy
+	s := dynamostore.New(cfg, dynamostore.Tables{Accounts: names["AccountsTable"]})
+	ctx := context.Background()
+	team := newTeam()
+	at := time.Now()
+	if _, _, _, err := s.Count(ctx, team, at, 100, 1000); err == nil {
+		t.Fatalf("Count with both answers lost = nil error; want the request failed")
+	}
+	minute, day, err := s.RequestsCounted(ctx, team, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if minute != 1 || day != 1 {
+		t.Errorf("after one request whose increments' answers were lost, counted %d this minute, %d today; want 1 and 1", minute, day)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"sync"
 	"time"
 
@@ -42,8 +43,11 @@ type Tables struct {
 
 // Store implements the domain's store interfaces on DynamoDB. It is safe for concurrent use.
 type Store struct {
-	db     *dynamo.DB
-	tables Tables
+	db *dynamo.DB
+	// counters is db for the rate limiter's increments, whose retries must never count twice
+	// (counterOptions).
+	counters *dynamo.DB
+	tables   Tables
 	// indexed holds the partitions ("<table>\x00<team>") a list found complete, every record
 	// with its whole family (see records.tally): they stay so, so they are not asked again.
 	indexed sync.Map
@@ -53,17 +57,48 @@ type Store struct {
 // variables (AWS_ENDPOINT_URL_DYNAMODB for DynamoDB Local). Retries are few and short, so that an
 // unreachable database turns into a prompt error rather than a hung request.
 func New(cfg aws.Config, tables Tables) *Store {
-	return &Store{db: dynamo.New(cfg, clientOptions), tables: tables}
+	quota := ratelimit.NewTokenRateLimit(retryQuota)
+	return &Store{db: dynamo.New(cfg, clientOptions(quota, nil)), counters: dynamo.New(cfg, clientOptions(quota, counterRetryables)),
+		tables: tables}
 }
 
-// clientOptions configures the store's DynamoDB client: at most 3 attempts with short backoff and no
-// client-side retry quota (which would turn contention into errors).
-func clientOptions(o *dynamodb.Options) {
-	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
-		so.MaxAttempts = 3
-		so.MaxBackoff = 200 * time.Millisecond
-		so.RateLimiter = ratelimit.None
-	})
+// retryQuota is the SDK's retry quota of one store (its default): each retry takes 5 tokens (a
+// timeout 10), each call that succeeds at once gives one back. When DynamoDB is slow or failing,
+// the quota runs out after about a hundred retries and calls fail at once instead of being sent
+// again: an overload ends when the load does, rather than being kept up by retries. Transaction
+// conflicts are retried by the store itself (runTx), never by the SDK.
+const retryQuota = 500
+
+// counterRetryables are the only failures an increment of a rate counter is sent again after:
+// those that prove DynamoDB did not apply it (throttled, or the connection never made). A timeout
+// or a lost answer may hide an increment that was applied; sending it again would count the
+// request twice, so it fails the request instead.
+var counterRetryables = []retry.IsErrorRetryable{
+	retry.NoRetryCanceledError{},
+	retry.RetryableErrorCode{Codes: map[string]struct{}{"ThrottlingException": {}, "ProvisionedThroughputExceededException": {},
+		"RequestLimitExceeded": {}, "Throttling": {}, "ThrottledException": {}, "TooManyRequestsException": {}}},
+	retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return aws.TrueTernary
+		}
+		return aws.UnknownTernary
+	}),
+}
+
+// clientOptions configures a DynamoDB client of the store: at most 3 attempts with short backoff,
+// within the store's retry quota, on the SDK's retryable failures or on retryables when given.
+func clientOptions(quota *ratelimit.TokenRateLimit, retryables []retry.IsErrorRetryable) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = 3
+			so.MaxBackoff = 200 * time.Millisecond
+			so.RateLimiter = quota
+			if retryables != nil {
+				so.Retryables = retryables
+			}
+		})
+	}
 }
 
 // maxTxAttempts bounds the retries of a transaction that DynamoDB cancelled for a conflict with
