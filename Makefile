@@ -65,7 +65,7 @@ FUZZ_LONG_EXAMPLES ?= 300
 FUZZ = PYTHONHASHSEED=0 LOG_LEVEL=WARN $(LOCAL) with-api -- $(SCHEMATHESIS) \
 	--config-file dev/fuzz/schemathesis.toml run openapi.yaml --seed $(FUZZ_SEED) --no-color
 
-.PHONY: help tools engines sam-tools client-tools fuzz-tools webhook-tools browser-tools screenshots build template-check test fuzz run lint vet clean $(LOCAL) \
+.PHONY: help tools engines sam-tools client-tools fuzz-tools webhook-tools browser-tools screenshots build template-check test test-repeat fuzz run lint vet clean $(LOCAL) \
 	$(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
@@ -191,6 +191,13 @@ test: engines client-tools fuzz-tools webhook-tools browser-tools vet template-c
 	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin OPENAPI_GENERATOR_JAR=$(CURDIR)/$(OAG_JAR) \
 	  $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
 	$(FUZZ) --max-examples $(FUZZ_EXAMPLES)
+
+# Flakiness hunt: the integration packages (those whose tests use dev/testenv) N times, each run on
+# fresh engines, and every test that failed in any run, with the runs it failed in.
+N ?= 5
+test-repeat: engines client-tools webhook-tools browser-tools $(LOCAL) ## the integration packages N times (N=5), each run on fresh engines; lists every test that failed in any run
+	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin OPENAPI_GENERATOR_JAR=$(CURDIR)/$(OAG_JAR) \
+	  go run ./dev/testrepeat -n $(N) -local $(LOCAL) -- $(TEST_FLAGS)
 
 fuzz: engines fuzz-tools $(LOCAL) ## Schemathesis against a fresh local stack, longer than in `make test` (FUZZ_LONG_EXAMPLES, FUZZ_SEED)
 	$(FUZZ) --max-examples $(FUZZ_LONG_EXAMPLES)
