@@ -204,7 +204,7 @@ fuzz: engines fuzz-tools $(LOCAL) ## Schemathesis against a fresh local stack, l
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
-bench: engines $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, lists at 1k/10k/50k vehicles, one team's write rate, function sizes, every function under the Lambda Runtime API beside a minimal one, the webhook pipeline, the timer's tick reads and delay (cmd/bench, ~15 min, each part on fresh engines; ARGS=-list-sizes=1000 is quicker, ARGS=-timer-only the timer alone, ~5 min); limiter cost and webhook dispatch throughput (Go benchmarks)
+bench: engines $(LOCAL) ## API latency/throughput vs the raw DynamoDB calls, lists at 1k/10k/50k vehicles, one team's write rate, function sizes, every function under the Lambda Runtime API beside a minimal one, the webhook pipeline, the timer's tick reads and delay, a 10-minute sustained load on the stack as `make run` wires it (cmd/bench, ~30 min, each part on fresh engines; ARGS=-list-sizes=1000 is quicker, ARGS=-timer-only the timer alone, ~5 min, ARGS=-sustained-only the sustained load alone); limiter cost and webhook dispatch throughput (Go benchmarks)
 	go build -o bin/bench ./cmd/bench
 # Each part on engines of its own, so that no part's data skews another's figures: the webhook
 # pipeline and the timer read streams, which the lists' seeded teams would otherwise fill, and the
@@ -215,6 +215,7 @@ ifeq ($(ARGS),)
 	$(LOCAL) with-engines -- bin/bench -webhooks-only
 	$(LOCAL) with-engines -- bin/bench -timer-only
 	$(LOCAL) with-engines -- bin/bench -console-only
+	bin/bench -sustained-only
 else
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
 endif

@@ -138,6 +138,9 @@ type options struct {
 	console     consoleOptions
 	// lambdasOnly runs the sizes and the functions under the Runtime API (lambdaruntime.go) alone.
 	lambdasOnly bool
+	// sustainedOnly runs the sustained load on the stack as `make run` wires it (sustained.go).
+	sustainedOnly bool
+	sustained     sustainedOptions
 }
 
 func main() {
@@ -190,6 +193,12 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.tm.lead, "timer-lead", 20*time.Second, "how long before its instant each of the delay run's records is written")
 	fs.BoolVar(&o.consoleOnly, "console-only", false, "measure the console's pages only")
 	fs.BoolVar(&o.lambdasOnly, "lambdas-only", false, "measure the functions' sizes and the functions under the Lambda Runtime API only")
+	fs.BoolVar(&o.sustainedOnly, "sustained-only", false, "run the sustained load alone, on a stack of its own started as `make run` starts it (needs no engines from with-engines)")
+	fs.IntVar(&o.sustained.clients, "sustained-clients", 8, "closed-loop clients of the sustained load")
+	fs.DurationVar(&o.sustained.duration, "sustained-duration", 10*time.Minute, "length of the sustained load's steady part")
+	fs.DurationVar(&o.sustained.burst, "sustained-burst", time.Minute, "length of the burst at twice the steady rate, and of the load measured after it")
+	fs.IntVar(&o.sustained.description, "sustained-description", 3000, "characters of each created vehicle's description")
+	fs.IntVar(&o.sustained.drain, "sustained-drain", 2000, "changes of the backlog drained to a receiver answering in 50 ms")
 	fs.IntVar(&o.console.deliveries, "console-deliveries", 100000, "logged deliveries of the console team's webhook")
 	fs.IntVar(&o.console.activities, "console-activities", 10000, "activities of the console's team")
 	fs.IntVar(&o.console.financial, "console-financial", 10000, "financial records of the console's team")
@@ -235,6 +244,13 @@ func parseFlags(args []string) (options, error) {
 }
 
 func run(ctx context.Context, o options) error {
+	if o.sustainedOnly {
+		rep, err := runSustained(ctx, o.sustained)
+		if rep != nil {
+			printSustained(os.Stdout, rep)
+		}
+		return err
+	}
 	if o.timerOnly {
 		return runTimer(ctx, o.tm)
 	}

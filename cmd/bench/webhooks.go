@@ -146,6 +146,7 @@ type benchReceiver struct {
 
 	mu       sync.Mutex
 	arrived  map[string]map[string]time.Time // webhook id → object id → first delivery
+	events   map[string]map[string]bool      // webhook id → event ids answered 2xx
 	bad      int
 	requests int
 	holds    []time.Time // when each 429 was answered
@@ -155,7 +156,7 @@ type benchReceiver struct {
 }
 
 func newBenchReceiver(sleep time.Duration) *benchReceiver {
-	r := &benchReceiver{sleep: sleep, arrived: map[string]map[string]time.Time{}}
+	r := &benchReceiver{sleep: sleep, arrived: map[string]map[string]time.Time{}, events: map[string]map[string]bool{}}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	return r
 }
@@ -213,6 +214,10 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	if _, seen := m[ev.Data.Object.ID]; !seen {
 		m[ev.Data.Object.ID] = now
 	}
+	if r.events[ev.WebhookID] == nil {
+		r.events[ev.WebhookID] = map[string]bool{}
+	}
+	r.events[ev.WebhookID][req.Header.Get(webhook.HeaderEventID)] = true
 	w.WriteHeader(http.StatusOK)
 }
 

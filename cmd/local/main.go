@@ -203,7 +203,7 @@ func withAPI(root string, argv []string) int {
 			fmt.Fprintln(os.Stderr, "local:", err)
 		}
 	}()
-	localEnv(st)
+	localstack.LocalEnv(st)
 	if err := st.Setenv(); err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		return 1

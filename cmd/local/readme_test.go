@@ -169,7 +169,7 @@ func startReadmeStack(t *testing.T, root string) readmeStack {
 			t.Errorf("stop the engines: %v", err)
 		}
 	})
-	localEnv(st)
+	localstack.LocalEnv(st)
 	// st.Setenv, undone when the test ends.
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_") {

@@ -36,7 +36,7 @@ func serve(ctx context.Context, st *localaws.Stack, callsEvery time.Duration) er
 		go calls.Report(ctx, callsEvery, os.Stderr)
 	}
 	port, consolePort := envOr("PORT", "3000"), envOr("CONSOLE_PORT", "3001")
-	localEnv(st)
+	localstack.LocalEnv(st)
 	st.Env["CONSOLE_URL"] = "http://localhost:" + consolePort + "/console/login"
 	if err := st.Setenv(); err != nil {
 		return err
@@ -144,3 +144,7 @@ func writeJSON(path string, v any) error {
 	}
 	return nil
 }
+
+// streamCheckpoints keeps how far the dispatcher got in each stream, so that a restart resumes there
+// instead of handing every change of the last 24 hours over again.
+const streamCheckpoints = ".data/stream-checkpoints.json"

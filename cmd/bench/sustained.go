@@ -1,0 +1,540 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/dev/localstack"
+	"github.com/patio-dev/patio/dev/samtemplate"
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
+)
+
+// sustainedOptions configures the sustained load (-sustained-only).
+type sustainedOptions struct {
+	clients     int           // closed-loop clients
+	duration    time.Duration // the steady load
+	burst       time.Duration // the burst at twice the steady rate, and the recovery after it
+	description int           // characters of each created vehicle's description
+	drain       int           // the backlog of changes drained to the 50 ms receiver
+}
+
+// sustainedCall is one request of the load.
+type sustainedCall struct {
+	start  time.Time
+	took   time.Duration
+	create bool
+	status int // 0: no answer (transport error, client timeout)
+}
+
+// sustainedMinute is one minute of the load.
+type sustainedMinute struct {
+	phase                 string
+	creates, updates      int
+	p50, p99              time.Duration
+	fivexx, other, failed int // 5xx, other non-2xx, no answer
+	seconds               float64
+	calls                 string // the stack's AWS calls in that minute (localaws.Calls)
+	vehicles              int    // the team's vehicles at the minute's end
+}
+
+func (m sustainedMinute) createsPerSecond() float64 { return float64(m.creates) / m.seconds }
+func (m sustainedMinute) writesPerSecond() float64 {
+	return float64(m.creates+m.updates) / m.seconds
+}
+
+// sustainedReport is what the sustained load measured.
+type sustainedReport struct {
+	o          sustainedOptions
+	minutes    []sustainedMinute
+	burstRate  float64 // the burst's offered writes per second
+	dropped    int     // burst requests not sent because too many were in flight
+	delivered  int     // events the steady receiver got of the load's changes
+	badSigs    int
+	drainRate  float64 // events per second drained to the 50 ms receiver
+	drainBound int     // the 50 ms receiver's bound at the end of the drain
+}
+
+// sustainedInFlight bounds the burst's requests in flight: arrivals beyond it are counted as
+// dropped rather than piling up in the load client.
+const sustainedInFlight = 256
+
+// runSustained runs the stack exactly as `make run` wires it (DynamoDB Local on a database file
+// on disk, moto, the tables, queues and user pool of template.yaml, the API on a free port, the
+// stream pollers, the dispatcher, the deliverer, the sweeper and the timer, one process) and loads
+// it: o.clients clients creating and updating vehicles for o.duration, then a burst at twice the
+// steady rate for o.burst and the same closed-loop load again for o.burst; minute by minute, the
+// writes per second, p50/p99, the errors and the stack's AWS calls. A webhook subscribed to every
+// event receives the load's changes at an HTTPS receiver. Then the pipeline is stopped, o.drain
+// vehicles of another team are created, and the pipeline is started again (as `make run` resumes
+// its streams where they stopped) to drain them to a receiver that answers in 50 ms. The team's
+// per-minute limit is lifted (liftRateLimits): every request still runs the limiter.
+func runSustained(ctx context.Context, o sustainedOptions) (*sustainedReport, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	tplPath, err := samtemplate.Find(wd)
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Dir(tplPath)
+	if err := os.MkdirAll(filepath.Join(root, ".data"), 0o755); err != nil {
+		return nil, err
+	}
+	dataDir, err := os.MkdirTemp(filepath.Join(root, ".data"), "bench-sustained-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dataDir)
+
+	steady, slow := newBenchReceiver(0), newBenchReceiver(0)
+	slow.delay = slow50Sleep
+	defer steady.srv.Close()
+	defer slow.srv.Close()
+	ca := filepath.Join(dataDir, "receivers.pem")
+	if err := writeCAs(ca, steady.srv.Certificate(), slow.srv.Certificate()); err != nil {
+		return nil, err
+	}
+	if err := os.Setenv("WEBHOOK_CA_FILE", ca); err != nil {
+		return nil, err
+	}
+
+	progress("sustained: starting the local stack as `make run` does (data in %s)", dataDir)
+	st, err := localaws.Start(ctx, localaws.Options{Dir: root, DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log")})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Stop()
+	localstack.LocalEnv(st)
+	if err := st.Setenv(); err != nil {
+		return nil, err
+	}
+	calls := localaws.NewCalls()
+	logger := slog.New(slog.DiscardHandler)
+	checkpoints := filepath.Join(dataDir, "stream-checkpoints.json")
+	start := func() (*localstack.Stack, context.CancelFunc, error) {
+		workers, stop := context.WithCancel(ctx)
+		s, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0",
+			Checkpoints: checkpoints, Logger: logger, Calls: calls})
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		return s, func() { _ = s.Shutdown(); stop() }, nil
+	}
+	s, stop, err := start()
+	if err != nil {
+		return nil, err
+	}
+	creds, err := s.NewTeam(ctx, "Sustained load", "bench@patio.local")
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	raw := newRawClient(s.AWS, s.Config.Tables)
+	if err := raw.liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10); err != nil {
+		stop()
+		return nil, fmt.Errorf("lift rate limits: %w", err)
+	}
+	hook, err := webhook.New(creds.TeamID, steady.srv.URL+"/in", []string{"*"}, time.Now().Add(-time.Minute))
+	if err == nil {
+		steady.secret = hook.Secret
+		err = s.Store.CreateWebhook(ctx, hook)
+	}
+	if err != nil {
+		stop()
+		return nil, err
+	}
+
+	rep := &sustainedReport{o: o}
+	l := &sustainedLoad{url: s.APIURL, key: creds.Key, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
+		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: sustainedInFlight}}}
+	_ = calls.Take(time.Minute) // the set-up's calls are not the load's
+	minute := func(phase string, from time.Time) {
+		calls := calls.Take(time.Since(from))
+		m := l.minute(phase, from, time.Now())
+		m.calls = calls
+		m.vehicles = int(l.created.Load())
+		rep.minutes = append(rep.minutes, m)
+		progress("sustained: %s minute %d: %.1f creates/s, %.1f writes/s, p50 %s, p99 %s, %d 5xx, %d other, %d unanswered, %d vehicles",
+			phase, len(rep.minutes), m.createsPerSecond(), m.writesPerSecond(), m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond),
+			m.fivexx, m.other, m.failed, m.vehicles)
+	}
+
+	// The steady load, minute by minute.
+	progress("sustained: %d clients creating and updating vehicles for %s", o.clients, o.duration)
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := range o.clients {
+		wg.Go(func() { l.closedLoop(loadCtx, uint64(i)) })
+	}
+	end := time.Now().Add(o.duration)
+	for from := time.Now(); from.Before(end) && ctx.Err() == nil; from = time.Now() {
+		sleepCtx(ctx, min(time.Minute, time.Until(end)))
+		minute("steady", from)
+	}
+	stopLoad()
+	wg.Wait()
+	steadyRate := rep.minutes[len(rep.minutes)-1].writesPerSecond()
+
+	// The burst: arrivals at twice the last steady minute's rate, whether or not earlier requests
+	// have been answered; then the closed-loop load again.
+	rep.burstRate = 2 * steadyRate
+	progress("sustained: a burst of %.0f writes/s for %s", rep.burstRate, o.burst)
+	from := time.Now()
+	rep.dropped = l.openLoop(ctx, rep.burstRate, o.burst)
+	minute("burst", from)
+	loadCtx, stopLoad = context.WithCancel(ctx)
+	for i := range o.clients {
+		wg.Go(func() { l.closedLoop(loadCtx, uint64(100+i)) })
+	}
+	from = time.Now()
+	sleepCtx(ctx, o.burst)
+	stopLoad()
+	wg.Wait()
+	minute("after", from)
+	if ctx.Err() != nil {
+		stop()
+		return nil, ctx.Err()
+	}
+
+	// Every change of the load reaches the steady receiver.
+	want := int(l.created.Load() + l.updated.Load())
+	progress("sustained: waiting for the %d changes' events", want)
+	waitFor(ctx, 5*time.Minute, func() bool { return steady.distinctEvents(hook.ID) >= want })
+	rep.delivered = steady.distinctEvents(hook.ID)
+	steady.mu.Lock()
+	rep.badSigs = steady.bad
+	steady.mu.Unlock()
+
+	// The drain: a backlog written while the pipeline is stopped, drained when it starts again.
+	stop()
+	drainTeam, err := s.NewTeam(ctx, "Sustained load, 50 ms receiver", "bench@patio.local")
+	if err != nil {
+		return nil, err
+	}
+	slowHook, err := webhook.New(drainTeam.TeamID, slow.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute))
+	if err == nil {
+		slow.secret = slowHook.Secret
+		err = s.Store.CreateWebhook(ctx, slowHook)
+	}
+	if err != nil {
+		return nil, err
+	}
+	progress("sustained: writing a backlog of %d changes with the pipeline stopped", o.drain)
+	if err := writeBacklog(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain); err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	s, stop, err = start()
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	waitFor(ctx, 5*time.Minute, func() bool { return len(slow.arrivals(slowHook.ID)) >= o.drain })
+	var last time.Time
+	for _, at := range slow.arrivals(slowHook.ID) {
+		if at.After(last) {
+			last = at
+		}
+	}
+	if n := len(slow.arrivals(slowHook.ID)); n < o.drain {
+		return rep, fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", n, o.drain)
+	}
+	rep.drainRate = float64(o.drain) / last.Sub(began).Seconds()
+	g, err := s.Store.Gate(ctx, drainTeam.TeamID, slowHook.ID)
+	rep.drainBound = g.Bound
+	return rep, err
+}
+
+// writeCAs writes the receivers' certificates as one PEM file, the deliverer's extra roots.
+func writeCAs(path string, certs ...*x509.Certificate) error {
+	var b bytes.Buffer
+	for _, c := range certs {
+		if err := pem.Encode(&b, &pem.Block{Type: "CERTIFICATE", Bytes: c.Raw}); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o600)
+}
+
+// writeBacklog creates n vehicles of the team through the use case, 16 at a time.
+func writeBacklog(ctx context.Context, vehicles patio.Vehicles, teamID string, n int) error {
+	var next atomic.Int64
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for i := next.Add(1); i <= int64(n) && ctx.Err() == nil; i = next.Add(1) {
+				in := patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some(fmt.Sprintf("Backlog %d", i)),
+					Price: patio.Some(money.Cents(5000000 + i))}
+				if _, err := vehicles.Create(ctx, teamID, in); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(first, ctx.Err())
+}
+
+// waitFor polls cond every 100 ms until it holds, ctx ends or limit passes.
+func waitFor(ctx context.Context, limit time.Duration, cond func() bool) {
+	deadline := time.Now().Add(limit)
+	for !cond() && time.Now().Before(deadline) && ctx.Err() == nil {
+		sleepCtx(ctx, 100*time.Millisecond)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// distinctEvents counts the distinct event ids the receiver answered 2xx for a webhook.
+func (r *benchReceiver) distinctEvents(webhookID string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.events[webhookID])
+}
+
+// sustainedLoad is the load's HTTP client and what it recorded.
+type sustainedLoad struct {
+	url, key, description string
+	client                *http.Client
+	created, updated      atomic.Int64
+
+	mu    sync.Mutex
+	calls []sustainedCall
+	ids   []string // vehicles created, to update
+}
+
+// closedLoop is one client: a create, or an update of a vehicle created before (half of each),
+// one after the other until ctx ends.
+func (l *sustainedLoad) closedLoop(ctx context.Context, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 29))
+	for ctx.Err() == nil {
+		l.one(ctx, rng)
+	}
+}
+
+// openLoop starts requests at rate per second for d, whatever is still in flight (up to
+// sustainedInFlight; the rest are dropped and counted), and waits for them.
+func (l *sustainedLoad) openLoop(ctx context.Context, rate float64, d time.Duration) (dropped int) {
+	slots := make(chan struct{}, sustainedInFlight)
+	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	defer tick.Stop()
+	end := time.After(d)
+	var wg sync.WaitGroup
+	rng := rand.New(rand.NewPCG(7, 29))
+	var rngMu sync.Mutex
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return dropped
+		case <-end:
+			wg.Wait()
+			return dropped
+		case <-tick.C:
+			select {
+			case slots <- struct{}{}:
+				rngMu.Lock()
+				r := rand.New(rand.NewPCG(rng.Uint64(), 29))
+				rngMu.Unlock()
+				wg.Go(func() {
+					defer func() { <-slots }()
+					l.one(ctx, r)
+				})
+			default:
+				dropped++
+			}
+		}
+	}
+}
+
+// one makes one request and records it.
+func (l *sustainedLoad) one(ctx context.Context, rng *rand.Rand) {
+	l.mu.Lock()
+	var id string
+	if len(l.ids) > 0 && rng.IntN(2) == 0 {
+		id = l.ids[rng.IntN(len(l.ids))]
+	}
+	l.mu.Unlock()
+	var req *http.Request
+	var err error
+	if id == "" {
+		n := rng.Int64N(1_000_000_000)
+		body := fmt.Sprintf(`{"brand":"Toyota","model":"Corolla","version":"XEi 2.0","model_year":2024,"manufacture_year":2024,"price":%d.%02d,"description":%q}`,
+			50_000+n%200_000, n%100, l.description)
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, l.url+"/api/v1/vehicles", strings.NewReader(body))
+	} else {
+		body := fmt.Sprintf(`{"price":%d.%02d,"mileage_km":%d}`, 50_000+rng.IntN(200_000), rng.IntN(100), rng.IntN(200_000))
+		req, err = http.NewRequestWithContext(ctx, http.MethodPut, l.url+"/api/v1/vehicles/"+id, strings.NewReader(body))
+	}
+	if err != nil {
+		return
+	}
+	req.Header.Set("Authorization", "Bearer "+l.key)
+	req.Header.Set("Content-Type", "application/json")
+	c := sustainedCall{start: time.Now(), create: id == ""}
+	resp, err := l.client.Do(req)
+	c.took = time.Since(c.start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the phase ended: not the stack's answer
+		}
+	} else {
+		c.status = resp.StatusCode
+		var out struct {
+			Data struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if c.create && c.status == http.StatusCreated && json.Unmarshal(body, &out) == nil {
+			l.mu.Lock()
+			l.ids = append(l.ids, out.Data.ID)
+			l.mu.Unlock()
+		}
+	}
+	switch {
+	case c.create && c.status == http.StatusCreated:
+		l.created.Add(1)
+	case !c.create && c.status == http.StatusOK:
+		l.updated.Add(1)
+	}
+	l.mu.Lock()
+	l.calls = append(l.calls, c)
+	l.mu.Unlock()
+}
+
+// minute sums the calls that started in [from, to).
+func (l *sustainedLoad) minute(phase string, from, to time.Time) sustainedMinute {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := sustainedMinute{phase: phase, seconds: to.Sub(from).Seconds()}
+	var lat []time.Duration
+	for _, c := range l.calls {
+		if c.start.Before(from) || !c.start.Before(to) {
+			continue
+		}
+		switch {
+		case c.status == 0:
+			m.failed++
+		case c.status >= 500:
+			m.fivexx++
+		case c.status >= 300:
+			m.other++
+		case c.create:
+			m.creates++
+			lat = append(lat, c.took)
+		default:
+			m.updates++
+			lat = append(lat, c.took)
+		}
+	}
+	slices.Sort(lat)
+	m.p50, m.p99 = percentile(lat, 50), percentile(lat, 99)
+	return m
+}
+
+// sustainedDeadline is the API's request deadline: a p99 at or past it means requests ran out of
+// time.
+const sustainedDeadline = 8 * time.Second
+
+// printSustained prints the sustained load's table and budgets.
+func printSustained(w io.Writer, r *sustainedReport) {
+	fmt.Fprintf(w, "\nSustained load on the stack as `make run` wires it (DynamoDB Local on disk, moto, the API, pollers, dispatcher, deliverer, sweeper, timer)\n")
+	fmt.Fprintf(w, "%d clients, each creating (a %d-character description) or updating vehicles, one request after the other; a webhook of every event to an HTTPS receiver\n\n",
+		r.o.clients, r.o.description)
+	fmt.Fprintf(w, "  %-3s %-7s %9s %9s %9s %9s %6s %6s %6s %9s\n", "min", "phase", "creates/s", "writes/s", "p50", "p99", "5xx", "other", "lost", "vehicles")
+	for i, m := range r.minutes {
+		fmt.Fprintf(w, "  %-3d %-7s %9.1f %9.1f %9s %9s %6d %6d %6d %9d\n", i+1, m.phase, m.createsPerSecond(), m.writesPerSecond(),
+			m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond), m.fivexx, m.other, m.failed, m.vehicles)
+	}
+	if len(r.minutes) > 0 {
+		first, last := r.minutes[0], r.minutes[0]
+		for _, m := range r.minutes {
+			if m.phase == "steady" {
+				last = m
+			}
+		}
+		fmt.Fprintf(w, "\nThe stack's AWS calls in the first steady minute:\n%s", indent(first.calls))
+		fmt.Fprintf(w, "\nThe stack's AWS calls in the last steady minute:\n%s", indent(last.calls))
+	}
+	fmt.Fprintf(w, "\nBurst: %.1f writes/s offered for %s (twice the last steady minute), %d not sent (%d already in flight)\n",
+		r.burstRate, r.o.burst, r.dropped, sustainedInFlight)
+	fmt.Fprintf(w, "Events of the load's changes at the receiver: %d, bad signatures %d\n", r.delivered, r.badSigs)
+	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s, bound %d at the end\n", r.o.drain, r.drainRate, r.drainBound)
+
+	fmt.Fprintf(w, "\nBudgets (sustained load)\n")
+	var steady []sustainedMinute
+	var after *sustainedMinute
+	fivexx, worstP99 := 0, time.Duration(0)
+	for i, m := range r.minutes {
+		fivexx += m.fivexx
+		if m.phase != "burst" {
+			worstP99 = max(worstP99, m.p99)
+		}
+		switch m.phase {
+		case "steady":
+			steady = append(steady, m)
+		case "after":
+			after = &r.minutes[i]
+		}
+	}
+	if len(steady) > 0 {
+		first, last := steady[0], steady[len(steady)-1]
+		budget(w, "last steady minute's creates/s >= 0.8x the first's", last.createsPerSecond() >= 0.8*first.createsPerSecond(),
+			"%.1f vs %.1f (x%.2f)", last.createsPerSecond(), first.createsPerSecond(), last.createsPerSecond()/first.createsPerSecond())
+		if after != nil {
+			budget(w, "the minute after the burst >= 0.8x the last steady minute (writes/s)", after.writesPerSecond() >= 0.8*last.writesPerSecond(),
+				"%.1f vs %.1f (x%.2f)", after.writesPerSecond(), last.writesPerSecond(), after.writesPerSecond()/last.writesPerSecond())
+		}
+	}
+	budget(w, "p99 below the request deadline (8 s), every minute but the burst's", worstP99 < sustainedDeadline, "worst %s", worstP99.Round(time.Millisecond))
+	budget(w, "no 5xx", fivexx == 0, "%d", fivexx)
+	budget(w, "a 50 ms receiver drains >= 320 events/s (4x a fixed bound of 4)", r.drainRate >= 320, "%.0f/s", r.drainRate)
+}
+
+// budget prints one budget line: PASS or FAIL, what it is, and the figures.
+func budget(w io.Writer, what string, ok bool, format string, args ...any) {
+	verdict := "FAIL"
+	if ok {
+		verdict = "PASS"
+	}
+	fmt.Fprintf(w, "  %s  %-72s %s\n", verdict, what, fmt.Sprintf(format, args...))
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
