@@ -213,3 +213,43 @@ func TestUpdatedSince(t *testing.T) {
 		t.Errorf("updated_since=yesterday = %d; want 400", bad.Status)
 	}
 }
+
+// A range whose start is after its end is refused with a 400 naming both ends; an updated_since
+// in the future lists nothing. Neither is ever a 500.
+func TestReversedRangesAndFutureSince(t *testing.T) {
+	s := newStack(t)
+	_, c := s.team(t)
+	c.Do("POST", "/api/v1/vehicles", newVehicle(nil))
+	future := time.Now().UTC().Add(48 * time.Hour)
+	for _, tc := range []struct {
+		name, path string
+		status     int
+		both       [2]string // the fields a 400's details name
+	}{
+		{"price", "/api/v1/vehicles?price_min=100000&price_max=1000", 400, [2]string{"price_min", "price_max"}},
+		{"year", "/api/v1/vehicles?year_min=2020&year_max=2010", 400, [2]string{"year_min", "year_max"}},
+		{"value", "/api/v1/deals?value_min=500&value_max=10", 400, [2]string{"value_min", "value_max"}},
+		{"created", "/api/v1/clients?created_from=2026-05-02&created_to=2026-05-01", 400, [2]string{"created_from", "created_to"}},
+		{"since timestamp", "/api/v1/vehicles?updated_since=" + future.Format(time.RFC3339), 200, [2]string{}},
+		{"since date", "/api/v1/deals?updated_since=" + future.Format(time.DateOnly), 200, [2]string{}},
+		{"since sorted", "/api/v1/clients?sort=updated_at&updated_since=" + future.Format(time.DateOnly), 200, [2]string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := c.Do("GET", tc.path, nil)
+			if res.Status != tc.status {
+				t.Fatalf("GET %s = %d %s; want %d", tc.path, res.Status, res.Body, tc.status)
+			}
+			if tc.status == 200 {
+				if res.Pagination.Total != 0 || !strings.Contains(string(res.Body), `"data":[]`) {
+					t.Errorf("GET %s = %s; want no records", tc.path, res.Body)
+				}
+				return
+			}
+			for _, f := range tc.both {
+				if !strings.Contains(string(res.Body), `"field":"`+f+`"`) {
+					t.Errorf("GET %s = %s; want a problem naming %s", tc.path, res.Body, f)
+				}
+			}
+		})
+	}
+}

@@ -311,6 +311,7 @@ func (q DealQuery) Check() (DealQuery, error) {
 	var p Problems
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: DealSorts, statuses: DealStatuses, softDeleted: DealArchived})
 	checkEnumParam(&p, "phase", q.Phase, DealPhases)
+	checkRangeParams(&p, "value_min", "value_max", q.ValueMin, q.ValueMax)
 	q.Terms = checkSearchParam(&p, &q.Q)
 	for name, v := range map[string]**string{"client_id": &q.ClientID, "vehicle_id": &q.VehicleID} {
 		checkIDParam(&p, name, v)

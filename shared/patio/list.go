@@ -3,6 +3,8 @@ package patio
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/patio-dev/patio/shared/money"
 )
 
 // Page bounds of every list.
@@ -69,8 +71,8 @@ func (q ListQuery) check(p *Problems, spec listSpec) ListQuery {
 	} else if !contains(spec.sorts, q.Sort) {
 		p.Add(InQuery, "sort", "sort must be one of %s, optionally prefixed with -", strings.Join(spec.sorts, ", "))
 	}
-	if q.CreatedFrom != nil && q.CreatedTo != nil && q.CreatedTo.Start().Before(q.CreatedFrom.Start()) {
-		p.Add(InQuery, "created_to", "created_to must not be before created_from")
+	if q.CreatedFrom != nil && q.CreatedTo != nil {
+		checkReversed(p, "created_from", "created_to", q.CreatedFrom.Start().Unix(), q.CreatedTo.Start().Unix())
 	}
 	checkEnumParam(p, "status", q.Status, spec.statuses)
 	if len(q.Status) == 0 {
@@ -81,6 +83,22 @@ func (q ListQuery) check(p *Problems, spec listSpec) ListQuery {
 		}
 	}
 	return q
+}
+
+// checkReversed refuses a range whose start (named from) is after its end (named to), with a problem
+// on each of the two parameters, each naming the other.
+func checkReversed[N int | int64 | money.Cents](p *Problems, from, to string, start, end N) {
+	if start > end {
+		p.Add(InQuery, from, "%s must not be after %s", from, to)
+		p.Add(InQuery, to, "%s must not be before %s", to, from)
+	}
+}
+
+// checkRangeParams is checkReversed on optional bounds: only when both are given.
+func checkRangeParams[N int | money.Cents](p *Problems, from, to string, start, end *N) {
+	if start != nil && end != nil {
+		checkReversed(p, from, to, *start, *end)
+	}
 }
 
 // StatusOnly reports whether the query filters by status alone (after the checks), so that the

@@ -256,6 +256,11 @@ func (s Service[T, In, Q]) List(ctx context.Context, teamID string, q Q) (Page[T
 	if err != nil {
 		return Page[T]{}, err
 	}
+	// No record was updated after now: a sync from a later instant (a clock ahead of ours) is
+	// simply up to date.
+	if since := q.listQuery().UpdatedSince; since != nil && since.Time().After(s.clock()) {
+		return Page[T]{List: q.listQuery()}, nil
+	}
 	got, err := s.store.List(ctx, teamID, q)
 	if err != nil {
 		return Page[T]{}, err

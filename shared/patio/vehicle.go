@@ -331,6 +331,8 @@ func (q VehicleQuery) Check() (VehicleQuery, error) {
 	q.Terms = checkSearchParam(&p, &q.Q)
 	checkYearParam(&p, "year_min", q.YearMin)
 	checkYearParam(&p, "year_max", q.YearMax)
+	checkRangeParams(&p, "year_min", "year_max", q.YearMin, q.YearMax)
+	checkRangeParams(&p, "price_min", "price_max", q.PriceMin, q.PriceMax)
 	if q.Plate != nil {
 		if plate, err := br.NormalizePlate(*q.Plate); err != nil {
 			p.Add(InQuery, "plate", "plate %v", err)
