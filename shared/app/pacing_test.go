@@ -113,7 +113,7 @@ func TestWebhookTwoWorkersShareOneBound(t *testing.T) {
 	}
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = localaws.PollQueue(wctx, p.awsCfg, p.cfg.QueueURL, second, p.logger) })
+	wg.Go(func() { _ = localaws.PollQueue(wctx, p.awsCfg, p.cfg.QueueURL, second, p.logger, 0) })
 	defer func() { stop(); wg.Wait() }()
 
 	team := p.team(t)

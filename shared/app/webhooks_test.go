@@ -282,7 +282,7 @@ func (p *pipeline) run(ctx context.Context, checkpoints string) (wait func()) {
 		_ = localaws.PollStreams(ctx, p.awsCfg, []string{p.tables["VehiclesTable"], p.tables["ClientsTable"], p.tables["DealsTable"],
 			p.tables["ActivitiesTable"], p.tables["FinancialTable"]}, recording, p.logger, localaws.StreamOptions{Checkpoints: checkpoints})
 	})
-	wg.Go(func() { _ = localaws.PollQueue(ctx, p.awsCfg, p.cfg.QueueURL, p.deliver, p.logger) })
+	wg.Go(func() { _ = localaws.PollQueue(ctx, p.awsCfg, p.cfg.QueueURL, p.deliver, p.logger, 0) })
 	wg.Go(func() { localaws.Every(ctx, testSweepAfter/2, p.sweep, p.logger) })
 	return wg.Wait
 }
