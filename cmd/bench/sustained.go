@@ -133,7 +133,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (*sustainedReport, er
 	checkpoints := filepath.Join(dataDir, "stream-checkpoints.json")
 	start := func() (*localstack.Stack, context.CancelFunc, error) {
 		workers, stop := context.WithCancel(ctx)
-		s, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0",
+		s, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", Dir: root,
 			Checkpoints: checkpoints, Logger: logger, Calls: calls})
 		if err != nil {
 			stop()

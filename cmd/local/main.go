@@ -211,7 +211,7 @@ func withAPI(root string, argv []string) int {
 	// The pollers and the servers stop before the engines do (deferred calls run in reverse).
 	workers, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	s, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0",
+	s, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", Dir: root,
 		ConsoleAddr: "127.0.0.1:0", API: envelopeWrap})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)

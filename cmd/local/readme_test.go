@@ -184,7 +184,7 @@ func startReadmeStack(t *testing.T, root string) readmeStack {
 	// package's, nor a developer's stack's.
 	t.Chdir(t.TempDir())
 	workers, stopWorkers := context.WithCancel(ctx)
-	a, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", API: envelopeWrap})
+	a, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", API: envelopeWrap, Dir: root})
 	if err != nil {
 		stopWorkers()
 		t.Fatal(err)

@@ -130,7 +130,7 @@ func TestFinancialPaidAsMember(t *testing.T) {
 	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
 		t.Fatalf("create = %d: %s", got, pageText(t, ctx))
 	}
-	if p := pageText(t, ctx); !strings.Contains(p, "R$ 1.234,56") {
+	if p := pageText(t, ctx); !strings.Contains(p, "R$\u00a01.234,56") {
 		t.Errorf("the record's page does not show R$ 1.234,56: %s", p)
 	}
 	paidAt := time.Now().In(sao).Add(-26 * time.Hour).Truncate(time.Minute)
@@ -207,7 +207,7 @@ func TestSummaryChartAndCSV(t *testing.T) {
 			}
 		}
 	}
-	if p := pageText(t, b); !strings.Contains(p, "R$ 101.490,50") {
+	if p := pageText(t, b); !strings.Contains(p, "R$\u00a0101.490,50") {
 		t.Errorf("the summary does not show March's revenue as R$ 101.490,50 (%s)", p)
 	}
 
@@ -303,7 +303,7 @@ func TestFormatsByLanguage(t *testing.T) {
 	signIn(t, ctx, tm.OwnerEmail, tm.OwnerPassword)
 	open(t, ctx, "/console/financial")
 	row := text(t, ctx, "main tbody tr")
-	if !strings.Contains(row, "09/07/2030") || !strings.Contains(row, "R$ 1.234,56") || !strings.Contains(row, "receita") {
+	if !strings.Contains(row, "09/07/2030") || !strings.Contains(row, "R$\u00a01.234,56") || !strings.Contains(row, "receita") {
 		t.Errorf("pt-BR row = %q; want 09/07/2030, R$ 1.234,56, receita", row)
 	}
 	with(t, ctx, chromedp.SetValue(chromedp.ID("switch-lang"), "en"))

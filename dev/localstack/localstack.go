@@ -53,6 +53,9 @@ type Options struct {
 	// Calls, when set, counts every AWS call of the programs by who made it (the local stack's
 	// profile: cmd/local -calls).
 	Calls *localaws.Calls
+	// Dir is the repository's root, whose template.yaml gives each worker's timeout; empty means
+	// the root of the Go module containing the working directory.
+	Dir string
 }
 
 // Stack is the running programs.
@@ -179,7 +182,19 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 		return err
 	}
 	// Each handler call gets its function's timeout, as Lambda gives each invocation.
-	tpl, _, err := samtemplate.LoadModule()
+	dir := o.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		dir = wd
+	}
+	path, err := samtemplate.Find(dir)
+	if err != nil {
+		return err
+	}
+	tpl, err := samtemplate.Load(path)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ type activityListData struct {
 // activityList shows the team's activities, filtered by type, status, due window and linked
 // record, sorted by due time, paged with cursors; with overdue=1, the open ones past due.
 func (c *Console) activityList(rq *request) {
-	q := rq.r.URL.Query()
+	q := rq.filters()
 	data := activityListData{Overdue: q.Get("overdue") == "1", Types: patio.ActivityTypes, Statuses: patio.ActivityStatuses}
 	title := rq.p.T("activities.title")
 	if data.Overdue {

@@ -18,7 +18,7 @@ var auditActions = []string{"member.invite", "member.reinvite", "member.role", "
 // auditPage shows the team's audit log, newest first, filtered by person, action and time, paged
 // with cursors.
 func (c *Console) auditPage(rq *request) {
-	q := rq.r.URL.Query()
+	q := rq.filters()
 	data := map[string]any{"Actions": auditActions}
 	aq, err := form.Audit(q, rq.p.Loc)
 	var entries []patio.AuditEntry

@@ -30,7 +30,7 @@ func (c *Console) deliveryList(rq *request) {
 	if !ok {
 		return
 	}
-	q := rq.r.URL.Query()
+	q := rq.filters()
 	data := deliveryListData{Webhook: w, Statuses: webhook.DeliveryStatuses,
 		Replayable: []string{webhook.DeliveryFailed, webhook.DeliveryCancelled, webhook.DeliverySkipped}}
 	dq, err := form.Deliveries(q, rq.p.Loc)

@@ -68,7 +68,7 @@ func newFinancialListData(overdue bool) financialListData {
 // method and due window, by due date, paged with cursors; with overdue=1, the pending ones past
 // their due date in the team's time zone.
 func (c *Console) financialList(rq *request) {
-	q := rq.r.URL.Query()
+	q := rq.filters()
 	data := newFinancialListData(q.Get("overdue") == "1")
 	title := rq.p.T("financial.title")
 	if data.Overdue {
@@ -103,7 +103,7 @@ func (c *Console) financialList(rq *request) {
 // in a spreadsheet set to the person's language: in Portuguese with ";" between fields, a decimal
 // comma and a UTF-8 byte order mark; in English with "," and a decimal point.
 func (c *Console) financialCSV(rq *request) {
-	q := rq.r.URL.Query()
+	q := rq.filters()
 	fq, err := financialQuery(q, q.Get("overdue") == "1")
 	if err != nil {
 		c.fail(rq, err)
@@ -295,7 +295,7 @@ type summaryData struct {
 // financialSummary shows the totals of a period (by type, category and status) and a chart of
 // revenue, expense and cost per month. The period is this month unless from and to say otherwise.
 func (c *Console) financialSummary(rq *request) {
-	q := rq.r.URL.Query()
+	q := rq.filters()
 	today := patio.DateOf(rq.now.In(rq.p.Loc))
 	first := patio.Date{Year: today.Year, Month: today.Month, Day: 1}
 	from, to := first, patio.DateOf(first.Start().AddDate(0, 1, -1))

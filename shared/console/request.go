@@ -336,3 +336,23 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	}
 	return w.ResponseWriter.Write(b)
 }
+
+// filters returns the request's query without its empty values: a filter left at "any" (an empty
+// field, the "any" option of a select) filters nothing.
+func (rq *request) filters() url.Values {
+	q := rq.r.URL.Query()
+	for k, vs := range q {
+		kept := vs[:0]
+		for _, v := range vs {
+			if strings.TrimSpace(v) != "" {
+				kept = append(kept, v)
+			}
+		}
+		if len(kept) == 0 {
+			delete(q, k)
+		} else {
+			q[k] = kept
+		}
+	}
+	return q
+}

@@ -285,6 +285,9 @@ func (q ActivityQuery) Check() (ActivityQuery, error) {
 	for name, v := range map[string]**string{"vehicle_id": &q.VehicleID, "client_id": &q.ClientID, "deal_id": &q.DealID} {
 		checkIDParam(&p, name, v)
 	}
+	if q.DueFrom != nil && q.DueTo != nil {
+		checkReversed(&p, "due_from", "due_to", q.DueFrom.Time().Unix(), q.DueTo.Time().Unix())
+	}
 	if q.Overdue {
 		q.Status = []string{ActivityPending, ActivityInProgress}
 		if q.Now.IsZero() {
@@ -294,6 +297,7 @@ func (q ActivityQuery) Check() (ActivityQuery, error) {
 		if q.DueTo == nil || q.DueTo.Time().After(to.Time()) {
 			q.DueTo = &to
 		}
+		q.none = q.DueFrom != nil && q.DueFrom.Time().After(q.DueTo.Time())
 	}
 	return q, p.Err()
 }

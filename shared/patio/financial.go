@@ -301,6 +301,9 @@ func (q FinancialQuery) Check() (FinancialQuery, error) {
 	for name, v := range map[string]**string{"vehicle_id": &q.VehicleID, "client_id": &q.ClientID, "deal_id": &q.DealID} {
 		checkIDParam(&p, name, v)
 	}
+	if q.DueFrom != nil && q.DueTo != nil {
+		checkReversed(&p, "due_from", "due_to", q.DueFrom.Start().Unix(), q.DueTo.Start().Unix())
+	}
 	if q.Overdue {
 		q.Status = []string{FinancialPending}
 		if q.Today == (Date{}) {
@@ -310,6 +313,7 @@ func (q FinancialQuery) Check() (FinancialQuery, error) {
 		if q.DueTo == nil || q.DueTo.Start().After(yesterday.Start()) {
 			q.DueTo = &yesterday
 		}
+		q.none = q.DueFrom != nil && q.DueFrom.Start().After(q.DueTo.Start())
 	}
 	return q, p.Err()
 }

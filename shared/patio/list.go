@@ -34,6 +34,9 @@ type ListQuery struct {
 	// After is where a cursor left off: an opaque position the store returned with the previous
 	// page (Listed.After), "" for none. Page is then that page's number.
 	After string
+	// none is set by the checks when the query cannot match a record (a window its view narrowed
+	// to nothing): the list is empty without asking the store.
+	none bool
 }
 
 // Offset returns the number of matching records before the requested page.

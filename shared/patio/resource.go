@@ -258,7 +258,7 @@ func (s Service[T, In, Q]) List(ctx context.Context, teamID string, q Q) (Page[T
 	}
 	// No record was updated after now: a sync from a later instant (a clock ahead of ours) is
 	// simply up to date.
-	if since := q.listQuery().UpdatedSince; since != nil && since.Time().After(s.clock()) {
+	if since := q.listQuery().UpdatedSince; q.listQuery().none || since != nil && since.Time().After(s.clock()) {
 		return Page[T]{List: q.listQuery()}, nil
 	}
 	got, err := s.store.List(ctx, teamID, q)

@@ -1,6 +1,8 @@
 package form
 
 import (
+	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -100,9 +102,9 @@ func Financial(v url.Values, loc *time.Location, edit bool) (patio.FinancialInpu
 		Notes: multiline(v, "notes", edit), Status: text(v, "status", false),
 		VehicleID: text(v, "vehicle_id", edit), ClientID: text(v, "client_id", edit), DealID: text(v, "deal_id", edit)}
 	if a := text(v, "amount", false); a.Set() {
-		c, ok := Amount(a.Value)
-		if !ok {
-			p.Add(patio.InBody, "amount", "amount must be an amount such as 1234,56")
+		c, err := Amount(a.Value)
+		if err != nil {
+			amountProblem(&p, "amount", err)
 		}
 		in.Amount = patio.Some(c)
 	}
@@ -126,30 +128,106 @@ func Financial(v url.Values, loc *time.Location, edit bool) (patio.FinancialInpu
 	return in, p.Err()
 }
 
-// Amount reads an amount as a person types it in either language: "1234,56", "1.234,56",
-// "1234.56", "1,234.56", "R$ 1.234,56". The last comma or point followed by one or two digits is
-// the decimal separator; the others separate thousands.
-func Amount(s string) (money.Cents, bool) {
-	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "R$"))
-	if s == "" {
-		return 0, false
+// Amount reads an amount as a person types it in either language: "84.990,90", "84990,90",
+// "R$ 84.990,90" as in Portuguese, "84,990.90", "84990.90" as in English. A separator followed by
+// one or two digits, the last one, is the decimal separator; the others separate thousands, in
+// groups of three. An amount with one separator followed by three digits ("1,500", "1.500")
+// reads two ways (a thousand and five hundred, or one and a half): it is refused with both
+// readings (AmbiguousAmount), never guessed. A negative amount is refused as such.
+func Amount(s string) (money.Cents, error) {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))
+	s = strings.TrimSpace(strings.TrimPrefix(s, "R$"))
+	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "\u2212") {
+		return 0, ErrNegativeAmount
 	}
-	dec := -1
-	if i := strings.LastIndexAny(s, ".,"); i >= 0 && len(s)-i-1 >= 1 && len(s)-i-1 <= 2 {
-		dec = i
+	s = strings.ReplaceAll(s, " ", "")
+	if s == "" || strings.Trim(s, "0123456789.,") != "" || !isDigit(s[0]) || !isDigit(s[len(s)-1]) {
+		return 0, ErrAmountFormat
 	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case i == dec:
-			b.WriteByte('.')
-		case r == '.' || r == ',' || r == ' ':
-		default:
-			return 0, false
+	dots, commas := strings.Count(s, "."), strings.Count(s, ",")
+	last := strings.LastIndexAny(s, ".,")
+	whole, frac := s, ""
+	switch {
+	case dots+commas == 0:
+	case dots > 0 && commas > 0:
+		// Both kinds: the last one is the decimal separator, and must appear once.
+		if strings.Count(s, s[last:last+1]) != 1 {
+			return 0, ErrAmountFormat
+		}
+		whole, frac = s[:last], s[last+1:]
+	case dots+commas == 1 && len(s)-last-1 == 3 && s[:last] == "0":
+		return 0, ErrAmountFormat // "0,500": no thousands, and three decimals are no money
+	case dots+commas == 1 && len(s)-last-1 == 3:
+		thousands, err := parseWhole(s[:last] + s[last+1:])
+		if err != nil {
+			return 0, err
+		}
+		decimal, err := money.Parse(s[:last] + "." + s[last+1:last+3])
+		if err != nil || s[last+3] != '0' {
+			// "1,505" is a thousand five hundred and five or nothing: with three decimals it is
+			// no amount of money.
+			return thousands, nil
+		}
+		return 0, &AmbiguousAmount{Thousands: thousands, Decimal: decimal}
+	case dots+commas == 1 && len(s)-last-1 <= 2:
+		whole, frac = s[:last], s[last+1:]
+	}
+	// What is left of the whole part separates thousands with the other kind, in groups of three.
+	groups := strings.FieldsFunc(whole, func(r rune) bool { return r == '.' || r == ',' })
+	for i, g := range groups {
+		if g == "" || (i > 0 && len(g) != 3) || (i == 0 && len(groups) > 1 && len(g) > 3) {
+			return 0, ErrAmountFormat
 		}
 	}
-	c, err := money.Parse(b.String())
-	return c, err == nil
+	if frac != "" && (len(frac) > 2 || strings.ContainsAny(frac, ".,")) {
+		return 0, ErrAmountFormat
+	}
+	digits := strings.Join(groups, "")
+	if frac != "" {
+		digits += "." + frac
+	}
+	c, err := money.Parse(digits)
+	if err != nil {
+		return 0, ErrAmountFormat
+	}
+	return c, nil
+}
+
+func parseWhole(digits string) (money.Cents, error) {
+	c, err := money.Parse(digits)
+	if err != nil {
+		return 0, ErrAmountFormat
+	}
+	return c, nil
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// ErrAmountFormat is an amount that is not a number of reais and centavos.
+var ErrAmountFormat = errors.New("not an amount")
+
+// ErrNegativeAmount is an amount below zero.
+var ErrNegativeAmount = errors.New("negative amount")
+
+// AmbiguousAmount is an amount that reads two ways: "1,500" is Thousands (R$ 1.500,00) with the
+// comma as a thousands separator and Decimal (R$ 1,50) with it as the decimal separator.
+type AmbiguousAmount struct {
+	Thousands, Decimal money.Cents
+}
+
+func (a *AmbiguousAmount) Error() string {
+	return fmt.Sprintf("ambiguous amount: %s or %s", a.Thousands, a.Decimal)
+}
+
+// amountProblem records the problem of a money field whose text Amount refused.
+func amountProblem(p *patio.Problems, field string, err error) {
+	var amb *AmbiguousAmount
+	switch {
+	case errors.As(err, &amb):
+		p.Add(patio.InBody, field, "%s reads two ways, %s or %s: type it with its cents", field, amb.Thousands, amb.Decimal)
+	case errors.Is(err, ErrNegativeAmount):
+		p.Add(patio.InBody, field, "%s must not be negative", field)
+	default:
+		p.Add(patio.InBody, field, "%s must be an amount such as %s", field, money.Cents(123456))
+	}
 }

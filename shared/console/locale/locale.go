@@ -149,25 +149,49 @@ func (p Printer) Error(err error) string {
 	if !errors.As(err, &e) || e.Kind == patio.KindInternal {
 		return p.T("error.internal")
 	}
-	return p.message(e.Message, e.Format, e.Args)
+	return p.message(e.Message, e.Format, p.args(e.Args))
 }
 
-// Problem returns one field's problem in the printer's language.
+// Problem returns one field's problem in the printer's language, the field named by its label
+// (field.<name> in the catalog) and amounts written as the language writes them.
 func (p Printer) Problem(fe patio.FieldError) string {
-	return p.message(fe.Message, fe.Format, fe.Args)
+	return p.message(fe.Message, fe.Format, p.args(fe.Args))
+}
+
+// args returns a message's arguments as the printer shows them: an amount in the language's
+// money format, a field (the problem's own, or the other end of its range) by its label.
+func (p Printer) args(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+		switch v := a.(type) {
+		case money.Cents:
+			out[i] = p.Money(v)
+		case string:
+			if label, ok := catalogs[p.Lang]["field."+v]; ok && v != "" {
+				out[i] = label
+			}
+		}
+	}
+	return out
 }
 
 func (p Printer) message(msg, format string, args []any) string {
-	if p.Lang != PtBR || format == "" {
+	if format == "" {
 		return msg
 	}
-	if pt, ok := domainErrors[format]; ok {
-		return fmt.Sprintf(pt, args...)
+	if p.Lang == PtBR {
+		pt, ok := domainErrors[format]
+		if !ok {
+			return msg
+		}
+		format = pt
 	}
-	return msg
+	return fmt.Sprintf(format, args...)
 }
 
-// Money formats an amount: "R$ 1.234,56" in Portuguese, "R$1,234.56" in English.
+// Money formats an amount: "R$ 1.234,56" in Portuguese (a non-breaking space after R$), "R$1,234.56"
+// in English.
 func (p Printer) Money(c money.Cents) string {
 	neg := c < 0
 	if neg {
@@ -177,7 +201,7 @@ func (p Printer) Money(c money.Cents) string {
 	digits := fmt.Sprint(whole)
 	sep, dec, prefix := ",", ".", "R$"
 	if p.Lang == PtBR {
-		sep, dec, prefix = ".", ",", "R$ "
+		sep, dec, prefix = ".", ",", "R$\u00a0" // never split from its number
 	}
 	var b strings.Builder
 	for i, d := range digits {

@@ -46,7 +46,7 @@ func TestFormats(t *testing.T) {
 		lang                       string
 		money, decimal, date, when string
 	}{
-		{locale.PtBR, "R$ 1.234,56", "1234,56", "05/03/2026", "05/03/2026 15:30"},
+		{locale.PtBR, "R$\u00a01.234,56", "1234,56", "05/03/2026", "05/03/2026 15:30"},
 		{locale.En, "R$1,234.56", "1234.56", "Mar 5, 2026", "Mar 5, 2026 15:30"},
 	}
 	for _, tt := range tests {
@@ -64,7 +64,7 @@ func TestFormats(t *testing.T) {
 			t.Errorf("%s Time (in São Paulo) = %q; want %q", tt.lang, got, tt.when)
 		}
 	}
-	if got := locale.New(locale.PtBR, nil).Money(money.Cents(5)); got != "R$ 0,05" {
+	if got := locale.New(locale.PtBR, nil).Money(money.Cents(5)); got != "R$\u00a00,05" {
 		t.Errorf("Money(0.05) = %q; want R$ 0,05", got)
 	}
 }
