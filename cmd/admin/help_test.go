@@ -33,3 +33,13 @@ func TestHelpDescribesEveryGroup(t *testing.T) {
 		t.Errorf("admin has %d command groups; want at least teams, keys, webhooks, deliveries, activities, financial, maintenance", groups)
 	}
 }
+
+// TestOperatorWithoutUSER: with $USER unset (a container, cron), the audit log names the account
+// the tool runs as, not "@host".
+func TestOperatorWithoutUSER(t *testing.T) {
+	t.Setenv("PATIO_OPERATOR", "")
+	t.Setenv("USER", "")
+	if id := operator().ID; strings.HasPrefix(id, "@") || id == "" {
+		t.Errorf("operator() with USER unset = %q; want the process's user name", id)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -125,12 +126,18 @@ func (c *cli) connect(ctx context.Context) error {
 }
 
 // operator is who the operators' tool acts as in the audit log: the machine's user at its host
-// (PATIO_OPERATOR overrides), with a request id of its own per command.
+// (PATIO_OPERATOR overrides), with a request id of its own per command. The user is $USER, else
+// the account the process runs as (what whoami answers).
 func operator() patio.Actor {
 	name := os.Getenv("PATIO_OPERATOR")
 	if name == "" {
 		name = os.Getenv("USER")
-		if host, err := os.Hostname(); err == nil && host != "" {
+		if name == "" {
+			if u, err := user.Current(); err == nil {
+				name = u.Username
+			}
+		}
+		if host, err := os.Hostname(); err == nil && host != "" && name != "" {
 			name += "@" + host
 		}
 	}

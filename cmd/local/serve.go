@@ -61,6 +61,7 @@ func serve(ctx context.Context, st *localaws.Stack, callsEvery time.Duration) er
 	if err != nil {
 		return errors.Join(err, s.Shutdown())
 	}
+	go printEmails(ctx, st.MotoEndpoint, os.Stdout, 2*time.Second)
 	consoleURL := "http://localhost:" + consolePort + "/console/"
 	fmt.Printf(`
 Patio is running on %s
@@ -83,6 +84,7 @@ The console: %s
 	}
 	fmt.Print(`
 Operators' tool: go run ./cmd/admin --help      (logs: JSON on stderr; Ctrl-C stops everything)
+Every email the stack sends (invitations, webhook warnings) is printed here: none leaves the machine.
 
 `)
 	return s.Wait(ctx)

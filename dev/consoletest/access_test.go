@@ -65,7 +65,14 @@ func TestAPIKeyCreateAndRevoke(t *testing.T) {
 	if strings.Contains(row, "nunca") {
 		t.Errorf("the key's row %q says never used; it was used", row)
 	}
-	with(t, ctx, chromedp.Click(chromedp.CSS(`main tbody tr form[action$="/revoke"] button`)))
+	// Revoking asks first, and asking changes nothing.
+	if got := submit(t, ctx, `main tbody tr form[action$="/revoke"] button`); got != http.StatusOK || !strings.Contains(pageText(t, ctx), "marketplace") {
+		t.Fatalf("revoke = %d; want the confirmation page naming the key", got)
+	}
+	if got := apiStatus(t, http.MethodGet, "/api/v1/vehicles", key); got != http.StatusOK {
+		t.Errorf("GET /api/v1/vehicles with the key, its revocation asked but not confirmed = %d; want 200", got)
+	}
+	submit(t, ctx, `main .confirm button[type=submit]`)
 	with(t, ctx, chromedp.WaitVisible(chromedp.CSS(".done")))
 	waitFor(t, "the revoked key refused", 10*time.Second, func() bool {
 		return apiStatus(t, http.MethodGet, "/api/v1/vehicles", key) == http.StatusUnauthorized
@@ -286,7 +293,7 @@ func TestRoleChangeAppliesAtOnce(t *testing.T) {
 	}
 
 	open(t, owner, "/console/team")
-	if got := submit(t, owner, `form[action$="/members/`+adminEmail+`/remove"] button`); got != http.StatusOK {
+	if got := confirmed(t, owner, `form[action$="/members/`+adminEmail+`/remove"] button`); got != http.StatusOK {
 		t.Fatalf("remove = %d", got)
 	}
 	if got := open(t, admin, "/console/webhooks"); got != http.StatusOK || !strings.Contains(location(admin), "/console/login") {

@@ -222,6 +222,16 @@ func submit(t *testing.T, ctx context.Context, button string) int64 {
 	return resp.Status
 }
 
+// confirmed submits a destructive action's button, checks that its confirmation page came (200,
+// saying what will happen) and confirms it; it returns the status of the confirmed post.
+func confirmed(t *testing.T, ctx context.Context, button string) int64 {
+	t.Helper()
+	if got := submit(t, ctx, button); got != http.StatusOK || count(t, ctx, "main .confirm form") != 1 {
+		t.Fatalf("submit %s = %d at %s; want the confirmation page (200)", button, got, location(ctx))
+	}
+	return submit(t, ctx, `main .confirm button[type=submit]`)
+}
+
 // text returns the text of the first element that matches a CSS selector.
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()

@@ -113,9 +113,13 @@ func TestEveryScreen(t *testing.T) {
 			return st
 		}, 200},
 		{"webhook", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/webhooks/"+webhookID) }, 200},
-		{"webhook-rotated", func(t *testing.T, ctx context.Context) int64 {
+		{"confirm-rotate", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/webhooks/"+webhookID)
 			return submit(t, ctx, `form[action$="/rotate"] button`)
+		}, 200},
+		{"webhook-rotated", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/webhooks/"+webhookID)
+			return confirmed(t, ctx, `form[action$="/rotate"] button`)
 		}, 200},
 		{"delivery", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/webhooks/"+webhookID)

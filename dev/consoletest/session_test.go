@@ -148,7 +148,7 @@ func TestChangePasswordAndAudit(t *testing.T) {
 	r := newReceiver(t, always(200))
 	id, _ := createWebhook(t, ctx, r.url(), "deal.won")
 	open(t, ctx, "/console/webhooks/"+id)
-	submit(t, ctx, `form[action$="/rotate"] button`)
+	confirmed(t, ctx, `form[action$="/rotate"] button`)
 	open(t, ctx, "/console/audit?"+url.Values{"actor": {tm.OwnerEmail}}.Encode())
 	rows := value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("main tbody tr")].map(r => r.innerText)`))
 	if len(rows) != 2 || !strings.Contains(rows[0], "webhook.rotate") || !strings.Contains(rows[1], "webhook.create") {

@@ -213,7 +213,7 @@ func TestRotation(t *testing.T) {
 	oldR := newReceiver(t, always(200))
 	id, old := createWebhook(t, ctx, oldR.url(), "*")
 	open(t, ctx, "/console/webhooks/"+id)
-	if got := submit(t, ctx, `form[action$="/rotate"] button`); got != http.StatusOK {
+	if got := confirmed(t, ctx, `form[action$="/rotate"] button`); got != http.StatusOK {
 		t.Fatalf("rotate = %d; want 200 (the new secret, once)", got)
 	}
 	nu := text(t, ctx, "#secret")

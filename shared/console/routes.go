@@ -34,8 +34,10 @@ func (c *Console) routes() {
 	c.handle("POST /console/webhooks/{id}", may(patio.PermWebhooks), c.webhookSave)
 	c.handle("POST /console/webhooks/{id}/enable", may(patio.PermWebhooks), c.webhookEnable)
 	c.handle("POST /console/webhooks/{id}/disable", may(patio.PermWebhooks), c.webhookDisable)
-	c.handle("POST /console/webhooks/{id}/delete", may(patio.PermDeleteWebhooks), c.webhookDelete)
-	c.handle("POST /console/webhooks/{id}/rotate", may(patio.PermWebhooks), c.webhookRotate)
+	c.handle("POST /console/webhooks/{id}/delete", may(patio.PermDeleteWebhooks), c.confirmFirst(
+		confirmation{key: "confirm.webhook.delete", name: c.webhookName, back: backToRecord("/console/webhooks/")}, c.webhookDelete))
+	c.handle("POST /console/webhooks/{id}/rotate", may(patio.PermWebhooks), c.confirmFirst(
+		confirmation{key: "confirm.webhook.rotate", name: c.webhookName, back: backToRecord("/console/webhooks/")}, c.webhookRotate))
 	c.handle("POST /console/webhooks/{id}/test", may(patio.PermWebhooks), c.webhookTest)
 	c.handle("GET /console/webhooks/{id}/deliveries", page, c.deliveryList)
 	c.handle("POST /console/webhooks/{id}/replay", may(patio.PermWebhooks), c.replayBulk)
@@ -45,14 +47,16 @@ func (c *Console) routes() {
 	// API keys.
 	c.handle("GET /console/keys", may(patio.PermReadKeys), c.keyList)
 	c.handle("POST /console/keys", may(patio.PermKeys), c.keyCreate)
-	c.handle("POST /console/keys/{id}/revoke", may(patio.PermKeys), c.keyRevoke)
+	c.handle("POST /console/keys/{id}/revoke", may(patio.PermKeys), c.confirmFirst(
+		confirmation{key: "confirm.key.revoke", name: c.keyName, back: backTo("/console/keys")}, c.keyRevoke))
 
 	// Team.
 	c.handle("GET /console/team", page, c.teamPage)
 	c.handle("POST /console/team/members", may(patio.PermInvite), c.memberInvite)
 	c.handle("POST /console/team/members/{user}/role", may(patio.PermMembers), c.memberRole)
 	c.handle("POST /console/team/members/{user}/reinvite", may(patio.PermInvite), c.memberReinvite)
-	c.handle("POST /console/team/members/{user}/remove", may(patio.PermMembers), c.memberRemove)
+	c.handle("POST /console/team/members/{user}/remove", may(patio.PermMembers), c.confirmFirst(
+		confirmation{key: "confirm.member.remove", name: c.memberName, back: backTo("/console/team")}, c.memberRemove))
 	c.handle("POST /console/team/settings", may(patio.PermTeamSettings), c.teamSettings)
 
 	// Activities.
@@ -63,7 +67,9 @@ func (c *Console) routes() {
 	c.handle("POST /console/activities/{id}", may(patio.PermModules), c.activitySave)
 	c.handle("POST /console/activities/{id}/start", may(patio.PermModules), c.activityMove(patio.ActivityInProgress))
 	c.handle("POST /console/activities/{id}/complete", may(patio.PermModules), c.activityMove(patio.ActivityCompleted))
-	c.handle("POST /console/activities/{id}/cancel", may(patio.PermModules), c.activityMove(patio.ActivityCancelled))
+	c.handle("POST /console/activities/{id}/cancel", may(patio.PermModules), c.confirmFirst(
+		confirmation{key: "confirm.activity.cancel", name: c.activityName, back: backToRecord("/console/activities/")},
+		c.activityMove(patio.ActivityCancelled)))
 	c.handle("POST /console/activities/{id}/reopen", may(patio.PermModules), c.activityMove(patio.ActivityPending))
 
 	// Financial records.
@@ -75,7 +81,9 @@ func (c *Console) routes() {
 	c.handle("GET /console/financial/{id}", page, c.financialShow)
 	c.handle("POST /console/financial/{id}", may(patio.PermModules), c.financialSave)
 	c.handle("POST /console/financial/{id}/pay", may(patio.PermModules), c.financialPay)
-	c.handle("POST /console/financial/{id}/cancel", may(patio.PermModules), c.financialMove(patio.FinancialCancelled))
+	c.handle("POST /console/financial/{id}/cancel", may(patio.PermModules), c.confirmFirst(
+		confirmation{key: "confirm.financial.cancel", name: c.financialName, back: backToRecord("/console/financial/")},
+		c.financialMove(patio.FinancialCancelled)))
 	c.handle("POST /console/financial/{id}/reopen", may(patio.PermModules), c.financialMove(patio.FinancialPending))
 
 	// Audit log.

@@ -89,8 +89,9 @@ func SampleEvent(typ, teamID string, now time.Time) (Event, error) {
 		old, nu = f, n
 	default:
 		clientID, _ := patio.NewID()
+		vehicleID, _ := patio.NewID() // a won deal always names its vehicle
 		value := money.Cents(11999050)
-		d := patio.Deal{ID: id, TeamID: teamID, Title: "Corolla for Maria", ClientID: clientID, Value: &value,
+		d := patio.Deal{ID: id, TeamID: teamID, Title: "Corolla for Maria", ClientID: clientID, VehicleID: &vehicleID, Value: &value,
 			Phase: patio.DefaultDealPhase, Status: patio.DealOpen, CreatedAt: before, UpdatedAt: before, Revision: 1}
 		n := d
 		n.UpdatedAt, n.Revision = at, 2

@@ -400,6 +400,10 @@ func TestSampleEvent(t *testing.T) {
 			if created := strings.HasSuffix(typ, ".created"); created != (e.Data.PreviousAttributes == nil) {
 				t.Errorf("SampleEvent(%s) previous_attributes = %v; want null only on creations", typ, e.Data.PreviousAttributes)
 			}
+			// A won deal names the vehicle it sold (openapi.yaml): so does its sample.
+			if typ == DealWon && obj["vehicle_id"] == nil {
+				t.Errorf("SampleEvent(%s) object = %s; want a vehicle_id", typ, e.Data.Object)
+			}
 		})
 	}
 	if _, err := SampleEvent("vehicle.flown", "team", t0); !patio.IsKind(err, patio.KindInvalid) {

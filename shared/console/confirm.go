@@ -1,0 +1,97 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// confirmation is a destructive action's first step: the POST without confirm=1 answers 200 with a
+// page that says what the action will do to which record and asks to confirm; only the POST with
+// confirm=1 acts. Nothing changes before that.
+type confirmation struct {
+	// key names the page's messages: key.title, key.body (with the record's name) and key.submit.
+	key string
+	// name returns the name of the record the action is on, having answered the request itself
+	// (404) when there is none.
+	name func(rq *request) (string, bool)
+	// back is where "cancel" goes.
+	back func(rq *request) string
+}
+
+// confirmFirst runs act on a confirmed POST, and answers any other with cf's page.
+func (c *Console) confirmFirst(cf confirmation, act func(*request)) func(*request) {
+	return func(rq *request) {
+		if rq.r.PostForm.Get("confirm") == "1" {
+			act(rq)
+			return
+		}
+		name, ok := cf.name(rq)
+		if !ok {
+			return
+		}
+		// The confirmed post carries what the first one did (a reason, a status), and the team.
+		fields := url.Values{}
+		for k, v := range rq.r.PostForm {
+			if k != "confirm" && k != "team" {
+				fields[k] = v
+			}
+		}
+		c.render(rq, http.StatusOK, "confirm", view{Title: rq.p.T(cf.key + ".title"), Data: map[string]any{
+			"Body": rq.p.T(cf.key+".body", name), "Submit": rq.p.T(cf.key + ".submit"),
+			"Action": rq.r.URL.Path, "Fields": fields, "Back": cf.back(rq)}})
+	}
+}
+
+// Where cancelling a confirmation goes back to.
+func backTo(path string) func(*request) string { return func(*request) string { return path } }
+
+func backToRecord(prefix string) func(*request) string {
+	return func(rq *request) string { return prefix + rq.r.PathValue("id") }
+}
+
+// The names of the records destructive actions act on.
+
+func (c *Console) webhookName(rq *request) (string, bool) {
+	w, ok := c.ownWebhook(rq)
+	return w.URL, ok
+}
+
+func (c *Console) keyName(rq *request) (string, bool) {
+	keys, err := c.d.Keys.List(rq.ctx(), rq.team.ID)
+	if err != nil {
+		c.fail(rq, err)
+		return "", false
+	}
+	for _, k := range keys {
+		if k.ID == rq.r.PathValue("id") {
+			return k.Name, true
+		}
+	}
+	c.fail(rq, patio.NotFoundf("key not found"))
+	return "", false
+}
+
+func (c *Console) memberName(rq *request) (string, bool) {
+	m, ok := c.pathMember(rq)
+	return m.Email, ok
+}
+
+func (c *Console) activityName(rq *request) (string, bool) {
+	a, err := c.d.Activities.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
+	if err != nil {
+		c.fail(rq, err)
+		return "", false
+	}
+	return a.Title, true
+}
+
+func (c *Console) financialName(rq *request) (string, bool) {
+	f, err := c.d.Financial.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
+	if err != nil {
+		c.fail(rq, err)
+		return "", false
+	}
+	return f.Description + " (" + rq.p.Money(f.Amount) + ")", true
+}
