@@ -9,11 +9,11 @@ import (
 )
 
 // auditActions are the actions the audit log's filter offers.
-var auditActions = []string{"member.invite", "member.reinvite", "member.role", "member.remove", "team.settings",
-	"team.plan", "key.create", "key.revoke", "webhook.create", "webhook.update", "webhook.enable", "webhook.disable",
+var auditActions = []string{"team.create", "team.settings", "team.plan", "member.invite", "member.reinvite", "member.role",
+	"member.remove", "key.create", "key.revoke", "webhook.create", "webhook.update", "webhook.enable", "webhook.disable",
 	"webhook.delete", "webhook.rotate", "webhook.test", "delivery.replay", "delivery.replay_bulk",
-	"activity.create", "activity.update", "activity.transition", "financial.create", "financial.update",
-	"financial.transition"}
+	"activity.create", "activity.update", "activity.start", "activity.complete", "activity.cancel", "activity.reopen",
+	"financial.create", "financial.update", "financial.pay", "financial.cancel", "financial.reopen"}
 
 // auditPage shows the team's audit log, newest first, filtered by person, action and time, paged
 // with cursors.

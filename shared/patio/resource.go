@@ -125,6 +125,9 @@ type Rules[T any, In any, Q any] struct {
 	// Scope, when set, completes a query with what it takes from the team (the financial overdue
 	// view's date in the team's time zone) before Query checks it.
 	Scope func(ctx context.Context, teamID string, q Q) (Q, error)
+	// Verbs names, by the status a change moves a record to, what the audit log calls that
+	// change ("completed" → "complete": activity.complete); any other change is "update".
+	Verbs map[string]string
 }
 
 // Query is a resource's list query: it embeds ListQuery.
@@ -239,7 +242,7 @@ func (s Service[T, In, Q]) Archive(ctx context.Context, teamID, id string) (T, e
 
 // ArchiveIf is Archive on a condition, like UpdateIf.
 func (s Service[T, In, Q]) ArchiveIf(ctx context.Context, teamID, id string, pre Precondition) (T, error) {
-	return s.edit(ctx, teamID, id, pre, "cancel", func(_ context.Context, cur T, _ time.Time) (Write[T], error) {
+	return s.edit(ctx, teamID, id, pre, "update", func(_ context.Context, cur T, _ time.Time) (Write[T], error) {
 		return Write[T]{Record: s.rules.Remove(cur)}, nil
 	})
 }
@@ -284,6 +287,7 @@ func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string, pre Prec
 		return zero, ErrNotFound
 	}
 	var changed []string // of the last attempt, the one that was written
+	verb := action
 	rec, err := s.store.Update(ctx, teamID, id, func(cur T) (Write[T], error) {
 		now := s.clock()
 		w, err := apply(ctx, cur, now)
@@ -297,16 +301,24 @@ func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string, pre Prec
 			return Write[T]{}, err
 		}
 		w = settle(cur, w, now)
-		changed = nil
+		changed, verb = nil, action
 		if w.Changed && s.audit != nil {
 			changed = changedFields(cur, w.Record)
+			if slices.Contains(changed, "status") {
+				var st struct {
+					Status string `json:"status"`
+				}
+				if b, err := json.Marshal(w.Record); err == nil && json.Unmarshal(b, &st) == nil && s.rules.Verbs[st.Status] != "" {
+					verb = s.rules.Verbs[st.Status]
+				}
+			}
 		}
 		return w, nil
 	})
 	if err != nil || len(changed) == 0 {
 		return rec, err
 	}
-	return rec, Audit(ctx, s.audit, teamID, s.resource+"."+action, s.resource+":"+id, changed...)
+	return rec, Audit(ctx, s.audit, teamID, s.resource+"."+verb, s.resource+":"+id, changed...)
 }
 
 // fieldsOf returns the names of a record's fields that are set (not null), as its JSON form names

@@ -341,3 +341,46 @@ func TestDealsUpdate(t *testing.T) {
 		})
 	}
 }
+
+// auditFn is a patio.Auditor calling its function.
+type auditFn func(ctx context.Context, e patio.AuditEntry) error
+
+func (f auditFn) RecordAudit(ctx context.Context, e patio.AuditEntry) error { return f(ctx, e) }
+
+// A status change is audited by what it did (activity.complete, activity.cancel, ...); an edit of
+// other fields as an update.
+func TestAuditNamesTransitions(t *testing.T) {
+	id, now := patio.NewID()
+	a, err := patio.NewActivity("team", id, now, patio.ActivityInput{Type: patio.Some("call"), Title: patio.Some("Ligar")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := a.Record
+	store := &fakeStore[patio.Activity, patio.ActivityQuery]{t: t,
+		UpdateFn: func(ctx context.Context, teamID, id string, change func(cur patio.Activity) (patio.Write[patio.Activity], error)) (patio.Activity, error) {
+			w, err := change(cur)
+			if err == nil && w.Changed {
+				cur = w.Record
+			}
+			return cur, err
+		}}
+	var actions []string
+	svc := patio.NewActivities(store).WithAudit(auditFn(func(_ context.Context, e patio.AuditEntry) error {
+		actions = append(actions, e.Action)
+		return nil
+	}), "activity")
+	ctx := context.Background()
+	for _, in := range []patio.ActivityInput{{Status: patio.Some(patio.ActivityInProgress)}, {Title: patio.Some("Ligar de novo")},
+		{Status: patio.Some(patio.ActivityCompleted)}, {Status: patio.Some(patio.ActivityPending)}} {
+		if _, err := svc.Update(ctx, "team", id, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.Archive(ctx, "team", id); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"activity.start", "activity.update", "activity.complete", "activity.reopen", "activity.cancel"}
+	if !reflect.DeepEqual(actions, want) {
+		t.Errorf("audited %v; want %v", actions, want)
+	}
+}
