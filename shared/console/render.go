@@ -60,6 +60,9 @@ var funcs = template.FuncMap{
 		return slices.Contains(list, s)
 	},
 	"query": query,
+	// qs is a query string the console built with url.Values.Encode: escaped already, so the
+	// template must not escape its = and & again.
+	"qs":    func(s string) template.URL { return template.URL(s) }, //nolint:gosec // built by Encode
 	"list":  func(s ...string) []string { return s },
 	"cents": func(c money.Cents) int64 { return int64(c) },
 	"str":   func(p *string) string { return derefOr(p, "") },
