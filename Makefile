@@ -36,7 +36,7 @@ LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w"
 
 # Test run: in-memory engines around `go test` (see cmd/local).
-TEST_FLAGS ?= -race -count=1 -p 4 -timeout 15m
+TEST_FLAGS ?= -race -count=1 -p 2 -timeout 15m
 LOCAL      := bin/local
 
 # Tools: the project's pinned copies first, then the machine's. The local engines (DynamoDB Local,
