@@ -234,13 +234,38 @@ func (g *group) deliver(ctx context.Context) {
 		})
 	}
 	wg.Wait()
-	var sent []*attempt
+	var sent, unsent []*attempt
 	for _, a := range ready {
-		if !a.at.IsZero() {
+		switch {
+		case a.at.IsZero():
+			unsent = append(unsent, a)
+		case ctx.Err() != nil && a.res.StatusCode == 0:
+			// Our own stop cut the send short, not the receiver: the attempt is not made,
+			// and the task coming back (the sweep's copy) makes it.
+			unsent = append(unsent, a)
+		default:
 			sent = append(sent, a)
 		}
 	}
+	if ctx.Err() != nil {
+		g.release(ctx, unsent)
+	}
 	g.record(ctx, sent)
+}
+
+// release ends the claims of attempts a stopping worker did not make, so that the copies the sweep
+// queues again go out at once instead of waiting for the claims to run out (claimFor).
+func (g *group) release(ctx context.Context, unsent []*attempt) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	now := clock(g.d.Now)
+	var wg sync.WaitGroup
+	for _, a := range unsent {
+		wg.Go(func() {
+			_, _, _ = g.d.Store.ClaimDelivery(ctx, a.task.DeliveryID, a.task.Series, a.task.Attempt, a.task.Token, now, now.Add(-time.Millisecond))
+		})
+	}
+	wg.Wait()
 }
 
 // waitDue waits for the group's tasks due within the second; false when ctx ended first (every

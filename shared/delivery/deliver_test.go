@@ -702,3 +702,42 @@ func (c *claimCounter) ClaimDelivery(ctx context.Context, id string, series, n i
 	c.n.Add(1)
 	return c.store.ClaimDelivery(ctx, id, series, n, token, now, until)
 }
+
+// blockingSender holds every send until its context ends, then reports no answer, as a send cut
+// short by a stopping worker does.
+type blockingSender struct {
+	started chan struct{}
+}
+
+func (s *blockingSender) Send(ctx context.Context, _ string, _ map[string]string, _ []byte) webhook.Result {
+	close(s.started)
+	<-ctx.Done()
+	return webhook.Result{ErrorClass: webhook.ErrNetwork, Reason: ctx.Err().Error()}
+}
+
+// TestDeliverStopReleasesClaims: a worker stopped while it sends a claimed attempt records no
+// attempt (the receiver failed nothing) and ends its claim, so that the sweep's copy goes out at
+// once rather than when the claim runs out.
+func TestDeliverStopReleasesClaims(t *testing.T) {
+	e := newEnv(t, pending("dlv_1", 1))
+	task := e.task("dlv_1", 2)
+	task.Copy = true // claims its attempt first
+	d := e.deliverer()
+	blocking := &blockingSender{started: make(chan struct{})}
+	d.Sender = blocking
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Deliver(ctx, task) }()
+	<-blocking.started
+	stop()
+	<-done
+	if del := e.delivery("dlv_1"); del.Attempt != 1 || del.Status != webhook.DeliveryPending {
+		t.Errorf("after the stop, the delivery is %s at attempt %d; want pending at 1 (no attempt recorded)", del.Status, del.Attempt)
+	}
+	// The sweep's copy claims it at once.
+	copyTask := task
+	copyTask.Token = "sweep"
+	if _, ok, err := e.store.ClaimDelivery(context.Background(), task.DeliveryID, 0, 2, "sweep", now, now.Add(time.Minute)); err != nil || !ok {
+		t.Errorf("the sweep's copy could not claim the attempt after the stop (ok %t, %v); want the stopped worker's claim ended", ok, err)
+	}
+}
