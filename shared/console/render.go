@@ -186,6 +186,16 @@ func (v view) Path() string {
 	return p
 }
 
+// In reports whether the page is in the section whose pages start with prefix ("/console/webhooks"
+// holds the webhook's deliveries too): the navigation marks that section as the current one.
+func (v view) In(prefix string) bool {
+	p := v.r.URL.Path
+	if prefix == "/console/webhooks" && strings.HasPrefix(p, "/console/deliveries") {
+		return true
+	}
+	return p == prefix || strings.HasPrefix(p, prefix+"/") || strings.HasPrefix(p, prefix+".")
+}
+
 // formState is a form as shown: its values (as entered, when it comes back refused), its problems
 // by field, and its one-time token.
 type formState struct {
