@@ -11,13 +11,21 @@ import (
 // month, type and amount in cents (data attributes) and a title a screen reader reads.
 type chart struct {
 	Width, Height int
-	// Base is the bars' baseline (y).
-	Base   int
-	Bars   []bar
-	Months []axisLabel
+	// Base is the bars' baseline (y); Left the plot's left edge, right of the scale's values.
+	Base, Left int
+	Bars       []bar
+	Months     []axisLabel
+	// Ticks are the scale's values (zero, half the largest total, the largest), at their height.
+	Ticks []tick
 	// Max is the largest total, formatted: the top of the scale.
 	Max    string
 	Legend []legendItem
+}
+
+// tick is a value of the scale and the height (y) it is drawn at.
+type tick struct {
+	Y    int
+	Text string
 }
 
 type bar struct {
@@ -36,16 +44,18 @@ type legendItem struct {
 	Type, Text string
 }
 
-// Chart geometry, in SVG user units.
+// Chart geometry, in SVG user units; the drawing is scaled to its card's width. The months share
+// the plot's width (each bar between minBar and maxBar wide).
 const (
-	chartHeight  = 240
-	chartTop     = 20
-	chartBottom  = 30
-	chartLeft    = 10
-	barWidth     = 14
-	barGap       = 2
-	monthGap     = 18
-	chartMinWide = 320
+	chartHeight = 260
+	chartTop    = 20
+	chartBottom = 30
+	chartLeft   = 110 // room for the scale's values
+	chartWidth  = 720
+	barGap      = 2
+	monthGap    = 18
+	minBar      = 8
+	maxBar      = 40
 )
 
 // monthChart draws a summary's months.
@@ -57,12 +67,17 @@ func monthChart(p locale.Printer, s patio.Summary) chart {
 			maxCents = max(maxCents, int64(m.ByType[t]))
 		}
 	}
+	months := max(1, len(s.Months))
+	barWidth := min(maxBar, max(minBar, (chartWidth-chartLeft-10)/months/len(types)-barGap-monthGap/len(types)))
 	groupWidth := len(types)*(barWidth+barGap) + monthGap
-	c := chart{Width: max(chartMinWide, chartLeft*2+len(s.Months)*groupWidth), Height: chartHeight,
+	c := chart{Width: max(chartWidth, chartLeft+10+months*groupWidth), Height: chartHeight, Left: chartLeft,
 		Base: chartHeight - chartBottom, Max: p.Money(moneyOf(maxCents))}
 	plot := c.Base - chartTop
+	for _, f := range []int64{0, 1, 2} {
+		c.Ticks = append(c.Ticks, tick{Y: c.Base - int(f*int64(plot)/2), Text: p.Money(moneyOf(maxCents * f / 2))})
+	}
 	for i, m := range s.Months {
-		x := chartLeft + i*groupWidth
+		x := chartLeft + 10 + i*groupWidth
 		month := monthLabel(p, m.Month)
 		c.Months = append(c.Months, axisLabel{X: x + (len(types)*(barWidth+barGap))/2, Text: month})
 		for j, t := range types {
