@@ -71,6 +71,31 @@ type sustainedReport struct {
 	badSigs    int
 	drainRate  float64 // events per second drained to the 50 ms receiver
 	drainBound int     // the 50 ms receiver's bound at the end of the drain
+	// problems counts the stack's logged warnings and errors by message and error.
+	problems map[string]int
+}
+
+// countProblems reads the stack's JSON log and counts its lines by level, message and error (the
+// error cut to 160 characters).
+func countProblems(path string) map[string]int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Level, Msg, Error string
+		}
+		if json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		if len(e.Error) > 160 {
+			e.Error = e.Error[:160]
+		}
+		out[e.Level+" "+e.Msg+": "+e.Error]++
+	}
+	return out
 }
 
 // sustainedInFlight bounds the burst's requests in flight: arrivals beyond it are counted as
@@ -87,7 +112,8 @@ const sustainedInFlight = 256
 // vehicles of another team are created, and the pipeline is started again (as `make run` resumes
 // its streams where they stopped) to drain them to a receiver that answers in 50 ms. The team's
 // per-minute limit is lifted (liftRateLimits): every request still runs the limiter.
-func runSustained(ctx context.Context, o sustainedOptions) (*sustainedReport, error) {
+func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport, err error) {
+	rep = &sustainedReport{o: o}
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -129,7 +155,19 @@ func runSustained(ctx context.Context, o sustainedOptions) (*sustainedReport, er
 		return nil, err
 	}
 	calls := localaws.NewCalls()
-	logger := slog.New(slog.DiscardHandler)
+	// The stack's warnings and errors go to a file; the report counts them by message.
+	logPath := filepath.Join(root, ".data", "bench-sustained.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	logger := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	defer func() {
+		if rep != nil {
+			rep.problems = countProblems(logPath)
+		}
+	}()
 	checkpoints := filepath.Join(dataDir, "stream-checkpoints.json")
 	start := func() (*localstack.Stack, context.CancelFunc, error) {
 		workers, stop := context.WithCancel(ctx)
@@ -165,7 +203,6 @@ func runSustained(ctx context.Context, o sustainedOptions) (*sustainedReport, er
 		return nil, err
 	}
 
-	rep := &sustainedReport{o: o}
 	l := &sustainedLoad{url: s.APIURL, key: creds.Key, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: sustainedInFlight}}}
 	_ = calls.Take(time.Minute) // the set-up's calls are not the load's
@@ -491,6 +528,17 @@ func printSustained(w io.Writer, r *sustainedReport) {
 		r.burstRate, r.o.burst, r.dropped, sustainedInFlight)
 	fmt.Fprintf(w, "Events of the load's changes at the receiver: %d, bad signatures %d\n", r.delivered, r.badSigs)
 	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s, bound %d at the end\n", r.o.drain, r.drainRate, r.drainBound)
+	if len(r.problems) > 0 {
+		fmt.Fprintf(w, "\nThe stack's warnings and errors (.data/bench-sustained.log), by message:\n")
+		keys := make([]string, 0, len(r.problems))
+		for k := range r.problems {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %6d  %s\n", r.problems[k], k)
+		}
+	}
 
 	fmt.Fprintf(w, "\nBudgets (sustained load)\n")
 	var steady []sustainedMinute

@@ -36,6 +36,7 @@ type keyRow struct {
 	KeyID     string   `dynamo:"key_id"`
 	TeamID    string   `dynamo:"team_id"`
 	Name      string   `dynamo:"name"`
+	Hint      string   `dynamo:"hint,omitempty"`
 	Scopes    []string `dynamo:"scopes"`
 	Status    string   `dynamo:"status"`
 	CreatedAt string   `dynamo:"created_at"`
@@ -61,7 +62,7 @@ func (r teamRow) team() (patio.Team, error) {
 func (r keyRow) key() (patio.APIKey, error) {
 	created, err := patio.ParseTimestamp(r.CreatedAt)
 	k := patio.APIKey{
-		ID: r.KeyID, TeamID: r.TeamID, Name: r.Name, Hash: r.PK[len("key#"):],
+		ID: r.KeyID, TeamID: r.TeamID, Name: r.Name, Hint: r.Hint, Hash: r.PK[len("key#"):],
 		Scopes: r.Scopes, Status: r.Status, CreatedAt: created,
 	}
 	if r.LastUsedMs > 0 {
@@ -152,7 +153,7 @@ func (s *Store) SetGatewayKey(ctx context.Context, id, keyID, value string) (pat
 
 // CreateKey stores a new key (by its hash).
 func (s *Store) CreateKey(ctx context.Context, k patio.APIKey) error {
-	row := keyRow{PK: keyPK(k.Hash), SK: "key", KeyID: k.ID, TeamID: k.TeamID, Name: k.Name,
+	row := keyRow{PK: keyPK(k.Hash), SK: "key", KeyID: k.ID, TeamID: k.TeamID, Name: k.Name, Hint: k.Hint,
 		Scopes: k.Scopes, Status: k.Status, CreatedAt: k.CreatedAt.String()}
 	return wrap(s.accounts().Put(row).If("attribute_not_exists(pk)").Run(ctx), "create key", k.ID)
 }

@@ -37,6 +37,11 @@ func TestKeyAndTeam(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The list shows the key's start, which tells it from the others, and never the rest.
+	if keys, err := s.ListKeys(ctx, team.ID); err != nil || len(keys) != 1 || keys[0].Hint == "" ||
+		!strings.HasPrefix(secret, keys[0].Hint) || len(keys[0].Hint) > len(patio.TestKeyPrefix)+4 {
+		t.Errorf("ListKeys = %+v, %v; want the key with a hint of its first characters", keys, err)
+	}
 	k, got, err := s.KeyAndTeam(ctx, patio.HashKey(secret), team.ID)
 	if err != nil || k.ID != key.ID || k.TeamID != team.ID || k.Status != patio.KeyActive || got.ID != team.ID || got.Plan != patio.PlanStarter {
 		t.Errorf("KeyAndTeam = %+v, %+v, %v; want the key and its team", k, got, err)

@@ -101,9 +101,12 @@ const (
 
 // APIKey is an API key as stored: never the key itself, only its SHA-256 hash.
 type APIKey struct {
-	ID        string    `json:"id"`
-	TeamID    string    `json:"team_id"`
-	Name      string    `json:"name"`
+	ID     string `json:"id"`
+	TeamID string `json:"team_id"`
+	Name   string `json:"name"`
+	// Hint is the key's start ("dk_live_AbCd"), so that people can tell their keys apart; too
+	// short to guess the rest ("" for keys made before hints were kept).
+	Hint      string    `json:"hint,omitempty"`
 	Hash      string    `json:"-"`
 	Scopes    []string  `json:"scopes"`
 	Status    string    `json:"status"`
@@ -290,11 +293,13 @@ func NewTeam(name, email, plan string) (Team, error) {
 // NewAPIKey builds a key for a team and returns it with its secret, which exists only in this
 // return value: the store keeps the hash.
 func NewAPIKey(teamID, name string, scopes []string, prefix string) (APIKey, string, error) {
+	// keyHintChars of the key's random part are kept as its hint: 4 of 32+ base62 characters.
+	const keyHintChars = 4
 	secret, err := NewKeySecret(prefix)
 	if err != nil {
 		return APIKey{}, "", err
 	}
 	id, now := NewID()
-	return APIKey{ID: id, TeamID: teamID, Name: strings.TrimSpace(name), Hash: HashKey(secret),
+	return APIKey{ID: id, TeamID: teamID, Name: strings.TrimSpace(name), Hint: secret[:len(prefix)+keyHintChars], Hash: HashKey(secret),
 		Scopes: scopes, Status: KeyActive, CreatedAt: NewTimestamp(now)}, secret, nil
 }
