@@ -124,6 +124,19 @@ func (v view) Time(t any) string {
 	return "—"
 }
 
+// Seconds is Time to the second: a delivery's attempts, minutes apart or less, are told apart.
+func (v view) Seconds(t any) string {
+	switch t := t.(type) {
+	case time.Time:
+		return v.p.Seconds(t)
+	case *time.Time:
+		if t != nil {
+			return v.p.Seconds(*t)
+		}
+	}
+	return v.Time(t)
+}
+
 // Date formats a calendar date in the page's language.
 func (v view) Date(d patio.Date) string { return v.p.Date(d) }
 

@@ -143,6 +143,14 @@ type Delivery struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 }
 
+// LastAttempt returns the current series' last attempt, or nil before its first.
+func (d Delivery) LastAttempt() *Attempt {
+	if len(d.Attempts) == 0 {
+		return nil
+	}
+	return &d.Attempts[len(d.Attempts)-1]
+}
+
 // DueAt returns when the next attempt of a pending delivery is due: its scheduled retry, or, before
 // the series' first attempt, when the series began (the delivery's creation or its replay).
 func (d Delivery) DueAt() time.Time {

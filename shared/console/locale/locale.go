@@ -253,6 +253,18 @@ func (p Printer) Time(t time.Time) string {
 	return t.Format("Jan 2, 2006 15:04")
 }
 
+// Seconds is Time with the seconds: "02/01/2006 15:04:05", "Jan 2, 2006 15:04:05".
+func (p Printer) Seconds(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	t = t.In(p.Loc)
+	if p.Lang == PtBR {
+		return t.Format("02/01/2006 15:04:05")
+	}
+	return t.Format("Jan 2, 2006 15:04:05")
+}
+
 // Duration formats a short duration in milliseconds ("123 ms").
 func (p Printer) Duration(d time.Duration) string {
 	return fmt.Sprintf("%d ms", d.Milliseconds())
