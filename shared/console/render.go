@@ -359,6 +359,8 @@ func (c *Console) static(rq *request) {
 		h.Set("Content-Type", "text/css; charset=utf-8")
 	case ".svg":
 		h.Set("Content-Type", "image/svg+xml")
+	case ".js":
+		h.Set("Content-Type", "text/javascript; charset=utf-8")
 	default:
 		h.Set("Content-Type", "application/octet-stream")
 	}
