@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/httplog"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -72,17 +73,17 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := c.newRequest(w, r)
 	h.Set("X-Request-Id", rq.id)
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &httplog.StatusWriter{ResponseWriter: w}
 	rq.w = sw
 	defer func() {
 		if p := recover(); p != nil {
 			c.d.Logger.ErrorContext(ctx, "panic", slog.String("request_id", rq.id), slog.Any("panic", p))
-			if sw.status == 0 {
+			if sw.Status == 0 {
 				c.fail(rq, patio.Internal(errors.New("panic")))
 			}
 		}
 		c.d.Logger.InfoContext(ctx, "console request", slog.String("request_id", rq.id), slog.String("team_id", rq.team.ID),
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.Status),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 	}()
 	if _, pattern := c.mux.Handler(r); pattern == "" {
@@ -315,26 +316,6 @@ func (c *Console) clearCookie(rq *request, name string) {
 // redirect answers 303 to a console path (under the base path).
 func (c *Console) redirect(rq *request, path string) {
 	http.Redirect(rq.w, rq.r, rq.URL(path), http.StatusSeeOther)
-}
-
-// statusWriter remembers the status of the answer.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
 }
 
 // filters returns the request's query without its empty values: a filter left at "any" (an empty

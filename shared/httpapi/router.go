@@ -24,6 +24,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/google/uuid"
 
+	"github.com/patio-dev/patio/shared/httplog"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -272,19 +273,19 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	r = r.WithContext(context.WithValue(ctx, requestIDKey, id))
 	w.Header().Set("X-Request-Id", id)
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &httplog.StatusWriter{ResponseWriter: w}
 	teamID, plan := "", ""
 	defer func() {
 		if p := recover(); p != nil {
 			a.log.ErrorContext(r.Context(), "panic", slog.String("request_id", id), slog.Any("panic", p))
-			if sw.status == 0 {
+			if sw.Status == 0 {
 				a.writeError(sw, r, patio.Internal(errors.New("panic")))
 			}
 		}
 		// plan and status also make the request metrics on Lambda (package emf).
 		a.log.InfoContext(r.Context(), "request", slog.String("request_id", id), slog.String("team_id", teamID),
 			slog.String("plan", plan), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", sw.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+			slog.Int("status", sw.Status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 	}()
 
 	op, name, itemID, ok := a.route(r)
@@ -583,26 +584,6 @@ func parseBody(data []byte) (body, error) {
 		return nil, problem(patio.InBody, "", "the request body must be one JSON object")
 	}
 	return b, nil
-}
-
-// statusWriter remembers the status written, for the access log.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
 }
 
 // strictQuery parses the query string, refusing what Go's lenient r.URL.Query() would silently
