@@ -40,6 +40,9 @@ type StreamOptions struct {
 	// Timeout is each handler call's deadline, as Lambda gives each invocation its function's
 	// timeout (0: none).
 	Timeout time.Duration
+	// Filters are the event source mappings' filters by table name (none: every record): the
+	// records that do not pass are skipped, their positions kept, as Lambda does.
+	Filters map[string]Filter
 }
 
 // defaultDiscover is how often a stream's shards are listed when nothing else asks for it.
@@ -76,8 +79,9 @@ func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamH
 	wg.Go(func() { cp.run(logger) })
 	var pollers sync.WaitGroup
 	h = withTimeout(h, o.Timeout)
-	for _, arn := range arns {
-		pollers.Go(func() { pollStream(ctx, streams, arn, h, logger, cp, o.Discover) })
+	for i, arn := range arns {
+		filter := o.Filters[tables[i]]
+		pollers.Go(func() { pollStream(ctx, streams, arn, h, logger, cp, o.Discover, filter) })
 	}
 	pollers.Wait()
 	cp.stop()
@@ -88,7 +92,7 @@ func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamH
 // pollStream follows one stream: it lists its shards (at start, every discover, when a shard ends)
 // and polls each shard it has not finished.
 func pollStream(ctx context.Context, client *dynamodbstreams.Client, arn string, h streamHandler, logger *slog.Logger,
-	cp *checkpoints, discover time.Duration) {
+	cp *checkpoints, discover time.Duration, filter Filter) {
 	started := map[string]bool{}
 	last := "" // the last shard id listed: later descriptions start after it
 	ended := make(chan struct{}, 1)
@@ -115,7 +119,7 @@ func pollStream(ctx context.Context, client *dynamodbstreams.Client, arn string,
 			}
 			started[id] = true
 			wg.Go(func() {
-				if pollShard(ctx, client, arn, id, h, logger, cp) {
+				if pollShard(ctx, client, arn, id, h, logger, cp, filter) {
 					select {
 					case ended <- struct{}{}:
 					default:
@@ -156,7 +160,7 @@ func describeShards(ctx context.Context, client *dynamodbstreams.Client, arn, fr
 // pollShard hands a shard's records over, from its checkpoint on, until ctx ends (false) or the
 // shard is closed and read to its end (true).
 func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard string, h streamHandler, logger *slog.Logger,
-	cp *checkpoints) bool {
+	cp *checkpoints, filter Filter) bool {
 	var iter *string
 	lastSeq := cp.position(arn, shard)
 	// iterator starts after the last record handed over, or at the trim horizon. DynamoDB Local
@@ -206,7 +210,9 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 		failing.reset()
 		recs := make([]events.DynamoDBEventRecord, 0, len(out.Records))
 		for _, r := range out.Records {
-			recs = append(recs, StreamRecord(arn, r))
+			if rec := StreamRecord(arn, r); filter.Match(rec) {
+				recs = append(recs, rec)
+			}
 		}
 		// Lambda hands over at most streamBatchSize records at once (the template's BatchSize).
 		for len(recs) > 0 && ctx.Err() == nil {
@@ -230,6 +236,11 @@ func pollShard(ctx context.Context, client *dynamodbstreams.Client, arn, shard s
 		}
 		if ctx.Err() != nil {
 			return false
+		}
+		// Filtered-out records after the last one handed over are done with too.
+		if n := len(out.Records); n > 0 && len(recs) == 0 {
+			lastSeq = aws.ToString(out.Records[n-1].Dynamodb.SequenceNumber)
+			cp.set(arn, shard, lastSeq)
 		}
 		if out.NextShardIterator == nil {
 			cp.finish(arn, shard)

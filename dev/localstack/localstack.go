@@ -14,9 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -206,16 +208,26 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 	if err != nil {
 		return err
 	}
+	// The dispatcher's streams, each with its event source mapping's filter.
+	patterns, err := tpl.StreamFilters("DispatcherFunction")
+	if err != nil {
+		return err
+	}
 	var tables []string
-	for _, id := range []string{"VehiclesTable", "ClientsTable", "DealsTable", "ActivitiesTable", "FinancialTable"} {
+	filters := map[string]localaws.Filter{}
+	for _, id := range slices.Sorted(maps.Keys(patterns)) {
 		name, ok := o.Tables[id]
 		if !ok {
 			return fmt.Errorf("localstack: template.yaml has no %s", id)
 		}
 		tables = append(tables, name)
+		if filters[name], err = localaws.ParseFilter(patterns[id]); err != nil {
+			return err
+		}
 	}
 	go func() {
-		err := localaws.PollStreams(ctx, as("streams"), tables, dispatch, logger, localaws.StreamOptions{Checkpoints: o.Checkpoints, Timeout: dispatchTimeout})
+		err := localaws.PollStreams(ctx, as("streams"), tables, dispatch, logger, localaws.StreamOptions{Checkpoints: o.Checkpoints, Timeout: dispatchTimeout,
+			Filters: filters})
 		if err != nil {
 			logger.Error("localstack: stream poller stopped", slog.String("error", err.Error()))
 		}

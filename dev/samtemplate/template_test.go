@@ -585,3 +585,22 @@ Resources:
 		t.Errorf("FunctionTimeout(%q) = nil error; want one", "Missing")
 	}
 }
+
+// The dispatcher's stream event sources read only the records' own rows, and the local stack's
+// pollers learn the same filters from the template.
+func TestStreamFilters(t *testing.T) {
+	tpl := loadRepoTemplate(t)
+	got, err := tpl.StreamFilters("DispatcherFunction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for table, prefix := range map[string]string{"VehiclesTable": "v#", "ClientsTable": "c#", "DealsTable": "d#",
+		"ActivitiesTable": "a#", "FinancialTable": "f#"} {
+		if len(got[table]) != 1 || !strings.Contains(got[table][0], `{"prefix": "`+prefix+`"}`) || !strings.Contains(got[table][0], `"MODIFY"`) {
+			t.Errorf("StreamFilters(DispatcherFunction)[%s] = %q; want a pattern of the %s rows, inserted or modified", table, got[table], prefix)
+		}
+	}
+	if _, err := tpl.StreamFilters("NoSuchFunction"); err == nil {
+		t.Error("StreamFilters(NoSuchFunction) = nil error; want one")
+	}
+}

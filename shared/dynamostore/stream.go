@@ -11,6 +11,22 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
+// recordKey reports whether a stream record's keys are those of a record's own row (a vehicle,
+// client, deal, activity or financial record): its sort key starts with its kind's prefix. Records
+// without keys (samples built by hand) are taken as rows, their image deciding.
+func recordKey(keys map[string]events.DynamoDBAttributeValue) bool {
+	sk, ok := keys["sk"]
+	if !ok || sk.DataType() != events.DataTypeString {
+		return len(keys) == 0
+	}
+	for _, prefix := range []string{vehiclePrefix, clientPrefix, dealPrefix, activityPrefix, financialPrefix} {
+		if strings.HasPrefix(sk.String(), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // DecodeStreamImage turns an image of a resource table's stream record (as Lambda delivers it) into
 // the domain record, with the same row conversions the store reads with: it returns the resource
 // (webhook.ResourceVehicle, ...), the record (patio.Vehicle, patio.Client or patio.Deal, whose JSON

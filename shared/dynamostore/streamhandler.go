@@ -67,6 +67,11 @@ func change(rec events.DynamoDBEventRecord) (webhook.Change, bool, error) {
 	if rec.EventName != string(events.DynamoDBOperationTypeInsert) && rec.EventName != string(events.DynamoDBOperationTypeModify) {
 		return webhook.Change{}, false, nil
 	}
+	// The key says whether the record is a record's own row; anything else (a guard, a list
+	// item, a count) is skipped before its image is decoded.
+	if !recordKey(rec.Change.Keys) {
+		return webhook.Change{}, false, nil
+	}
 	resource, newRec, teamID, ok, err := DecodeStreamImage(rec.Change.NewImage)
 	if err != nil || !ok {
 		return webhook.Change{}, false, err

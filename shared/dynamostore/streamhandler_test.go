@@ -171,3 +171,24 @@ func TestStreamHandlerChange(t *testing.T) {
 		})
 	}
 }
+
+// A record whose key is not a record's own row (a list item, a count, a guard) is skipped on its
+// key alone: its image, whatever it holds, is not decoded.
+func TestStreamHandlerSkipsOtherRowsByKey(t *testing.T) {
+	sample := loadStreamSample(t)
+	item := sample.Records[0]
+	item.EventID = "list-item"
+	item.Change.Keys = map[string]events.DynamoDBAttributeValue{"pk": events.NewStringAttribute("team"),
+		"sk": events.NewStringAttribute("vo#ativo#0193")}
+	// An image the decoder would refuse (no sort key): the key alone decides.
+	item.Change.NewImage = map[string]events.DynamoDBAttributeValue{"pk": events.NewStringAttribute("team")}
+	var got []webhook.Change
+	h := dynamostore.StreamHandler(dispatchFunc(func(_ context.Context, c webhook.Change) error {
+		got = append(got, c)
+		return nil
+	}), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	resp, err := h(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{item, sample.Records[0]}})
+	if err != nil || len(resp.BatchItemFailures) != 0 || len(got) != 1 {
+		t.Errorf("handler = %+v, %v with %d changes; want the list item skipped and the vehicle dispatched", resp, err, len(got))
+	}
+}
