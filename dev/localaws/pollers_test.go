@@ -57,6 +57,22 @@ func countCalls(cfg aws.Config, counts *sync.Map) aws.Config {
 	return cfg
 }
 
+// poll runs PollStreams on tables with the checkpoint file, handing records to r, until stop.
+func poll(t *testing.T, cfg aws.Config, tables []string, file string, r *streamRecorder) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- localaws.PollStreams(ctx, cfg, tables, r.handle, slog.New(slog.NewJSONHandler(io.Discard, nil)),
+			localaws.StreamOptions{Checkpoints: file})
+	}()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("PollStreams = %v", err)
+		}
+	}
+}
+
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -85,21 +101,8 @@ func TestPollStreamsResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	file := filepath.Join(t.TempDir(), "checkpoints.json")
-	run := func(r *streamRecorder) (stop func()) {
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() {
-			done <- localaws.PollStreams(ctx, cfg, []string{table}, r.handle, logger, localaws.StreamOptions{Checkpoints: file})
-		}()
-		return func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("PollStreams = %v", err)
-			}
-		}
-	}
+	run := func(r *streamRecorder) (stop func()) { return poll(t, cfg, []string{table}, file, r) }
 	mine := func(keys []string) []string {
 		var out []string
 		for _, k := range keys {
@@ -150,21 +153,8 @@ func TestPollStreamsIdleShardAfterOtherWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	file := filepath.Join(t.TempDir(), "checkpoints.json")
-	run := func(r *streamRecorder) (stop func()) {
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() {
-			done <- localaws.PollStreams(ctx, cfg, []string{busy, idle}, r.handle, logger, localaws.StreamOptions{Checkpoints: file})
-		}()
-		return func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("PollStreams = %v", err)
-			}
-		}
-	}
+	run := func(r *streamRecorder) (stop func()) { return poll(t, cfg, []string{busy, idle}, file, r) }
 	count := func(r *streamRecorder, prefix string) int {
 		n := 0
 		for _, k := range r.seen() {

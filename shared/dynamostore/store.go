@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
@@ -58,9 +59,19 @@ type Store struct {
 // unreachable database turns into a prompt error rather than a hung request.
 func New(cfg aws.Config, tables Tables) *Store {
 	quota := ratelimit.NewTokenRateLimit(retryQuota)
-	return &Store{db: dynamo.New(cfg, clientOptions(quota, nil)), counters: dynamo.New(cfg, clientOptions(quota, counterRetryables)),
+	counters := cfg.Copy()
+	if c, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok {
+		// A counter's increment is not sent again after a timeout, so its one attempt may wait
+		// as long as the request allows: a stall of the database slows it instead of failing it.
+		counters.HTTPClient = c.WithTimeout(counterAttemptTimeout)
+	}
+	return &Store{db: dynamo.New(cfg, clientOptions(quota, nil)), counters: dynamo.New(counters, clientOptions(quota, counterRetryables)),
 		tables: tables}
 }
+
+// counterAttemptTimeout bounds one attempt of a rate counter's increment: about a request's
+// deadline, which bounds it sooner (the request's context).
+const counterAttemptTimeout = 8 * time.Second
 
 // retryQuota is the SDK's retry quota of one store (its default): each retry takes 5 tokens (a
 // timeout 10), each call that succeeds at once gives one back. When DynamoDB is slow or failing,

@@ -242,27 +242,20 @@ func (p Printer) Date(d patio.Date) string {
 
 // Time formats an instant in the printer's time zone: "02/01/2006 15:04" in Portuguese,
 // "Jan 2, 2006 15:04" in English; the zero time is "—".
-func (p Printer) Time(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	t = t.In(p.Loc)
-	if p.Lang == PtBR {
-		return t.Format("02/01/2006 15:04")
-	}
-	return t.Format("Jan 2, 2006 15:04")
-}
+func (p Printer) Time(t time.Time) string { return p.instant(t, "15:04") }
 
 // Seconds is Time with the seconds: "02/01/2006 15:04:05", "Jan 2, 2006 15:04:05".
-func (p Printer) Seconds(t time.Time) string {
+func (p Printer) Seconds(t time.Time) string { return p.instant(t, "15:04:05") }
+
+func (p Printer) instant(t time.Time, clock string) string {
 	if t.IsZero() {
 		return "—"
 	}
 	t = t.In(p.Loc)
 	if p.Lang == PtBR {
-		return t.Format("02/01/2006 15:04:05")
+		return t.Format("02/01/2006 " + clock)
 	}
-	return t.Format("Jan 2, 2006 15:04:05")
+	return t.Format("Jan 2, 2006 " + clock)
 }
 
 // Duration formats a short duration in milliseconds ("123 ms").
