@@ -203,10 +203,21 @@ template-check: sam-tools ## cfn-lint, sam validate --lint and sam build on temp
 vet: ## go vet
 	go vet ./...
 
-test: test-tools vet template-check $(LOCAL) ## everything: vet, template checks, all Go tests (integration, the console in Chromium, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
-	CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin OPENAPI_GENERATOR_JAR=$(CURDIR)/$(OAG_JAR) \
-	  $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./...
-	$(FUZZ) --max-examples $(FUZZ_EXAMPLES)
+# The Go tests wait more than they compute (engines, browsers, webhook schedules), so the template
+# checks and the fuzz run go beside them, each on engines of its own; their output follows the
+# tests', and any of the three failing fails the target.
+test: test-tools vet $(LOCAL) ## everything: vet, template checks, all Go tests (integration, the console in Chromium, generated clients and Runtime API runs included) on fresh in-memory engines, a short fuzz run
+	@mkdir -p .data && rm -f .data/template-check.status .data/fuzz.status
+	@( s=0; $(MAKE) template-check > .data/template-check.log 2>&1 || s=$$?; echo $$s > .data/template-check.status ) &
+	@( s=0; $(FUZZ) --max-examples $(FUZZ_EXAMPLES) > .data/fuzz.log 2>&1 || s=$$?; echo $$s > .data/fuzz.status ) &
+	@status=0; CLIENT_TOOLS=$(CURDIR)/.tools/clients/node_modules/.bin OPENAPI_GENERATOR_JAR=$(CURDIR)/$(OAG_JAR) \
+	  $(LOCAL) with-engines -- go test $(TEST_FLAGS) ./... || status=$$?; \
+	while [ ! -s .data/template-check.status ] || [ ! -s .data/fuzz.status ]; do sleep 1; done; \
+	echo "--- template checks (.data/template-check.log)"; cat .data/template-check.log; \
+	echo "--- fuzz run (.data/fuzz.log)"; cat .data/fuzz.log; \
+	for f in template-check fuzz; do s=$$(cat .data/$$f.status); rm -f .data/$$f.status; \
+	  if [ "$$s" != 0 ]; then echo "$$f failed (status $$s)"; status=1; fi; done; \
+	exit $$status
 
 # Flakiness hunt: the integration packages (those whose tests use dev/testenv) N times, each run on
 # fresh engines, and every test that failed in any run, with the runs it failed in.
