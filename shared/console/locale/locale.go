@@ -168,13 +168,21 @@ func (p Printer) args(args []any) []any {
 		case money.Cents:
 			out[i] = p.Money(v)
 		case string:
-			if label, ok := catalogs[p.Lang]["field."+v]; ok && v != "" {
-				out[i] = label
+			for _, prefix := range valueKeys {
+				if label, ok := catalogs[p.Lang][prefix+v]; ok && v != "" {
+					out[i] = label
+					break
+				}
 			}
 		}
 	}
 	return out
 }
+
+// valueKeys are the catalogs' prefixes a message's argument is looked up under, in order: a
+// field's label, then the names of the values people choose from ("expense" → "despesa").
+var valueKeys = []string{"field.", "financial.type.", "financial.category.", "financial.status.", "activity.type.",
+	"activity.status.", "payment."}
 
 func (p Printer) message(msg, format string, args []any) string {
 	if format == "" {

@@ -1,6 +1,7 @@
 package locale_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -97,5 +98,24 @@ func TestDomainMessagesInPortuguese(t *testing.T) {
 	}
 	if got := locale.New(locale.PtBR, nil).Error(patio.Internal(nil)); strings.Contains(got, "internal error") || got == "" {
 		t.Errorf("an internal error reads %q; want the generic sentence", got)
+	}
+}
+
+// A domain problem reads in one language: its field by its label, the values it names by theirs,
+// its amounts in the language's format.
+func TestProblemInOneLanguage(t *testing.T) {
+	pt := locale.New(locale.PtBR, nil)
+	var p patio.Problems
+	p.Add(patio.InBody, "title", "%s is required", "title")
+	p.Add(patio.InBody, "category", "category must be one of %s for type %s", "aluguel, pessoal", "expense")
+	p.Add(patio.InBody, "amount", "%s reads two ways, %s or %s: type it with its cents", "amount", money.Cents(150000), money.Cents(150))
+	var e *patio.Error
+	if !errors.As(p.Err(), &e) {
+		t.Fatal("no error")
+	}
+	for i, want := range []string{"Título é obrigatório", "para o tipo despesa", "Valor tem duas leituras, R$\u00a01.500,00 ou R$\u00a01,50"} {
+		if got := pt.Problem(e.Details[i]); !strings.Contains(got, want) {
+			t.Errorf("Problem(%s) = %q; want it to contain %q", e.Details[i].Format, got, want)
+		}
 	}
 }
