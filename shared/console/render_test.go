@@ -5,8 +5,11 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/patio-dev/patio/shared/console/locale"
 )
 
 // TestEveryViewParses: pages are parsed on first use, so a broken template would wait for its
@@ -44,5 +47,41 @@ func TestLinksKeepTheirFilters(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("rendered %s; want %s", b.String(), want)
 		}
+	}
+}
+
+// TestTemplateKeysInBothCatalogs: every message key a template names literally ({{.T "key"}},
+// {{$.T "key"}}) is in both languages' catalogs, so no page shows a raw key. The keys a template
+// builds (print "delivery.status." .Status) are checked by the screens' browser test.
+func TestTemplateKeysInBothCatalogs(t *testing.T) {
+	files, err := fs.Glob(assets, "templates/*/*.html")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("templates = %v, %v", files, err)
+	}
+	keyRE := regexp.MustCompile(`\.T "([a-z0-9_.]+)"`)
+	have := map[string]map[string]bool{}
+	for _, lang := range locale.Languages {
+		have[lang] = map[string]bool{}
+		for _, k := range locale.Keys(lang) {
+			have[lang][k] = true
+		}
+	}
+	n := 0
+	for _, f := range files {
+		data, err := fs.ReadFile(assets, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range keyRE.FindAllStringSubmatch(string(data), -1) {
+			n++
+			for _, lang := range locale.Languages {
+				if !have[lang][m[1]] {
+					t.Errorf("%s names %q, which the %s catalog lacks", f, m[1], lang)
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("found %d keys in the templates; want the console's hundreds (is the pattern still right?)", n)
 	}
 }
