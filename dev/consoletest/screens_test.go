@@ -83,7 +83,7 @@ func TestEveryScreen(t *testing.T) {
 		return 200
 	})
 
-	var webhookID, deliveryID string
+	var webhookID, deliveryID, vehicleID, clientID string
 	path := func(p string) func(t *testing.T, ctx context.Context) int64 {
 		return func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, p) }
 	}
@@ -97,6 +97,23 @@ func TestEveryScreen(t *testing.T) {
 			return signIn(t, ctx, email, "Temporary-Pass-1!")
 		}, 200},
 		{"overview", path("/console/"), 200},
+		{"stock", func(t *testing.T, ctx context.Context) int64 {
+			if vehicleID == "" { // once: the second language finds it
+				vehicleID = createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990,"plate":"RIO2A26","model_year":2024}`)
+			}
+			return open(t, ctx, "/console/vehicles")
+		}, 200},
+		{"stock-refused", path("/console/vehicles?price_min=1,500"), 400},
+		{"vehicle", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/vehicles/"+vehicleID) }, 200},
+		{"clients", func(t *testing.T, ctx context.Context) int64 {
+			if clientID == "" {
+				clientID = createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
+				createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+clientID+`","vehicle_id":"`+vehicleID+`"}`)
+			}
+			return open(t, ctx, "/console/clients")
+		}, 200},
+		{"client", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/clients/"+clientID) }, 200},
+		{"pipeline", path("/console/deals"), 200},
 		{"webhooks", path("/console/webhooks"), 200},
 		{"webhook-new", path("/console/webhooks/new"), 200},
 		{"webhook-new-refused", func(t *testing.T, ctx context.Context) int64 {

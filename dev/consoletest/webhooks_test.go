@@ -2,6 +2,7 @@ package consoletest
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -187,20 +188,38 @@ func TestFailingReceiver(t *testing.T) {
 }
 
 // createVehicle registers a vehicle through the public API with key.
-func createVehicle(t *testing.T, key, plate string) {
+func createVehicle(t *testing.T, key, plate string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, stack.APIURL+"/api/v1/vehicles",
-		strings.NewReader(`{"brand":"Fiat","model":"Argo","price":79990,"plate":"`+plate+`"}`))
+	return createVehicleJSON(t, key, `{"brand":"Fiat","model":"Argo","price":79990,"plate":"`+plate+`"}`)
+}
+
+// createVehicleJSON creates a vehicle of the key's team through the API and returns its id.
+func createVehicleJSON(t *testing.T, key, body string) string {
+	t.Helper()
+	return createJSON(t, key, "vehicles", body)
+}
+
+// createJSON creates a record of the key's team through the API (resource: vehicles, clients,
+// deals) and returns its id.
+func createJSON(t *testing.T, key, resource, body string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, stack.APIURL+"/api/v1/"+resource, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST /api/v1/vehicles = %d; want 201", resp.StatusCode)
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
 	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/v1/%s %s = %d, %v; want 201", resource, body, resp.StatusCode, err)
+	}
+	return out.Data.ID
 }
 
 // TestRotation: after a rotation in the console, the new secret shows once with its grace period,

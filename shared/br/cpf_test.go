@@ -54,3 +54,17 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+func TestFormatAndMask(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{FormatCPF("52998224725"), "529.982.247-25"},
+		{FormatCNPJ("12ABC34501DE35"), "12.ABC.345/01DE-35"},
+		{FormatCPF(Mask("52998224725")), "***.***.*47-25"},
+		{FormatCNPJ(Mask("12ABC34501DE35")), "**.***.***/**DE-35"},
+		{FormatCPF("123"), "123"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q; want %q", tc.got, tc.want)
+		}
+	}
+}

@@ -59,6 +59,17 @@ func (c *Console) routes() {
 		confirmation{key: "confirm.member.remove", name: c.memberName, back: backTo("/console/team")}, c.memberRemove))
 	c.handle("POST /console/team/settings", may(patio.PermTeamSettings), c.teamSettings)
 
+	// Stock.
+	c.handle("GET /console/vehicles", page, c.vehicleList)
+	c.handle("GET /console/vehicles/{id}", page, c.vehicleShow)
+
+	// Clients.
+	c.handle("GET /console/clients", page, c.clientList)
+	c.handle("GET /console/clients/{id}", page, c.clientShow)
+
+	// Pipeline.
+	c.handle("GET /console/deals", page, c.dealBoard)
+
 	// Activities.
 	c.handle("GET /console/activities", page, c.activityList)
 	c.handle("GET /console/activities/new", may(patio.PermModules), c.activityNew)

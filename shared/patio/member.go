@@ -56,6 +56,10 @@ const (
 	PermInvite Permission = "invite"
 	// PermModules: create, edit and move activities and financial records.
 	PermModules Permission = "modules"
+	// PermPersonalData: see clients' personal data whole (CPF or CNPJ, birth date, phone, email,
+	// address). Without it a document shows masked but for its last four characters, and the
+	// rest not at all (LGPD: least exposure).
+	PermPersonalData Permission = "personal_data"
 )
 
 // permissions says which roles hold each permission: the one table of who may do what.
@@ -68,6 +72,7 @@ var permissions = map[Permission][]Role{
 	PermReadKeys:       {RoleOwner, RoleAdmin, RoleViewer},
 	PermInvite:         {RoleOwner, RoleAdmin},
 	PermModules:        {RoleOwner, RoleAdmin, RoleMember},
+	PermPersonalData:   {RoleOwner, RoleAdmin, RoleMember},
 }
 
 // May reports whether the role holds the permission.

@@ -104,7 +104,7 @@ func Financial(v url.Values, loc *time.Location, edit bool) (patio.FinancialInpu
 	if a := text(v, "amount", false); a.Set() {
 		c, err := Amount(a.Value)
 		if err != nil {
-			amountProblem(&p, "amount", err)
+			amountProblem(&p, patio.InBody, "amount", err)
 		}
 		in.Amount = patio.Some(c)
 	}
@@ -220,14 +220,14 @@ func (a *AmbiguousAmount) Error() string {
 }
 
 // amountProblem records the problem of a money field whose text Amount refused.
-func amountProblem(p *patio.Problems, field string, err error) {
+func amountProblem(p *patio.Problems, in, field string, err error) {
 	var amb *AmbiguousAmount
 	switch {
 	case errors.As(err, &amb):
-		p.Add(patio.InBody, field, "%s reads two ways, %s or %s: type it with its cents", field, amb.Thousands, amb.Decimal)
+		p.Add(in, field, "%s reads two ways, %s or %s: type it with its cents", field, amb.Thousands, amb.Decimal)
 	case errors.Is(err, ErrNegativeAmount):
-		p.Add(patio.InBody, field, "%s must not be negative", field)
+		p.Add(in, field, "%s must not be negative", field)
 	default:
-		p.Add(patio.InBody, field, "%s must be an amount such as %s", field, money.Cents(123456))
+		p.Add(in, field, "%s must be an amount such as %s", field, money.Cents(123456))
 	}
 }

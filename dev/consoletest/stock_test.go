@@ -1,0 +1,112 @@
+package consoletest
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// TestStockAsMember: a salesperson finds the team's vehicles with the API's filters: the counts per
+// status at the list's head, a brand, a word of the title, the plate typed in its old format; a
+// vehicle's page shows the plate in its Mercosul form and the vehicle's activities. A price range
+// typed ambiguously is refused next to its field, with both readings.
+func TestStockAsMember(t *testing.T) {
+	tm := newTeam(t)
+	argo := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","version":"Drive","price":79990,"plate":"RIO2A26","model_year":2024,"manufacture_year":2023}`)
+	createVehicleJSON(t, tm.Key, `{"brand":"Toyota","model":"Corolla","price":119990.50,"plate":"ABC1234","status":"reservado"}`)
+	createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Mobi","price":54990}`)
+	ctx, _ := invite(t, tm, patio.RoleMember)
+
+	if got := open(t, ctx, "/console/vehicles"); got != http.StatusOK {
+		t.Fatalf("GET /console/vehicles = %d", got)
+	}
+	counts := text(t, ctx, "ul.counts")
+	if !strings.Contains(counts, "ativo 2") || !strings.Contains(counts, "reservado 1") || !strings.Contains(counts, "vendido 0") {
+		t.Errorf("the stock's counts read %q; want ativo 2, reservado 1, vendido 0", counts)
+	}
+	titles := func(query url.Values) []string {
+		t.Helper()
+		if got := open(t, ctx, "/console/vehicles?"+query.Encode()); got != http.StatusOK {
+			t.Fatalf("GET /console/vehicles?%s = %d", query.Encode(), got)
+		}
+		return value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("main tbody tr td:first-child")].map(td => td.innerText)`))
+	}
+	for _, tc := range []struct {
+		query url.Values
+		want  int
+	}{
+		{url.Values{"brand": {"fiat"}}, 2},
+		{url.Values{"q": {"corol"}, "status": {"ativo", "reservado"}}, 1},
+		{url.Values{"plate": {"ABC-1234"}, "status": {""}}, 1}, // "any" status: the empty choice
+		{url.Values{"plate": {"abc1c34"}, "status": {"reservado"}}, 1},
+		{url.Values{"price_min": {"60.000,00"}, "status": {"ativo", "reservado"}}, 2},
+	} {
+		if got := titles(tc.query); len(got) != tc.want {
+			t.Errorf("the stock filtered by %v lists %q; want %d vehicles", tc.query, got, tc.want)
+		}
+	}
+
+	if got := open(t, ctx, "/console/vehicles?"+url.Values{"price_min": {"1,500"}}.Encode()); got != http.StatusBadRequest {
+		t.Errorf("an ambiguous price_min = %d; want 400", got)
+	}
+	if p := text(t, ctx, "#price_min-problem"); !strings.Contains(p, "R$\u00a01.500,00") || !strings.Contains(p, "R$\u00a01,50") {
+		t.Errorf("the ambiguous price's problem reads %q; want both readings", p)
+	}
+
+	open(t, ctx, "/console/vehicles/"+argo)
+	page := pageText(t, ctx)
+	for _, want := range []string{"Fiat Argo Drive 2024", "RIO2A26", "R$\u00a079.990,00", "2023/2024"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the vehicle's page does not show %q: %s", want, page)
+		}
+	}
+	if got := open(t, ctx, "/console/vehicles/01a21edd-0000-7000-8000-000000000000"); got != http.StatusNotFound {
+		t.Errorf("GET a vehicle of no team = %d; want 404", got)
+	}
+}
+
+// TestClientsAndPipeline: a member finds a walk-in client by their CPF typed with its punctuation
+// and sees it whole; a viewer sees it masked but for its last four characters, and no email; the
+// pipeline shows the open deal in its phase's column with its value.
+func TestClientsAndPipeline(t *testing.T) {
+	tm := newTeam(t)
+	maria := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725","email":"maria@example.com"}`)
+	createJSON(t, tm.Key, "clients", `{"type":"company","name":"Auto Peças Ltda","cnpj":"12ABC34501DE35"}`)
+	argo := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990}`)
+	createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+maria+`","vehicle_id":"`+argo+`","phase":"visita"}`)
+
+	member, _ := invite(t, tm, patio.RoleMember)
+	open(t, member, "/console/clients?"+url.Values{"q": {"529.982.247-25"}}.Encode())
+	if rows := count(t, member, "main tbody tr"); rows != 1 || !strings.Contains(text(t, member, "main tbody"), "529.982.247-25") {
+		t.Errorf("a member's search by CPF lists %d rows (%q); want Maria, her CPF whole", rows, text(t, member, "main tbody"))
+	}
+	open(t, member, "/console/clients?"+url.Values{"q": {"12.abc.345/01de-35"}}.Encode())
+	if !strings.Contains(text(t, member, "main tbody"), "12.ABC.345/01DE-35") {
+		t.Errorf("a member's search by CNPJ shows %q; want the company, its CNPJ formatted", text(t, member, "main tbody"))
+	}
+	open(t, member, "/console/clients/"+maria)
+	if p := pageText(t, member); !strings.Contains(p, "maria@example.com") || !strings.Contains(p, "Argo da Maria") {
+		t.Errorf("a member's view of the client: %s; want her email and her deal", p)
+	}
+
+	viewer, _ := invite(t, tm, patio.RoleViewer)
+	open(t, viewer, "/console/clients/"+maria)
+	p := pageText(t, viewer)
+	if !strings.Contains(p, "***.***.*47-25") || strings.Contains(p, "529.982") || strings.Contains(p, "maria@example.com") {
+		t.Errorf("a viewer's view of the client: %s; want the CPF masked but for its last four, and no email", p)
+	}
+
+	open(t, member, "/console/deals")
+	col := text(t, member, "#phase-visita + p")
+	if !strings.Contains(col, ": 1") || !strings.Contains(col, "R$\u00a079.990,00") {
+		t.Errorf("the visita column's head reads %q; want 1 deal worth R$ 79.990,00", col)
+	}
+	if got := text(t, member, "section[aria-labelledby=phase-visita] article h3"); got != "Argo da Maria" {
+		t.Errorf("the visita column's card = %q; want the deal", got)
+	}
+}

@@ -1,0 +1,65 @@
+package form
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// VehicleFilters are the query parameters of the stock list: the public API's vehicle filters.
+var VehicleFilters = []string{"status", "phase", "fuel", "brand", "model", "price_min", "price_max", "year_min", "year_max",
+	"plate", "q", "sort"}
+
+// VehicleQuery reads the stock list's filters into the API's vehicle query: enum filters repeated,
+// amounts as people type them, years as plain digits. Empty values are "any" (the caller drops
+// them first). The domain's checks run when the list is read.
+func VehicleQuery(q url.Values, limit int) (patio.VehicleQuery, error) {
+	var p patio.Problems
+	vq := patio.VehicleQuery{ListQuery: patio.ListQuery{Limit: patio.Some(limit), Status: splitEnum(q["status"])},
+		Phase: splitEnum(q["phase"]), Fuel: splitEnum(q["fuel"])}
+	if s := q.Get("sort"); s != "" {
+		vq.Sort, vq.Desc = strings.TrimPrefix(s, "-"), strings.HasPrefix(s, "-")
+	}
+	for name, dst := range map[string]**string{"brand": &vq.Brand, "model": &vq.Model, "plate": &vq.Plate, "q": &vq.Q} {
+		if v := strings.TrimSpace(q.Get(name)); v != "" {
+			*dst = &v
+		}
+	}
+	for name, dst := range map[string]**money.Cents{"price_min": &vq.PriceMin, "price_max": &vq.PriceMax} {
+		if v := strings.TrimSpace(q.Get(name)); v != "" {
+			c, err := Amount(v)
+			if err != nil {
+				amountProblem(&p, patio.InQuery, name, err)
+				continue
+			}
+			*dst = &c
+		}
+	}
+	for name, dst := range map[string]**int{"year_min": &vq.YearMin, "year_max": &vq.YearMax} {
+		if v := strings.TrimSpace(q.Get(name)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				p.Add(patio.InQuery, name, "%s must be an integer", name)
+				continue
+			}
+			*dst = &n
+		}
+	}
+	return vq, p.Err()
+}
+
+// splitEnum reads an enum filter given repeated or comma-separated.
+func splitEnum(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
