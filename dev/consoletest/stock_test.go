@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -75,10 +76,11 @@ func TestStockAsMember(t *testing.T) {
 // pipeline shows the open deal in its phase's column with its value.
 func TestClientsAndPipeline(t *testing.T) {
 	tm := newTeam(t)
+	r := hookFor(t, tm, "deal.phase_changed")
 	maria := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725","email":"maria@example.com"}`)
 	createJSON(t, tm.Key, "clients", `{"type":"company","name":"Auto Peças Ltda","cnpj":"12ABC34501DE35"}`)
 	argo := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990}`)
-	createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+maria+`","vehicle_id":"`+argo+`","phase":"visita"}`)
+	deal := createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+maria+`","vehicle_id":"`+argo+`","phase":"visita"}`)
 
 	member, _ := invite(t, tm, patio.RoleMember)
 	open(t, member, "/console/clients?"+url.Values{"q": {"529.982.247-25"}}.Encode())
@@ -108,5 +110,31 @@ func TestClientsAndPipeline(t *testing.T) {
 	}
 	if got := text(t, member, "section[aria-labelledby=phase-visita] article h3"); got != "Argo da Maria" {
 		t.Errorf("the visita column's card = %q; want the deal", got)
+	}
+
+	// Moving the card is a form post of its new phase: the API reads it moved, and the team's
+	// receiver gets deal.phase_changed with the phase it left.
+	with(t, member, chromedp.SetValue(chromedp.ID("move-"+deal), "proposta"))
+	submit(t, member, `form[action$="/deals/`+deal+`/phase"] button`)
+	if got := text(t, member, "section[aria-labelledby=phase-proposta] article h3"); got != "Argo da Maria" {
+		t.Errorf("after the move, the proposta column's card = %q; want the deal", got)
+	}
+	waitFor(t, "deal.phase_changed", 60*time.Second, func() bool { return len(r.events("deal.phase_changed")) > 0 })
+	ev := r.events("deal.phase_changed")[0]
+	data, _ := ev.Event["data"].(map[string]any)
+	obj, _ := data["object"].(map[string]any)
+	prev, _ := data["previous_attributes"].(map[string]any)
+	if ev.Problem != "" || obj["phase"] != "proposta" || prev["phase"] != "visita" {
+		t.Errorf("deal.phase_changed = %v (signature: %q); want the deal in proposta, previously visita, signed", ev.Event, ev.Problem)
+	}
+
+	// A viewer sees no move, and a forged one changes nothing.
+	open(t, viewer, "/console/deals")
+	if n := count(t, viewer, "form.move"); n != 0 {
+		t.Errorf("a viewer sees %d move forms; want none", n)
+	}
+	_, viewerCookie := invite(t, tm, patio.RoleViewer)
+	if resp, _ := newClient(t, viewerCookie).post("/console/deals/"+deal+"/phase", url.Values{"team": {tm.TeamID}, "phase": {"lead"}}, nil); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a viewer's forged move = %d; want 403", resp.StatusCode)
 	}
 }

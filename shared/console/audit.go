@@ -13,7 +13,8 @@ var auditActions = []string{"team.create", "team.settings", "team.plan", "member
 	"member.remove", "key.create", "key.revoke", "webhook.create", "webhook.update", "webhook.enable", "webhook.disable",
 	"webhook.delete", "webhook.rotate", "webhook.test", "delivery.replay", "delivery.replay_bulk",
 	"activity.create", "activity.update", "activity.start", "activity.complete", "activity.cancel", "activity.reopen",
-	"financial.create", "financial.update", "financial.pay", "financial.cancel", "financial.reopen"}
+	"financial.create", "financial.update", "financial.pay", "financial.cancel", "financial.reopen",
+	"deal.update", "deal.win", "deal.lose", "deal.archive", "deal.reopen"}
 
 // auditPage shows the team's audit log, newest first, filtered by person, action and time, paged
 // with cursors.

@@ -190,6 +190,9 @@ func (v view) Teams() []patio.SessionTeam {
 // Role is the signed-in member's role, translated.
 func (v view) Role() string { return v.T("role." + string(v.member.Role)) }
 
+// PhasesOf are a deal's phases, in the pipeline's order (the board's move form).
+func (v view) PhasesOf() []string { return patio.DealPhases }
+
 // Languages are the languages the switch offers.
 func (v view) Languages() []string { return locale.Languages }
 

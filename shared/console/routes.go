@@ -69,6 +69,7 @@ func (c *Console) routes() {
 
 	// Pipeline.
 	c.handle("GET /console/deals", page, c.dealBoard)
+	c.handle("POST /console/deals/{id}/phase", may(patio.PermModules), c.dealPhase)
 
 	// Activities.
 	c.handle("GET /console/activities", page, c.activityList)

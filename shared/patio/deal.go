@@ -340,5 +340,6 @@ func NewDeals(store DealStore, vehicles VehicleStore) Deals {
 		},
 		Remove: Deal.Archive,
 		Query:  DealQuery.Check,
+		Verbs:  map[string]string{DealWon: "win", DealLost: "lose", DealArchived: "archive", DealOpen: "reopen"},
 	}}
 }

@@ -55,8 +55,11 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 		Audit:      store,
 		Activities: patio.NewActivities(store.Activities()).WithAudit(store, patio.ResourceActivity),
 		Financial:  patio.NewFinancial(store.Financial(), store.Team).WithAudit(store, patio.ResourceFinancial),
-		Records: console.Records{Vehicles: patio.NewVehicles(store.Vehicles()), Clients: patio.NewClients(store.Clients()),
-			Deals: patio.NewDeals(store.Deals(), store.Vehicles())},
+		// The API's records, which the console shows and moves with the same use cases, each change
+		// in the audit log.
+		Records: console.Records{Vehicles: patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle),
+			Clients: patio.NewClients(store.Clients()).WithAudit(store, patio.ResourceClient),
+			Deals:   patio.NewDeals(store.Deals(), store.Vehicles()).WithAudit(store, patio.ResourceDeal)},
 		Usage:  store,
 		Logger: logger,
 	}), nil
