@@ -1,6 +1,7 @@
 package consoletest
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -137,4 +138,81 @@ func TestClientsAndPipeline(t *testing.T) {
 	if resp, _ := newClient(t, viewerCookie).post("/console/deals/"+deal+"/phase", url.Values{"team": {tm.TeamID}, "phase": {"lead"}}, nil); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a viewer's forged move = %d; want 403", resp.StatusCode)
 	}
+}
+
+// TestRegisterVehicle: a salesperson registers a vehicle with an old-format plate and a price typed
+// as people type it; its page shows the plate in its Mercosul form, the API reads exactly what was
+// saved, and the team's receiver gets vehicle.created, signed. The same plate again, in its other
+// spelling, comes back next to its field with nothing created; an ambiguous price with both readings.
+func TestRegisterVehicle(t *testing.T) {
+	tm := newTeam(t)
+	r := hookFor(t, tm, "vehicle.created")
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	register := func(plate, price string) int64 {
+		t.Helper()
+		open(t, ctx, "/console/vehicles/new")
+		with(t, ctx, chromedp.SendKeys(chromedp.ID("brand"), "Fiat"), chromedp.SendKeys(chromedp.ID("model"), "Argo"),
+			chromedp.SendKeys(chromedp.ID("version"), "Drive 1.0"), chromedp.SendKeys(chromedp.ID("plate"), plate),
+			chromedp.SendKeys(chromedp.ID("price"), price), chromedp.SendKeys(chromedp.ID("model_year"), "2024"),
+			chromedp.SendKeys(chromedp.ID("manufacture_year"), "2024"), chromedp.SetValue(chromedp.ID("fuel"), "flex"))
+		return submit(t, ctx, `main form button[type=submit]`)
+	}
+	if got := register("abc-1234", "84.990,90"); got != http.StatusOK || !strings.Contains(location(ctx), "/console/vehicles/") {
+		t.Fatalf("register = %d at %s; want the vehicle's page", got, location(ctx))
+	}
+	page := pageText(t, ctx)
+	for _, want := range []string{"Fiat Argo Drive 1.0 2024", "ABC1C34", "R$\u00a084.990,90", "flex"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the new vehicle's page does not show %q: %s", want, page)
+		}
+	}
+	id := location(ctx)[strings.LastIndex(location(ctx), "/")+1:]
+	id, _, _ = strings.Cut(id, "?")
+	obj := apiGet(t, tm.Key, "/api/v1/vehicles/"+id)
+	if obj["plate"] != "ABC1234" || obj["price"] != 84990.9 || obj["model_year"] != 2024.0 || obj["status"] != "ativo" {
+		t.Errorf("the API reads %v; want plate ABC1234, price 84990.9, model year 2024, ativo", obj)
+	}
+	waitFor(t, "vehicle.created", 60*time.Second, func() bool { return len(r.events("vehicle.created")) > 0 })
+	if ev := r.events("vehicle.created")[0]; ev.Problem != "" {
+		t.Errorf("vehicle.created arrived unsigned: %s", ev.Problem)
+	}
+
+	if got := register("ABC1C34", "79.990,00"); got != http.StatusUnprocessableEntity {
+		t.Errorf("the same plate again = %d; want 422", got)
+	}
+	if p := text(t, ctx, "#plate-problem"); !strings.Contains(p, "ABC1C34") {
+		t.Errorf("the duplicate plate's problem reads %q; want it next to the plate, naming it", p)
+	}
+	if got := register("RIO2A26", "1.500"); got != http.StatusUnprocessableEntity {
+		t.Errorf("an ambiguous price = %d; want 422", got)
+	}
+	if p := text(t, ctx, "#price-problem"); !strings.Contains(p, "R$\u00a01.500,00") || !strings.Contains(p, "R$\u00a01,50") {
+		t.Errorf("the ambiguous price's problem reads %q; want both readings", p)
+	}
+	if v := value(t, ctx, chromedp.Value(chromedp.ID("plate"))); v != "RIO2A26" {
+		t.Errorf("the refused form's plate = %q; want the value entered", v)
+	}
+	open(t, ctx, "/console/vehicles")
+	if n := count(t, ctx, "main tbody tr"); n != 1 {
+		t.Errorf("after the refused forms the stock lists %d vehicles; want 1", n)
+	}
+}
+
+// apiGet reads one record through the public API with the key and returns its data object.
+func apiGet(t *testing.T, key, path string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, stack.APIURL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d, %v", path, resp.StatusCode, err)
+	}
+	return out.Data
 }

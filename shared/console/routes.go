@@ -61,6 +61,8 @@ func (c *Console) routes() {
 
 	// Stock.
 	c.handle("GET /console/vehicles", page, c.vehicleList)
+	c.handle("GET /console/vehicles/new", may(patio.PermModules), c.vehicleNew)
+	c.handle("POST /console/vehicles", may(patio.PermModules), c.vehicleCreate)
 	c.handle("GET /console/vehicles/{id}", page, c.vehicleShow)
 
 	// Clients.

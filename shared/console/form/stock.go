@@ -63,3 +63,46 @@ func splitEnum(vals []string) []string {
 	}
 	return out
 }
+
+// VehicleFields are the fields of the vehicle form, named as the API names them.
+var VehicleFields = []string{"title", "brand", "model", "version", "plate", "renavam", "vin", "manufacture_year", "model_year",
+	"mileage_km", "color", "fuel", "transmission", "price", "purchase_price", "phase", "status", "description"}
+
+// Vehicle reads the vehicle form into the API's vehicle input: texts as typed, years and mileage as
+// whole numbers (mileage may carry thousands separators), money as people type it (Amount). edit
+// makes an emptied optional field null (cleared). The domain's checks run when it is saved.
+func Vehicle(v url.Values, edit bool) (patio.VehicleInput, error) {
+	var p patio.Problems
+	in := patio.VehicleInput{Title: text(v, "title", edit), Brand: text(v, "brand", false), Model: text(v, "model", false),
+		Version: text(v, "version", edit), Plate: text(v, "plate", edit), Renavam: text(v, "renavam", edit), VIN: text(v, "vin", edit),
+		Color: text(v, "color", edit), Fuel: text(v, "fuel", edit), Transmission: text(v, "transmission", edit),
+		Phase: text(v, "phase", false), Status: text(v, "status", false), Description: multiline(v, "description", edit)}
+	for name, dst := range map[string]*patio.Opt[int]{"manufacture_year": &in.ManufactureYear, "model_year": &in.ModelYear,
+		"mileage_km": &in.MileageKm} {
+		o := text(v, name, edit)
+		switch {
+		case o.Null:
+			*dst = patio.Opt[int]{Null: true}
+		case o.Set():
+			n, err := strconv.Atoi(strings.NewReplacer(".", "", ",", "", " ", "").Replace(o.Value))
+			if err != nil {
+				p.Add(patio.InBody, name, "%s must be an integer", name)
+			}
+			*dst = patio.Some(n)
+		}
+	}
+	for name, dst := range map[string]*patio.Opt[money.Cents]{"price": &in.Price, "purchase_price": &in.PurchasePrice} {
+		o := text(v, name, edit && name == "purchase_price")
+		switch {
+		case o.Null:
+			*dst = patio.Opt[money.Cents]{Null: true}
+		case o.Set():
+			c, err := Amount(o.Value)
+			if err != nil {
+				amountProblem(&p, patio.InBody, name, err)
+			}
+			*dst = patio.Some(c)
+		}
+	}
+	return in, p.Err()
+}
