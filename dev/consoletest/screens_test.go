@@ -120,6 +120,12 @@ func TestEveryScreen(t *testing.T) {
 			return open(t, ctx, "/console/clients")
 		}, 200},
 		{"client", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/clients/"+clientID) }, 200},
+		{"client-new", path("/console/clients/new"), 200},
+		{"client-new-refused", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/clients/new")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("name"), "Maria"), chromedp.SendKeys(chromedp.ID("cpf"), "111.111.111-11"))
+			return submit(t, ctx, `main form button[type=submit]`)
+		}, 422},
 		{"pipeline", path("/console/deals"), 200},
 		{"webhooks", path("/console/webhooks"), 200},
 		{"webhook-new", path("/console/webhooks/new"), 200},

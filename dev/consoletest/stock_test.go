@@ -216,3 +216,50 @@ func apiGet(t *testing.T, key, path string) map[string]any {
 	}
 	return out.Data
 }
+
+// TestRegisterClient: a walk-in client registered with a formatted CPF is stored bare (as the API
+// reads it) and shown formatted, client.created reaches the receiver; the same CPF again, typed
+// bare, comes back next to its field with nothing created; a company with an alphanumeric CNPJ.
+func TestRegisterClient(t *testing.T) {
+	tm := newTeam(t)
+	r := hookFor(t, tm, "client.created")
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	register := func(typ string, fields map[string]string) int64 {
+		t.Helper()
+		open(t, ctx, "/console/clients/new")
+		with(t, ctx, chromedp.Click(chromedp.CSS(`input[name=type][value=`+typ+`]`)))
+		for id, v := range fields {
+			with(t, ctx, chromedp.SendKeys(chromedp.ID(id), v))
+		}
+		return submit(t, ctx, `main form button[type=submit]`)
+	}
+	if got := register("individual", map[string]string{"name": "Maria da Silva", "cpf": "529.982.247-25", "phone": "(11) 98765-4321"}); got != http.StatusOK {
+		t.Fatalf("register = %d at %s", got, location(ctx))
+	}
+	if p := pageText(t, ctx); !strings.Contains(p, "529.982.247-25") || !strings.Contains(p, "+5511987654321") {
+		t.Errorf("the new client's page: %s; want the CPF formatted and the phone", p)
+	}
+	id := location(ctx)[strings.LastIndex(location(ctx), "/")+1:]
+	id, _, _ = strings.Cut(id, "?")
+	if obj := apiGet(t, tm.Key, "/api/v1/clients/"+id); obj["cpf"] != "52998224725" || obj["name"] != "Maria da Silva" {
+		t.Errorf("the API reads %v; want the CPF bare", obj)
+	}
+	waitFor(t, "client.created", 60*time.Second, func() bool { return len(r.events("client.created")) > 0 })
+
+	if got := register("individual", map[string]string{"name": "Maria outra vez", "cpf": "52998224725"}); got != http.StatusUnprocessableEntity {
+		t.Errorf("the same CPF again = %d; want 422", got)
+	}
+	if p := text(t, ctx, "#cpf-problem"); !strings.Contains(p, "52998224725") && !strings.Contains(p, "CPF") {
+		t.Errorf("the duplicate CPF's problem reads %q; want it next to the CPF", p)
+	}
+	if got := register("company", map[string]string{"name": "Auto Peças Ltda", "cnpj": "12.abc.345/01de-35"}); got != http.StatusOK {
+		t.Fatalf("register a company = %d at %s", got, location(ctx))
+	}
+	if p := pageText(t, ctx); !strings.Contains(p, "12.ABC.345/01DE-35") {
+		t.Errorf("the company's page: %s; want its CNPJ formatted", p)
+	}
+	open(t, ctx, "/console/clients")
+	if n := count(t, ctx, "main tbody tr"); n != 2 {
+		t.Errorf("the clients list shows %d; want the two registered", n)
+	}
+}

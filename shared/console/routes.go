@@ -67,6 +67,8 @@ func (c *Console) routes() {
 
 	// Clients.
 	c.handle("GET /console/clients", page, c.clientList)
+	c.handle("GET /console/clients/new", may(patio.PermModules), c.clientNew)
+	c.handle("POST /console/clients", may(patio.PermModules), c.clientCreate)
 	c.handle("GET /console/clients/{id}", page, c.clientShow)
 
 	// Pipeline.

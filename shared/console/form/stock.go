@@ -106,3 +106,30 @@ func Vehicle(v url.Values, edit bool) (patio.VehicleInput, error) {
 	}
 	return in, p.Err()
 }
+
+// ClientFields are the fields of the client form, named as the API names them.
+var ClientFields = []string{"type", "name", "trade_name", "cpf", "cnpj", "email", "phone", "birth_date", "state_registration",
+	"notes"}
+
+// Client reads the client form into the API's client input: a CPF, CNPJ or phone as typed (the
+// domain takes any punctuation), the birth date as a date field sends it. Fields of the other
+// type of client are left out, so that switching the type does not send both documents.
+func Client(v url.Values) (patio.ClientInput, error) {
+	var p patio.Problems
+	in := patio.ClientInput{Type: text(v, "type", false), Name: text(v, "name", false), Email: text(v, "email", false),
+		Phone: text(v, "phone", false), Notes: multiline(v, "notes", false)}
+	switch in.Type.Value {
+	case patio.ClientCompany:
+		in.CNPJ, in.TradeName, in.StateRegistration = text(v, "cnpj", false), text(v, "trade_name", false), text(v, "state_registration", false)
+	default:
+		in.CPF = text(v, "cpf", false)
+		if d := text(v, "birth_date", false); d.Set() {
+			date, err := patio.ParseDate(d.Value)
+			if err != nil {
+				p.Add(patio.InBody, "birth_date", "%s must be a date in the form YYYY-MM-DD", "birth_date")
+			}
+			in.BirthDate = patio.Some(date)
+		}
+	}
+	return in, p.Err()
+}
