@@ -83,7 +83,7 @@ func TestEveryScreen(t *testing.T) {
 		return 200
 	})
 
-	var webhookID, deliveryID, vehicleID, clientID string
+	var webhookID, deliveryID, vehicleID, clientID, dealID string
 	path := func(p string) func(t *testing.T, ctx context.Context) int64 {
 		return func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, p) }
 	}
@@ -115,7 +115,7 @@ func TestEveryScreen(t *testing.T) {
 		{"clients", func(t *testing.T, ctx context.Context) int64 {
 			if clientID == "" {
 				clientID = createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
-				createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+clientID+`","vehicle_id":"`+vehicleID+`"}`)
+				dealID = createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+clientID+`","vehicle_id":"`+vehicleID+`"}`)
 			}
 			return open(t, ctx, "/console/clients")
 		}, 200},
@@ -127,6 +127,8 @@ func TestEveryScreen(t *testing.T) {
 			return submit(t, ctx, `main form button[type=submit]`)
 		}, 422},
 		{"pipeline", path("/console/deals"), 200},
+		{"deal-new", path("/console/deals/new"), 200},
+		{"deal", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/deals/"+dealID) }, 200},
 		{"webhooks", path("/console/webhooks"), 200},
 		{"webhook-new", path("/console/webhooks/new"), 200},
 		{"webhook-new-refused", func(t *testing.T, ctx context.Context) int64 {

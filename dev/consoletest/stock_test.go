@@ -263,3 +263,78 @@ func TestRegisterClient(t *testing.T) {
 		t.Errorf("the clients list shows %d; want the two registered", n)
 	}
 }
+
+// TestDayAtTheDealership plays a salesperson's day in the console, signed in as member: a vehicle
+// registered with an old-format plate, a walk-in client with a formatted CPF, a deal for them moved
+// across the board to fechamento and won (the vehicle sold in the same transaction), the sale's
+// revenue recorded from the win. The API reads what the console saved, and the team's HTTPS
+// receiver gets every event of it, signed.
+func TestDayAtTheDealership(t *testing.T) {
+	tm := newTeam(t)
+	r := hookFor(t, tm, "*")
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	idOf := func() string {
+		id := location(ctx)[strings.LastIndex(location(ctx), "/")+1:]
+		id, _, _ = strings.Cut(id, "?")
+		return id
+	}
+
+	open(t, ctx, "/console/vehicles/new")
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("brand"), "Fiat"), chromedp.SendKeys(chromedp.ID("model"), "Argo"),
+		chromedp.SendKeys(chromedp.ID("plate"), "ABC-1234"), chromedp.SendKeys(chromedp.ID("price"), "84.990,90"))
+	submit(t, ctx, `main form button[type=submit]`)
+	vehicle := idOf()
+
+	open(t, ctx, "/console/clients/new")
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("name"), "Maria da Silva"), chromedp.SendKeys(chromedp.ID("cpf"), "529.982.247-25"))
+	submit(t, ctx, `main form button[type=submit]`)
+
+	open(t, ctx, "/console/deals/new")
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Argo da Maria"), chromedp.SendKeys(chromedp.ID("link-client"), "529.982.247-25"),
+		chromedp.SendKeys(chromedp.ID("link-vehicle"), "ABC1234"))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("create the deal = %d at %s: %s", got, location(ctx), pageText(t, ctx))
+	}
+	deal := idOf()
+	if obj := apiGet(t, tm.Key, "/api/v1/deals/"+deal); obj["value"] != 84990.9 || obj["vehicle_id"] != vehicle {
+		t.Errorf("the API reads the deal as %v; want the vehicle's price as its value", obj)
+	}
+
+	for _, phase := range []string{"contato", "visita", "proposta", "negociacao", "fechamento"} {
+		open(t, ctx, "/console/deals")
+		with(t, ctx, chromedp.SetValue(chromedp.ID("move-"+deal), phase))
+		submit(t, ctx, `form[action$="/deals/`+deal+`/phase"] button`)
+	}
+	open(t, ctx, "/console/deals/"+deal)
+	with(t, ctx, chromedp.SetValue(chromedp.ID("win-method"), "pix"))
+	if got := submit(t, ctx, `form[action$="/win"] button`); got != http.StatusOK {
+		t.Fatalf("win = %d: %s", got, pageText(t, ctx))
+	}
+	if obj := apiGet(t, tm.Key, "/api/v1/vehicles/"+vehicle); obj["status"] != "vendido" || obj["sold_deal_id"] != deal {
+		t.Errorf("after the win the API reads the vehicle as %v; want vendido, sold by the deal", obj)
+	}
+
+	// One more step: the sale's revenue, prefilled from the deal.
+	submit(t, ctx, `main .done a.button`)
+	if v := value(t, ctx, chromedp.Value(chromedp.ID("amount"))); v != "84990,90" {
+		t.Errorf("the revenue form's amount = %q; want the deal's value", v)
+	}
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("record the revenue = %d: %s", got, pageText(t, ctx))
+	}
+	if p := pageText(t, ctx); !strings.Contains(p, "R$\u00a084.990,90") || !strings.Contains(p, "Argo da Maria") {
+		t.Errorf("the revenue record's page: %s; want the sale's amount and its deal", p)
+	}
+
+	for _, typ := range []string{"vehicle.created", "client.created", "deal.created", "deal.phase_changed", "deal.won", "vehicle.sold"} {
+		waitFor(t, typ, 60*time.Second, func() bool { return len(r.events(typ)) > 0 })
+		for _, ev := range r.events(typ) {
+			if ev.Problem != "" {
+				t.Errorf("%s arrived with a bad signature: %s", typ, ev.Problem)
+			}
+		}
+	}
+	if n := len(r.events("deal.phase_changed")); n != 5 {
+		t.Errorf("deal.phase_changed arrived %d times; want one per move (5)", n)
+	}
+}

@@ -73,7 +73,13 @@ func (c *Console) routes() {
 
 	// Pipeline.
 	c.handle("GET /console/deals", page, c.dealBoard)
+	c.handle("GET /console/deals/new", may(patio.PermModules), c.dealNew)
+	c.handle("POST /console/deals", may(patio.PermModules), c.dealCreate)
+	c.handle("GET /console/deals/{id}", page, c.dealShow)
 	c.handle("POST /console/deals/{id}/phase", may(patio.PermModules), c.dealPhase)
+	c.handle("POST /console/deals/{id}/win", may(patio.PermModules), c.dealMove(patio.DealWon))
+	c.handle("POST /console/deals/{id}/lose", may(patio.PermModules), c.dealMove(patio.DealLost))
+	c.handle("POST /console/deals/{id}/reopen", may(patio.PermModules), c.dealMove(patio.DealOpen))
 
 	// Activities.
 	c.handle("GET /console/activities", page, c.activityList)

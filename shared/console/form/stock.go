@@ -133,3 +133,31 @@ func Client(v url.Values) (patio.ClientInput, error) {
 	}
 	return in, p.Err()
 }
+
+// DealFields are the fields of the deal form: the API's, with the client and the vehicle found by
+// what was typed (a name or CPF, a plate), as the activity form finds its links.
+var DealFields = []string{"title", "client", "vehicle", "client_id", "vehicle_id", "value", "phase", "payment_method",
+	"expected_close_date", "notes"}
+
+// Deal reads the deal form into the API's deal input (client_id and vehicle_id resolved by the
+// console first); the value as people type money.
+func Deal(v url.Values) (patio.DealInput, error) {
+	var p patio.Problems
+	in := patio.DealInput{Title: text(v, "title", false), ClientID: text(v, "client_id", false), VehicleID: text(v, "vehicle_id", false),
+		Phase: text(v, "phase", false), PaymentMethod: text(v, "payment_method", false), Notes: multiline(v, "notes", false)}
+	if o := text(v, "value", false); o.Set() {
+		c, err := Amount(o.Value)
+		if err != nil {
+			amountProblem(&p, patio.InBody, "value", err)
+		}
+		in.Value = patio.Some(c)
+	}
+	if o := text(v, "expected_close_date", false); o.Set() {
+		d, err := patio.ParseDate(o.Value)
+		if err != nil {
+			p.Add(patio.InBody, "expected_close_date", "%s must be a date in the form YYYY-MM-DD", "expected_close_date")
+		}
+		in.ExpectedCloseDate = patio.Some(d)
+	}
+	return in, p.Err()
+}
