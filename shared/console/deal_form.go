@@ -132,4 +132,3 @@ func (c *Console) dealMove(status string) handler {
 		}
 	}
 }
-
