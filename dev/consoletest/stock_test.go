@@ -338,3 +338,42 @@ func TestDayAtTheDealership(t *testing.T) {
 		t.Errorf("deal.phase_changed arrived %d times; want one per move (5)", n)
 	}
 }
+
+// TestArchiveAndRestore: archiving a vehicle, deactivating a client and archiving a deal each ask
+// first (asking changes nothing), then act through the API's use cases; the vehicle and the client
+// come back with a restore.
+func TestArchiveAndRestore(t *testing.T) {
+	tm := newTeam(t)
+	vehicle := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Mobi","price":54990}`)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"João Souza","cpf":"39053344705"}`)
+	deal := createJSON(t, tm.Key, "deals", `{"title":"Mobi do João","client_id":"`+client+`","vehicle_id":"`+vehicle+`"}`)
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	for _, tc := range []struct {
+		page, button, status string
+		api                  string
+	}{
+		{"/console/vehicles/" + vehicle, "/archive", "arquivado", "/api/v1/vehicles/" + vehicle},
+		{"/console/clients/" + client, "/deactivate", "inactive", "/api/v1/clients/" + client},
+		{"/console/deals/" + deal, "/archive", "arquivado", "/api/v1/deals/" + deal},
+	} {
+		open(t, ctx, tc.page)
+		submit(t, ctx, `form[action$="`+tc.button+`"] button`)
+		if obj := apiGet(t, tm.Key, tc.api); obj["status"] == tc.status {
+			t.Errorf("%s%s asked, not confirmed: the record is already %s", tc.page, tc.button, tc.status)
+		}
+		submit(t, ctx, `main .confirm button[type=submit]`)
+		if obj := apiGet(t, tm.Key, tc.api); obj["status"] != tc.status {
+			t.Errorf("%s%s confirmed: the API reads %v; want %s", tc.page, tc.button, obj["status"], tc.status)
+		}
+	}
+	for _, tc := range []struct{ page, api, status string }{
+		{"/console/vehicles/" + vehicle, "/api/v1/vehicles/" + vehicle, "ativo"},
+		{"/console/clients/" + client, "/api/v1/clients/" + client, "active"},
+	} {
+		open(t, ctx, tc.page)
+		submit(t, ctx, `form[action$="/restore"] button`)
+		if obj := apiGet(t, tm.Key, tc.api); obj["status"] != tc.status {
+			t.Errorf("restored from %s: the API reads %v; want %s", tc.page, obj["status"], tc.status)
+		}
+	}
+}

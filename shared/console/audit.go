@@ -14,7 +14,9 @@ var auditActions = []string{"team.create", "team.settings", "team.plan", "member
 	"webhook.delete", "webhook.rotate", "webhook.test", "delivery.replay", "delivery.replay_bulk",
 	"activity.create", "activity.update", "activity.start", "activity.complete", "activity.cancel", "activity.reopen",
 	"financial.create", "financial.update", "financial.pay", "financial.cancel", "financial.reopen",
-	"deal.update", "deal.win", "deal.lose", "deal.archive", "deal.reopen"}
+	"vehicle.create", "vehicle.update", "vehicle.archive", "vehicle.sell", "client.create", "client.update", "client.deactivate",
+	"client.restore",
+	"deal.create", "deal.update", "deal.win", "deal.lose", "deal.archive", "deal.reopen"}
 
 // auditPage shows the team's audit log, newest first, filtered by person, action and time, paged
 // with cursors.

@@ -109,3 +109,47 @@ func (c *Console) vehicleShow(rq *request) {
 	data.Deals, data.Activities, data.Financial = deals.Items, acts.Items, fin.Items
 	c.render(rq, http.StatusOK, "vehicle", view{Title: v.Title, Data: data})
 }
+
+// recordAction applies a status change of a vehicle, client or deal through the API's use case
+// and goes back to its page; a change its rules refuse shows there as a problem.
+func (c *Console) recordAction(base, done string, act func(rq *request, id string) error) handler {
+	return func(rq *request) {
+		id := rq.r.PathValue("id")
+		err := act(rq, id)
+		switch k := patio.KindOf(err); {
+		case err == nil:
+			c.done(rq, base+id, done)
+		case k == patio.KindInvalid || k == patio.KindConflict:
+			c.fail(rq, patio.Conflictf("%s", rq.p.Error(err)))
+		default:
+			c.fail(rq, err)
+		}
+	}
+}
+
+func (c *Console) vehicleName(rq *request) (string, bool) {
+	v, err := c.d.Records.Vehicles.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
+	if err != nil {
+		c.fail(rq, err)
+		return "", false
+	}
+	return v.Title, true
+}
+
+func (c *Console) clientName(rq *request) (string, bool) {
+	cl, err := c.d.Records.Clients.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
+	if err != nil {
+		c.fail(rq, err)
+		return "", false
+	}
+	return cl.Name, true
+}
+
+func (c *Console) dealName(rq *request) (string, bool) {
+	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
+	if err != nil {
+		c.fail(rq, err)
+		return "", false
+	}
+	return d.Title, true
+}

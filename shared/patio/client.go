@@ -318,5 +318,6 @@ func NewClients(store ClientStore) Clients {
 		},
 		Remove: Client.Deactivate,
 		Query:  ClientQuery.Check,
+		Verbs:  map[string]string{ClientInactive: "deactivate", ClientActive: "restore"},
 	}}
 }

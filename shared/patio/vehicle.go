@@ -301,6 +301,7 @@ func NewVehicles(store VehicleStore) Vehicles {
 		},
 		Remove: Vehicle.Archive,
 		Query:  VehicleQuery.Check,
+		Verbs:  map[string]string{VehicleArchived: "archive", VehicleSold: "sell"},
 	}}
 }
 
