@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -375,5 +376,51 @@ func TestArchiveAndRestore(t *testing.T) {
 		if obj := apiGet(t, tm.Key, tc.api); obj["status"] != tc.status {
 			t.Errorf("restored from %s: the API reads %v; want %s", tc.page, obj["status"], tc.status)
 		}
+	}
+}
+
+// TestOverviewStockAndPipeline: the overview counts the stock by status and the pipeline's open
+// deals by phase with their value, over every deal (more than a column shows), each linking to
+// the list behind it; a won deal is no longer in the pipeline, its vehicle sold. The board's column heads carry the
+// same count and value and say how many cards they show.
+func TestOverviewStockAndPipeline(t *testing.T) {
+	const shown = 25 // the cards a column of the board shows
+	tm := newTeam(t)
+	argo := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990}`)
+	createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Mobi","price":54990}`)
+	reserved := createVehicleJSON(t, tm.Key, `{"brand":"Toyota","model":"Corolla","price":119990,"status":"reservado"}`)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
+	const leads = shown + 2
+	for i := range leads {
+		createJSON(t, tm.Key, "deals", `{"title":"Lead `+strconv.Itoa(i)+`","client_id":"`+client+`","value":1000,"phase":"lead"}`)
+	}
+	createJSON(t, tm.Key, "deals", `{"title":"Corolla","client_id":"`+client+`","vehicle_id":"`+reserved+`","value":119990,"phase":"negociacao"}`)
+	won := createJSON(t, tm.Key, "deals", `{"title":"Argo vendido","client_id":"`+client+`","vehicle_id":"`+argo+`","value":79990,"phase":"fechamento"}`)
+	apiSend(t, tm.Key, http.MethodPut, "/api/v1/deals/"+won, `{"status":"ganho"}`, http.StatusOK)
+
+	ctx, _ := invite(t, tm, patio.RoleViewer)
+	open(t, ctx, "/console/")
+	for id, want := range map[string]string{
+		"#stock-ativo": "1", "#stock-reservado": "1", "#stock-vendido": "1",
+		"#pipeline-lead": strconv.Itoa(leads), "#pipeline-lead-value": "R$\u00a027.000,00",
+		"#pipeline-negociacao": "1", "#pipeline-negociacao-value": "R$\u00a0119.990,00",
+		"#pipeline-fechamento": "0", "#pipeline-fechamento-value": "R$\u00a00,00",
+	} {
+		if got := text(t, ctx, id); got != want {
+			t.Errorf("the overview's %s reads %q; want %q", id, got, want)
+		}
+	}
+	submit(t, ctx, "#stock-reservado")
+	if rows := count(t, ctx, "main tbody tr"); rows != 1 || !strings.Contains(text(t, ctx, "main tbody"), "Corolla") {
+		t.Errorf("the reserved count leads to %d rows (%q); want the Corolla", rows, text(t, ctx, "main tbody"))
+	}
+
+	open(t, ctx, "/console/deals")
+	head := text(t, ctx, "#phase-lead + p")
+	if !strings.Contains(head, ": "+strconv.Itoa(leads)) || !strings.Contains(head, "R$\u00a027.000,00") || !strings.Contains(head, strconv.Itoa(shown)) {
+		t.Errorf("the lead column's head reads %q; want %d deals worth R$ 27.000,00, %d of them shown", head, leads, shown)
+	}
+	if n := count(t, ctx, "section[aria-labelledby=phase-lead] article"); n != shown {
+		t.Errorf("the lead column shows %d cards; want %d", n, shown)
 	}
 }

@@ -203,7 +203,14 @@ func createVehicleJSON(t *testing.T, key, body string) string {
 // deals) and returns its id.
 func createJSON(t *testing.T, key, resource, body string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, stack.APIURL+"/api/v1/"+resource, strings.NewReader(body))
+	return apiSend(t, key, http.MethodPost, "/api/v1/"+resource, body, http.StatusCreated)
+}
+
+// apiSend sends a JSON body to the public API with the key, fails the test unless the answer has
+// the status want, and returns the id of the record it names.
+func apiSend(t *testing.T, key, method, path, body string, want int) string {
+	t.Helper()
+	req, _ := http.NewRequest(method, stack.APIURL+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -216,8 +223,8 @@ func createJSON(t *testing.T, key, resource, body string) string {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST /api/v1/%s %s = %d, %v; want 201", resource, body, resp.StatusCode, err)
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != want {
+		t.Fatalf("%s %s %s = %d, %v; want %d", method, path, body, resp.StatusCode, err, want)
 	}
 	return out.Data.ID
 }

@@ -9,14 +9,19 @@ import (
 )
 
 // boardColumn is one phase of the pipeline: its open deals (one page, newest first), how many
-// there are, and the value of the deals shown.
+// there are, and the value of them all.
 type boardColumn struct {
 	Phase string
 	Deals []boardCard
-	Total int
-	Value money.Cents
+	phaseTotal
 	// More is how many of the phase's deals the column does not show.
 	More int
+}
+
+// phaseTotal is how many open deals a phase of the pipeline holds and their value.
+type phaseTotal struct {
+	Total int
+	Value money.Cents
 }
 
 // boardCard is a deal on the board, with its age in days.
@@ -25,9 +30,14 @@ type boardCard struct {
 	Days int
 }
 
-// dealBoard shows the pipeline: the team's open deals in columns by phase, each read as one page
-// of its own (the board reads at most one page per column, however many deals the team has).
+// dealBoard shows the pipeline: the team's open deals in columns by phase, each column one page
+// of its own, headed by the count and value of all the phase's open deals.
 func (c *Console) dealBoard(rq *request) {
+	totals, err := c.openDeals(rq)
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
 	var cols []boardColumn
 	for _, phase := range patio.DealPhases {
 		page, err := c.d.Records.Deals.List(rq.ctx(), rq.team.ID, patio.DealQuery{
@@ -36,16 +46,38 @@ func (c *Console) dealBoard(rq *request) {
 			c.fail(rq, err)
 			return
 		}
-		col := boardColumn{Phase: phase, Total: page.Total, More: page.Total - len(page.Items)}
+		col := boardColumn{Phase: phase, phaseTotal: totals[phase], More: page.Total - len(page.Items)}
 		for _, d := range page.Items {
-			if d.Value != nil {
-				col.Value += *d.Value
-			}
 			col.Deals = append(col.Deals, boardCard{Deal: d, Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))})
 		}
 		cols = append(cols, col)
 	}
 	c.render(rq, http.StatusOK, "deals", view{Title: rq.p.T("pipeline.title"), Data: cols})
+}
+
+// openDeals counts the team's open deals in each phase and sums their values, reading them all
+// a page of patio.MaxLimit at a time.
+func (c *Console) openDeals(rq *request) (map[string]phaseTotal, error) {
+	totals := map[string]phaseTotal{}
+	q := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{patio.DealOpen}}}
+	for n := 2; ; n++ {
+		page, err := c.d.Records.Deals.List(rq.ctx(), rq.team.ID, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range page.Items {
+			t := totals[d.Phase]
+			t.Total++
+			if d.Value != nil {
+				t.Value += *d.Value
+			}
+			totals[d.Phase] = t
+		}
+		if page.Next == "" {
+			return totals, nil
+		}
+		q.Page, q.After = patio.Some(n), page.Next
+	}
 }
 
 // dealPhase moves a deal to another phase of the pipeline (a plain form post of its new phase;

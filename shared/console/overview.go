@@ -37,10 +37,19 @@ type overviewData struct {
 	MonthFrom, MonthTo string
 	Minute, Day        int
 	Limits             patio.Limits
+	Stock              []statusCount
+	Pipeline           []phaseRow
 }
 
-// overview is the console's home: each webhook's health, what is overdue, this month's revenue,
-// expense and cost, and today's API requests against the plan's limits.
+// phaseRow is one phase of the pipeline on the overview: its open deals' count and value.
+type phaseRow struct {
+	Phase string
+	phaseTotal
+}
+
+// overview is the console's home: each webhook's health, what is overdue, the stock by status,
+// the pipeline's open deals by phase, this month's revenue, expense and cost, and today's API
+// requests against the plan's limits.
 func (c *Console) overview(rq *request) {
 	ctx, team := rq.ctx(), rq.team.ID
 	var d overviewData
@@ -70,6 +79,18 @@ func (c *Console) overview(rq *request) {
 		return
 	}
 	d.OverdueActivities, d.OverdueFinancial = acts.Total, fins.Total
+	if d.Stock, err = c.stockCounts(rq); err != nil {
+		c.fail(rq, err)
+		return
+	}
+	totals, err := c.openDeals(rq)
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	for _, phase := range patio.DealPhases {
+		d.Pipeline = append(d.Pipeline, phaseRow{Phase: phase, phaseTotal: totals[phase]})
+	}
 	today := patio.DateOf(rq.now.In(rq.p.Loc))
 	from := patio.Date{Year: today.Year, Month: today.Month, Day: 1}
 	to := patio.DateOf(from.Start().AddDate(0, 1, -1))

@@ -33,15 +33,12 @@ func (c *Console) vehicleList(rq *request) {
 	q := rq.filters()
 	data := stockListData{Statuses: patio.VehicleStatuses, Phases: patio.VehiclePhases, Fuels: patio.VehicleFuels,
 		Sorts: patio.VehicleSorts}
-	for _, s := range patio.VehicleStatuses {
-		page, err := c.d.Records.Vehicles.List(rq.ctx(), rq.team.ID, patio.VehicleQuery{
-			ListQuery: patio.ListQuery{Limit: patio.Some(1), Status: []string{s}}})
-		if err != nil {
-			c.fail(rq, err)
-			return
-		}
-		data.Counts = append(data.Counts, statusCount{Status: s, N: page.Total})
+	counts, err := c.stockCounts(rq)
+	if err != nil {
+		c.fail(rq, err)
+		return
 	}
+	data.Counts = counts
 	vq, err := form.VehicleQuery(q, moduleLimit)
 	if err == nil {
 		if err = parseCursor(q.Get("cursor"), &vq.ListQuery); err != nil {
@@ -64,6 +61,21 @@ func (c *Console) vehicleList(rq *request) {
 	data.Items, data.Total = page.Items, page.Total
 	data.Next = nextPage(q, form.VehicleFilters, page.List, page.Next)
 	c.render(rq, http.StatusOK, "vehicles", view{Title: rq.p.T("stock.title"), Data: data, Form: newForm(q)})
+}
+
+// stockCounts is how many of the team's vehicles have each status (each a one-record list, whose
+// total the store keeps).
+func (c *Console) stockCounts(rq *request) ([]statusCount, error) {
+	var counts []statusCount
+	for _, s := range patio.VehicleStatuses {
+		page, err := c.d.Records.Vehicles.List(rq.ctx(), rq.team.ID, patio.VehicleQuery{
+			ListQuery: patio.ListQuery{Limit: patio.Some(1), Status: []string{s}}})
+		if err != nil {
+			return nil, err
+		}
+		counts = append(counts, statusCount{Status: s, N: page.Total})
+	}
+	return counts, nil
 }
 
 // vehiclePageData is a vehicle's page: its fields, and the deals, activities and financial
