@@ -18,12 +18,13 @@ import json
 import schemathesis
 from schemathesis.openapi.checks import RejectedPositiveData
 
-# List parameters whose remaining rules are beyond the schema: created_to must not be before
-# created_from, money filters have at most 2 decimal places (openapi.yaml does not use multipleOf
+# List parameters whose remaining rules are beyond the schema: a range's start must not be after
+# its end (created_from/created_to, price_min/price_max, value_min/value_max, year_min/year_max:
+# a reversed range is a 400 naming both ends), money filters have at most 2 decimal places (openapi.yaml does not use multipleOf
 # for money), and a CPF or CNPJ of the right shape can still have wrong check digits.
 # A cursor is opaque and tamper-evident: only one the API issued, for the same query, is accepted
 # (openapi.yaml's description of cursor), which no schema can say of a string.
-QUERY_RULES_BEYOND_SCHEMA = {"created_to", "price_min", "price_max", "value_min", "value_max", "cpf", "cnpj", "cursor",
+QUERY_RULES_BEYOND_SCHEMA = {"created_from", "created_to", "year_min", "year_max", "price_min", "price_max", "value_min", "value_max", "cpf", "cnpj", "cursor",
                              "updated_since",  # a date of the right shape can still not exist (2026-02-30)
                              "page",  # page x limit <= 10,000: the largest page depends on limit
                              "q"}  # q needs a letter or digit of any script, which no portable pattern names
