@@ -330,7 +330,7 @@ func (c *cli) deliveriesCmd() *cobra.Command {
 	mustRequire(get, "id")
 
 	replay := &cobra.Command{Use: "replay",
-		Short: "Re-send a failed, cancelled or skipped delivery (--id), or all of a webhook's (--webhook --status): same event ids, new attempts",
+		Short: "Re-send a finished delivery (--id; a delivered one too), or a webhook's failed, cancelled or skipped ones (--webhook --status): same event ids, new attempts",
 		Args:  cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)

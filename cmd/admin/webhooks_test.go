@@ -737,7 +737,7 @@ func TestDeliveriesReplay(t *testing.T) {
 					t.Fatalf("deliveries list --status pending = %+v; want delivery %s", got, id)
 				}
 				args := []string{"deliveries", "replay", "--id", id}
-				wantError(t, args, adminFails(t, args...), "only failed, cancelled or skipped deliveries can be replayed")
+				wantError(t, args, adminFails(t, args...), "only finished deliveries (succeeded, failed, cancelled or skipped) can be replayed")
 				watcher.wait(t, id, 0) // the dispatcher's first attempt
 				adminOK[webhookJSON](t, "webhooks", "disable", "--id", w.ID)
 			}

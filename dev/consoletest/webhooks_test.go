@@ -93,6 +93,18 @@ func TestWebhookCreateTestEvent(t *testing.T) {
 	if !strings.Contains(row, "200") || !strings.Contains(row, "ms") || !strings.Contains(row, "receiver of the console test") {
 		t.Errorf("attempt row = %q; want status 200, a duration and the response's start", row)
 	}
+	if sent := text(t, ctx, "#payload"); sent != string(d.Body) {
+		t.Errorf("the delivery page's body reads\n%s\nthe receiver got\n%s\nwant the bytes as sent", sent, d.Body)
+	}
+
+	// A delivered event can be sent again: the same event id and body, signed anew.
+	if got := submit(t, ctx, `form[action$="/replay"] button`); got != http.StatusOK {
+		t.Fatalf("resend a delivered event = %d at %s", got, location(ctx))
+	}
+	waitFor(t, "the resent event at the receiver", 15*time.Second, func() bool { return len(r.deliveries()) == 2 })
+	if again := r.deliveries()[1]; again.Problem != "" || again.Event["id"] != d.Event["id"] || string(again.Body) != string(d.Body) {
+		t.Errorf("the resent event = %s (signature: %q); want the same event, verified", again.Body, again.Problem)
+	}
 }
 
 // TestFailingReceiver: a receiver that fails: the attempts appear with status, duration and the
@@ -172,13 +184,13 @@ func TestFailingReceiver(t *testing.T) {
 	if got := submit(t, ctx, `form[action$="/replay"] button`); got != http.StatusOK {
 		t.Fatalf("bulk replay count = %d", got)
 	}
-	if msg := text(t, ctx, "main .card p"); msg != "1 entregas serão reenviadas, com os mesmos ids de evento." {
+	if msg := text(t, ctx, "main .card p"); msg != "Entregas a reenviar, com os mesmos ids de evento: 1." {
 		t.Errorf("bulk replay asks %q; want the one remaining delivery to confirm", msg)
 	}
 	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
 		t.Fatalf("bulk replay confirm = %d", got)
 	}
-	if done := text(t, ctx, ".done"); done != "1 entregas reenviadas." {
+	if done := text(t, ctx, ".done"); done != "Entregas reenviadas: 1." {
 		t.Errorf("after the bulk replay: %q; want the count", done)
 	}
 	waitFor(t, "every delivery succeeded", 20*time.Second, func() bool {
@@ -349,12 +361,17 @@ func TestBulkReplayNeedsConfirm(t *testing.T) {
 	c := newClient(t, sessionCookie(t, ctx).Value)
 	form := url.Values{"team": {tm.TeamID}, "status": {"failed"}}
 	resp, body := c.post("/console/webhooks/"+id+"/replay", form, nil)
-	if resp.StatusCode != http.StatusOK || !regexp.MustCompile(`\d+ entregas serão reenviadas`).MatchString(body) {
+	if resp.StatusCode != http.StatusOK || !regexp.MustCompile(`Entregas a reenviar, com os mesmos ids de evento: \d+`).MatchString(body) {
 		t.Errorf("bulk replay without confirm = %d; want the count to confirm", resp.StatusCode)
 	}
-	time.Sleep(time.Second)
-	if n := len(r.deliveries()); n != 1 {
-		t.Errorf("the receiver got %d requests after a count; want none more", n-1)
+	// A replay puts its deliveries back to pending before the answer; a count leaves them failed.
+	open(t, ctx, "/console/webhooks/"+id+"/deliveries?status=failed")
+	if n := count(t, ctx, "main table tbody tr"); n != 1 {
+		t.Errorf("failed deliveries after a count = %d; want the one still failed", n)
+	}
+	open(t, ctx, "/console/webhooks/"+id+"/deliveries?status=pending")
+	if n := count(t, ctx, "main table tbody tr"); n != 0 {
+		t.Errorf("pending deliveries after a count = %d; want none replayed", n)
 	}
 }
 

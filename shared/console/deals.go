@@ -4,12 +4,14 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
 // boardColumn is one phase of the pipeline: its open deals (one page, newest first), how many
-// there are, and the value of them all.
+// there are, and their value.
 type boardColumn struct {
 	Phase string
 	Deals []boardCard
@@ -18,10 +20,12 @@ type boardColumn struct {
 	More int
 }
 
-// phaseTotal is how many open deals a phase of the pipeline holds and their value.
+// phaseTotal is how many open deals a phase of the pipeline holds and the sum of their values.
 type phaseTotal struct {
 	Total int
 	Value money.Cents
+	// Partial says Value sums only the newest patio.MaxLimit deals (the phase holds more).
+	Partial bool
 }
 
 // boardCard is a deal on the board, with its age in days.
@@ -30,54 +34,58 @@ type boardCard struct {
 	Days int
 }
 
-// dealBoard shows the pipeline: the team's open deals in columns by phase, each column one page
-// of its own, headed by the count and value of all the phase's open deals.
+// dealBoard shows the pipeline: the team's open deals in columns by phase, each headed by its
+// count and value, each read as one page of its own (the board reads one page per column,
+// however many deals the team has).
 func (c *Console) dealBoard(rq *request) {
-	totals, err := c.openDeals(rq)
+	phases, err := c.phases(rq)
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
-	var cols []boardColumn
-	for _, phase := range patio.DealPhases {
-		page, err := c.d.Records.Deals.List(rq.ctx(), rq.team.ID, patio.DealQuery{
-			ListQuery: patio.ListQuery{Limit: patio.Some(moduleLimit), Status: []string{patio.DealOpen}}, Phase: []string{phase}})
-		if err != nil {
-			c.fail(rq, err)
-			return
+	cols := make([]boardColumn, len(phases))
+	for i, ph := range phases {
+		cards := ph.deals[:min(len(ph.deals), moduleLimit)]
+		cols[i] = boardColumn{Phase: ph.Phase, phaseTotal: ph.phaseTotal, More: ph.Total - len(cards)}
+		for _, d := range cards {
+			cols[i].Deals = append(cols[i].Deals, boardCard{Deal: d, Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))})
 		}
-		col := boardColumn{Phase: phase, phaseTotal: totals[phase], More: page.Total - len(page.Items)}
-		for _, d := range page.Items {
-			col.Deals = append(col.Deals, boardCard{Deal: d, Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))})
-		}
-		cols = append(cols, col)
 	}
 	c.render(rq, http.StatusOK, "deals", view{Title: rq.p.T("pipeline.title"), Data: cols})
 }
 
-// openDeals counts the team's open deals in each phase and sums their values, reading them all
-// a page of patio.MaxLimit at a time.
-func (c *Console) openDeals(rq *request) (map[string]phaseTotal, error) {
-	totals := map[string]phaseTotal{}
-	q := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{patio.DealOpen}}}
-	for n := 2; ; n++ {
-		page, err := c.d.Records.Deals.List(rq.ctx(), rq.team.ID, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range page.Items {
-			t := totals[d.Phase]
-			t.Total++
-			if d.Value != nil {
-				t.Value += *d.Value
+// phasePage is one phase's open deals as read for the board and the overview: the newest page
+// of patio.MaxLimit, the phase's count and their value.
+type phasePage struct {
+	Phase string
+	phaseTotal
+	deals []patio.Deal
+}
+
+// phases reads every phase of the pipeline at once, a page of patio.MaxLimit open deals each
+// (newest first), and sums their values.
+func (c *Console) phases(rq *request) ([]phasePage, error) {
+	out := make([]phasePage, len(patio.DealPhases))
+	g, ctx := errgroup.WithContext(rq.ctx())
+	for i, phase := range patio.DealPhases {
+		g.Go(func() error {
+			page, err := c.d.Records.Deals.List(ctx, rq.team.ID, patio.DealQuery{
+				ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{patio.DealOpen}}, Phase: []string{phase}})
+			if err != nil {
+				return err
 			}
-			totals[d.Phase] = t
-		}
-		if page.Next == "" {
-			return totals, nil
-		}
-		q.Page, q.After = patio.Some(n), page.Next
+			p := phasePage{Phase: phase, deals: page.Items}
+			p.Total, p.Partial = page.Total, page.Total > len(page.Items)
+			for _, d := range page.Items {
+				if d.Value != nil {
+					p.Value += *d.Value
+				}
+			}
+			out[i] = p
+			return nil
+		})
 	}
+	return out, g.Wait()
 }
 
 // dealPhase moves a deal to another phase of the pipeline (a plain form post of its new phase;

@@ -1,11 +1,9 @@
 package console
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/patio-dev/patio/shared/console/form"
 	"github.com/patio-dev/patio/shared/patio"
@@ -32,7 +30,7 @@ func (c *Console) deliveryList(rq *request) {
 	}
 	q := rq.filters()
 	data := deliveryListData{Webhook: w, Statuses: webhook.DeliveryStatuses,
-		Replayable: []string{webhook.DeliveryFailed, webhook.DeliveryCancelled, webhook.DeliverySkipped}}
+		Replayable: webhook.BulkReplayable}
 	dq, err := form.Deliveries(q, rq.p.Loc)
 	if err != nil {
 		c.render(rq, http.StatusBadRequest, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data,
@@ -74,28 +72,22 @@ func (c *Console) ownDelivery(rq *request) (webhook.Delivery, bool) {
 	return d, true
 }
 
-// deliveryShow shows one delivery: its payload and every attempt (status code, duration, error
-// class, the start of the response). A delivery still waiting for its attempt reloads itself.
+// deliveryShow shows one delivery: its body exactly as sent (the bytes signed, in their order)
+// and every attempt (status code, duration, error class, the start of the response). A delivery
+// still waiting for its attempt reloads itself.
 func (c *Console) deliveryShow(rq *request) {
 	d, ok := c.ownDelivery(rq)
 	if !ok {
 		return
 	}
-	var pretty strings.Builder
-	var payload any
-	if json.Unmarshal(d.Payload, &payload) == nil {
-		enc := json.NewEncoder(&pretty)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(payload)
-	}
-	v := view{Title: rq.p.T("delivery.title"), Data: map[string]any{"Delivery": d, "Payload": pretty.String()}}
+	v := view{Title: rq.p.T("delivery.title"), Data: map[string]any{"Delivery": d, "Payload": string(d.Payload)}}
 	if d.Status == webhook.DeliveryPending && len(d.Attempts) == 0 {
 		v.Refresh = 2
 	}
 	c.render(rq, http.StatusOK, "delivery", v)
 }
 
-// replayOne re-sends a failed, cancelled or skipped delivery.
+// replayOne re-sends a finished delivery, a delivered one included.
 func (c *Console) replayOne(rq *request) {
 	d, ok := c.ownDelivery(rq)
 	if !ok {

@@ -83,13 +83,13 @@ func (c *Console) overview(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	totals, err := c.openDeals(rq)
+	phases, err := c.phases(rq)
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
-	for _, phase := range patio.DealPhases {
-		d.Pipeline = append(d.Pipeline, phaseRow{Phase: phase, phaseTotal: totals[phase]})
+	for _, ph := range phases {
+		d.Pipeline = append(d.Pipeline, phaseRow{Phase: ph.Phase, phaseTotal: ph.phaseTotal})
 	}
 	today := patio.DateOf(rq.now.In(rq.p.Loc))
 	from := patio.Date{Year: today.Year, Month: today.Month, Day: 1}

@@ -285,8 +285,9 @@ func (s Webhooks) Delivery(ctx context.Context, id string) (Delivery, error) {
 	return d, nil
 }
 
-// Replay re-sends a failed// Replay re-sends a failed, cancelled or skipped delivery as a new series of attempts with the same
-// event id and payload. Other statuses, or a disabled webhook, are KindConflict.
+// Replay re-sends a finished delivery (succeeded, failed, cancelled or skipped) as a new series of
+// attempts with the same event id and payload: a receiver that lost a delivered event gets it
+// again. A pending delivery, or a disabled webhook, is KindConflict.
 func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 	if s.Queue == nil {
 		return Delivery{}, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
@@ -296,7 +297,7 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 		return d, err
 	}
 	if !d.Replayable() {
-		return d, patio.Conflictf("delivery %s is %s; only failed, cancelled or skipped deliveries can be replayed", id, d.Status)
+		return d, patio.Conflictf("delivery %s is %s; only finished deliveries (succeeded, failed, cancelled or skipped) can be replayed", id, d.Status)
 	}
 	w, err := s.Store.Webhook(ctx, d.TeamID, d.WebhookID)
 	if err != nil {
@@ -306,7 +307,7 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 		return d, err
 	}
 	was := d.Status
-	d, err = s.Store.SetDeliveryStatus(ctx, id, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
+	d, err = s.Store.SetDeliveryStatus(ctx, id, []string{DeliverySucceeded, DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
 	if err != nil {
 		return d, err
 	}
@@ -349,7 +350,7 @@ func (s Webhooks) replayable(ctx context.Context, webhookID string, statuses []s
 		return nil, patio.Invalidf("status must name failed, cancelled or skipped")
 	}
 	for _, st := range statuses {
-		if !(Delivery{Status: st}).Replayable() {
+		if !slices.Contains(BulkReplayable, st) {
 			return nil, patio.Invalidf("status %s cannot be replayed; only failed, cancelled or skipped deliveries can", st)
 		}
 	}

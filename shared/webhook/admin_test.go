@@ -74,7 +74,7 @@ func TestReplay(t *testing.T) {
 		{name: "skipped", state: with(webhook.DeliverySkipped, 0), wantTasks: 1},
 		{name: "failed again after a replay", state: with(webhook.DeliveryFailed, 2), wantTasks: 1},
 		{name: "pending", state: with(webhook.DeliveryPending, 0), wantKind: patio.KindConflict},
-		{name: "succeeded", state: with(webhook.DeliverySucceeded, 0), wantKind: patio.KindConflict},
+		{name: "succeeded (a receiver that lost it)", state: with(webhook.DeliverySucceeded, 0), wantTasks: 1},
 		{name: "webhook disabled", state: with(webhook.DeliveryFailed, 0, disabled), wantKind: patio.KindConflict},
 		{name: "unknown delivery", state: func(*store) {}, wantKind: patio.KindNotFound},
 		{name: "queue refuses", state: with(webhook.DeliveryCancelled, 0), queueErr: errBoom, wantErr: errBoom},

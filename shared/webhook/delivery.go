@@ -167,10 +167,15 @@ func DeliveryID(eventID, webhookID string) string {
 	return "dlv_" + hex.EncodeToString(sum[:16])
 }
 
-// Replayable reports whether the delivery may be replayed (failed, cancelled or skipped).
+// BulkReplayable are the statuses a bulk replay may name: the deliveries that did not arrive. A
+// delivered one is sent again only by its id (Webhooks.Replay), never by the thousand.
+var BulkReplayable = []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}
+
+// Replayable reports whether the delivery may be replayed: it is finished (succeeded, failed,
+// cancelled or skipped), not pending.
 func (d Delivery) Replayable() bool {
 	switch d.Status {
-	case DeliveryFailed, DeliveryCancelled, DeliverySkipped:
+	case DeliverySucceeded, DeliveryFailed, DeliveryCancelled, DeliverySkipped:
 		return true
 	}
 	return false
