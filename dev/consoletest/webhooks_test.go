@@ -105,6 +105,17 @@ func TestWebhookCreateTestEvent(t *testing.T) {
 	if again := r.deliveries()[1]; again.Problem != "" || again.Event["id"] != d.Event["id"] || string(again.Body) != string(d.Body) {
 		t.Errorf("the resent event = %s (signature: %q); want the same event, verified", again.Body, again.Problem)
 	}
+
+	// The event id the receiver logged finds its delivery; another finds none.
+	eventID, _ := d.Event["id"].(string)
+	open(t, ctx, "/console/webhooks/"+id+"/deliveries?"+url.Values{"event": {" " + eventID + " "}}.Encode())
+	if n, row := count(t, ctx, "main tbody tr"), text(t, ctx, "main"); n != 1 || !strings.Contains(row, "deal.won") {
+		t.Errorf("the search by event id lists %d rows (%q); want the test event's delivery", n, row)
+	}
+	open(t, ctx, "/console/webhooks/"+id+"/deliveries?"+url.Values{"event": {"evt_test_0000"}}.Encode())
+	if n := count(t, ctx, "main tbody tr"); n != 0 {
+		t.Errorf("the search by an unknown event id lists %d rows; want none", n)
+	}
 }
 
 // TestFailingReceiver: a receiver that fails: the attempts appear with status, duration and the

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/patio-dev/patio/shared/console/form"
 	"github.com/patio-dev/patio/shared/patio"
@@ -31,6 +32,10 @@ func (c *Console) deliveryList(rq *request) {
 	q := rq.filters()
 	data := deliveryListData{Webhook: w, Statuses: webhook.DeliveryStatuses,
 		Replayable: webhook.BulkReplayable}
+	if ev := strings.TrimSpace(q.Get("event")); ev != "" {
+		c.deliveryOfEvent(rq, data, ev)
+		return
+	}
 	dq, err := form.Deliveries(q, rq.p.Loc)
 	if err != nil {
 		c.render(rq, http.StatusBadRequest, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data,
@@ -57,6 +62,22 @@ func (c *Console) deliveryList(rq *request) {
 		data.Next = next.Encode()
 	}
 	c.render(rq, http.StatusOK, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data, Form: newForm(q)})
+}
+
+// deliveryOfEvent lists the webhook's one delivery of an event, found by its id (the delivery's id
+// derives from the event's and the webhook's: one read, whatever the other filters); none when
+// the webhook never got the event.
+func (c *Console) deliveryOfEvent(rq *request, data deliveryListData, eventID string) {
+	d, err := c.d.Webhooks.Delivery(rq.ctx(), webhook.DeliveryID(eventID, data.Webhook.ID))
+	switch {
+	case err == nil && d.TeamID == rq.team.ID:
+		data.Deliveries = []webhook.Delivery{d}
+	case err == nil, patio.IsKind(err, patio.KindNotFound):
+	default:
+		c.fail(rq, err)
+		return
+	}
+	c.render(rq, http.StatusOK, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data, Form: newForm(rq.filters())})
 }
 
 // ownDelivery returns the delivery of the path's id when it is the current team's; 404 otherwise.
