@@ -93,6 +93,16 @@ func TestWebhookCreateTestEvent(t *testing.T) {
 	if !strings.Contains(row, "200") || !strings.Contains(row, "ms") || !strings.Contains(row, "receiver of the console test") {
 		t.Errorf("attempt row = %q; want status 200, a duration and the response's start", row)
 	}
+	with(t, ctx, chromedp.Click(chromedp.CSS("details.headers summary")))
+	headers := text(t, ctx, "details.headers pre")
+	for _, name := range []string{"X-Service-Signature", "webhook-signature", "webhook-id", "webhook-timestamp", "User-Agent"} {
+		if !strings.Contains(headers, name+": "+d.Header.Get(name)) {
+			t.Errorf("the attempt's headers read\n%s\nwant %s: %s as the receiver got it", headers, name, d.Header.Get(name))
+		}
+	}
+	if html := value(t, ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`)); strings.Contains(html, secret) {
+		t.Errorf("the delivery page shows the secret")
+	}
 	if sent := text(t, ctx, "#payload"); sent != string(d.Body) {
 		t.Errorf("the delivery page's body reads\n%s\nthe receiver got\n%s\nwant the bytes as sent", sent, d.Body)
 	}

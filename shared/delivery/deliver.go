@@ -164,14 +164,15 @@ type group struct {
 
 // attempt is a task whose attempt the group makes, with its delivery and outcome.
 type attempt struct {
-	k      int // index in the group
-	task   webhook.Task
-	del    webhook.Delivery
-	heldBy string
-	at     time.Time
-	res    webhook.Result
-	rec    webhook.Attempt // as recorded
-	status string
+	k       int // index in the group
+	task    webhook.Task
+	del     webhook.Delivery
+	heldBy  string
+	at      time.Time
+	headers map[string]string // as sent
+	res     webhook.Result
+	rec     webhook.Attempt // as recorded
+	status  string
 }
 
 // deliver runs the group's steps: load, claim, send, record, schedule.
@@ -402,7 +403,7 @@ func (g *group) send(ctx context.Context, a *attempt, deadline time.Time) bool {
 		return false
 	}
 	start := time.Now()
-	a.at = at
+	a.at, a.headers = at, headers
 	a.res = d.Sender.Send(ctx, g.hook.URL, headers, a.del.Payload)
 	g.lane.put(ctx, adm.lent, a.at, time.Since(start), a.res)
 	return true
@@ -458,7 +459,7 @@ func (g *group) record(ctx context.Context, sent []*attempt) {
 func (d *Deliverer) outcome(a *attempt, hold time.Time) (webhook.Attempt, string) {
 	t, res := a.task, a.res
 	rec := webhook.Attempt{Series: t.Series, N: t.Attempt, At: a.at, StatusCode: res.StatusCode,
-		DurationMs: res.Duration.Milliseconds(), ErrorClass: res.ErrorClass, ResponseBody: res.Body}
+		DurationMs: res.Duration.Milliseconds(), ErrorClass: res.ErrorClass, ResponseBody: res.Body, Headers: a.headers}
 	if late := a.at.Sub(t.Due); a.heldBy != "" && late >= heldNote {
 		rec.HeldBy, rec.HeldMs = a.heldBy, late.Milliseconds()
 	}

@@ -34,6 +34,7 @@ type attemptLogRow struct {
 	HeldBy        string `dynamo:"held_by,omitempty"`
 	HeldMs        int64  `dynamo:"held_ms,omitempty"`
 	Body          string `dynamo:"response_body"`
+	Headers       string `dynamo:"sent_headers,omitempty"`
 	ExpiresAt     int64  `dynamo:"expires_at"`
 }
 
@@ -48,7 +49,7 @@ func (s *Store) logAttempts(ctx context.Context, deliveryID string, attempts []w
 	for _, a := range attempts {
 		r := attemptLogRow{PK: attemptLogKey(deliveryID, a.Series, a.N), DeliveryID: deliveryID, Series: a.Series, N: a.N,
 			At: unixMilli(a.At), StatusCode: a.StatusCode, DurationMs: a.DurationMs, ErrorClass: a.ErrorClass,
-			HeldBy: a.HeldBy, HeldMs: a.HeldMs, Body: a.ResponseBody, ExpiresAt: a.At.Add(webhook.Retention).Unix()}
+			HeldBy: a.HeldBy, HeldMs: a.HeldMs, Body: a.ResponseBody, Headers: encodeHeaders(a.Headers), ExpiresAt: a.At.Add(webhook.Retention).Unix()}
 		if a.NextAttemptAt != nil {
 			r.NextAttemptAt = a.NextAttemptAt.UnixMilli()
 		}
@@ -88,7 +89,7 @@ func (s *Store) AttemptLog(ctx context.Context, d webhook.Delivery) ([]webhook.A
 			continue
 		}
 		a := webhook.Attempt{Series: r.Series, N: r.N, At: fromMilli(r.At), StatusCode: r.StatusCode, DurationMs: r.DurationMs,
-			ErrorClass: r.ErrorClass, HeldBy: r.HeldBy, HeldMs: r.HeldMs, ResponseBody: r.Body}
+			ErrorClass: r.ErrorClass, HeldBy: r.HeldBy, HeldMs: r.HeldMs, ResponseBody: r.Body, Headers: decodeHeaders(r.Headers)}
 		if r.NextAttemptAt != 0 {
 			t := fromMilli(r.NextAttemptAt)
 			a.NextAttemptAt = &t

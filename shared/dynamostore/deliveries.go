@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"sync"
@@ -20,8 +21,9 @@ import (
 // attempt is due, Unix ms) put it in the sparse by_due index the sweep reads; claim and
 // claim_until hold the claim of the attempt being made; held_by and held_until note why and until
 // when its next attempt waits for its webhook. bodies holds the response excerpt of each attempt
-// of the current series (beside attempts, so that the by_webhook index, which projects attempts
-// for the lists, does not copy them).
+// of the current series and sent_headers the headers it sent (as JSON objects), both beside
+// attempts, so that the by_webhook index, which projects attempts for the lists, does not copy
+// them.
 type deliveryRow struct {
 	PK             string       `dynamo:"pk,hash"`
 	WebhookID      string       `dynamo:"webhook_id"`
@@ -36,6 +38,7 @@ type deliveryRow struct {
 	NextAttemptAt  int64        `dynamo:"next_attempt_at"`
 	Attempts       []attemptRow `dynamo:"attempts"`
 	Bodies         []string     `dynamo:"bodies,omitempty"`
+	SentHeaders    []string     `dynamo:"sent_headers,omitempty"`
 	Payload        string       `dynamo:"payload"`
 	Test           bool         `dynamo:"test,omitempty"`
 	CreatedAt      int64        `dynamo:"created_at"`
@@ -95,7 +98,7 @@ func toDeliveryRow(d webhook.Delivery) deliveryRow {
 	if d.NextAttemptAt != nil {
 		r.NextAttemptAt = d.NextAttemptAt.UnixMilli()
 	}
-	bodies := false
+	bodies, headers := false, false
 	for _, a := range d.Attempts {
 		ar := attemptRow{Series: a.Series, N: a.N, At: unixMilli(a.At), StatusCode: a.StatusCode,
 			DurationMs: a.DurationMs, ErrorClass: a.ErrorClass, HeldBy: a.HeldBy, HeldMs: a.HeldMs}
@@ -105,9 +108,15 @@ func toDeliveryRow(d webhook.Delivery) deliveryRow {
 		r.Attempts = append(r.Attempts, ar)
 		r.Bodies = append(r.Bodies, a.ResponseBody)
 		bodies = bodies || a.ResponseBody != ""
+		h := encodeHeaders(a.Headers)
+		r.SentHeaders = append(r.SentHeaders, h)
+		headers = headers || h != ""
 	}
 	if !bodies {
 		r.Bodies = nil
+	}
+	if !headers {
+		r.SentHeaders = nil
 	}
 	return r
 }
@@ -138,9 +147,33 @@ func (r deliveryRow) delivery() (webhook.Delivery, error) {
 		if i < len(r.Bodies) {
 			wa.ResponseBody = r.Bodies[i]
 		}
+		if i < len(r.SentHeaders) {
+			wa.Headers = decodeHeaders(r.SentHeaders[i])
+		}
 		d.Attempts = append(d.Attempts, wa)
 	}
 	return d, nil
+}
+
+// encodeHeaders stores an attempt's sent headers as a JSON object ("" for none).
+func encodeHeaders(h map[string]string) string {
+	if len(h) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(h) // a map of strings always encodes
+	return string(b)
+}
+
+// decodeHeaders reads what encodeHeaders stored (nil for "" or an unreadable value).
+func decodeHeaders(s string) map[string]string {
+	if s == "" {
+		return nil
+	}
+	var h map[string]string
+	if json.Unmarshal([]byte(s), &h) != nil {
+		return nil
+	}
+	return h
 }
 
 func (s *Store) deliveries() dynamo.Table { return s.db.Table(s.tables.Deliveries) }

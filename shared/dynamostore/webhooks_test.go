@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,9 +38,17 @@ func newHook(t *testing.T, s interface {
 	return w
 }
 
+// sentAt reports whether an attempt's stored headers are those it sent: its timestamp and the
+// event's id.
+func sentAt(a webhook.Attempt) bool {
+	return a.Headers[webhook.HeaderSWTimestamp] == strconv.FormatInt(a.At.Unix(), 10) &&
+		a.Headers[webhook.HeaderSWID] == "evt_bounded" && strings.HasPrefix(a.Headers[webhook.HeaderSWSignature], "v1,")
+}
+
 // TestAttemptsStayBounded: however many series a delivery goes through (replays), its item keeps
-// the attempts of the current series only (with their response excerpts), while the attempt log
-// keeps every attempt with its response excerpt.
+// the attempts of the current series only (with their response excerpts and sent headers), while
+// the attempt log keeps every attempt with its response excerpt and headers; the lists carry
+// neither.
 func TestAttemptsStayBounded(t *testing.T) {
 	s := webhookStore(t)
 	ctx := context.Background()
@@ -61,7 +70,7 @@ func TestAttemptsStayBounded(t *testing.T) {
 			}
 			at := t0.Add(time.Duration(sr*10+n) * time.Second)
 			a := webhook.Attempt{Series: sr, N: n, At: at, StatusCode: 500, DurationMs: 12, ErrorClass: webhook.ErrHTTPStatus,
-				ResponseBody: body}
+				ResponseBody: body, Headers: webhook.Headers(d.EventID, d.Payload, webhook.Keys{w.Secret}, at)}
 			status := webhook.DeliveryPending
 			if n == webhook.MaxAttempts {
 				status = webhook.DeliveryFailed
@@ -89,7 +98,7 @@ func TestAttemptsStayBounded(t *testing.T) {
 			len(got.Attempts), webhook.MaxAttempts)
 	}
 	for _, a := range got.Attempts {
-		if a.Series != series-1 || a.ResponseBody != body {
+		if a.Series != series-1 || a.ResponseBody != body || !sentAt(a) {
 			t.Errorf("the delivery item holds attempt %d.%d with %d body bytes; want only the current series, with its bodies",
 				a.Series, a.N, len(a.ResponseBody))
 		}
@@ -99,7 +108,7 @@ func TestAttemptsStayBounded(t *testing.T) {
 	if err != nil || len(listed) != 1 {
 		t.Fatalf("Deliveries(%s) = %d, %v; want the delivery", w.ID, len(listed), err)
 	}
-	if l := listed[0]; len(l.Payload) != 0 || len(l.Attempts) != webhook.MaxAttempts || l.Attempts[0].ResponseBody != "" {
+	if l := listed[0]; len(l.Payload) != 0 || len(l.Attempts) != webhook.MaxAttempts || l.Attempts[0].ResponseBody != "" || l.Attempts[0].Headers != nil {
 		t.Errorf("the listed delivery has %d payload bytes, %d attempts, %d body bytes; want 0, %d, 0",
 			len(l.Payload), len(l.Attempts), len(l.Attempts[0].ResponseBody), webhook.MaxAttempts)
 	}
@@ -112,7 +121,7 @@ func TestAttemptsStayBounded(t *testing.T) {
 	}
 	for i, a := range log {
 		if a.Series != i/webhook.MaxAttempts || a.N != i%webhook.MaxAttempts+1 || a.ResponseBody != body || a.StatusCode != 500 ||
-			a.DurationMs != 12 || a.ErrorClass != webhook.ErrHTTPStatus {
+			a.DurationMs != 12 || a.ErrorClass != webhook.ErrHTTPStatus || !sentAt(a) {
 			t.Errorf("log[%d] = %d.%d status %d %s %d ms, %d body bytes; want %d.%d, 500, http_status, 12 ms, 4096 bytes",
 				i, a.Series, a.N, a.StatusCode, a.ErrorClass, a.DurationMs, len(a.ResponseBody), i/webhook.MaxAttempts, i%webhook.MaxAttempts+1)
 		}

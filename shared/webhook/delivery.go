@@ -81,6 +81,9 @@ type Attempt struct {
 	// ResponseBody is the start of the receiver's answer (at most MaxResponseBody bytes). A
 	// delivery's list of attempts carries it only when read alone (Webhooks.Delivery), not in lists.
 	ResponseBody string `json:"response_body,omitempty"`
+	// Headers are the request's headers as sent (Headers' map: timestamps, ids and signatures;
+	// never a secret), carried as ResponseBody is; nil for an attempt that sent nothing.
+	Headers map[string]string `json:"headers,omitempty"`
 	// HeldBy says why the attempt went out a second or more after its due time, when its own
 	// webhook held it back (one of the Held* reasons; "" when it did not); HeldMs is how late it
 	// went out.

@@ -17,10 +17,14 @@ const (
 	HeaderTimestamp     = "X-Service-Timestamp"
 	HeaderEventID       = "X-Service-Event-Id"
 	HeaderContentType   = "Content-Type"
+	HeaderUserAgent     = "User-Agent"
 	HeaderSWID          = "webhook-id"
 	HeaderSWTimestamp   = "webhook-timestamp"
 	HeaderSWSignature   = "webhook-signature"
 )
+
+// UserAgent names the sender of every delivery.
+const UserAgent = "Patio-Webhooks/1"
 
 // Headers returns the headers of one attempt to deliver body (the event eventID) at t, signed with
 // keys (oldest first, see Keys): X-Service-Signature is the lowercase hex HMAC-SHA256 of
@@ -32,6 +36,7 @@ func Headers(eventID string, body []byte, keys Keys, t time.Time) map[string]str
 	ts := strconv.FormatInt(t.Unix(), 10)
 	h := map[string]string{
 		HeaderContentType: "application/json",
+		HeaderUserAgent:   UserAgent,
 		HeaderTimestamp:   ts,
 		HeaderEventID:     eventID,
 		HeaderSWID:        eventID,

@@ -125,7 +125,6 @@ func (s *Sender) Send(ctx context.Context, target string, headers map[string]str
 	for k, v := range headers {
 		req.Header[k] = []string{v} // exact names, including the lower-case Standard Webhooks ones
 	}
-	req.Header.Set("User-Agent", "Patio-Webhooks/1")
 	resp, err := s.client.Do(req)
 	res.Duration = time.Since(start)
 	if err != nil {
