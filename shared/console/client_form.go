@@ -29,17 +29,8 @@ func (c *Console) clientCreate(rq *request) {
 		refuse(err)
 		return
 	}
-	c.once(rq, values, func() (string, bool) {
+	c.createOnce(rq, values, refuse, "/console/clients/", "done.client.created", func() (string, error) {
 		cl, err := c.d.Records.Clients.Create(rq.ctx(), rq.team.ID, in)
-		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict || k == patio.KindDuplicate {
-			refuse(err)
-			return "", false
-		}
-		if err != nil {
-			c.fail(rq, err)
-			return "", false
-		}
-		c.done(rq, "/console/clients/"+cl.ID, "done.client.created")
-		return "/console/clients/" + cl.ID, true
+		return cl.ID, err
 	})
 }

@@ -52,18 +52,9 @@ func (c *Console) dealCreate(rq *request) {
 		refuse(err, nil)
 		return
 	}
-	c.once(rq, values, func() (string, bool) {
+	c.createOnce(rq, values, func(err error) { refuse(err, nil) }, "/console/deals/", "done.deal.created", func() (string, error) {
 		d, err := c.d.Records.Deals.Create(rq.ctx(), rq.team.ID, in)
-		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict {
-			refuse(err, nil)
-			return "", false
-		}
-		if err != nil {
-			c.fail(rq, err)
-			return "", false
-		}
-		c.done(rq, "/console/deals/"+d.ID, "done.deal.created")
-		return "/console/deals/" + d.ID, true
+		return d.ID, err
 	})
 }
 

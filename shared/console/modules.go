@@ -135,18 +135,12 @@ func (m records[T, In]) create(c *Console, rq *request, refuse func(err error, c
 		refuse(err, nil)
 		return
 	}
-	c.once(rq, values, func() (string, bool) {
+	c.createOnce(rq, values, func(err error) { refuse(err, nil) }, m.base, "done."+m.name+".created", func() (string, error) {
 		rec, err := m.svc.Create(rq.ctx(), rq.team.ID, in)
-		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict {
-			refuse(err, nil)
-			return "", false
-		}
 		if err != nil {
-			c.fail(rq, err)
-			return "", false
+			return "", err
 		}
-		c.done(rq, m.base+m.id(rec), "done."+m.name+".created")
-		return m.base + m.id(rec), true
+		return m.id(rec), nil
 	})
 }
 

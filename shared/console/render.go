@@ -391,6 +391,25 @@ func (c *Console) static(rq *request) {
 // formTokenLife is how long a form's one-time token is remembered once posted.
 const formTokenLife = 24 * time.Hour
 
+// createOnce runs a record's creation once per form token (once): a refusal by the use case (a
+// problem, a conflict, a duplicate) comes back through refuse with the form, another error fails
+// the page, and the created record's page (base and the id create returns) says doneKey.
+func (c *Console) createOnce(rq *request, values url.Values, refuse func(error), base, doneKey string, create func() (string, error)) {
+	c.once(rq, values, func() (string, bool) {
+		id, err := create()
+		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict || k == patio.KindDuplicate {
+			refuse(err)
+			return "", false
+		}
+		if err != nil {
+			c.fail(rq, err)
+			return "", false
+		}
+		c.done(rq, base+id, doneKey)
+		return base + id, true
+	})
+}
+
 // once runs a form's creation at most once per one-time token (the form_token field): a second
 // post of the same form (a reload, a double click) creates nothing and is sent to what the first
 // created. create renders its own answer and returns the path of what it created, or false when it

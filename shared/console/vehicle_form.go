@@ -39,17 +39,8 @@ func (c *Console) vehicleCreate(rq *request) {
 		refuse(err)
 		return
 	}
-	c.once(rq, values, func() (string, bool) {
+	c.createOnce(rq, values, refuse, "/console/vehicles/", "done.vehicle.created", func() (string, error) {
 		v, err := c.d.Records.Vehicles.Create(rq.ctx(), rq.team.ID, in)
-		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict || k == patio.KindDuplicate {
-			refuse(err)
-			return "", false
-		}
-		if err != nil {
-			c.fail(rq, err)
-			return "", false
-		}
-		c.done(rq, "/console/vehicles/"+v.ID, "done.vehicle.created")
-		return "/console/vehicles/" + v.ID, true
+		return v.ID, err
 	})
 }
