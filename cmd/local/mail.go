@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/patio-dev/patio/dev/localaws"
 )
 
 // printEmails prints, as they are sent, the emails moto's SES at motoURL holds (invitations with
@@ -15,17 +17,10 @@ import (
 // machine, and this is how a developer reads them. It polls every interval until ctx ends.
 func printEmails(ctx context.Context, motoURL string, w io.Writer, interval time.Duration) {
 	seen := 0
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	localaws.Tick(ctx, interval, func(time.Time) bool {
 		msgs, err := sentEmails(ctx, motoURL)
 		if err != nil || len(msgs) <= seen {
-			continue
+			return true
 		}
 		for _, m := range msgs[seen:] {
 			var to []string
@@ -35,7 +30,8 @@ func printEmails(ctx context.Context, motoURL string, w io.Writer, interval time
 			fmt.Fprintf(w, "\nlocal: email to %s: %s\n%s\n", strings.Join(to, ", "), m.Subject, indentText(m.Body))
 		}
 		seen = len(msgs)
-	}
+		return true
+	})
 }
 
 // sentEmail is one email moto's SES keeps.

@@ -314,18 +314,7 @@ func untilOrphaned(parent context.Context) context.Context {
 	ppid := os.Getppid()
 	go func() {
 		defer cancel()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if os.Getppid() != ppid {
-					return
-				}
-			}
-		}
+		localaws.Tick(ctx, time.Second, func(time.Time) bool { return os.Getppid() == ppid })
 	}()
 	return ctx
 }

@@ -115,14 +115,8 @@ func pct(sorted []time.Duration, p int) time.Duration {
 
 // Report writes Take's lines to w every interval until ctx ends.
 func (c *Calls) Report(ctx context.Context, interval time.Duration, w io.Writer) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			fmt.Fprintf(w, "local: AWS calls in the last %s, %s\n%s", interval, time.Now().Format(time.TimeOnly), c.Take(interval))
-		}
-	}
+	Tick(ctx, interval, func(now time.Time) bool {
+		fmt.Fprintf(w, "local: AWS calls in the last %s, %s\n%s", interval, now.Format(time.TimeOnly), c.Take(interval))
+		return true
+	})
 }

@@ -468,9 +468,8 @@ func handleBatch(ctx context.Context, client *sqs.Client, queueURL string, ev ev
 	}
 }
 
-// Every plays an EventBridge schedule on the local stack: it hands h a scheduled event every
-// interval until ctx ends. A failing run is logged; the next one comes all the same.
-func Every(ctx context.Context, interval time.Duration, h func(context.Context, events.CloudWatchEvent) error, logger *slog.Logger) {
+// Tick calls f every interval, with the tick's time, until ctx ends or f returns false.
+func Tick(ctx context.Context, interval time.Duration, f func(now time.Time) bool) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -478,13 +477,24 @@ func Every(ctx context.Context, interval time.Duration, h func(context.Context, 
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			ev := events.CloudWatchEvent{Version: "0", Source: "aws.events", DetailType: "Scheduled Event",
-				Time: now.UTC(), Region: Region, Detail: []byte("{}")}
-			if err := h(ctx, ev); err != nil && ctx.Err() == nil {
-				logger.Error("local schedule: run failed", slog.String("error", err.Error()))
+			if !f(now) {
+				return
 			}
 		}
 	}
+}
+
+// Every plays an EventBridge schedule on the local stack: it hands h a scheduled event every
+// interval until ctx ends. A failing run is logged; the next one comes all the same.
+func Every(ctx context.Context, interval time.Duration, h func(context.Context, events.CloudWatchEvent) error, logger *slog.Logger) {
+	Tick(ctx, interval, func(now time.Time) bool {
+		ev := events.CloudWatchEvent{Version: "0", Source: "aws.events", DetailType: "Scheduled Event",
+			Time: now.UTC(), Region: Region, Detail: []byte("{}")}
+		if err := h(ctx, ev); err != nil && ctx.Err() == nil {
+			logger.Error("local schedule: run failed", slog.String("error", err.Error()))
+		}
+		return true
+	})
 }
 
 // RunTimer plays the timer function's schedule on the local stack: a tick at once, then one every
