@@ -69,8 +69,10 @@ type sustainedReport struct {
 	dropped    int     // burst requests not sent because too many were in flight
 	delivered  int     // events the steady receiver got of the load's changes
 	badSigs    int
-	drainRate  float64 // events per second drained to the 50 ms receiver
-	drainBound int     // the 50 ms receiver's bound at the end of the drain
+	drainRate  float64       // events per second drained to the 50 ms receiver
+	drainBound int           // the 50 ms receiver's bound at the end of the drain
+	drainFirst time.Duration // from the stack's start to the drain's first event
+	drainCalls string        // the stack's AWS calls during the drain
 	// problems counts the stack's logged warnings and errors by message and error.
 	problems map[string]int
 }
@@ -281,6 +283,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	if err := writeBacklog(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain); err != nil {
 		return nil, err
 	}
+	_ = calls.Take(time.Minute) // the backlog's writes are not the drain's
 	began := time.Now()
 	s, stop, err = start()
 	if err != nil {
@@ -288,12 +291,16 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	}
 	defer stop()
 	waitFor(ctx, 5*time.Minute, func() bool { return len(slow.arrivals(slowHook.ID)) >= o.drain })
-	var last time.Time
+	var first, last time.Time
 	for _, at := range slow.arrivals(slowHook.ID) {
 		if at.After(last) {
 			last = at
 		}
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
 	}
+	rep.drainFirst, rep.drainCalls = first.Sub(began), calls.Take(last.Sub(began))
 	if n := len(slow.arrivals(slowHook.ID)); n < o.drain {
 		return rep, fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", n, o.drain)
 	}
@@ -527,7 +534,9 @@ func printSustained(w io.Writer, r *sustainedReport) {
 	fmt.Fprintf(w, "\nBurst: %.1f writes/s offered for %s (twice the last steady minute), %d not sent (%d already in flight)\n",
 		r.burstRate, r.o.burst, r.dropped, sustainedInFlight)
 	fmt.Fprintf(w, "Events of the load's changes at the receiver: %d, bad signatures %d\n", r.delivered, r.badSigs)
-	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s, bound %d at the end\n", r.o.drain, r.drainRate, r.drainBound)
+	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s from the stack's start, the first after %s, bound %d at the end\n",
+		r.o.drain, r.drainRate, r.drainFirst.Round(time.Millisecond), r.drainBound)
+	fmt.Fprintf(w, "\nThe stack's AWS calls during the drain:\n%s", indent(r.drainCalls))
 	if len(r.problems) > 0 {
 		fmt.Fprintf(w, "\nThe stack's warnings and errors (.data/bench-sustained.log), by message:\n")
 		keys := make([]string, 0, len(r.problems))

@@ -380,12 +380,17 @@ func attribute(v streamtypes.AttributeValue) events.DynamoDBAttributeValue {
 // deliverer's event source does on AWS (its ScalingConfig.MaximumConcurrency in template.yaml).
 const QueueConcurrency = 20
 
-// PollQueue plays Lambda's SQS event source mapping on the local stack: it long-polls the queue and
-// hands each batch (up to 10 messages) to h as an events.SQSEvent, up to QueueConcurrency batches at
-// once, receiving the next while earlier ones are being handled (a slow receiver holds only its
-// own batch). After h returns it deletes the messages h did not report as failed (those come back
-// after the visibility timeout, and go to the dead-letter queue in the end). It returns when ctx
-// ends, once the batches in hand are done.
+// queuePollers is how many receives the local queue poller keeps going at once, as Lambda's SQS
+// event source polls with several pollers (five to begin with): one receive at a time would let
+// the queue's answer time (tens of milliseconds on moto) bound the deliveries per second.
+const queuePollers = 5
+
+// PollQueue plays Lambda's SQS event source mapping on the local stack: it long-polls the queue
+// with queuePollers receives at once and hands each batch (up to 10 messages) to h as an
+// events.SQSEvent, up to QueueConcurrency batches at once, receiving the next while earlier ones
+// are being handled (a slow receiver holds only its own batch). After h returns it deletes the
+// messages h did not report as failed (those come back after the visibility timeout, and go to
+// the dead-letter queue in the end). It returns when ctx ends, once the batches in hand are done.
 //
 // timeout is each handler call's deadline, as Lambda gives each invocation its function's timeout
 // (0: none). A receive that fails is tried again after a wait that doubles up to maxBackoff.
@@ -402,38 +407,43 @@ func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHand
 	slots := make(chan struct{}, QueueConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	failing := backoff{min: time.Second, max: maxBackoff}
-	for ctx.Err() == nil {
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			return nil
-		}
-		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
-			QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
-		})
-		if err != nil || len(out.Messages) == 0 {
-			<-slots
-			if err != nil && ctx.Err() == nil {
-				logger.Warn("local queue: receive failed", slog.String("error", err.Error()))
-				sleep(ctx, failing.next())
+	poll := func() {
+		failing := backoff{min: time.Second, max: maxBackoff}
+		for ctx.Err() == nil {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
 			}
-			continue
-		}
-		failing.reset()
-		ev := events.SQSEvent{}
-		for _, m := range out.Messages {
-			ev.Records = append(ev.Records, events.SQSMessage{
-				MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
-				Body: aws.ToString(m.Body), Md5OfBody: aws.ToString(m.MD5OfBody), Attributes: m.Attributes,
-				EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: cfg.Region,
+			out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+				QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+				MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
+			})
+			if err != nil || len(out.Messages) == 0 {
+				<-slots
+				if err != nil && ctx.Err() == nil {
+					logger.Warn("local queue: receive failed", slog.String("error", err.Error()))
+					sleep(ctx, failing.next())
+				}
+				continue
+			}
+			failing.reset()
+			ev := events.SQSEvent{}
+			for _, m := range out.Messages {
+				ev.Records = append(ev.Records, events.SQSMessage{
+					MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+					Body: aws.ToString(m.Body), Md5OfBody: aws.ToString(m.MD5OfBody), Attributes: m.Attributes,
+					EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: cfg.Region,
+				})
+			}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				handleBatch(ctx, client, queueURL, ev, h, logger)
 			})
 		}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			handleBatch(ctx, client, queueURL, ev, h, logger)
-		})
+	}
+	for range queuePollers {
+		wg.Go(poll)
 	}
 	return nil
 }
