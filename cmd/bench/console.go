@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -25,17 +26,23 @@ import (
 // concurrency 1 against GET /api/v1/vehicles/{id} measured in the same rounds, and the items each
 // page's DynamoDB calls examined (a sample request each, as the lists part counts them).
 
-// consoleOptions size the console part's team.
+// consoleOptions size the console part's teams: the busy dealership's (deliveries, activities,
+// financial records) and the workplace's (vehicles, clients, deals).
 type consoleOptions struct {
 	deliveries, activities, financial int
+	vehicles, clients, deals          int
 }
 
-// consolePage is one measured page: its path, the statuses its list shows (k; 0 for no list), and
-// its budget as a multiple of the GET by id.
+// consolePage is one measured page: its path, the statuses its list shows (k; 0 for no list), its
+// budget as a multiple of the GET by id, and the session it is read with (the team's).
 type consolePage struct {
 	name, path string
 	k          int
 	budget     float64
+	session    string
+	// columns bounds the page's queries of the deals table when set (the board: one page per
+	// column).
+	columns int
 }
 
 // consoleRow is one page's figures.
@@ -43,8 +50,9 @@ type consoleRow struct {
 	page consolePage
 	res  result
 	// items are what the page's reads examined (records, and the session's and member's keys),
-	// counted the items its total's count examined, queries its DynamoDB calls.
-	items, counted, queries int
+	// counted the items its total's count examined, queries its DynamoDB calls, dealQueries its
+	// queries of the deals table.
+	items, counted, queries, dealQueries int
 }
 
 // consoleReport is the console part's figures.
@@ -90,22 +98,40 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleRep
 	}
 	month := time.Now().UTC()
 	first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.UTC)
-	pages := []consolePage{
-		{"webhooks", "/console/webhooks", 0, 3},
-		{"deliveries of a webhook", "/console/webhooks/" + hook + "/deliveries", 0, 3},
-		{"activities", "/console/activities", 3, 3},
-		{"overdue activities", "/console/activities?overdue=1", 2, 3},
-		{"overdue financial records", "/console/financial?overdue=1", 1, 3},
-		{"financial, type=revenue", "/console/financial?type=revenue", 2, 3},
-		{"summary of a month", "/console/financial/summary?" + url.Values{"from": {first.Format("2006-01-02")},
-			"to": {first.AddDate(0, 1, -1).Format("2006-01-02")}}.Encode(), 0, 5},
+	wp, err := env.seedWorkplace(ctx, o.console)
+	if err != nil {
+		return nil, err
 	}
-	jar, _ := cookiejar.New(nil)
+	pages := []consolePage{
+		{"webhooks", "/console/webhooks", 0, 3, cookie, 0},
+		{"deliveries of a webhook", "/console/webhooks/" + hook + "/deliveries", 0, 3, cookie, 0},
+		{"activities", "/console/activities", 3, 3, cookie, 0},
+		{"overdue activities", "/console/activities?overdue=1", 2, 3, cookie, 0},
+		{"overdue financial records", "/console/financial?overdue=1", 1, 3, cookie, 0},
+		{"financial, type=revenue", "/console/financial?type=revenue", 2, 3, cookie, 0},
+		{"summary of a month", "/console/financial/summary?" + url.Values{"from": {first.Format("2006-01-02")},
+			"to": {first.AddDate(0, 1, -1).Format("2006-01-02")}}.Encode(), 0, 5, cookie, 0},
+		// The workplace (issue 31): its lists read a page of the statuses they show, plus the
+		// maintained counts at the stock's head; the board one page per column.
+		{"stock", "/console/vehicles", len(defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)), 3, wp.session, 0},
+		{"stock, brand=" + benchBrand, "/console/vehicles?brand=" + benchBrand, len(defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)), 3, wp.session, 0},
+		{"clients, q=CPF", "/console/clients?" + url.Values{"q": {wp.cpf}}.Encode(), len(defaultStatuses(patio.ClientStatuses, patio.ClientInactive)), 3, wp.session, 0},
+		{"clients, q=name", "/console/clients?" + url.Values{"q": {wp.name}}.Encode(), len(defaultStatuses(patio.ClientStatuses, patio.ClientInactive)), 3, wp.session, 0},
+		{"pipeline board", "/console/deals", 0, 3, wp.session, len(patio.DealPhases)},
+	}
 	u, _ := url.Parse(base)
-	jar.SetCookies(u, []*http.Cookie{{Name: "patio_session", Value: cookie, Path: "/console/"}})
-	client := &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 4},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	page := func(path string) op {
+	clients := map[string]*http.Client{}
+	for _, p := range pages {
+		if clients[p.session] != nil {
+			continue
+		}
+		jar, _ := cookiejar.New(nil)
+		jar.SetCookies(u, []*http.Cookie{{Name: "patio_session", Value: p.session, Path: "/console/"}})
+		clients[p.session] = &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 4},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	page := func(p consolePage) op {
+		client, path := clients[p.session], p.path
 		return func(ctx context.Context, _ *rand.Rand) error {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 			if err != nil {
@@ -129,7 +155,7 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleRep
 	rep := &consoleReport{o: o.console}
 	runs := []timedRun{{get, 1}}
 	for i, p := range pages {
-		call := page(p.path)
+		call := page(p)
 		if err := call(ctx, nil); err != nil {
 			return nil, err
 		}
@@ -138,7 +164,14 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleRep
 			return nil, err
 		}
 		items, counted, counters := classify(calls)
-		rep.rows = append(rep.rows, consoleRow{page: p, items: items, counted: counted + counters, queries: len(calls)})
+		dealQueries := 0
+		for _, c := range calls {
+			if c.op == "Query" && strings.Contains(c.body, `"TableName":"`+env.tables.Deals+`"`) {
+				dealQueries++
+			}
+		}
+		rep.rows = append(rep.rows, consoleRow{page: p, items: items, counted: counted + counters, queries: len(calls),
+			dealQueries: dealQueries})
 		runs = append(runs, timedRun{call, uint64(2 + i)})
 	}
 	res := measureRounds(ctx, 1, o.warmup, o.listDuration*time.Duration(len(runs))/2, runs, func(round, i int, part func(context.Context)) {
@@ -157,7 +190,7 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleRep
 // ownerSession makes an owner of the team and a session of theirs, and returns the session's
 // cookie value.
 func (env *benchEnv) ownerSession(ctx context.Context, team string) (string, error) {
-	email := "owner+bench@dealer.example"
+	email := "owner+" + team[:8] + "@dealer.example"
 	ts := patio.NewTimestamp(time.Now())
 	err := env.store.AddMember(ctx, patio.Member{TeamID: team, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
 		CreatedAt: ts, UpdatedAt: ts})
@@ -239,6 +272,52 @@ func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOpti
 	})
 }
 
+// workplace is the team the stock, clients and pipeline pages are measured on, with what their
+// searches look for.
+type workplace struct {
+	session   string
+	cpf, name string // a client's CPF as people write it, and their name's distinctive words
+}
+
+// seedWorkplace bulk-loads a dealership's stock, clients and pipeline into one team of its own
+// (o.vehicles vehicles with a history's statuses, o.clients clients, o.deals deals of those
+// clients) and signs its owner in.
+func (env *benchEnv) seedWorkplace(ctx context.Context, o consoleOptions) (workplace, error) {
+	var wp workplace
+	p, err := createTeam(ctx, env.store, "Bench workplace")
+	if err != nil {
+		return wp, err
+	}
+	now, start := time.Now(), time.Now()
+	rng := rand.New(rand.NewPCG(uint64(o.vehicles), 40))
+	vs, err := historyVehicles(p.teamID, o.vehicles, now, func() string { return historyStatus(rng) })
+	if err != nil {
+		return wp, err
+	}
+	progress("console: importing %d vehicles, %d clients and %d deals into one team", o.vehicles, o.clients, o.deals)
+	if err := env.importVehicles(ctx, p.teamID, vs); err != nil {
+		return wp, fmt.Errorf("workplace vehicles: %w", err)
+	}
+	cs := historyClients(p.teamID, o.clients, now, func() string { return patio.ClientActive })
+	if err := env.importClients(ctx, p.teamID, cs); err != nil {
+		return wp, fmt.Errorf("workplace clients: %w", err)
+	}
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	if err := env.importDeals(ctx, p.teamID, historyDeals(p.teamID, o.deals, now, ids)); err != nil {
+		return wp, fmt.Errorf("workplace deals: %w", err)
+	}
+	progress("console: workplace imported in %s", time.Since(start).Round(time.Second))
+	c := cs[len(cs)/2]
+	d := *c.CPF
+	wp.cpf = d[:3] + "." + d[3:6] + "." + d[6:9] + "-" + d[9:]
+	wp.name = strings.Join(strings.Fields(c.Name)[1:], " ")
+	wp.session, err = env.ownerSession(ctx, p.teamID)
+	return wp, err
+}
+
 // anyVehicle returns a vehicle of the team (the GET by id the pages are compared with).
 func (env *benchEnv) anyVehicle(ctx context.Context, team string) (string, error) {
 	if len(env.vehicleIDs) > 0 {
@@ -252,17 +331,21 @@ func (env *benchEnv) anyVehicle(ctx context.Context, team string) (string, error
 
 // printConsole prints the console part and its budgets.
 func printConsole(w io.Writer, r *consoleReport) {
-	fmt.Fprintf(w, "\nThe console (issues 22 and 23): a team with %d deliveries of one webhook, %d activities, %d financial records; p50 at concurrency 1\n",
-		r.o.deliveries, r.o.activities, r.o.financial)
+	fmt.Fprintf(w, "\nThe console (issues 22, 23 and 31): a team with %d deliveries of one webhook, %d activities, %d financial records; a workplace team with %d vehicles, %d clients and %d deals; p50 at concurrency 1\n",
+		r.o.deliveries, r.o.activities, r.o.financial, r.o.vehicles, r.o.clients, r.o.deals)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "page\tp50\tp99\t× GET\tbudget\tpage items\tcount items\tcalls\tpage items budget\t")
 	fmt.Fprintf(tw, "GET /api/v1/vehicles/{id}\t%s\t%s\t1.00\t\t\t\t\t\t\n", ms(r.get.p50), ms(r.get.p99))
 	for _, row := range r.rows {
 		ratio := float64(row.res.p50) / float64(max(r.get.p50, 1))
 		items := ""
-		if row.page.k > 0 {
+		switch {
+		case row.page.k > 0:
 			limit := row.page.k*consoleLimit + 10
 			items = fmt.Sprintf("%s ≤ %d", verdict(row.items <= limit), limit)
+		case row.page.columns > 0:
+			items = fmt.Sprintf("%d deal queries: %s ≤ %d (a page per column)", row.dealQueries,
+				verdict(row.dealQueries <= row.page.columns), row.page.columns)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s ≤ %.0f×\t%d\t%d\t%d\t%s\t\n", row.page.name, ms(row.res.p50), ms(row.res.p99), ratio,
 			verdict(ratio <= row.page.budget), row.page.budget, row.items, row.counted, row.queries, items)

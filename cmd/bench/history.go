@@ -96,6 +96,25 @@ func (env *benchEnv) importVehicles(ctx context.Context, teamID string, vs []pat
 	})
 }
 
+// importClients bulk-loads a team's clients, each with its document's guard.
+func (env *benchEnv) importClients(ctx context.Context, teamID string, cs []patio.Client) error {
+	return env.importRecords(ctx, env.tables.Clients, patio.ResourceClient, teamID, len(cs), func(i int) (item, []item) {
+		c := cs[i]
+		c.Revision = 1
+		kind, value := c.Document()
+		return clientRow(c), []item{{"pk": s(teamID), "sk": s(kind + "#" + value), "owner": s(c.ID)}}
+	})
+}
+
+// importDeals bulk-loads a team's deals.
+func (env *benchEnv) importDeals(ctx context.Context, teamID string, ds []patio.Deal) error {
+	return env.importRecords(ctx, env.tables.Deals, patio.ResourceDeal, teamID, len(ds), func(i int) (item, []item) {
+		d := ds[i]
+		d.Revision = 1
+		return dealRow(d), nil
+	})
+}
+
 // importRecords bulk-loads n records of one resource into a team in the store's own item format
 // (storeformat.go: rows, order, facet and word items, guards, counts), with batch writes rather
 // than one transaction per record: many times faster than creating them one by one. Each count is

@@ -441,12 +441,7 @@ func (env *benchEnv) seedRecords(ctx context.Context, resource string, size int)
 		for _, c := range t.cs {
 			t.ids = append(t.ids, c.ID)
 		}
-		err = env.importRecords(ctx, env.tables.Clients, resource, p.teamID, size, func(i int) (item, []item) {
-			c := t.cs[i]
-			c.Revision = 1
-			kind, value := c.Document()
-			return clientRow(c), []item{{"pk": s(p.teamID), "sk": s(kind + "#" + value), "owner": s(c.ID)}}
-		})
+		err = env.importClients(ctx, p.teamID, t.cs)
 	case patio.ResourceDeal:
 		clients := make([]string, max(size/20, 1))
 		for i := range clients {
@@ -457,11 +452,7 @@ func (env *benchEnv) seedRecords(ctx context.Context, resource string, size int)
 		for _, d := range t.ds {
 			t.ids = append(t.ids, d.ID)
 		}
-		err = env.importRecords(ctx, env.tables.Deals, resource, p.teamID, size, func(i int) (item, []item) {
-			d := t.ds[i]
-			d.Revision = 1
-			return dealRow(d), nil
-		})
+		err = env.importDeals(ctx, p.teamID, t.ds)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("seed %d %ss: %w", size, resource, err)

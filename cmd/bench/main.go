@@ -202,6 +202,9 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.console.deliveries, "console-deliveries", 100000, "logged deliveries of the console team's webhook")
 	fs.IntVar(&o.console.activities, "console-activities", 10000, "activities of the console's team")
 	fs.IntVar(&o.console.financial, "console-financial", 10000, "financial records of the console's team")
+	fs.IntVar(&o.console.vehicles, "console-vehicles", 50000, "vehicles of the console's workplace team")
+	fs.IntVar(&o.console.clients, "console-clients", 10000, "clients of the console's workplace team")
+	fs.IntVar(&o.console.deals, "console-deals", 10000, "deals of the console's workplace team")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: go run ./cmd/local with-engines -- go run ./cmd/bench [flags]\n")
 		fs.PrintDefaults()
