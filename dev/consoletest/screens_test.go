@@ -112,6 +112,9 @@ func TestEveryScreen(t *testing.T) {
 			return submit(t, ctx, `main form button[type=submit]`)
 		}, 422},
 		{"vehicle", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/vehicles/"+vehicleID) }, 200},
+		{"vehicle-edit", func(t *testing.T, ctx context.Context) int64 {
+			return open(t, ctx, "/console/vehicles/"+vehicleID+"/edit")
+		}, 200},
 		{"clients", func(t *testing.T, ctx context.Context) int64 {
 			if clientID == "" {
 				clientID = createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
@@ -120,6 +123,9 @@ func TestEveryScreen(t *testing.T) {
 			return open(t, ctx, "/console/clients")
 		}, 200},
 		{"client", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/clients/"+clientID) }, 200},
+		{"client-edit", func(t *testing.T, ctx context.Context) int64 {
+			return open(t, ctx, "/console/clients/"+clientID+"/edit")
+		}, 200},
 		{"client-new", path("/console/clients/new"), 200},
 		{"client-new-refused", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/clients/new")
@@ -129,6 +135,7 @@ func TestEveryScreen(t *testing.T) {
 		{"pipeline", path("/console/deals"), 200},
 		{"deal-new", path("/console/deals/new"), 200},
 		{"deal", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/deals/"+dealID) }, 200},
+		{"deal-edit", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/deals/"+dealID+"/edit") }, 200},
 		{"webhooks", path("/console/webhooks"), 200},
 		{"webhook-new", path("/console/webhooks/new"), 200},
 		{"webhook-new-refused", func(t *testing.T, ctx context.Context) int64 {

@@ -303,6 +303,13 @@ func TestDayAtTheDealership(t *testing.T) {
 
 	for _, phase := range []string{"contato", "visita", "proposta", "negociacao", "fechamento"} {
 		open(t, ctx, "/console/deals")
+		if phase == "contato" {
+			// The card names the deal's client and its vehicle (plate in Mercosul form).
+			card := value(t, ctx, chromedp.Evaluate[string](`document.getElementById("move-`+deal+`").closest("article").innerText`))
+			if !strings.Contains(card, "Maria da Silva") || !strings.Contains(card, "ABC1C34") {
+				t.Errorf("the deal's card on the board reads %q; want its client's name and its vehicle's plate", card)
+			}
+		}
 		with(t, ctx, chromedp.SetValue(chromedp.ID("move-"+deal), phase))
 		submit(t, ctx, `form[action$="/deals/`+deal+`/phase"] button`)
 	}
@@ -422,5 +429,68 @@ func TestOverviewStockAndPipeline(t *testing.T) {
 	}
 	if n := count(t, ctx, "section[aria-labelledby=phase-lead] article"); n != shown {
 		t.Errorf("the lead column shows %d cards; want %d", n, shown)
+	}
+}
+
+// TestEditRecords: a vehicle, a client and a deal edited from their pages through the API's use
+// cases (the API reads what was saved); an edit whose record changed after its form was loaded
+// saves nothing and names what changed.
+func TestEditRecords(t *testing.T) {
+	tm := newTeam(t)
+	vehicle := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Mobi","price":54990,"plate":"ABC1234"}`)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"João Souza","cpf":"39053344705","email":"joao@example.com"}`)
+	deal := createJSON(t, tm.Key, "deals", `{"title":"Mobi do João","client_id":"`+client+`","vehicle_id":"`+vehicle+`"}`)
+	ctx, _ := invite(t, tm, patio.RoleMember)
+
+	open(t, ctx, "/console/vehicles/"+vehicle)
+	submit(t, ctx, `a[href$="/vehicles/`+vehicle+`/edit"]`)
+	if v := value(t, ctx, chromedp.Value(chromedp.ID("price"))); v != "54990,00" {
+		t.Errorf("the edit form's price = %q; want the vehicle's price as the reader types it", v)
+	}
+	with(t, ctx, chromedp.SetValue(chromedp.ID("price"), "52.500,00"), chromedp.SetValue(chromedp.ID("color"), "Prata"))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("save the vehicle = %d: %s", got, pageText(t, ctx))
+	}
+	if obj := apiGet(t, tm.Key, "/api/v1/vehicles/"+vehicle); obj["price"] != 52500.0 || obj["color"] != "Prata" || obj["plate"] != "ABC1234" {
+		t.Errorf("after the edit the API reads the vehicle as %v; want price 52500, color Prata, the plate kept", obj)
+	}
+	// The save leads back to the vehicle's page, whose history names the edit and its fields.
+	if h := text(t, ctx, "main .history"); !strings.Contains(h, "Veículo editado") || !strings.Contains(h, "Cor, Preço") {
+		t.Errorf("the vehicle's history reads %q; want the edit with its fields (Cor, Preço)", h)
+	}
+
+	// A stale edit: the client's email changes through the API while the form is open.
+	open(t, ctx, "/console/clients/"+client+"/edit")
+	apiSend(t, tm.Key, http.MethodPut, "/api/v1/clients/"+client, `{"email":"joao.souza@example.com"}`, http.StatusOK)
+	with(t, ctx, chromedp.SetValue(chromedp.ID("name"), "João Souza Filho"))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusConflict {
+		t.Errorf("a stale client edit = %d; want 409", got)
+	}
+	if p := pageText(t, ctx); !strings.Contains(p, "Este registro mudou") || !strings.Contains(p, "E-mail") {
+		t.Errorf("the stale edit's page: %s; want the stale message naming the email", p)
+	}
+	if obj := apiGet(t, tm.Key, "/api/v1/clients/"+client); obj["name"] != "João Souza" || obj["email"] != "joao.souza@example.com" {
+		t.Errorf("after a stale edit the API reads the client as %v; want nothing overwritten", obj)
+	}
+	// The refused form shows the API's email (a field the reader did not touch) beside the name
+	// they typed; sent again (now carrying the current revision), it saves both.
+	if v := value(t, ctx, chromedp.Value(chromedp.ID("email"))); v != "joao.souza@example.com" {
+		t.Errorf("the refused form's email = %q; want the current one", v)
+	}
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("the edit sent again = %d: %s", got, pageText(t, ctx))
+	}
+	if obj := apiGet(t, tm.Key, "/api/v1/clients/"+client); obj["name"] != "João Souza Filho" || obj["email"] != "joao.souza@example.com" {
+		t.Errorf("after the edit the API reads the client as %v; want the new name and the API's email", obj)
+	}
+
+	// The deal: a new title, its vehicle unlinked.
+	open(t, ctx, "/console/deals/"+deal+"/edit")
+	with(t, ctx, chromedp.SetValue(chromedp.ID("title"), "Proposta do João"), chromedp.SetValue(chromedp.ID("link-vehicle"), " "))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("save the deal = %d: %s", got, pageText(t, ctx))
+	}
+	if obj := apiGet(t, tm.Key, "/api/v1/deals/"+deal); obj["title"] != "Proposta do João" || obj["vehicle_id"] != nil || obj["client_id"] != client {
+		t.Errorf("after the edit the API reads the deal as %v; want the new title, no vehicle, the client kept", obj)
 	}
 }

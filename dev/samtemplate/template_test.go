@@ -120,6 +120,7 @@ func TestRepoTemplateTables(t *testing.T) {
 		{
 			name: "AuditTable",
 			lsis: map[string]string{"by_actor": "lsi_actor", "by_action": "lsi_action"},
+			gsis: map[string]string{"by_target": "gsi_target:HASH,sk:RANGE ALL"},
 			ttl:  "expires_at",
 		},
 	}

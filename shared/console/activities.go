@@ -107,21 +107,7 @@ func activityEditable(rq *request, a patio.Activity) map[string]string {
 
 // activityValues are an activity's values as its edit form shows them.
 func (c *Console) activityValues(rq *request, a patio.Activity) url.Values {
-	v := url.Values{}
-	fields := activityEditable(rq, a)
-	for k, val := range fields {
-		v.Set(k, val)
-	}
-	l := c.labelLinks(rq.ctx(), rq.team.ID, a.VehicleID, a.ClientID, a.DealID)
-	v.Set("vehicle", l.Vehicle)
-	v.Set("client", l.Client)
-	v.Set("deal", l.Deal)
-	v.Del("vehicle_id")
-	v.Del("client_id")
-	v.Del("deal_id")
-	v.Set("revision", itoa(a.Revision))
-	v.Set("loaded", snapshot(fields))
-	return v
+	return c.linkedFormValues(rq, activityEditable(rq, a), a.Revision, a.VehicleID, a.ClientID, a.DealID)
 }
 
 // activityNew shows the form of a new activity.

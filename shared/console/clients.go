@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -103,6 +105,7 @@ type clientPageData struct {
 	Deals      []patio.Deal
 	Activities []patio.Activity
 	Financial  []patio.FinancialRecord
+	History    []patio.AuditEntry
 }
 
 // clientShow shows one client of the team.
@@ -116,21 +119,30 @@ func (c *Console) clientShow(rq *request) {
 	all := func(statuses []string) patio.ListQuery {
 		return patio.ListQuery{Limit: patio.Some(moduleLimit), Status: statuses}
 	}
-	deals, err := c.d.Records.Deals.List(ctx, team, patio.DealQuery{ListQuery: all(patio.DealStatuses), ClientID: &cl.ID})
-	if err != nil {
+	data := clientPageData{Client: shownClient(rq, cl)}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		page, err := c.d.Records.Deals.List(gctx, team, patio.DealQuery{ListQuery: all(patio.DealStatuses), ClientID: &cl.ID})
+		data.Deals = page.Items
+		return err
+	})
+	g.Go(func() error {
+		page, err := c.d.Activities.List(gctx, team, patio.ActivityQuery{ListQuery: all(patio.ActivityStatuses), ClientID: &cl.ID})
+		data.Activities = page.Items
+		return err
+	})
+	g.Go(func() error {
+		page, err := c.d.Financial.List(gctx, team, patio.FinancialQuery{ListQuery: all(patio.FinancialStatuses), ClientID: &cl.ID})
+		data.Financial = page.Items
+		return err
+	})
+	g.Go(func() (err error) {
+		data.History, err = c.history(gctx, team, patio.ResourceClient, cl.ID)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		c.fail(rq, err)
 		return
 	}
-	acts, err := c.d.Activities.List(ctx, team, patio.ActivityQuery{ListQuery: all(patio.ActivityStatuses), ClientID: &cl.ID})
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	fin, err := c.d.Financial.List(ctx, team, patio.FinancialQuery{ListQuery: all(patio.FinancialStatuses), ClientID: &cl.ID})
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	c.render(rq, http.StatusOK, "client", view{Title: cl.Name, Data: clientPageData{Client: shownClient(rq, cl),
-		Deals: deals.Items, Activities: acts.Items, Financial: fin.Items}})
+	c.render(rq, http.StatusOK, "client", view{Title: cl.Name, Data: data})
 }

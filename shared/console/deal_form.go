@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/patio-dev/patio/shared/console/form"
 	"github.com/patio-dev/patio/shared/patio"
@@ -19,6 +20,10 @@ type dealFormData struct {
 	LostReasons []string
 	// Revenue is, after a win, the query string of the sale's revenue record, prefilled.
 	Revenue string
+	// Changed lists what changed since a stale edit form was loaded.
+	Changed []string
+	// History is a deal's latest audit entries (its page).
+	History []patio.AuditEntry
 }
 
 func newDealFormData() dealFormData {
@@ -31,30 +36,72 @@ func (c *Console) dealNew(rq *request) {
 		Form: newForm(url.Values{"phase": {patio.DefaultDealPhase}})})
 }
 
+// dealRecords is the pipeline's part of the shared create and edit flows: a deal's client and
+// vehicle are found by what was typed (a name or document, a plate), as an activity's links are.
+func (c *Console) dealRecords() records[patio.Deal, patio.DealInput] {
+	return records[patio.Deal, patio.DealInput]{svc: c.d.Records.Deals, name: "deal", base: "/console/deals/",
+		fields: form.DealFields,
+		read: func(values url.Values, _ *time.Location, edit bool) (patio.DealInput, error) {
+			return form.Deal(values, edit)
+		},
+		onEdit: func(in patio.DealInput) patio.DealInput { return in },
+		id:     func(d patio.Deal) string { return d.ID },
+		links:  func(d patio.Deal) (*string, *string, *string) { return d.VehicleID, &d.ClientID, nil },
+		values: func(rq *request, d patio.Deal) url.Values {
+			return c.linkedFormValues(rq, dealEditable(rq, d), d.Revision, d.VehicleID, &d.ClientID, nil)
+		},
+		editable: dealEditable}
+}
+
+// dealEditable is a deal's editable fields as its form holds them (its status moves by its own
+// buttons).
+func dealEditable(rq *request, d patio.Deal) map[string]string {
+	m := map[string]string{"title": d.Title, "client_id": d.ClientID, "vehicle_id": ptrString(d.VehicleID), "value": "",
+		"phase": d.Phase, "payment_method": ptrString(d.PaymentMethod), "expected_close_date": "", "notes": ptrString(d.Notes)}
+	if d.Value != nil {
+		m["value"] = rq.p.Decimal(*d.Value)
+	}
+	if d.ExpectedCloseDate != nil {
+		m["expected_close_date"] = d.ExpectedCloseDate.String()
+	}
+	return m
+}
+
 // dealCreate creates a deal from the form, its client and vehicle found by what was typed, once per
 // form token, through the API's use case (deal.created).
 func (c *Console) dealCreate(rq *request) {
-	values := rq.r.PostForm
-	refuse := func(err error, choices linkChoices) {
+	rq.r.PostForm.Del("deal") // the form links no deal
+	c.dealRecords().create(c, rq, func(err error, choices linkChoices) {
 		data := newDealFormData()
 		data.Choices = choices
 		c.render(rq, http.StatusUnprocessableEntity, "deal_new", view{Title: rq.p.T("pipeline.new.title"), Data: data,
-			Form: refused(rq.p, values, err, form.DealFields...)})
-	}
-	values.Del("deal") // the form links no deal
-	choices, err := c.resolveLinks(rq, values)
+			Form: refused(rq.p, rq.r.PostForm, err, form.DealFields...)})
+	})
+}
+
+// dealEdit shows a deal's edit form, loaded with its current values and revision.
+func (c *Console) dealEdit(rq *request) {
+	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
-		refuse(err, choices)
+		c.fail(rq, err)
 		return
 	}
-	in, err := form.Deal(values)
-	if err != nil {
-		refuse(err, nil)
-		return
-	}
-	c.createOnce(rq, values, func(err error) { refuse(err, nil) }, "/console/deals/", "done.deal.created", func() (string, error) {
-		d, err := c.d.Records.Deals.Create(rq.ctx(), rq.team.ID, in)
-		return d.ID, err
+	c.renderDealEdit(rq, http.StatusOK, d, newForm(c.dealRecords().values(rq, d)), nil, nil)
+}
+
+func (c *Console) renderDealEdit(rq *request, status int, d patio.Deal, f *formState, choices linkChoices, changed []string) {
+	data := newDealFormData()
+	data.Deal, data.Choices, data.Changed = &d, choices, changed
+	c.render(rq, status, "deal_edit", view{Title: d.Title, Data: data, Form: f})
+}
+
+// dealSave applies the edit form through the API's use case (its rules and its deal.updated
+// event) to the revision the form was loaded with: a deal changed meanwhile is not overwritten
+// (409, with what changed).
+func (c *Console) dealSave(rq *request) {
+	rq.r.PostForm.Del("deal")
+	c.dealRecords().save(c, rq, func(cur patio.Deal, status int, f *formState, choices linkChoices, changed []string) {
+		c.renderDealEdit(rq, status, cur, f, choices, changed)
 	})
 }
 
@@ -75,6 +122,10 @@ func (c *Console) dealPage(rq *request, status int, f *formState) {
 	data.Deal = &d
 	l := c.labelLinks(ctx, team, d.VehicleID, &d.ClientID, nil)
 	data.Client, data.Vehicle = l.Client, l.Vehicle
+	if data.History, err = c.history(ctx, team, patio.ResourceDeal, d.ID); err != nil {
+		c.fail(rq, err)
+		return
+	}
 	if d.Status == patio.DealWon {
 		q := url.Values{"type": {"revenue"}, "category": {"venda-veiculo"}, "description": {d.Title}, "deal_id": {d.ID},
 			"client_id": {d.ClientID}}

@@ -28,10 +28,12 @@ type phaseTotal struct {
 	Partial bool
 }
 
-// boardCard is a deal on the board, with its age in days.
+// boardCard is a deal on the board, with its age in days and the names of its client and
+// vehicle (empty when the record is gone).
 type boardCard struct {
 	patio.Deal
-	Days int
+	Days            int
+	Client, Vehicle string
 }
 
 // dealBoard shows the pipeline: the team's open deals in columns by phase, each headed by its
@@ -44,14 +46,54 @@ func (c *Console) dealBoard(rq *request) {
 		return
 	}
 	cols := make([]boardColumn, len(phases))
+	var clientIDs, vehicleIDs []string
 	for i, ph := range phases {
 		cards := ph.deals[:min(len(ph.deals), moduleLimit)]
 		cols[i] = boardColumn{Phase: ph.Phase, phaseTotal: ph.phaseTotal, More: ph.Total - len(cards)}
 		for _, d := range cards {
 			cols[i].Deals = append(cols[i].Deals, boardCard{Deal: d, Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))})
+			clientIDs = append(clientIDs, d.ClientID)
+			if d.VehicleID != nil {
+				vehicleIDs = append(vehicleIDs, *d.VehicleID)
+			}
+		}
+	}
+	clients, vehicles, err := c.cardNames(rq, clientIDs, vehicleIDs)
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	for _, col := range cols {
+		for i, d := range col.Deals {
+			col.Deals[i].Client = clients[d.ClientID]
+			if d.VehicleID != nil {
+				col.Deals[i].Vehicle = vehicles[*d.VehicleID]
+			}
 		}
 	}
 	c.render(rq, http.StatusOK, "deals", view{Title: rq.p.T("pipeline.title"), Data: cols})
+}
+
+// cardNames reads the clients and the vehicles the board's cards name, one batch read each (at
+// once), and returns their names by id: the client's name, the vehicle's plate and title.
+func (c *Console) cardNames(rq *request, clientIDs, vehicleIDs []string) (clients, vehicles map[string]string, err error) {
+	clients, vehicles = map[string]string{}, map[string]string{}
+	g, ctx := errgroup.WithContext(rq.ctx())
+	g.Go(func() error {
+		found, err := c.d.Records.Clients.GetMany(ctx, rq.team.ID, clientIDs)
+		for _, cl := range found {
+			clients[cl.ID] = cl.Name
+		}
+		return err
+	})
+	g.Go(func() error {
+		found, err := c.d.Records.Vehicles.GetMany(ctx, rq.team.ID, vehicleIDs)
+		for _, v := range found {
+			vehicles[v.ID] = vehicleName(v)
+		}
+		return err
+	})
+	return clients, vehicles, g.Wait()
 }
 
 // phasePage is one phase's open deals as read for the board and the overview: the newest page

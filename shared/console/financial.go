@@ -172,21 +172,8 @@ func financialEditable(f patio.FinancialRecord) map[string]string {
 // financialValues are a record's values as its edit form shows them (the amount in the person's
 // language).
 func (c *Console) financialValues(rq *request, f patio.FinancialRecord) url.Values {
-	v := url.Values{}
-	fields := financialEditable(f)
-	for k, val := range fields {
-		v.Set(k, val)
-	}
+	v := c.linkedFormValues(rq, financialEditable(f), f.Revision, f.VehicleID, f.ClientID, f.DealID)
 	v.Set("amount", rq.p.Decimal(f.Amount))
-	l := c.labelLinks(rq.ctx(), rq.team.ID, f.VehicleID, f.ClientID, f.DealID)
-	v.Set("vehicle", l.Vehicle)
-	v.Set("client", l.Client)
-	v.Set("deal", l.Deal)
-	for _, k := range []string{"vehicle_id", "client_id", "deal_id"} {
-		v.Del(k)
-	}
-	v.Set("revision", itoa(f.Revision))
-	v.Set("loaded", snapshot(fields))
 	return v
 }
 

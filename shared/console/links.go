@@ -114,7 +114,7 @@ func (c *Console) labelLinks(ctx context.Context, teamID string, vehicleID, clie
 	if vehicleID != nil {
 		l.Vehicle = *vehicleID
 		if v, err := c.d.Records.Vehicles.Get(ctx, teamID, *vehicleID); err == nil {
-			l.Vehicle = strings.TrimSpace(derefOr(v.Plate, "") + " " + v.Title)
+			l.Vehicle = vehicleName(v)
 		}
 	}
 	if clientID != nil {
@@ -130,6 +130,15 @@ func (c *Console) labelLinks(ctx context.Context, teamID string, vehicleID, clie
 		}
 	}
 	return l
+}
+
+// vehicleName is a vehicle as people at the lot name it: its plate (in Mercosul form) and its
+// title.
+func vehicleName(v patio.Vehicle) string {
+	if v.Plate == nil {
+		return v.Title
+	}
+	return br.PlateKey(*v.Plate) + " " + v.Title
 }
 
 func derefOr(s *string, def string) string {

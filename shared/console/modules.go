@@ -62,14 +62,20 @@ func snapshot(fields map[string]string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// changedSince lists, sorted, the fields whose current value differs from the snapshot the form
-// was loaded with; all of them when the snapshot does not read.
-func changedSince(loaded string, current map[string]string) []string {
+// loadedFields reads the snapshot a form was loaded with (nil when it does not read).
+func loadedFields(loaded string) map[string]string {
 	var was map[string]string
 	b, err := base64.RawURLEncoding.DecodeString(loaded)
 	if err != nil || json.Unmarshal(b, &was) != nil {
-		was = nil
+		return nil
 	}
+	return was
+}
+
+// changedSince lists, sorted, the fields whose current value differs from the snapshot the form
+// was loaded with; all of them when the snapshot does not read.
+func changedSince(loaded string, current map[string]string) []string {
+	was := loadedFields(loaded)
 	var out []string
 	for k, v := range current {
 		if was == nil || was[k] != v {
@@ -91,6 +97,38 @@ func revisionOf(v url.Values) int {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// formValues are a record's editable fields as its edit form shows them, with its revision and
+// the snapshot they were loaded from (to say what a stale edit missed).
+func formValues(fields map[string]string, revision int) url.Values {
+	v := url.Values{}
+	for k, val := range fields {
+		v.Set(k, val)
+	}
+	v.Set("revision", itoa(revision))
+	v.Set("loaded", snapshot(fields))
+	return v
+}
+
+// intString is an optional whole number as a form field holds it ("" for none).
+func intString(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
+}
+
+// linkedFormValues are formValues with a record's links shown by their labels (what a person
+// types to find them) instead of their ids.
+func (c *Console) linkedFormValues(rq *request, fields map[string]string, revision int, vehicleID, clientID, dealID *string) url.Values {
+	v := formValues(fields, revision)
+	l := c.labelLinks(rq.ctx(), rq.team.ID, vehicleID, clientID, dealID)
+	for text, label := range map[string]string{"vehicle": l.Vehicle, "client": l.Client, "deal": l.Deal} {
+		v.Set(text, label)
+		v.Del(text + "_id")
+	}
+	return v
+}
 
 // recordService is what the shared flows call of a module's use cases (patio.Activities,
 // patio.Financial).
@@ -176,6 +214,15 @@ func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status in
 		}
 		fresh := m.values(rq, cur)
 		changed := changedSince(values.Get("loaded"), m.editable(rq, cur))
+		// A field someone else changed that this reader left as loaded shows its current value;
+		// what the reader typed stays, to send again.
+		if was := loadedFields(values.Get("loaded")); was != nil {
+			for _, k := range changed {
+				if _, shown := fresh[k]; shown && strings.TrimSpace(values.Get(k)) == was[k] {
+					values.Set(k, fresh.Get(k))
+				}
+			}
+		}
 		values.Set("revision", fresh.Get("revision"))
 		values.Set("loaded", fresh.Get("loaded"))
 		f := newForm(values)

@@ -79,7 +79,7 @@ func (c *Console) overview(rq *request) {
 		return
 	}
 	d.OverdueActivities, d.OverdueFinancial = acts.Total, fins.Total
-	if d.Stock, err = c.stockCounts(rq); err != nil {
+	if d.Stock, err = c.stockCounts(rq.ctx(), rq.team.ID); err != nil {
 		c.fail(rq, err)
 		return
 	}

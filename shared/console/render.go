@@ -56,7 +56,8 @@ func parsePage(name string) (*template.Template, error) {
 
 // funcs are the templates' helpers that need no request.
 var funcs = template.FuncMap{
-	"join": strings.Join,
+	"join":      strings.Join,
+	"hasSuffix": strings.HasSuffix,
 	"contains": func(list []string, s string) bool {
 		return slices.Contains(list, s)
 	},

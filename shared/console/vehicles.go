@@ -1,7 +1,10 @@
 package console
 
 import (
+	"context"
 	"net/http"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/form"
@@ -33,21 +36,27 @@ func (c *Console) vehicleList(rq *request) {
 	q := rq.filters()
 	data := stockListData{Statuses: patio.VehicleStatuses, Phases: patio.VehiclePhases, Fuels: patio.VehicleFuels,
 		Sorts: patio.VehicleSorts}
-	counts, err := c.stockCounts(rq)
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	data.Counts = counts
 	vq, err := form.VehicleQuery(q, moduleLimit)
 	if err == nil {
 		if err = parseCursor(q.Get("cursor"), &vq.ListQuery); err != nil {
 			err = patio.Invalidf("cursor is not valid for this search")
 		}
 	}
+	// The counts at the head and the page are read at once.
 	var page patio.Page[patio.Vehicle]
+	g, ctx := errgroup.WithContext(rq.ctx())
+	g.Go(func() (err error) {
+		data.Counts, err = c.stockCounts(ctx, rq.team.ID)
+		return err
+	})
 	if err == nil {
-		page, err = c.d.Records.Vehicles.List(rq.ctx(), rq.team.ID, vq)
+		g.Go(func() (err error) {
+			page, err = c.d.Records.Vehicles.List(ctx, rq.team.ID, vq)
+			return err
+		})
+	}
+	if gerr := g.Wait(); err == nil {
+		err = gerr
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "vehicles", view{Title: rq.p.T("stock.title"), Data: data,
@@ -64,28 +73,40 @@ func (c *Console) vehicleList(rq *request) {
 }
 
 // stockCounts is how many of the team's vehicles have each status (each a one-record list, whose
-// total the store keeps).
-func (c *Console) stockCounts(rq *request) ([]statusCount, error) {
-	var counts []statusCount
-	for _, s := range patio.VehicleStatuses {
-		page, err := c.d.Records.Vehicles.List(rq.ctx(), rq.team.ID, patio.VehicleQuery{
-			ListQuery: patio.ListQuery{Limit: patio.Some(1), Status: []string{s}}})
-		if err != nil {
-			return nil, err
-		}
-		counts = append(counts, statusCount{Status: s, N: page.Total})
+// total the store keeps), read at once.
+func (c *Console) stockCounts(ctx context.Context, teamID string) ([]statusCount, error) {
+	counts := make([]statusCount, len(patio.VehicleStatuses))
+	g, ctx := errgroup.WithContext(ctx)
+	for i, s := range patio.VehicleStatuses {
+		g.Go(func() error {
+			page, err := c.d.Records.Vehicles.List(ctx, teamID, patio.VehicleQuery{
+				ListQuery: patio.ListQuery{Limit: patio.Some(1), Status: []string{s}}})
+			counts[i] = statusCount{Status: s, N: page.Total}
+			return err
+		})
 	}
-	return counts, nil
+	return counts, g.Wait()
 }
 
-// vehiclePageData is a vehicle's page: its fields, and the deals, activities and financial
-// records that name it.
+// vehiclePageData is a vehicle's page: its fields, the deals, activities and financial records
+// that name it, and its history.
 type vehiclePageData struct {
 	Vehicle    patio.Vehicle
 	Plate      string
 	Deals      []patio.Deal
 	Activities []patio.Activity
 	Financial  []patio.FinancialRecord
+	History    []patio.AuditEntry
+}
+
+// historyLimit is how many of a record's latest audit entries its page shows.
+const historyLimit = 10
+
+// history reads a record's latest audit entries (its history: who changed what, and when), newest
+// first, from the audit log's index by record.
+func (c *Console) history(ctx context.Context, teamID, resource, id string) ([]patio.AuditEntry, error) {
+	entries, _, err := c.d.Audit.AuditPage(ctx, teamID, patio.AuditQuery{Target: resource + ":" + id, Limit: historyLimit})
+	return entries, err
 }
 
 // vehicleShow shows one vehicle of the team.
@@ -103,22 +124,30 @@ func (c *Console) vehicleShow(rq *request) {
 	all := func(statuses []string) patio.ListQuery {
 		return patio.ListQuery{Limit: patio.Some(moduleLimit), Status: statuses}
 	}
-	deals, err := c.d.Records.Deals.List(ctx, team, patio.DealQuery{ListQuery: all(patio.DealStatuses), VehicleID: &v.ID})
-	if err != nil {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		page, err := c.d.Records.Deals.List(gctx, team, patio.DealQuery{ListQuery: all(patio.DealStatuses), VehicleID: &v.ID})
+		data.Deals = page.Items
+		return err
+	})
+	g.Go(func() error {
+		page, err := c.d.Activities.List(gctx, team, patio.ActivityQuery{ListQuery: all(patio.ActivityStatuses), VehicleID: &v.ID})
+		data.Activities = page.Items
+		return err
+	})
+	g.Go(func() error {
+		page, err := c.d.Financial.List(gctx, team, patio.FinancialQuery{ListQuery: all(patio.FinancialStatuses), VehicleID: &v.ID})
+		data.Financial = page.Items
+		return err
+	})
+	g.Go(func() (err error) {
+		data.History, err = c.history(gctx, team, patio.ResourceVehicle, v.ID)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		c.fail(rq, err)
 		return
 	}
-	acts, err := c.d.Activities.List(ctx, team, patio.ActivityQuery{ListQuery: all(patio.ActivityStatuses), VehicleID: &v.ID})
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	fin, err := c.d.Financial.List(ctx, team, patio.FinancialQuery{ListQuery: all(patio.FinancialStatuses), VehicleID: &v.ID})
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	data.Deals, data.Activities, data.Financial = deals.Items, acts.Items, fin.Items
 	c.render(rq, http.StatusOK, "vehicle", view{Title: v.Title, Data: data})
 }
 

@@ -15,7 +15,9 @@ import (
 // The audit log lives in AuditTable: one partition per team (pk the team's id), entries by time (sk
 // <unix ms>#<id>), and two local indexes, by_actor (lsi_actor <actor>#<ms>#<id>) and by_action
 // (lsi_action <action>#<ms>#<id>), so that a page filtered by person or by action reads what it
-// shows. The table's TTL removes an entry patio.AuditRetention after it was written.
+// shows; a global index, by_target (gsi_target <team>#<target>, sk), reads one record's history
+// the same way (a global index, because one can be added to a table in place). The table's TTL
+// removes an entry patio.AuditRetention after it was written.
 
 // auditRow is an audit entry as stored.
 type auditRow struct {
@@ -32,6 +34,7 @@ type auditRow struct {
 	At        string   `dynamo:"at"`
 	LSIActor  string   `dynamo:"lsi_actor"`
 	LSIAction string   `dynamo:"lsi_action"`
+	GSITarget string   `dynamo:"gsi_target,omitempty"`
 	ExpiresAt int64    `dynamo:"expires_at"`
 }
 
@@ -54,11 +57,15 @@ func (s *Store) RecordAudit(ctx context.Context, e patio.AuditEntry) error {
 		RequestID: e.Actor.RequestID, Action: e.Action, Target: e.Target, Fields: e.Fields, At: e.At.String(),
 		LSIActor: e.Actor.ID + "#" + stamp, LSIAction: e.Action + "#" + stamp,
 		ExpiresAt: e.At.Time().Add(patio.AuditRetention).Unix()}
+	if e.Target != "" {
+		row.GSITarget = e.TeamID + "#" + e.Target
+	}
 	return wrap(s.audit().Put(row).Run(ctx), "record audit entry", e.ID)
 }
 
 // AuditPage implements patio.AuditLog: one Query of the index the filters choose (the action is
-// a filter of the person's index when both are given), newest first.
+// a filter of the person's index when both are given; a record's entries are by_target's),
+// newest first.
 func (s *Store) AuditPage(ctx context.Context, teamID string, q patio.AuditQuery) ([]patio.AuditEntry, string, error) {
 	index, attr, prefix := "", "sk", ""
 	switch {
@@ -75,7 +82,11 @@ func (s *Store) AuditPage(ctx context.Context, teamID string, q patio.AuditQuery
 		}
 		hi = min(hi, string(raw))
 	}
-	query := s.audit().Get("pk", teamID).Range(attr, dynamo.Between, lo, hi).Order(dynamo.Descending).Limit(q.Limit + 2)
+	hash, key := "pk", teamID
+	if q.Target != "" {
+		index, hash, key = "by_target", "gsi_target", teamID+"#"+q.Target
+	}
+	query := s.audit().Get(hash, key).Range(attr, dynamo.Between, lo, hi).Order(dynamo.Descending).Limit(q.Limit + 2)
 	if index != "" {
 		query = query.Index(index)
 	}

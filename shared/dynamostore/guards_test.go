@@ -282,3 +282,33 @@ func TestDocumentFollowsTheClient(t *testing.T) {
 		})
 	}
 }
+
+// GetMany reads a team's records by id in one batch: the ones that exist, never another team's.
+func TestGetManyReadsTheTeamsRecords(t *testing.T) {
+	s, ctx := newStore(t), context.Background()
+	team, other := newTeam(), newTeam()
+	var ids []string
+	for _, plate := range []string{"ABC1234", "DEF5678"} {
+		v := newVehicle(t, team, plated(plate))
+		if _, err := s.Vehicles().Create(ctx, patio.Write[patio.Vehicle]{Record: v, Changed: true}); err != nil {
+			t.Fatalf("Create = %v", err)
+		}
+		ids = append(ids, v.ID)
+	}
+	theirs := newVehicle(t, other, plated("GHI9012"))
+	if _, err := s.Vehicles().Create(ctx, patio.Write[patio.Vehicle]{Record: theirs, Changed: true}); err != nil {
+		t.Fatalf("Create = %v", err)
+	}
+	unknown, _ := patio.NewID()
+	got, err := s.Vehicles().GetMany(ctx, team, append(ids, theirs.ID, unknown))
+	if err != nil {
+		t.Fatalf("GetMany = %v", err)
+	}
+	plates := map[string]string{}
+	for _, v := range got {
+		plates[v.ID] = *v.Plate
+	}
+	if len(got) != 2 || plates[ids[0]] != "ABC1234" || plates[ids[1]] != "DEF5678" {
+		t.Errorf("GetMany = %v; want the team's two vehicles only", plates)
+	}
+}

@@ -75,6 +75,28 @@ func (r records[T, R, Q]) Get(ctx context.Context, teamID, id string) (T, error)
 	return rec, err
 }
 
+// GetMany returns the team's records of ids that exist, 100 keys to a BatchGetItem call.
+func (r records[T, R, Q]) GetMany(ctx context.Context, teamID string, ids []string) ([]T, error) {
+	keys := make([]dynamo.Keyed, len(ids))
+	for i, id := range ids {
+		keys[i] = dynamo.Keys{teamID, r.k.prefix + id}
+	}
+	var rows []R
+	err := r.table().Batch("pk", "sk").Get(keys...).All(ctx, &rows)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, wrap(err, "get "+r.k.what+"s of team", teamID)
+	}
+	out := make([]T, 0, len(rows))
+	for _, row := range rows {
+		rec, err := r.k.decode(row)
+		if err != nil {
+			return nil, wrap(err, "decode "+r.k.what+"s of team", teamID)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
 // get returns a team's record and its row's item as stored.
 func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, dynamo.Item, error) {
 	var item dynamo.Item

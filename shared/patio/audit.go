@@ -83,9 +83,11 @@ const (
 )
 
 // AuditQuery selects a page of a team's audit log, newest first: entries of one actor (by ID) and
-// one action when set, within [Since, Until] (zero: open), after Cursor.
+// one action when set, or of one record (Target, as entries name it: "vehicle:<id>"), within
+// [Since, Until] (zero: open), after Cursor.
 type AuditQuery struct {
 	Actor, Action string
+	Target        string
 	Since, Until  time.Time
 	Limit         int
 	Cursor        string
@@ -99,6 +101,9 @@ func (q AuditQuery) Check() (AuditQuery, error) {
 		q.Limit = DefaultAuditLimit
 	case q.Limit < 1 || q.Limit > MaxAuditLimit:
 		p.Add(InQuery, "limit", "limit must be between 1 and %d", MaxAuditLimit)
+	}
+	if q.Target != "" && (q.Actor != "" || q.Action != "") {
+		p.Add(InQuery, "target", "target cannot be combined with actor or action")
 	}
 	if !q.Since.IsZero() && !q.Until.IsZero() && q.Until.Before(q.Since) {
 		p.Add(InQuery, "until", "until must not be before since")

@@ -95,6 +95,9 @@ type Store[T any, Q any] interface {
 	Create(ctx context.Context, w Write[T]) (T, error)
 	// Get returns a team's record, or KindNotFound.
 	Get(ctx context.Context, teamID, id string) (T, error)
+	// GetMany returns the team's records of ids, in no particular order; an id with no record
+	// is left out.
+	GetMany(ctx context.Context, teamID string, ids []string) ([]T, error)
 	// Update reads the record, asks change for the write and, when it changes something, performs
 	// it conditioned on the revision read; a lost race re-reads and asks again. It returns the
 	// stored record (the one read when nothing changed).
@@ -219,6 +222,21 @@ func (s Service[T, In, Q]) Get(ctx context.Context, teamID, id string) (T, error
 		return zero, ErrNotFound
 	}
 	return s.store.Get(ctx, teamID, id)
+}
+
+// GetMany returns the records of ids (the ones that exist; ids that are not UUIDs are left out,
+// like unknown ones), in no particular order.
+func (s Service[T, In, Q]) GetMany(ctx context.Context, teamID string, ids []string) ([]T, error) {
+	var valid []string
+	for _, id := range ids {
+		if id, ok := ParseID(id); ok && !slices.Contains(valid, id) {
+			valid = append(valid, id)
+		}
+	}
+	if len(valid) == 0 {
+		return nil, nil
+	}
+	return s.store.GetMany(ctx, teamID, valid)
 }
 
 // Update applies an update input (PUT: only the members present change) to the stored record.

@@ -46,6 +46,10 @@ func (s *fakeStore[T, Q]) Get(ctx context.Context, teamID, id string) (T, error)
 	return s.GetFn(ctx, teamID, id)
 }
 
+func (s *fakeStore[T, Q]) GetMany(ctx context.Context, teamID string, ids []string) ([]T, error) {
+	return nil, s.unexpected("GetMany")
+}
+
 func (s *fakeStore[T, Q]) Update(ctx context.Context, teamID, id string, change func(cur T) (patio.Write[T], error)) (T, error) {
 	if s.UpdateFn == nil {
 		var zero T

@@ -29,7 +29,7 @@ func text(v url.Values, name string, clearable bool) patio.Opt[string] {
 	s := strings.TrimSpace(strings.Join(vals, ""))
 	if s == "" {
 		if clearable {
-			return patio.Opt[string]{Null: true}
+			return patio.Null[string]()
 		}
 		return patio.Opt[string]{}
 	}
@@ -77,7 +77,7 @@ func Activity(v url.Values, loc *time.Location, edit bool) (patio.ActivityInput,
 	}
 	switch due := text(v, "due_at", edit); {
 	case due.Null:
-		in.DueAt = patio.Opt[patio.Timestamp]{Null: true}
+		in.DueAt = patio.Null[patio.Timestamp]()
 	case due.Set():
 		ts, ok := DateTime(due.Value, loc)
 		if !ok {

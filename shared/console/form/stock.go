@@ -70,10 +70,12 @@ var VehicleFields = []string{"title", "brand", "model", "version", "plate", "ren
 
 // Vehicle reads the vehicle form into the API's vehicle input: texts as typed, years and mileage as
 // whole numbers (mileage may carry thousands separators), money as people type it (Amount). edit
-// makes an emptied optional field null (cleared). The domain's checks run when it is saved.
+// makes an emptied optional field null (cleared); an emptied title is left as it is (a new
+// vehicle's is made of its brand, model, version and year). The domain's checks run when it is
+// saved.
 func Vehicle(v url.Values, edit bool) (patio.VehicleInput, error) {
 	var p patio.Problems
-	in := patio.VehicleInput{Title: text(v, "title", edit), Brand: text(v, "brand", false), Model: text(v, "model", false),
+	in := patio.VehicleInput{Title: text(v, "title", false), Brand: text(v, "brand", false), Model: text(v, "model", false),
 		Version: text(v, "version", edit), Plate: text(v, "plate", edit), Renavam: text(v, "renavam", edit), VIN: text(v, "vin", edit),
 		Color: text(v, "color", edit), Fuel: text(v, "fuel", edit), Transmission: text(v, "transmission", edit),
 		Phase: text(v, "phase", false), Status: text(v, "status", false), Description: multiline(v, "description", edit)}
@@ -82,7 +84,7 @@ func Vehicle(v url.Values, edit bool) (patio.VehicleInput, error) {
 		o := text(v, name, edit)
 		switch {
 		case o.Null:
-			*dst = patio.Opt[int]{Null: true}
+			*dst = patio.Null[int]()
 		case o.Set():
 			n, err := strconv.Atoi(strings.NewReplacer(".", "", ",", "", " ", "").Replace(o.Value))
 			if err != nil {
@@ -95,7 +97,7 @@ func Vehicle(v url.Values, edit bool) (patio.VehicleInput, error) {
 		o := text(v, name, edit && name == "purchase_price")
 		switch {
 		case o.Null:
-			*dst = patio.Opt[money.Cents]{Null: true}
+			*dst = patio.Null[money.Cents]()
 		case o.Set():
 			c, err := Amount(o.Value)
 			if err != nil {
@@ -113,17 +115,21 @@ var ClientFields = []string{"type", "name", "trade_name", "cpf", "cnpj", "email"
 
 // Client reads the client form into the API's client input: a CPF, CNPJ or phone as typed (the
 // domain takes any punctuation), the birth date as a date field sends it. Fields of the other
-// type of client are left out, so that switching the type does not send both documents.
-func Client(v url.Values) (patio.ClientInput, error) {
+// type of client are left out, so that switching the type does not send both documents. edit
+// makes an emptied optional field null (cleared).
+func Client(v url.Values, edit bool) (patio.ClientInput, error) {
 	var p patio.Problems
-	in := patio.ClientInput{Type: text(v, "type", false), Name: text(v, "name", false), Email: text(v, "email", false),
-		Phone: text(v, "phone", false), Notes: multiline(v, "notes", false)}
+	in := patio.ClientInput{Type: text(v, "type", false), Name: text(v, "name", false), Email: text(v, "email", edit),
+		Phone: text(v, "phone", edit), Notes: multiline(v, "notes", edit)}
 	switch in.Type.Value {
 	case patio.ClientCompany:
-		in.CNPJ, in.TradeName, in.StateRegistration = text(v, "cnpj", false), text(v, "trade_name", false), text(v, "state_registration", false)
+		in.CNPJ, in.TradeName, in.StateRegistration = text(v, "cnpj", edit), text(v, "trade_name", edit), text(v, "state_registration", edit)
 	default:
-		in.CPF = text(v, "cpf", false)
-		if d := text(v, "birth_date", false); d.Set() {
+		in.CPF = text(v, "cpf", edit)
+		switch d := text(v, "birth_date", edit); {
+		case d.Null:
+			in.BirthDate = patio.Null[patio.Date]()
+		case d.Set():
 			date, err := patio.ParseDate(d.Value)
 			if err != nil {
 				p.Add(patio.InBody, "birth_date", "%s must be a date in the form YYYY-MM-DD", "birth_date")
@@ -140,19 +146,26 @@ var DealFields = []string{"title", "client", "vehicle", "client_id", "vehicle_id
 	"expected_close_date", "notes"}
 
 // Deal reads the deal form into the API's deal input (client_id and vehicle_id resolved by the
-// console first); the value as people type money.
-func Deal(v url.Values) (patio.DealInput, error) {
+// console first); the value as people type money. edit makes an emptied optional field null
+// (cleared): a deal's vehicle, value, payment method, expected close date or notes.
+func Deal(v url.Values, edit bool) (patio.DealInput, error) {
 	var p patio.Problems
-	in := patio.DealInput{Title: text(v, "title", false), ClientID: text(v, "client_id", false), VehicleID: text(v, "vehicle_id", false),
-		Phase: text(v, "phase", false), PaymentMethod: text(v, "payment_method", false), Notes: multiline(v, "notes", false)}
-	if o := text(v, "value", false); o.Set() {
+	in := patio.DealInput{Title: text(v, "title", false), ClientID: text(v, "client_id", edit), VehicleID: text(v, "vehicle_id", edit),
+		Phase: text(v, "phase", false), PaymentMethod: text(v, "payment_method", edit), Notes: multiline(v, "notes", edit)}
+	switch o := text(v, "value", edit); {
+	case o.Null:
+		in.Value = patio.Null[money.Cents]()
+	case o.Set():
 		c, err := Amount(o.Value)
 		if err != nil {
 			amountProblem(&p, patio.InBody, "value", err)
 		}
 		in.Value = patio.Some(c)
 	}
-	if o := text(v, "expected_close_date", false); o.Set() {
+	switch o := text(v, "expected_close_date", edit); {
+	case o.Null:
+		in.ExpectedCloseDate = patio.Null[patio.Date]()
+	case o.Set():
 		d, err := patio.ParseDate(o.Value)
 		if err != nil {
 			p.Add(patio.InBody, "expected_close_date", "%s must be a date in the form YYYY-MM-DD", "expected_close_date")
