@@ -174,6 +174,7 @@ func TestEveryScreen(t *testing.T) {
 		{"deliveries", func(t *testing.T, ctx context.Context) int64 {
 			return open(t, ctx, "/console/webhooks/"+webhookID+"/deliveries")
 		}, 200},
+		{"delivery-log", path("/console/deliveries"), 200},
 		{"replay-confirm", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/webhooks/"+webhookID+"/deliveries")
 			with(t, ctx, chromedp.Click(chromedp.CSS(`form[action$="/replay"] input[value=failed]`)))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/patio-dev/patio/shared/patio"
 )
 
 // lastToken is the one-time token of the last webhook form createWebhook sent.
@@ -427,5 +428,52 @@ func TestWebhookMaxRate(t *testing.T) {
 	}
 	if p := pageText(t, ctx); !strings.Contains(p, "sem limite") {
 		t.Errorf("after clearing, the page does not say there is no limit: %s", p)
+	}
+}
+
+// TestDeliveryLogAndTypeFilter: the team's log lists the deliveries of every webhook, each naming
+// its webhook; the event-type filter narrows it, and a webhook's own list, to that type.
+func TestDeliveryLogAndTypeFilter(t *testing.T) {
+	tm := newTeam(t)
+	all := hookFor(t, tm, "*")
+	deals := hookFor(t, tm, "deal.created")
+	vehicle := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Mobi","price":54990}`)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"João Souza","cpf":"39053344705"}`)
+	createJSON(t, tm.Key, "deals", `{"title":"Mobi do João","client_id":"`+client+`","vehicle_id":"`+vehicle+`"}`)
+	waitFor(t, "the events at both receivers", 60*time.Second, func() bool {
+		return len(all.events("deal.created")) == 1 && len(all.events("vehicle.created")) == 1 && len(deals.events("deal.created")) == 1
+	})
+	ctx, _ := invite(t, tm, patio.RoleViewer)
+
+	rows := func(path string) []string {
+		t.Helper()
+		if got := open(t, ctx, path); got != http.StatusOK {
+			t.Fatalf("GET %s = %d", path, got)
+		}
+		return value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("main tbody tr")].map(r => r.innerText)`))
+	}
+	log := rows("/console/deliveries")
+	var toAll, toDeals int
+	for _, r := range log {
+		switch {
+		case strings.Contains(r, all.url()):
+			toAll++
+		case strings.Contains(r, deals.url()):
+			toDeals++
+		}
+	}
+	if toAll != 3 || toDeals != 1 {
+		t.Errorf("the log lists %d deliveries to the * webhook and %d to the deal.created one (%q); want 3 and 1", toAll, toDeals, log)
+	}
+	if got := rows("/console/deliveries?type=deal.created"); len(got) != 2 || !strings.Contains(got[0], "deal.created") || !strings.Contains(got[1], "deal.created") {
+		t.Errorf("the log filtered by deal.created lists %q; want the event's two deliveries", got)
+	}
+	open(t, ctx, "/console/deliveries")
+	href := value(t, ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("main tbody tr a")].find(a => a.innerText.includes("`+all.url()+`")).pathname`))
+	if got := rows(href + "/deliveries?type=vehicle.created"); len(got) != 1 || !strings.Contains(got[0], "vehicle.created") {
+		t.Errorf("the * webhook's list filtered by vehicle.created lists %q; want its one delivery", got)
+	}
+	if got := open(t, ctx, "/console/deliveries?type=vehicle.crashed"); got != http.StatusBadRequest {
+		t.Errorf("an unknown event type = %d; want 400", got)
 	}
 }

@@ -63,6 +63,7 @@ type Webhooks interface {
 	RotateSecret(ctx context.Context, id string, grace time.Duration) (webhook.Webhook, string, error)
 	Test(ctx context.Context, id, typ string) (webhook.Delivery, error)
 	ListDeliveries(ctx context.Context, webhookID string, q webhook.DeliveryQuery) (webhook.DeliveryPage, error)
+	ListTeamDeliveries(ctx context.Context, teamID string, q webhook.DeliveryQuery) (webhook.DeliveryPage, error)
 	Delivery(ctx context.Context, id string) (webhook.Delivery, error)
 	Replay(ctx context.Context, id string) (webhook.Delivery, error)
 	CountReplayable(ctx context.Context, webhookID string, statuses []string, since, until time.Time) (int, error)

@@ -11,11 +11,14 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// deliveryListData is a page of a webhook's deliveries.
+// deliveryListData is a page of a webhook's deliveries, or of every webhook's of the team (the
+// log: Webhook zero, URLs naming each delivery's webhook).
 type deliveryListData struct {
 	Webhook    webhook.Webhook
+	URLs       map[string]string // webhook id → its URL (the log)
 	Deliveries []webhook.Delivery
 	Statuses   []string
+	Types      []string // the event types the filter offers
 	// Next is the query string of the next page ("" on the last).
 	Next string
 	// Replayable are the statuses a bulk replay may name.
@@ -29,23 +32,49 @@ func (c *Console) deliveryList(rq *request) {
 	if !ok {
 		return
 	}
-	q := rq.filters()
-	data := deliveryListData{Webhook: w, Statuses: webhook.DeliveryStatuses,
+	data := deliveryListData{Webhook: w, Statuses: webhook.DeliveryStatuses, Types: webhook.EventTypes,
 		Replayable: webhook.BulkReplayable}
-	if ev := strings.TrimSpace(q.Get("event")); ev != "" {
+	if ev := strings.TrimSpace(rq.filters().Get("event")); ev != "" {
 		c.deliveryOfEvent(rq, data, ev)
 		return
 	}
-	dq, err := form.Deliveries(q, rq.p.Loc)
+	c.listDeliveries(rq, data, func(dq webhook.DeliveryQuery) (webhook.DeliveryPage, error) {
+		return c.d.Webhooks.ListDeliveries(rq.ctx(), w.ID, dq)
+	})
+}
+
+// deliveryLog shows the deliveries of every webhook of the team, merged newest first, with the
+// filters of a webhook's list (but the search by event id, which names one webhook's delivery).
+func (c *Console) deliveryLog(rq *request) {
+	hooks, err := c.d.Webhooks.List(rq.ctx(), rq.team.ID, true)
 	if err != nil {
-		c.render(rq, http.StatusBadRequest, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data,
-			Form: refused(rq.p, q, err, "status", "since", "until")})
+		c.fail(rq, err)
 		return
 	}
-	page, err := c.d.Webhooks.ListDeliveries(rq.ctx(), w.ID, dq)
+	data := deliveryListData{URLs: map[string]string{}, Statuses: webhook.DeliveryStatuses, Types: webhook.EventTypes}
+	for _, w := range hooks {
+		data.URLs[w.ID] = w.URL
+	}
+	c.listDeliveries(rq, data, func(dq webhook.DeliveryQuery) (webhook.DeliveryPage, error) {
+		return c.d.Webhooks.ListTeamDeliveries(rq.ctx(), rq.team.ID, dq)
+	})
+}
+
+// deliveryFilters are the query parameters of a delivery list that its pages keep.
+var deliveryFilters = []string{"status", "type", "since", "until"}
+
+// listDeliveries reads the filters, lists one page with list and renders it (400 with the
+// problems of refused filters).
+func (c *Console) listDeliveries(rq *request, data deliveryListData, list func(webhook.DeliveryQuery) (webhook.DeliveryPage, error)) {
+	q := rq.filters()
+	dq, err := form.Deliveries(q, rq.p.Loc)
+	var page webhook.DeliveryPage
+	if err == nil {
+		page, err = list(dq)
+	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data,
-			Form: refused(rq.p, q, err, "status", "since", "until")})
+			Form: refused(rq.p, q, err, deliveryFilters...)})
 		return
 	}
 	if err != nil {
@@ -55,7 +84,7 @@ func (c *Console) deliveryList(rq *request) {
 	data.Deliveries = page.Deliveries
 	if page.NextCursor != "" {
 		next := url.Values{}
-		for _, k := range []string{"status", "since", "until"} {
+		for _, k := range deliveryFilters {
 			next[k] = q[k]
 		}
 		next.Set("cursor", page.NextCursor)

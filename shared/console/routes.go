@@ -41,6 +41,7 @@ func (c *Console) routes() {
 	c.handle("POST /console/webhooks/{id}/test", may(patio.PermWebhooks), c.webhookTest)
 	c.handle("GET /console/webhooks/{id}/deliveries", page, c.deliveryList)
 	c.handle("POST /console/webhooks/{id}/replay", may(patio.PermWebhooks), c.replayBulk)
+	c.handle("GET /console/deliveries", page, c.deliveryLog)
 	c.handle("GET /console/deliveries/{id}", page, c.deliveryShow)
 	c.handle("POST /console/deliveries/{id}/replay", may(patio.PermWebhooks), c.replayOne)
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -35,10 +36,12 @@ func parseDeliveryCursor(s string) (deliveryCursor, error) {
 	return deliveryCursor{n, id}, nil
 }
 
-// ListDeliveries queries the by_webhook index once per status, each on the range of status_key
-// the time window and cursor leave ("<status>#<created ms>#<id>", newest first), and merges them:
-// a page costs at most Limit+1 items per status, whatever the webhook's history.
-func (s *Store) ListDeliveries(ctx context.Context, webhookID string, q webhook.DeliveryQuery) ([]webhook.Delivery, string, error) {
+// ListDeliveries queries the by_webhook index once per webhook and status, each on the range of
+// status_key the time window and cursor leave ("<status>#<created ms>#<id>", newest first), and
+// merges them: a page costs at most Limit+1 items per webhook and status, whatever the webhooks'
+// history. Event types are a filter of those queries: a page of a rare type reads the deliveries
+// of its statuses until it is full.
+func (s *Store) ListDeliveries(ctx context.Context, webhookIDs []string, q webhook.DeliveryQuery) ([]webhook.Delivery, string, error) {
 	var cur *deliveryCursor
 	if q.Cursor != "" {
 		c, err := parseDeliveryCursor(q.Cursor)
@@ -54,6 +57,34 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID string, q webhook.
 	if !q.Until.IsZero() {
 		high = q.Until.UnixMilli()
 	}
+	parts := make([][]deliveryRow, len(webhookIDs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, webhookID := range webhookIDs {
+		g.Go(func() (err error) {
+			parts[i], err = s.listDeliveriesOf(gctx, webhookID, q, cur, low, high)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, "", err
+	}
+	all := slices.Concat(parts...)
+	slices.SortFunc(all, func(a, b deliveryRow) int {
+		return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.PK, a.PK))
+	})
+	next := ""
+	if len(all) > q.Limit {
+		all = all[:q.Limit]
+		last := all[len(all)-1]
+		next = deliveryCursor{last.CreatedAt, last.PK}.String()
+	}
+	out, err := decodeRows(all, deliveryRow.delivery)
+	return out, next, wrap(err, "decode deliveries of webhooks", strings.Join(webhookIDs, ","))
+}
+
+// listDeliveriesOf reads one webhook's part of a delivery list: up to Limit+1 rows per status,
+// after the cursor.
+func (s *Store) listDeliveriesOf(ctx context.Context, webhookID string, q webhook.DeliveryQuery, cur *deliveryCursor, low, high int64) ([]deliveryRow, error) {
 	var all []deliveryRow
 	for _, st := range q.Statuses {
 		from := fmt.Sprintf("%s#%013d#", st, low)
@@ -67,10 +98,17 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID string, q webhook.
 			continue
 		}
 		var rows []deliveryRow
-		err := s.deliveries().Get("webhook_id", webhookID).Index("by_webhook").Range("status_key", dynamo.Between, from, to).
-			Order(dynamo.Descending).Limit(q.Limit+1).All(ctx, &rows)
-		if err != nil {
-			return nil, "", wrap(err, "list deliveries of webhook", webhookID)
+		query := s.deliveries().Get("webhook_id", webhookID).Index("by_webhook").Range("status_key", dynamo.Between, from, to).
+			Order(dynamo.Descending).Limit(q.Limit + 1)
+		if len(q.Types) > 0 {
+			cond, args := make([]string, len(q.Types)), make([]any, len(q.Types))
+			for i, typ := range q.Types {
+				cond[i], args[i] = "'event_type' = ?", typ
+			}
+			query = query.Filter(strings.Join(cond, " OR "), args...)
+		}
+		if err := query.All(ctx, &rows); err != nil {
+			return nil, wrap(err, "list deliveries of webhook", webhookID)
 		}
 		for _, r := range rows {
 			if cur == nil || r.CreatedAt != cur.ms || r.PK != cur.id {
@@ -78,17 +116,7 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID string, q webhook.
 			}
 		}
 	}
-	slices.SortFunc(all, func(a, b deliveryRow) int {
-		return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.PK, a.PK))
-	})
-	next := ""
-	if len(all) > q.Limit {
-		all = all[:q.Limit]
-		last := all[len(all)-1]
-		next = deliveryCursor{last.CreatedAt, last.PK}.String()
-	}
-	out, err := decodeRows(all, deliveryRow.delivery)
-	return out, next, wrap(err, "decode deliveries of webhook", webhookID)
+	return all, nil
 }
 
 // Deliveries lists a webhook's deliveries (index by_webhook), optionally of one status, newest

@@ -205,7 +205,7 @@ func TestListDeliveries(t *testing.T) {
 				}
 				var got []webhook.Delivery
 				for pages := 0; ; pages++ {
-					page, next, err := s.ListDeliveries(ctx, w.ID, q)
+					page, next, err := s.ListDeliveries(ctx, []string{w.ID}, q)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -225,7 +225,7 @@ func TestListDeliveries(t *testing.T) {
 		}
 	}
 	q, _ := webhook.DeliveryQuery{Cursor: "not-a-cursor"}.Check()
-	if _, _, err := s.ListDeliveries(ctx, w.ID, q); !patio.IsKind(err, patio.KindInvalid) {
+	if _, _, err := s.ListDeliveries(ctx, []string{w.ID}, q); !patio.IsKind(err, patio.KindInvalid) {
 		t.Errorf("ListDeliveries(bad cursor) = %v; want KindInvalid", err)
 	}
 }

@@ -263,11 +263,38 @@ func (s Webhooks) ListDeliveries(ctx context.Context, webhookID string, q Delive
 	if _, err := s.Store.WebhookByID(ctx, webhookID); err != nil {
 		return DeliveryPage{}, err
 	}
-	ds, next, err := s.Store.ListDeliveries(ctx, webhookID, q)
+	ds, next, err := s.Store.ListDeliveries(ctx, []string{webhookID}, q)
 	if ds == nil {
 		ds = []Delivery{}
 	}
 	return DeliveryPage{Deliveries: ds, NextCursor: next}, err
+}
+
+// ListTeamDeliveries returns one page of the deliveries of every webhook of a team (a deleted
+// one's too, while its deliveries are kept), merged newest first (see DeliveryQuery).
+func (s Webhooks) ListTeamDeliveries(ctx context.Context, teamID string, q DeliveryQuery) (DeliveryPage, error) {
+	q, err := q.Check()
+	if err != nil {
+		return DeliveryPage{}, err
+	}
+	hooks, err := s.Store.TeamWebhooks(ctx, teamID)
+	if err != nil {
+		return DeliveryPage{}, err
+	}
+	ids := make([]string, len(hooks))
+	for i, w := range hooks {
+		ids[i] = w.ID
+	}
+	page := DeliveryPage{Deliveries: []Delivery{}}
+	if len(ids) == 0 {
+		return page, nil
+	}
+	ds, next, err := s.Store.ListDeliveries(ctx, ids, q)
+	if ds != nil {
+		page.Deliveries = ds
+	}
+	page.NextCursor = next
+	return page, err
 }
 
 // Delivery returns a delivery with every attempt of every series from the attempt log, response
@@ -369,7 +396,7 @@ func (s Webhooks) replayable(ctx context.Context, webhookID string, statuses []s
 	// read, which would shift the pages.
 	var all []Delivery
 	for {
-		ds, next, err := s.Store.ListDeliveries(ctx, webhookID, q)
+		ds, next, err := s.Store.ListDeliveries(ctx, []string{webhookID}, q)
 		if err != nil {
 			return nil, err
 		}

@@ -15,10 +15,12 @@ const (
 )
 
 // DeliveryQuery selects a page of a webhook's deliveries: of the given statuses (all when none),
-// created within [Since, Until] (either bound zero: open), at most Limit of them, after Cursor (the
-// previous page's next cursor; "" for the first page). Deliveries come newest first.
+// created within [Since, Until] (either bound zero: open), of the given event types (all when
+// none), at most Limit of them, after Cursor (the previous page's next cursor; "" for the first
+// page). Deliveries come newest first.
 type DeliveryQuery struct {
 	Statuses     []string
+	Types        []string
 	Since, Until time.Time
 	Limit        int
 	Cursor       string
@@ -53,6 +55,11 @@ func (q DeliveryQuery) Check() (DeliveryQuery, error) {
 	}
 	if len(q.Statuses) == 0 {
 		q.Statuses = slices.Clone(DeliveryStatuses)
+	}
+	for _, typ := range q.Types {
+		if !slices.Contains(EventTypes, typ) {
+			return q, patio.Invalidf("unknown event type %q; known types: %s", typ, strings.Join(EventTypes, ", "))
+		}
 	}
 	switch {
 	case q.Limit == 0:

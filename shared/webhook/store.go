@@ -30,9 +30,9 @@ type Store interface {
 	// AttemptLog returns every attempt of d (as Delivery read it), every series, oldest first, with
 	// their response excerpts.
 	AttemptLog(ctx context.Context, d Delivery) ([]Attempt, error)
-	// ListDeliveries returns one page of a webhook's deliveries matching q, newest first, and the
-	// cursor of the next page ("" on the last).
-	ListDeliveries(ctx context.Context, webhookID string, q DeliveryQuery) ([]Delivery, string, error)
+	// ListDeliveries returns one page of the deliveries of the webhooks (one, or a team's)
+	// matching q, newest first, and the cursor of the next page ("" on the last).
+	ListDeliveries(ctx context.Context, webhookIDs []string, q DeliveryQuery) ([]Delivery, string, error)
 	Canceller
 }
 

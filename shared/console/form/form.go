@@ -6,6 +6,7 @@ package form
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -131,6 +132,15 @@ func Deliveries(v url.Values, loc *time.Location) (webhook.DeliveryQuery, error)
 		p.AddError(patio.InQuery, "status", err)
 	}
 	q.Statuses = sts
+	for _, typ := range v["type"] {
+		if typ = strings.TrimSpace(typ); typ != "" {
+			if !slices.Contains(webhook.EventTypes, typ) {
+				p.Add(patio.InQuery, "type", "unknown event type %q", typ)
+				continue
+			}
+			q.Types = append(q.Types, typ)
+		}
+	}
 	q.Since, q.Until = window(v, loc, &p)
 	if err := p.Err(); err != nil {
 		return q, err
