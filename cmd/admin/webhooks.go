@@ -58,7 +58,7 @@ var maxRateHelp = fmt.Sprintf("at most this many requests start in any one secon
 
 func (c *cli) webhooksCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "webhooks", Short: "Create, inspect, edit, test, enable, disable and delete webhooks; rotate their secrets"}
-	var team, url, events, id, typ, maxRate string
+	var team, url, events, id, typ, maxRate, description string
 	var grace time.Duration
 	var all bool
 
@@ -75,7 +75,8 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w, secret, err := svc.Create(ctx, team, url, strings.Split(events, ","), rate)
+			w, secret, err := svc.Create(ctx, team, webhook.Settings{URL: url, Events: strings.Split(events, ","), MaxRate: rate,
+				Description: description})
 			if err != nil {
 				return err
 			}
@@ -85,6 +86,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	create.Flags().StringVar(&url, "url", "", "https target URL (required)")
 	create.Flags().StringVar(&events, "events", "", "comma-separated event types, or '*' for all (required)")
 	create.Flags().StringVar(&maxRate, "max-rate", "none", maxRateHelp)
+	create.Flags().StringVar(&description, "description", "", "what the webhook is for, for people (optional)")
 	mustRequire(create, "team", "url", "events")
 
 	byID := func(use, short string, f func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error)) *cobra.Command {
@@ -125,7 +127,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 			return noSecret(svc.Delete(ctx, id))
 		})
 	var update *cobra.Command
-	update = &cobra.Command{Use: "update", Short: "Change a webhook's URL (checked again), its events or its max rate", Args: cobra.NoArgs,
+	update = &cobra.Command{Use: "update", Short: "Change a webhook's URL (checked again), its events, its max rate or its description", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
 			if err != nil {
@@ -147,7 +149,11 @@ func (c *cli) webhooksCmd() *cobra.Command {
 				}
 				rate = &r
 			}
-			w, err := svc.Update(ctx, id, u, evs, rate)
+			ch := webhook.SettingsChange{URL: u, Events: evs, MaxRate: rate}
+			if update.Flags().Changed("description") {
+				ch.Description = &description
+			}
+			w, err := svc.Update(ctx, id, ch)
 			if err != nil {
 				return err
 			}
@@ -157,6 +163,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	update.Flags().StringVar(&url, "url", "", "new https target URL")
 	update.Flags().StringVar(&events, "events", "", "new comma-separated event types, or '*' for all")
 	update.Flags().StringVar(&maxRate, "max-rate", "", maxRateHelp)
+	update.Flags().StringVar(&description, "description", "", "new description (empty: none)")
 	mustRequire(update, "id")
 	test := &cobra.Command{Use: "test", Short: "Send a signed sample event through the normal delivery path and show the attempt",
 		Args: cobra.NoArgs,

@@ -208,7 +208,8 @@ func (env *benchEnv) ownerSession(ctx context.Context, team string) (string, err
 // seedDeliveries creates a webhook of the team with n logged deliveries (mostly succeeded, some
 // failed), spread over the last 30 days, and returns its id.
 func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) (string, error) {
-	w, _, err := webhook.Webhooks{Store: env.store}.Create(ctx, team, "https://hooks.bench.example/patio", []string{"*"}, 0)
+	w, _, err := webhook.Webhooks{Store: env.store}.Create(ctx, team, webhook.Settings{URL: "https://hooks.bench.example/patio",
+		Events: []string{"*"}})
 	if err != nil {
 		return "", err
 	}

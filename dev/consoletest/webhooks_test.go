@@ -477,3 +477,34 @@ func TestDeliveryLogAndTypeFilter(t *testing.T) {
 		t.Errorf("an unknown event type = %d; want 400", got)
 	}
 }
+
+// TestWebhookDescription: a webhook's optional description, given when it is created, shows in the
+// list and on its page, and is edited there like its other settings (and audited).
+func TestWebhookDescription(t *testing.T) {
+	tm := newTeam(t)
+	ctx := browser(t)
+	signIn(t, ctx, tm.OwnerEmail, tm.OwnerPassword)
+	r := newReceiver(t, always(200))
+	open(t, ctx, "/console/webhooks/new")
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("url"), r.url()), chromedp.SendKeys(chromedp.ID("description"), "Sincronização do ERP"),
+		chromedp.Click(chromedp.CSS(`input[name=events][value="*"]`)))
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("create webhook = %d: %s", got, pageText(t, ctx))
+	}
+	open(t, ctx, "/console/webhooks")
+	if row := text(t, ctx, "main tbody tr"); !strings.Contains(row, "Sincronização do ERP") {
+		t.Errorf("the webhooks list reads %q; want the description", row)
+	}
+	submit(t, ctx, `main tbody tr a`)
+	with(t, ctx, chromedp.SetValue(chromedp.ID("description"), "Estoque para o marketplace"))
+	if got := submit(t, ctx, `form[aria-labelledby=edit] button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("save webhook = %d: %s", got, pageText(t, ctx))
+	}
+	if facts := text(t, ctx, "main dl"); !strings.Contains(facts, "Estoque para o marketplace") {
+		t.Errorf("the webhook's page reads %q; want the new description", facts)
+	}
+	open(t, ctx, "/console/audit?action=webhook.update")
+	if row := text(t, ctx, "main tbody tr"); !strings.Contains(row, "description") {
+		t.Errorf("the audit log's webhook.update reads %q; want the description among its fields", row)
+	}
+}

@@ -303,7 +303,7 @@ func (p *pipeline) team(t testing.TB) patio.Team {
 // hook registers a webhook of team to r for events and gives r its secret.
 func (p *pipeline) hook(t testing.TB, team patio.Team, r *receiver, events ...string) webhook.Webhook {
 	t.Helper()
-	w, secret, err := p.admin.Create(context.Background(), team.ID, r.srv.URL+"/hooks/patio", events, 0)
+	w, secret, err := p.admin.Create(context.Background(), team.ID, webhook.Settings{URL: r.srv.URL + "/hooks/patio", Events: events})
 	if err != nil {
 		t.Fatalf("Create webhook: %v", err)
 	}
@@ -674,7 +674,7 @@ func TestWebhookTargetsRefusedOutsideTheLocalStack(t *testing.T) {
 	}
 	for _, u := range []string{"http://example.com/hook", "https://127.0.0.1/hook", "https://169.254.169.254/latest",
 		"https://10.0.0.8/hook", "https://localhost/hook", "https://[::1]/hook"} {
-		if _, _, err := admin.Create(context.Background(), "team", u, []string{"*"}, 0); !patio.IsKind(err, patio.KindInvalid) {
+		if _, _, err := admin.Create(context.Background(), "team", webhook.Settings{URL: u, Events: []string{"*"}}); !patio.IsKind(err, patio.KindInvalid) {
 			t.Errorf("Create(%q) = %v; want KindInvalid", u, err)
 		}
 	}

@@ -53,10 +53,10 @@ type Store interface {
 
 // Webhooks is the webhook use cases the console calls (webhook.Webhooks).
 type Webhooks interface {
-	Create(ctx context.Context, teamID, url string, events []string, maxRate webhook.Rate) (webhook.Webhook, string, error)
+	Create(ctx context.Context, teamID string, set webhook.Settings) (webhook.Webhook, string, error)
 	Get(ctx context.Context, id string) (webhook.Webhook, error)
 	List(ctx context.Context, teamID string, all bool) ([]webhook.Webhook, error)
-	Update(ctx context.Context, id string, url *string, events []string, maxRate *webhook.Rate) (webhook.Webhook, error)
+	Update(ctx context.Context, id string, c webhook.SettingsChange) (webhook.Webhook, error)
 	Enable(ctx context.Context, id string) (webhook.Webhook, error)
 	Disable(ctx context.Context, id string) (webhook.Webhook, error)
 	Delete(ctx context.Context, id string) (webhook.Webhook, error)

@@ -80,7 +80,7 @@ func (c *Console) webhookCreate(rq *request) {
 		return
 	}
 	c.once(rq, values, func() (string, bool) {
-		w, secret, err := c.d.Webhooks.Create(rq.ctx(), rq.team.ID, in.URL, in.Events, in.MaxRate)
+		w, secret, err := c.d.Webhooks.Create(rq.ctx(), rq.team.ID, in)
 		if patio.IsKind(err, patio.KindInvalid) {
 			c.render(rq, http.StatusUnprocessableEntity, "webhook_new", view{Title: rq.p.T("webhooks.new.title"),
 				Data: webhookFormData{Groups: eventGroups()}, Form: refused(rq.p, values, err, form.WebhookFields...)})
@@ -100,6 +100,7 @@ func (c *Console) webhookCreate(rq *request) {
 // compares (the delivery engine's own bookkeeping is not part of it).
 type webhookConfig struct {
 	URL       string   `json:"u"`
+	Desc      string   `json:"d,omitempty"`
 	Events    []string `json:"e"`
 	MaxRate   int      `json:"r"`
 	Status    string   `json:"s"`
@@ -107,7 +108,7 @@ type webhookConfig struct {
 }
 
 func configOf(w webhook.Webhook) webhookConfig {
-	return webhookConfig{URL: w.URL, Events: w.Events, MaxRate: int(w.MaxRate), Status: w.Status, UpdatedAt: w.UpdatedAt.String()}
+	return webhookConfig{URL: w.URL, Desc: w.Description, Events: w.Events, MaxRate: int(w.MaxRate), Status: w.Status, UpdatedAt: w.UpdatedAt.String()}
 }
 
 // revision encodes a configuration as the edit form's hidden revision field.
@@ -129,6 +130,9 @@ func (cfg webhookConfig) changedSince(was webhookConfig) []string {
 	if cfg.URL != was.URL {
 		out = append(out, "url")
 	}
+	if cfg.Desc != was.Desc {
+		out = append(out, "description")
+	}
 	if !slices.Equal(cfg.Events, was.Events) {
 		out = append(out, "events")
 	}
@@ -146,7 +150,7 @@ func (cfg webhookConfig) changedSince(was webhookConfig) []string {
 
 // webhookValues are a webhook's values as its edit form shows them.
 func webhookValues(w webhook.Webhook) url.Values {
-	v := url.Values{"url": {w.URL}, "events": w.Events, "revision": {configOf(w).revision()}}
+	v := url.Values{"url": {w.URL}, "description": {w.Description}, "events": w.Events, "revision": {configOf(w).revision()}}
 	if w.MaxRate > 0 {
 		v.Set("max_rate", strconv.Itoa(int(w.MaxRate)))
 	}
@@ -164,7 +168,7 @@ func (c *Console) webhookShow(rq *request) {
 		Form: newForm(webhookValues(w))})
 }
 
-// webhookSave changes a webhook's URL and events. An edit of a webhook whose configuration changed
+// webhookSave changes a webhook's URL, description, events and max rate. An edit of a webhook whose configuration changed
 // since the form was loaded is refused (409) with what changed, and nothing is written.
 func (c *Console) webhookSave(rq *request) {
 	w, ok := c.ownWebhook(rq)
@@ -190,7 +194,8 @@ func (c *Console) webhookSave(rq *request) {
 	}
 	in, err := form.Webhook(values)
 	if err == nil {
-		w, err = c.d.Webhooks.Update(rq.ctx(), w.ID, &in.URL, in.Events, &in.MaxRate)
+		w, err = c.d.Webhooks.Update(rq.ctx(), w.ID, webhook.SettingsChange{URL: &in.URL, Events: in.Events, MaxRate: &in.MaxRate,
+			Description: &in.Description})
 	}
 	if patio.IsKind(err, patio.KindInvalid) || patio.IsKind(err, patio.KindConflict) {
 		show(http.StatusUnprocessableEntity, refused(rq.p, values, err, form.WebhookFields...), nil)

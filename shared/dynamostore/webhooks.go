@@ -21,6 +21,7 @@ type webhookRow struct {
 	SK            string           `dynamo:"sk,range"`
 	WebhookID     string           `dynamo:"webhook_id"`
 	URL           string           `dynamo:"url"`
+	Description   string           `dynamo:"description,omitempty"`
 	Events        []string         `dynamo:"events"`
 	Status        string           `dynamo:"status"`
 	MaxRate       int              `dynamo:"max_rate,omitempty"`
@@ -64,7 +65,7 @@ func fromMilli(ms int64) time.Time {
 
 func toWebhookRow(w webhook.Webhook) webhookRow {
 	r := webhookRow{
-		PK: w.TeamID, SK: webhookSK(w.ID), WebhookID: w.ID, URL: w.URL, Events: w.Events, Status: w.Status, MaxRate: int(w.MaxRate),
+		PK: w.TeamID, SK: webhookSK(w.ID), WebhookID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events, Status: w.Status, MaxRate: int(w.MaxRate),
 		Secret: w.Secret, EnabledAt: unixMilli(w.EnabledAt), LastSuccessAt: unixMilli(w.LastSuccessAt), AlertPending: w.AlertPending,
 		Cancelled: w.Cancelled, CreatedAt: w.CreatedAt.String(), UpdatedAt: w.UpdatedAt.String(), Rev: revAttr(w.Revision),
 	}
@@ -79,7 +80,7 @@ func toWebhookRow(w webhook.Webhook) webhookRow {
 
 func (r webhookRow) webhook() (webhook.Webhook, error) {
 	w := webhook.Webhook{
-		ID: r.WebhookID, TeamID: r.PK, URL: r.URL, Events: r.Events, Status: r.Status, MaxRate: webhook.Rate(r.MaxRate), Secret: r.Secret,
+		ID: r.WebhookID, TeamID: r.PK, URL: r.URL, Description: r.Description, Events: r.Events, Status: r.Status, MaxRate: webhook.Rate(r.MaxRate), Secret: r.Secret,
 		EnabledAt: fromMilli(r.EnabledAt), LastSuccessAt: fromMilli(r.LastSuccessAt),
 		AlertPending: r.AlertPending, Cancelled: r.Cancelled, Revision: revisionOf(r.Rev),
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -25,15 +27,49 @@ func (s Webhooks) audit(ctx context.Context, teamID, action, target string, fiel
 	return patio.Audit(ctx, s.Audit, teamID, action, target, fields...)
 }
 
+// Settings are what a webhook's owner chooses: where it posts, which events, how fast, and a
+// description for the people who look after it.
+type Settings struct {
+	URL    string
+	Events []string
+	// MaxRate is 0 (none) or 1..MaxRateLimit.
+	MaxRate     Rate
+	Description string
+}
+
+// SettingsChange is an edit of a webhook's settings: nil members stay as they are.
+type SettingsChange struct {
+	URL         *string
+	Events      []string
+	MaxRate     *Rate
+	Description *string
+}
+
+// MaxDescription is how many characters a webhook's description may have.
+const MaxDescription = 500
+
+// checkDescription trims a description and checks its length (KindInvalid when too long).
+func checkDescription(d string) (string, error) {
+	d = strings.TrimSpace(d)
+	if utf8.RuneCountInString(d) > MaxDescription {
+		return d, patio.Invalidf("description must have at most %d characters", MaxDescription)
+	}
+	return d, nil
+}
+
 // Create registers a webhook for a team and returns it with its secret (shown once). The URL must
-// be https and, outside the local stack, resolve to public addresses only; maxRate is 0 (none) or
-// 1..MaxRateLimit (KindInvalid otherwise).
-func (s Webhooks) Create(ctx context.Context, teamID, url string, events []string, maxRate Rate) (Webhook, string, error) {
-	w, err := New(teamID, url, events, clock(s.Now))
+// be https and, outside the local stack, resolve to public addresses only; the max rate is 0
+// (none) or 1..MaxRateLimit, the description at most MaxDescription characters (KindInvalid
+// otherwise).
+func (s Webhooks) Create(ctx context.Context, teamID string, set Settings) (Webhook, string, error) {
+	w, err := New(teamID, set.URL, set.Events, clock(s.Now))
 	if err != nil {
 		return Webhook{}, "", err
 	}
-	if w.MaxRate, err = maxRate.Check(); err != nil {
+	if w.MaxRate, err = set.MaxRate.Check(); err != nil {
+		return Webhook{}, "", err
+	}
+	if w.Description, err = checkDescription(set.Description); err != nil {
 		return Webhook{}, "", err
 	}
 	if s.Targets != nil {
@@ -126,9 +162,17 @@ func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error
 // Update changes a webhook's URL (when url is not nil: checked again as Create checks it), its
 // events (when events is not nil) and its max_rate (when maxRate is not nil; 0 clears it). A
 // deleted webhook is KindConflict; nothing to change is KindInvalid.
-func (s Webhooks) Update(ctx context.Context, id string, url *string, events []string, maxRate *Rate) (Webhook, error) {
-	if url == nil && events == nil && maxRate == nil {
-		return Webhook{}, patio.Invalidf("give --url, --events, --max-rate or several")
+func (s Webhooks) Update(ctx context.Context, id string, c SettingsChange) (Webhook, error) {
+	url, events, maxRate := c.URL, c.Events, c.MaxRate
+	if url == nil && events == nil && maxRate == nil && c.Description == nil {
+		return Webhook{}, patio.Invalidf("nothing to change: give the url, the events, the max rate or the description")
+	}
+	var description string
+	if c.Description != nil {
+		var err error
+		if description, err = checkDescription(*c.Description); err != nil {
+			return Webhook{}, err
+		}
 	}
 	if maxRate != nil {
 		if _, err := maxRate.Check(); err != nil {
@@ -170,6 +214,10 @@ func (s Webhooks) Update(ctx context.Context, id string, url *string, events []s
 		if maxRate != nil && *maxRate != w.MaxRate {
 			changed = append(changed, "max_rate")
 			w.MaxRate, w.UpdatedAt = *maxRate, patio.NewTimestamp(clock(s.Now))
+		}
+		if c.Description != nil && description != w.Description {
+			changed = append(changed, "description")
+			w.Description, w.UpdatedAt = description, patio.NewTimestamp(clock(s.Now))
 		}
 		return w, nil
 	})

@@ -49,6 +49,8 @@ type Webhook struct {
 	URL    string   `json:"url"`
 	Events []string `json:"events"`
 	Status string   `json:"status"`
+	// Description tells people what the webhook is for ("" for none); receivers never see it.
+	Description string `json:"description"`
 	// MaxRate caps the requests to the webhook: at most that many start in any one-second window
 	// (0: none).
 	MaxRate Rate `json:"max_rate"`

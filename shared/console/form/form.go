@@ -15,21 +15,13 @@ import (
 )
 
 // WebhookFields are the fields of the webhook form.
-var WebhookFields = []string{"url", "events", "max_rate"}
+var WebhookFields = []string{"url", "description", "events", "max_rate"}
 
-// WebhookInput is the webhook form.
-type WebhookInput struct {
-	URL    string
-	Events []string
-	// MaxRate is at most how many requests a second the webhook is sent (0: no limit).
-	MaxRate webhook.Rate
-}
-
-// Webhook reads the webhook form: url, events (repeated, or "*" for every type) and max_rate (empty
-// or "none": no limit).
-func Webhook(v url.Values) (WebhookInput, error) {
+// Webhook reads the webhook form: url, description, events (repeated, or "*" for every type) and
+// max_rate (empty or "none": no limit).
+func Webhook(v url.Values) (webhook.Settings, error) {
 	var p patio.Problems
-	in := WebhookInput{URL: strings.TrimSpace(v.Get("url"))}
+	in := webhook.Settings{URL: strings.TrimSpace(v.Get("url")), Description: strings.TrimSpace(v.Get("description"))}
 	if _, err := webhook.ValidateURL(in.URL); err != nil {
 		p.AddError(patio.InBody, "url", err)
 	}
