@@ -275,6 +275,7 @@ func TestRoleChangeAppliesAtOnce(t *testing.T) {
 	if got := open(t, admin, "/console/keys"); got != http.StatusOK || count(t, admin, `form[action$="/console/keys"]`) != 1 {
 		t.Fatalf("the admin's keys page = %d without the new-key form", got)
 	}
+	openMenu(t, admin)
 	adminEmail := strings.TrimSpace(strings.Split(text(t, admin, `header .tools a[href$="/account/password"]`), " ")[0])
 
 	open(t, owner, "/console/team")

@@ -215,11 +215,23 @@ func submit(t *testing.T, ctx context.Context, button string) int64 {
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	// A button in a closed menu (the header's <details>) is reached by opening it first, as a
+	// person does.
+	openMenus := fmt.Sprintf(`for (let d = document.querySelector(%q)?.closest("details"); d; d = d.parentElement?.closest("details")) d.open = true; true`, button)
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](openMenus)); err != nil {
+		t.Fatalf("open the menu of %s: %v", button, err)
+	}
 	resp, err := chromedp.RunResponse(c, chromedp.Click(chromedp.CSS(button)))
 	if err != nil {
 		t.Fatalf("submit %s: %v (page: %s)", button, err, location(ctx))
 	}
 	return resp.Status
+}
+
+// openMenu opens the header's menu (team, language, account), as a person does to read it.
+func openMenu(t *testing.T, ctx context.Context) {
+	t.Helper()
+	value(t, ctx, chromedp.Evaluate[bool](`document.querySelectorAll("header details").forEach(d => d.open = true); true`))
 }
 
 // confirmed submits a destructive action's button, checks that its confirmation page came (200,

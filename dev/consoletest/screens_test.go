@@ -63,9 +63,10 @@ type screen struct {
 }
 
 // TestEveryScreen visits every screen of the console in both languages, as a signed-in owner (and
-// signed out for the sign-in page): each answers in the chosen language, axe-core finds no serious
-// or critical violation, and each is captured as a PNG (into PATIO_SCREENSHOTS when set, as `make
-// screenshots` does; into the test's temporary folder otherwise).
+// signed out for the sign-in page): each answers in the chosen language, and at 1280 px and at a
+// phone's 390 px axe-core finds no serious or critical violation and the screen is captured as a
+// PNG (into PATIO_SCREENSHOTS when set, as `make screenshots` does; into the test's temporary
+// folder otherwise).
 func TestEveryScreen(t *testing.T) {
 	axe := axeSource(t)
 	tm := newTeam(t)
@@ -234,16 +235,26 @@ func TestEveryScreen(t *testing.T) {
 				if got := value(t, ctx, chromedp.Evaluate[string](`document.documentElement.lang`)); got != lang {
 					t.Errorf("%s is in %q; want %q", s.name, got, lang)
 				}
-				for _, v := range scan(t, ctx, axe) {
-					t.Errorf("%s: axe %s (%s): %s at %v", s.name, v.ID, v.Impact, v.Help, v.Nodes)
+				// At the desktop's 1280 px, then at a phone's 390 px (the same page laid out again).
+				for _, width := range []int64{1280, 390} {
+					file := lang + "-" + s.name + ".png"
+					with(t, ctx, chromedp.EmulateViewport(1280, 900))
+					if width == 390 {
+						with(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+						file = lang + "-" + s.name + "-390.png"
+					}
+					for _, v := range scan(t, ctx, axe) {
+						t.Errorf("%s at %d px: axe %s (%s): %s at %v", s.name, width, v.ID, v.Impact, v.Help, v.Nodes)
+					}
+					png := value(t, ctx, chromedp.FullScreenshot(100))
+					if len(png) < 1000 {
+						t.Errorf("%s at %d px: screenshot of %d bytes", s.name, width, len(png))
+					}
+					if err := os.WriteFile(filepath.Join(out, file), png, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
-				png := value(t, ctx, chromedp.FullScreenshot(100))
-				if len(png) < 1000 {
-					t.Errorf("%s: screenshot of %d bytes", s.name, len(png))
-				}
-				if err := os.WriteFile(filepath.Join(out, lang+"-"+s.name+".png"), png, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				with(t, ctx, chromedp.EmulateReset())
 			})
 			if s.name == "new-password" {
 				ctx = browser(t) // a fresh session for the owner

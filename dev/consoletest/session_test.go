@@ -92,6 +92,7 @@ func TestInvitationSignInAndOut(t *testing.T) {
 	if h := text(t, ctx, "h1"); h != "Visão geral" {
 		t.Errorf("after choosing a password the page is %q; want the overview", h)
 	}
+	openMenu(t, ctx)
 	if !strings.Contains(pageText(t, ctx), "membro") {
 		t.Errorf("the member's page does not name their role")
 	}

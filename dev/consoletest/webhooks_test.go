@@ -351,11 +351,12 @@ func TestWebhookFormByKeyboard(t *testing.T) {
 	r := newReceiver(t, always(200))
 	open(t, ctx, "/console/webhooks/new")
 	with(t, ctx, chromedp.Focus(chromedp.ID("url")), chromedp.KeyEvent(r.url()))
-	// Tab to the first event ("*", every event) and tick it with the space bar.
-	with(t, ctx, chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(" "))
+	// Tab past the description to the first event ("*", every event) and tick it with the space
+	// bar.
+	with(t, ctx, chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent("ERP"), chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(" "))
 	focused := value(t, ctx, chromedp.Evaluate[string](`document.activeElement.value`))
 	if focused != "*" {
-		t.Fatalf("after the URL, Tab reaches %q; want the every-event box", focused)
+		t.Fatalf("after the URL and the description, Tab reaches %q; want the every-event box", focused)
 	}
 	resp := value(t, ctx, func(ctx context.Context, tg *chromedp.Target) (int64, error) {
 		r, err := chromedp.RunResponse(ctx, chromedp.KeyEvent(kb.Enter))
