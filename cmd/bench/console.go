@@ -312,6 +312,12 @@ func (env *benchEnv) seedWorkplace(ctx context.Context, o consoleOptions) (workp
 	}
 	progress("console: workplace imported in %s", time.Since(start).Round(time.Second))
 	c := cs[len(cs)/2]
+	for i := len(cs) / 2; c.CPF == nil && i < len(cs)-1; i++ { // one in five is a company
+		c = cs[i+1]
+	}
+	if c.CPF == nil {
+		return wp, fmt.Errorf("workplace: no client with a CPF among %d", len(cs))
+	}
 	d := *c.CPF
 	wp.cpf = d[:3] + "." + d[3:6] + "." + d[6:9] + "-" + d[9:]
 	wp.name = strings.Join(strings.Fields(c.Name)[1:], " ")

@@ -46,6 +46,11 @@ func TestInvitationSignInAndOut(t *testing.T) {
 	if got := open(t, owner, "/console/team"); got != http.StatusOK {
 		t.Fatalf("team page = %d", got)
 	}
+	// The team writes its emails in English from now on (Portuguese until set).
+	with(t, owner, chromedp.SetValue(chromedp.ID("team-language"), "en"))
+	if got := submit(t, owner, `form[aria-labelledby=settings] button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("team settings = %d: %s", got, pageText(t, owner))
+	}
 	member := fmt.Sprintf("vendedor+%d@dealer.example", time.Now().UnixNano())
 	with(t, owner, chromedp.SendKeys(chromedp.ID("invite-email"), member),
 		chromedp.SetValue(chromedp.ID("invite-role"), "member"))
@@ -62,8 +67,9 @@ func TestInvitationSignInAndOut(t *testing.T) {
 			body := m.Body
 			if got := regexp.MustCompile(`Temporary password: (\S+)`).FindStringSubmatch(body); got != nil {
 				temp = got[1]
-				if !strings.Contains(body, tm.name) || !strings.Contains(body, stack.ConsoleURL+"/console/login") {
-					t.Errorf("invitation body = %q; want the team's name and the console's sign-in address", body)
+				if !strings.Contains(body, tm.name) || !strings.Contains(body, stack.ConsoleURL+"/console/login") ||
+					strings.Contains(body, "Senha") {
+					t.Errorf("invitation body = %q; want the team's name and the console's sign-in address, in English only", body)
 				}
 				return true
 			}

@@ -136,6 +136,14 @@ func (t *Template) ref(name string, refs map[string]string) (string, error) {
 	if v, ok := refs[name]; ok {
 		return v, nil
 	}
+	if v, ok := localPseudo[name]; ok {
+		return v, nil
+	}
+	if r, ok := t.resources[name]; ok && r.typ == typeAPI {
+		// An API's id only makes a URL on AWS; the local stack serves its APIs itself and sets
+		// the variables that name them (CONSOLE_URL) to its own addresses.
+		return "local-" + strings.ToLower(name), nil
+	}
 	if p, ok := t.params[name]; ok {
 		if !p.hasDefault {
 			return "", fmt.Errorf("parameter %s has no default", name)
@@ -147,6 +155,9 @@ func (t *Template) ref(name string, refs map[string]string) (string, error) {
 	}
 	return "", fmt.Errorf("!Ref %s names nothing known", name)
 }
+
+// localPseudo are the local values of the pseudo parameters a variable may name.
+var localPseudo = map[string]string{"AWS::Region": "us-east-1", "AWS::URLSuffix": "amazonaws.com"}
 
 // sub expands Fn::Sub: "${Name}" as !Ref Name (or "Name.Attr" when refs has that key), "${!x}" as
 // the literal "${x}", and the list form's own variables first.

@@ -25,6 +25,7 @@ const (
 	typeTable    = "AWS::DynamoDB::Table"
 	typeFunction = "AWS::Serverless::Function"
 	typeQueue    = "AWS::SQS::Queue"
+	typeAPI      = "AWS::Serverless::Api"
 )
 
 // Template is a parsed SAM template. It is immutable after Load and safe for concurrent use.

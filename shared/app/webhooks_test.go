@@ -580,9 +580,9 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 		subject, _ := m["subject"].(string)
 		body, _ := m["body"].(string)
 		switch {
-		case strings.Contains(subject, "to be disabled"):
+		case strings.Contains(subject, "será desativado"):
 			warnings = append(warnings, body)
-		case strings.Contains(subject, "disabled after"):
+		case strings.Contains(subject, "desativado após"):
 			alerts = append(alerts, body)
 		default:
 			t.Errorf("unexpected email %q", subject)
@@ -591,13 +591,14 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 	if len(warnings) != 1 || len(alerts) != 1 {
 		t.Fatalf("moto holds %d warnings and %d alerts for %s; want exactly one of each", len(warnings), len(alerts), team.Email)
 	}
-	for _, want := range []string{hook.URL, "HTTP status 500", "Pending deliveries cancelled: 0.",
-		"admin webhooks enable --id " + hook.ID, "admin deliveries replay --webhook " + hook.ID} {
+	// The team's emails are in its language (Portuguese until set) and link to the webhook's page.
+	for _, want := range []string{hook.URL, "status HTTP 500", "Entregas pendentes canceladas: 0.",
+		"/console/webhooks/" + hook.ID} {
 		if !strings.Contains(alerts[0], want) {
 			t.Errorf("the alert says:\n%s\nwant it to contain %q", alerts[0], want)
 		}
 	}
-	for _, want := range []string{hook.URL, "HTTP status 500", "will be disabled around"} {
+	for _, want := range []string{hook.URL, "status HTTP 500", "será desativado por volta de"} {
 		if !strings.Contains(warnings[0], want) {
 			t.Errorf("the warning says:\n%s\nwant it to contain %q", warnings[0], want)
 		}

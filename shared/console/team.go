@@ -15,6 +15,8 @@ type teamData struct {
 	// Invitable are the roles the signed-in member may invite.
 	Invitable []patio.Role
 	TimeZones []string
+	// Languages are the languages the team's emails may be written in.
+	Languages []string
 }
 
 // timeZones are the time zones the settings form offers first (any IANA name is accepted).
@@ -43,10 +45,12 @@ func (c *Console) teamView(rq *request, status int, f, s *formState) {
 		}
 	}
 	if s == nil {
-		s = newForm(url.Values{"name": {rq.team.Name}, "email": {rq.team.Email}, "time_zone": {rq.team.TimeZone}})
+		s = newForm(url.Values{"name": {rq.team.Name}, "email": {rq.team.Email}, "time_zone": {rq.team.TimeZone},
+			"language": {rq.team.Lang()}})
 	}
 	c.render(rq, status, "team", view{Title: rq.p.T("team.title"), Form: f,
-		Data: map[string]any{"Team": teamData{Members: ms, Roles: patio.Roles, Invitable: invitable, TimeZones: timeZones},
+		Data: map[string]any{"Team": teamData{Members: ms, Roles: patio.Roles, Invitable: invitable, TimeZones: timeZones,
+			Languages: patio.TeamLanguages},
 			"Settings": s}})
 }
 
@@ -147,11 +151,10 @@ func (c *Console) memberRemove(rq *request) {
 	c.done(rq, "/console/team", "done.member.removed")
 }
 
-// teamSettings changes the team's name, contact email and time zone.
+// teamSettings changes the team's name, contact email, time zone and the language of its emails.
 func (c *Console) teamSettings(rq *request) {
 	values := rq.r.PostForm
-	name, email, tz := form.Settings(values)
-	_, err := c.d.Teams.UpdateSettings(rq.ctx(), rq.team.ID, name, email, tz)
+	_, err := c.d.Teams.UpdateSettings(rq.ctx(), rq.team.ID, form.Settings(values))
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.teamView(rq, http.StatusUnprocessableEntity, newForm(nil), refused(rq.p, values, err, form.SettingsFields...))
 		return

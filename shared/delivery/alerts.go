@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/patio-dev/patio/shared/webhook"
@@ -66,55 +67,86 @@ func (d *Deliverer) alert(ctx context.Context, log *slog.Logger, del webhook.Del
 	return nil
 }
 
-// describe tells a failure as the emails do: its status code or error class.
-func describe(f webhook.Failure) string {
+// describe tells a failure as the emails do, in lang: its status code or error class.
+func describe(f webhook.Failure, lang string) string {
+	pt := lang != "en"
 	if f.StatusCode != 0 {
+		if pt {
+			return fmt.Sprintf("status HTTP %d", f.StatusCode)
+		}
 		return fmt.Sprintf("HTTP status %d", f.StatusCode)
 	}
-	switch f.ErrorClass {
-	case webhook.ErrTimeout:
-		return "no answer within the timeout"
-	case webhook.ErrNetwork:
-		return "a network error (DNS or connection)"
-	case webhook.ErrTLS:
-		return "a TLS failure (the receiver's certificate was refused, or it does not speak TLS)"
-	case webhook.ErrForbidden:
-		return "a target address that is not public"
+	texts := map[string][2]string{
+		webhook.ErrTimeout:   {"sem resposta dentro do prazo", "no answer within the timeout"},
+		webhook.ErrNetwork:   {"um erro de rede (DNS ou conexão)", "a network error (DNS or connection)"},
+		webhook.ErrTLS:       {"uma falha de TLS (o certificado do receptor foi recusado, ou ele não fala TLS)", "a TLS failure (the receiver's certificate was refused, or it does not speak TLS)"},
+		webhook.ErrForbidden: {"um endereço de destino que não é público", "a target address that is not public"},
+	}
+	if t, ok := texts[f.ErrorClass]; ok {
+		if pt {
+			return t[0]
+		}
+		return t[1]
 	}
 	return f.ErrorClass
 }
+
+// webhookPage is the address of a webhook's page in the console, where its people enable it,
+// see its deliveries and send them again; a description of where to find it when the console's
+// address is not configured.
+func (d *Deliverer) webhookPage(w webhook.Webhook, lang string) string {
+	if d.ConsoleURL == "" {
+		if lang == "en" {
+			return "the webhook's page in the Patio console (Webhooks, then " + w.URL + ")"
+		}
+		return "a página do webhook no console Patio (Webhooks, depois " + w.URL + ")"
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(d.ConsoleURL, "/"), "/login")
+	return base + "/webhooks/" + w.ID
+}
+
+// at formats an instant of an email, in UTC.
+func at(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func (d *Deliverer) sendAlert(ctx context.Context, w webhook.Webhook) error {
 	team, err := d.Teams.Team(ctx, w.TeamID)
 	if err != nil {
 		return err
 	}
-	last := "unknown"
-	if w.LastFailure != nil {
-		last = fmt.Sprintf("%s, at %s", describe(*w.LastFailure), w.LastFailure.At.UTC().Format(time.RFC3339))
+	lang := team.Lang()
+	var subject, text string
+	if lang == "en" {
+		last := "unknown"
+		if w.LastFailure != nil {
+			last = describe(*w.LastFailure, lang) + ", at " + at(w.LastFailure.At)
+		}
+		subject = "Patio: webhook disabled after 6 consecutive failed deliveries"
+		text = fmt.Sprintf("Hello %s,\n\n"+
+			"The webhook that posts to\n\n  %s\n\n"+
+			"was disabled automatically: six consecutive delivery attempts of one event failed and no delivery "+
+			"to it succeeded in the meantime.\n\n"+
+			"Last failure: %s.\n"+
+			"Pending deliveries cancelled: %d.\n\n"+
+			"Once the receiver is fixed, enable the webhook again and send again what it missed (its failed "+
+			"and cancelled deliveries, in bulk), on its page in the console:\n\n  %s\n\n"+
+			"Patio\n", team.Name, w.URL, last, w.Cancelled, d.webhookPage(w, lang))
+	} else {
+		last := "desconhecida"
+		if w.LastFailure != nil {
+			last = describe(*w.LastFailure, lang) + ", em " + at(w.LastFailure.At)
+		}
+		subject = "Patio: webhook desativado após 6 falhas seguidas de entrega"
+		text = fmt.Sprintf("Olá, %s,\n\n"+
+			"O webhook que envia para\n\n  %s\n\n"+
+			"foi desativado automaticamente: seis tentativas seguidas de entrega de um evento falharam e "+
+			"nenhuma entrega a ele deu certo nesse meio-tempo.\n\n"+
+			"Última falha: %s.\n"+
+			"Entregas pendentes canceladas: %d.\n\n"+
+			"Depois de corrigir o receptor, reative o webhook e envie de novo o que ele perdeu (as entregas "+
+			"falhas e canceladas, em lote), na página dele no console:\n\n  %s\n\n"+
+			"Patio\n", team.Name, w.URL, last, w.Cancelled, d.webhookPage(w, lang))
 	}
-	subject := "Patio: webhook disabled after 6 consecutive failed deliveries"
-	text := fmt.Sprintf("Hello %s,\n\n"+
-		"The webhook %s, which posts to\n\n  %s\n\n"+
-		"was disabled automatically: six consecutive delivery attempts of one event failed and no delivery "+
-		"to it succeeded in the meantime.\n\n"+
-		"Last failure: %s.\n"+
-		"Pending deliveries cancelled: %d.\n\n"+
-		"Once the receiver is fixed, enable the webhook again and re-send what it missed:\n\n"+
-		"  admin webhooks enable --id %s\n"+
-		"  admin deliveries replay --webhook %s --status failed,cancelled,skipped --since %s\n\n"+
-		"Patio\n", team.Name, w.ID, w.URL, last, w.Cancelled, w.ID, w.ID, replaySince(w))
 	return d.Mailer.SendAlert(ctx, team.Email, subject, text)
-}
-
-// replaySince is the --since of the replay the disable email suggests: the start of the failing
-// series (the schedule's six attempts before the last failure), to the day.
-func replaySince(w webhook.Webhook) string {
-	at := time.Now().UTC()
-	if w.LastFailure != nil {
-		at = w.LastFailure.At.UTC()
-	}
-	return at.Add(-48 * time.Hour).Format(time.DateOnly)
 }
 
 // warn sends the warning email after the 4th consecutive failed attempt of a series: at most one
@@ -151,17 +183,30 @@ func (d *Deliverer) sendWarning(ctx context.Context, del webhook.Delivery, a web
 	if err != nil {
 		return err
 	}
+	lang := team.Lang()
 	fifth := a.At.Add(d.Schedule.Before(5))
 	sixth := fifth.Add(d.Schedule.Before(6))
-	subject := "Patio: webhook failing, to be disabled if nothing changes"
-	text := fmt.Sprintf("Hello %s,\n\n"+
-		"The last four delivery attempts of event %s (%s) to the webhook %s, which posts to\n\n  %s\n\n"+
-		"failed, and no delivery to it succeeded since the first of them. Last failure: %s, at %s.\n\n"+
-		"Two attempts remain, around %s and %s. If they fail too, and no other delivery to the webhook "+
-		"succeeds before then, the webhook will be disabled around %s and its pending deliveries cancelled.\n\n"+
-		"Check the receiver; `admin deliveries list --webhook %s --status pending` shows what is waiting.\n\n"+
-		"Patio\n", team.Name, del.EventID, del.EventType, w.ID, w.URL,
-		describe(webhook.Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass}), a.At.UTC().Format(time.RFC3339),
-		fifth.UTC().Format(time.RFC3339), sixth.UTC().Format(time.RFC3339), sixth.UTC().Format(time.RFC3339), w.ID)
+	failure := describe(webhook.Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass}, lang)
+	if lang == "en" {
+		subject := "Patio: webhook failing, to be disabled if nothing changes"
+		text := fmt.Sprintf("Hello %s,\n\n"+
+			"The last four delivery attempts of event %s (%s) to the webhook that posts to\n\n  %s\n\n"+
+			"failed, and no delivery to it succeeded since the first of them. Last failure: %s, at %s.\n\n"+
+			"Two attempts remain, around %s and %s. If they fail too, and no other delivery to the webhook "+
+			"succeeds before then, the webhook will be disabled around %s and its pending deliveries cancelled.\n\n"+
+			"Check the receiver. The webhook's page in the console shows each attempt and what is waiting:\n\n  %s\n\n"+
+			"Patio\n", team.Name, del.EventID, del.EventType, w.URL, failure, at(a.At), at(fifth), at(sixth), at(sixth),
+			d.webhookPage(w, lang))
+		return d.Mailer.SendAlert(ctx, team.Email, subject, text)
+	}
+	subject := "Patio: webhook falhando, será desativado se nada mudar"
+	text := fmt.Sprintf("Olá, %s,\n\n"+
+		"As quatro últimas tentativas de entrega do evento %s (%s) ao webhook que envia para\n\n  %s\n\n"+
+		"falharam, e nenhuma entrega a ele deu certo desde a primeira delas. Última falha: %s, em %s.\n\n"+
+		"Restam duas tentativas, por volta de %s e %s. Se elas também falharem, e nenhuma outra entrega ao "+
+		"webhook der certo até lá, o webhook será desativado por volta de %s e as entregas pendentes dele, canceladas.\n\n"+
+		"Confira o receptor. A página do webhook no console mostra cada tentativa e o que está esperando:\n\n  %s\n\n"+
+		"Patio\n", team.Name, del.EventID, del.EventType, w.URL, failure, at(a.At), at(fifth), at(sixth), at(sixth),
+		d.webhookPage(w, lang))
 	return d.Mailer.SendAlert(ctx, team.Email, subject, text)
 }

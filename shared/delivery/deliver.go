@@ -63,6 +63,9 @@ type Deliverer struct {
 	SweepAfter time.Duration
 	Now        func() time.Time
 	Logger     *slog.Logger
+	// ConsoleURL is where people sign in to the console (CONSOLE_URL): the warning and alert
+	// emails link to the webhook's page there ("" names the page without a link).
+	ConsoleURL string
 
 	lanes sync.Map // webhook id → *lane
 }

@@ -408,11 +408,10 @@ func TestDeliverSixthFailure(t *testing.T) {
 				t.Fatalf("Deliver(%v) sent %d alerts; want %d", task, len(alerts), wantAlerts)
 			}
 			if wantAlerts == 1 {
-				// The email names the URL, the last failure and when, how many deliveries were
-				// cancelled, and the two commands that enable and replay.
+				// The email, in the team's language, names the URL, the last failure and when, how
+				// many deliveries were cancelled, and links to the webhook's page in the console.
 				for _, want := range []string{w.URL, "HTTP status 503, at " + now.Format(time.RFC3339),
-					"Pending deliveries cancelled: 2.", "admin webhooks enable --id " + e.hook.ID,
-					"admin deliveries replay --webhook " + e.hook.ID + " --status failed,cancelled,skipped --since "} {
+					"Pending deliveries cancelled: 2.", "https://console.acme.example/console/webhooks/" + e.hook.ID} {
 					if !strings.Contains(alerts[0].text, want) {
 						t.Errorf("the alert says:\n%s\nwant it to contain %q", alerts[0].text, want)
 					}
@@ -566,13 +565,17 @@ func TestDeliverWarning(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A team whose emails are in Portuguese (the default) is warned in Portuguese.
+	e.team.Language = ""
+	d.Teams = teams{e.team.ID: e.team}
 	deliver("dlv_a")
 	mails := e.mailer.sent()
 	if len(mails) != 1 {
 		t.Fatalf("after a 4th failed attempt %d emails went out; want 1 warning", len(mails))
 	}
 	sixth := now.Add(12 * time.Hour).Add(24 * time.Hour).Format(time.RFC3339)
-	for _, want := range []string{e.hook.URL, "evt_" + e.id("dlv_a"), "HTTP status 503", "disabled around " + sixth} {
+	for _, want := range []string{e.hook.URL, "evt_" + e.id("dlv_a"), "status HTTP 503", "desativado por volta de " + sixth,
+		"https://console.acme.example/console/webhooks/" + e.hook.ID} {
 		if !strings.Contains(mails[0].text, want) {
 			t.Errorf("the warning says:\n%s\nwant it to contain %q", mails[0].text, want)
 		}

@@ -134,7 +134,8 @@ func newEnv(t *testing.T, deliveries ...func(*env) webhook.Delivery) *env {
 	n := unique.Add(1)
 	e := &env{t: t, store: &store{Store: s, fail: map[string]*planned{}}, queue: &queue{}, sender: &sender{result: failure},
 		mailer: &mailer{}, prefix: fmt.Sprintf("dlv_%d_%d_", time.Now().UnixNano()%1e9, n)}
-	e.team = patio.Team{ID: fmt.Sprintf("team_%d_%d", time.Now().UnixNano(), n), Name: "Acme Motors", Email: "ops@acme.example"}
+	e.team = patio.Team{ID: fmt.Sprintf("team_%d_%d", time.Now().UnixNano(), n), Name: "Acme Motors", Email: "ops@acme.example",
+		Language: "en"}
 	e.hook = e.newHook("wh_1")
 	for _, f := range deliveries {
 		e.put(f(e))
@@ -231,8 +232,12 @@ func (e *env) task(name string, n int) webhook.Task {
 
 func (e *env) deliverer() *delivery.Deliverer {
 	return &delivery.Deliverer{Store: e.store, Queue: e.queue, Sender: e.sender, Mailer: e.mailer,
-		Teams: teams{e.team.ID: e.team}, Schedule: webhook.DefaultSchedule, Now: func() time.Time { return now }, Logger: discard}
+		Teams: teams{e.team.ID: e.team}, Schedule: webhook.DefaultSchedule, Now: func() time.Time { return now }, Logger: discard,
+		ConsoleURL: consoleURL}
 }
+
+// consoleURL is the console's sign-in page the deliverer's emails link from.
+const consoleURL = "https://console.acme.example/console/login"
 
 // queue is a delivery queue that keeps what it is given, or refuses everything with err.
 type queue struct {

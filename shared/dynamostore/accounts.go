@@ -27,6 +27,8 @@ type teamRow struct {
 	// TimeZone is the team's IANA time zone; absent for teams created before it existed (the
 	// default then applies).
 	TimeZone string `dynamo:"time_zone,omitempty"`
+	// Language is the language of the team's emails; absent until set (patio.Team.Lang).
+	Language string `dynamo:"language,omitempty"`
 }
 
 // keyRow is an API key in AccountsTable, keyed by the key's SHA-256 hash.
@@ -56,7 +58,7 @@ func (r teamRow) team() (patio.Team, error) {
 		tz = patio.DefaultTimeZone
 	}
 	return patio.Team{ID: r.ID, Name: r.Name, Email: r.Email, Plan: patio.Plan(r.Plan), CreatedAt: created,
-		GatewayKeyID: r.GatewayKeyID, GatewayKey: r.GatewayKey, TimeZone: tz}, err
+		GatewayKeyID: r.GatewayKeyID, GatewayKey: r.GatewayKey, TimeZone: tz, Language: r.Language}, err
 }
 
 func (r keyRow) key() (patio.APIKey, error) {

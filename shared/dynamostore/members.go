@@ -197,10 +197,10 @@ func (s *Store) ActivateMember(ctx context.Context, teamID, email string, now ti
 }
 
 // SetTeamProfile implements patio.TeamStore.
-func (s *Store) SetTeamProfile(ctx context.Context, id, name, email, timeZone string) (patio.Team, error) {
+func (s *Store) SetTeamProfile(ctx context.Context, id, name, email, timeZone, language string) (patio.Team, error) {
 	var row teamRow
 	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").Set("name", name).Set("email", email).
-		Set("time_zone", timeZone).If("attribute_exists(pk)").Value(ctx, &row)
+		Set("time_zone", timeZone).Set("language", language).If("attribute_exists(pk)").Value(ctx, &row)
 	if dynamo.IsCondCheckFailed(err) {
 		return patio.Team{}, patio.NotFoundf("team not found")
 	}

@@ -36,9 +36,9 @@ type MemberStore interface {
 type TeamStore interface {
 	// Team returns the team, or KindNotFound.
 	Team(ctx context.Context, id string) (Team, error)
-	// SetTeamProfile changes a team's name, contact email and time zone (KindNotFound for no such
+	// SetTeamProfile changes a team's name, contact email, time zone and language (KindNotFound for no such
 	// team).
-	SetTeamProfile(ctx context.Context, id, name, email, timeZone string) (Team, error)
+	SetTeamProfile(ctx context.Context, id, name, email, timeZone, language string) (Team, error)
 }
 
 // Identity is the user directory the console signs people in with (Amazon Cognito).
@@ -79,6 +79,8 @@ type Invitation struct {
 	TemporaryPassword string
 	// ConsoleURL is where to sign in ("" when unknown: the email then says to ask for it).
 	ConsoleURL string
+	// Language is the team's (Team.Lang): the email is written in it.
+	Language string
 }
 
 // Mailer sends the console's own emails.
@@ -137,7 +139,7 @@ func (s Members) Invite(ctx context.Context, teamID, email string, role Role, co
 		temp = ""
 	}
 	if err := s.Mail.SendInvitation(ctx, Invitation{To: email, TeamName: team.Name, Role: role,
-		InvitedBy: m.InvitedBy, TemporaryPassword: temp, ConsoleURL: consoleURL}); err != nil {
+		InvitedBy: m.InvitedBy, TemporaryPassword: temp, ConsoleURL: consoleURL, Language: team.Lang()}); err != nil {
 		return m, err
 	}
 	return m, Audit(ctx, s.Audit, teamID, "member.invite", "member:"+email, "email", "role")
@@ -162,7 +164,7 @@ func (s Members) Reinvite(ctx context.Context, teamID, email, consoleURL string)
 		return m, err
 	}
 	if err := s.Mail.SendInvitation(ctx, Invitation{To: m.Email, TeamName: team.Name, Role: m.Role,
-		InvitedBy: ActorOf(ctx).ID, TemporaryPassword: temp, ConsoleURL: consoleURL}); err != nil {
+		InvitedBy: ActorOf(ctx).ID, TemporaryPassword: temp, ConsoleURL: consoleURL, Language: team.Lang()}); err != nil {
 		return m, err
 	}
 	return m, Audit(ctx, s.Audit, teamID, "member.reinvite", "member:"+m.Email, "password")
@@ -293,9 +295,16 @@ type Teams struct {
 // Get returns a team, or KindNotFound.
 func (s Teams) Get(ctx context.Context, id string) (Team, error) { return s.Store.Team(ctx, id) }
 
-// UpdateSettings changes the team's name, contact email and time zone, reporting every problem at
-// once (KindInvalid naming name, email, time_zone).
-func (s Teams) UpdateSettings(ctx context.Context, id, name, email, timeZone string) (Team, error) {
+// TeamSettings are what a team's owners set: its name, contact email, time zone and the language
+// of its emails.
+type TeamSettings struct {
+	Name, Email, TimeZone, Language string
+}
+
+// UpdateSettings changes the team's name, contact email, time zone and language, reporting every
+// problem at once (KindInvalid naming name, email, time_zone, language).
+func (s Teams) UpdateSettings(ctx context.Context, id string, set TeamSettings) (Team, error) {
+	name, email, timeZone, language := set.Name, set.Email, set.TimeZone, set.Language
 	var p Problems
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > 200 {
@@ -308,6 +317,9 @@ func (s Teams) UpdateSettings(ctx context.Context, id, name, email, timeZone str
 	if _, err := CheckTimeZone(timeZone); err != nil {
 		p.AddError(InBody, "time_zone", err)
 	}
+	if !slices.Contains(TeamLanguages, language) {
+		p.Add(InBody, "language", "language must be one of %s", strings.Join(TeamLanguages, ", "))
+	}
 	if err := p.Err(); err != nil {
 		return Team{}, err
 	}
@@ -319,7 +331,8 @@ func (s Teams) UpdateSettings(ctx context.Context, id, name, email, timeZone str
 	for _, f := range []struct {
 		name     string
 		was, now string
-	}{{"name", was.Name, name}, {"email", was.Email, email}, {"time_zone", was.TimeZone, timeZone}} {
+	}{{"name", was.Name, name}, {"email", was.Email, email}, {"time_zone", was.TimeZone, timeZone},
+		{"language", was.Lang(), language}} {
 		if f.was != f.now {
 			changed = append(changed, f.name)
 		}
@@ -327,7 +340,7 @@ func (s Teams) UpdateSettings(ctx context.Context, id, name, email, timeZone str
 	if len(changed) == 0 {
 		return was, nil
 	}
-	t, err := s.Store.SetTeamProfile(ctx, id, name, email, timeZone)
+	t, err := s.Store.SetTeamProfile(ctx, id, name, email, timeZone, language)
 	if err != nil {
 		return t, err
 	}
@@ -340,16 +353,31 @@ var roleNames = map[Role][2]string{
 	RoleMember: {"membro", "member"}, RoleViewer: {"leitor", "viewer"},
 }
 
-// Message returns the invitation email's subject and plain-text body, in Brazilian Portuguese then
-// English (an email, unlike a page, cannot know its reader's language).
+// Message returns the invitation email's subject and plain-text body, in the team's language.
 func (inv Invitation) Message() (subject, body string) {
-	where := inv.ConsoleURL
-	if where == "" {
-		where = "(peça o endereço do console a quem convidou / ask whoever invited you for the console's address)"
-	}
 	name := roleNames[inv.Role]
 	var b strings.Builder
-	subject = "Convite para o console Patio de " + inv.TeamName + " / Invitation to " + inv.TeamName + "'s Patio console"
+	if inv.Language == "en" {
+		where := inv.ConsoleURL
+		if where == "" {
+			where = "(ask whoever invited you for the console's address)"
+		}
+		subject = "Invitation to " + inv.TeamName + "'s Patio console"
+		b.WriteString("Hello,\n\n" + inv.InvitedBy + " invited you to the team " + inv.TeamName + " on the Patio console, as " + name[1] + ".\n\n")
+		b.WriteString("Sign in at: " + where + "\n")
+		b.WriteString("Email: " + inv.To + "\n")
+		if inv.TemporaryPassword != "" {
+			b.WriteString("Temporary password: " + inv.TemporaryPassword + "\n(you choose your own password when you first sign in; the temporary one lasts 7 days)\n")
+		} else {
+			b.WriteString("Use the password you already have on the Patio console.\n")
+		}
+		return subject, b.String()
+	}
+	where := inv.ConsoleURL
+	if where == "" {
+		where = "(peça o endereço do console a quem convidou)"
+	}
+	subject = "Convite para o console Patio de " + inv.TeamName
 	b.WriteString("Olá,\n\n" + inv.InvitedBy + " convidou você para a equipe " + inv.TeamName + " no console Patio, como " + name[0] + ".\n\n")
 	b.WriteString("Entre em: " + where + "\n")
 	b.WriteString("E-mail: " + inv.To + "\n")
@@ -357,14 +385,6 @@ func (inv Invitation) Message() (subject, body string) {
 		b.WriteString("Senha temporária: " + inv.TemporaryPassword + "\n(no primeiro acesso você escolhe a sua senha; a temporária vale 7 dias)\n")
 	} else {
 		b.WriteString("Use a senha que você já tem no console Patio.\n")
-	}
-	b.WriteString("\n---\n\nHello,\n\n" + inv.InvitedBy + " invited you to the team " + inv.TeamName + " on the Patio console, as " + name[1] + ".\n\n")
-	b.WriteString("Sign in at: " + where + "\n")
-	b.WriteString("Email: " + inv.To + "\n")
-	if inv.TemporaryPassword != "" {
-		b.WriteString("Temporary password: " + inv.TemporaryPassword + "\n(you choose your own password when you first sign in; the temporary one lasts 7 days)\n")
-	} else {
-		b.WriteString("Use the password you already have on the Patio console.\n")
 	}
 	return subject, b.String()
 }

@@ -70,10 +70,27 @@ type Team struct {
 	// TimeZone is the team's IANA time zone (DefaultTimeZone unless set), for dates that expire:
 	// a financial record is overdue from the team's midnight after its due_date.
 	TimeZone string `json:"time_zone"`
+	// Language is the language of the team's emails (invitations, webhook warnings): one of
+	// TeamLanguages; "" reads as DefaultLanguage (Lang).
+	Language string `json:"language,omitempty"`
 }
 
 // DefaultTimeZone is a team's time zone until set.
 const DefaultTimeZone = "America/Sao_Paulo"
+
+// DefaultLanguage is a team's language until set.
+const DefaultLanguage = "pt-BR"
+
+// TeamLanguages are the languages a team's emails can be written in.
+var TeamLanguages = []string{"pt-BR", "en"}
+
+// Lang returns the team's language (DefaultLanguage until set).
+func (t Team) Lang() string {
+	if t.Language == "" {
+		return DefaultLanguage
+	}
+	return t.Language
+}
 
 // CheckTimeZone returns the location of an IANA time zone name, or KindInvalid. The binary must
 // carry the time zone database (import time/tzdata) where the system has none.

@@ -55,7 +55,7 @@ func Deliverer(cfg aws.Config, c app.Config, logger *slog.Logger) (QueueHandler,
 	d := &delivery.Deliverer{
 		Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
 		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store, Schedule: c.RetrySchedule,
-		Timeout: c.WebhookTimeout, SweepAfter: c.SweepAfter, Logger: logger,
+		Timeout: c.WebhookTimeout, SweepAfter: c.SweepAfter, Logger: logger, ConsoleURL: c.ConsoleURL,
 	}
 	return sqsqueue.Handler(d, logger), nil
 }

@@ -69,11 +69,17 @@ func Invite(v url.Values) (string, patio.Role, error) {
 }
 
 // SettingsFields are the fields of the team settings form.
-var SettingsFields = []string{"name", "email", "time_zone"}
+var SettingsFields = []string{"name", "email", "time_zone", "language"}
 
-// Settings reads the team settings form: name, email and time_zone.
-func Settings(v url.Values) (name, email, timeZone string) {
-	return v.Get("name"), v.Get("email"), strings.TrimSpace(v.Get("time_zone"))
+// Settings reads the team settings form: name, email, time_zone and language (absent: the
+// default).
+func Settings(v url.Values) patio.TeamSettings {
+	lang := strings.TrimSpace(v.Get("language"))
+	if lang == "" {
+		lang = patio.DefaultLanguage
+	}
+	return patio.TeamSettings{Name: v.Get("name"), Email: v.Get("email"), TimeZone: strings.TrimSpace(v.Get("time_zone")),
+		Language: lang}
 }
 
 // Instant reads a filter's instant: a date (YYYY-MM-DD: its first moment, or with end its last) or
