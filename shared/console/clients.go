@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -101,11 +99,8 @@ func (c *Console) clientList(rq *request) {
 // clientPageData is a client's page: the client as the member may see them, and their deals,
 // activities and financial records.
 type clientPageData struct {
-	Client     clientRow
-	Deals      []patio.Deal
-	Activities []patio.Activity
-	Financial  []patio.FinancialRecord
-	History    []patio.AuditEntry
+	Client clientRow
+	related
 }
 
 // clientShow shows one client of the team.
@@ -116,31 +111,8 @@ func (c *Console) clientShow(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	all := func(statuses []string) patio.ListQuery {
-		return patio.ListQuery{Limit: patio.Some(moduleLimit), Status: statuses}
-	}
 	data := clientPageData{Client: shownClient(rq, cl)}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		page, err := c.d.Records.Deals.List(gctx, team, patio.DealQuery{ListQuery: all(patio.DealStatuses), ClientID: &cl.ID})
-		data.Deals = page.Items
-		return err
-	})
-	g.Go(func() error {
-		page, err := c.d.Activities.List(gctx, team, patio.ActivityQuery{ListQuery: all(patio.ActivityStatuses), ClientID: &cl.ID})
-		data.Activities = page.Items
-		return err
-	})
-	g.Go(func() error {
-		page, err := c.d.Financial.List(gctx, team, patio.FinancialQuery{ListQuery: all(patio.FinancialStatuses), ClientID: &cl.ID})
-		data.Financial = page.Items
-		return err
-	})
-	g.Go(func() (err error) {
-		data.History, err = c.history(gctx, team, patio.ResourceClient, cl.ID)
-		return err
-	})
-	if err := g.Wait(); err != nil {
+	if data.related, err = c.relatedTo(ctx, team, patio.ResourceClient, cl.ID); err != nil {
 		c.fail(rq, err)
 		return
 	}

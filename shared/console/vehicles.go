@@ -91,12 +91,57 @@ func (c *Console) stockCounts(ctx context.Context, teamID string) ([]statusCount
 // vehiclePageData is a vehicle's page: its fields, the deals, activities and financial records
 // that name it, and its history.
 type vehiclePageData struct {
-	Vehicle    patio.Vehicle
-	Plate      string
+	Vehicle patio.Vehicle
+	Plate   string
+	related
+}
+
+// related is what a vehicle's or a client's page shows beside the record: the deals, activities
+// and financial records that name it (a page of each, every status), and its history.
+type related struct {
 	Deals      []patio.Deal
 	Activities []patio.Activity
 	Financial  []patio.FinancialRecord
 	History    []patio.AuditEntry
+}
+
+// relatedTo reads, at once, what names the record id of resource (a vehicle or a client) and its
+// history.
+func (c *Console) relatedTo(ctx context.Context, teamID, resource, id string) (related, error) {
+	var r related
+	all := func(statuses []string) patio.ListQuery {
+		return patio.ListQuery{Limit: patio.Some(moduleLimit), Status: statuses}
+	}
+	var vehicleID, clientID *string
+	if resource == patio.ResourceVehicle {
+		vehicleID = &id
+	} else {
+		clientID = &id
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		page, err := c.d.Records.Deals.List(ctx, teamID, patio.DealQuery{ListQuery: all(patio.DealStatuses), VehicleID: vehicleID,
+			ClientID: clientID})
+		r.Deals = page.Items
+		return err
+	})
+	g.Go(func() error {
+		page, err := c.d.Activities.List(ctx, teamID, patio.ActivityQuery{ListQuery: all(patio.ActivityStatuses),
+			VehicleID: vehicleID, ClientID: clientID})
+		r.Activities = page.Items
+		return err
+	})
+	g.Go(func() error {
+		page, err := c.d.Financial.List(ctx, teamID, patio.FinancialQuery{ListQuery: all(patio.FinancialStatuses),
+			VehicleID: vehicleID, ClientID: clientID})
+		r.Financial = page.Items
+		return err
+	})
+	g.Go(func() (err error) {
+		r.History, err = c.history(ctx, teamID, resource, id)
+		return err
+	})
+	return r, g.Wait()
 }
 
 // historyLimit is how many of a record's latest audit entries its page shows.
@@ -121,30 +166,7 @@ func (c *Console) vehicleShow(rq *request) {
 	if v.Plate != nil {
 		data.Plate = br.PlateKey(*v.Plate)
 	}
-	all := func(statuses []string) patio.ListQuery {
-		return patio.ListQuery{Limit: patio.Some(moduleLimit), Status: statuses}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		page, err := c.d.Records.Deals.List(gctx, team, patio.DealQuery{ListQuery: all(patio.DealStatuses), VehicleID: &v.ID})
-		data.Deals = page.Items
-		return err
-	})
-	g.Go(func() error {
-		page, err := c.d.Activities.List(gctx, team, patio.ActivityQuery{ListQuery: all(patio.ActivityStatuses), VehicleID: &v.ID})
-		data.Activities = page.Items
-		return err
-	})
-	g.Go(func() error {
-		page, err := c.d.Financial.List(gctx, team, patio.FinancialQuery{ListQuery: all(patio.FinancialStatuses), VehicleID: &v.ID})
-		data.Financial = page.Items
-		return err
-	})
-	g.Go(func() (err error) {
-		data.History, err = c.history(gctx, team, patio.ResourceVehicle, v.ID)
-		return err
-	})
-	if err := g.Wait(); err != nil {
+	if data.related, err = c.relatedTo(ctx, team, patio.ResourceVehicle, v.ID); err != nil {
 		c.fail(rq, err)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -108,45 +109,76 @@ func (d *Deliverer) webhookPage(w webhook.Webhook, lang string) string {
 // at formats an instant of an email, in UTC.
 func at(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// emailTexts are the team emails' words, by language: format strings whose arguments come in the
+// same order in every language.
+type emailTexts struct {
+	at, unknown             string // ", at <time>" and the unknown last failure
+	alertSubject, alert     string
+	warningSubject, warning string
+}
+
+var texts = map[string]emailTexts{
+	"en": {at: ", at ", unknown: "unknown",
+		alertSubject: "Patio: webhook disabled after 6 consecutive failed deliveries",
+		alert: "Hello %s,\n\n" +
+			"The webhook that posts to\n\n  %s\n\n" +
+			"was disabled automatically: six consecutive delivery attempts of one event failed and no delivery " +
+			"to it succeeded in the meantime.\n\n" +
+			"Last failure: %s.\n" +
+			"Pending deliveries cancelled: %d.\n\n" +
+			"Once the receiver is fixed, enable the webhook again and send again what it missed (its failed " +
+			"and cancelled deliveries, in bulk), on its page in the console:\n\n  %s\n\n" +
+			"Patio\n",
+		warningSubject: "Patio: webhook failing, to be disabled if nothing changes",
+		warning: "Hello %s,\n\n" +
+			"The last four delivery attempts of event %s (%s) to the webhook that posts to\n\n  %s\n\n" +
+			"failed, and no delivery to it succeeded since the first of them. Last failure: %s.\n\n" +
+			"Two attempts remain, around %s and %s. If they fail too, and no other delivery to the webhook " +
+			"succeeds before then, the webhook will be disabled around %s and its pending deliveries cancelled.\n\n" +
+			"Check the receiver. The webhook's page in the console shows each attempt and what is waiting:\n\n  %s\n\n" +
+			"Patio\n"},
+	"pt-BR": {at: ", em ", unknown: "desconhecida",
+		alertSubject: "Patio: webhook desativado após 6 falhas seguidas de entrega",
+		alert: "Olá, %s,\n\n" +
+			"O webhook que envia para\n\n  %s\n\n" +
+			"foi desativado automaticamente: seis tentativas seguidas de entrega de um evento falharam e " +
+			"nenhuma entrega a ele deu certo nesse meio-tempo.\n\n" +
+			"Última falha: %s.\n" +
+			"Entregas pendentes canceladas: %d.\n\n" +
+			"Depois de corrigir o receptor, reative o webhook e envie de novo o que ele perdeu (as entregas " +
+			"falhas e canceladas, em lote), na página dele no console:\n\n  %s\n\n" +
+			"Patio\n",
+		warningSubject: "Patio: webhook falhando, será desativado se nada mudar",
+		warning: "Olá, %s,\n\n" +
+			"As quatro últimas tentativas de entrega do evento %s (%s) ao webhook que envia para\n\n  %s\n\n" +
+			"falharam, e nenhuma entrega a ele deu certo desde a primeira delas. Última falha: %s.\n\n" +
+			"Restam duas tentativas, por volta de %s e %s. Se elas também falharem, e nenhuma outra entrega ao " +
+			"webhook der certo até lá, o webhook será desativado por volta de %s e as entregas pendentes dele, canceladas.\n\n" +
+			"Confira o receptor. A página do webhook no console mostra cada tentativa e o que está esperando:\n\n  %s\n\n" +
+			"Patio\n"},
+}
+
+// textsIn returns the emails' words in lang (Portuguese for any other).
+func textsIn(lang string) emailTexts {
+	if t, ok := texts[lang]; ok {
+		return t
+	}
+	return texts[patio.DefaultLanguage]
+}
+
 func (d *Deliverer) sendAlert(ctx context.Context, w webhook.Webhook) error {
 	team, err := d.Teams.Team(ctx, w.TeamID)
 	if err != nil {
 		return err
 	}
 	lang := team.Lang()
-	var subject, text string
-	if lang == "en" {
-		last := "unknown"
-		if w.LastFailure != nil {
-			last = describe(*w.LastFailure, lang) + ", at " + at(w.LastFailure.At)
-		}
-		subject = "Patio: webhook disabled after 6 consecutive failed deliveries"
-		text = fmt.Sprintf("Hello %s,\n\n"+
-			"The webhook that posts to\n\n  %s\n\n"+
-			"was disabled automatically: six consecutive delivery attempts of one event failed and no delivery "+
-			"to it succeeded in the meantime.\n\n"+
-			"Last failure: %s.\n"+
-			"Pending deliveries cancelled: %d.\n\n"+
-			"Once the receiver is fixed, enable the webhook again and send again what it missed (its failed "+
-			"and cancelled deliveries, in bulk), on its page in the console:\n\n  %s\n\n"+
-			"Patio\n", team.Name, w.URL, last, w.Cancelled, d.webhookPage(w, lang))
-	} else {
-		last := "desconhecida"
-		if w.LastFailure != nil {
-			last = describe(*w.LastFailure, lang) + ", em " + at(w.LastFailure.At)
-		}
-		subject = "Patio: webhook desativado após 6 falhas seguidas de entrega"
-		text = fmt.Sprintf("Olá, %s,\n\n"+
-			"O webhook que envia para\n\n  %s\n\n"+
-			"foi desativado automaticamente: seis tentativas seguidas de entrega de um evento falharam e "+
-			"nenhuma entrega a ele deu certo nesse meio-tempo.\n\n"+
-			"Última falha: %s.\n"+
-			"Entregas pendentes canceladas: %d.\n\n"+
-			"Depois de corrigir o receptor, reative o webhook e envie de novo o que ele perdeu (as entregas "+
-			"falhas e canceladas, em lote), na página dele no console:\n\n  %s\n\n"+
-			"Patio\n", team.Name, w.URL, last, w.Cancelled, d.webhookPage(w, lang))
+	tx := textsIn(lang)
+	last := tx.unknown
+	if w.LastFailure != nil {
+		last = describe(*w.LastFailure, lang) + tx.at + at(w.LastFailure.At)
 	}
-	return d.Mailer.SendAlert(ctx, team.Email, subject, text)
+	text := fmt.Sprintf(tx.alert, team.Name, w.URL, last, w.Cancelled, d.webhookPage(w, lang))
+	return d.Mailer.SendAlert(ctx, team.Email, tx.alertSubject, text)
 }
 
 // warn sends the warning email after the 4th consecutive failed attempt of a series: at most one
@@ -184,29 +216,11 @@ func (d *Deliverer) sendWarning(ctx context.Context, del webhook.Delivery, a web
 		return err
 	}
 	lang := team.Lang()
+	tx := textsIn(lang)
 	fifth := a.At.Add(d.Schedule.Before(5))
 	sixth := fifth.Add(d.Schedule.Before(6))
-	failure := describe(webhook.Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass}, lang)
-	if lang == "en" {
-		subject := "Patio: webhook failing, to be disabled if nothing changes"
-		text := fmt.Sprintf("Hello %s,\n\n"+
-			"The last four delivery attempts of event %s (%s) to the webhook that posts to\n\n  %s\n\n"+
-			"failed, and no delivery to it succeeded since the first of them. Last failure: %s, at %s.\n\n"+
-			"Two attempts remain, around %s and %s. If they fail too, and no other delivery to the webhook "+
-			"succeeds before then, the webhook will be disabled around %s and its pending deliveries cancelled.\n\n"+
-			"Check the receiver. The webhook's page in the console shows each attempt and what is waiting:\n\n  %s\n\n"+
-			"Patio\n", team.Name, del.EventID, del.EventType, w.URL, failure, at(a.At), at(fifth), at(sixth), at(sixth),
-			d.webhookPage(w, lang))
-		return d.Mailer.SendAlert(ctx, team.Email, subject, text)
-	}
-	subject := "Patio: webhook falhando, será desativado se nada mudar"
-	text := fmt.Sprintf("Olá, %s,\n\n"+
-		"As quatro últimas tentativas de entrega do evento %s (%s) ao webhook que envia para\n\n  %s\n\n"+
-		"falharam, e nenhuma entrega a ele deu certo desde a primeira delas. Última falha: %s, em %s.\n\n"+
-		"Restam duas tentativas, por volta de %s e %s. Se elas também falharem, e nenhuma outra entrega ao "+
-		"webhook der certo até lá, o webhook será desativado por volta de %s e as entregas pendentes dele, canceladas.\n\n"+
-		"Confira o receptor. A página do webhook no console mostra cada tentativa e o que está esperando:\n\n  %s\n\n"+
-		"Patio\n", team.Name, del.EventID, del.EventType, w.URL, failure, at(a.At), at(fifth), at(sixth), at(sixth),
+	last := describe(webhook.Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass}, lang) + tx.at + at(a.At)
+	text := fmt.Sprintf(tx.warning, team.Name, del.EventID, del.EventType, w.URL, last, at(fifth), at(sixth), at(sixth),
 		d.webhookPage(w, lang))
-	return d.Mailer.SendAlert(ctx, team.Email, subject, text)
+	return d.Mailer.SendAlert(ctx, team.Email, tx.warningSubject, text)
 }

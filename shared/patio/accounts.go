@@ -2,6 +2,7 @@ package patio
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -347,44 +348,46 @@ func (s Teams) UpdateSettings(ctx context.Context, id string, set TeamSettings) 
 	return t, Audit(ctx, s.Audit, id, "team.settings", "team:"+id, changed...)
 }
 
-// roleNames are the roles as an invitation names them, in Portuguese and English.
-var roleNames = map[Role][2]string{
-	RoleOwner: {"proprietário", "owner"}, RoleAdmin: {"administrador", "admin"},
-	RoleMember: {"membro", "member"}, RoleViewer: {"leitor", "viewer"},
+// invitationTexts are an invitation's words in one language; roles names the roles.
+type invitationTexts struct {
+	subject, hello, signIn, email, temporary, known, askAddress string
+	roles                                                       map[Role]string
 }
 
-// Message returns the invitation email's subject and plain-text body, in the team's language.
+// invitations are the invitation's words by language (format strings whose arguments come in the
+// same order in every language).
+var invitations = map[string]invitationTexts{
+	"pt-BR": {subject: "Convite para o console Patio de %s", hello: "Olá,\n\n%s convidou você para a equipe %s no console Patio, como %s.\n\n",
+		signIn: "Entre em: %s\n", email: "E-mail: %s\n",
+		temporary: "Senha temporária: %s\n(no primeiro acesso você escolhe a sua senha; a temporária vale 7 dias)\n",
+		known:     "Use a senha que você já tem no console Patio.\n", askAddress: "(peça o endereço do console a quem convidou)",
+		roles: map[Role]string{RoleOwner: "proprietário", RoleAdmin: "administrador", RoleMember: "membro", RoleViewer: "leitor"}},
+	"en": {subject: "Invitation to %s's Patio console", hello: "Hello,\n\n%s invited you to the team %s on the Patio console, as %s.\n\n",
+		signIn: "Sign in at: %s\n", email: "Email: %s\n",
+		temporary: "Temporary password: %s\n(you choose your own password when you first sign in; the temporary one lasts 7 days)\n",
+		known:     "Use the password you already have on the Patio console.\n", askAddress: "(ask whoever invited you for the console's address)",
+		roles: map[Role]string{RoleOwner: "owner", RoleAdmin: "admin", RoleMember: "member", RoleViewer: "viewer"}},
+}
+
+// Message returns the invitation email's subject and plain-text body, in the team's language
+// (Portuguese for any other).
 func (inv Invitation) Message() (subject, body string) {
-	name := roleNames[inv.Role]
-	var b strings.Builder
-	if inv.Language == "en" {
-		where := inv.ConsoleURL
-		if where == "" {
-			where = "(ask whoever invited you for the console's address)"
-		}
-		subject = "Invitation to " + inv.TeamName + "'s Patio console"
-		b.WriteString("Hello,\n\n" + inv.InvitedBy + " invited you to the team " + inv.TeamName + " on the Patio console, as " + name[1] + ".\n\n")
-		b.WriteString("Sign in at: " + where + "\n")
-		b.WriteString("Email: " + inv.To + "\n")
-		if inv.TemporaryPassword != "" {
-			b.WriteString("Temporary password: " + inv.TemporaryPassword + "\n(you choose your own password when you first sign in; the temporary one lasts 7 days)\n")
-		} else {
-			b.WriteString("Use the password you already have on the Patio console.\n")
-		}
-		return subject, b.String()
+	tx, ok := invitations[inv.Language]
+	if !ok {
+		tx = invitations[DefaultLanguage]
 	}
 	where := inv.ConsoleURL
 	if where == "" {
-		where = "(peça o endereço do console a quem convidou)"
+		where = tx.askAddress
 	}
-	subject = "Convite para o console Patio de " + inv.TeamName
-	b.WriteString("Olá,\n\n" + inv.InvitedBy + " convidou você para a equipe " + inv.TeamName + " no console Patio, como " + name[0] + ".\n\n")
-	b.WriteString("Entre em: " + where + "\n")
-	b.WriteString("E-mail: " + inv.To + "\n")
+	var b strings.Builder
+	fmt.Fprintf(&b, tx.hello, inv.InvitedBy, inv.TeamName, tx.roles[inv.Role])
+	fmt.Fprintf(&b, tx.signIn, where)
+	fmt.Fprintf(&b, tx.email, inv.To)
 	if inv.TemporaryPassword != "" {
-		b.WriteString("Senha temporária: " + inv.TemporaryPassword + "\n(no primeiro acesso você escolhe a sua senha; a temporária vale 7 dias)\n")
+		fmt.Fprintf(&b, tx.temporary, inv.TemporaryPassword)
 	} else {
-		b.WriteString("Use a senha que você já tem no console Patio.\n")
+		b.WriteString(tx.known)
 	}
-	return subject, b.String()
+	return fmt.Sprintf(tx.subject, inv.TeamName), b.String()
 }
