@@ -72,20 +72,15 @@ func (c *Console) vehicleList(rq *request) {
 	c.render(rq, http.StatusOK, "vehicles", view{Title: rq.p.T("stock.title"), Data: data, Form: newForm(q)})
 }
 
-// stockCounts is how many of the team's vehicles have each status (each a one-record list, whose
-// total the store keeps), read at once.
+// stockCounts is how many of the team's vehicles have each status: the counts the store keeps,
+// in one read.
 func (c *Console) stockCounts(ctx context.Context, teamID string) ([]statusCount, error) {
+	n, err := c.d.Records.Vehicles.Counts(ctx, teamID)
 	counts := make([]statusCount, len(patio.VehicleStatuses))
-	g, ctx := errgroup.WithContext(ctx)
 	for i, s := range patio.VehicleStatuses {
-		g.Go(func() error {
-			page, err := c.d.Records.Vehicles.List(ctx, teamID, patio.VehicleQuery{
-				ListQuery: patio.ListQuery{Limit: patio.Some(1), Status: []string{s}}})
-			counts[i] = statusCount{Status: s, N: page.Total}
-			return err
-		})
+		counts[i] = statusCount{Status: s, N: n[s]}
 	}
-	return counts, g.Wait()
+	return counts, err
 }
 
 // vehiclePageData is a vehicle's page: its fields, the deals, activities and financial records

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -310,5 +311,30 @@ func TestGetManyReadsTheTeamsRecords(t *testing.T) {
 	}
 	if len(got) != 2 || plates[ids[0]] != "ABC1234" || plates[ids[1]] != "DEF5678" {
 		t.Errorf("GetMany = %v; want the team's two vehicles only", plates)
+	}
+}
+
+// Counts tells how many of a team's records have each status, as creates and archives change them.
+func TestCountsByStatus(t *testing.T) {
+	s, ctx := newStore(t), context.Background()
+	team := newTeam()
+	svc := patio.NewVehicles(s.Vehicles())
+	var ids []string
+	for range 3 {
+		v, err := svc.Create(ctx, team, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Argo"), Price: patio.Some(money.Cents(100))})
+		if err != nil {
+			t.Fatalf("Create = %v", err)
+		}
+		ids = append(ids, v.ID)
+	}
+	if _, err := svc.Update(ctx, team, ids[0], patio.VehicleInput{Status: patio.Some(patio.VehicleReserved)}); err != nil {
+		t.Fatalf("Update = %v", err)
+	}
+	got, err := s.Vehicles().Counts(ctx, team)
+	if err != nil {
+		t.Fatalf("Counts = %v", err)
+	}
+	if got[patio.VehicleActive] != 2 || got[patio.VehicleReserved] != 1 || got[patio.VehicleSold] != 0 {
+		t.Errorf("Counts = %v; want 2 ativo, 1 reservado, 0 vendido", got)
 	}
 }

@@ -97,6 +97,20 @@ func (r records[T, R, Q]) GetMany(ctx context.Context, teamID string, ids []stri
 	return out, nil
 }
 
+// Counts returns how many of the team's records have each status, from the maintained counts
+// alone (one read of the status shards, no record).
+func (r records[T, R, Q]) Counts(ctx context.Context, teamID string) (map[string]int, error) {
+	t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
+	if err != nil {
+		return nil, wrap(err, "count "+r.k.what+"s of team", teamID)
+	}
+	out := make(map[string]int, len(r.k.list.statuses))
+	for _, st := range r.k.list.statuses {
+		out[st] = t.status([]string{st})
+	}
+	return out, nil
+}
+
 // get returns a team's record and its row's item as stored.
 func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, dynamo.Item, error) {
 	var item dynamo.Item

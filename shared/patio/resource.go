@@ -98,6 +98,9 @@ type Store[T any, Q any] interface {
 	// GetMany returns the team's records of ids, in no particular order; an id with no record
 	// is left out.
 	GetMany(ctx context.Context, teamID string, ids []string) ([]T, error)
+	// Counts returns how many of the team's records have each status (the counts the store keeps;
+	// no record is read).
+	Counts(ctx context.Context, teamID string) (map[string]int, error)
 	// Update reads the record, asks change for the write and, when it changes something, performs
 	// it conditioned on the revision read; a lost race re-reads and asks again. It returns the
 	// stored record (the one read when nothing changed).
@@ -237,6 +240,11 @@ func (s Service[T, In, Q]) GetMany(ctx context.Context, teamID string, ids []str
 		return nil, nil
 	}
 	return s.store.GetMany(ctx, teamID, valid)
+}
+
+// Counts returns how many of the team's records have each status.
+func (s Service[T, In, Q]) Counts(ctx context.Context, teamID string) (map[string]int, error) {
+	return s.store.Counts(ctx, teamID)
 }
 
 // Update applies an update input (PUT: only the members present change) to the stored record.

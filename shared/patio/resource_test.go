@@ -50,6 +50,10 @@ func (s *fakeStore[T, Q]) GetMany(ctx context.Context, teamID string, ids []stri
 	return nil, s.unexpected("GetMany")
 }
 
+func (s *fakeStore[T, Q]) Counts(ctx context.Context, teamID string) (map[string]int, error) {
+	return nil, s.unexpected("Counts")
+}
+
 func (s *fakeStore[T, Q]) Update(ctx context.Context, teamID, id string, change func(cur T) (patio.Write[T], error)) (T, error) {
 	if s.UpdateFn == nil {
 		var zero T
