@@ -113,9 +113,11 @@ func TestEveryScreen(t *testing.T) {
 			return submit(t, ctx, `main form button[type=submit]`)
 		}, 422},
 		{"vehicle", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/vehicles/"+vehicleID) }, 200},
-		{"vehicle-edit", func(t *testing.T, ctx context.Context) int64 {
-			return open(t, ctx, "/console/vehicles/"+vehicleID+"/edit")
-		}, 200},
+		{"vehicle-edit-refused", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/vehicles/"+vehicleID)
+			with(t, ctx, chromedp.SetValue(chromedp.ID("price"), "1.500"))
+			return submit(t, ctx, `form[action$="/vehicles/`+vehicleID+`"] button[type=submit]`)
+		}, 422},
 		{"clients", func(t *testing.T, ctx context.Context) int64 {
 			if clientID == "" {
 				clientID = createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
@@ -124,9 +126,6 @@ func TestEveryScreen(t *testing.T) {
 			return open(t, ctx, "/console/clients")
 		}, 200},
 		{"client", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/clients/"+clientID) }, 200},
-		{"client-edit", func(t *testing.T, ctx context.Context) int64 {
-			return open(t, ctx, "/console/clients/"+clientID+"/edit")
-		}, 200},
 		{"client-new", path("/console/clients/new"), 200},
 		{"client-new-refused", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/clients/new")
@@ -134,9 +133,9 @@ func TestEveryScreen(t *testing.T) {
 			return submit(t, ctx, `main form button[type=submit]`)
 		}, 422},
 		{"pipeline", path("/console/deals"), 200},
+		{"pipeline-list", path("/console/deals?view=list"), 200},
 		{"deal-new", path("/console/deals/new"), 200},
 		{"deal", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/deals/"+dealID) }, 200},
-		{"deal-edit", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/deals/"+dealID+"/edit") }, 200},
 		{"webhooks", path("/console/webhooks"), 200},
 		{"webhook-new", path("/console/webhooks/new"), 200},
 		{"webhook-new-refused", func(t *testing.T, ctx context.Context) int64 {

@@ -442,13 +442,13 @@ func TestEditRecords(t *testing.T) {
 	deal := createJSON(t, tm.Key, "deals", `{"title":"Mobi do João","client_id":"`+client+`","vehicle_id":"`+vehicle+`"}`)
 	ctx, _ := invite(t, tm, patio.RoleMember)
 
+	// Each record's page holds its edit form (for members).
 	open(t, ctx, "/console/vehicles/"+vehicle)
-	submit(t, ctx, `a[href$="/vehicles/`+vehicle+`/edit"]`)
 	if v := value(t, ctx, chromedp.Value(chromedp.ID("price"))); v != "54990,00" {
 		t.Errorf("the edit form's price = %q; want the vehicle's price as the reader types it", v)
 	}
 	with(t, ctx, chromedp.SetValue(chromedp.ID("price"), "52.500,00"), chromedp.SetValue(chromedp.ID("color"), "Prata"))
-	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+	if got := submit(t, ctx, `form[action$="/vehicles/`+vehicle+`"] button[type=submit]`); got != http.StatusOK {
 		t.Fatalf("save the vehicle = %d: %s", got, pageText(t, ctx))
 	}
 	if obj := apiGet(t, tm.Key, "/api/v1/vehicles/"+vehicle); obj["price"] != 52500.0 || obj["color"] != "Prata" || obj["plate"] != "ABC1234" {
@@ -460,10 +460,11 @@ func TestEditRecords(t *testing.T) {
 	}
 
 	// A stale edit: the client's email changes through the API while the form is open.
-	open(t, ctx, "/console/clients/"+client+"/edit")
+	open(t, ctx, "/console/clients/"+client)
 	apiSend(t, tm.Key, http.MethodPut, "/api/v1/clients/"+client, `{"email":"joao.souza@example.com"}`, http.StatusOK)
 	with(t, ctx, chromedp.SetValue(chromedp.ID("name"), "João Souza Filho"))
-	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusConflict {
+	clientForm := `form[action$="/clients/` + client + `"] button[type=submit]`
+	if got := submit(t, ctx, clientForm); got != http.StatusConflict {
 		t.Errorf("a stale client edit = %d; want 409", got)
 	}
 	if p := pageText(t, ctx); !strings.Contains(p, "Este registro mudou") || !strings.Contains(p, "E-mail") {
@@ -477,7 +478,7 @@ func TestEditRecords(t *testing.T) {
 	if v := value(t, ctx, chromedp.Value(chromedp.ID("email"))); v != "joao.souza@example.com" {
 		t.Errorf("the refused form's email = %q; want the current one", v)
 	}
-	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+	if got := submit(t, ctx, clientForm); got != http.StatusOK {
 		t.Fatalf("the edit sent again = %d: %s", got, pageText(t, ctx))
 	}
 	if obj := apiGet(t, tm.Key, "/api/v1/clients/"+client); obj["name"] != "João Souza Filho" || obj["email"] != "joao.souza@example.com" {
@@ -485,12 +486,46 @@ func TestEditRecords(t *testing.T) {
 	}
 
 	// The deal: a new title, its vehicle unlinked.
-	open(t, ctx, "/console/deals/"+deal+"/edit")
+	open(t, ctx, "/console/deals/"+deal)
 	with(t, ctx, chromedp.SetValue(chromedp.ID("title"), "Proposta do João"), chromedp.SetValue(chromedp.ID("link-vehicle"), " "))
-	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+	if got := submit(t, ctx, `form[action$="/deals/`+deal+`"] button[type=submit]`); got != http.StatusOK {
 		t.Fatalf("save the deal = %d: %s", got, pageText(t, ctx))
 	}
 	if obj := apiGet(t, tm.Key, "/api/v1/deals/"+deal); obj["title"] != "Proposta do João" || obj["vehicle_id"] != nil || obj["client_id"] != client {
 		t.Errorf("after the edit the API reads the deal as %v; want the new title, no vehicle, the client kept", obj)
+	}
+}
+
+// TestPipelineListView: the pipeline's list view shows deals of every status with their client,
+// and filters them as the API does (status, value typed as people type money, title words).
+func TestPipelineListView(t *testing.T) {
+	tm := newTeam(t)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Ana Ribeiro","cpf":"39053344705"}`)
+	small := createJSON(t, tm.Key, "deals", `{"title":"Mobi da Ana","client_id":"`+client+`","value":50000}`)
+	big := createJSON(t, tm.Key, "deals", `{"title":"Compass da Ana","client_id":"`+client+`","value":90000}`)
+	apiSend(t, tm.Key, http.MethodPut, "/api/v1/deals/"+big, `{"status":"perdido","lost_reason":"preco"}`, http.StatusOK)
+	ctx, _ := invite(t, tm, patio.RoleViewer)
+
+	rows := func(query string) []string {
+		t.Helper()
+		if got := open(t, ctx, "/console/deals?view=list&"+query); got != http.StatusOK {
+			t.Fatalf("the list view with %s = %d: %s", query, got, pageText(t, ctx))
+		}
+		return value(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("main tbody tr")].map(r => r.innerText)`))
+	}
+	if got := rows(""); len(got) != 2 || !strings.Contains(strings.Join(got, "\n"), "Ana Ribeiro") {
+		t.Errorf("the list view lists %q; want both deals, open and lost, with their client", got)
+	}
+	if got := rows("status=perdido"); len(got) != 1 || !strings.Contains(got[0], "Compass da Ana") {
+		t.Errorf("status=perdido lists %q; want the lost deal", got)
+	}
+	if got := rows("value_max=" + url.QueryEscape("60.000,00")); len(got) != 1 || !strings.Contains(got[0], "Mobi da Ana") {
+		t.Errorf("value_max=60.000,00 lists %q; want the R$ 50.000 deal (%s)", got, small)
+	}
+	if got := rows("q=compass"); len(got) != 1 || !strings.Contains(got[0], "Compass da Ana") {
+		t.Errorf("q=compass lists %q; want the deal titled so", got)
+	}
+	if got := open(t, ctx, "/console/deals?view=list&value_min=1.500"); got != http.StatusBadRequest {
+		t.Errorf("an ambiguous amount = %d; want 400 with both readings", got)
 	}
 }

@@ -67,27 +67,11 @@ func (c *Console) clientCreate(rq *request) {
 	})
 }
 
-// clientEdit shows a client's edit form, loaded with their current values and revision.
-func (c *Console) clientEdit(rq *request) {
-	cl, err := c.d.Records.Clients.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	c.renderClientEdit(rq, http.StatusOK, cl, newForm(c.clientRecords().values(rq, cl)), nil)
-}
-
-func (c *Console) renderClientEdit(rq *request, status int, cl patio.Client, f *formState, changed []string) {
-	f.Values.Set("type", cl.Type)
-	c.render(rq, status, "client_edit", view{Title: cl.Name, Data: clientFormData{Types: []string{cl.Type}, Client: &cl, Changed: changed},
-		Form: f})
-}
-
 // clientSave applies the edit form through the API's use case (its checks of the documents, a
 // duplicate CPF or CNPJ refused next to its field; its client.updated event) to the revision the
 // form was loaded with: a client changed meanwhile is not overwritten (409, with what changed).
 func (c *Console) clientSave(rq *request) {
 	c.clientRecords().save(c, rq, func(cur patio.Client, status int, f *formState, _ linkChoices, changed []string) {
-		c.renderClientEdit(rq, status, cur, f, changed)
+		c.renderClient(rq, status, cur, f, changed)
 	})
 }

@@ -101,20 +101,34 @@ func (c *Console) clientList(rq *request) {
 type clientPageData struct {
 	Client clientRow
 	related
+	// Types (the client's own) and Changed (after a stale edit) are the edit form's.
+	Types   []string
+	Changed []string
 }
 
-// clientShow shows one client of the team.
+// clientShow shows one client of the team, and for those who may their edit form, loaded with
+// their current values and revision.
 func (c *Console) clientShow(rq *request) {
-	ctx, team := rq.ctx(), rq.team.ID
-	cl, err := c.d.Records.Clients.Get(ctx, team, rq.r.PathValue("id"))
+	cl, err := c.d.Records.Clients.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
-	data := clientPageData{Client: shownClient(rq, cl)}
-	if data.related, err = c.relatedTo(ctx, team, patio.ResourceClient, cl.ID); err != nil {
+	c.renderClient(rq, http.StatusOK, cl, nil, nil)
+}
+
+// renderClient renders a client's page (as the member may see them) with their edit form f (nil:
+// their current values) and, after a stale edit, what changed.
+func (c *Console) renderClient(rq *request, status int, cl patio.Client, f *formState, changed []string) {
+	data := clientPageData{Client: shownClient(rq, cl), Types: []string{cl.Type}, Changed: changed}
+	var err error
+	if data.related, err = c.relatedTo(rq.ctx(), rq.team.ID, patio.ResourceClient, cl.ID); err != nil {
 		c.fail(rq, err)
 		return
 	}
-	c.render(rq, http.StatusOK, "client", view{Title: cl.Name, Data: data})
+	if f == nil {
+		f = newForm(c.clientRecords().values(rq, cl))
+	}
+	f.Values.Set("type", cl.Type)
+	c.render(rq, status, "client", view{Title: cl.Name, Data: data, Form: f})
 }

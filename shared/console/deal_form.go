@@ -22,8 +22,9 @@ type dealFormData struct {
 	Revenue string
 	// Changed lists what changed since a stale edit form was loaded.
 	Changed []string
-	// History is a deal's latest audit entries (its page).
+	// History is a deal's latest audit entries, and Edit its edit form (its page).
 	History []patio.AuditEntry
+	Edit    *formState
 }
 
 func newDealFormData() dealFormData {
@@ -79,29 +80,13 @@ func (c *Console) dealCreate(rq *request) {
 	})
 }
 
-// dealEdit shows a deal's edit form, loaded with its current values and revision.
-func (c *Console) dealEdit(rq *request) {
-	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	c.renderDealEdit(rq, http.StatusOK, d, newForm(c.dealRecords().values(rq, d)), nil, nil)
-}
-
-func (c *Console) renderDealEdit(rq *request, status int, d patio.Deal, f *formState, choices linkChoices, changed []string) {
-	data := newDealFormData()
-	data.Deal, data.Choices, data.Changed = &d, choices, changed
-	c.render(rq, status, "deal_edit", view{Title: d.Title, Data: data, Form: f})
-}
-
 // dealSave applies the edit form through the API's use case (its rules and its deal.updated
 // event) to the revision the form was loaded with: a deal changed meanwhile is not overwritten
 // (409, with what changed).
 func (c *Console) dealSave(rq *request) {
 	rq.r.PostForm.Del("deal")
 	c.dealRecords().save(c, rq, func(cur patio.Deal, status int, f *formState, choices linkChoices, changed []string) {
-		c.renderDealEdit(rq, status, cur, f, choices, changed)
+		c.renderDeal(rq, status, cur, nil, f, choices, changed)
 	})
 }
 
@@ -112,16 +97,24 @@ func (c *Console) dealShow(rq *request) {
 }
 
 func (c *Console) dealPage(rq *request, status int, f *formState) {
-	ctx, team := rq.ctx(), rq.team.ID
-	d, err := c.d.Records.Deals.Get(ctx, team, rq.r.PathValue("id"))
+	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
+	c.renderDeal(rq, status, d, f, nil, nil, nil)
+}
+
+// renderDeal renders a deal's page: moves is the state of its move forms (a refused win or loss),
+// edit that of its edit form (nil: its current values), with the links to choose among and, after
+// a stale edit, what changed.
+func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit *formState, choices linkChoices, changed []string) {
+	ctx, team := rq.ctx(), rq.team.ID
 	data := newDealFormData()
-	data.Deal = &d
+	data.Deal, data.Choices, data.Changed = &d, choices, changed
 	l := c.labelLinks(ctx, team, d.VehicleID, &d.ClientID, nil)
 	data.Client, data.Vehicle = l.Client, l.Vehicle
+	var err error
 	if data.History, err = c.history(ctx, team, patio.ResourceDeal, d.ID); err != nil {
 		c.fail(rq, err)
 		return
@@ -140,10 +133,14 @@ func (c *Console) dealPage(rq *request, status int, f *formState) {
 		}
 		data.Revenue = q.Encode()
 	}
-	if f == nil {
-		f = newForm(nil)
+	if moves == nil {
+		moves = newForm(nil)
 	}
-	c.render(rq, status, "deal", view{Title: d.Title, Data: data, Form: f})
+	if edit == nil {
+		edit = newForm(c.dealRecords().values(rq, d))
+	}
+	data.Edit = edit
+	c.render(rq, status, "deal", view{Title: d.Title, Data: data, Form: moves})
 }
 
 // dealMove is a deal's close or reopen: win (with its payment method: in one transaction with its

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/console/form"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -40,6 +41,10 @@ type boardCard struct {
 // count and value, each read as one page of its own (the board reads one page per column,
 // however many deals the team has).
 func (c *Console) dealBoard(rq *request) {
+	if rq.filters().Get("view") == "list" {
+		c.dealList(rq)
+		return
+	}
 	phases, err := c.phases(rq)
 	if err != nil {
 		c.fail(rq, err)
@@ -94,6 +99,62 @@ func (c *Console) cardNames(rq *request, clientIDs, vehicleIDs []string) (client
 		return err
 	})
 	return clients, vehicles, g.Wait()
+}
+
+// dealListData is a page of the pipeline's list view.
+type dealListData struct {
+	Items                   []boardCard
+	Total                   int
+	Next                    string
+	Statuses, Phases, Sorts []string
+}
+
+// dealList is the pipeline's list view: the team's deals with the public API's filters, sorts
+// and q, paged with cursors, each with its client's and vehicle's names.
+func (c *Console) dealList(rq *request) {
+	q := rq.filters()
+	data := dealListData{Statuses: patio.DealStatuses, Phases: patio.DealPhases, Sorts: patio.DealSorts}
+	dq, err := form.DealQuery(q, moduleLimit)
+	if err == nil {
+		if err = parseCursor(q.Get("cursor"), &dq.ListQuery); err != nil {
+			err = patio.Invalidf("cursor is not valid for this search")
+		}
+	}
+	var page patio.Page[patio.Deal]
+	if err == nil {
+		page, err = c.d.Records.Deals.List(rq.ctx(), rq.team.ID, dq)
+	}
+	if patio.IsKind(err, patio.KindInvalid) {
+		c.render(rq, http.StatusBadRequest, "deals_list", view{Title: rq.p.T("pipeline.title"), Data: data,
+			Form: refused(rq.p, q, err, form.DealFilters...)})
+		return
+	}
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	var clientIDs, vehicleIDs []string
+	for _, d := range page.Items {
+		clientIDs = append(clientIDs, d.ClientID)
+		if d.VehicleID != nil {
+			vehicleIDs = append(vehicleIDs, *d.VehicleID)
+		}
+	}
+	clients, vehicles, err := c.cardNames(rq, clientIDs, vehicleIDs)
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	for _, d := range page.Items {
+		card := boardCard{Deal: d, Client: clients[d.ClientID], Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))}
+		if d.VehicleID != nil {
+			card.Vehicle = vehicles[*d.VehicleID]
+		}
+		data.Items = append(data.Items, card)
+	}
+	data.Total = page.Total
+	data.Next = nextPage(q, form.DealFilters, page.List, page.Next)
+	c.render(rq, http.StatusOK, "deals_list", view{Title: rq.p.T("pipeline.title"), Data: data, Form: newForm(q)})
 }
 
 // phasePage is one phase's open deals as read for the board and the overview: the newest page

@@ -95,6 +95,13 @@ type view struct {
 	Refresh int
 }
 
+// WithForm returns the view with another form's state: for a page of several forms, each
+// rendered by a template that reads .Form.
+func (v view) WithForm(f *formState) view {
+	v.Form = f
+	return v
+}
+
 // T translates a message key.
 func (v view) T(key string, args ...any) string { return v.p.T(key, args...) }
 

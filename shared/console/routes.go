@@ -80,7 +80,6 @@ func (c *Console) routes() {
 	c.handle("GET /console/vehicles/new", may(patio.PermModules), c.vehicleNew)
 	c.handle("POST /console/vehicles", may(patio.PermModules), c.vehicleCreate)
 	c.handle("GET /console/vehicles/{id}", page, c.vehicleShow)
-	c.handle("GET /console/vehicles/{id}/edit", may(patio.PermModules), c.vehicleEdit)
 	c.handle("POST /console/vehicles/{id}", may(patio.PermModules), c.vehicleSave)
 
 	// Clients.
@@ -99,7 +98,6 @@ func (c *Console) routes() {
 	c.handle("GET /console/clients/new", may(patio.PermModules), c.clientNew)
 	c.handle("POST /console/clients", may(patio.PermModules), c.clientCreate)
 	c.handle("GET /console/clients/{id}", page, c.clientShow)
-	c.handle("GET /console/clients/{id}/edit", may(patio.PermModules), c.clientEdit)
 	c.handle("POST /console/clients/{id}", may(patio.PermModules), c.clientSave)
 
 	// Pipeline.
@@ -107,7 +105,6 @@ func (c *Console) routes() {
 	c.handle("GET /console/deals/new", may(patio.PermModules), c.dealNew)
 	c.handle("POST /console/deals", may(patio.PermModules), c.dealCreate)
 	c.handle("GET /console/deals/{id}", page, c.dealShow)
-	c.handle("GET /console/deals/{id}/edit", may(patio.PermModules), c.dealEdit)
 	c.handle("POST /console/deals/{id}", may(patio.PermModules), c.dealSave)
 	c.handle("POST /console/deals/{id}/phase", may(patio.PermModules), c.dealPhase)
 	c.handle("POST /console/deals/{id}/win", may(patio.PermModules), c.dealMove(patio.DealWon))

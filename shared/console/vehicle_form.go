@@ -71,27 +71,11 @@ func (c *Console) vehicleCreate(rq *request) {
 	})
 }
 
-// vehicleEdit shows a vehicle's edit form, loaded with its current values and revision.
-func (c *Console) vehicleEdit(rq *request) {
-	v, err := c.d.Records.Vehicles.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	c.renderVehicleEdit(rq, http.StatusOK, v, newForm(c.vehicleRecords().values(rq, v)), nil)
-}
-
-func (c *Console) renderVehicleEdit(rq *request, status int, v patio.Vehicle, f *formState, changed []string) {
-	data := newVehicleFormData()
-	data.Vehicle, data.Changed = &v, changed
-	c.render(rq, status, "vehicle_edit", view{Title: v.Title, Data: data, Form: f})
-}
-
 // vehicleSave applies the edit form through the API's use case (its rules and its
 // vehicle.updated event, with previous_attributes) to the revision the form was loaded with: a
 // vehicle changed meanwhile is not overwritten (409, with what changed).
 func (c *Console) vehicleSave(rq *request) {
 	c.vehicleRecords().save(c, rq, func(cur patio.Vehicle, status int, f *formState, _ linkChoices, changed []string) {
-		c.renderVehicleEdit(rq, status, cur, f, changed)
+		c.renderVehicle(rq, status, cur, f, changed)
 	})
 }

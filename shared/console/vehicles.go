@@ -83,11 +83,11 @@ func (c *Console) stockCounts(ctx context.Context, teamID string) ([]statusCount
 	return counts, err
 }
 
-// vehiclePageData is a vehicle's page: its fields, the deals, activities and financial records
-// that name it, and its history.
+// vehiclePageData is a vehicle's page: its fields (and its edit form's choices), the deals,
+// activities and financial records that name it, and its history.
 type vehiclePageData struct {
-	Vehicle patio.Vehicle
-	Plate   string
+	vehicleFormData
+	Plate string
 	related
 }
 
@@ -149,23 +149,34 @@ func (c *Console) history(ctx context.Context, teamID, resource, id string) ([]p
 	return entries, err
 }
 
-// vehicleShow shows one vehicle of the team.
+// vehicleShow shows one vehicle of the team, and for those who may its edit form, loaded with its
+// current values and revision.
 func (c *Console) vehicleShow(rq *request) {
-	ctx, team := rq.ctx(), rq.team.ID
-	v, err := c.d.Records.Vehicles.Get(ctx, team, rq.r.PathValue("id"))
+	v, err := c.d.Records.Vehicles.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
-	data := vehiclePageData{Vehicle: v}
+	c.renderVehicle(rq, http.StatusOK, v, nil, nil)
+}
+
+// renderVehicle renders a vehicle's page with its edit form f (nil: its current values) and, after
+// a stale edit, what changed.
+func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *formState, changed []string) {
+	data := vehiclePageData{vehicleFormData: newVehicleFormData()}
+	data.Vehicle, data.Changed = &v, changed
 	if v.Plate != nil {
 		data.Plate = br.PlateKey(*v.Plate)
 	}
-	if data.related, err = c.relatedTo(ctx, team, patio.ResourceVehicle, v.ID); err != nil {
+	var err error
+	if data.related, err = c.relatedTo(rq.ctx(), rq.team.ID, patio.ResourceVehicle, v.ID); err != nil {
 		c.fail(rq, err)
 		return
 	}
-	c.render(rq, http.StatusOK, "vehicle", view{Title: v.Title, Data: data})
+	if f == nil {
+		f = newForm(c.vehicleRecords().values(rq, v))
+	}
+	c.render(rq, status, "vehicle", view{Title: v.Title, Data: data, Form: f})
 }
 
 // recordAction applies a status change of a vehicle, client or deal through the API's use case

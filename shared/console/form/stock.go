@@ -51,6 +51,37 @@ func VehicleQuery(q url.Values, limit int) (patio.VehicleQuery, error) {
 	return vq, p.Err()
 }
 
+// DealFilters are the query parameters of the pipeline's list view: the public API's deal filters.
+var DealFilters = []string{"view", "status", "phase", "client_id", "vehicle_id", "value_min", "value_max", "q", "sort"}
+
+// DealQuery reads the pipeline list's filters into the API's deal query: enum filters repeated,
+// amounts as people type them. Empty values are "any" (the caller drops them first). The domain's
+// checks run when the list is read.
+func DealQuery(q url.Values, limit int) (patio.DealQuery, error) {
+	var p patio.Problems
+	dq := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(limit), Status: splitEnum(q["status"])},
+		Phase: splitEnum(q["phase"])}
+	if s := q.Get("sort"); s != "" {
+		dq.Sort, dq.Desc = strings.TrimPrefix(s, "-"), strings.HasPrefix(s, "-")
+	}
+	for name, dst := range map[string]**string{"client_id": &dq.ClientID, "vehicle_id": &dq.VehicleID, "q": &dq.Q} {
+		if v := strings.TrimSpace(q.Get(name)); v != "" {
+			*dst = &v
+		}
+	}
+	for name, dst := range map[string]**money.Cents{"value_min": &dq.ValueMin, "value_max": &dq.ValueMax} {
+		if v := strings.TrimSpace(q.Get(name)); v != "" {
+			c, err := Amount(v)
+			if err != nil {
+				amountProblem(&p, patio.InQuery, name, err)
+				continue
+			}
+			*dst = &c
+		}
+	}
+	return dq, p.Err()
+}
+
 // splitEnum reads an enum filter given repeated or comma-separated.
 func splitEnum(vals []string) []string {
 	var out []string
