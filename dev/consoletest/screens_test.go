@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,29 @@ type screen struct {
 	name   string
 	reach  func(t *testing.T, ctx context.Context) int64
 	status int64
+}
+
+// readableText is the page's text a person reads as prose: without what it shows as code (ids,
+// event types, payloads, URLs in <code>), form values and the team's own data.
+const readableText = `(() => { const b = document.body.cloneNode(true);
+  b.querySelectorAll("code, pre, input, textarea, select, [data-raw], .team-name").forEach(e => e.remove());
+  return b.innerText })()`
+
+// leaks are what must not reach a page in Portuguese: a catalog key left untranslated, a JSON field
+// name where its label belongs, the domain's English.
+var leaks = []*regexp.Regexp{
+	regexp.MustCompile(`\b(action|audit|clients|confirm|deliveries|delivery|done|error|field|filter|financial|history|links|nav|pipeline|replay|stock|team|webhooks?|activities|activity|deal|vehicle|client|payment|summary|list|role|actor|resource|errorclass|lang)\.[a-z_]+\b`),
+	regexp.MustCompile(`\b[a-z]+_[a-z_]+\b`),
+	regexp.MustCompile(`\b(must be|must have|is required|not found|cannot be|must not|is not valid)\b`),
+}
+
+// untranslated returns what of text a Portuguese page must not show.
+func untranslated(text string) []string {
+	var out []string
+	for _, re := range leaks {
+		out = append(out, re.FindAllString(text, -1)...)
+	}
+	return out
 }
 
 // TestEveryScreen visits every screen of the console in both languages, as a signed-in owner (and
@@ -233,6 +257,11 @@ func TestEveryScreen(t *testing.T) {
 				}
 				if got := value(t, ctx, chromedp.Evaluate[string](`document.documentElement.lang`)); got != lang {
 					t.Errorf("%s is in %q; want %q", s.name, got, lang)
+				}
+				if lang == "pt-BR" {
+					for _, leak := range untranslated(value(t, ctx, chromedp.Evaluate[string](readableText))) {
+						t.Errorf("%s in pt-BR shows %q: a catalog key, a JSON field name or an English message", s.name, leak)
+					}
 				}
 				// At the desktop's 1280 px, then at a phone's 390 px (the same page laid out again).
 				for _, width := range []int64{1280, 390} {

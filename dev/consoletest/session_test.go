@@ -161,7 +161,7 @@ func TestChangePasswordAndAudit(t *testing.T) {
 	if len(rows) != 2 || !strings.Contains(rows[0], "webhook.rotate") || !strings.Contains(rows[1], "webhook.create") {
 		t.Fatalf("the owner's audit rows = %q; want the rotation then the creation", rows)
 	}
-	for _, want := range []string{tm.OwnerEmail, "webhook:" + id, "secret", "127.0.0.1"} {
+	for _, want := range []string{tm.OwnerEmail, "webhook:" + id, "Segredo de assinatura", "127.0.0.1"} {
 		if !strings.Contains(rows[0], want) {
 			t.Errorf("the rotation's row %q lacks %q", rows[0], want)
 		}

@@ -505,7 +505,7 @@ func TestWebhookDescription(t *testing.T) {
 		t.Errorf("the webhook's page reads %q; want the new description", facts)
 	}
 	open(t, ctx, "/console/audit?action=webhook.update")
-	if row := text(t, ctx, "main tbody tr"); !strings.Contains(row, "description") {
+	if row := text(t, ctx, "main tbody tr"); !strings.Contains(row, "Descrição") {
 		t.Errorf("the audit log's webhook.update reads %q; want the description among its fields", row)
 	}
 }

@@ -291,7 +291,7 @@ func (q ClientQuery) Check() (ClientQuery, error) {
 		}
 		doc, err := f.normalize(**f.v)
 		if err != nil {
-			p.Add(InQuery, f.name, "%s %v", f.name, err)
+			p.Add(InQuery, f.name, "%s "+escapeVerbs(err.Error()), f.name)
 		}
 		*f.v = &doc
 	}

@@ -77,6 +77,9 @@ func checkTextOf(p *Problems, name string, o *Opt[string], minLen, maxLen int, m
 
 // checkNormalized passes a member through the normaliser of its format (plate, CPF, ...), whose
 // error text follows the member's name.
+// escapeVerbs makes a text safe to use as a format: its % signs print as themselves.
+func escapeVerbs(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
 func checkNormalized(p *Problems, name string, o *Opt[string], normalize func(string) (string, error)) {
 	if !o.Set() {
 		return
@@ -87,7 +90,8 @@ func checkNormalized(p *Problems, name string, o *Opt[string], normalize func(st
 	}
 	v, err := normalize(o.Value)
 	if err != nil {
-		p.Add(InBody, name, "%s %v", name, err)
+		// The reason is part of the format, so that the console finds it in its catalog.
+		p.Add(InBody, name, "%s "+escapeVerbs(err.Error()), name)
 		return
 	}
 	o.Value = v
