@@ -50,33 +50,46 @@ func (c *Console) dealBoard(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	cols := make([]boardColumn, len(phases))
-	var clientIDs, vehicleIDs []string
-	for i, ph := range phases {
-		cards := ph.deals[:min(len(ph.deals), moduleLimit)]
-		cols[i] = boardColumn{Phase: ph.Phase, phaseTotal: ph.phaseTotal, More: ph.Total - len(cards)}
-		for _, d := range cards {
-			cols[i].Deals = append(cols[i].Deals, boardCard{Deal: d, Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))})
-			clientIDs = append(clientIDs, d.ClientID)
-			if d.VehicleID != nil {
-				vehicleIDs = append(vehicleIDs, *d.VehicleID)
-			}
-		}
+	var all []patio.Deal
+	for _, ph := range phases {
+		all = append(all, ph.deals[:min(len(ph.deals), moduleLimit)]...)
 	}
-	clients, vehicles, err := c.cardNames(rq, clientIDs, vehicleIDs)
+	cards, err := c.cards(rq, all)
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
-	for _, col := range cols {
-		for i, d := range col.Deals {
-			col.Deals[i].Client = clients[d.ClientID]
-			if d.VehicleID != nil {
-				col.Deals[i].Vehicle = vehicles[*d.VehicleID]
-			}
-		}
+	cols := make([]boardColumn, len(phases))
+	for i, ph := range phases {
+		n := min(len(ph.deals), moduleLimit)
+		cols[i] = boardColumn{Phase: ph.Phase, phaseTotal: ph.phaseTotal, More: ph.Total - n, Deals: cards[:n]}
+		cards = cards[n:]
 	}
 	c.render(rq, http.StatusOK, "deals", view{Title: rq.p.T("pipeline.title"), Data: cols})
+}
+
+// cards returns deals as the board and the list show them: with their age in days and the names
+// of their client and vehicle.
+func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
+	var clientIDs, vehicleIDs []string
+	for _, d := range deals {
+		clientIDs = append(clientIDs, d.ClientID)
+		if d.VehicleID != nil {
+			vehicleIDs = append(vehicleIDs, *d.VehicleID)
+		}
+	}
+	clients, vehicles, err := c.cardNames(rq, clientIDs, vehicleIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]boardCard, len(deals))
+	for i, d := range deals {
+		out[i] = boardCard{Deal: d, Client: clients[d.ClientID], Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))}
+		if d.VehicleID != nil {
+			out[i].Vehicle = vehicles[*d.VehicleID]
+		}
+	}
+	return out, nil
 }
 
 // cardNames reads the clients and the vehicles the board's cards name, one batch read each (at
@@ -133,24 +146,9 @@ func (c *Console) dealList(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	var clientIDs, vehicleIDs []string
-	for _, d := range page.Items {
-		clientIDs = append(clientIDs, d.ClientID)
-		if d.VehicleID != nil {
-			vehicleIDs = append(vehicleIDs, *d.VehicleID)
-		}
-	}
-	clients, vehicles, err := c.cardNames(rq, clientIDs, vehicleIDs)
-	if err != nil {
+	if data.Items, err = c.cards(rq, page.Items); err != nil {
 		c.fail(rq, err)
 		return
-	}
-	for _, d := range page.Items {
-		card := boardCard{Deal: d, Client: clients[d.ClientID], Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))}
-		if d.VehicleID != nil {
-			card.Vehicle = vehicles[*d.VehicleID]
-		}
-		data.Items = append(data.Items, card)
 	}
 	data.Total = page.Total
 	data.Next = nextPage(q, form.DealFilters, page.List, page.Next)
