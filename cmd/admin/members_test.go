@@ -33,7 +33,8 @@ func TestMembersCommands(t *testing.T) {
 	if m.Email != owner || m.Role != "owner" || m.Status != "invited" {
 		t.Fatalf("members invite = %+v; want %s, owner, invited", m, owner)
 	}
-	if got := testenv.SentEmails(t, owner); len(got) != 1 || !strings.Contains(got[0].Body, "Temporary password: ") {
+	// In the team's language: Portuguese, until the team chooses otherwise.
+	if got := testenv.SentEmails(t, owner); len(got) != 1 || !strings.Contains(got[0].Body, "Senha temporária: ") {
 		t.Errorf("invitation emails to %s = %q; want one with a temporary password", owner, got)
 	}
 	admin := "admin+" + owner

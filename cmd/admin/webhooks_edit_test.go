@@ -176,7 +176,7 @@ func TestWebhooksTestUpdateDelete(t *testing.T) {
 		{[]string{"--max-rate", "0"}, "max_rate must be between 1 and 1000 requests per second, or none"},
 		{[]string{"--max-rate", "1001"}, "max_rate must be between 1 and 1000 requests per second, or none"},
 		{[]string{"--max-rate", "fast"}, "max_rate must be between 1 and 1000 requests per second, or none"},
-		{nil, "give --url, --events, --max-rate or several"},
+		{nil, "give --url, --events, --max-rate, --description or several"},
 	} {
 		args := append([]string{"webhooks", "update", "--id", w.ID}, bad.args...)
 		wantError(t, args, adminFails(t, args...), bad.wantErr)

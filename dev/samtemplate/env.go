@@ -1,6 +1,7 @@
 package samtemplate
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -42,8 +43,10 @@ func (t *Template) FunctionTimeout(function string) (time.Duration, error) {
 // GlobalEnv resolves Globals.Function.Environment.Variables. refs gives the local value of each
 // resource a !Ref may name, by logical id: a table's name (what !Ref of a table returns on AWS), later
 // a queue's URL. Literal values are kept, a !Ref to a parameter gives its default, and !Sub is
-// expanded with the same rules. Anything else (a !Ref to a resource missing from refs, !GetAtt, !If)
-// is an error naming the variable.
+// expanded with the same rules (AWS::Region and AWS::URLSuffix have local values). A variable that
+// names a REST API is left out: its address exists only on AWS, and the local stack sets it itself.
+// Anything else (a !Ref to a resource missing from refs, !GetAtt, !If) is an error naming the
+// variable.
 func (t *Template) GlobalEnv(refs map[string]string) (map[string]string, error) {
 	return t.resolveEnv(t.globalEnv, "Globals.Function.Environment.Variables", refs)
 }
@@ -102,6 +105,9 @@ func (t *Template) resolveEnv(vars map[string]any, path string, refs map[string]
 	env := make(map[string]string, len(vars))
 	for _, k := range sortedKeys(vars) {
 		v, err := t.resolve(vars[k], refs)
+		if errors.Is(err, errLocalAPI) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("samtemplate: %s.%s: %w", path, k, err)
 		}
@@ -140,9 +146,7 @@ func (t *Template) ref(name string, refs map[string]string) (string, error) {
 		return v, nil
 	}
 	if r, ok := t.resources[name]; ok && r.typ == typeAPI {
-		// An API's id only makes a URL on AWS; the local stack serves its APIs itself and sets
-		// the variables that name them (CONSOLE_URL) to its own addresses.
-		return "local-" + strings.ToLower(name), nil
+		return "", errLocalAPI
 	}
 	if p, ok := t.params[name]; ok {
 		if !p.hasDefault {
@@ -155,6 +159,11 @@ func (t *Template) ref(name string, refs map[string]string) (string, error) {
 	}
 	return "", fmt.Errorf("!Ref %s names nothing known", name)
 }
+
+// errLocalAPI marks a variable that names a REST API: its id only makes a URL on AWS, and the
+// local stack, which serves its APIs itself, sets such a variable (CONSOLE_URL) to its own address.
+// The resolved environment leaves it out.
+var errLocalAPI = errors.New("names a REST API, which only has an address on AWS")
 
 // localPseudo are the local values of the pseudo parameters a variable may name.
 var localPseudo = map[string]string{"AWS::Region": "us-east-1", "AWS::URLSuffix": "amazonaws.com"}

@@ -303,6 +303,11 @@ func TestRepoTemplateEnv(t *testing.T) {
 	if _, err := tpl.Env(refs); err != nil {
 		t.Errorf("Env: %v", err)
 	}
+	// The deliverer's CONSOLE_URL names the console's REST API, which has an address on AWS only:
+	// the local stack sets it itself.
+	if env, err := tpl.FunctionEnv("DelivererFunction", refs); err != nil || env["CONSOLE_URL"] != "" || env["ALERT_SENDER_EMAIL"] == "" {
+		t.Errorf("FunctionEnv(DelivererFunction) = %v, %v; want its variables without CONSOLE_URL", env, err)
+	}
 	if _, err := tpl.GlobalEnv(nil); err == nil || !strings.Contains(err.Error(), "no local value for resource") {
 		t.Errorf("GlobalEnv(nil) error = %v; want one about a resource without a local value", err)
 	}

@@ -165,7 +165,7 @@ func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error
 func (s Webhooks) Update(ctx context.Context, id string, c SettingsChange) (Webhook, error) {
 	url, events, maxRate := c.URL, c.Events, c.MaxRate
 	if url == nil && events == nil && maxRate == nil && c.Description == nil {
-		return Webhook{}, patio.Invalidf("nothing to change: give the url, the events, the max rate or the description")
+		return Webhook{}, patio.Invalidf("give --url, --events, --max-rate, --description or several")
 	}
 	var description string
 	if c.Description != nil {
