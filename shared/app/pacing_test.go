@@ -159,7 +159,7 @@ func TestWebhookRestartMidDrain(t *testing.T) {
 	team := p.team(t)
 	recv := newReceiver(t, always(200))
 	recv.sleep = 300 * time.Millisecond
-	p.hook(t, team, recv, webhook.VehicleCreated)
+	hook := p.hook(t, team, recv, webhook.VehicleCreated)
 	vehicles := patio.NewVehicles(p.store.Vehicles())
 	const n = 60
 	for i := range n {
@@ -187,6 +187,22 @@ func TestWebhookRestartMidDrain(t *testing.T) {
 	ctx2, stop2 := context.WithCancel(context.Background())
 	wait2 := p.run(ctx2, checkpoints)
 	defer func() { stop2(); wait2() }()
-	waitFor(t, "every event after the restart", 60*time.Second, func() bool { return len(ids()) == n })
+	// Usually within seconds. The bound covers the design's own worst case: a task put back while
+	// its webhook's bound is held waits up to maxWait (a minute), twice over, and a lease the
+	// stopped process could not give back ends after 20 s.
+	const bound = 3 * time.Minute
+	deadline := time.Now().Add(bound)
+	for len(ids()) < n {
+		if time.Now().After(deadline) {
+			ds, err := p.store.Deliveries(context.Background(), hook.ID, "")
+			seen := map[string]int{}
+			for _, d := range ds {
+				seen[d.Status+" "+d.HeldBy]++
+			}
+			t.Fatalf("after the restart %d of %d events arrived within %s (%d before it); the webhook's deliveries by status and hold: %v (%v)",
+				len(ids()), n, bound, before, seen, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	t.Logf("%d of %d events had arrived before the restart", before, n)
 }
