@@ -101,13 +101,7 @@ func Financial(v url.Values, loc *time.Location, edit bool) (patio.FinancialInpu
 		Description: text(v, "description", false), PaymentMethod: text(v, "payment_method", edit),
 		Notes: multiline(v, "notes", edit), Status: text(v, "status", false),
 		VehicleID: text(v, "vehicle_id", edit), ClientID: text(v, "client_id", edit), DealID: text(v, "deal_id", edit)}
-	if a := text(v, "amount", false); a.Set() {
-		c, err := Amount(a.Value)
-		if err != nil {
-			amountProblem(&p, patio.InBody, "amount", err)
-		}
-		in.Amount = patio.Some(c)
-	}
+	in.Amount = amount(&p, v, "amount", false)
 	if d := text(v, "due_date", false); d.Set() {
 		date, err := patio.ParseDate(d.Value)
 		if err != nil {
@@ -217,6 +211,48 @@ type AmbiguousAmount struct {
 
 func (a *AmbiguousAmount) Error() string {
 	return fmt.Sprintf("ambiguous amount: %s or %s", a.Thousands, a.Decimal)
+}
+
+// amount reads a money field as people type it (Amount); clearable makes an emptied one null. A
+// text Amount refuses is a problem of the field.
+func amount(p *patio.Problems, v url.Values, name string, clearable bool) patio.Opt[money.Cents] {
+	o := text(v, name, clearable)
+	if !o.Set() {
+		return patio.Opt[money.Cents]{Present: o.Present, Null: o.Null}
+	}
+	c, err := Amount(o.Value)
+	if err != nil {
+		amountProblem(p, patio.InBody, name, err)
+	}
+	return patio.Some(c)
+}
+
+// date reads a date field as a date input sends it (YYYY-MM-DD); clearable makes an emptied one
+// null.
+func date(p *patio.Problems, v url.Values, name string, clearable bool) patio.Opt[patio.Date] {
+	o := text(v, name, clearable)
+	if !o.Set() {
+		return patio.Opt[patio.Date]{Present: o.Present, Null: o.Null}
+	}
+	d, err := patio.ParseDate(o.Value)
+	if err != nil {
+		p.Add(patio.InBody, name, "%s must be a date in the form YYYY-MM-DD", name)
+	}
+	return patio.Some(d)
+}
+
+// amountFilters reads a list's money filters (empty: any) into their query members.
+func amountFilters(p *patio.Problems, q url.Values, dst map[string]**money.Cents) {
+	for name, d := range dst {
+		if v := strings.TrimSpace(q.Get(name)); v != "" {
+			c, err := Amount(v)
+			if err != nil {
+				amountProblem(p, patio.InQuery, name, err)
+				continue
+			}
+			*d = &c
+		}
+	}
 }
 
 // amountProblem records the problem of a money field whose text Amount refused.

@@ -28,16 +28,7 @@ func VehicleQuery(q url.Values, limit int) (patio.VehicleQuery, error) {
 			*dst = &v
 		}
 	}
-	for name, dst := range map[string]**money.Cents{"price_min": &vq.PriceMin, "price_max": &vq.PriceMax} {
-		if v := strings.TrimSpace(q.Get(name)); v != "" {
-			c, err := Amount(v)
-			if err != nil {
-				amountProblem(&p, patio.InQuery, name, err)
-				continue
-			}
-			*dst = &c
-		}
-	}
+	amountFilters(&p, q, map[string]**money.Cents{"price_min": &vq.PriceMin, "price_max": &vq.PriceMax})
 	for name, dst := range map[string]**int{"year_min": &vq.YearMin, "year_max": &vq.YearMax} {
 		if v := strings.TrimSpace(q.Get(name)); v != "" {
 			n, err := strconv.Atoi(v)
@@ -69,16 +60,7 @@ func DealQuery(q url.Values, limit int) (patio.DealQuery, error) {
 			*dst = &v
 		}
 	}
-	for name, dst := range map[string]**money.Cents{"value_min": &dq.ValueMin, "value_max": &dq.ValueMax} {
-		if v := strings.TrimSpace(q.Get(name)); v != "" {
-			c, err := Amount(v)
-			if err != nil {
-				amountProblem(&p, patio.InQuery, name, err)
-				continue
-			}
-			*dst = &c
-		}
-	}
+	amountFilters(&p, q, map[string]**money.Cents{"value_min": &dq.ValueMin, "value_max": &dq.ValueMax})
 	return dq, p.Err()
 }
 
@@ -124,19 +106,7 @@ func Vehicle(v url.Values, edit bool) (patio.VehicleInput, error) {
 			*dst = patio.Some(n)
 		}
 	}
-	for name, dst := range map[string]*patio.Opt[money.Cents]{"price": &in.Price, "purchase_price": &in.PurchasePrice} {
-		o := text(v, name, edit && name == "purchase_price")
-		switch {
-		case o.Null:
-			*dst = patio.Null[money.Cents]()
-		case o.Set():
-			c, err := Amount(o.Value)
-			if err != nil {
-				amountProblem(&p, patio.InBody, name, err)
-			}
-			*dst = patio.Some(c)
-		}
-	}
+	in.Price, in.PurchasePrice = amount(&p, v, "price", false), amount(&p, v, "purchase_price", edit)
 	return in, p.Err()
 }
 
@@ -157,16 +127,7 @@ func Client(v url.Values, edit bool) (patio.ClientInput, error) {
 		in.CNPJ, in.TradeName, in.StateRegistration = text(v, "cnpj", edit), text(v, "trade_name", edit), text(v, "state_registration", edit)
 	default:
 		in.CPF = text(v, "cpf", edit)
-		switch d := text(v, "birth_date", edit); {
-		case d.Null:
-			in.BirthDate = patio.Null[patio.Date]()
-		case d.Set():
-			date, err := patio.ParseDate(d.Value)
-			if err != nil {
-				p.Add(patio.InBody, "birth_date", "%s must be a date in the form YYYY-MM-DD", "birth_date")
-			}
-			in.BirthDate = patio.Some(date)
-		}
+		in.BirthDate = date(&p, v, "birth_date", edit)
 	}
 	return in, p.Err()
 }
@@ -183,25 +144,6 @@ func Deal(v url.Values, edit bool) (patio.DealInput, error) {
 	var p patio.Problems
 	in := patio.DealInput{Title: text(v, "title", false), ClientID: text(v, "client_id", edit), VehicleID: text(v, "vehicle_id", edit),
 		Phase: text(v, "phase", false), PaymentMethod: text(v, "payment_method", edit), Notes: multiline(v, "notes", edit)}
-	switch o := text(v, "value", edit); {
-	case o.Null:
-		in.Value = patio.Null[money.Cents]()
-	case o.Set():
-		c, err := Amount(o.Value)
-		if err != nil {
-			amountProblem(&p, patio.InBody, "value", err)
-		}
-		in.Value = patio.Some(c)
-	}
-	switch o := text(v, "expected_close_date", edit); {
-	case o.Null:
-		in.ExpectedCloseDate = patio.Null[patio.Date]()
-	case o.Set():
-		d, err := patio.ParseDate(o.Value)
-		if err != nil {
-			p.Add(patio.InBody, "expected_close_date", "%s must be a date in the form YYYY-MM-DD", "expected_close_date")
-		}
-		in.ExpectedCloseDate = patio.Some(d)
-	}
+	in.Value, in.ExpectedCloseDate = amount(&p, v, "value", edit), date(&p, v, "expected_close_date", edit)
 	return in, p.Err()
 }
