@@ -107,7 +107,7 @@ func activityEditable(rq *request, a patio.Activity) map[string]string {
 
 // activityValues are an activity's values as its edit form shows them.
 func (c *Console) activityValues(rq *request, a patio.Activity) url.Values {
-	return c.linkedFormValues(rq, activityEditable(rq, a), a.Revision, a.VehicleID, a.ClientID, a.DealID)
+	return linkedFormValues(activityEditable(rq, a), a.Revision, c.labelLinks(rq.ctx(), rq.team.ID, a.VehicleID, a.ClientID, a.DealID))
 }
 
 // activityNew shows the form of a new activity.
@@ -141,8 +141,9 @@ func (c *Console) activityShow(rq *request) {
 		c.fail(rq, err)
 		return
 	}
+	l := c.labelLinks(rq.ctx(), rq.team.ID, a.VehicleID, a.ClientID, a.DealID)
 	c.render(rq, http.StatusOK, "activity", view{Title: a.Title, Data: activityFormData{Activity: &a, Types: patio.ActivityTypes,
-		Links: c.labelLinks(rq.ctx(), rq.team.ID, a.VehicleID, a.ClientID, a.DealID)}, Form: newForm(c.activityValues(rq, a))})
+		Links: l}, Form: newForm(linkedFormValues(activityEditable(rq, a), a.Revision, l))})
 }
 
 // activitySave applies the edit form to the revision it was loaded with: an activity changed

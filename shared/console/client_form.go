@@ -30,9 +30,8 @@ func (c *Console) clientRecords() records[patio.Client, patio.ClientInput] {
 		read: func(values url.Values, _ *time.Location, edit bool) (patio.ClientInput, error) {
 			return form.Client(values, edit)
 		},
-		onEdit: func(in patio.ClientInput) patio.ClientInput { return in },
-		id:     func(cl patio.Client) string { return cl.ID },
-		links:  func(patio.Client) (*string, *string, *string) { return nil, nil, nil },
+		id:    func(cl patio.Client) string { return cl.ID },
+		links: func(patio.Client) (*string, *string, *string) { return nil, nil, nil },
 		values: func(rq *request, cl patio.Client) url.Values {
 			v := formValues(clientEditable(rq, cl), cl.Revision)
 			v.Set("type", cl.Type)

@@ -45,11 +45,10 @@ func (c *Console) dealRecords() records[patio.Deal, patio.DealInput] {
 		read: func(values url.Values, _ *time.Location, edit bool) (patio.DealInput, error) {
 			return form.Deal(values, edit)
 		},
-		onEdit: func(in patio.DealInput) patio.DealInput { return in },
-		id:     func(d patio.Deal) string { return d.ID },
-		links:  func(d patio.Deal) (*string, *string, *string) { return d.VehicleID, &d.ClientID, nil },
+		id:    func(d patio.Deal) string { return d.ID },
+		links: func(d patio.Deal) (*string, *string, *string) { return d.VehicleID, &d.ClientID, nil },
 		values: func(rq *request, d patio.Deal) url.Values {
-			return c.linkedFormValues(rq, dealEditable(rq, d), d.Revision, d.VehicleID, &d.ClientID, nil)
+			return linkedFormValues(dealEditable(rq, d), d.Revision, c.labelLinks(rq.ctx(), rq.team.ID, d.VehicleID, &d.ClientID, nil))
 		},
 		editable: dealEditable}
 }
@@ -137,7 +136,7 @@ func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit 
 		moves = newForm(nil)
 	}
 	if edit == nil {
-		edit = newForm(c.dealRecords().values(rq, d))
+		edit = newForm(linkedFormValues(dealEditable(rq, d), d.Revision, l)) // the links as read above
 	}
 	data.Edit = edit
 	c.render(rq, status, "deal", view{Title: d.Title, Data: data, Form: moves})

@@ -172,7 +172,7 @@ func financialEditable(f patio.FinancialRecord) map[string]string {
 // financialValues are a record's values as its edit form shows them (the amount in the person's
 // language).
 func (c *Console) financialValues(rq *request, f patio.FinancialRecord) url.Values {
-	v := c.linkedFormValues(rq, financialEditable(f), f.Revision, f.VehicleID, f.ClientID, f.DealID)
+	v := linkedFormValues(financialEditable(f), f.Revision, c.labelLinks(rq.ctx(), rq.team.ID, f.VehicleID, f.ClientID, f.DealID))
 	v.Set("amount", rq.p.Decimal(f.Amount))
 	return v
 }

@@ -118,11 +118,10 @@ func intString(n *int) string {
 	return strconv.Itoa(*n)
 }
 
-// linkedFormValues are formValues with a record's links shown by their labels (what a person
+// linkedFormValues are formValues with a record's links shown by their labels l (what a person
 // types to find them) instead of their ids.
-func (c *Console) linkedFormValues(rq *request, fields map[string]string, revision int, vehicleID, clientID, dealID *string) url.Values {
+func linkedFormValues(fields map[string]string, revision int, l linkLabels) url.Values {
 	v := formValues(fields, revision)
-	l := c.labelLinks(rq.ctx(), rq.team.ID, vehicleID, clientID, dealID)
 	for text, label := range map[string]string{"vehicle": l.Vehicle, "client": l.Client, "deal": l.Deal} {
 		v.Set(text, label)
 		v.Del(text + "_id")
@@ -147,8 +146,8 @@ type records[T, In any] struct {
 	// base is the path of a record's page, less its id ("/console/activities/").
 	base   string
 	fields []string
-	// read reads the form into an input (edit: an emptied optional field is cleared); onEdit
-	// drops what the edit form does not move (a status, moved by its own buttons).
+	// read reads the form into an input (edit: an emptied optional field is cleared); onEdit,
+	// when set, drops what the edit form does not move (a status, moved by its own buttons).
 	read   func(values url.Values, loc *time.Location, edit bool) (In, error)
 	onEdit func(In) In
 	id     func(T) string
@@ -202,7 +201,10 @@ func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status in
 	}
 	in, err := m.read(values, rq.p.Loc, true)
 	if err == nil {
-		_, err = m.svc.UpdateIf(ctx, rq.team.ID, id, m.onEdit(in), patio.Precondition{Revisions: []int{revisionOf(values)}})
+		if m.onEdit != nil {
+			in = m.onEdit(in)
+		}
+		_, err = m.svc.UpdateIf(ctx, rq.team.ID, id, in, patio.Precondition{Revisions: []int{revisionOf(values)}})
 	}
 	switch k := patio.KindOf(err); {
 	case err == nil:

@@ -36,7 +36,6 @@ func (c *Console) vehicleRecords() records[patio.Vehicle, patio.VehicleInput] {
 		read: func(values url.Values, _ *time.Location, edit bool) (patio.VehicleInput, error) {
 			return form.Vehicle(values, edit)
 		},
-		onEdit:   func(in patio.VehicleInput) patio.VehicleInput { return in },
 		id:       func(v patio.Vehicle) string { return v.ID },
 		links:    func(patio.Vehicle) (*string, *string, *string) { return nil, nil, nil },
 		values:   func(rq *request, v patio.Vehicle) url.Values { return formValues(vehicleEditable(rq, v), v.Revision) },
