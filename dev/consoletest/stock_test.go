@@ -496,6 +496,42 @@ func TestEditRecords(t *testing.T) {
 	}
 }
 
+// TestAPIChangesInHistory: a vehicle created and repriced through the API, and a deal won through
+// it, show in their pages' history and the audit log under the key that made them, shortly after.
+func TestAPIChangesInHistory(t *testing.T) {
+	tm := newTeam(t)
+	vehicle := createVehicleJSON(t, tm.Key, `{"brand":"Jeep","model":"Renegade","price":99990}`)
+	apiSend(t, tm.Key, http.MethodPut, "/api/v1/vehicles/"+vehicle, `{"price":97500}`, http.StatusOK)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Paula Lima","cpf":"11144477735"}`)
+	deal := createJSON(t, tm.Key, "deals", `{"title":"Renegade da Paula","client_id":"`+client+`","vehicle_id":"`+vehicle+`","value":97500}`)
+	apiSend(t, tm.Key, http.MethodPut, "/api/v1/deals/"+deal, `{"status":"ganho"}`, http.StatusOK)
+	ctx, _ := invite(t, tm, patio.RoleViewer)
+
+	// The dispatcher writes the entries from the stream: the page shows them a moment later.
+	history := func(page string, want ...string) {
+		t.Helper()
+		h := ""
+		waitFor(t, page+"'s history of API changes", 30*time.Second, func() bool {
+			open(t, ctx, page)
+			h = text(t, ctx, "main .history")
+			for _, w := range want {
+				if !strings.Contains(h, w) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	history("/console/vehicles/"+vehicle, "Veículo cadastrado", "Veículo editado", "(Preço)", "Veículo vendido",
+		"local (", "chave de API")
+	history("/console/deals/"+deal, "Negócio criado", "Negócio ganho", "chave de API")
+
+	open(t, ctx, "/console/audit?action=vehicle.update")
+	if log := text(t, ctx, "main tbody"); !strings.Contains(log, "chave de API") || !strings.Contains(log, "Veículo editado") {
+		t.Errorf("the audit log's vehicle edits read %q; want the API key's price change", log)
+	}
+}
+
 // TestPipelineListView: the pipeline's list view shows deals of every status with their client,
 // and filters them as the API does (status, value typed as people type money, title words).
 func TestPipelineListView(t *testing.T) {

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -19,8 +22,12 @@ const DefaultSubscriberCache = 5 * time.Second
 // webhook receives nothing. It does no HTTP. Re-dispatching a change creates nothing new (ids are
 // deterministic). Use it through a pointer: it keeps each team's webhook list for a few seconds.
 type Dispatcher struct {
-	Store  DispatchStore
-	Queue  Queue
+	Store DispatchStore
+	Queue Queue
+	// Audit, when set, receives the audit entry of every change an API key made (webhook.Change's
+	// By): the public API's changes reach a team's audit log, and a record's history, from here,
+	// off the request's path. The console's changes are audited where they are made.
+	Audit  Auditor
 	Now    func() time.Time
 	Logger *slog.Logger
 	// CacheFor is how long a team's webhook list may be reused (DefaultSubscriberCache when zero).
@@ -68,6 +75,9 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (in
 				newest[c.TeamID] = t
 			}
 		}
+	}
+	if n, err := d.audit(ctx, changes[:stop]); err != nil {
+		return n, err
 	}
 	hooks := map[string][]webhook.Webhook{}
 	for i := range stop {
@@ -152,6 +162,45 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (in
 	}
 	return stop, stErr
 }
+
+// audit records the audit entries of the changes that API keys made. On error it returns the first
+// change whose entry may be missing: it and every change after it are dispatched again, and the
+// entries already written are written again, unchanged (their ids derive from the stream record).
+func (d *Dispatcher) audit(ctx context.Context, changes []webhook.Change) (int, error) {
+	if d.Audit == nil {
+		return len(changes), nil
+	}
+	var (
+		entries []patio.AuditEntry
+		first   = -1
+	)
+	for i, c := range changes {
+		if c.By == "" {
+			continue
+		}
+		e, ok := patio.ChangeAudit(c.TeamID, c.Resource, c.Old, c.New)
+		if !ok {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		e.ID = uuid.NewSHA1(auditSpace, []byte(c.SourceID)).String()
+		e.Actor = patio.Actor{Kind: patio.ActorKey, ID: c.By}
+		entries = append(entries, e)
+	}
+	if len(entries) == 0 {
+		return len(changes), nil
+	}
+	if err := d.Audit.RecordAudits(ctx, entries); err != nil {
+		return first, err
+	}
+	return len(changes), nil
+}
+
+// auditSpace is the namespace of the audit entries' ids the dispatcher derives from stream
+// records.
+var auditSpace = uuid.MustParse("5b0e6d1c-3f43-4e4b-9f0c-6a1d2f7c9e10")
 
 // subscribers returns a team's webhooks, from the cache when the list there was read late enough
 // for changes made up to newest, and fresh enough.

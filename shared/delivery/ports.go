@@ -1,5 +1,5 @@
 // Package delivery is the webhook delivery runtime: the use cases the workers run. The Dispatcher
-// turns changes into deliveries and queues their first attempts; the Deliverer makes the attempts
+// turns changes into deliveries and queues their first attempts (and audits the API keys' changes); the Deliverer makes the attempts
 // queued tasks describe (each webhook bounded on its own), records them, schedules the next ones
 // and applies the deactivation rule with its emails; the Sweeper queues again the attempts whose
 // message was lost.
@@ -27,6 +27,12 @@ type DispatchStore interface {
 	// the one given when it was created, the one found when one with its id existed (created[i]
 	// false). On error, the first n deliveries were handled (n < len(ds)).
 	CreateDeliveries(ctx context.Context, ds []webhook.Delivery) (stored []webhook.Delivery, created []bool, n int, err error)
+}
+
+// Auditor stores entries of the teams' audit logs, many at once. Storing an entry again (the
+// same id and time) changes nothing.
+type Auditor interface {
+	RecordAudits(ctx context.Context, es []patio.AuditEntry) error
 }
 
 // SweepStore is what a Sweeper reads and writes: overdue pending deliveries.

@@ -169,7 +169,7 @@ func (r records[T, R, Q]) migrate(ctx context.Context, stored dynamo.Item) (bool
 		return false, err
 	}
 	teamID, _ := r.k.key(rec)
-	ops, err := r.replace(teamID, rec, stored, rec)
+	ops, err := r.replace(ctx, teamID, rec, stored, rec)
 	if err != nil {
 		return false, err
 	}

@@ -102,6 +102,7 @@ func (r records[T, R, Q]) copyOf(row dynamo.Item) dynamo.Item {
 		delete(out, attr)
 	}
 	delete(out, indexedAttr)
+	delete(out, byKeyAttr)
 	return out
 }
 

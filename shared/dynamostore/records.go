@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"time"
 
@@ -161,7 +162,7 @@ func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, erro
 	if err != nil {
 		return rec, wrap(err, "encode "+r.k.what, id)
 	}
-	ops = append(ops, op{put: r.table().Put(row).If("attribute_not_exists(pk)"),
+	ops = append(ops, op{put: r.table().Put(stamped(ctx, row)).If("attribute_not_exists(pk)"),
 		failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
 	ops = append(ops, r.trackOps(teamID, nil, row)...)
 	ops = append(ops, r.guardOps(teamID, id, nil, r.k.guards(rec))...)
@@ -195,7 +196,7 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 			return cur, err
 		}
 		next := r.k.withRevision(w.Record, r.k.revision(cur)+1)
-		ops, err := r.replace(teamID, cur, stored, next)
+		ops, err := r.replace(ctx, teamID, cur, stored, next)
 		if err != nil {
 			return cur, wrap(err, "update "+r.k.what, id)
 		}
@@ -208,14 +209,14 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 }
 
 // replace is the write of next over cur (stored as its row's item), conditioned on cur's
-// revision, with its family and unique values kept in step.
-func (r records[T, R, Q]) replace(teamID string, cur T, stored dynamo.Item, next T) ([]op, error) {
+// revision, with its family and unique values kept in step, by ctx's actor.
+func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, stored dynamo.Item, next T) ([]op, error) {
 	_, id := r.k.key(next)
 	row, err := r.rowItem(next)
 	if err != nil {
 		return nil, err
 	}
-	put := r.table().Put(row).If("'rev' = ?", revAttr(r.k.revision(cur)))
+	put := r.table().Put(stamped(ctx, row)).If("'rev' = ?", revAttr(r.k.revision(cur)))
 	if r.k.alarmKey != nil {
 		if key := r.k.alarmKey(r.k.encode(cur)); key != "" {
 			put = put.If("'alarm_key' = ?", key)
@@ -309,7 +310,7 @@ func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Require
 			if err != nil {
 				return nil, err
 			}
-			replace, err := v.replace(teamID, cur, stored, v.k.withRevision(next, v.k.revision(cur)+1))
+			replace, err := v.replace(ctx, teamID, cur, stored, v.k.withRevision(next, v.k.revision(cur)+1))
 			if err != nil {
 				return nil, err
 			}
@@ -440,4 +441,22 @@ func placeholders(values []string) (string, []any) {
 		args[i] = v
 	}
 	return marks, args
+}
+
+// byKeyAttr names, on a record's row, the API key whose request last wrote it (patio.KeyActor's
+// ID). The dispatcher audits such a change from the table's stream; the console's and the
+// operators' changes are audited where they are made, and their rows do not carry it. Only the row
+// holds it: a family's copies leave it out (copyOf), so it never rewrites them.
+const byKeyAttr = "by_key"
+
+// stamped returns the row to write for ctx's actor: row itself, or a copy naming the API key
+// when the actor is one.
+func stamped(ctx context.Context, row dynamo.Item) dynamo.Item {
+	a := patio.ActorOf(ctx)
+	if a.Kind != patio.ActorKey {
+		return row
+	}
+	out := maps.Clone(row)
+	out[byKeyAttr] = str(a.ID)
+	return out
 }

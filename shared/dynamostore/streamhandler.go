@@ -78,6 +78,9 @@ func change(rec events.DynamoDBEventRecord) (webhook.Change, bool, error) {
 	}
 	c := webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: teamID, New: newRec,
 		At: rec.Change.ApproximateCreationDateTime.Time}
+	if by, ok := rec.Change.NewImage[byKeyAttr]; ok && by.DataType() == events.DataTypeString {
+		c.By = by.String()
+	}
 	if c.At.IsZero() {
 		c.At = time.Now()
 	}

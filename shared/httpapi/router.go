@@ -446,6 +446,11 @@ func (a *api) serveAuthenticated(w http.ResponseWriter, r *http.Request, p patio
 	if err := p.Authorize(scope); err != nil {
 		return err
 	}
+	if r.Method != http.MethodGet {
+		// The key is the change's actor: the record's row names it, and the dispatcher audits the
+		// change from the table's stream.
+		r = r.WithContext(patio.WithActor(r.Context(), patio.KeyActor(p.Key, requestID(r.Context()))))
+	}
 	return a.serveOperation(w, r, op, p.Team.ID, itemID)
 }
 

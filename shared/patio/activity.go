@@ -319,7 +319,5 @@ func NewActivities(store ActivityStore) Activities {
 		},
 		Remove: Activity.Cancel,
 		Query:  ActivityQuery.Check,
-		Verbs: map[string]string{ActivityInProgress: "start", ActivityCompleted: "complete", ActivityCancelled: "cancel",
-			ActivityPending: "reopen"},
 	}}
 }

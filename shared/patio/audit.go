@@ -2,20 +2,25 @@ package patio
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"time"
 )
 
-// Actor kinds: a person signed in to the console, or a cloud operator using the operators' tool.
+// Actor kinds: a person signed in to the console, a cloud operator using the operators' tool, or
+// an integration calling the public API with a key.
 const (
 	ActorUser     = "user"
 	ActorOperator = "operator"
+	ActorKey      = "key"
 )
 
-// Actor is who makes a change, for the audit log: the console's signed-in person or an operator,
-// with the address and request id the change came with.
+// Actor is who makes a change, for the audit log: the console's signed-in person, an operator or
+// an API key, with the address and request id the change came with.
 type Actor struct {
 	Kind string `json:"kind"`
-	// ID is the person's email, or the operator's name.
+	// ID is the person's email, the operator's name, or an API key's name and hint
+	// ("Marketplace (dk_live_AbCd)").
 	ID        string `json:"id"`
 	IP        string `json:"ip,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
@@ -115,4 +120,68 @@ func (q AuditQuery) Check() (AuditQuery, error) {
 type AuditLog interface {
 	// AuditPage returns one page of the team's entries and the cursor of the next ("" on the last).
 	AuditPage(ctx context.Context, teamID string, q AuditQuery) ([]AuditEntry, string, error)
+}
+
+// KeyActor is the actor of the changes a request made with key k makes: the key by its name and,
+// so that two keys of one name differ, its hint (or the start of its id).
+func KeyActor(k APIKey, requestID string) Actor {
+	tell := k.Hint
+	if tell == "" {
+		tell = k.ID[:min(8, len(k.ID))]
+	}
+	return Actor{Kind: ActorKey, ID: k.Name + " (" + tell + ")", RequestID: requestID}
+}
+
+// auditVerbs names, per resource and by the status a change moves a record to, what the audit
+// log calls that change ("completed" → "complete": activity.complete); any other change is
+// "update".
+var auditVerbs = map[string]map[string]string{
+	ResourceVehicle: {VehicleArchived: "archive", VehicleSold: "sell"},
+	ResourceClient:  {ClientInactive: "deactivate", ClientActive: "restore"},
+	ResourceDeal:    {DealWon: "win", DealLost: "lose", DealArchived: "archive", DealOpen: "reopen"},
+	ResourceActivity: {ActivityInProgress: "start", ActivityCompleted: "complete", ActivityCancelled: "cancel",
+		ActivityPending: "reopen"},
+	ResourceFinancial: {FinancialPaid: "pay", FinancialCancelled: "cancel", FinancialPending: "reopen"},
+}
+
+// statusVerb is the verb of a change of a resource's record to next, which changed the fields
+// changed: the status's verb when the status changed to one that has one, "" otherwise.
+func statusVerb(resource string, changed []string, next any) string {
+	if !slices.Contains(changed, "status") {
+		return ""
+	}
+	var st struct {
+		Status string `json:"status"`
+	}
+	if b, err := json.Marshal(next); err != nil || json.Unmarshal(b, &st) != nil {
+		return ""
+	}
+	return auditVerbs[resource][st.Status]
+}
+
+// ChangeAudit is the audit entry of a change of a resource's record from old (nil for a creation)
+// to next, as the use cases write it when they audit a change themselves: <resource>.create with
+// the fields set, or <resource>.<verb> with the fields changed, at the record's updated_at. ok is
+// false for a write that changed no field. The entry has no id and no actor.
+func ChangeAudit(teamID, resource string, old, next any) (e AuditEntry, ok bool) {
+	fields := jsonFields(next)
+	var id string
+	var at Timestamp
+	if json.Unmarshal(fields["id"], &id) != nil || json.Unmarshal(fields["updated_at"], &at) != nil {
+		return AuditEntry{}, false
+	}
+	e = AuditEntry{TeamID: teamID, Target: resource + ":" + id, At: at, Action: resource + ".create"}
+	if old == nil {
+		e.Fields = fieldsOf(next)
+		return e, true
+	}
+	e.Fields = changedFields(old, next)
+	if len(e.Fields) == 0 {
+		return AuditEntry{}, false
+	}
+	e.Action = resource + ".update"
+	if v := statusVerb(resource, e.Fields, next); v != "" {
+		e.Action = resource + "." + v
+	}
+	return e, true
 }

@@ -318,6 +318,5 @@ func NewClients(store ClientStore) Clients {
 		},
 		Remove: Client.Deactivate,
 		Query:  ClientQuery.Check,
-		Verbs:  map[string]string{ClientInactive: "deactivate", ClientActive: "restore"},
 	}}
 }

@@ -340,6 +340,5 @@ func NewDeals(store DealStore, vehicles VehicleStore) Deals {
 		},
 		Remove: Deal.Archive,
 		Query:  DealQuery.Check,
-		Verbs:  map[string]string{DealWon: "win", DealLost: "lose", DealArchived: "archive", DealOpen: "reopen"},
 	}}
 }

@@ -351,7 +351,6 @@ func NewFinancial(store FinancialStore, teams TeamLookup) Financial {
 		},
 		Remove: FinancialRecord.Cancel,
 		Query:  FinancialQuery.Check,
-		Verbs:  map[string]string{FinancialPaid: "pay", FinancialCancelled: "cancel", FinancialPending: "reopen"},
 		Scope: func(ctx context.Context, teamID string, q FinancialQuery) (FinancialQuery, error) {
 			if !q.Overdue || q.Today != (Date{}) {
 				return q, nil

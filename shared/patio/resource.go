@@ -131,9 +131,6 @@ type Rules[T any, In any, Q any] struct {
 	// Scope, when set, completes a query with what it takes from the team (the financial overdue
 	// view's date in the team's time zone) before Query checks it.
 	Scope func(ctx context.Context, teamID string, q Q) (Q, error)
-	// Verbs names, by the status a change moves a record to, what the audit log calls that
-	// change ("completed" → "complete": activity.complete); any other change is "update".
-	Verbs map[string]string
 }
 
 // Query is a resource's list query: it embeds ListQuery.
@@ -166,7 +163,8 @@ type Service[T Record[T], In any, Q Query] struct {
 
 // WithAudit returns the service recording each change it makes in the audit log, as the actions
 // of resource ("activity": activity.create, activity.update, activity.cancel) by the actor of the
-// call's context. The public API's resources are not audited: their history is their webhooks'.
+// call's context. The public API's services are not audited here: their changes are audited from
+// the tables' stream (ChangeAudit), off the request's path.
 func (s Service[T, In, Q]) WithAudit(a Auditor, resource string) Service[T, In, Q] {
 	s.audit, s.resource = a, resource
 	return s
@@ -330,13 +328,8 @@ func (s Service[T, In, Q]) edit(ctx context.Context, teamID, id string, pre Prec
 		changed, verb = nil, action
 		if w.Changed && s.audit != nil {
 			changed = changedFields(cur, w.Record)
-			if slices.Contains(changed, "status") {
-				var st struct {
-					Status string `json:"status"`
-				}
-				if b, err := json.Marshal(w.Record); err == nil && json.Unmarshal(b, &st) == nil && s.rules.Verbs[st.Status] != "" {
-					verb = s.rules.Verbs[st.Status]
-				}
+			if v := statusVerb(s.resource, changed, w.Record); v != "" {
+				verb = v
 			}
 		}
 		return w, nil

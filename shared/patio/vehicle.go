@@ -301,7 +301,6 @@ func NewVehicles(store VehicleStore) Vehicles {
 		},
 		Remove: Vehicle.Archive,
 		Query:  VehicleQuery.Check,
-		Verbs:  map[string]string{VehicleArchived: "archive", VehicleSold: "sell"},
 	}}
 }
 

@@ -72,6 +72,9 @@ type Change struct {
 	// Old and New are the API representations (patio.Vehicle, patio.Client, patio.Deal) before and
 	// after the write; Old is nil for an insert.
 	Old, New any
+	// By is the API key (patio.KeyActor's ID) whose request made the change: "" for a change made
+	// in the console or by an operator, which is audited where it is made.
+	By string
 	// At is when the stream saw the change (approximate). An event's created_at is the record's own
 	// time (its created_at on creation, else its updated_at); At stands in only for a record
 	// without one.

@@ -36,7 +36,7 @@ func Dispatcher(cfg aws.Config, c app.Config, logger *slog.Logger) (StreamHandle
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := &delivery.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Logger: logger}
+	d := &delivery.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Audit: store, Logger: logger}
 	return dynamostore.StreamHandler(d, logger), nil
 }
 
