@@ -132,3 +132,19 @@ func (c *Console) renderClient(rq *request, status int, cl patio.Client, f *form
 	f.Values.Set("type", cl.Type)
 	c.render(rq, status, "client", view{Title: cl.Name, Data: data, Form: f})
 }
+
+// clientDeactivate deactivates a client through the API's use case and goes back to their page.
+func (c *Console) clientDeactivate() handler {
+	return c.recordAction("/console/clients/", "done.client.deactivated", func(rq *request, id string) error {
+		_, err := c.d.Records.Clients.Archive(rq.ctx(), rq.team.ID, id)
+		return err
+	})
+}
+
+// clientRestore makes a deactivated client active again and goes back to their page.
+func (c *Console) clientRestore() handler {
+	return c.recordAction("/console/clients/", "done.client.restored", func(rq *request, id string) error {
+		_, err := c.d.Records.Clients.Update(rq.ctx(), rq.team.ID, id, patio.ClientInput{Status: patio.Some(patio.ClientActive)})
+		return err
+	})
+}

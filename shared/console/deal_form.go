@@ -27,6 +27,7 @@ type dealFormData struct {
 	Edit    *formState
 }
 
+// newDealFormData is the deal form's choices: the phases, payment methods and lost reasons.
 func newDealFormData() dealFormData {
 	return dealFormData{Phases: patio.DealPhases, Methods: patio.DealPaymentMethods, LostReasons: patio.DealLostReasons}
 }
@@ -95,6 +96,8 @@ func (c *Console) dealShow(rq *request) {
 	c.dealPage(rq, http.StatusOK, nil)
 }
 
+// dealPage reads the path's deal and renders its page with the state f of its move forms (nil:
+// empty).
 func (c *Console) dealPage(rq *request, status int, f *formState) {
 	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {

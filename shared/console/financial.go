@@ -59,6 +59,7 @@ func financialQuery(q url.Values, overdue bool) (patio.FinancialQuery, error) {
 	return fq, p.Err()
 }
 
+// newFinancialListData is a financial list's page before its records: the filters' choices.
 func newFinancialListData(overdue bool) financialListData {
 	return financialListData{Overdue: overdue, Types: patio.FinancialTypes, Categories: allCategories(),
 		Statuses: patio.FinancialStatuses, Methods: patio.DealPaymentMethods}
@@ -156,6 +157,7 @@ type financialFormData struct {
 	Changed    []string
 }
 
+// financialFormData is the financial form's choices, and the record edited (nil for a new one).
 func (c *Console) financialFormData(rec *patio.FinancialRecord) financialFormData {
 	return financialFormData{Record: rec, Types: patio.FinancialTypes, Categories: patio.FinancialCategories,
 		Methods: patio.DealPaymentMethods}
@@ -236,6 +238,8 @@ func (c *Console) financialShow(rq *request) {
 	c.renderFinancial(rq, http.StatusOK, f, newForm(c.financialValues(rq, f)), nil, nil)
 }
 
+// renderFinancial renders a financial record's page with its edit form fs, the links to choose
+// among and, after a stale edit, what changed.
 func (c *Console) renderFinancial(rq *request, status int, f patio.FinancialRecord, fs *formState, choices linkChoices, changed []string) {
 	d := c.financialFormData(&f)
 	d.Choices, d.Changed = choices, changed

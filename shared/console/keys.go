@@ -22,6 +22,8 @@ func (c *Console) keyList(rq *request) {
 	c.keyPage(rq, http.StatusOK, keyListData{}, newForm(nil))
 }
 
+// keyPage renders the API keys page with the team's keys, data (a key just created) and the
+// creation form f.
 func (c *Console) keyPage(rq *request, status int, data keyListData, f *formState) {
 	ks, err := c.d.Keys.List(rq.ctx(), rq.team.ID)
 	if err != nil {

@@ -96,6 +96,7 @@ func revisionOf(v url.Values) int {
 	return n
 }
 
+// itoa is strconv.Itoa.
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // formValues are a record's editable fields as its edit form shows them, with its revision and

@@ -96,6 +96,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mux.ServeHTTP(sw, r)
 }
 
+// requestKey is the context key of the console's request while the mux routes it.
 type requestKey struct{}
 
 // newRequest reads what every request needs before routing: its id, base path and language.

@@ -18,6 +18,8 @@ type vehicleFormData struct {
 	Changed          []string
 }
 
+// newVehicleFormData is the vehicle form's choices: fuels, transmissions, phases and the statuses
+// the form may set.
 func newVehicleFormData() vehicleFormData {
 	return vehicleFormData{Choices: map[string][]string{"fuel": patio.VehicleFuels, "transmission": patio.VehicleTransmissions},
 		Phases: patio.VehiclePhases, Statuses: []string{patio.VehicleActive, patio.VehicleReserved}}

@@ -196,6 +196,7 @@ func (c *Console) recordAction(base, done string, act func(rq *request, id strin
 	}
 }
 
+// vehicleName is the title of the path's vehicle, which its archiving's confirmation names.
 func (c *Console) vehicleName(rq *request) (string, bool) {
 	v, err := c.d.Records.Vehicles.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
@@ -205,6 +206,7 @@ func (c *Console) vehicleName(rq *request) (string, bool) {
 	return v.Title, true
 }
 
+// clientName is the name of the path's client, which their deactivation's confirmation names.
 func (c *Console) clientName(rq *request) (string, bool) {
 	cl, err := c.d.Records.Clients.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
@@ -214,6 +216,7 @@ func (c *Console) clientName(rq *request) (string, bool) {
 	return cl.Name, true
 }
 
+// dealName is the title of the path's deal, which its archiving's confirmation names.
 func (c *Console) dealName(rq *request) (string, bool) {
 	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
@@ -221,4 +224,25 @@ func (c *Console) dealName(rq *request) (string, bool) {
 		return "", false
 	}
 	return d.Title, true
+}
+
+// vehicleArchive archives a vehicle through the API's use case and goes back to its page.
+func (c *Console) vehicleArchive() handler {
+	return c.recordAction("/console/vehicles/", "done.vehicle.archived", func(rq *request, id string) error {
+		_, err := c.d.Records.Vehicles.Archive(rq.ctx(), rq.team.ID, id)
+		return err
+	})
+}
+
+// vehicleRestore puts an archived vehicle back in the stock with the status posted (ativo when
+// none) and goes back to its page.
+func (c *Console) vehicleRestore() handler {
+	return c.recordAction("/console/vehicles/", "done.vehicle.restored", func(rq *request, id string) error {
+		status := rq.r.PostForm.Get("status")
+		if status == "" {
+			status = patio.VehicleActive
+		}
+		_, err := c.d.Records.Vehicles.Update(rq.ctx(), rq.team.ID, id, patio.VehicleInput{Status: patio.Some(status)})
+		return err
+	})
 }

@@ -107,6 +107,7 @@ type webhookConfig struct {
 	UpdatedAt string   `json:"t"`
 }
 
+// configOf is a webhook's configuration as its edit form is loaded with it.
 func configOf(w webhook.Webhook) webhookConfig {
 	return webhookConfig{URL: w.URL, Desc: w.Description, Events: w.Events, MaxRate: int(w.MaxRate), Status: w.Status, UpdatedAt: w.UpdatedAt.String()}
 }
@@ -221,16 +222,19 @@ func (c *Console) webhookAction(rq *request, act func(id string) (webhook.Webhoo
 	c.done(rq, "/console/webhooks/"+w.ID, message)
 }
 
+// webhookEnable makes a webhook active again (its failure count starts afresh) and goes back to it.
 func (c *Console) webhookEnable(rq *request) {
 	c.webhookAction(rq, func(id string) (webhook.Webhook, error) { return c.d.Webhooks.Enable(rq.ctx(), id) },
 		"done.webhook.enabled")
 }
 
+// webhookDisable disables a webhook and goes back to it.
 func (c *Console) webhookDisable(rq *request) {
 	c.webhookAction(rq, func(id string) (webhook.Webhook, error) { return c.d.Webhooks.Disable(rq.ctx(), id) },
 		"done.webhook.disabled")
 }
 
+// webhookDelete deletes a webhook and goes back to the list.
 func (c *Console) webhookDelete(rq *request) {
 	w, ok := c.ownWebhook(rq)
 	if !ok {
