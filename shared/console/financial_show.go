@@ -1,0 +1,15 @@
+package console
+
+import (
+	"net/http"
+)
+
+// financialShow shows a financial record, its payment and transitions, and its edit form.
+func (c *Console) financialShow(rq *request) {
+	f, err := c.d.Financial.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	c.renderFinancial(rq, http.StatusOK, f, newForm(c.financialValues(rq, f)), nil, nil)
+}

@@ -1,0 +1,11 @@
+package console
+
+// logout ends the session at once.
+func (c *Console) logout(rq *request) {
+	if err := c.d.Store.DeleteSession(rq.ctx(), rq.sess.Hash); err != nil {
+		c.fail(rq, err)
+		return
+	}
+	c.clearCookie(rq, sessionCookie)
+	c.done(rq, "/console/login", "done.signedout")
+}

@@ -1,0 +1,10 @@
+package console
+
+import (
+	"net/http"
+)
+
+// passwordPage shows the form that changes one's password.
+func (c *Console) passwordPage(rq *request) {
+	c.render(rq, http.StatusOK, "password", view{Title: rq.p.T("password.title"), Form: newForm(nil)})
+}
