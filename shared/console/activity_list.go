@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -39,7 +40,7 @@ func (c *Console) activityList(rq *request) {
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "activities", view{Title: title, Data: data,
-			Form: refused(rq.p, q, err, activityFilters...)})
+			Form: render.Refused(rq.p, q, err, activityFilters...)})
 		return
 	}
 	if err != nil {
@@ -48,7 +49,7 @@ func (c *Console) activityList(rq *request) {
 	}
 	data.Items, data.Total = page.Items, page.Total
 	data.Next = nextPage(q, activityFilters, page.List, page.Next)
-	c.render(rq, http.StatusOK, "activities", view{Title: title, Data: data, Form: newForm(q)})
+	c.render(rq, http.StatusOK, "activities", view{Title: title, Data: data, Form: render.NewForm(q)})
 }
 
 // activityQuery reads the list's filters: the linked record by the same texts the forms take.

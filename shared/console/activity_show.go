@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -15,5 +16,5 @@ func (c *Console) activityShow(rq *request) {
 	}
 	l := c.labelLinks(rq.ctx(), rq.team.ID, a.VehicleID, a.ClientID, a.DealID)
 	c.render(rq, http.StatusOK, "activity", view{Title: a.Title, Data: activityFormData{Activity: &a, Types: patio.ActivityTypes,
-		Links: l}, Form: newForm(linkedFormValues(activityEditable(rq, a), a.Revision, l))})
+		Links: l}, Form: render.NewForm(linkedFormValues(activityEditable(rq, a), a.Revision, l))})
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -31,7 +32,7 @@ func (c *Console) auditPage(rq *request) {
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "audit", view{Title: rq.p.T("audit.title"), Data: data,
-			Form: refused(rq.p, q, err, "actor", "action", "since", "until")})
+			Form: render.Refused(rq.p, q, err, "actor", "action", "since", "until")})
 		return
 	}
 	if err != nil {
@@ -47,5 +48,5 @@ func (c *Console) auditPage(rq *request) {
 		nq.Set("cursor", next)
 		data["Next"] = nq.Encode()
 	}
-	c.render(rq, http.StatusOK, "audit", view{Title: rq.p.T("audit.title"), Data: data, Form: newForm(q)})
+	c.render(rq, http.StatusOK, "audit", view{Title: rq.p.T("audit.title"), Data: data, Form: render.NewForm(q)})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -91,7 +92,7 @@ type clientPageData struct {
 
 // renderClient renders a client's page (as the member may see them) with their edit form f (nil:
 // their current values) and, after a stale edit, what changed.
-func (c *Console) renderClient(rq *request, status int, cl patio.Client, f *formState, changed []string) {
+func (c *Console) renderClient(rq *request, status int, cl patio.Client, f *render.Form, changed []string) {
 	data := clientPageData{Client: shownClient(rq, cl), Types: []string{cl.Type}, Changed: changed}
 	var err error
 	if data.related, err = c.relatedTo(rq.ctx(), rq.team.ID, patio.ResourceClient, cl.ID); err != nil {
@@ -99,7 +100,7 @@ func (c *Console) renderClient(rq *request, status int, cl patio.Client, f *form
 		return
 	}
 	if f == nil {
-		f = newForm(c.clientRecords().values(rq, cl))
+		f = render.NewForm(c.clientRecords().values(rq, cl))
 	}
 	f.Values.Set("type", cl.Type)
 	c.render(rq, status, "client", view{Title: cl.Name, Data: data, Form: f})

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -14,6 +15,6 @@ import (
 func (c *Console) clientCreate(rq *request) {
 	c.clientRecords().create(c, rq, func(err error, _ linkChoices) {
 		c.render(rq, http.StatusUnprocessableEntity, "client_new", view{Title: rq.p.T("clients.new.title"),
-			Data: clientFormData{Types: patio.ClientTypes}, Form: refused(rq.p, rq.r.PostForm, err, form.ClientFields...)})
+			Data: clientFormData{Types: patio.ClientTypes}, Form: render.Refused(rq.p, rq.r.PostForm, err, form.ClientFields...)})
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/patio-dev/patio/shared/br"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -51,7 +52,7 @@ func (c *Console) clientList(rq *request) {
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "clients", view{Title: rq.p.T("clients.title"), Data: data,
-			Form: refused(rq.p, q, err, clientFilters...)})
+			Form: render.Refused(rq.p, q, err, clientFilters...)})
 		return
 	}
 	if err != nil {
@@ -63,5 +64,5 @@ func (c *Console) clientList(rq *request) {
 	}
 	data.Total = page.Total
 	data.Next = nextPage(q, clientFilters, page.List, page.Next)
-	c.render(rq, http.StatusOK, "clients", view{Title: rq.p.T("clients.title"), Data: data, Form: newForm(q)})
+	c.render(rq, http.StatusOK, "clients", view{Title: rq.p.T("clients.title"), Data: data, Form: render.NewForm(q)})
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -8,7 +9,7 @@ import (
 // duplicate CPF or CNPJ refused next to its field; its client.updated event) to the revision the
 // form was loaded with: a client changed meanwhile is not overwritten (409, with what changed).
 func (c *Console) clientSave(rq *request) {
-	c.clientRecords().save(c, rq, func(cur patio.Client, status int, f *formState, _ linkChoices, changed []string) {
+	c.clientRecords().save(c, rq, func(cur patio.Client, status int, f *render.Form, _ linkChoices, changed []string) {
 		c.renderClient(rq, status, cur, f, changed)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -26,7 +27,7 @@ type dealFormData struct {
 	Changed []string
 	// History is a deal's latest audit entries, and Edit its edit form (its page).
 	History []patio.AuditEntry
-	Edit    *formState
+	Edit    *render.Form
 }
 
 // newDealFormData is the deal form's choices: the phases, payment methods and lost reasons.
@@ -66,7 +67,7 @@ func (c *Console) dealRecords() records[patio.Deal, patio.DealInput] {
 
 // dealPage reads the path's deal and renders its page with the state f of its move forms (nil:
 // empty).
-func (c *Console) dealPage(rq *request, status int, f *formState) {
+func (c *Console) dealPage(rq *request, status int, f *render.Form) {
 	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
 		c.fail(rq, err)
@@ -78,7 +79,7 @@ func (c *Console) dealPage(rq *request, status int, f *formState) {
 // renderDeal renders a deal's page: moves is the state of its move forms (a refused win or loss),
 // edit that of its edit form (nil: its current values), with the links to choose among and, after
 // a stale edit, what changed.
-func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit *formState, choices linkChoices, changed []string) {
+func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit *render.Form, choices linkChoices, changed []string) {
 	ctx, team := rq.ctx(), rq.team.ID
 	data := newDealFormData()
 	data.Deal, data.Choices, data.Changed = &d, choices, changed
@@ -104,10 +105,10 @@ func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit 
 		data.Revenue = q.Encode()
 	}
 	if moves == nil {
-		moves = newForm(nil)
+		moves = render.NewForm(nil)
 	}
 	if edit == nil {
-		edit = newForm(linkedFormValues(dealEditable(rq, d), d.Revision, l)) // the links as read above
+		edit = render.NewForm(linkedFormValues(dealEditable(rq, d), d.Revision, l)) // the links as read above
 	}
 	data.Edit = edit
 	c.render(rq, status, "deal", view{Title: d.Title, Data: data, Form: moves})

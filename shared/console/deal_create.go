@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 )
 
 // dealCreate creates a deal from the form, its client and vehicle found by what was typed, once per
@@ -14,6 +15,6 @@ func (c *Console) dealCreate(rq *request) {
 		data := newDealFormData()
 		data.Choices = choices
 		c.render(rq, http.StatusUnprocessableEntity, "deal_new", view{Title: rq.p.T("pipeline.new.title"), Data: data,
-			Form: refused(rq.p, rq.r.PostForm, err, form.DealFields...)})
+			Form: render.Refused(rq.p, rq.r.PostForm, err, form.DealFields...)})
 	})
 }

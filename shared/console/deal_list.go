@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -32,7 +33,7 @@ func (c *Console) dealList(rq *request) {
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "deals_list", view{Title: rq.p.T("pipeline.title"), Data: data,
-			Form: refused(rq.p, q, err, form.DealFilters...)})
+			Form: render.Refused(rq.p, q, err, form.DealFilters...)})
 		return
 	}
 	if err != nil {
@@ -45,5 +46,5 @@ func (c *Console) dealList(rq *request) {
 	}
 	data.Total = page.Total
 	data.Next = nextPage(q, form.DealFilters, page.List, page.Next)
-	c.render(rq, http.StatusOK, "deals_list", view{Title: rq.p.T("pipeline.title"), Data: data, Form: newForm(q)})
+	c.render(rq, http.StatusOK, "deals_list", view{Title: rq.p.T("pipeline.title"), Data: data, Form: render.NewForm(q)})
 }

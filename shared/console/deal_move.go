@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -28,7 +29,7 @@ func (c *Console) dealMove(status string) handler {
 		case err == nil:
 			c.done(rq, "/console/deals/"+rq.r.PathValue("id"), "done.deal."+status)
 		case k == patio.KindInvalid || k == patio.KindConflict:
-			c.dealPage(rq, http.StatusUnprocessableEntity, refused(rq.p, values, err, "payment_method", "lost_reason"))
+			c.dealPage(rq, http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, "payment_method", "lost_reason"))
 		default:
 			c.fail(rq, err)
 		}

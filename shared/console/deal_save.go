@@ -1,6 +1,7 @@
 package console
 
 import (
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -9,7 +10,7 @@ import (
 // (409, with what changed).
 func (c *Console) dealSave(rq *request) {
 	rq.r.PostForm.Del("deal")
-	c.dealRecords().save(c, rq, func(cur patio.Deal, status int, f *formState, choices linkChoices, changed []string) {
+	c.dealRecords().save(c, rq, func(cur patio.Deal, status int, f *render.Form, choices linkChoices, changed []string) {
 		c.renderDeal(rq, status, cur, nil, f, choices, changed)
 	})
 }

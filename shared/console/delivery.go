@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -37,7 +38,7 @@ func (c *Console) listDeliveries(rq *request, data deliveryListData, list func(w
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data,
-			Form: refused(rq.p, q, err, deliveryFilters...)})
+			Form: render.Refused(rq.p, q, err, deliveryFilters...)})
 		return
 	}
 	if err != nil {
@@ -53,7 +54,7 @@ func (c *Console) listDeliveries(rq *request, data deliveryListData, list func(w
 		next.Set("cursor", page.NextCursor)
 		data.Next = next.Encode()
 	}
-	c.render(rq, http.StatusOK, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data, Form: newForm(q)})
+	c.render(rq, http.StatusOK, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data, Form: render.NewForm(q)})
 }
 
 // ownDelivery returns the delivery of the path's id when it is the current team's; 404 otherwise.

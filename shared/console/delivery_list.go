@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -39,5 +40,5 @@ func (c *Console) deliveryOfEvent(rq *request, data deliveryListData, eventID st
 		c.fail(rq, err)
 		return
 	}
-	c.render(rq, http.StatusOK, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data, Form: newForm(rq.filters())})
+	c.render(rq, http.StatusOK, "deliveries", view{Title: rq.p.T("deliveries.title"), Data: data, Form: render.NewForm(rq.filters())})
 }

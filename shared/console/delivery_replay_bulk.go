@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -32,7 +33,7 @@ func (c *Console) replayBulk(rq *request) {
 			return
 		}
 		c.render(rq, http.StatusOK, "replay_confirm", view{Title: rq.p.T("replay.confirm.title"),
-			Data: map[string]any{"Webhook": w, "Count": n}, Form: newForm(values)})
+			Data: map[string]any{"Webhook": w, "Count": n}, Form: render.NewForm(values)})
 		return
 	}
 	n, err := c.d.Webhooks.ReplayAll(ctx, w.ID, q.Statuses, q.Since, q.Until)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -80,7 +81,7 @@ func (c *Console) financialRecords() records[patio.FinancialRecord, patio.Financ
 
 // renderFinancial renders a financial record's page with its edit form fs, the links to choose
 // among and, after a stale edit, what changed.
-func (c *Console) renderFinancial(rq *request, status int, f patio.FinancialRecord, fs *formState, choices linkChoices, changed []string) {
+func (c *Console) renderFinancial(rq *request, status int, f patio.FinancialRecord, fs *render.Form, choices linkChoices, changed []string) {
 	d := c.financialFormData(&f)
 	d.Choices, d.Changed = choices, changed
 	d.Links = c.labelLinks(rq.ctx(), rq.team.ID, f.VehicleID, f.ClientID, f.DealID)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 )
 
 // financialCreate creates a financial record.
@@ -12,6 +13,6 @@ func (c *Console) financialCreate(rq *request) {
 		d := c.financialFormData(nil)
 		d.Choices = choices
 		c.render(rq, http.StatusUnprocessableEntity, "financial_new", view{Title: rq.p.T("financial.new.title"), Data: d,
-			Form: refused(rq.p, rq.r.PostForm, err, form.FinancialFields...)})
+			Form: render.Refused(rq.p, rq.r.PostForm, err, form.FinancialFields...)})
 	})
 }

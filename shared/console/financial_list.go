@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -52,7 +53,7 @@ func (c *Console) financialList(rq *request) {
 		page, err = c.d.Financial.List(rq.ctx(), rq.team.ID, fq)
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
-		c.render(rq, http.StatusBadRequest, "financial", view{Title: title, Data: data, Form: refused(rq.p, q, err, financialFilters...)})
+		c.render(rq, http.StatusBadRequest, "financial", view{Title: title, Data: data, Form: render.Refused(rq.p, q, err, financialFilters...)})
 		return
 	}
 	if err != nil {
@@ -68,5 +69,5 @@ func (c *Console) financialList(rq *request) {
 		}
 	}
 	data.CSV = csvQuery.Encode()
-	c.render(rq, http.StatusOK, "financial", view{Title: title, Data: data, Form: newForm(q)})
+	c.render(rq, http.StatusOK, "financial", view{Title: title, Data: data, Form: render.NewForm(q)})
 }

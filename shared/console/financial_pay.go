@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -23,10 +24,10 @@ func (c *Console) financialPay(rq *request) {
 			c.fail(rq, gerr)
 			return
 		}
-		f := newForm(c.financialValues(rq, cur))
+		f := render.NewForm(c.financialValues(rq, cur))
 		f.Values.Set("paid_at", values.Get("paid_at"))
 		f.Values.Set("pay_method", values.Get("payment_method"))
-		f.Problems = refused(rq.p, values, err, "payment_method", "paid_at").Problems
+		f.Problems = render.Refused(rq.p, values, err, "payment_method", "paid_at").Problems
 		c.renderFinancial(rq, http.StatusUnprocessableEntity, cur, f, nil, nil)
 		return
 	}

@@ -2,6 +2,8 @@ package console
 
 import (
 	"net/http"
+
+	"github.com/patio-dev/patio/shared/console/render"
 )
 
 // financialShow shows a financial record, its payment and transitions, and its edit form.
@@ -11,5 +13,5 @@ func (c *Console) financialShow(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.renderFinancial(rq, http.StatusOK, f, newForm(c.financialValues(rq, f)), nil, nil)
+	c.renderFinancial(rq, http.StatusOK, f, render.NewForm(c.financialValues(rq, f)), nil, nil)
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -41,7 +42,7 @@ func (c *Console) financialSummary(rq *request) {
 	values := url.Values{"from": {from.String()}, "to": {to.String()}}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "financial_summary", view{Title: rq.p.T("summary.title"),
-			Data: summaryData{Types: patio.FinancialTypes}, Form: refused(rq.p, q, err, "from", "to")})
+			Data: summaryData{Types: patio.FinancialTypes}, Form: render.Refused(rq.p, q, err, "from", "to")})
 		return
 	}
 	if err != nil {
@@ -49,5 +50,5 @@ func (c *Console) financialSummary(rq *request) {
 		return
 	}
 	c.render(rq, http.StatusOK, "financial_summary", view{Title: rq.p.T("summary.title"),
-		Data: summaryData{Summary: s, Chart: monthChart(rq.p, s), Types: patio.FinancialTypes}, Form: newForm(values)})
+		Data: summaryData{Summary: s, Chart: monthChart(rq.p, s), Types: patio.FinancialTypes}, Form: render.NewForm(values)})
 }

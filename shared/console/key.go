@@ -1,6 +1,7 @@
 package console
 
 import (
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -16,7 +17,7 @@ type keyListData struct {
 
 // keyPage renders the API keys page with the team's keys, data (a key just created) and the
 // creation form f.
-func (c *Console) keyPage(rq *request, status int, data keyListData, f *formState) {
+func (c *Console) keyPage(rq *request, status int, data keyListData, f *render.Form) {
 	ks, err := c.d.Keys.List(rq.ctx(), rq.team.ID)
 	if err != nil {
 		c.fail(rq, err)

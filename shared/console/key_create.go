@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -14,14 +15,14 @@ func (c *Console) keyCreate(rq *request) {
 	c.once(rq, values, func() (string, bool) {
 		k, secret, err := c.d.Keys.Create(rq.ctx(), rq.team.ID, name, scopes)
 		if patio.IsKind(err, patio.KindInvalid) {
-			c.keyPage(rq, http.StatusUnprocessableEntity, keyListData{}, refused(rq.p, values, err, form.KeyFields...))
+			c.keyPage(rq, http.StatusUnprocessableEntity, keyListData{}, render.Refused(rq.p, values, err, form.KeyFields...))
 			return "", false
 		}
 		if err != nil {
 			c.fail(rq, err)
 			return "", false
 		}
-		c.keyPage(rq, http.StatusOK, keyListData{Created: &k, Secret: secret}, newForm(nil))
+		c.keyPage(rq, http.StatusOK, keyListData{Created: &k, Secret: secret}, render.NewForm(nil))
 		return "/console/keys", true
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -18,13 +19,13 @@ func (c *Console) login(rq *request) {
 	values := url.Values{"email": {email}, "next": {next}}
 	if email == "" || password == "" {
 		c.render(rq, http.StatusUnprocessableEntity, "login", view{Title: rq.p.T("login.title"),
-			Form: refused(rq.p, values, patio.Errorf(patio.KindUnauthenticated, "wrong email or password"))})
+			Form: render.Refused(rq.p, values, patio.Errorf(patio.KindUnauthenticated, "wrong email or password"))})
 		return
 	}
 	res, err := c.d.Identity.SignIn(ctx, email, password)
 	if patio.IsKind(err, patio.KindUnauthenticated) {
 		c.render(rq, http.StatusUnprocessableEntity, "login", view{Title: rq.p.T("login.title"),
-			Form: refused(rq.p, values, err)})
+			Form: render.Refused(rq.p, values, err)})
 		return
 	}
 	if err != nil {
@@ -42,7 +43,7 @@ func (c *Console) login(rq *request) {
 			return
 		}
 		c.setCookie(rq, signInCookie, id, patio.SignInWait)
-		c.render(rq, http.StatusOK, "new_password", view{Title: rq.p.T("newpassword.title"), Form: newForm(nil)})
+		c.render(rq, http.StatusOK, "new_password", view{Title: rq.p.T("newpassword.title"), Form: render.NewForm(nil)})
 		return
 	}
 	c.startSession(rq, email, next)

@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -30,7 +31,7 @@ func (c *Console) newPassword(rq *request) {
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusUnprocessableEntity, "new_password", view{Title: rq.p.T("newpassword.title"),
-			Form: refused(rq.p, nil, err, "password")})
+			Form: render.Refused(rq.p, nil, err, "password")})
 		return
 	}
 	if err != nil {

@@ -3,6 +3,8 @@ package console
 import (
 	"net/http"
 	"net/url"
+
+	"github.com/patio-dev/patio/shared/console/render"
 )
 
 // loginPage shows the sign-in form; a signed-in person goes straight on.
@@ -13,5 +15,5 @@ func (c *Console) loginPage(rq *request) {
 		return
 	}
 	c.render(rq, http.StatusOK, "login", view{Title: rq.p.T("login.title"),
-		Form: newForm(url.Values{"next": {next}})})
+		Form: render.NewForm(url.Values{"next": {next}})})
 }

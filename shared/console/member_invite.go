@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -21,7 +22,7 @@ func (c *Console) memberInvite(rq *request) {
 			_, err = c.d.Members.Invite(rq.ctx(), rq.team.ID, email, role, consoleURL(rq))
 		}
 		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict {
-			c.teamView(rq, http.StatusUnprocessableEntity, refused(rq.p, values, err, form.InviteFields...), nil)
+			c.teamView(rq, http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, form.InviteFields...), nil)
 			return "", false
 		}
 		if err != nil {

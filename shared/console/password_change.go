@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -22,7 +23,7 @@ func (c *Console) changePassword(rq *request) {
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusUnprocessableEntity, "password", view{Title: rq.p.T("password.title"),
-			Form: refused(rq.p, nil, err, "current_password", "password")})
+			Form: render.Refused(rq.p, nil, err, "current_password", "password")})
 		return
 	}
 	if err != nil {

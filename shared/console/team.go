@@ -3,6 +3,7 @@ package console
 import (
 	"net/url"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -24,7 +25,7 @@ var timeZones = []string{"America/Sao_Paulo", "America/Manaus", "America/Cuiaba"
 
 // teamView renders the team page with the invitation form f and the settings form s (nil: the
 // team's current settings).
-func (c *Console) teamView(rq *request, status int, f, s *formState) {
+func (c *Console) teamView(rq *request, status int, f, s *render.Form) {
 	ms, err := c.d.Members.List(rq.ctx(), rq.team.ID)
 	if err != nil {
 		c.fail(rq, err)
@@ -37,7 +38,7 @@ func (c *Console) teamView(rq *request, status int, f, s *formState) {
 		}
 	}
 	if s == nil {
-		s = newForm(url.Values{"name": {rq.team.Name}, "email": {rq.team.Email}, "time_zone": {rq.team.TimeZone},
+		s = render.NewForm(url.Values{"name": {rq.team.Name}, "email": {rq.team.Email}, "time_zone": {rq.team.TimeZone},
 			"language": {rq.team.Lang()}})
 	}
 	c.render(rq, status, "team", view{Title: rq.p.T("team.title"), Form: f,

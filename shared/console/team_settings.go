@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -12,7 +13,7 @@ func (c *Console) teamSettings(rq *request) {
 	values := rq.r.PostForm
 	_, err := c.d.Teams.UpdateSettings(rq.ctx(), rq.team.ID, form.Settings(values))
 	if patio.IsKind(err, patio.KindInvalid) {
-		c.teamView(rq, http.StatusUnprocessableEntity, newForm(nil), refused(rq.p, values, err, form.SettingsFields...))
+		c.teamView(rq, http.StatusUnprocessableEntity, render.NewForm(nil), render.Refused(rq.p, values, err, form.SettingsFields...))
 		return
 	}
 	if err != nil {

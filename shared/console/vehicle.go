@@ -7,6 +7,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -84,7 +85,7 @@ type vehiclePageData struct {
 
 // renderVehicle renders a vehicle's page with its edit form f (nil: its current values) and, after
 // a stale edit, what changed.
-func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *formState, changed []string) {
+func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *render.Form, changed []string) {
 	data := vehiclePageData{vehicleFormData: newVehicleFormData()}
 	data.Vehicle, data.Changed = &v, changed
 	if v.Plate != nil {
@@ -96,7 +97,7 @@ func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *for
 		return
 	}
 	if f == nil {
-		f = newForm(c.vehicleRecords().values(rq, v))
+		f = render.NewForm(c.vehicleRecords().values(rq, v))
 	}
 	c.render(rq, status, "vehicle", view{Title: v.Title, Data: data, Form: f})
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 )
 
 // vehicleCreate registers a vehicle from the form, once per form token, through the same use case
@@ -12,6 +13,6 @@ import (
 func (c *Console) vehicleCreate(rq *request) {
 	c.vehicleRecords().create(c, rq, func(err error, _ linkChoices) {
 		c.render(rq, http.StatusUnprocessableEntity, "vehicle_new", view{Title: rq.p.T("stock.new.title"), Data: newVehicleFormData(),
-			Form: refused(rq.p, rq.r.PostForm, err, form.VehicleFields...)})
+			Form: render.Refused(rq.p, rq.r.PostForm, err, form.VehicleFields...)})
 	})
 }

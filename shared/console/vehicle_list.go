@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -52,7 +53,7 @@ func (c *Console) vehicleList(rq *request) {
 	}
 	if patio.IsKind(err, patio.KindInvalid) {
 		c.render(rq, http.StatusBadRequest, "vehicles", view{Title: rq.p.T("stock.title"), Data: data,
-			Form: refused(rq.p, q, err, form.VehicleFilters...)})
+			Form: render.Refused(rq.p, q, err, form.VehicleFilters...)})
 		return
 	}
 	if err != nil {
@@ -61,5 +62,5 @@ func (c *Console) vehicleList(rq *request) {
 	}
 	data.Items, data.Total = page.Items, page.Total
 	data.Next = nextPage(q, form.VehicleFilters, page.List, page.Next)
-	c.render(rq, http.StatusOK, "vehicles", view{Title: rq.p.T("stock.title"), Data: data, Form: newForm(q)})
+	c.render(rq, http.StatusOK, "vehicles", view{Title: rq.p.T("stock.title"), Data: data, Form: render.NewForm(q)})
 }

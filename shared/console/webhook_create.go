@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -14,14 +15,14 @@ func (c *Console) webhookCreate(rq *request) {
 	in, err := form.Webhook(values)
 	if err != nil {
 		c.render(rq, http.StatusUnprocessableEntity, "webhook_new", view{Title: rq.p.T("webhooks.new.title"),
-			Data: webhookFormData{Groups: eventGroups()}, Form: refused(rq.p, values, err, form.WebhookFields...)})
+			Data: webhookFormData{Groups: eventGroups()}, Form: render.Refused(rq.p, values, err, form.WebhookFields...)})
 		return
 	}
 	c.once(rq, values, func() (string, bool) {
 		w, secret, err := c.d.Webhooks.Create(rq.ctx(), rq.team.ID, in)
 		if patio.IsKind(err, patio.KindInvalid) {
 			c.render(rq, http.StatusUnprocessableEntity, "webhook_new", view{Title: rq.p.T("webhooks.new.title"),
-				Data: webhookFormData{Groups: eventGroups()}, Form: refused(rq.p, values, err, form.WebhookFields...)})
+				Data: webhookFormData{Groups: eventGroups()}, Form: render.Refused(rq.p, values, err, form.WebhookFields...)})
 			return "", false
 		}
 		if err != nil {

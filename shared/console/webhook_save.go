@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -21,13 +22,13 @@ func (c *Console) webhookSave(rq *request) {
 		c.fail(rq, patio.Invalidf("the form is incomplete; reload the page"))
 		return
 	}
-	show := func(status int, f *formState, changed []string) {
+	show := func(status int, f *render.Form, changed []string) {
 		c.render(rq, status, "webhook", view{Title: w.URL, Data: webhookFormData{Groups: eventGroups(), Webhook: &w,
 			Changed: changed}, Form: f})
 	}
 	if changed := configOf(w).changedSince(was); len(changed) > 0 {
 		values.Set("revision", configOf(w).revision())
-		f := newForm(values)
+		f := render.NewForm(values)
 		f.Problems = map[string][]string{"": {rq.p.T("webhooks.stale")}}
 		show(http.StatusConflict, f, changed)
 		return
@@ -38,7 +39,7 @@ func (c *Console) webhookSave(rq *request) {
 			Description: &in.Description})
 	}
 	if patio.IsKind(err, patio.KindInvalid) || patio.IsKind(err, patio.KindConflict) {
-		show(http.StatusUnprocessableEntity, refused(rq.p, values, err, form.WebhookFields...), nil)
+		show(http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, form.WebhookFields...), nil)
 		return
 	}
 	if err != nil {

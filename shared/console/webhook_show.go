@@ -2,6 +2,8 @@ package console
 
 import (
 	"net/http"
+
+	"github.com/patio-dev/patio/shared/console/render"
 )
 
 // webhookShow shows a webhook: its configuration (an edit form for those who may), its status and
@@ -12,5 +14,5 @@ func (c *Console) webhookShow(rq *request) {
 		return
 	}
 	c.render(rq, http.StatusOK, "webhook", view{Title: w.URL, Data: webhookFormData{Groups: eventGroups(), Webhook: &w},
-		Form: newForm(webhookValues(w))})
+		Form: render.NewForm(webhookValues(w))})
 }

@@ -1,4 +1,4 @@
-package console
+package render
 
 import (
 	"html/template"
@@ -25,15 +25,15 @@ func TestEveryViewParses(t *testing.T) {
 			t.Errorf("parse %s: %v", name, err)
 		}
 	}
-	if _, ok := page("no-such-view"); ok {
-		t.Error(`page("no-such-view") found a view`)
+	if _, ok := Page("no-such-view"); ok {
+		t.Error(`Page("no-such-view") found a view`)
 	}
 }
 
 // TestLinksKeepTheirFilters: a link built from filters (the overview's, a list's next page) keeps
 // them: its query string is escaped once, not twice.
 func TestLinksKeepTheirFilters(t *testing.T) {
-	tpl, err := template.New("x").Funcs(funcs).Parse(`<a href="/console/financial?{{query "type" "revenue" "due_from" "2026-11-01"}}">a</a>` +
+	tpl, err := template.New("x").Funcs(Funcs).Parse(`<a href="/console/financial?{{query "type" "revenue" "due_from" "2026-11-01"}}">a</a>` +
 		`<a href="/console/audit?{{qs .}}">b</a>`)
 	if err != nil {
 		t.Fatal(err)
