@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -16,7 +17,7 @@ func (c *Console) switchLanguage(rq *request) {
 		c.fail(rq, patio.Invalidf("lang must be pt-BR or en"))
 		return
 	}
-	c.setCookie(rq, langCookie, lang, 365*24*time.Hour)
+	c.setCookie(rq, session.LangCookie, lang, 365*24*time.Hour)
 	if rq.sess != nil {
 		rq.sess.Lang = lang
 		if err := c.d.Store.SaveSession(rq.ctx(), *rq.sess); err != nil {

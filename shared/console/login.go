@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/patio-dev/patio/shared/console/render"
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -42,7 +43,7 @@ func (c *Console) login(rq *request) {
 			c.fail(rq, err)
 			return
 		}
-		c.setCookie(rq, signInCookie, id, patio.SignInWait)
+		c.setCookie(rq, session.SignInCookie, id, patio.SignInWait)
 		c.render(rq, http.StatusOK, "new_password", view{Title: rq.p.T("newpassword.title"), Form: render.NewForm(nil)})
 		return
 	}

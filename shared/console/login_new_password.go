@@ -4,13 +4,14 @@ import (
 	"net/http"
 
 	"github.com/patio-dev/patio/shared/console/render"
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
 // newPassword sets the new password a temporary one requires, and signs the person in.
 func (c *Console) newPassword(rq *request) {
 	ctx := rq.ctx()
-	ck, err := rq.r.Cookie(signInCookie)
+	ck, err := rq.r.Cookie(session.SignInCookie)
 	if err != nil {
 		c.fail(rq, patio.Errorf(patio.KindUnauthenticated, "the sign-in has expired; sign in again"))
 		return
@@ -39,6 +40,6 @@ func (c *Console) newPassword(rq *request) {
 		return
 	}
 	_ = c.d.Store.DeleteSignIn(ctx, hash)
-	c.clearCookie(rq, signInCookie)
+	c.clearCookie(rq, session.SignInCookie)
 	c.startSession(rq, pending.Email, pending.Next)
 }

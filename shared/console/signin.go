@@ -3,7 +3,7 @@ package console
 import (
 	"strings"
 
-	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -18,39 +18,13 @@ func safeNext(next string) string {
 }
 
 // startSession begins a session for a person who proved who they are, in the first of their
-// teams, and goes to next. A person with no team left cannot sign in.
+// teams (see session.Start), and goes to next. A person with no team left cannot sign in.
 func (c *Console) startSession(rq *request, email, next string) {
-	ctx := rq.ctx()
-	ms, err := c.d.Store.Memberships(ctx, email)
+	id, err := session.Start(rq.ctx(), c.d.Store, email, session.SignedOutLanguage(rq.r), rq.now)
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
-	if len(ms) == 0 {
-		c.fail(rq, patio.Errorf(patio.KindForbidden, "your account belongs to no team; ask a team's owner to invite you"))
-		return
-	}
-	id, hash, err := patio.NewSessionID()
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	lang := ""
-	if ck, err := rq.r.Cookie(langCookie); err == nil {
-		lang = locale.Supported(ck.Value)
-	}
-	s := patio.Session{Hash: hash, Email: email, TeamID: ms[0].TeamID, Teams: sessionTeams(ms), Lang: lang,
-		CreatedAt: rq.now, SeenAt: rq.now}
-	if err := c.d.Store.CreateSession(ctx, s); err != nil {
-		c.fail(rq, err)
-		return
-	}
-	for _, m := range ms {
-		if err := c.d.Store.ActivateMember(ctx, m.TeamID, email, rq.now); err != nil {
-			c.fail(rq, err)
-			return
-		}
-	}
-	c.setCookie(rq, sessionCookie, id, patio.SessionMax)
+	c.setCookie(rq, session.Cookie, id, patio.SessionMax)
 	c.redirect(rq, next)
 }

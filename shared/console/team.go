@@ -4,6 +4,7 @@ import (
 	"net/url"
 
 	"github.com/patio-dev/patio/shared/console/render"
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -50,7 +51,7 @@ func (c *Console) teamView(rq *request, status int, f, s *render.Form) {
 // consoleURL is where the console's sign-in page is, as the request reached it: the link of an
 // invitation.
 func consoleURL(rq *request) string {
-	return selfOrigin(rq.r) + rq.URL("/console/login")
+	return session.Origin(rq.r) + rq.URL("/console/login")
 }
 
 // member returns the member of the path's {user} (an email) in the current team, or 404.

@@ -3,6 +3,7 @@ package console
 import (
 	"slices"
 
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -20,7 +21,7 @@ func (c *Console) switchTeam(rq *request) {
 		c.fail(rq, patio.NotFoundf("team not found"))
 		return
 	}
-	rq.sess.TeamID, rq.sess.Teams = team, sessionTeams(ms)
+	rq.sess.TeamID, rq.sess.Teams = team, session.Teams(ms)
 	if err := c.d.Store.SaveSession(ctx, *rq.sess); err != nil {
 		c.fail(rq, err)
 		return
