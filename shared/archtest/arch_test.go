@@ -1,6 +1,7 @@
 // Package archtest holds no code, only tests of the import graph: the layering docs/architecture.md
 // describes (the domain imports only the standard library and small pure libraries; adapters depend
-// on the domain, not on each other) checked with `go list`, so `make test` and `make lint` keep it.
+// on the domain, not on each other; the console's parts stand apart from its handlers and from one
+// another) checked with `go list`, so `make test` and `make lint` keep it.
 package archtest
 
 import (
@@ -177,5 +178,32 @@ func TestConsoleLinksNoWholeSDKClientOfItsIdentityOrMail(t *testing.T) {
 		if slices.Contains(heavyForTemplates, dep) {
 			t.Errorf("functions/console links %s; its binary budget (16 MB) cannot carry it", dep)
 		}
+	}
+}
+
+// consoleParts are the console's small packages beside its handlers: the templates (render), the
+// sessions (session), the forms' reading (form) and the languages (locale). Each stands on its
+// own: it imports neither package console nor another part but locale, the one they share; so
+// rendering, sessions and forms stay apart from each other and from the handlers.
+var consoleParts = []string{"shared/console/render", "shared/console/session", "shared/console/form", "shared/console/locale"}
+
+func TestConsolePartsStandApart(t *testing.T) {
+	for _, part := range consoleParts {
+		t.Run(part, func(t *testing.T) {
+			pkgs := list(t, module+part)
+			if len(pkgs) != 1 || pkgs[0].Error != nil {
+				t.Fatalf("go list %s = %+v; want the console's package (update archtest if it moved)", part, pkgs)
+			}
+			for _, dep := range pkgs[0].Deps {
+				if dep == module+"shared/console" {
+					t.Errorf("%s depends on package console; the handlers call it, not the other way round", part)
+				}
+				for _, other := range consoleParts {
+					if other != part && other != "shared/console/locale" && dep == module+other {
+						t.Errorf("%s depends on %s; the console's parts import none of one another but locale", part, dep)
+					}
+				}
+			}
+		})
 	}
 }

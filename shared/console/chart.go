@@ -28,6 +28,7 @@ type tick struct {
 	Text string
 }
 
+// bar is one bar of the chart: its place and size, the month and type it sums, and its amount.
 type bar struct {
 	X, Y, W, H  int
 	Type, Month string
@@ -35,11 +36,13 @@ type bar struct {
 	Title       string
 }
 
+// axisLabel is a month's name under its group of bars.
 type axisLabel struct {
 	X    int
 	Text string
 }
 
+// legendItem names the colour of one type of bar.
 type legendItem struct {
 	Type, Text string
 }

@@ -3,8 +3,6 @@ package console
 import (
 	"net/http"
 	"net/url"
-
-	"github.com/patio-dev/patio/shared/patio"
 )
 
 // confirmation is a destructive action's first step: the POST without confirm=1 answers 200 with a
@@ -47,51 +45,7 @@ func (c *Console) confirmFirst(cf confirmation, act func(*request)) func(*reques
 // Where cancelling a confirmation goes back to.
 func backTo(path string) func(*request) string { return func(*request) string { return path } }
 
+// backToRecord goes back to the page of the record the path names (prefix and its id).
 func backToRecord(prefix string) func(*request) string {
 	return func(rq *request) string { return prefix + rq.r.PathValue("id") }
-}
-
-// The names of the records destructive actions act on.
-
-func (c *Console) webhookName(rq *request) (string, bool) {
-	w, ok := c.ownWebhook(rq)
-	return w.URL, ok
-}
-
-func (c *Console) keyName(rq *request) (string, bool) {
-	keys, err := c.d.Keys.List(rq.ctx(), rq.team.ID)
-	if err != nil {
-		c.fail(rq, err)
-		return "", false
-	}
-	for _, k := range keys {
-		if k.ID == rq.r.PathValue("id") {
-			return k.Name, true
-		}
-	}
-	c.fail(rq, patio.NotFoundf("key not found"))
-	return "", false
-}
-
-func (c *Console) memberName(rq *request) (string, bool) {
-	m, ok := c.pathMember(rq)
-	return m.Email, ok
-}
-
-func (c *Console) activityName(rq *request) (string, bool) {
-	a, err := c.d.Activities.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
-	if err != nil {
-		c.fail(rq, err)
-		return "", false
-	}
-	return a.Title, true
-}
-
-func (c *Console) financialName(rq *request) (string, bool) {
-	f, err := c.d.Financial.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
-	if err != nil {
-		c.fail(rq, err)
-		return "", false
-	}
-	return f.Description + " (" + rq.p.Money(f.Amount) + ")", true
 }

@@ -1,13 +1,21 @@
 // Package console is the dealership's web application: server-rendered HTML pages under /console/
-// (html/template, embedded with their stylesheet), where a team's own people sign in, manage their
-// team and roles, webhooks and deliveries, API keys, activities and financial records, and read the
-// audit log. Every page and form works without JavaScript; the pages carry none.
+// (html/template, embedded with their stylesheet in package render), where a team's own people
+// sign in, manage their team and roles, webhooks and deliveries, API keys, activities and
+// financial records, and read the audit log. Every page and form works without JavaScript; the pages carry none.
 //
 // It is an adapter, like shared/httpapi: it decodes forms into typed values and calls the same use
 // cases as the operators' tool (patio.Members, patio.Keys, patio.Teams, webhook.Webhooks), which
 // hold the rules and write the audit log. What it owns is the web's own part: sessions in an
 // HttpOnly cookie (only their hash stored), the role checks of every request, cross-site refusal,
 // one-time form tokens, the two languages (package locale) and the security headers.
+//
+// Its layout: the route table in routes.go, each route stating what it requires, and the checks of
+// every request in request.go; one file per screen action, named for it (webhook_create.go,
+// key_revoke.go, login.go), and each module's shared helpers in a file named for the module
+// (webhook.go, deal.go). Beside it, package render holds the templates, their helpers and the
+// embedded stylesheet and script; package session the cookies, a session's start and loading, the
+// request's language and the cross-site check; package form the reading of every form into typed
+// values; package locale the two languages.
 //
 // The same http.Handler runs behind API Gateway (functions/console, through
 // aws-lambda-go-api-proxy) and on the local stack (cmd/local, port 3001). Links and redirects are
@@ -21,19 +29,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// Store is what the console keeps for itself and reads on every request.
+// Store is what the console keeps for itself and reads on every request: its sessions (with the
+// memberships they are loaded with), pending sign-ins and one-time form tokens.
 type Store interface {
-	CreateSession(ctx context.Context, s patio.Session) error
-	// Session returns a session by the hash of its id (KindNotFound when there is none).
-	Session(ctx context.Context, hash string) (patio.Session, error)
-	// SaveSession writes a session's team, language, teams and last use (KindNotFound when it
-	// ended meanwhile).
-	SaveSession(ctx context.Context, s patio.Session) error
-	DeleteSession(ctx context.Context, hash string) error
+	session.Store
 
 	PutSignIn(ctx context.Context, hash string, p patio.PendingSignIn) error
 	SignIn(ctx context.Context, hash string, now time.Time) (patio.PendingSignIn, error)
@@ -44,11 +48,6 @@ type Store interface {
 	ClaimForm(ctx context.Context, hash string, now, expires time.Time) (bool, string, error)
 	SetFormResult(ctx context.Context, hash, result string) error
 	ReleaseForm(ctx context.Context, hash string) error
-
-	// MemberAndTeam reads the session's membership and team, in one round trip.
-	MemberAndTeam(ctx context.Context, teamID, email string) (patio.Member, patio.Team, error)
-	Memberships(ctx context.Context, email string) ([]patio.Member, error)
-	ActivateMember(ctx context.Context, teamID, email string, now time.Time) error
 }
 
 // Webhooks is the webhook use cases the console calls (webhook.Webhooks).

@@ -64,6 +64,7 @@ func (c *Console) resolveLinks(rq *request, values url.Values) (linkChoices, err
 	return choices, p.Err()
 }
 
+// findVehicles finds the team's vehicles by plate, any status, at most maxChoices.
 func (c *Console) findVehicles(ctx context.Context, teamID, plate string) ([]choice, error) {
 	page, err := c.d.Records.Vehicles.List(ctx, teamID, patio.VehicleQuery{Plate: &plate,
 		ListQuery: patio.ListQuery{Status: patio.VehicleStatuses, Limit: patio.Some(maxChoices)}})
@@ -74,6 +75,7 @@ func (c *Console) findVehicles(ctx context.Context, teamID, plate string) ([]cho
 	return out, err
 }
 
+// findClients finds the team's clients by CPF, CNPJ or name words, at most maxChoices.
 func (c *Console) findClients(ctx context.Context, teamID, text string) ([]choice, error) {
 	q := patio.ClientQuery{ListQuery: patio.ListQuery{Status: patio.ClientStatuses, Limit: patio.Some(maxChoices)}}
 	if cpf, err := br.NormalizeCPF(text); err == nil {
@@ -92,6 +94,7 @@ func (c *Console) findClients(ctx context.Context, teamID, text string) ([]choic
 	return out, err
 }
 
+// findDeals finds the team's deals by title words, at most maxChoices.
 func (c *Console) findDeals(ctx context.Context, teamID, title string) ([]choice, error) {
 	page, err := c.d.Records.Deals.List(ctx, teamID, patio.DealQuery{Q: &title,
 		ListQuery: patio.ListQuery{Status: patio.DealStatuses, Limit: patio.Some(maxChoices)}})
@@ -141,6 +144,7 @@ func vehicleName(v patio.Vehicle) string {
 	return br.PlateKey(*v.Plate) + " " + v.Title
 }
 
+// derefOr is *s, or def when s is nil.
 func derefOr(s *string, def string) string {
 	if s == nil {
 		return def

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -96,6 +97,7 @@ func revisionOf(v url.Values) int {
 	return n
 }
 
+// itoa is strconv.Itoa.
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // formValues are a record's editable fields as its edit form shows them, with its revision and
@@ -184,7 +186,7 @@ func (m records[T, In]) create(c *Console, rq *request, refuse func(err error, c
 // save applies the edit form to the revision it was loaded with: a record changed meanwhile is not
 // overwritten (409, with what changed), a refused form comes back with its values (422). show
 // renders the record's page with a form.
-func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status int, f *formState, choices linkChoices, changed []string)) {
+func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status int, f *render.Form, choices linkChoices, changed []string)) {
 	ctx, id := rq.ctx(), rq.r.PathValue("id")
 	values := rq.r.PostForm
 	cur, err := m.svc.Get(ctx, rq.team.ID, id)
@@ -196,7 +198,7 @@ func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status in
 	keepLinks(values, c.labelLinks(ctx, rq.team.ID, v, cl, d), v, cl, d)
 	choices, err := c.resolveLinks(rq, values)
 	if err != nil {
-		show(cur, http.StatusUnprocessableEntity, refused(rq.p, values, err, m.fields...), choices, nil)
+		show(cur, http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, m.fields...), choices, nil)
 		return
 	}
 	in, err := m.read(values, rq.p.Loc, true)
@@ -227,11 +229,11 @@ func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status in
 		}
 		values.Set("revision", fresh.Get("revision"))
 		values.Set("loaded", fresh.Get("loaded"))
-		f := newForm(values)
+		f := render.NewForm(values)
 		f.Problems = map[string][]string{"": {rq.p.T("modules.stale")}}
 		show(cur, http.StatusConflict, f, nil, changed)
 	case k == patio.KindInvalid || k == patio.KindConflict:
-		show(cur, http.StatusUnprocessableEntity, refused(rq.p, values, err, m.fields...), nil, nil)
+		show(cur, http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, m.fields...), nil, nil)
 	default:
 		c.fail(rq, err)
 	}

@@ -1,9 +1,7 @@
 package console
 
 import (
-	"html/template"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/patio-dev/patio/shared/patio"
@@ -140,14 +138,4 @@ func (c *Console) health(rq *request, w webhook.Webhook, since time.Time) (webho
 		h.LastSuccess = last.Deliveries[0].UpdatedAt
 	}
 	return h, nil
-}
-
-// query builds a link's query string from name/value pairs, already escaped (url.Values.Encode):
-// typed as a URL so that the template does not escape its = and & a second time.
-func query(kv ...string) template.URL {
-	v := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v.Add(kv[i], kv[i+1])
-	}
-	return template.URL(v.Encode()) //nolint:gosec // every value is escaped by Encode
 }

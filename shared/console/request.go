@@ -14,16 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/httplog"
 	"github.com/patio-dev/patio/shared/patio"
-)
-
-// Cookie names: the session, a sign-in waiting for its new password, and the language chosen while
-// signed out.
-const (
-	sessionCookie = "patio_session"
-	signInCookie  = "patio_signin"
-	langCookie    = "patio_lang"
 )
 
 // requestDeadline bounds the work of one request, below the function's timeout.
@@ -96,6 +89,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mux.ServeHTTP(sw, r)
 }
 
+// requestKey is the context key of the console's request while the mux routes it.
 type requestKey struct{}
 
 // newRequest reads what every request needs before routing: its id, base path and language.
@@ -111,20 +105,8 @@ func (c *Console) newRequest(w http.ResponseWriter, r *http.Request) *request {
 	if rq.id == "" {
 		rq.id = uuid.NewString()
 	}
-	rq.p = locale.New(c.language(r, nil), time.UTC)
+	rq.p = locale.New(session.Language(r, nil), time.UTC)
 	return rq
-}
-
-// language picks the language: the session's choice, the cookie of a signed-out choice, the
-// browser's Accept-Language, Portuguese.
-func (c *Console) language(r *http.Request, s *patio.Session) string {
-	if s != nil && s.Lang != "" {
-		return s.Lang
-	}
-	if ck, err := r.Cookie(langCookie); err == nil && locale.Supported(ck.Value) != "" {
-		return locale.Supported(ck.Value)
-	}
-	return locale.Negotiate(r.Header.Get("Accept-Language"))
 }
 
 // handler is a handler of the console.
@@ -155,7 +137,7 @@ func (c *Console) handle(pattern string, a access, h handler) {
 func (c *Console) serve(rq *request, a access, h handler) {
 	r := rq.r
 	post := r.Method == http.MethodPost
-	if post && crossSite(r) {
+	if post && session.CrossSite(r) {
 		c.fail(rq, patio.Errorf(patio.KindForbidden, "cross-site request refused"))
 		return
 	}
@@ -202,30 +184,6 @@ func (c *Console) serve(rq *request, a access, h handler) {
 // tab switched team meanwhile).
 var errOtherTeam = patio.Errorf(patio.KindPrecondition, "this form belongs to another team than the one you are now working in; reload the page")
 
-// crossSite reports a POST that a browser sent from another site: by Fetch metadata when the
-// browser sends it, else by Origin. With neither (no browser sends one), the session alone judges.
-func crossSite(r *http.Request) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
-		return site != "same-origin" && site != "none"
-	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		return origin != selfOrigin(r)
-	}
-	return false
-}
-
-// selfOrigin is the console's own origin as the browser sees it.
-func selfOrigin(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
-		scheme = p
-	}
-	return scheme + "://" + r.Host
-}
-
 // clientIP is the address the request came from: API Gateway's source IP (which the proxy puts in
 // RemoteAddr), or the peer's address.
 func clientIP(r *http.Request) string {
@@ -235,82 +193,36 @@ func clientIP(r *http.Request) string {
 	return r.RemoteAddr
 }
 
-// loadSession finds the request's session, its member and team: a signed-out request keeps
-// rq.sess nil. A session whose member was removed from its team moves to another team of theirs,
-// or ends.
+// loadSession finds the request's session, its member and team (see session.Load): a signed-out
+// request keeps rq.sess nil, and the cookie of a session that is over is cleared.
 func (c *Console) loadSession(rq *request) error {
 	if rq.sess != nil {
 		return nil
 	}
-	ck, err := rq.r.Cookie(sessionCookie)
-	if err != nil || ck.Value == "" {
-		return nil
+	st, err := session.Load(rq.ctx(), c.d.Store, rq.r, rq.now)
+	if st.Ended {
+		c.clearCookie(rq, session.Cookie)
 	}
-	ctx := rq.ctx()
-	s, err := c.d.Store.Session(ctx, patio.HashKey(ck.Value))
-	if patio.IsKind(err, patio.KindNotFound) || (err == nil && !s.Live(rq.now)) {
-		c.clearCookie(rq, sessionCookie)
-		return nil
-	}
-	if err != nil {
+	if err != nil || st.Session == nil {
 		return err
 	}
-	m, team, err := c.d.Store.MemberAndTeam(ctx, s.TeamID, s.Email)
-	if patio.IsKind(err, patio.KindNotFound) {
-		// Removed from this team: another team of theirs, or no session at all.
-		ms, err := c.d.Store.Memberships(ctx, s.Email)
-		if err != nil {
-			return err
-		}
-		if len(ms) == 0 {
-			_ = c.d.Store.DeleteSession(ctx, s.Hash)
-			c.clearCookie(rq, sessionCookie)
-			return nil
-		}
-		s.TeamID, s.Teams = ms[0].TeamID, sessionTeams(ms)
-		if m, team, err = c.d.Store.MemberAndTeam(ctx, s.TeamID, s.Email); err != nil {
-			return err
-		}
-		s.SeenAt = time.Time{} // saved below
-	}
-	if err != nil {
-		return err
-	}
-	if s.NeedsTouch(rq.now) {
-		s.SeenAt = rq.now
-		if err := c.d.Store.SaveSession(ctx, s); err != nil && !patio.IsKind(err, patio.KindNotFound) {
-			return err
-		}
-	}
-	rq.sess, rq.member, rq.team = &s, m, team
-	loc, err := time.LoadLocation(team.TimeZone)
+	rq.sess, rq.member, rq.team = st.Session, st.Member, st.Team
+	loc, err := time.LoadLocation(rq.team.TimeZone)
 	if err != nil {
 		loc = time.UTC
 	}
-	rq.p = locale.New(c.language(rq.r, &s), loc)
+	rq.p = locale.New(session.Language(rq.r, rq.sess), loc)
 	return nil
 }
 
-// sessionTeams lists memberships as a session's teams.
-func sessionTeams(ms []patio.Member) []patio.SessionTeam {
-	out := make([]patio.SessionTeam, len(ms))
-	for i, m := range ms {
-		out[i] = patio.SessionTeam{ID: m.TeamID, Name: m.TeamName}
-	}
-	return out
-}
-
-// setCookie sets one of the console's cookies: HttpOnly, Secure, SameSite=Lax, for the console's
-// path; maxAge 0 makes a browser-session cookie.
+// setCookie sets one of the console's cookies for the console's path (see session.SetCookie).
 func (c *Console) setCookie(rq *request, name, value string, maxAge time.Duration) {
-	http.SetCookie(rq.w, &http.Cookie{Name: name, Value: value, Path: rq.URL("/console/"), HttpOnly: true, Secure: true,
-		SameSite: http.SameSiteLaxMode, MaxAge: int(maxAge.Seconds())})
+	session.SetCookie(rq.w, rq.URL("/console/"), name, value, maxAge)
 }
 
 // clearCookie removes one of the console's cookies.
 func (c *Console) clearCookie(rq *request, name string) {
-	http.SetCookie(rq.w, &http.Cookie{Name: name, Value: "", Path: rq.URL("/console/"), HttpOnly: true, Secure: true,
-		SameSite: http.SameSiteLaxMode, MaxAge: -1})
+	session.ClearCookie(rq.w, rq.URL("/console/"), name)
 }
 
 // redirect answers 303 to a console path (under the base path).

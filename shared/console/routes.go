@@ -64,19 +64,8 @@ func (c *Console) routes() {
 	c.handle("GET /console/vehicles", page, c.vehicleList)
 	c.handle("POST /console/vehicles/{id}/archive", may(patio.PermModules), c.confirmFirst(
 		confirmation{key: "confirm.vehicle.archive", name: c.vehicleName, back: backToRecord("/console/vehicles/")},
-		c.recordAction("/console/vehicles/", "done.vehicle.archived", func(rq *request, id string) error {
-			_, err := c.d.Records.Vehicles.Archive(rq.ctx(), rq.team.ID, id)
-			return err
-		})))
-	c.handle("POST /console/vehicles/{id}/restore", may(patio.PermModules),
-		c.recordAction("/console/vehicles/", "done.vehicle.restored", func(rq *request, id string) error {
-			status := rq.r.PostForm.Get("status")
-			if status == "" {
-				status = patio.VehicleActive
-			}
-			_, err := c.d.Records.Vehicles.Update(rq.ctx(), rq.team.ID, id, patio.VehicleInput{Status: patio.Some(status)})
-			return err
-		}))
+		c.vehicleArchive()))
+	c.handle("POST /console/vehicles/{id}/restore", may(patio.PermModules), c.vehicleRestore())
 	c.handle("GET /console/vehicles/new", may(patio.PermModules), c.vehicleNew)
 	c.handle("POST /console/vehicles", may(patio.PermModules), c.vehicleCreate)
 	c.handle("GET /console/vehicles/{id}", page, c.vehicleShow)
@@ -86,15 +75,8 @@ func (c *Console) routes() {
 	c.handle("GET /console/clients", page, c.clientList)
 	c.handle("POST /console/clients/{id}/deactivate", may(patio.PermModules), c.confirmFirst(
 		confirmation{key: "confirm.client.deactivate", name: c.clientName, back: backToRecord("/console/clients/")},
-		c.recordAction("/console/clients/", "done.client.deactivated", func(rq *request, id string) error {
-			_, err := c.d.Records.Clients.Archive(rq.ctx(), rq.team.ID, id)
-			return err
-		})))
-	c.handle("POST /console/clients/{id}/restore", may(patio.PermModules),
-		c.recordAction("/console/clients/", "done.client.restored", func(rq *request, id string) error {
-			_, err := c.d.Records.Clients.Update(rq.ctx(), rq.team.ID, id, patio.ClientInput{Status: patio.Some(patio.ClientActive)})
-			return err
-		}))
+		c.clientDeactivate()))
+	c.handle("POST /console/clients/{id}/restore", may(patio.PermModules), c.clientRestore())
 	c.handle("GET /console/clients/new", may(patio.PermModules), c.clientNew)
 	c.handle("POST /console/clients", may(patio.PermModules), c.clientCreate)
 	c.handle("GET /console/clients/{id}", page, c.clientShow)
@@ -112,10 +94,7 @@ func (c *Console) routes() {
 	c.handle("POST /console/deals/{id}/reopen", may(patio.PermModules), c.dealMove(patio.DealOpen))
 	c.handle("POST /console/deals/{id}/archive", may(patio.PermModules), c.confirmFirst(
 		confirmation{key: "confirm.deal.archive", name: c.dealName, back: backToRecord("/console/deals/")},
-		c.recordAction("/console/deals/", "done.deal.archived", func(rq *request, id string) error {
-			_, err := c.d.Records.Deals.Archive(rq.ctx(), rq.team.ID, id)
-			return err
-		})))
+		c.dealArchive()))
 
 	// Activities.
 	c.handle("GET /console/activities", page, c.activityList)

@@ -1,10 +1,10 @@
 package console
 
 import (
-	"net/http"
 	"net/url"
 
-	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -24,15 +24,9 @@ var timeZones = []string{"America/Sao_Paulo", "America/Manaus", "America/Cuiaba"
 	"America/Recife", "America/Bahia", "America/Porto_Velho", "America/Boa_Vista", "America/Rio_Branco",
 	"America/Noronha", "UTC"}
 
-// teamPage shows the team's members (and the invitation form, for those who may invite) and its
-// settings.
-func (c *Console) teamPage(rq *request) {
-	c.teamView(rq, http.StatusOK, newForm(nil), nil)
-}
-
 // teamView renders the team page with the invitation form f and the settings form s (nil: the
 // team's current settings).
-func (c *Console) teamView(rq *request, status int, f, s *formState) {
+func (c *Console) teamView(rq *request, status int, f, s *render.Form) {
 	ms, err := c.d.Members.List(rq.ctx(), rq.team.ID)
 	if err != nil {
 		c.fail(rq, err)
@@ -45,7 +39,7 @@ func (c *Console) teamView(rq *request, status int, f, s *formState) {
 		}
 	}
 	if s == nil {
-		s = newForm(url.Values{"name": {rq.team.Name}, "email": {rq.team.Email}, "time_zone": {rq.team.TimeZone},
+		s = render.NewForm(url.Values{"name": {rq.team.Name}, "email": {rq.team.Email}, "time_zone": {rq.team.TimeZone},
 			"language": {rq.team.Lang()}})
 	}
 	c.render(rq, status, "team", view{Title: rq.p.T("team.title"), Form: f,
@@ -57,33 +51,7 @@ func (c *Console) teamView(rq *request, status int, f, s *formState) {
 // consoleURL is where the console's sign-in page is, as the request reached it: the link of an
 // invitation.
 func consoleURL(rq *request) string {
-	return selfOrigin(rq.r) + rq.URL("/console/login")
-}
-
-// memberInvite invites an email with a role: owners may invite any role, admins members and
-// viewers.
-func (c *Console) memberInvite(rq *request) {
-	values := rq.r.PostForm
-	email, role, err := form.Invite(values)
-	if err == nil && !rq.member.Role.MayInvite(role) {
-		c.fail(rq, patio.Errorf(patio.KindForbidden, "your role does not allow inviting a %s", role))
-		return
-	}
-	c.once(rq, values, func() (string, bool) {
-		if err == nil {
-			_, err = c.d.Members.Invite(rq.ctx(), rq.team.ID, email, role, consoleURL(rq))
-		}
-		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict {
-			c.teamView(rq, http.StatusUnprocessableEntity, refused(rq.p, values, err, form.InviteFields...), nil)
-			return "", false
-		}
-		if err != nil {
-			c.fail(rq, err)
-			return "", false
-		}
-		c.done(rq, "/console/team", "done.member.invited")
-		return "/console/team", true
-	})
+	return session.Origin(rq.r) + rq.URL("/console/login")
 }
 
 // member returns the member of the path's {user} (an email) in the current team, or 404.
@@ -103,65 +71,8 @@ func (c *Console) pathMember(rq *request) (patio.Member, bool) {
 	return patio.Member{}, false
 }
 
-// memberRole changes a member's role; a team keeps at least one owner.
-func (c *Console) memberRole(rq *request) {
+// memberName is the email of the path's member, which their removal's confirmation names.
+func (c *Console) memberName(rq *request) (string, bool) {
 	m, ok := c.pathMember(rq)
-	if !ok {
-		return
-	}
-	role, err := patio.ParseRole(rq.r.PostForm.Get("role"))
-	if err == nil {
-		_, err = c.d.Members.ChangeRole(rq.ctx(), rq.team.ID, m.Email, role)
-	}
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	c.done(rq, "/console/team", "done.member.role")
-}
-
-// memberReinvite sends a member a new invitation with a new temporary password (the forgotten
-// password's way back in).
-func (c *Console) memberReinvite(rq *request) {
-	m, ok := c.pathMember(rq)
-	if !ok {
-		return
-	}
-	if !rq.member.Role.MayInvite(m.Role) {
-		c.fail(rq, patio.Errorf(patio.KindForbidden, "your role does not allow inviting a %s", m.Role))
-		return
-	}
-	if _, err := c.d.Members.Reinvite(rq.ctx(), rq.team.ID, m.Email, consoleURL(rq)); err != nil {
-		c.fail(rq, err)
-		return
-	}
-	c.done(rq, "/console/team", "done.member.reinvited")
-}
-
-// memberRemove removes a member from the team; a team keeps at least one owner.
-func (c *Console) memberRemove(rq *request) {
-	m, ok := c.pathMember(rq)
-	if !ok {
-		return
-	}
-	if _, err := c.d.Members.Remove(rq.ctx(), rq.team.ID, m.Email); err != nil {
-		c.fail(rq, err)
-		return
-	}
-	c.done(rq, "/console/team", "done.member.removed")
-}
-
-// teamSettings changes the team's name, contact email, time zone and the language of its emails.
-func (c *Console) teamSettings(rq *request) {
-	values := rq.r.PostForm
-	_, err := c.d.Teams.UpdateSettings(rq.ctx(), rq.team.ID, form.Settings(values))
-	if patio.IsKind(err, patio.KindInvalid) {
-		c.teamView(rq, http.StatusUnprocessableEntity, newForm(nil), refused(rq.p, values, err, form.SettingsFields...))
-		return
-	}
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	c.done(rq, "/console/team", "done.team.saved")
+	return m.Email, ok
 }

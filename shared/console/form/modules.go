@@ -209,6 +209,7 @@ type AmbiguousAmount struct {
 	Thousands, Decimal money.Cents
 }
 
+// Error names both readings of the amount.
 func (a *AmbiguousAmount) Error() string {
 	return fmt.Sprintf("ambiguous amount: %s or %s", a.Thousands, a.Decimal)
 }

@@ -1,0 +1,221 @@
+package console
+
+import (
+	"net/url"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
+	"github.com/patio-dev/patio/shared/money"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// dealFormData is what the deal form and a deal's page offer and show.
+type dealFormData struct {
+	Deal        *patio.Deal
+	Client      string // the client's name
+	Vehicle     string // the vehicle's plate and title
+	Choices     linkChoices
+	Phases      []string
+	Methods     []string
+	LostReasons []string
+	// Revenue is, after a win, the query string of the sale's revenue record, prefilled.
+	Revenue string
+	// Changed lists what changed since a stale edit form was loaded.
+	Changed []string
+	// History is a deal's latest audit entries, and Edit its edit form (its page).
+	History []patio.AuditEntry
+	Edit    *render.Form
+}
+
+// newDealFormData is the deal form's choices: the phases, payment methods and lost reasons.
+func newDealFormData() dealFormData {
+	return dealFormData{Phases: patio.DealPhases, Methods: patio.DealPaymentMethods, LostReasons: patio.DealLostReasons}
+}
+
+// dealEditable is a deal's editable fields as its form holds them (its status moves by its own
+// buttons).
+func dealEditable(rq *request, d patio.Deal) map[string]string {
+	m := map[string]string{"title": d.Title, "client_id": d.ClientID, "vehicle_id": ptrString(d.VehicleID), "value": "",
+		"phase": d.Phase, "payment_method": ptrString(d.PaymentMethod), "expected_close_date": "", "notes": ptrString(d.Notes)}
+	if d.Value != nil {
+		m["value"] = rq.p.Decimal(*d.Value)
+	}
+	if d.ExpectedCloseDate != nil {
+		m["expected_close_date"] = d.ExpectedCloseDate.String()
+	}
+	return m
+}
+
+// dealRecords is the pipeline's part of the shared create and edit flows: a deal's client and
+// vehicle are found by what was typed (a name or document, a plate), as an activity's links are.
+func (c *Console) dealRecords() records[patio.Deal, patio.DealInput] {
+	return records[patio.Deal, patio.DealInput]{svc: c.d.Records.Deals, name: "deal", base: "/console/deals/",
+		fields: form.DealFields,
+		read: func(values url.Values, _ *time.Location, edit bool) (patio.DealInput, error) {
+			return form.Deal(values, edit)
+		},
+		id:    func(d patio.Deal) string { return d.ID },
+		links: func(d patio.Deal) (*string, *string, *string) { return d.VehicleID, &d.ClientID, nil },
+		values: func(rq *request, d patio.Deal) url.Values {
+			return linkedFormValues(dealEditable(rq, d), d.Revision, c.labelLinks(rq.ctx(), rq.team.ID, d.VehicleID, &d.ClientID, nil))
+		},
+		editable: dealEditable}
+}
+
+// dealPage reads the path's deal and renders its page with the state f of its move forms (nil:
+// empty).
+func (c *Console) dealPage(rq *request, status int, f *render.Form) {
+	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	c.renderDeal(rq, status, d, f, nil, nil, nil)
+}
+
+// renderDeal renders a deal's page: moves is the state of its move forms (a refused win or loss),
+// edit that of its edit form (nil: its current values), with the links to choose among and, after
+// a stale edit, what changed.
+func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit *render.Form, choices linkChoices, changed []string) {
+	ctx, team := rq.ctx(), rq.team.ID
+	data := newDealFormData()
+	data.Deal, data.Choices, data.Changed = &d, choices, changed
+	l := c.labelLinks(ctx, team, d.VehicleID, &d.ClientID, nil)
+	data.Client, data.Vehicle = l.Client, l.Vehicle
+	var err error
+	if data.History, err = c.history(ctx, team, patio.ResourceDeal, d.ID); err != nil {
+		c.fail(rq, err)
+		return
+	}
+	if d.Status == patio.DealWon {
+		q := url.Values{"type": {"revenue"}, "category": {"venda-veiculo"}, "description": {d.Title}, "deal_id": {d.ID},
+			"client_id": {d.ClientID}}
+		if d.Value != nil {
+			q.Set("amount", rq.p.Decimal(*d.Value))
+		}
+		if d.PaymentMethod != nil {
+			q.Set("payment_method", *d.PaymentMethod)
+		}
+		if d.VehicleID != nil {
+			q.Set("vehicle_id", *d.VehicleID)
+		}
+		data.Revenue = q.Encode()
+	}
+	if moves == nil {
+		moves = render.NewForm(nil)
+	}
+	if edit == nil {
+		edit = render.NewForm(linkedFormValues(dealEditable(rq, d), d.Revision, l)) // the links as read above
+	}
+	data.Edit = edit
+	c.render(rq, status, "deal", view{Title: d.Title, Data: data, Form: moves})
+}
+
+// boardCard is a deal on the board, with its age in days and the names of its client and
+// vehicle (empty when the record is gone).
+type boardCard struct {
+	patio.Deal
+	Days            int
+	Client, Vehicle string
+}
+
+// cards returns deals as the board and the list show them: with their age in days and the names
+// of their client and vehicle.
+func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
+	var clientIDs, vehicleIDs []string
+	for _, d := range deals {
+		clientIDs = append(clientIDs, d.ClientID)
+		if d.VehicleID != nil {
+			vehicleIDs = append(vehicleIDs, *d.VehicleID)
+		}
+	}
+	clients, vehicles, err := c.cardNames(rq, clientIDs, vehicleIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]boardCard, len(deals))
+	for i, d := range deals {
+		out[i] = boardCard{Deal: d, Client: clients[d.ClientID], Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))}
+		if d.VehicleID != nil {
+			out[i].Vehicle = vehicles[*d.VehicleID]
+		}
+	}
+	return out, nil
+}
+
+// cardNames reads the clients and the vehicles the board's cards name, one batch read each (at
+// once), and returns their names by id: the client's name, the vehicle's plate and title.
+func (c *Console) cardNames(rq *request, clientIDs, vehicleIDs []string) (clients, vehicles map[string]string, err error) {
+	clients, vehicles = map[string]string{}, map[string]string{}
+	g, ctx := errgroup.WithContext(rq.ctx())
+	g.Go(func() error {
+		found, err := c.d.Records.Clients.GetMany(ctx, rq.team.ID, clientIDs)
+		for _, cl := range found {
+			clients[cl.ID] = cl.Name
+		}
+		return err
+	})
+	g.Go(func() error {
+		found, err := c.d.Records.Vehicles.GetMany(ctx, rq.team.ID, vehicleIDs)
+		for _, v := range found {
+			vehicles[v.ID] = vehicleName(v)
+		}
+		return err
+	})
+	return clients, vehicles, g.Wait()
+}
+
+// phaseTotal is how many open deals a phase of the pipeline holds and the sum of their values.
+type phaseTotal struct {
+	Total int
+	Value money.Cents
+	// Partial says Value sums only the newest patio.MaxLimit deals (the phase holds more).
+	Partial bool
+}
+
+// phasePage is one phase's open deals as read for the board and the overview: the newest page
+// of patio.MaxLimit, the phase's count and their value.
+type phasePage struct {
+	Phase string
+	phaseTotal
+	deals []patio.Deal
+}
+
+// phases reads every phase of the pipeline at once, a page of patio.MaxLimit open deals each
+// (newest first), and sums their values.
+func (c *Console) phases(rq *request) ([]phasePage, error) {
+	out := make([]phasePage, len(patio.DealPhases))
+	g, ctx := errgroup.WithContext(rq.ctx())
+	for i, phase := range patio.DealPhases {
+		g.Go(func() error {
+			page, err := c.d.Records.Deals.List(ctx, rq.team.ID, patio.DealQuery{
+				ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{patio.DealOpen}}, Phase: []string{phase}})
+			if err != nil {
+				return err
+			}
+			p := phasePage{Phase: phase, deals: page.Items}
+			p.Total, p.Partial = page.Total, page.Total > len(page.Items)
+			for _, d := range page.Items {
+				if d.Value != nil {
+					p.Value += *d.Value
+				}
+			}
+			out[i] = p
+			return nil
+		})
+	}
+	return out, g.Wait()
+}
+
+// dealName is the title of the path's deal, which its archiving's confirmation names.
+func (c *Console) dealName(rq *request) (string, bool) {
+	d, err := c.d.Records.Deals.Get(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
+	if err != nil {
+		c.fail(rq, err)
+		return "", false
+	}
+	return d.Title, true
+}

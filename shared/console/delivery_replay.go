@@ -1,0 +1,14 @@
+package console
+
+// replayOne re-sends a finished delivery, a delivered one included.
+func (c *Console) replayOne(rq *request) {
+	d, ok := c.ownDelivery(rq)
+	if !ok {
+		return
+	}
+	if _, err := c.d.Webhooks.Replay(rq.ctx(), d.ID); err != nil {
+		c.fail(rq, err)
+		return
+	}
+	c.done(rq, "/console/deliveries/"+d.ID, "done.delivery.replayed")
+}

@@ -1,0 +1,66 @@
+package console
+
+import (
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// formTokenLife is how long a form's one-time token is remembered once posted.
+const formTokenLife = 24 * time.Hour
+
+// createOnce runs a record's creation once per form token (once): a refusal by the use case (a
+// problem, a conflict, a duplicate) comes back through refuse with the form, another error fails
+// the page, and the created record's page (base and the id create returns) says doneKey.
+func (c *Console) createOnce(rq *request, values url.Values, refuse func(error), base, doneKey string, create func() (string, error)) {
+	c.once(rq, values, func() (string, bool) {
+		id, err := create()
+		if k := patio.KindOf(err); k == patio.KindInvalid || k == patio.KindConflict || k == patio.KindDuplicate {
+			refuse(err)
+			return "", false
+		}
+		if err != nil {
+			c.fail(rq, err)
+			return "", false
+		}
+		c.done(rq, base+id, doneKey)
+		return base + id, true
+	})
+}
+
+// once runs a form's creation at most once per one-time token (the form_token field): a second
+// post of the same form (a reload, a double click) creates nothing and is sent to what the first
+// created. create renders its own answer and returns the path of what it created, or false when it
+// created nothing (a refused form, whose token is then given back).
+func (c *Console) once(rq *request, values url.Values, create func() (string, bool)) {
+	token := values.Get("form_token")
+	if token == "" {
+		c.fail(rq, patio.Invalidf("the form is incomplete; reload the page"))
+		return
+	}
+	ctx := rq.ctx()
+	hash := patio.HashKey(token)
+	first, result, err := c.d.Store.ClaimForm(ctx, hash, rq.now, rq.now.Add(formTokenLife))
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	if !first {
+		if result != "" {
+			c.done(rq, result, "done.form.again")
+			return
+		}
+		c.fail(rq, patio.Errorf(patio.KindPrecondition, "this form was already sent"))
+		return
+	}
+	path, created := create()
+	if !created {
+		_ = c.d.Store.ReleaseForm(ctx, hash)
+		return
+	}
+	if err := c.d.Store.SetFormResult(ctx, hash, path); err != nil {
+		c.d.Logger.ErrorContext(ctx, "record form result", slog.String("request_id", rq.id), slog.String("error", err.Error()))
+	}
+}

@@ -1,0 +1,105 @@
+package render
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Form is a form as shown: its values (as entered, when it comes back refused), its problems
+// by field, and its one-time token.
+type Form struct {
+	// Values are the form's fields.
+	Values url.Values
+	// Problems are the translated problems by field ("" for those of no field).
+	Problems map[string][]string
+	// Token is the form's one-time token (its form_token field).
+	Token string
+}
+
+// Value returns a field's value.
+func (f *Form) Value(name string) string {
+	if f == nil {
+		return ""
+	}
+	return f.Values.Get(name)
+}
+
+// Has reports whether a field (a checkbox, a multiple select) holds value.
+func (f *Form) Has(name, value string) bool {
+	return f != nil && slices.Contains(f.Values[name], value)
+}
+
+// ProblemsOf returns a field's problems.
+func (f *Form) ProblemsOf(name string) []string {
+	if f == nil {
+		return nil
+	}
+	return f.Problems[name]
+}
+
+// Invalid reports whether the form has problems.
+func (f *Form) Invalid() bool { return f != nil && len(f.Problems) > 0 }
+
+// NewForm returns an empty form with a fresh one-time token.
+func NewForm(values url.Values) *Form {
+	if values == nil {
+		values = url.Values{}
+	}
+	return &Form{Values: values, Token: newToken()}
+}
+
+// Refused returns the form as entered, with err's problems translated and put next to their
+// fields (known is the form's fields: a problem of another field is shown at the top), and a new
+// token.
+func Refused(p locale.Printer, values url.Values, err error, known ...string) *Form {
+	f := NewForm(values)
+	f.Problems = map[string][]string{}
+	var e *patio.Error
+	if errors.As(err, &e) && len(e.Details) > 0 {
+		for _, d := range e.Details {
+			field := d.Field
+			if !slices.Contains(known, field) {
+				field = ""
+			}
+			f.Problems[field] = append(f.Problems[field], p.Problem(d))
+		}
+		return f
+	}
+	field := ""
+	// A duplicate plate, CPF or CNPJ is the problem of the field that holds it.
+	if e != nil && e.Kind == patio.KindDuplicate {
+		switch {
+		case strings.HasPrefix(e.Format, "a vehicle with plate"):
+			field = "plate"
+		case len(e.Args) > 0:
+			if f, ok := e.Args[0].(string); ok && slices.Contains(known, f) {
+				field = f
+			}
+		}
+		if !slices.Contains(known, field) {
+			field = ""
+		}
+	}
+	// A link that names no record of the team is the link field's problem.
+	if e != nil && e.Format == "%s does not name a %s of this team" && len(e.Args) == 2 {
+		if link, ok := e.Args[0].(string); ok && slices.Contains(known, strings.TrimSuffix(link, "_id")) {
+			field = strings.TrimSuffix(link, "_id")
+		}
+	}
+	f.Problems[field] = append(f.Problems[field], p.Error(err))
+	return f
+}
+
+// newToken returns a random token for a form.
+func newToken() string {
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}

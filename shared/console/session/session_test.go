@@ -1,0 +1,115 @@
+package session
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// memStore keeps sessions and memberships in maps.
+type memStore struct {
+	sessions map[string]patio.Session
+	members  map[string][]patio.Member // email → memberships
+}
+
+func (m *memStore) CreateSession(_ context.Context, s patio.Session) error {
+	m.sessions[s.Hash] = s
+	return nil
+}
+
+func (m *memStore) Session(_ context.Context, hash string) (patio.Session, error) {
+	s, ok := m.sessions[hash]
+	if !ok {
+		return s, patio.NotFoundf("session not found")
+	}
+	return s, nil
+}
+
+func (m *memStore) SaveSession(_ context.Context, s patio.Session) error {
+	m.sessions[s.Hash] = s
+	return nil
+}
+
+func (m *memStore) DeleteSession(_ context.Context, hash string) error {
+	delete(m.sessions, hash)
+	return nil
+}
+
+func (m *memStore) MemberAndTeam(_ context.Context, teamID, email string) (patio.Member, patio.Team, error) {
+	for _, mb := range m.members[email] {
+		if mb.TeamID == teamID {
+			return mb, patio.Team{ID: teamID}, nil
+		}
+	}
+	return patio.Member{}, patio.Team{}, patio.NotFoundf("member not found")
+}
+
+func (m *memStore) Memberships(_ context.Context, email string) ([]patio.Member, error) {
+	return m.members[email], nil
+}
+
+func (m *memStore) ActivateMember(context.Context, string, string, time.Time) error { return nil }
+
+// TestStartThenLoad: a session started for a person is found again by its cookie, in their first
+// team; one whose person is in no team any more ends, and so does an unknown one.
+func TestStartThenLoad(t *testing.T) {
+	ctx, now := context.Background(), time.Now()
+	st := &memStore{sessions: map[string]patio.Session{},
+		members: map[string][]patio.Member{"a@dealer.example": {{TeamID: "t1", Email: "a@dealer.example", TeamName: "One"}}}}
+	if _, err := Start(ctx, st, "nobody@dealer.example", "", now); !patio.IsKind(err, patio.KindForbidden) {
+		t.Errorf("Start for a person in no team = %v; want KindForbidden", err)
+	}
+	id, err := Start(ctx, st, "a@dealer.example", "en", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(cookie string) *http.Request {
+		r := httptest.NewRequest(http.MethodGet, "/console/", nil)
+		r.AddCookie(&http.Cookie{Name: Cookie, Value: cookie})
+		return r
+	}
+	got, err := Load(ctx, st, req(id), now.Add(time.Minute))
+	if err != nil || got.Session == nil || got.Session.TeamID != "t1" || got.Session.Lang != "en" || got.Ended {
+		t.Fatalf("Load = %+v, %v; want the session in t1, in English", got, err)
+	}
+	if got, err := Load(ctx, st, req("unknown"), now); err != nil || got.Session != nil || !got.Ended {
+		t.Errorf("Load of an unknown session = %+v, %v; want it ended", got, err)
+	}
+	st.members["a@dealer.example"] = nil
+	if got, err := Load(ctx, st, req(id), now); err != nil || got.Session != nil || !got.Ended || len(st.sessions) != 0 {
+		t.Errorf("Load of a session whose person is in no team = %+v, %v (%d kept); want it ended and deleted", got, err, len(st.sessions))
+	}
+	if got, err := Load(ctx, st, httptest.NewRequest(http.MethodGet, "/console/", nil), now); err != nil || got.Session != nil || got.Ended {
+		t.Errorf("Load without a cookie = %+v, %v; want signed out, nothing to clear", got, err)
+	}
+}
+
+// TestCrossSite: a post from another site is refused by Fetch metadata, else by Origin; one with
+// neither is left to the session.
+func TestCrossSite(t *testing.T) {
+	for _, c := range []struct {
+		headers map[string]string
+		want    bool
+	}{
+		{map[string]string{"Sec-Fetch-Site": "same-origin"}, false},
+		{map[string]string{"Sec-Fetch-Site": "none"}, false},
+		{map[string]string{"Sec-Fetch-Site": "cross-site"}, true},
+		{map[string]string{"Sec-Fetch-Site": "same-site"}, true},
+		{map[string]string{"Origin": "http://console.example"}, false},
+		{map[string]string{"Origin": "https://console.example", "X-Forwarded-Proto": "https"}, false},
+		{map[string]string{"Origin": "https://evil.example"}, true},
+		{map[string]string{}, false},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "http://console.example/console/logout", nil)
+		for k, v := range c.headers {
+			r.Header.Set(k, v)
+		}
+		if got := CrossSite(r); got != c.want {
+			t.Errorf("CrossSite with %v = %v; want %v", c.headers, got, c.want)
+		}
+	}
+}

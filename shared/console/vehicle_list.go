@@ -1,0 +1,66 @@
+package console
+
+import (
+	"net/http"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/render"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// stockListData is a page of the stock: the vehicles, how many match, the counts per status (from
+// the maintained counts) and the choices of the filters.
+type stockListData struct {
+	Items    []patio.Vehicle
+	Total    int
+	Next     string
+	Counts   []statusCount
+	Statuses []string
+	Phases   []string
+	Fuels    []string
+	Sorts    []string
+}
+
+// vehicleList shows the team's vehicles with the public API's filters, sorts and q, paged with
+// cursors, the counts per status at its head.
+func (c *Console) vehicleList(rq *request) {
+	q := rq.filters()
+	data := stockListData{Statuses: patio.VehicleStatuses, Phases: patio.VehiclePhases, Fuels: patio.VehicleFuels,
+		Sorts: patio.VehicleSorts}
+	vq, err := form.VehicleQuery(q, moduleLimit)
+	if err == nil {
+		if err = parseCursor(q.Get("cursor"), &vq.ListQuery); err != nil {
+			err = patio.Invalidf("cursor is not valid for this search")
+		}
+	}
+	// The counts at the head and the page are read at once.
+	var page patio.Page[patio.Vehicle]
+	g, ctx := errgroup.WithContext(rq.ctx())
+	g.Go(func() (err error) {
+		data.Counts, err = c.stockCounts(ctx, rq.team.ID)
+		return err
+	})
+	if err == nil {
+		g.Go(func() (err error) {
+			page, err = c.d.Records.Vehicles.List(ctx, rq.team.ID, vq)
+			return err
+		})
+	}
+	if gerr := g.Wait(); err == nil {
+		err = gerr
+	}
+	if patio.IsKind(err, patio.KindInvalid) {
+		c.render(rq, http.StatusBadRequest, "vehicles", view{Title: rq.p.T("stock.title"), Data: data,
+			Form: render.Refused(rq.p, q, err, form.VehicleFilters...)})
+		return
+	}
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	data.Items, data.Total = page.Items, page.Total
+	data.Next = nextPage(q, form.VehicleFilters, page.List, page.Next)
+	c.render(rq, http.StatusOK, "vehicles", view{Title: rq.p.T("stock.title"), Data: data, Form: render.NewForm(q)})
+}
