@@ -1,7 +1,9 @@
 package console
 
 import (
+	"context"
 	"net/url"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -176,34 +178,74 @@ type phaseTotal struct {
 	Partial bool
 }
 
-// phasePage is one phase's open deals as read for the board and the overview: the newest page
-// of patio.MaxLimit, the phase's count and their value.
+// phasePage is one phase's open deals as the board reads them: the newest page of moduleLimit,
+// with the phase's count and value.
 type phasePage struct {
 	Phase string
 	phaseTotal
 	deals []patio.Deal
 }
 
-// phases reads every phase of the pipeline at once, a page of patio.MaxLimit open deals each
-// (newest first), and sums their values.
+// phases reads the board at once: the totals by phase (phaseTotals) and every phase's newest
+// moduleLimit open deals, a page each.
 func (c *Console) phases(rq *request) ([]phasePage, error) {
 	out := make([]phasePage, len(patio.DealPhases))
+	var totals map[string]phaseTotal
 	g, ctx := errgroup.WithContext(rq.ctx())
+	g.Go(func() (err error) {
+		totals, err = c.phaseTotals(ctx, rq.team.ID)
+		return err
+	})
 	for i, phase := range patio.DealPhases {
 		g.Go(func() error {
 			page, err := c.d.Records.Deals.List(ctx, rq.team.ID, patio.DealQuery{
+				ListQuery: patio.ListQuery{Limit: patio.Some(moduleLimit), Status: []string{patio.DealOpen}}, Phase: []string{phase}})
+			out[i] = phasePage{Phase: phase, deals: page.Items}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].phaseTotal = totals[out[i].Phase]
+	}
+	return out, nil
+}
+
+// phaseTotals returns how many open deals each phase holds and their value: the sums the store
+// keeps, in one read of its count items; for a team with deals written before it kept them, the
+// sum of each phase's newest patio.MaxLimit (Partial when the phase holds more).
+func (c *Console) phaseTotals(ctx context.Context, teamID string) (map[string]phaseTotal, error) {
+	sums, ok, err := c.d.Records.Deals.Sums(ctx, teamID, "phase", patio.DealOpen)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]phaseTotal, len(patio.DealPhases))
+	if ok {
+		for _, phase := range patio.DealPhases {
+			out[phase] = phaseTotal{Total: sums[phase].Count, Value: sums[phase].Amount}
+		}
+		return out, nil
+	}
+	var mu sync.Mutex
+	g, ctx := errgroup.WithContext(ctx)
+	for _, phase := range patio.DealPhases {
+		g.Go(func() error {
+			page, err := c.d.Records.Deals.List(ctx, teamID, patio.DealQuery{
 				ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{patio.DealOpen}}, Phase: []string{phase}})
 			if err != nil {
 				return err
 			}
-			p := phasePage{Phase: phase, deals: page.Items}
-			p.Total, p.Partial = page.Total, page.Total > len(page.Items)
+			t := phaseTotal{Total: page.Total, Partial: page.Total > len(page.Items)}
 			for _, d := range page.Items {
 				if d.Value != nil {
-					p.Value += *d.Value
+					t.Value += *d.Value
 				}
 			}
-			out[i] = p
+			mu.Lock()
+			out[phase] = t
+			mu.Unlock()
 			return nil
 		})
 	}

@@ -81,13 +81,13 @@ func (c *Console) overview(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	phases, err := c.phases(rq)
+	totals, err := c.phaseTotals(ctx, rq.team.ID)
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
-	for _, ph := range phases {
-		d.Pipeline = append(d.Pipeline, phaseRow{Phase: ph.Phase, phaseTotal: ph.phaseTotal})
+	for _, phase := range patio.DealPhases {
+		d.Pipeline = append(d.Pipeline, phaseRow{Phase: phase, phaseTotal: totals[phase]})
 	}
 	today := patio.DateOf(rq.now.In(rq.p.Loc))
 	from := patio.Date{Year: today.Year, Month: today.Month, Day: 1}

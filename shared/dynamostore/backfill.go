@@ -77,7 +77,11 @@ func (r records[T, R, Q]) backfill(ctx context.Context, check bool) (BackfillRep
 		return rep, errors.New("dynamostore: backfill: the " + r.k.what + "s table is not configured")
 	}
 	t := r.table()
-	iter := t.Scan().Filter("(begins_with('sk', ?) AND attribute_not_exists('"+indexedAttr+"')) OR (begins_with('sk', ?) AND attribute_exists('count'))",
+	stale := "attribute_not_exists('" + indexedAttr + "')"
+	if r.k.list != nil && r.k.list.sum != "" {
+		stale = "(" + stale + " OR attribute_not_exists('" + summedAttr + "'))"
+	}
+	iter := t.Scan().Filter("(begins_with('sk', ?) AND "+stale+") OR (begins_with('sk', ?) AND attribute_exists('count'))",
 		r.k.prefix, countPrefix).Consistent(true).Iter()
 	var item dynamo.Item
 	for iter.Next(ctx, &item) {

@@ -110,7 +110,7 @@ var dealKind = kind[patio.Deal, dealRow, patio.DealQuery]{
 		"expected_close_date": {index: "by_close_date", attr: "lsi_close", optional: true},
 	},
 	list: &listing[patio.Deal, patio.DealQuery]{
-		letter: "d", statuses: patio.DealStatuses,
+		letter: "d", statuses: patio.DealStatuses, sum: "value_cents",
 		query: func(q patio.DealQuery) patio.ListQuery { return q.ListQuery },
 		facets: []facet[patio.DealQuery]{
 			{name: "phase", attr: "phase", closed: true, filter: func(q patio.DealQuery) []string { return q.Phase }},

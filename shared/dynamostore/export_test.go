@@ -124,3 +124,20 @@ func DeliveryExpiry(ctx context.Context, s *Store, id string) (time.Time, error)
 	err := s.deliveries().Get("pk", id).Consistent(true).One(ctx, &row)
 	return time.Unix(row.ExpiresAt, 0), err
 }
+
+// PutUnsummed stores a deal the way the previous version did: its row and whole family, without
+// the mark of its value in the sums, and its value in none of them.
+func PutUnsummed(t *testing.T, s *Store, d patio.Deal) {
+	t.Helper()
+	r := s.Deals().(records[patio.Deal, dealRow, patio.DealQuery])
+	row, err := r.rowItem(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(row, summedAttr)
+	ops := []op{{put: r.table().Put(row)}}
+	ops = append(ops, r.familyOps(d.TeamID, family{}, r.family(row, formatIndexed))...)
+	if err := s.run(context.Background(), ops); err != nil {
+		t.Fatal(err)
+	}
+}

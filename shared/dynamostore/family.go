@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -26,6 +27,16 @@ type family struct {
 // complete adds one to the status shards' count of that name, so a partition whose count equals
 // its number of records is complete (tally.complete).
 const indexedAttr = "indexed"
+
+// summedAttr marks a row of a kind that keeps sums (listing.sum) whose amount is in them: the
+// status shards add it to "sum#<facet>=<value>#<status>" for each closed facet, and count the
+// row in summedAttr, so that a partition whose summedAttr count equals its number of records has
+// whole sums (tally.summed). Rows written before sums were kept lack it until the backfill (or
+// their next write) adds them.
+const summedAttr = "summed"
+
+// sumPrefix starts the status shards' attributes holding sums.
+const sumPrefix = "sum#"
 
 // rowFormat is what a stored row's family holds.
 type rowFormat int
@@ -64,6 +75,11 @@ func (r records[T, R, Q]) family(row dynamo.Item, format rowFormat) family {
 		return f
 	}
 	f.counts.add(countKey{attr: indexedAttr}, 1)
+	amount := 0
+	if l.sum != "" && row[summedAttr] != nil {
+		f.counts.add(countKey{attr: summedAttr}, 1)
+		amount = attrInt(row, l.sum)
+	}
 	for _, fc := range l.facets {
 		value := attrString(row, fc.attr)
 		if value == "" {
@@ -80,6 +96,9 @@ func (r records[T, R, Q]) family(row dynamo.Item, format rowFormat) family {
 		f.copies[attrString(item, "sk")] = item
 		if fc.closed {
 			f.counts.add(countKey{attr: key + "#" + status}, 1)
+			if amount != 0 {
+				f.counts.add(countKey{attr: sumPrefix + key + "#" + status}, amount)
+			}
 		} else {
 			f.counts.add(countKey{item: key, attr: status}, 1)
 		}
@@ -102,6 +121,7 @@ func (r records[T, R, Q]) copyOf(row dynamo.Item) dynamo.Item {
 		delete(out, attr)
 	}
 	delete(out, indexedAttr)
+	delete(out, summedAttr)
 	delete(out, byKeyAttr)
 	return out
 }
@@ -156,3 +176,16 @@ func (r records[T, R, Q]) familyOps(teamID string, cur, next family) []op {
 }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+// attrInt returns a number attribute of an item, 0 when absent or not a whole number.
+func attrInt(item dynamo.Item, name string) int {
+	n, ok := item[name].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0
+	}
+	v, err := strconv.Atoi(n.Value)
+	if err != nil {
+		return 0
+	}
+	return v
+}

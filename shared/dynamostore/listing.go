@@ -23,6 +23,10 @@ type listing[T, Q any] struct {
 	rowOnly []string
 	facets  []facet[Q]
 	ranges  []rangeField[Q]
+	// sum names the row's number attribute (a deal's value_cents) whose total the status shards
+	// keep beside each count of a closed facet value and status, for the rows marked summedAttr;
+	// "" when the kind keeps none.
+	sum string
 	// unique returns the unique value a query filters by (a plate, a CPF), or nil.
 	unique func(Q) *uniqueFilter
 	// words returns the words q searches in a record (patio.Vehicle.Words, ...); nil when the

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -112,6 +114,36 @@ func (r records[T, R, Q]) Counts(ctx context.Context, teamID string) (map[string
 	return out, nil
 }
 
+// Sums returns the maintained counts and sums of a closed facet's values among the records of a
+// status, from the status shards in one read (countShards items); ok is false while some record
+// of the team is not in the sums yet, or when the kind keeps none.
+func (r records[T, R, Q]) Sums(ctx context.Context, teamID, facet, status string) (map[string]patio.Sum, bool, error) {
+	if r.k.list == nil || r.k.list.sum == "" {
+		return nil, false, nil
+	}
+	t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
+	if err != nil {
+		return nil, false, wrap(err, "sum "+r.k.what+"s of team", teamID)
+	}
+	if t[countKey{attr: summedAttr}] < t.status(r.k.list.statuses) {
+		return nil, false, nil
+	}
+	out := map[string]patio.Sum{}
+	prefix := facetKey(facet, "")
+	for k, n := range t {
+		value, ok := strings.CutPrefix(k.attr, prefix)
+		if k.item != "" || !ok || !strings.HasSuffix(value, "#"+status) {
+			continue
+		}
+		value = strings.TrimSuffix(value, "#"+status)
+		sum := out[value]
+		sum.Count = n
+		sum.Amount = money.Cents(t[countKey{attr: sumPrefix + k.attr}])
+		out[value] = sum
+	}
+	return out, true, nil
+}
+
 // get returns a team's record and its row's item as stored.
 func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, dynamo.Item, error) {
 	var item dynamo.Item
@@ -129,7 +161,8 @@ func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, dynamo
 }
 
 // rowItem is a record's row as stored: its row struct's attributes and, for listed kinds, its
-// words (for q) and the mark of a complete family (indexedAttr).
+// words (for q) and the marks of a complete family (indexedAttr) and of its amount in the sums
+// (summedAttr, for kinds that keep them).
 func (r records[T, R, Q]) rowItem(rec T) (dynamo.Item, error) {
 	item, err := dynamo.MarshalItem(r.k.encode(rec))
 	if err != nil || r.k.list == nil {
@@ -141,6 +174,9 @@ func (r records[T, R, Q]) rowItem(rec T) (dynamo.Item, error) {
 		}
 	}
 	item[indexedAttr] = &types.AttributeValueMemberN{Value: "1"}
+	if r.k.list.sum != "" {
+		item[summedAttr] = &types.AttributeValueMemberN{Value: "1"}
+	}
 	return item, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/patio-dev/patio/shared/money"
 )
 
 // NewID returns a fresh UUIDv7 and the instant it encodes, so that a record's created_at and its id
@@ -101,6 +103,11 @@ type Store[T any, Q any] interface {
 	// Counts returns how many of the team's records have each status (the counts the store keeps;
 	// no record is read).
 	Counts(ctx context.Context, teamID string) (map[string]int, error)
+	// Sums returns, by value of a closed facet (a deal's phase), how many of the team's records of
+	// a status hold it and the sum of their amounts (a deal's value), as the store keeps them (no
+	// record is read); ok is false when it does not keep them whole for the team (records written
+	// before it kept them), or keeps none for the resource.
+	Sums(ctx context.Context, teamID, facet, status string) (sums map[string]Sum, ok bool, err error)
 	// Update reads the record, asks change for the write and, when it changes something, performs
 	// it conditioned on the revision read; a lost race re-reads and asks again. It returns the
 	// stored record (the one read when nothing changed).
@@ -243,6 +250,18 @@ func (s Service[T, In, Q]) GetMany(ctx context.Context, teamID string, ids []str
 // Counts returns how many of the team's records have each status.
 func (s Service[T, In, Q]) Counts(ctx context.Context, teamID string) (map[string]int, error) {
 	return s.store.Counts(ctx, teamID)
+}
+
+// Sum is how many records hold a value and the sum of their amounts.
+type Sum struct {
+	Count  int
+	Amount money.Cents
+}
+
+// Sums returns the maintained counts and amounts of a facet's values among the team's records of
+// a status (Store.Sums); ok is false when the store has none whole to give.
+func (s Service[T, In, Q]) Sums(ctx context.Context, teamID, facet, status string) (map[string]Sum, bool, error) {
+	return s.store.Sums(ctx, teamID, facet, status)
 }
 
 // Update applies an update input (PUT: only the members present change) to the stored record.

@@ -54,6 +54,10 @@ func (s *fakeStore[T, Q]) Counts(ctx context.Context, teamID string) (map[string
 	return nil, s.unexpected("Counts")
 }
 
+func (s *fakeStore[T, Q]) Sums(ctx context.Context, teamID, facet, status string) (map[string]patio.Sum, bool, error) {
+	return nil, false, s.unexpected("Sums")
+}
+
 func (s *fakeStore[T, Q]) Update(ctx context.Context, teamID, id string, change func(cur T) (patio.Write[T], error)) (T, error) {
 	if s.UpdateFn == nil {
 		var zero T
