@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,7 +24,6 @@ func parseETags(name, header string) (tags []entityTag, any bool, err error) {
 	if h == "*" {
 		return nil, true, nil
 	}
-	bad := fmt.Errorf("%s must be * or a comma-separated list of quoted entity tags", name)
 	for part := range strings.SplitSeq(h, ",") {
 		part = strings.TrimSpace(part)
 		var t entityTag
@@ -33,18 +31,21 @@ func parseETags(name, header string) (tags []entityTag, any bool, err error) {
 			t.weak, part = true, rest
 		}
 		if len(part) < 2 || part[0] != '"' || part[len(part)-1] != '"' || strings.ContainsAny(part[1:len(part)-1], "\" ") {
-			return nil, false, headerProblem(name, bad)
+			return nil, false, headerProblem(name)
 		}
 		t.value = part[1 : len(part)-1]
 		tags = append(tags, t)
 	}
 	if len(tags) == 0 {
-		return nil, false, headerProblem(name, bad)
+		return nil, false, headerProblem(name)
 	}
 	return tags, false, nil
 }
 
-func headerProblem(name string, err error) error { return problem(patio.InHeader, name, "%v", err) }
+// headerProblem is the problem of a header that is neither * nor a list of entity tags.
+func headerProblem(name string) error {
+	return problem(patio.InHeader, name, "%s must be * or a comma-separated list of quoted entity tags", name)
+}
 
 // problem returns a KindInvalid error with one problem of the member field sent in in.
 func problem(in, field, format string, args ...any) error {

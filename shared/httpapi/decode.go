@@ -149,7 +149,7 @@ func amount(name string, dst *patio.Opt[money.Cents]) member {
 	return opt(name, dst, func(p *patio.Problems, raw json.RawMessage) (money.Cents, bool) {
 		c, err := money.Parse(strings.TrimSpace(string(raw)))
 		if err != nil {
-			p.Add(patio.InBody, name, "%s %v", name, err)
+			p.Add(patio.InBody, name, "%s must be a number from 0 to 999999999.99 with at most 2 decimal places", name) // money.ErrFormat
 			return 0, false
 		}
 		return c, true
@@ -375,7 +375,7 @@ func moneyParam(name string, dst **money.Cents) param {
 	return param{name: name, decode: func(p *patio.Problems, v string) {
 		c, err := money.Parse(v)
 		if err != nil {
-			p.Add(patio.InQuery, name, "%s %v", name, err)
+			p.Add(patio.InQuery, name, "%s must be a number from 0 to 999999999.99 with at most 2 decimal places", name) // money.ErrFormat
 			return
 		}
 		*dst = &c

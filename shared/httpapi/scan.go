@@ -69,7 +69,10 @@ func scanJSON(data []byte) error {
 				if f := top(); f != nil && f.object && f.expectKey {
 					field = ""
 				}
-				return problem(patio.InBody, field, "%s", nameOr(field, "the body")+" must be valid UTF-8 text")
+				if field == "" {
+					return problem(patio.InBody, field, "the body must be valid UTF-8 text")
+				}
+				return problem(patio.InBody, field, "%s must be valid UTF-8 text", field)
 			}
 			if f := top(); f != nil && f.object && f.expectKey {
 				var key string

@@ -297,7 +297,7 @@ func NewTeam(name, email, plan string) (Team, error) {
 	}
 	email, err := normalizeEmail(email)
 	if err != nil {
-		return Team{}, Invalidf("email %v", err)
+		return Team{}, Invalidf("email must be a valid address") // normalizeEmail's one reason
 	}
 	p, err := ParsePlan(plan)
 	if err != nil {

@@ -291,7 +291,7 @@ func (q ClientQuery) Check() (ClientQuery, error) {
 		}
 		doc, err := f.normalize(**f.v)
 		if err != nil {
-			p.Add(InQuery, f.name, "%s "+escapeVerbs(err.Error()), f.name)
+			addReason(&p, InQuery, f.name, err)
 		}
 		*f.v = &doc
 	}

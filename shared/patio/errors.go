@@ -46,10 +46,11 @@ type Error struct {
 	// Details lists every problem of a KindInvalid request, field by field (Message names the
 	// first); nil for other kinds.
 	Details []FieldError
-	// Format and Args are what Message was formatted from, so that an adapter speaking another
-	// language (the console) can look the format up in its catalog and format it again.
-	Format string `json:"-"`
-	Args   []any  `json:"-"`
+	// Code names the message (see Messages; "" for a message outside the table) and Args are what
+	// it was formatted with, so that an adapter speaking another language (the console) can look
+	// the code up in its catalog and format the arguments again, never reading the English.
+	Code string `json:"-"`
+	Args []any  `json:"-"`
 }
 
 // Error returns the message followed by the cause, if any.
@@ -66,9 +67,10 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Errorf returns an *Error of the given kind with a formatted, client-safe message.
+// Errorf returns an *Error of the given kind with a formatted, client-safe message, and the code of
+// format (see Messages).
 func Errorf(kind Kind, format string, args ...any) *Error {
-	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), Code: CodeOf(format), Args: args}
 }
 
 // Invalidf returns a KindInvalid error (400 VALIDATION_ERROR).
@@ -78,7 +80,7 @@ func Invalidf(format string, args ...any) *Error { return Errorf(KindInvalid, fo
 func Conflictf(format string, args ...any) *Error { return Errorf(KindConflict, format, args...) }
 
 // ErrNotFound is the generic not-found error; wrap it to add context.
-var ErrNotFound = &Error{Kind: KindNotFound, Message: "resource not found"}
+var ErrNotFound = Errorf(KindNotFound, "resource not found")
 
 // NotFoundf returns a KindNotFound error.
 func NotFoundf(format string, args ...any) *Error { return Errorf(KindNotFound, format, args...) }

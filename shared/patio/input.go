@@ -58,8 +58,7 @@ func checkTextOf(p *Problems, name string, o *Opt[string], minLen, maxLen int, m
 	if !o.Set() {
 		return
 	}
-	if reason := badText(o.Value, multiline); reason != "" {
-		p.Add(InBody, name, "%s %s", name, reason)
+	if badText(p, InBody, name, o.Value, multiline) {
 		return
 	}
 	s := strings.TrimFunc(o.Value, isBlank)
@@ -75,23 +74,29 @@ func checkTextOf(p *Problems, name string, o *Opt[string], minLen, maxLen int, m
 	o.Value = s
 }
 
-// checkNormalized passes a member through the normaliser of its format (plate, CPF, ...), whose
-// error text follows the member's name.
+// addReason records the error of a normaliser (shared/br's, normalizeEmail) as a problem of member
+// name, sent in in: its text is the reason, after the member's name. The format this makes is in
+// the table of messages, so the problem has a code (a test checks every reason the normalisers
+// have).
+func addReason(p *Problems, in, name string, err error) {
+	p.Add(in, name, "%s "+escapeVerbs(err.Error()), name)
+}
+
 // escapeVerbs makes a text safe to use as a format: its % signs print as themselves.
 func escapeVerbs(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
+// checkNormalized passes a member through the normaliser of its format (plate, CPF, ...), whose
+// error text follows the member's name.
 func checkNormalized(p *Problems, name string, o *Opt[string], normalize func(string) (string, error)) {
 	if !o.Set() {
 		return
 	}
-	if reason := badText(o.Value, false); reason != "" {
-		p.Add(InBody, name, "%s %s", name, reason)
+	if badText(p, InBody, name, o.Value, false) {
 		return
 	}
 	v, err := normalize(o.Value)
 	if err != nil {
-		// The reason is part of the format, so that the console finds it in its catalog.
-		p.Add(InBody, name, "%s "+escapeVerbs(err.Error()), name)
+		addReason(p, InBody, name, err)
 		return
 	}
 	o.Value = v
@@ -158,18 +163,21 @@ func isBlank(r rune) bool {
 	return unicode.IsSpace(r) || r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\u2060' || r == '\ufeff'
 }
 
-// badText returns why text may not be stored, or "": it holds a control character (tab and
-// newline allowed in multiline text) or a bidirectional override or isolate, which can make text
-// display as something other than what it is (U+202A–U+202E, U+2066–U+2069).
-func badText(s string, multiline bool) string {
+// badText records a problem of member name, sent in in, and reports true when its text s may not
+// be stored: it holds a control character (tab and newline allowed in multiline text) or a
+// bidirectional override or isolate, which can make text display as something other than what it
+// is (U+202A–U+202E, U+2066–U+2069).
+func badText(p *Problems, in, name, s string, multiline bool) bool {
 	for _, r := range s {
 		switch {
 		case multiline && (r == '\t' || r == '\n'):
 		case unicode.IsControl(r):
-			return "must not contain control characters"
+			p.Add(in, name, "%s must not contain control characters", name)
+			return true
 		case (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069'):
-			return "must not contain bidirectional override characters"
+			p.Add(in, name, "%s must not contain bidirectional override characters", name)
+			return true
 		}
 	}
-	return ""
+	return false
 }

@@ -141,8 +141,7 @@ func checkTextParam(p *Problems, name string, v **string) {
 	}
 	f := Fold(strings.TrimFunc(**v, isBlank))
 	switch {
-	case badText(**v, false) != "":
-		p.Add(InQuery, name, "%s %s", name, badText(**v, false))
+	case badText(p, InQuery, name, **v, false):
 	case f == "":
 		p.Add(InQuery, name, "%s must not be empty", name)
 	case utf8.RuneCountInString(f) > 200:

@@ -21,9 +21,9 @@ type FieldError struct {
 	Field   string `json:"field"`
 	In      string `json:"in"`
 	Message string `json:"message"`
-	// Format and Args are what Message was formatted from (see Error.Format).
-	Format string `json:"-"`
-	Args   []any  `json:"-"`
+	// Code and Args name the message and what it was formatted with (see Error.Code).
+	Code string `json:"-"`
+	Args []any  `json:"-"`
 }
 
 // Problems collects the problems of one request, so that a 400 lists all of them rather than the
@@ -32,9 +32,10 @@ type Problems struct {
 	list []FieldError
 }
 
-// Add records a problem of the member field sent in in; the message is formatted.
+// Add records a problem of the member field sent in in; the message is formatted, and its code is
+// format's (see Messages).
 func (p *Problems) Add(in, field, format string, args ...any) {
-	p.list = append(p.list, FieldError{Field: field, In: in, Message: fmt.Sprintf(format, args...), Format: format, Args: args})
+	p.list = append(p.list, FieldError{Field: field, In: in, Message: fmt.Sprintf(format, args...), Code: CodeOf(format), Args: args})
 }
 
 // AddError records err: the details of a KindInvalid *Error, or err's message for member field.
@@ -46,7 +47,7 @@ func (p *Problems) AddError(in, field string, err error) {
 	}
 	fe := FieldError{Field: field, In: in, Message: err.Error()}
 	if e != nil {
-		fe.Message, fe.Format, fe.Args = e.Message, e.Format, e.Args
+		fe.Message, fe.Code, fe.Args = e.Message, e.Code, e.Args
 	}
 	p.list = append(p.list, fe)
 }
@@ -76,7 +77,7 @@ func (p *Problems) Err() error {
 	sort.SliceStable(list, func(i, j int) bool {
 		return order[list[i].In] < order[list[j].In]
 	})
-	return &Error{Kind: KindInvalid, Message: list[0].Message, Details: list, Format: list[0].Format, Args: list[0].Args}
+	return &Error{Kind: KindInvalid, Message: list[0].Message, Details: list, Code: list[0].Code, Args: list[0].Args}
 }
 
 // invalid returns a KindInvalid error for one member of a body.

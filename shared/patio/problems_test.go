@@ -112,8 +112,8 @@ func TestProblemsAddError(t *testing.T) {
 	}
 }
 
-// shown returns problems as a client sees them: field, place and message (not the format the
-// message came from, which only a translating adapter reads).
+// shown returns problems as a client sees them: field, place and message (not the message's code
+// and arguments, which only a translating adapter reads).
 func shown(list []patio.FieldError) []patio.FieldError {
 	out := make([]patio.FieldError, len(list))
 	for i, e := range list {

@@ -335,7 +335,7 @@ func (q VehicleQuery) Check() (VehicleQuery, error) {
 	checkRangeParams(&p, "price_min", "price_max", q.PriceMin, q.PriceMax)
 	if q.Plate != nil {
 		if plate, err := br.NormalizePlate(*q.Plate); err != nil {
-			p.Add(InQuery, "plate", "plate %v", err)
+			addReason(&p, InQuery, "plate", err)
 		} else {
 			q.PlateKey = br.PlateKey(plate)
 		}

@@ -2,9 +2,10 @@
 // from one message catalog per language (translations/pt_BR.json, en.json, which a test keeps
 // holding the same keys), and the formats of money, dates and times in each.
 //
-// The domain's messages (shared/patio, shared/webhook) are written in English; Printer.Error shows
-// them in Portuguese from translations/errors_pt_BR.json, keyed by the English format they were
-// made from, and as they are otherwise.
+// The domain's problems (patio.Error, patio.FieldError) reach the console as a code with its
+// arguments; Printer.Error and Printer.Problem show them from the catalog's problem.<code> in
+// either language, never reading their English message (a test keeps every code of patio.Messages
+// in both catalogs).
 package locale
 
 import (
@@ -32,16 +33,12 @@ var Languages = []string{PtBR, En}
 //go:embed translations/*.json
 var files embed.FS
 
-var (
-	catalogs     = map[string]map[string]string{}
-	domainErrors map[string]string // English format → Portuguese format
-)
+var catalogs = map[string]map[string]string{}
 
 func init() {
 	for lang, file := range map[string]string{PtBR: "pt_BR.json", En: "en.json"} {
 		catalogs[lang] = mustLoad(file)
 	}
-	domainErrors = mustLoad("errors_pt_BR.json")
 }
 
 func mustLoad(name string) map[string]string {
@@ -149,13 +146,13 @@ func (p Printer) Error(err error) string {
 	if !errors.As(err, &e) || e.Kind == patio.KindInternal {
 		return p.T("error.internal")
 	}
-	return p.message(e.Message, e.Format, p.args(e.Args))
+	return p.problem(e.Message, e.Code, e.Args)
 }
 
 // Problem returns one field's problem in the printer's language, the field named by its label
 // (field.<name> in the catalog) and amounts written as the language writes them.
 func (p Printer) Problem(fe patio.FieldError) string {
-	return p.message(fe.Message, fe.Format, p.args(fe.Args))
+	return p.problem(fe.Message, fe.Code, fe.Args)
 }
 
 // args returns a message's arguments as the printer shows them: an amount in the language's
@@ -184,18 +181,17 @@ func (p Printer) args(args []any) []any {
 var valueKeys = []string{"field.", "financial.type.", "financial.category.", "financial.status.", "activity.type.",
 	"activity.status.", "payment."}
 
-func (p Printer) message(msg, format string, args []any) string {
-	if format == "" {
+// ProblemKey is the catalog key of the domain's message code.
+func ProblemKey(code string) string { return "problem." + code }
+
+// problem formats the catalog's message of code with args; a message without a code, or one the
+// catalog lacks (the catalog test keeps that from happening), is msg as it was written.
+func (p Printer) problem(msg, code string, args []any) string {
+	format, ok := catalogs[p.Lang][ProblemKey(code)]
+	if code == "" || !ok {
 		return msg
 	}
-	if p.Lang == PtBR {
-		pt, ok := domainErrors[format]
-		if !ok {
-			return msg
-		}
-		format = pt
-	}
-	return fmt.Sprintf(format, args...)
+	return fmt.Sprintf(format, p.args(args)...)
 }
 
 // Money formats an amount: "R$ 1.234,56" in Portuguese (a non-breaking space after R$), "R$1,234.56"

@@ -86,8 +86,8 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-// TestDomainMessagesInPortuguese: a domain error keeps its English message in English and is
-// formatted again from its Portuguese translation, arguments and all.
+// TestDomainMessagesInPortuguese: a domain error is shown from its code's message in the
+// printer's language, arguments and all; its English message stays the API's.
 func TestDomainMessagesInPortuguese(t *testing.T) {
 	err := patio.Invalidf("url must be at most %d characters", 2048)
 	if got := locale.New(locale.PtBR, nil).Error(err); got != "a URL pode ter no máximo 2048 caracteres" {
@@ -98,6 +98,70 @@ func TestDomainMessagesInPortuguese(t *testing.T) {
 	}
 	if got := locale.New(locale.PtBR, nil).Error(patio.Internal(nil)); strings.Contains(got, "internal error") || got == "" {
 		t.Errorf("an internal error reads %q; want the generic sentence", got)
+	}
+	// A message outside patio's table has no code: it is shown as it was written.
+	if got := locale.New(locale.PtBR, nil).Error(patio.Conflictf("já traduzido: %s", "x")); got != "já traduzido: x" {
+		t.Errorf("a message without a code reads %q", got)
+	}
+}
+
+// TestEveryCodeInBothCatalogs: every code of the domain's messages has its message in each
+// language, taking the arguments of its English format, and the catalogs hold no message of a
+// code that is gone.
+func TestEveryCodeInBothCatalogs(t *testing.T) {
+	msgs := patio.Messages()
+	if len(msgs) < 100 {
+		t.Fatalf("patio has %d messages; want them all", len(msgs))
+	}
+	codes := map[string]bool{}
+	for _, m := range msgs {
+		codes[locale.ProblemKey(m.Code)] = true
+		for _, lang := range locale.Languages {
+			if !slices.Contains(locale.Keys(lang), locale.ProblemKey(m.Code)) {
+				t.Errorf("%s: no %s in the %s catalog (%q)", m.Code, locale.ProblemKey(m.Code), lang, m.Format)
+				continue
+			}
+			if got, want := verbs(locale.New(lang, nil).T(locale.ProblemKey(m.Code))), verbs(m.Format); !slices.Equal(got, want) {
+				t.Errorf("%s in %s takes %q; its English format %q takes %q", m.Code, lang, got, m.Format, want)
+			}
+		}
+	}
+	for _, lang := range locale.Languages {
+		for _, k := range locale.Keys(lang) {
+			if strings.HasPrefix(k, locale.ProblemKey("")) && !codes[k] {
+				t.Errorf("%s in the %s catalog names no code of patio's", k, lang)
+			}
+		}
+	}
+}
+
+// verbs returns the formatting verbs of a format, in order (a %% is none).
+func verbs(format string) []string {
+	var out []string
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' || i+1 == len(format) {
+			continue
+		}
+		i++
+		if format[i] != '%' {
+			out = append(out, "%"+string(format[i]))
+		}
+	}
+	return out
+}
+
+// TestProblemsByCode: a field's problem names the field by its label, in either language, from
+// its code; the English one reads as the API's message with the label.
+func TestProblemsByCode(t *testing.T) {
+	var p patio.Problems
+	p.Add(patio.InBody, "vin", "%s must have 17 characters", "vin")
+	var e *patio.Error
+	if !errors.As(p.Err(), &e) || e.Details[0].Code != "vin_length" {
+		t.Fatalf("no code: %+v", e)
+	}
+	pt, en := locale.New(locale.PtBR, nil).Problem(e.Details[0]), locale.New(locale.En, nil).Problem(e.Details[0])
+	if pt == e.Message || en == e.Message || !strings.HasSuffix(en, " must have 17 characters") || !strings.Contains(pt, "17 caracteres") {
+		t.Errorf("pt = %q, en = %q; want each from its catalog, the field by its label", pt, en)
 	}
 }
 
@@ -115,7 +179,7 @@ func TestProblemInOneLanguage(t *testing.T) {
 	}
 	for i, want := range []string{"Título é obrigatório", "para o tipo despesa", "Valor tem duas leituras, R$\u00a01.500,00 ou R$\u00a01,50"} {
 		if got := pt.Problem(e.Details[i]); !strings.Contains(got, want) {
-			t.Errorf("Problem(%s) = %q; want it to contain %q", e.Details[i].Format, got, want)
+			t.Errorf("Problem(%s) = %q; want it to contain %q", e.Details[i].Code, got, want)
 		}
 	}
 }

@@ -76,7 +76,7 @@ func Refused(p locale.Printer, values url.Values, err error, known ...string) *F
 	// A duplicate plate, CPF or CNPJ is the problem of the field that holds it.
 	if e != nil && e.Kind == patio.KindDuplicate {
 		switch {
-		case strings.HasPrefix(e.Format, "a vehicle with plate"):
+		case e.Code == patio.CodePlateDuplicate:
 			field = "plate"
 		case len(e.Args) > 0:
 			if f, ok := e.Args[0].(string); ok && slices.Contains(known, f) {
@@ -88,7 +88,7 @@ func Refused(p locale.Printer, values url.Values, err error, known ...string) *F
 		}
 	}
 	// A link that names no record of the team is the link field's problem.
-	if e != nil && e.Format == "%s does not name a %s of this team" && len(e.Args) == 2 {
+	if e != nil && e.Code == patio.CodeNotOfThisTeam && len(e.Args) == 2 {
 		if link, ok := e.Args[0].(string); ok && slices.Contains(known, strings.TrimSuffix(link, "_id")) {
 			field = strings.TrimSuffix(link, "_id")
 		}
