@@ -480,45 +480,123 @@ func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec)
 }
 
 // wordMatches returns the ids of the records of the shown statuses that have, for every term of
-// q, a word starting with it, in id order: the ids of each term's word items, side by side,
-// intersected.
+// q, a word starting with it, in id order. One term's matches are its word items' ids. Of several,
+// the rarest decides: the terms' word items are read side by side in rounds of growing pages
+// (raceFirstPage, doubling), until one term's are all read; its records are the only candidates,
+// and their rows' words (one batch read) say which have a word for every other term. So a name
+// and a rare word ("bench 05000") read about one page of each term, however common the others.
 func (r records[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec) ([]string, error) {
-	sets := make([][]string, len(sp.terms))
-	g, gctx := errgroup.WithContext(ctx)
-	for i, term := range sp.terms {
-		g.Go(func() (err error) {
-			sets[i], err = r.wordIDs(gctx, teamID, sp.lq.Status, term)
-			return err
-		})
+	if len(sp.terms) == 1 {
+		return r.wordIDs(ctx, teamID, sp.lq.Status, sp.terms[0])
 	}
-	if err := g.Wait(); err != nil {
+	type run struct {
+		segs  []segment
+		start dynamo.PagingKey
+		ids   []string
+	}
+	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}}
+	runs := make([]*run, len(sp.terms))
+	for i, term := range sp.terms {
+		runs[i] = &run{segs: r.wordSegments(sp.lq.Status, term)}
+	}
+	for size := raceFirstPage; ; size = min(2*size, 1000) {
+		g, gctx := errgroup.WithContext(ctx)
+		for _, rn := range runs {
+			g.Go(func() error {
+				items, lek, err := rd.read(gctx, rn.segs[0].lo, rn.segs[0].hi, rn.start, size)
+				if err != nil {
+					return err
+				}
+				rn.ids = append(rn.ids, wordItemIDs(items)...)
+				if rn.start = lek; lek == nil {
+					rn.segs = rn.segs[1:]
+				}
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
+		rarest := -1
+		for i, rn := range runs {
+			if len(rn.segs) == 0 && (rarest < 0 || len(rn.ids) < len(runs[rarest].ids)) {
+				rarest = i
+			}
+		}
+		if rarest < 0 {
+			continue
+		}
+		ids := slices.Compact(slices.Sorted(slices.Values(runs[rarest].ids)))
+		words, err := r.rowWords(ctx, teamID, ids)
+		if err != nil {
+			return nil, err
+		}
+		others := slices.Delete(slices.Clone(sp.terms), rarest, rarest+1)
+		return slices.DeleteFunc(ids, func(id string) bool {
+			for _, term := range others {
+				if !strings.Contains(words[id], " "+term) {
+					return true
+				}
+			}
+			return false
+		}), nil
+	}
+}
+
+// raceFirstPage is the page size of the first round of wordMatches's race: a rare term's word
+// items end within it, and a common term's first page costs no more than a list's page.
+const raceFirstPage = 25
+
+// wordSegments returns the ranges of a term's word items, one per status.
+func (r records[T, R, Q]) wordSegments(statuses []string, term string) []segment {
+	var segs []segment
+	for _, status := range statuses {
+		base := r.k.list.letter + "w#" + status + "#" + term
+		segs = append(segs, segment{lo: base, hi: base + "\U0010FFFF", base: base, seg: '1'})
+	}
+	return segs
+}
+
+// wordItemIDs returns the record ids of word items (the last part of their sort keys).
+func wordItemIDs(items []dynamo.Item) []string {
+	ids := make([]string, 0, len(items))
+	for _, it := range items {
+		sk := attrString(it, "sk")
+		ids = append(ids, sk[strings.LastIndexByte(sk, '#')+1:])
+	}
+	return ids
+}
+
+// rowWords returns the stored words of the records of ids (their rows' words attribute, one
+// batch read of that attribute alone), by id.
+func (r records[T, R, Q]) rowWords(ctx context.Context, teamID string, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	keys := make([]dynamo.Keyed, len(ids))
+	for i, id := range ids {
+		keys[i] = dynamo.Keys{teamID, r.k.prefix + id}
+	}
+	var items []dynamo.Item
+	if err := r.table().Batch("pk", "sk").Get(keys...).Project("sk", wordsAttr).Consistent(true).All(ctx, &items); err != nil {
 		return nil, err
 	}
-	ids := sets[0]
-	for _, other := range sets[1:] {
-		ids = slices.DeleteFunc(ids, func(id string) bool { _, found := slices.BinarySearch(other, id); return !found })
+	for _, it := range items {
+		out[strings.TrimPrefix(attrString(it, "sk"), r.k.prefix)] = attrString(it, wordsAttr)
 	}
-	return ids, nil
+	return out, nil
 }
 
 // wordIDs returns the ids of the records of the statuses with a word starting with term, sorted
 // and distinct (a record may have several such words).
 func (r records[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses []string, term string) ([]string, error) {
 	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}}
-	var segs []segment
-	for _, status := range statuses {
-		base := r.k.list.letter + "w#" + status + "#" + term
-		segs = append(segs, segment{lo: base, hi: base + "\U0010FFFF", base: base, seg: '1'})
-	}
-	items, _, err := readRanges(ctx, rd, segs, 0)
+	items, _, err := readRanges(ctx, rd, r.wordSegments(statuses, term), 0)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(items))
-	for _, it := range items {
-		sk := attrString(it, "sk")
-		ids = append(ids, sk[strings.LastIndexByte(sk, '#')+1:])
-	}
+	ids := wordItemIDs(items)
 	slices.Sort(ids)
 	return slices.Compact(ids), nil
 }
