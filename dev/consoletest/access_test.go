@@ -337,3 +337,52 @@ func TestTeamSwitch(t *testing.T) {
 		t.Errorf("a form of the team left behind = %d; want 409", resp.StatusCode)
 	}
 }
+
+// TestRemovedMovesToOtherTeam: a person removed from the team they work in, who still belongs to
+// another team, lands on that other team at their next request, and stays there.
+func TestRemovedMovesToOtherTeam(t *testing.T) {
+	a := newTeam(t)
+	bName := "Filial " + strings.ReplaceAll(t.Name(), "/", " ")
+	b, err := stack.NewTeam(context.Background(), bName, fmt.Sprintf("owner-b+%d@dealer.example", time.Now().UnixNano()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	email := fmt.Sprintf("both+%d@dealer.example", time.Now().UnixNano())
+	for _, id := range []string{a.TeamID, b.TeamID} {
+		if _, err := stack.Owner(context.Background(), id, email, "Both-Teams-Pass-1!"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	person := browser(t)
+	signIn(t, person, email, "Both-Teams-Pass-1!")
+	if value(t, person, chromedp.Value(chromedp.ID("switch-team"))) != a.TeamID {
+		with(t, person, chromedp.SetValue(chromedp.ID("switch-team"), a.TeamID))
+		if got := submit(t, person, `header form[action$="/console/team"] button`); got != http.StatusOK {
+			t.Fatalf("switch to team A = %d", got)
+		}
+	}
+	if got := open(t, person, "/console/"); got != http.StatusOK || text(t, person, "header .team-name") != a.name {
+		t.Fatalf("before removal the overview = %d in %q; want 200 in %q", got, text(t, person, "header .team-name"), a.name)
+	}
+
+	owner := browser(t)
+	signIn(t, owner, a.OwnerEmail, a.OwnerPassword)
+	open(t, owner, "/console/team")
+	if got := confirmed(t, owner, `form[action$="/members/`+email+`/remove"] button`); got != http.StatusOK {
+		t.Fatalf("remove = %d", got)
+	}
+
+	for i := 0; i < 2; i++ { // the next request, and the one after it (the session was saved)
+		got := open(t, person, "/console/")
+		if got != http.StatusOK || strings.Contains(location(person), "/console/login") {
+			t.Fatalf("request %d after removal from team A = %d at %s; want 200 in team B (page: %.200q)", i+1, got, location(person), pageText(t, person))
+		}
+		if name := text(t, person, "header .team-name"); name != bName {
+			t.Errorf("request %d after removal: the header names team %q; want %q", i+1, name, bName)
+		}
+	}
+	open(t, person, "/console/team")
+	if got := value(t, person, chromedp.Value(chromedp.CSS(`form[action$="/team/settings"] input[name=team]`))); got != b.TeamID {
+		t.Errorf("after removal, the team page is team %s; want team B %s", got, b.TeamID)
+	}
+}

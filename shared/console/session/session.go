@@ -68,8 +68,8 @@ func Load(ctx context.Context, st Store, r *http.Request, now time.Time) (State,
 	m, team, err := st.MemberAndTeam(ctx, s.TeamID, s.Email)
 	if patio.IsKind(err, patio.KindNotFound) {
 		// Removed from this team: another team of theirs, or no session at all.
-		ms, err := st.Memberships(ctx, s.Email)
-		if err != nil {
+		var ms []patio.Member
+		if ms, err = st.Memberships(ctx, s.Email); err != nil {
 			return State{}, err
 		}
 		if len(ms) == 0 {

@@ -88,6 +88,29 @@ func TestStartThenLoad(t *testing.T) {
 	}
 }
 
+// TestLoadMovesToAnotherTeam: a session whose person was removed from its team, but is still in
+// another, loads in that other team and is saved there, so the next request finds it directly.
+func TestLoadMovesToAnotherTeam(t *testing.T) {
+	ctx, now := context.Background(), time.Now()
+	email := "a@dealer.example"
+	st := &memStore{sessions: map[string]patio.Session{}, members: map[string][]patio.Member{email: {
+		{TeamID: "t1", Email: email, TeamName: "One"}, {TeamID: "t2", Email: email, TeamName: "Two"}}}}
+	id, err := Start(ctx, st, email, "", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodGet, "/console/", nil)
+	r.AddCookie(&http.Cookie{Name: Cookie, Value: id})
+	st.members[email] = st.members[email][1:] // removed from t1, the session's team
+	got, err := Load(ctx, st, r, now.Add(time.Minute))
+	if err != nil || got.Session == nil || got.Ended || got.Session.TeamID != "t2" || got.Team.ID != "t2" {
+		t.Fatalf("Load after removal from t1 = %+v, %v; want the session in t2", got, err)
+	}
+	if s := st.sessions[patio.HashKey(id)]; s.TeamID != "t2" || len(s.Teams) != 1 || s.Teams[0].ID != "t2" {
+		t.Errorf("saved session = %+v; want it in t2, with t2 its only team", s)
+	}
+}
+
 // TestCrossSite: a post from another site is refused by Fetch metadata, else by Origin; one with
 // neither is left to the session.
 func TestCrossSite(t *testing.T) {
