@@ -286,7 +286,9 @@ func dealRow(d patio.Deal) item {
 	put(it, "lsi_value", sortKey(d.Status, value, d.ID), false)
 	put(it, "lsi_title", sortKey(d.Status, folded(d.Title), d.ID), false)
 	put(it, "lsi_close", sortKey(d.Status, closeDate, d.ID), false)
-	return listed(it, d.Words())
+	it = listed(it, d.Words())
+	it["summed"] = n(1) // its value is in the phases' sums
+	return it
 }
 
 // countRef is one number a record adds to: attr of its status shard (item "") or of an open facet
@@ -312,13 +314,20 @@ func familyOf(resource string, row item) family {
 	}
 	copied := item{}
 	for k, v := range row {
-		if !indexAttrs[k] && k != "indexed" {
+		if !indexAttrs[k] && k != "indexed" && k != "summed" {
 			copied[k] = v
 		}
 	}
 	order := maps.Clone(copied)
 	order["sk"] = s(orderKey(resource, status, id))
 	out := family{items: []item{order}, counts: map[countRef]int{{attr: status}: 1, {attr: "indexed"}: 1}}
+	amount := 0
+	if _, ok := row["summed"]; ok {
+		out.counts[countRef{attr: "summed"}] = 1
+		if v, ok := row["value_cents"].(*types.AttributeValueMemberN); ok {
+			amount, _ = strconv.Atoi(v.Value)
+		}
+	}
 	for _, fc := range f.facets {
 		value := strAttr(row, fc.attr)
 		if value == "" {
@@ -335,6 +344,9 @@ func familyOf(resource string, row item) family {
 		out.items = append(out.items, it)
 		if fc.closed {
 			out.counts[countRef{attr: key + "#" + status}]++
+			if amount != 0 {
+				out.counts[countRef{attr: "sum#" + key + "#" + status}] += amount
+			}
 		} else {
 			out.counts[countRef{item: key, attr: status}]++
 		}

@@ -199,7 +199,8 @@ func (c *Console) phases(rq *request) ([]phasePage, error) {
 	for i, phase := range patio.DealPhases {
 		g.Go(func() error {
 			page, err := c.d.Records.Deals.List(ctx, rq.team.ID, patio.DealQuery{
-				ListQuery: patio.ListQuery{Limit: patio.Some(moduleLimit), Status: []string{patio.DealOpen}}, Phase: []string{phase}})
+				ListQuery: patio.ListQuery{Limit: patio.Some(moduleLimit), Status: []string{patio.DealOpen}, NoTotal: true},
+				Phase:     []string{phase}})
 			out[i] = phasePage{Phase: phase, deals: page.Items}
 			return err
 		})

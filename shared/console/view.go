@@ -1,6 +1,7 @@
 package console
 
 import (
+	"html/template"
 	"net/http"
 	"strings"
 	"time"
@@ -128,8 +129,24 @@ func (v view) Teams() []patio.SessionTeam {
 // Role is the signed-in member's role, translated.
 func (v view) Role() string { return v.T("role." + string(v.member.Role)) }
 
-// PhasesOf are a deal's phases, in the pipeline's order (the board's move form).
-func (v view) PhasesOf() []string { return patio.DealPhases }
+// PhaseOptions are the options of a card's move select on the board: every phase, in the
+// pipeline's order, by its label, current selected. Built here, escaped, as one piece: the board
+// has one select per card, and its options are the same on every card but for the selected one.
+func (v view) PhaseOptions(current string) template.HTML {
+	var b strings.Builder
+	for _, phase := range patio.DealPhases {
+		b.WriteString(`<option value="`)
+		b.WriteString(template.HTMLEscapeString(phase))
+		b.WriteString(`"`)
+		if phase == current {
+			b.WriteString(" selected")
+		}
+		b.WriteString(">")
+		b.WriteString(template.HTMLEscapeString(v.T("deal.phase." + phase)))
+		b.WriteString("</option>")
+	}
+	return template.HTML(b.String()) //nolint:gosec // every part escaped above
+}
 
 // Languages are the languages the switch offers.
 func (v view) Languages() []string { return locale.Languages }

@@ -89,8 +89,8 @@ func (r records[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (ta
 }
 
 // countedList serves a list whose total the maintained counts tell (status alone, or one facet
-// in a partition known complete): its page from the driver and its total, side by side, in one
-// round trip.
+// in a partition known complete): its page from the driver and its total (unless the query asks
+// for none), side by side, in one round trip.
 func (r records[T, R, Q]) countedList(ctx context.Context, teamID string, sp spec, d driver, statusOnly bool) (patio.Listed[T], error) {
 	var out patio.Listed[T]
 	g, gctx := errgroup.WithContext(ctx)
@@ -99,6 +99,9 @@ func (r records[T, R, Q]) countedList(ctx context.Context, teamID string, sp spe
 		return err
 	})
 	g.Go(func() error {
+		if sp.lq.NoTotal {
+			return nil
+		}
 		if statusOnly {
 			t, err := r.s.tallies(gctx, r.table(), teamID, true, nil)
 			out.Total = t.status(sp.lq.Status)

@@ -34,6 +34,10 @@ type ListQuery struct {
 	// After is where a cursor left off: an opaque position the store returned with the previous
 	// page (Listed.After), "" for none. Page is then that page's number.
 	After string
+	// NoTotal says the caller shows no total (the console's board, which reads its columns'
+	// totals from Service.Sums): a store may skip counting, and Total is then 0. No request
+	// parameter sets it.
+	NoTotal bool
 	// none is set by the checks when the query cannot match a record (a window its view narrowed
 	// to nothing): the list is empty without asking the store.
 	none bool
