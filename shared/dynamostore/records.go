@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -78,17 +80,30 @@ func (r records[T, R, Q]) Get(ctx context.Context, teamID, id string) (T, error)
 	return rec, err
 }
 
-// GetMany returns the team's records of ids that exist, 100 keys to a BatchGetItem call.
+// GetMany returns the team's records of ids that exist (an id given twice is read once:
+// BatchGetItem refuses a repeated key), 100 keys to a BatchGetItem call, the calls side by side.
 func (r records[T, R, Q]) GetMany(ctx context.Context, teamID string, ids []string) ([]T, error) {
-	keys := make([]dynamo.Keyed, len(ids))
-	for i, id := range ids {
-		keys[i] = dynamo.Keys{teamID, r.k.prefix + id}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	chunks := slices.Collect(slices.Chunk(ids, 100))
+	got := make([][]R, len(chunks))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, chunk := range chunks {
+		g.Go(func() error {
+			keys := make([]dynamo.Keyed, len(chunk))
+			for j, id := range chunk {
+				keys[j] = dynamo.Keys{teamID, r.k.prefix + id}
+			}
+			err := r.table().Batch("pk", "sk").Get(keys...).All(gctx, &got[i])
+			if errors.Is(err, dynamo.ErrNotFound) {
+				return nil
+			}
+			return err
+		})
 	}
-	var rows []R
-	err := r.table().Batch("pk", "sk").Get(keys...).All(ctx, &rows)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	if err := g.Wait(); err != nil {
 		return nil, wrap(err, "get "+r.k.what+"s of team", teamID)
 	}
+	rows := slices.Concat(got...)
 	out := make([]T, 0, len(rows))
 	for _, row := range rows {
 		rec, err := r.k.decode(row)
