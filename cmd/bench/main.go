@@ -63,7 +63,8 @@
 //     and as the raw side makes them (they must match call for call, lists' floors aside), the
 //     functions' sizes, the Runtime API table and the budgets: request/raw ratio at p50 ≤ 1.5 at
 //     concurrency 1 per endpoint, each binary ≤ 12 MB (12,000,000 bytes; the console's ≤ 16 MB),
-//     each API function's cold start ≤ 1.3 × the floor function's, the console's (its sign-in
+//     each API function's cold start ≤ 1.3 × the floor function's (a GET by id's key and team,
+//     two rate counters and record, read and counted at once), the console's (its sign-in
 //     page, and a signed-in page) ≤ 1.3 × the vehicles function's, the warm GET by id through the
 //     Runtime API ≤ 1.3 × in process; then the lists' table and budgets (items examined per page ≤
 //     k × limit + 10 for k ranges merged, ÷ s for a filter the indexed one does not serve; counts
