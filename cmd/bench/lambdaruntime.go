@@ -18,6 +18,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/patio-dev/patio/dev/runtimeapi"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -275,7 +276,7 @@ func (env *benchEnv) vehicleGetEvent() (events.APIGatewayProxyRequest, error) {
 // floorEvent names the item the GET by id of vehicleGetEvent reads, for the floor function.
 func (env *benchEnv) floorEvent() ([]byte, error) {
 	return json.Marshal(map[string]string{"table": env.tables.Vehicles, "pk": env.main.teamID,
-		"sk": recordKey(patio.ResourceVehicle, env.vehicleIDs[0])})
+		"sk": storeformat.Vehicles.RowKey(env.vehicleIDs[0])})
 }
 
 // consoleSession returns events/console-webhooks.json carrying the session cookie of an owner of
