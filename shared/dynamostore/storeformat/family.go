@@ -64,7 +64,7 @@ func FormatOf(item dynamo.Item) RowFormat {
 	switch {
 	case item[IndexedAttr] != nil:
 		return FormatIndexed
-	case LegacySortKey(attrString(item, "lsi_updated")):
+	case legacySortKey(attrString(item, "lsi_updated")):
 		return FormatLegacy
 	}
 	return FormatCounted
@@ -99,7 +99,7 @@ func (l *Layout) Family(row dynamo.Item, format RowFormat) Family {
 		key := FacetKey(fc.Name, value)
 		item := maps.Clone(copied)
 		item["sk"] = str(l.FacetPrefix(key, status) + id)
-		for _, attr := range l.IndexAttrs() {
+		for _, attr := range l.indexAttrs() {
 			if v := attrString(row, attr); v != "" {
 				item[attr] = str(key + "#" + v)
 			}
@@ -115,7 +115,7 @@ func (l *Layout) Family(row dynamo.Item, format RowFormat) Family {
 		}
 	}
 	for _, w := range strings.Fields(attrString(row, WordsAttr)) {
-		sk := l.WordKey(status, w, id)
+		sk := l.wordKey(status, w, id)
 		f.Words[sk] = dynamo.Item{"pk": row["pk"], "sk": str(sk)}
 	}
 	return f
@@ -125,7 +125,7 @@ func (l *Layout) Family(row dynamo.Item, format RowFormat) Family {
 // own) and what only the row carries.
 func (l *Layout) copyOf(row dynamo.Item) dynamo.Item {
 	out := maps.Clone(row)
-	for _, attr := range l.IndexAttrs() {
+	for _, attr := range l.indexAttrs() {
 		delete(out, attr)
 	}
 	for _, attr := range l.RowOnly {
@@ -137,8 +137,8 @@ func (l *Layout) copyOf(row dynamo.Item) dynamo.Item {
 	return out
 }
 
-// IndexAttrs returns the sort key attributes of the kind's local indexes, in a fixed order.
-func (l *Layout) IndexAttrs() []string {
+// indexAttrs returns the sort key attributes of the kind's local indexes, in a fixed order.
+func (l *Layout) indexAttrs() []string {
 	var out []string
 	for _, ix := range l.Sorts {
 		if ix.Index != "" {

@@ -165,8 +165,8 @@ func (l *Layout) FacetPrefix(facetKey, status string) string {
 // the word, "#" and the record's id.
 func (l *Layout) WordPrefix(status string) string { return l.Letter + "w#" + status + "#" }
 
-// WordKey is the sort key of a record's word item.
-func (l *Layout) WordKey(status, word, id string) string {
+// wordKey is the sort key of a record's word item.
+func (l *Layout) wordKey(status, word, id string) string {
 	return l.WordPrefix(status) + word + "#" + id
 }
 
@@ -184,13 +184,15 @@ func DocumentGuardKey(kind, value string) string { return kind + "#" + value }
 // number of rows in them (SummedAttr) and the sums "sum#<facet>=<value>#<status>"; and, for each
 // value of an open facet, in as many counter items "nf#<facet>=<value>#<shard>", one number per
 // status. A write adds to one shard number of each item it counts in.
+
+// CountShards is the number of shards of each counter item.
 const CountShards = 4
 
-// CountPrefix starts the status shards' sort keys; CountsEnd is past them (reads use BETWEEN).
-const (
-	CountPrefix = "n#"
-	CountsEnd   = "n$"
-)
+// CountPrefix starts the status shards' sort keys.
+const CountPrefix = "n#"
+
+// countsEnd is past the status shards' sort keys (reads use BETWEEN, CounterRange).
+const countsEnd = "n$"
 
 // facetCountPrefix starts the sort keys of open facet values' counter items.
 const facetCountPrefix = "nf#"
@@ -208,7 +210,7 @@ func CounterKey(item string, shard int) string {
 // (item as CounterKey's).
 func CounterRange(item string) (lo, hi string) {
 	if item == "" {
-		return CountPrefix, CountsEnd
+		return CountPrefix, countsEnd
 	}
 	return facetCountPrefix + item + "#", facetCountPrefix + item + "$"
 }

@@ -137,7 +137,7 @@ func ToVehicleRow(v patio.Vehicle) VehicleRow {
 		FModel:     patio.Fold(v.Model),
 		LSIUpdated: SortKey(v.Status, ptrTo(v.UpdatedAt.String()), v.ID),
 		LSIPrice:   SortKey(v.Status, Padded(12, int64(v.Price)), v.ID),
-		LSITitle:   SortKey(v.Status, Folded(v.Title), v.ID),
+		LSITitle:   SortKey(v.Status, folded(v.Title), v.ID),
 		LSIYear:    SortKey(v.Status, intKey(4, v.ModelYear), v.ID),
 		LSIMileage: SortKey(v.Status, intKey(19, v.MileageKm), v.ID),
 	}
@@ -230,7 +230,7 @@ func ToClientRow(c patio.Client) ClientRow {
 		CreatedAt: c.CreatedAt.String(), UpdatedAt: c.UpdatedAt.String(), Rev: RevAttr(c.Revision),
 
 		LSIUpdated: SortKey(c.Status, ptrTo(c.UpdatedAt.String()), c.ID),
-		LSIName:    SortKey(c.Status, Folded(c.Name), c.ID),
+		LSIName:    SortKey(c.Status, folded(c.Name), c.ID),
 	}
 }
 
@@ -308,7 +308,7 @@ func ToDealRow(d patio.Deal) DealRow {
 
 		LSIUpdated: SortKey(d.Status, ptrTo(d.UpdatedAt.String()), d.ID),
 		LSIValue:   SortKey(d.Status, value, d.ID),
-		LSITitle:   SortKey(d.Status, Folded(d.Title), d.ID),
+		LSITitle:   SortKey(d.Status, folded(d.Title), d.ID),
 		LSIClose:   SortKey(d.Status, dateStr(d.ExpectedCloseDate), d.ID),
 	}
 }

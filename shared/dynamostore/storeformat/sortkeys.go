@@ -24,9 +24,9 @@ func SortKey(status string, value *string, id string) string {
 	}, *value) + "\x01" + id
 }
 
-// LegacySortKey reports an index sort key written before keys carried the status
+// legacySortKey reports an index sort key written before keys carried the status
 // ("1#<value>\x01<id>", "0#<id>"): its record is not yet migrated (maintenance backfill).
-func LegacySortKey(key string) bool {
+func legacySortKey(key string) bool {
 	return strings.HasPrefix(key, "1#") || strings.HasPrefix(key, "0#")
 }
 
@@ -34,5 +34,5 @@ func LegacySortKey(key string) bool {
 // the numbers do (money in cents takes 12, years 4).
 func Padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }
 
-// Folded is a text as sort keys and facets hold it (patio.Fold).
-func Folded(s string) *string { f := patio.Fold(s); return &f }
+// folded is a text as sort keys and facets hold it (patio.Fold).
+func folded(s string) *string { f := patio.Fold(s); return &f }
