@@ -285,13 +285,9 @@ type workplace struct {
 
 // seedWorkplace bulk-loads a dealership's stock, clients and pipeline into one team of its own
 // (o.vehicles vehicles with a history's statuses, o.clients clients, o.deals deals of those
-// clients), after checking the bench's copy of the store's format, and signs its owner in.
+// clients) in the store's format (shared/dynamostore/storeformat), and signs its owner in.
 func (env *benchEnv) seedWorkplace(ctx context.Context, o consoleOptions) (workplace, error) {
 	var wp workplace
-	// The import writes the store's format with the bench's copy of it: checked first.
-	if err := env.checkStoreFormat(ctx); err != nil {
-		return wp, err
-	}
 	p, err := createTeam(ctx, env.store, "Bench workplace")
 	if err != nil {
 		return wp, err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
-
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -85,57 +87,69 @@ const (
 
 // importVehicles bulk-loads vs into the team in the store's own item format.
 func (env *benchEnv) importVehicles(ctx context.Context, teamID string, vs []patio.Vehicle) error {
-	return env.importRecords(ctx, env.tables.Vehicles, patio.ResourceVehicle, teamID, len(vs), func(i int) (item, []item) {
+	return env.importRecords(ctx, env.tables.Vehicles, patio.ResourceVehicle, teamID, len(vs), func(i int) (item, []item, error) {
 		v := vs[i]
 		v.Revision = max(v.Revision, 1)
 		var guards []item
 		if key := v.PlateKey(); key != "" {
-			guards = append(guards, item{"pk": s(teamID), "sk": s(plateGuardKey(key)), "owner": s(v.ID)})
+			guards = append(guards, item{"pk": s(teamID), "sk": s(storeformat.PlateGuardKey(key)), "owner": s(v.ID)})
 		}
-		return vehicleRow(v), guards
+		row, err := storeformat.VehicleItem(v)
+		return row, guards, err
 	})
 }
 
 // importClients bulk-loads a team's clients, each with its document's guard.
 func (env *benchEnv) importClients(ctx context.Context, teamID string, cs []patio.Client) error {
-	return env.importRecords(ctx, env.tables.Clients, patio.ResourceClient, teamID, len(cs), func(i int) (item, []item) {
+	return env.importRecords(ctx, env.tables.Clients, patio.ResourceClient, teamID, len(cs), func(i int) (item, []item, error) {
 		c := cs[i]
 		c.Revision = 1
 		kind, value := c.Document()
-		return clientRow(c), []item{{"pk": s(teamID), "sk": s(kind + "#" + value), "owner": s(c.ID)}}
+		row, err := storeformat.ClientItem(c)
+		return row, []item{{"pk": s(teamID), "sk": s(storeformat.DocumentGuardKey(kind, value)), "owner": s(c.ID)}}, err
 	})
 }
 
 // importDeals bulk-loads a team's deals.
 func (env *benchEnv) importDeals(ctx context.Context, teamID string, ds []patio.Deal) error {
-	return env.importRecords(ctx, env.tables.Deals, patio.ResourceDeal, teamID, len(ds), func(i int) (item, []item) {
+	return env.importRecords(ctx, env.tables.Deals, patio.ResourceDeal, teamID, len(ds), func(i int) (item, []item, error) {
 		d := ds[i]
 		d.Revision = 1
-		return dealRow(d), nil
+		row, err := storeformat.DealItem(d)
+		return row, nil, err
 	})
 }
 
 // importRecords bulk-loads n records of one resource into a team in the store's own item format
-// (storeformat.go: rows, order, facet and word items, guards, counts), with batch writes rather
+// (shared/dynamostore/storeformat: rows, order, facet and word items, guards, counts), with batch writes rather
 // than one transaction per record: many times faster than creating them one by one. Each count is
 // spread over all the counter shards, as a team's concurrent writes leave it, so that what reads
 // the counts (every list) reads what it reads in production. It checks nothing and is not atomic:
 // the records must be new, valid, of the team, with distinct unique values.
-func (env *benchEnv) importRecords(ctx context.Context, table, resource, teamID string, n int, build func(i int) (row item, guards []item)) error {
-	counts := map[countRef]int{}
+func (env *benchEnv) importRecords(ctx context.Context, table, resource, teamID string, n int, build func(i int) (row item, guards []item, err error)) error {
+	counts := map[storeformat.Count]int{}
 	var mu sync.Mutex
 	chunks := (n + importChunk - 1) / importChunk
 	err := parallel(ctx, chunks, importWorkers, func(ctx context.Context, c int) error {
 		var items []item
-		local := map[countRef]int{}
+		local := map[storeformat.Count]int{}
 		for i := c * importChunk; i < min((c+1)*importChunk, n); i++ {
-			row, guards := build(i)
+			row, guards, err := build(i)
+			if err != nil {
+				return fmt.Errorf("bench: import: %w", err)
+			}
 			if strAttr(row, "pk") != teamID {
 				return fmt.Errorf("bench: import a record of team %s into team %s", strAttr(row, "pk"), teamID)
 			}
 			f := familyOf(resource, row)
-			items = append(append(append(items, row), f.items...), guards...)
-			for k, v := range f.counts {
+			items = append(items, row)
+			for _, family := range []map[string]item{f.Copies, f.Words} {
+				for _, sk := range slices.Sorted(maps.Keys(family)) {
+					items = append(items, family[sk])
+				}
+			}
+			items = append(items, guards...)
+			for k, v := range f.Counts {
 				local[k] += v
 			}
 		}
@@ -149,19 +163,19 @@ func (env *benchEnv) importRecords(ctx context.Context, table, resource, teamID 
 	if err != nil {
 		return err
 	}
-	byItem := map[string]map[countRef]int{}
+	byItem := map[string]map[storeformat.Count]int{}
 	for k, v := range counts {
-		if byItem[k.item] == nil {
-			byItem[k.item] = map[countRef]int{}
+		if byItem[k.Item] == nil {
+			byItem[k.Item] = map[storeformat.Count]int{}
 		}
-		byItem[k.item][k] = v
+		byItem[k.Item][k] = v
 	}
 	for of, cs := range byItem {
-		for shard := range countShards {
+		for shard := range storeformat.CountShards {
 			part := map[string]int{}
 			for k, v := range cs {
-				if share := v/countShards + btoi(shard < v%countShards); share != 0 {
-					part[k.attr] = share
+				if share := v/storeformat.CountShards + btoi(shard < v%storeformat.CountShards); share != 0 {
+					part[k.Attr] = share
 				}
 			}
 			if len(part) == 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/patio-dev/patio/dev/runtimeapi"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -322,7 +323,7 @@ func (env *benchEnv) floorEvent(now time.Time) ([]byte, error) {
 		Minute:   counter{itemKey{minute, "rate"}, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix()},
 		Day:      counter{itemKey{day, "rate"}, limits.PerDay, now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()},
 		Records:  env.tables.Vehicles,
-		Record:   itemKey{env.main.teamID, recordKey(patio.ResourceVehicle, env.vehicleIDs[0])},
+		Record:   itemKey{env.main.teamID, storeformat.Vehicles.RowKey(env.vehicleIDs[0])},
 	})
 }
 

@@ -40,20 +40,19 @@
 //     twice: its sign-in page, and its webhooks page with an owner's session), and the vehicles
 //     GET by id in process for comparison (-lambdas-only: this and the sizes alone).
 //
-//  5. Lists at any size (lists.go; -lists-only runs them alone): first a check that the bench's
-//     copy of the store's item format (storeformat.go) is what the store writes; then, for each
-//     -list-sizes (1,000, 10,000 and 50,000 by default), a team bulk-loaded in that format with
-//     that many vehicles of a dealership's history (45 % vendido, 45 % arquivado, 10 % ativo or
-//     reservado), a team of -list-clients clients and one of -list-deals deals; on each, the
-//     default list, a page reached by walking next_cursor as deep as the data allows (up to page
-//     100), status=ativo, two sorts, every equality filter alone and with status=ativo, a price
-//     range of about 5 % of the vehicles, q, a combination and the sync recipe with about 100
-//     changes, clients by type, deals by client_id and each resource's GET by id, measured as in 3
-//     (every endpoint at every size taking turns in the rounds), with the items each request
-//     examines for its page and for its count (from a sample request), the share s of the indexed
-//     filter's matches that pass the others, and the write cost (items, write units) of a
-//     vehicle's create and of an update of its brand and price. A list's raw side is its floor
-//     (listFloor: one Query of limit items), not the request's own calls.
+//  5. Lists at any size (lists.go; -lists-only runs them alone): for each -list-sizes (1,000,
+//     10,000 and 50,000 by default), a team bulk-loaded in the store's item format
+//     (shared/dynamostore/storeformat) with that many vehicles of a dealership's history (45 %
+//     vendido, 45 % arquivado, 10 % ativo or reservado), a team of -list-clients clients and one of
+//     -list-deals deals; on each, the default list, a page reached by walking next_cursor as deep
+//     as the data allows (up to page 100), status=ativo, two sorts, every equality filter alone and
+//     with status=ativo, a price range of about 5 % of the vehicles, q, a combination and the sync
+//     recipe with about 100 changes, clients by type, deals by client_id and each resource's GET by
+//     id, measured as in 3 (every endpoint at every size taking turns in the rounds), with the
+//     items each request examines for its page and for its count (from a sample request), the share
+//     s of the indexed filter's matches that pass the others, and the write cost (items, write
+//     units) of a vehicle's create and of an update of its brand and price. A list's raw side is
+//     its floor (listFloor: one Query of limit items), not the request's own calls.
 //
 //  6. The write rate of one team with 16 concurrent writers (writes.go): creates and status changes
 //     now (the use cases on the store: each a transaction with an order item and count shards), as

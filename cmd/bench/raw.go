@@ -20,6 +20,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -197,14 +198,14 @@ func (r *rawClient) liftRateLimits(ctx context.Context, teamID string, minutes i
 // getVehicle is GET /vehicles/{id}: a read of the vehicle.
 func (r *rawClient) getVehicle(ctx context.Context, p principal, id string) error {
 	return r.read(ctx, p, func(teamID string) error {
-		_, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
+		_, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
 		return err
 	})
 }
 
 // useVehicleTemplate keeps a seeded vehicle's item as the model of raw creates.
 func (r *rawClient) useVehicleTemplate(ctx context.Context, teamID, id string) error {
-	item, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
+	item, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
 	if err != nil {
 		return err
 	}
@@ -264,7 +265,7 @@ func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[st
 	}
 	items = append(items, types.TransactWriteItem{Put: &types.Put{
 		TableName:           aws.String(r.tables.Vehicles),
-		Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(plateGuardKey(plateKey)), "owner": s(id)},
+		Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(storeformat.PlateGuardKey(plateKey)), "owner": s(id)},
 		ConditionExpression: aws.String("(attribute_not_exists(pk))"),
 	}})
 	_, err := r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -288,43 +289,39 @@ func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item
 // counts moved by the difference, in one shard drawn at random (dynamostore's familyOps).
 func (r *rawClient) tracking(table, resource, teamID string, next, old item) []types.TransactWriteItem {
 	nf := familyOf(resource, next)
-	had := map[string]bool{}
+	var of storeformat.Family
 	if old != nil {
-		for _, it := range familyOf(resource, old).items {
-			had[strAttr(it, "sk")] = true
-		}
+		of = familyOf(resource, old)
 	}
 	var out []types.TransactWriteItem
-	keep := map[string]bool{}
-	for _, it := range nf.items {
-		sk := strAttr(it, "sk")
-		keep[sk] = true
-		if len(it) == 2 && had[sk] {
-			continue // a word item (keys alone) already there
-		}
-		out = append(out, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: it}})
+	for _, sk := range slices.Sorted(maps.Keys(nf.Copies)) {
+		out = append(out, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: nf.Copies[sk]}})
 	}
-	diff := map[string]map[string]int{}
-	add := func(counts map[countRef]int, sign int) {
-		for k, v := range counts {
-			if diff[k.item] == nil {
-				diff[k.item] = map[string]int{}
-			}
-			diff[k.item][k.attr] += sign * v
+	for _, sk := range slices.Sorted(maps.Keys(nf.Words)) {
+		if of.Words[sk] == nil { // a word item (keys alone) already there is not put again
+			out = append(out, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: nf.Words[sk]}})
 		}
 	}
-	add(nf.counts, 1)
-	if old != nil {
-		of := familyOf(resource, old)
-		for _, it := range of.items {
-			if sk := strAttr(it, "sk"); !keep[sk] {
+	for _, had := range []map[string]item{of.Copies, of.Words} {
+		for _, sk := range slices.Sorted(maps.Keys(had)) {
+			if nf.Copies[sk] == nil && nf.Words[sk] == nil {
 				out = append(out, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table),
 					Key: item{"pk": s(teamID), "sk": s(sk)}}})
 			}
 		}
-		add(of.counts, -1)
 	}
-	shard := rand.IntN(countShards)
+	diff := map[string]map[string]int{}
+	add := func(counts map[storeformat.Count]int, sign int) {
+		for k, v := range counts {
+			if diff[k.Item] == nil {
+				diff[k.Item] = map[string]int{}
+			}
+			diff[k.Item][k.Attr] += sign * v
+		}
+	}
+	add(nf.Counts, 1)
+	add(of.Counts, -1)
+	shard := rand.IntN(storeformat.CountShards)
 	for _, of := range slices.Sorted(maps.Keys(diff)) {
 		maps.DeleteFunc(diff[of], func(_ string, v int) bool { return v == 0 })
 		if len(diff[of]) > 0 {
@@ -360,6 +357,30 @@ type listFloor struct {
 
 // newListFloor returns the floor of a page of resource's list sorted by field showing status
 // first (listRange), of the rows or of a facet value's items ("<facet>=<value>", "" for none).
+// listRange returns the range the store reads first for a page of a resource's list sorted by
+// field showing status, the rows' or, with facet "<name>=<value>" (storeformat.FacetKey), that
+// facet value's: the local index ("" for the base table), its sort key attribute, and the
+// inclusive bounds of the records that have a value in field (storeformat.SortKey's "1#" range).
+func listRange(resource, field, status, facet string) (index, attr, lo, hi string) {
+	l := storeformat.Of(resource)
+	ix, ok := l.Sorts[field]
+	if !ok {
+		panic(fmt.Sprintf("bench: %s has no sort %q", resource, field))
+	}
+	if ix.Index == "" {
+		base := l.OrderPrefix(status)
+		if facet != "" {
+			base = l.FacetPrefix(facet, status)
+		}
+		return "", "sk", base, base + "\U0010FFFF"
+	}
+	base := status + "#1"
+	if facet != "" {
+		base = facet + "#" + base
+	}
+	return ix.Index, ix.Attr, base + "#", base + "$"
+}
+
 func newListFloor(table, resource, field string, desc bool, status, facet string, limit int) listFloor {
 	index, attr, lo, hi := listRange(resource, field, status, facet)
 	return listFloor{table: table, index: index, attr: attr, lo: lo, hi: hi, desc: desc, limit: limit}
@@ -398,12 +419,12 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tra
 	if err != nil {
 		return err
 	}
-	deal, err := r.getItem(ctx, r.tables.Deals, teamID, recordKey(patio.ResourceDeal, dealID))
+	deal, err := r.getItem(ctx, r.tables.Deals, teamID, storeformat.Deals.RowKey(dealID))
 	if err != nil {
 		return err
 	}
 	vehicleID := strAttr(deal, "vehicle_id")
-	vehicle, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, vehicleID))
+	vehicle, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(vehicleID))
 	if err != nil {
 		return err
 	}
@@ -461,7 +482,7 @@ func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand st
 	if err != nil {
 		return err
 	}
-	old, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
+	old, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
 	if err != nil {
 		return err
 	}
@@ -473,10 +494,10 @@ func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand st
 	next := replaceInStrings(old, strAttr(old, "updated_at"), now)
 	next["brand"], next["f_brand"] = s(brand), s(patio.Fold(brand))
 	next["price_cents"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(price), 10)}
-	next["lsi_price"] = s(sortKey(status, padded(12, int64(price)), id))
+	next["lsi_price"] = s(storeformat.SortKey(status, storeformat.Padded(12, int64(price)), id))
 	plate := strAttr(old, "plate")
 	words := patio.Vehicle{Title: strAttr(old, "title"), Brand: brand, Model: strAttr(old, "model"), Plate: &plate}.Words()
-	next["words"], next["rev"] = s(" "+strings.Join(words, " ")+" "), n(rev+1)
+	next[storeformat.WordsAttr], next["rev"] = s(storeformat.JoinWords(words)), n(rev+1)
 	put := &types.Put{TableName: aws.String(r.tables.Vehicles), Item: next,
 		ConditionExpression: aws.String("(" + placeholder("rev") + " = :v0)"), ExpressionAttributeNames: map[string]string{placeholder("rev"): "rev"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(rev)}}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -180,7 +181,7 @@ func printWriteCosts(w io.Writer, costs []writeCost) {
 // getRecord is GET /<resource>s/{id}: a read of the record.
 func (r *rawClient) getRecord(ctx context.Context, p principal, table, resource, id string) error {
 	return r.read(ctx, p, func(teamID string) error {
-		_, err := r.getItem(ctx, table, teamID, recordKey(resource, id))
+		_, err := r.getItem(ctx, table, teamID, storeformat.Of(resource).RowKey(id))
 		return err
 	})
 }

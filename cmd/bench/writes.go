@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -107,7 +108,7 @@ func (env *benchEnv) measureWrites(ctx context.Context, o options) (*writeReport
 	if err := env.importVehicles(ctx, p.teamID, vs); err != nil {
 		return nil, err
 	}
-	template, err := env.raw.getItem(ctx, env.tables.Vehicles, p.teamID, recordKey(patio.ResourceVehicle, vs[0].ID))
+	template, err := env.raw.getItem(ctx, env.tables.Vehicles, p.teamID, storeformat.Vehicles.RowKey(vs[0].ID))
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func (r *rawClient) putRow(ctx context.Context, item map[string]types.AttributeV
 // prefix too), the next revision and a new updated_at, conditioned on the revision read; no order
 // item, no count, no transaction.
 func (r *rawClient) setStatus(ctx context.Context, teamID, id, status string) error {
-	item, err := r.getItem(ctx, r.tables.Vehicles, teamID, recordKey(patio.ResourceVehicle, id))
+	item, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func printWrites(w io.Writer, wr *writeReport, o options) {
 	}
 	fmt.Fprintf(w, "\nWrite rate of one team (issue 10): %d concurrent writers (and 1 for reference), %s warm-up then %s measured;\n",
 		writeWorkers, o.warmup, o.duration)
-	fmt.Fprintf(w, "      now: the domain's use cases on the DynamoDB store (%d count shards, each counting every status); before: the previous design's\n", countShards)
+	fmt.Fprintf(w, "      now: the domain's use cases on the DynamoDB store (%d count shards, each counting every status); before: the previous design's\n", storeformat.CountShards)
 	fmt.Fprintln(w, "      writes, raw: with the bare SDK; floor: the row alone, raw; no HTTP, authentication or rate counting on any side;")
 	fmt.Fprintf(w, "      status changes toggle ativo ↔ reservado on %d vehicles per side, each held by one writer at a time\n\n", toggledPerSide)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -1,10 +1,9 @@
 package dynamostore
 
 import (
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
-
-const activityPrefix = "a#"
 
 // activityRow is an activity as stored in ActivitiesTable.
 type activityRow struct {
@@ -38,13 +37,13 @@ type activityRow struct {
 
 func toActivityRow(a patio.Activity) activityRow {
 	row := activityRow{
-		PK: a.TeamID, SK: activityPrefix + a.ID, ID: a.ID, Type: a.Type, Title: a.Title, Description: a.Description,
+		PK: a.TeamID, SK: storeformat.Activities.RowKey(a.ID), ID: a.ID, Type: a.Type, Title: a.Title, Description: a.Description,
 		Status: a.Status, DueAt: tsPtr(a.DueAt), VehicleID: a.VehicleID, ClientID: a.ClientID, DealID: a.DealID,
 		CompletedAt: tsPtr(a.CompletedAt), CreatedAt: a.CreatedAt.String(), UpdatedAt: a.UpdatedAt.String(),
 		Rev: revAttr(a.Revision),
 
-		LSIUpdated: sortKey(a.Status, ptrTo(a.UpdatedAt.String()), a.ID),
-		LSIDue:     sortKey(a.Status, tsPtr(a.DueAt), a.ID),
+		LSIUpdated: storeformat.SortKey(a.Status, ptrTo(a.UpdatedAt.String()), a.ID),
+		LSIDue:     storeformat.SortKey(a.Status, tsPtr(a.DueAt), a.ID),
 
 		FiredDueSoon: tsPtr(a.DueSoonFired), FiredOverdue: tsPtr(a.OverdueFired), FiredAt: tsPtr(a.FiredAt),
 	}
@@ -91,7 +90,7 @@ func parseTS(s *string) (*patio.Timestamp, error) {
 
 // activityKind declares how activities are stored.
 var activityKind = kind[patio.Activity, activityRow, patio.ActivityQuery]{
-	what: "activity", prefix: activityPrefix,
+	what: "activity", layout: storeformat.Activities, prefix: storeformat.Activities.RowPrefix(),
 	table:        func(t Tables) string { return t.Activities },
 	key:          func(a patio.Activity) (string, string) { return a.TeamID, a.ID },
 	encode:       toActivityRow,
@@ -99,20 +98,15 @@ var activityKind = kind[patio.Activity, activityRow, patio.ActivityQuery]{
 	revision:     func(a patio.Activity) int { return a.Revision },
 	withRevision: func(a patio.Activity, n int) patio.Activity { a.Revision = n; return a },
 	guards:       func(patio.Activity) []guard { return nil },
-	sorts: map[string]sortIndex{
-		"created_at": {},
-		"updated_at": {index: "by_updated", attr: "lsi_updated"},
-		"due_at":     {index: "by_due", attr: "lsi_due", optional: true},
-	},
-	alarmKey: func(row activityRow) string { return row.AlarmKey },
+	alarmKey:     func(row activityRow) string { return row.AlarmKey },
 	list: &listing[patio.Activity, patio.ActivityQuery]{
-		letter: "a", statuses: patio.ActivityStatuses, rowOnly: []string{"alarm_day", "alarm_key"},
-		query: func(q patio.ActivityQuery) patio.ListQuery { return q.ListQuery },
-		facets: []facet[patio.ActivityQuery]{
-			{name: "type", attr: "type", closed: true, filter: func(q patio.ActivityQuery) []string { return q.Type }},
-			{name: "vehicle_id", attr: "vehicle_id", filter: func(q patio.ActivityQuery) []string { return one(q.VehicleID) }},
-			{name: "client_id", attr: "client_id", filter: func(q patio.ActivityQuery) []string { return one(q.ClientID) }},
-			{name: "deal_id", attr: "deal_id", filter: func(q patio.ActivityQuery) []string { return one(q.DealID) }},
+		statuses: patio.ActivityStatuses,
+		query:    func(q patio.ActivityQuery) patio.ListQuery { return q.ListQuery },
+		filters: map[string]func(patio.ActivityQuery) []string{
+			"type":       func(q patio.ActivityQuery) []string { return q.Type },
+			"vehicle_id": func(q patio.ActivityQuery) []string { return one(q.VehicleID) },
+			"client_id":  func(q patio.ActivityQuery) []string { return one(q.ClientID) },
+			"deal_id":    func(q patio.ActivityQuery) []string { return one(q.DealID) },
 		},
 		ranges: []rangeField[patio.ActivityQuery]{
 			{attr: "due_at", sort: "due_at", bounds: func(q patio.ActivityQuery) (lo, hi *bound) {

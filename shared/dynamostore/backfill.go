@@ -10,6 +10,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -78,7 +79,7 @@ func (r records[T, R, Q]) backfill(ctx context.Context, check bool) (BackfillRep
 	}
 	t := r.table()
 	stale := "attribute_not_exists('" + indexedAttr + "')"
-	if r.k.list != nil && r.k.list.sum != "" {
+	if r.k.list != nil && r.k.layout.Sum != "" {
 		stale = "(" + stale + " OR attribute_not_exists('" + summedAttr + "'))"
 	}
 	iter := t.Scan().Filter("(begins_with('sk', ?) AND "+stale+") OR (begins_with('sk', ?) AND attribute_exists('count'))",
@@ -97,7 +98,7 @@ func (r records[T, R, Q]) backfill(ctx context.Context, check bool) (BackfillRep
 			item = nil
 			continue
 		}
-		if formatOf(item) == formatLegacy {
+		if storeformat.FormatOf(item) == storeformat.FormatLegacy {
 			rep.Legacy++
 		}
 		if !check {
@@ -141,7 +142,7 @@ func (r records[T, R, Q]) fold(ctx context.Context, item dynamo.Item, status str
 		}
 		ops := []op{{del: t.Delete("pk", teamID).Range("sk", sk).If("'count' = ?", n), failed: errRevConflict}}
 		if n != 0 {
-			ops = append(ops, op{upd: t.Update("pk", teamID).Range("sk", countKeyOf(rand.IntN(countShards))).Add(status, n)})
+			ops = append(ops, op{upd: t.Update("pk", teamID).Range("sk", storeformat.CounterKey("", rand.IntN(countShards))).Add(status, n)})
 		}
 		err := r.s.run(ctx, ops)
 		if !errors.Is(err, errRevConflict) || attempt == maxFoldAttempts {

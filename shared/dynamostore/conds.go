@@ -37,18 +37,6 @@ func in(attr string, values []string) cond {
 	return cond{attr: attr, op: opIn, args: args}
 }
 
-// wordsAttr holds a record's words (patio.Words) as " w1 w2 … ", in its row and every copy: a
-// term starts one of them where " <term>" occurs.
-const wordsAttr = "words"
-
-// joinWords is the stored form of a record's words.
-func joinWords(words []string) string {
-	if len(words) == 0 {
-		return ""
-	}
-	return " " + strings.Join(words, " ") + " "
-}
-
 // expr returns the condition in guregu/dynamo's placeholder syntax, and its arguments.
 func (c cond) expr() (string, []any) {
 	name := "'" + c.attr + "'"

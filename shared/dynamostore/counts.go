@@ -6,38 +6,29 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
+
 	"golang.org/x/sync/errgroup"
+
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
-// Maintained counts (docs/storage.md, "Totals without counting" and "Facet counts"). A team's
-// counts in a table live in countShards status shards, "n#<shard>", each holding one number per
-// status, per closed facet value and status ("phase=disponivel#ativo"), and the number of
-// records whose family is complete (indexedAttr); and, for each value of an open facet, in as
-// many counter items "nf#<facet>=<value>#<shard>", one number per status. A write adds to one
-// shard number, drawn at random, of each item it counts in, so that concurrent writers of a team
-// rarely update the same item (which would make their transactions conflict on DynamoDB); a list
-// reads every shard of what it counts, each an item examined of its budget, hence few.
-const countShards = 4
+// Maintained counts (docs/storage.md, "Totals without counting" and "Facet counts"), in the
+// counter items storeformat.CounterKey names: a team's status shards and its open facet values'
+// counters. A write adds to one shard number, drawn at random, of each item it counts in, so that
+// concurrent writers of a team rarely update the same item (which would make their transactions
+// conflict on DynamoDB); a list reads every shard of what it counts, each an item examined of its
+// budget, hence few. Reads use BETWEEN (storeformat.CounterRange), not the equivalent
+// begins_with, which DynamoDB Local serves by reading the whole partition.
+const countShards = storeformat.CountShards
 
-// countPrefix starts the status shards' sort keys; countsEnd is past them. Reads use BETWEEN,
-// not the equivalent begins_with, which DynamoDB Local serves by reading the whole partition.
-const (
-	countPrefix = "n#"
-	countsEnd   = "n$"
-	facetCounts = "nf#"
-)
+// countPrefix starts the status shards' sort keys.
+const countPrefix = storeformat.CountPrefix
 
-func countKeyOf(shard int) string { return countPrefix + strconv.Itoa(shard) }
-
-// countKey is one number a record adds to: attr of its status shard (item "") or of an open
-// facet value's counter item (item "<facet>=<value>").
-type countKey struct {
-	item, attr string
-}
+// countKey is one number a record adds to (storeformat.Count).
+type countKey = storeformat.Count
 
 // tally is a set of numbers by count key: what a record adds, or what a partition holds.
 type tally map[countKey]int
@@ -68,19 +59,15 @@ func (s *Store) countOps(t dynamo.Table, teamID string, d tally) []op {
 func (s *Store) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []op {
 	byItem := map[string][]countKey{}
 	for k := range d {
-		byItem[k.item] = append(byItem[k.item], k)
+		byItem[k.Item] = append(byItem[k.Item], k)
 	}
 	var ops []op
 	for _, item := range slices.Sorted(maps.Keys(byItem)) {
-		sk := countKeyOf(shard)
-		if item != "" {
-			sk = facetCounts + item + "#" + strconv.Itoa(shard)
-		}
-		u := t.Update("pk", teamID).Range("sk", sk)
+		u := t.Update("pk", teamID).Range("sk", storeformat.CounterKey(item, shard))
 		keys := byItem[item]
-		slices.SortFunc(keys, func(a, b countKey) int { return strings.Compare(a.attr, b.attr) })
+		slices.SortFunc(keys, func(a, b countKey) int { return strings.Compare(a.Attr, b.Attr) })
 		for _, k := range keys {
-			u = u.Add("'"+k.attr+"'", d[k]) // quoted: the name may hold "=" and "#"
+			u = u.Add("'"+k.Attr+"'", d[k]) // quoted: the name may hold "=" and "#"
 		}
 		ops = append(ops, op{upd: u})
 	}
@@ -92,10 +79,12 @@ func (s *Store) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []
 func (s *Store) tallies(ctx context.Context, t dynamo.Table, teamID string, withShards bool, open []string) (tally, error) {
 	ranges := make([][2]string, 0, len(open)+1)
 	if withShards {
-		ranges = append(ranges, [2]string{countPrefix, countsEnd})
+		lo, hi := storeformat.CounterRange("")
+		ranges = append(ranges, [2]string{lo, hi})
 	}
 	for _, key := range open {
-		ranges = append(ranges, [2]string{facetCounts + key + "#", facetCounts + key + "$"})
+		lo, hi := storeformat.CounterRange(key)
+		ranges = append(ranges, [2]string{lo, hi})
 	}
 	parts := make([]tally, len(ranges))
 	g, gctx := errgroup.WithContext(ctx)
@@ -125,10 +114,7 @@ func readCounters(ctx context.Context, t dynamo.Table, teamID, lo, hi string) (t
 	var item dynamo.Item
 	for iter.Next(ctx, &item) {
 		sk := attrString(item, "sk")
-		owner := ""
-		if strings.HasPrefix(sk, facetCounts) {
-			owner = sk[len(facetCounts):strings.LastIndexByte(sk, '#')]
-		}
+		owner, _ := storeformat.CounterOf(sk)
 		for name, v := range item {
 			if name == "pk" || name == "sk" {
 				continue
@@ -137,7 +123,7 @@ func readCounters(ctx context.Context, t dynamo.Table, teamID, lo, hi string) (t
 			if err := dynamo.Unmarshal(v, &n); err != nil {
 				return nil, fmt.Errorf("dynamostore: counter %s, %s: %w", sk, name, err)
 			}
-			out.add(countKey{item: owner, attr: name}, n)
+			out.add(countKey{Item: owner, Attr: name}, n)
 		}
 		item = nil
 	}
@@ -148,7 +134,7 @@ func readCounters(ctx context.Context, t dynamo.Table, teamID, lo, hi string) (t
 func (t tally) status(statuses []string) int {
 	n := 0
 	for _, s := range statuses {
-		n += t[countKey{attr: s}]
+		n += t[countKey{Attr: s}]
 	}
 	return n
 }
@@ -157,12 +143,12 @@ func (t tally) status(statuses []string) int {
 func (t tally) facet(f facetFilter, statuses []string) int {
 	n := 0
 	for _, v := range f.values {
-		key := facetKey(f.name, v)
+		key := storeformat.FacetKey(f.name, v)
 		for _, s := range statuses {
 			if f.closed {
-				n += t[countKey{attr: key + "#" + s}]
+				n += t[countKey{Attr: key + "#" + s}]
 			} else {
-				n += t[countKey{item: key, attr: s}]
+				n += t[countKey{Item: key, Attr: s}]
 			}
 		}
 	}
@@ -172,5 +158,5 @@ func (t tally) facet(f facetFilter, statuses []string) int {
 // complete reports whether every record of the partition has its whole family: as many were
 // counted complete as there are records (statuses lists every status of the kind).
 func (t tally) complete(statuses []string) bool {
-	return t[countKey{attr: indexedAttr}] >= t.status(statuses)
+	return t[countKey{Attr: indexedAttr}] >= t.status(statuses)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -16,7 +17,7 @@ import (
 // order item, no count (for the backfill's tests).
 func PutLegacy(t *testing.T, s *Store, v patio.Vehicle) {
 	t.Helper()
-	item, err := dynamo.MarshalItem(toVehicleRow(v))
+	item, err := dynamo.MarshalItem(storeformat.ToVehicleRow(v))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func PutCounted(t *testing.T, s *Store, v patio.Vehicle) {
 	delete(row, wordsAttr)
 	delete(row, indexedAttr)
 	ops := []op{{put: r.table().Put(row)}}
-	ops = append(ops, r.familyOps(v.TeamID, family{}, r.family(row, formatCounted))...)
+	ops = append(ops, r.familyOps(v.TeamID, storeformat.Family{}, r.k.layout.Family(row, storeformat.FormatCounted))...)
 	if err := s.run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func VehicleCounts(ctx context.Context, s *Store, teamID string) (map[string]int
 			out[status] = n
 		}
 	}
-	return out, t[countKey{attr: indexedAttr}], err
+	return out, t[countKey{Attr: indexedAttr}], err
 }
 
 // PutPerStatusCount stores a vehicle counter item of the previous counter format: one item per
@@ -94,13 +95,13 @@ func IndexAlarmUnderDay(t *testing.T, s *Store, teamID, id string) {
 	t.Helper()
 	var row activityRow
 	tbl := s.db.Table(s.tables.Activities)
-	if err := tbl.Get("pk", teamID).Range("sk", dynamo.Equal, activityPrefix+id).Consistent(true).One(context.Background(), &row); err != nil {
+	if err := tbl.Get("pk", teamID).Range("sk", dynamo.Equal, storeformat.Activities.RowKey(id)).Consistent(true).One(context.Background(), &row); err != nil {
 		t.Fatal(err)
 	}
 	if row.AlarmKey == "" {
 		t.Fatalf("activity %s has no pending alarm", id)
 	}
-	if err := tbl.Update("pk", teamID).Range("sk", activityPrefix+id).Set("alarm_day", row.AlarmKey[:10]).Run(context.Background()); err != nil {
+	if err := tbl.Update("pk", teamID).Range("sk", storeformat.Activities.RowKey(id)).Set("alarm_day", row.AlarmKey[:10]).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -136,7 +137,7 @@ func PutUnsummed(t *testing.T, s *Store, d patio.Deal) {
 	}
 	delete(row, summedAttr)
 	ops := []op{{put: r.table().Put(row)}}
-	ops = append(ops, r.familyOps(d.TeamID, family{}, r.family(row, formatIndexed))...)
+	ops = append(ops, r.familyOps(d.TeamID, storeformat.Family{}, r.k.layout.Family(row, storeformat.FormatIndexed))...)
 	if err := s.run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,10 @@
 package dynamostore
 
 import (
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
-
-const financialPrefix = "f#"
 
 // financialRow is a financial record as stored in FinancialTable.
 type financialRow struct {
@@ -43,15 +42,15 @@ type financialRow struct {
 
 func toFinancialRow(f patio.FinancialRecord) financialRow {
 	row := financialRow{
-		PK: f.TeamID, SK: financialPrefix + f.ID, ID: f.ID, Type: f.Type, Category: f.Category,
+		PK: f.TeamID, SK: storeformat.Financial.RowKey(f.ID), ID: f.ID, Type: f.Type, Category: f.Category,
 		Description: f.Description, AmountCents: int64(f.Amount), DueDate: f.DueDate.String(), Status: f.Status,
 		PaidAt: tsPtr(f.PaidAt), PaymentMethod: f.PaymentMethod, VehicleID: f.VehicleID, ClientID: f.ClientID,
 		DealID: f.DealID, Notes: f.Notes, CreatedAt: f.CreatedAt.String(), UpdatedAt: f.UpdatedAt.String(),
 		Rev: revAttr(f.Revision),
 
-		LSIUpdated: sortKey(f.Status, ptrTo(f.UpdatedAt.String()), f.ID),
-		LSIDue:     sortKey(f.Status, ptrTo(f.DueDate.String()), f.ID),
-		LSIAmount:  sortKey(f.Status, padded(12, int64(f.Amount)), f.ID),
+		LSIUpdated: storeformat.SortKey(f.Status, ptrTo(f.UpdatedAt.String()), f.ID),
+		LSIDue:     storeformat.SortKey(f.Status, ptrTo(f.DueDate.String()), f.ID),
+		LSIAmount:  storeformat.SortKey(f.Status, storeformat.Padded(12, int64(f.Amount)), f.ID),
 
 		Zone: f.Zone, FiredOverdue: dateStr(f.OverdueFired), FiredAt: tsPtr(f.FiredAt),
 	}
@@ -91,7 +90,7 @@ func (r financialRow) record() (patio.FinancialRecord, error) {
 
 // financialKind declares how financial records are stored.
 var financialKind = kind[patio.FinancialRecord, financialRow, patio.FinancialQuery]{
-	what: "financial record", prefix: financialPrefix,
+	what: "financial record", layout: storeformat.Financial, prefix: storeformat.Financial.RowPrefix(),
 	table:        func(t Tables) string { return t.Financial },
 	key:          func(f patio.FinancialRecord) (string, string) { return f.TeamID, f.ID },
 	encode:       toFinancialRow,
@@ -99,24 +98,17 @@ var financialKind = kind[patio.FinancialRecord, financialRow, patio.FinancialQue
 	revision:     func(f patio.FinancialRecord) int { return f.Revision },
 	withRevision: func(f patio.FinancialRecord, n int) patio.FinancialRecord { f.Revision = n; return f },
 	guards:       func(patio.FinancialRecord) []guard { return nil },
-	sorts: map[string]sortIndex{
-		"created_at": {},
-		"updated_at": {index: "by_updated", attr: "lsi_updated"},
-		"due_date":   {index: "by_due", attr: "lsi_due"},
-		"amount":     {index: "by_amount", attr: "lsi_amount"},
-	},
-	alarmKey: func(row financialRow) string { return row.AlarmKey },
+	alarmKey:     func(row financialRow) string { return row.AlarmKey },
 	list: &listing[patio.FinancialRecord, patio.FinancialQuery]{
-		letter: "f", statuses: patio.FinancialStatuses, rowOnly: []string{"alarm_day", "alarm_key"},
-		query: func(q patio.FinancialQuery) patio.ListQuery { return q.ListQuery },
-		facets: []facet[patio.FinancialQuery]{
-			{name: "type", attr: "type", closed: true, filter: func(q patio.FinancialQuery) []string { return q.Type }},
-			{name: "category", attr: "category", closed: true, filter: func(q patio.FinancialQuery) []string { return q.Category }},
-			{name: "payment_method", attr: "payment_method", closed: true,
-				filter: func(q patio.FinancialQuery) []string { return q.PaymentMethod }},
-			{name: "vehicle_id", attr: "vehicle_id", filter: func(q patio.FinancialQuery) []string { return one(q.VehicleID) }},
-			{name: "client_id", attr: "client_id", filter: func(q patio.FinancialQuery) []string { return one(q.ClientID) }},
-			{name: "deal_id", attr: "deal_id", filter: func(q patio.FinancialQuery) []string { return one(q.DealID) }},
+		statuses: patio.FinancialStatuses,
+		query:    func(q patio.FinancialQuery) patio.ListQuery { return q.ListQuery },
+		filters: map[string]func(patio.FinancialQuery) []string{
+			"type":           func(q patio.FinancialQuery) []string { return q.Type },
+			"category":       func(q patio.FinancialQuery) []string { return q.Category },
+			"payment_method": func(q patio.FinancialQuery) []string { return q.PaymentMethod },
+			"vehicle_id":     func(q patio.FinancialQuery) []string { return one(q.VehicleID) },
+			"client_id":      func(q patio.FinancialQuery) []string { return one(q.ClientID) },
+			"deal_id":        func(q patio.FinancialQuery) []string { return one(q.DealID) },
 		},
 		ranges: []rangeField[patio.FinancialQuery]{
 			{attr: "due_date", sort: "due_date", bounds: func(q patio.FinancialQuery) (lo, hi *bound) {

@@ -8,6 +8,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -70,7 +71,7 @@ func (r records[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (ta
 		shards = shards || f.closed
 		for _, v := range f.values {
 			if !f.closed {
-				open = append(open, facetKey(f.name, v))
+				open = append(open, storeformat.FacetKey(f.name, v))
 			}
 		}
 	}
@@ -288,21 +289,22 @@ func (r records[T, R, Q]) driverRanges(teamID string, lq patio.ListQuery, d driv
 // bases returns the key prefixes of a driver's ranges in an order, one per status (per value of
 // its facet).
 func (r records[T, R, Q]) bases(o order, d driver, statuses []string) []string {
-	letter := r.k.list.letter
+	l := r.k.layout
 	var out []string
 	for _, status := range statuses {
 		if d.facet == nil {
 			base := status + "#"
 			if o.index == "" {
-				base = letter + "o#" + base
+				base = l.OrderPrefix(status)
 			}
 			out = append(out, base)
 			continue
 		}
 		for _, v := range d.facet.values {
-			base := facetKey(d.facet.name, v) + "#" + status + "#"
+			key := storeformat.FacetKey(d.facet.name, v)
+			base := key + "#" + status + "#"
 			if o.index == "" {
-				base = letter + "f#" + base
+				base = l.FacetPrefix(key, status)
 			}
 			out = append(out, base)
 		}
@@ -554,7 +556,7 @@ const raceFirstPage = 25
 func (r records[T, R, Q]) wordSegments(statuses []string, term string) []segment {
 	var segs []segment
 	for _, status := range statuses {
-		base := r.k.list.letter + "w#" + status + "#" + term
+		base := r.k.layout.WordPrefix(status) + term
 		segs = append(segs, segment{lo: base, hi: base + "\U0010FFFF", base: base, seg: '1'})
 	}
 	return segs

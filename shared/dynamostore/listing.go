@@ -4,29 +4,21 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
 // listing declares how a kind's records are listed (docs/storage.md, "Filters, search and sync
-// at the cost of their page"): the items a record keeps beside its row, and what a query asks of
-// them. records serves every kind's lists from its listing; no filter is coded per field.
+// at the cost of their page"): what a query asks of the items a record keeps beside its row
+// (storeformat.Layout). records serves every kind's lists from its listing; no filter is coded per field.
 type listing[T, Q any] struct {
-	// letter names the record's items beside its row: its order item "<letter>o#<status>#<id>",
-	// its facet items "<letter>f#<facet>=<value>#<status>#<id>", its word items
-	// "<letter>w#<status>#<word>#<id>".
-	letter string
 	// statuses are every status of the kind.
 	statuses []string
-	// rowOnly names the attributes only the row carries, left out of its copies (a pending alarm's
-	// index entry).
-	rowOnly []string
-	facets  []facet[Q]
+	// filters returns, for each of the kind's facets (storeformat.Layout.Facets) by name, the
+	// values a query keeps (any of them), nil when it does not filter by it.
+	filters map[string]func(Q) []string
 	ranges  []rangeField[Q]
-	// sum names the row's number attribute (a deal's value_cents) whose total the status shards
-	// keep beside each count of a closed facet value and status, for the rows marked summedAttr;
-	// "" when the kind keeps none.
-	sum string
 	// unique returns the unique value a query filters by (a plate, a CPF), or nil.
 	unique func(Q) *uniqueFilter
 	// words returns the words q searches in a record (patio.Vehicle.Words, ...); nil when the
@@ -35,18 +27,6 @@ type listing[T, Q any] struct {
 	terms func(Q) []string
 	// query returns the list parameters every resource shares.
 	query func(Q) patio.ListQuery
-}
-
-// facet is an equality filter: each value has its items (copies of the row, in every order) and
-// its count.
-type facet[Q any] struct {
-	name string // the key part, "brand"
-	attr string // the row attribute holding the record's value as the filter compares it
-	// closed facets (enums) are counted in the status shards; open ones (text, linked records) in
-	// counter items of their own (docs/storage.md).
-	closed bool
-	// filter returns the values a query keeps (any of them), nil when it does not filter by it.
-	filter func(Q) []string
 }
 
 // rangeField is a range filter on one attribute.
@@ -115,7 +95,7 @@ func centsBound(c *money.Cents) *bound {
 	if c == nil {
 		return nil
 	}
-	return &bound{value: int64(*c), key: *padded(12, int64(*c))}
+	return &bound{value: int64(*c), key: *storeformat.Padded(12, int64(*c))}
 }
 
 // intBound is an integer filter's bound, its sort keys padded to width digits.
@@ -123,7 +103,7 @@ func intBound(n *int, width int) *bound {
 	if n == nil {
 		return nil
 	}
-	return &bound{value: int64(*n), key: *padded(width, int64(*n))}
+	return &bound{value: int64(*n), key: *storeformat.Padded(width, int64(*n))}
 }
 
 // textBound is a bound on a text attribute stored as its sort keys encode it (timestamps, dates).

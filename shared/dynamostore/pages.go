@@ -40,11 +40,11 @@ type order struct {
 }
 
 func (r records[T, R, Q]) order(sort string) order {
-	ix := r.k.sorts[sort]
-	if ix.index == "" {
+	ix := r.k.layout.Sorts[sort]
+	if ix.Index == "" {
 		return order{attr: "sk"}
 	}
-	return order(ix)
+	return order{index: ix.Index, attr: ix.Attr, optional: ix.Optional}
 }
 
 // keyBounds bound the values of a range in the order's keys (an index's value, the base table's

@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -27,12 +28,12 @@ type rangeFilter struct {
 	lo, hi     *bound
 }
 
-// spec reads a query's conditions from the listing's declarations.
-func (l *listing[T, Q]) spec(q Q) spec {
+// spec reads a query's conditions from the listing's declarations and the kind's facets.
+func (l *listing[T, Q]) spec(facets []storeformat.Facet, q Q) spec {
 	sp := spec{lq: l.query(q)}
-	for _, f := range l.facets {
-		if values := f.filter(q); values != nil {
-			sp.facets = append(sp.facets, facetFilter{name: f.name, attr: f.attr, closed: f.closed, values: values})
+	for _, f := range facets {
+		if values := l.filters[f.Name](q); values != nil {
+			sp.facets = append(sp.facets, facetFilter{name: f.Name, attr: f.Attr, closed: f.Closed, values: values})
 		}
 	}
 	for _, rf := range append(sharedRanges(l.query), l.ranges...) {

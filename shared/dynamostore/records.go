@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -22,8 +22,11 @@ import (
 // get, update and list. Declaring a resource is declaring its kind: its rows and conversions, its
 // unique values, its sort indexes and its listing (facets, ranges, words).
 type kind[T, R, Q any] struct {
-	what   string // names the record in errors ("vehicle")
-	prefix string // the sort key prefix of its items ("v#")
+	what string // names the record in errors ("vehicle")
+	// layout is how its items are stored (their keys, sorts and facets); kinds without lists
+	// (webhooks) have none.
+	layout *storeformat.Layout
+	prefix string // the sort key prefix of its rows ("v#", layout.RowPrefix() for listed kinds)
 	table  func(Tables) string
 	// key returns a record's team and id.
 	key func(T) (teamID, id string)
@@ -35,8 +38,6 @@ type kind[T, R, Q any] struct {
 	withRevision func(T, int) T
 	// guards returns the unique values the record holds (nil for none).
 	guards func(T) []guard
-	// sorts maps each sortable field to its index.
-	sorts map[string]sortIndex
 	// list declares how the records are listed (listing.go); kinds without lists (webhooks)
 	// leave it nil, and a write of theirs is its row alone.
 	list *listing[T, Q]
@@ -47,10 +48,9 @@ type kind[T, R, Q any] struct {
 	alarmKey func(R) string
 }
 
-// Stored revisions: the rev attribute counts the writes after the first (0 for a new record), so
-// that records written before revisions were public keep theirs: revision = rev + 1.
-func revAttr(revision int) int { return revision - 1 }
-func revisionOf(rev int) int   { return rev + 1 }
+// Stored revisions (storeformat.RevAttr): the rev attribute counts the writes after the first.
+func revAttr(revision int) int { return storeformat.RevAttr(revision) }
+func revisionOf(rev int) int   { return storeformat.RevisionOf(rev) }
 
 // guard is a unique value a record holds (a plate, a CPF): a guard item in the team's partition
 // with sort key sk, and the error a write gets when another record holds it.
@@ -133,27 +133,27 @@ func (r records[T, R, Q]) Counts(ctx context.Context, teamID string) (map[string
 // status, from the status shards in one read (countShards items); ok is false while some record
 // of the team is not in the sums yet, or when the kind keeps none.
 func (r records[T, R, Q]) Sums(ctx context.Context, teamID, facet, status string) (map[string]patio.Sum, bool, error) {
-	if r.k.list == nil || r.k.list.sum == "" {
+	if r.k.list == nil || r.k.layout.Sum == "" {
 		return nil, false, nil
 	}
 	t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
 	if err != nil {
 		return nil, false, wrap(err, "sum "+r.k.what+"s of team", teamID)
 	}
-	if t[countKey{attr: summedAttr}] < t.status(r.k.list.statuses) {
+	if t[countKey{Attr: summedAttr}] < t.status(r.k.list.statuses) {
 		return nil, false, nil
 	}
 	out := map[string]patio.Sum{}
-	prefix := facetKey(facet, "")
+	prefix := storeformat.FacetKey(facet, "")
 	for k, n := range t {
-		value, ok := strings.CutPrefix(k.attr, prefix)
-		if k.item != "" || !ok || !strings.HasSuffix(value, "#"+status) {
+		value, ok := strings.CutPrefix(k.Attr, prefix)
+		if k.Item != "" || !ok || !strings.HasSuffix(value, "#"+status) {
 			continue
 		}
 		value = strings.TrimSuffix(value, "#"+status)
 		sum := out[value]
 		sum.Count = n
-		sum.Amount = money.Cents(t[countKey{attr: sumPrefix + k.attr}])
+		sum.Amount = money.Cents(t[countKey{Attr: sumPrefix + k.Attr}])
 		out[value] = sum
 	}
 	return out, true, nil
@@ -175,24 +175,17 @@ func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, dynamo
 	return rec, item, wrap(err, "decode "+r.k.what, sk)
 }
 
-// rowItem is a record's row as stored: its row struct's attributes and, for listed kinds, its
-// words (for q) and the marks of a complete family (indexedAttr) and of its amount in the sums
-// (summedAttr, for kinds that keep them).
+// rowItem is a record's row as stored: its row struct's attributes and, for listed kinds, what
+// storeformat.Layout.Item adds (its words and the marks of its family and sums).
 func (r records[T, R, Q]) rowItem(rec T) (dynamo.Item, error) {
-	item, err := dynamo.MarshalItem(r.k.encode(rec))
-	if err != nil || r.k.list == nil {
-		return item, err
+	if r.k.list == nil {
+		return dynamo.MarshalItem(r.k.encode(rec))
 	}
+	var words []string
 	if r.k.list.words != nil {
-		if w := joinWords(r.k.list.words(rec)); w != "" {
-			item[wordsAttr] = str(w)
-		}
+		words = r.k.list.words(rec)
 	}
-	item[indexedAttr] = &types.AttributeValueMemberN{Value: "1"}
-	if r.k.list.sum != "" {
-		item[summedAttr] = &types.AttributeValueMemberN{Value: "1"}
-	}
-	return item, nil
+	return r.k.layout.Item(r.k.encode(rec), words)
 }
 
 // Create stores a new record at revision 1 with its unique values and requirements, in one
@@ -286,16 +279,16 @@ func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []op
 	if r.k.list == nil {
 		return nil
 	}
-	cur := family{}
+	cur := storeformat.Family{}
 	if stored != nil {
-		cur = r.family(stored, formatOf(stored))
+		cur = r.k.layout.Family(stored, storeformat.FormatOf(stored))
 	}
-	return r.familyOps(teamID, cur, r.family(next, formatIndexed))
+	return r.familyOps(teamID, cur, r.k.layout.Family(next, storeformat.FormatIndexed))
 }
 
 // List returns one page of a team's records, the total matching, and the position after it.
 func (r records[T, R, Q]) List(ctx context.Context, teamID string, q Q) (patio.Listed[T], error) {
-	out, err := r.list(ctx, teamID, r.k.list.spec(q))
+	out, err := r.list(ctx, teamID, r.k.list.spec(r.k.layout.Facets, q))
 	return out, wrap(err, "list "+r.k.what+"s of team", teamID)
 }
 
@@ -380,11 +373,11 @@ func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Require
 func (s *Store) resource(name string) (dynamo.Table, string, error) {
 	switch name {
 	case patio.ResourceVehicle:
-		return s.db.Table(s.tables.Vehicles), vehiclePrefix, nil
+		return s.db.Table(s.tables.Vehicles), storeformat.Vehicles.RowPrefix(), nil
 	case patio.ResourceClient:
-		return s.db.Table(s.tables.Clients), clientPrefix, nil
+		return s.db.Table(s.tables.Clients), storeformat.Clients.RowPrefix(), nil
 	case patio.ResourceDeal:
-		return s.db.Table(s.tables.Deals), dealPrefix, nil
+		return s.db.Table(s.tables.Deals), storeformat.Deals.RowPrefix(), nil
 	}
 	return dynamo.Table{}, "", fmt.Errorf("dynamostore: unknown resource %q", name)
 }
@@ -497,8 +490,8 @@ func placeholders(values []string) (string, []any) {
 // byKeyAttr names, on a record's row, the API key whose request last wrote it (patio.KeyActor's
 // ID). The dispatcher audits such a change from the table's stream; the console's and the
 // operators' changes are audited where they are made, and their rows do not carry it. Only the row
-// holds it: a family's copies leave it out (copyOf), so it never rewrites them.
-const byKeyAttr = "by_key"
+// holds it: a family's copies leave it out, so it never rewrites them.
+const byKeyAttr = storeformat.ByKeyAttr
 
 // stamped returns the row to write for ctx's actor: row itself, or a copy naming the API key
 // when the actor is one.

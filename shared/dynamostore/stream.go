@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -19,8 +20,8 @@ func recordKey(keys map[string]events.DynamoDBAttributeValue) bool {
 	if !ok || sk.DataType() != events.DataTypeString {
 		return len(keys) == 0
 	}
-	for _, prefix := range []string{vehiclePrefix, clientPrefix, dealPrefix, activityPrefix, financialPrefix} {
-		if strings.HasPrefix(sk.String(), prefix) {
+	for _, l := range []*storeformat.Layout{storeformat.Vehicles, storeformat.Clients, storeformat.Deals, storeformat.Activities, storeformat.Financial} {
+		if strings.HasPrefix(sk.String(), l.RowPrefix()) {
 			return true
 		}
 	}
@@ -47,15 +48,15 @@ func DecodeStreamImage(image map[string]events.DynamoDBAttributeValue) (resource
 		return "", nil, "", false, fmt.Errorf("dynamostore: stream image without a string sk")
 	}
 	switch {
-	case strings.HasPrefix(sk.Value, vehiclePrefix):
-		return decodeImage(item, webhook.ResourceVehicle, vehicleRow.vehicle)
-	case strings.HasPrefix(sk.Value, clientPrefix):
-		return decodeImage(item, webhook.ResourceClient, clientRow.client)
-	case strings.HasPrefix(sk.Value, dealPrefix):
-		return decodeImage(item, webhook.ResourceDeal, dealRow.deal)
-	case strings.HasPrefix(sk.Value, activityPrefix):
+	case strings.HasPrefix(sk.Value, storeformat.Vehicles.RowPrefix()):
+		return decodeImage(item, webhook.ResourceVehicle, vehicleRow.Vehicle)
+	case strings.HasPrefix(sk.Value, storeformat.Clients.RowPrefix()):
+		return decodeImage(item, webhook.ResourceClient, clientRow.Client)
+	case strings.HasPrefix(sk.Value, storeformat.Deals.RowPrefix()):
+		return decodeImage(item, webhook.ResourceDeal, dealRow.Deal)
+	case strings.HasPrefix(sk.Value, storeformat.Activities.RowPrefix()):
 		return decodeImage(item, webhook.ResourceActivity, activityRow.activity)
-	case strings.HasPrefix(sk.Value, financialPrefix):
+	case strings.HasPrefix(sk.Value, storeformat.Financial.RowPrefix()):
 		return decodeImage(item, webhook.ResourceFinancial, financialRow.record)
 	}
 	return "", nil, "", false, nil

@@ -1,4 +1,4 @@
-package dynamostore
+package storeformat
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// sortKey builds a record's index sort key for one sort field: "<status>#1#<value>\x01<id>" when
+// SortKey builds a record's index sort key for one sort field: "<status>#1#<value>\x01<id>" when
 // the record has a value, "<status>#0#<id>" when it has none. The status prefix gives each status
 // its own range, so a list reads only the statuses it shows (soft-deleted records are never read
 // to serve a default list); the 1#/0# split lets it read records without a value after the others
 // in either direction; the id breaks ties in the direction of the sort (docs/storage.md).
-func sortKey(status string, value *string, id string) string {
+func SortKey(status string, value *string, id string) string {
 	if value == nil {
 		return status + "#0#" + id
 	}
@@ -30,13 +30,9 @@ func legacySortKey(key string) bool {
 	return strings.HasPrefix(key, "1#") || strings.HasPrefix(key, "0#")
 }
 
-func padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }
+// Padded is a number as sort keys hold it: zero-padded to width digits, so that keys sort as
+// the numbers do (money in cents takes 12, years 4).
+func Padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }
 
-func foldedText(s string) *string { f := patio.Fold(s); return &f }
-
-// sortIndex says how to read a table in the order of one sort field.
-type sortIndex struct {
-	index    string // the local index; "" for creation order, read from the order items (docs/storage.md)
-	attr     string // the index's sort key attribute
-	optional bool   // records may lack the value: read the 0# range after the 1# range
-}
+// folded is a text as sort keys and facets hold it (patio.Fold).
+func folded(s string) *string { f := patio.Fold(s); return &f }

@@ -1,0 +1,188 @@
+package storeformat
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+)
+
+// A record's family is everything it stores beside its row, all derived from the row's item
+// (docs/storage.md): its order item and facet items (copies of the row, rewritten by every write),
+// its word items, and the counts it adds to.
+type Family struct {
+	Copies map[string]dynamo.Item // order item and facet items, by sort key
+	Words  map[string]dynamo.Item // word items, by sort key
+	Counts map[Count]int          // what the record adds to its counters
+}
+
+// Count is one number a record adds to: Attr of its status shard (Item "") or of an open facet
+// value's counter item (Item "<facet>=<value>", FacetKey; see CounterKey).
+type Count struct {
+	Item, Attr string
+}
+
+// Attributes of a listed record's row beside its row struct's.
+const (
+	// WordsAttr holds a record's words (patio.Words) as " w1 w2 … ", in its row and every copy:
+	// a term starts one of them where " <term>" occurs.
+	WordsAttr = "words"
+	// IndexedAttr marks a row whose family is complete (its facet items, word items and counts
+	// written): rows written before facets have an order item and a status count only, until
+	// the maintenance backfill (or their next write) completes them. Each record whose family
+	// becomes complete adds one to the status shards' count of that name, so a partition whose
+	// count equals its number of records is complete.
+	IndexedAttr = "indexed"
+	// SummedAttr marks a row of a kind that keeps sums (Layout.Sum) whose amount is in them: the
+	// status shards add it to "sum#<facet>=<value>#<status>" (SumPrefix) for each closed facet,
+	// and count the row in SummedAttr, so that a partition whose SummedAttr count equals its
+	// number of records has whole sums. Rows written before sums were kept lack it until the
+	// backfill (or their next write) adds them.
+	SummedAttr = "summed"
+	// SumPrefix starts the status shards' attributes holding sums.
+	SumPrefix = "sum#"
+	// ByKeyAttr names, on a record's row, the API key whose request last wrote it
+	// (patio.KeyActor's ID). Only the row holds it: a family's copies leave it out.
+	ByKeyAttr = "by_key"
+)
+
+// RowFormat is what a stored row's family holds.
+type RowFormat int
+
+// The formats of stored rows.
+const (
+	FormatIndexed RowFormat = iota // the whole family
+	FormatCounted                  // an order item and the status count (rows written before facets)
+	FormatLegacy                   // nothing (rows written before status ranges; the backfill's)
+)
+
+// FormatOf tells a stored row's format.
+func FormatOf(item dynamo.Item) RowFormat {
+	switch {
+	case item[IndexedAttr] != nil:
+		return FormatIndexed
+	case legacySortKey(attrString(item, "lsi_updated")):
+		return FormatLegacy
+	}
+	return FormatCounted
+}
+
+// Family derives a row's family, as far as its format has it.
+func (l *Layout) Family(row dynamo.Item, format RowFormat) Family {
+	f := Family{Copies: map[string]dynamo.Item{}, Words: map[string]dynamo.Item{}, Counts: map[Count]int{}}
+	if format == FormatLegacy {
+		return f
+	}
+	status, id := attrString(row, "status"), attrString(row, "id")
+	copied := l.copyOf(row)
+	order := maps.Clone(copied)
+	order["sk"] = str(l.OrderKey(status, id))
+	f.Copies[attrString(order, "sk")] = order
+	f.Counts[Count{Attr: status}]++
+	if format == FormatCounted {
+		return f
+	}
+	f.Counts[Count{Attr: IndexedAttr}]++
+	amount := 0
+	if l.Sum != "" && row[SummedAttr] != nil {
+		f.Counts[Count{Attr: SummedAttr}]++
+		amount = attrInt(row, l.Sum)
+	}
+	for _, fc := range l.Facets {
+		value := attrString(row, fc.Attr)
+		if value == "" {
+			continue
+		}
+		key := FacetKey(fc.Name, value)
+		item := maps.Clone(copied)
+		item["sk"] = str(l.FacetPrefix(key, status) + id)
+		for _, attr := range l.indexAttrs() {
+			if v := attrString(row, attr); v != "" {
+				item[attr] = str(key + "#" + v)
+			}
+		}
+		f.Copies[attrString(item, "sk")] = item
+		if fc.Closed {
+			f.Counts[Count{Attr: key + "#" + status}]++
+			if amount != 0 {
+				f.Counts[Count{Attr: SumPrefix + key + "#" + status}] += amount
+			}
+		} else {
+			f.Counts[Count{Item: key, Attr: status}]++
+		}
+	}
+	for _, w := range strings.Fields(attrString(row, WordsAttr)) {
+		sk := l.wordKey(status, w, id)
+		f.Words[sk] = dynamo.Item{"pk": row["pk"], "sk": str(sk)}
+	}
+	return f
+}
+
+// copyOf is a row's item as its copies hold it: without its index attributes (a copy sets its
+// own) and what only the row carries.
+func (l *Layout) copyOf(row dynamo.Item) dynamo.Item {
+	out := maps.Clone(row)
+	for _, attr := range l.indexAttrs() {
+		delete(out, attr)
+	}
+	for _, attr := range l.RowOnly {
+		delete(out, attr)
+	}
+	delete(out, IndexedAttr)
+	delete(out, SummedAttr)
+	delete(out, ByKeyAttr)
+	return out
+}
+
+// indexAttrs returns the sort key attributes of the kind's local indexes, in a fixed order.
+func (l *Layout) indexAttrs() []string {
+	var out []string
+	for _, ix := range l.Sorts {
+		if ix.Index != "" {
+			out = append(out, ix.Attr)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// FacetKey is a facet value as keys hold it, "brand=toyota": control characters dropped and '#'
+// (the keys' separator) replaced by one of them, so that no value's range holds another's.
+func FacetKey(name, value string) string {
+	return name + "=" + strings.Map(func(r rune) rune {
+		switch {
+		case r == '#':
+			return 0x1e
+		case r < 0x20:
+			return -1
+		}
+		return r
+	}, value)
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+// attrString returns a string attribute of an item, or "".
+func attrString(item dynamo.Item, name string) string {
+	var s string
+	if v, ok := item[name]; ok {
+		_ = dynamo.Unmarshal(v, &s)
+	}
+	return s
+}
+
+// attrInt returns a number attribute of an item, 0 when absent or not a whole number.
+func attrInt(item dynamo.Item, name string) int {
+	n, ok := item[name].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0
+	}
+	v, err := strconv.Atoi(n.Value)
+	if err != nil {
+		return 0
+	}
+	return v
+}

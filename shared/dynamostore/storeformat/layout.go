@@ -1,0 +1,227 @@
+// Package storeformat is the store's item format (docs/storage.md): the sort keys of every item a
+// team's records keep in their table (rows, order, facet and word items, counters, unique-value
+// guards), the row of each record kind as shared/dynamostore writes it, the index sort keys, and
+// the derivation of a row's family (its copies, word items and counts). The store and the bench
+// both import it, so nothing else spells a key.
+package storeformat
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Layout is how one listed record kind is stored: its row "<letter>#<id>", and beside it its
+// order item "<letter>o#<status>#<id>", its facet items "<letter>f#<facet>=<value>#<status>#<id>"
+// and its word items "<letter>w#<status>#<word>#<id>".
+type Layout struct {
+	// Letter names the kind's items ("v" for vehicles).
+	Letter string
+	// Sorts maps each sortable field to its index.
+	Sorts map[string]SortIndex
+	// Facets are the kind's equality filters with items and counts of their own, in a fixed order.
+	Facets []Facet
+	// Sum names the row's number attribute (a deal's value_cents) whose total the status shards
+	// keep beside each count of a closed facet value and status, for the rows marked SummedAttr;
+	// "" when the kind keeps none.
+	Sum string
+	// RowOnly names the attributes only the row carries, left out of its copies (a pending
+	// alarm's index entry).
+	RowOnly []string
+}
+
+// SortIndex says how to read a table in the order of one sort field.
+type SortIndex struct {
+	Index    string // the local index; "" for creation order, read from the order items
+	Attr     string // the index's sort key attribute
+	Optional bool   // records may lack the value: read the 0# range after the 1# range
+}
+
+// Facet is an equality filter: each value has its items (copies of the row, in every order) and
+// its count.
+type Facet struct {
+	Name string // the key part, "brand"
+	Attr string // the row attribute holding the record's value as the filter compares it
+	// Closed facets (enums) are counted in the status shards; open ones (text, linked records) in
+	// counter items of their own.
+	Closed bool
+}
+
+// Vehicles is how vehicles are stored.
+var Vehicles = &Layout{Letter: "v",
+	Sorts: map[string]SortIndex{
+		"created_at": {},
+		"updated_at": {Index: "by_updated", Attr: "lsi_updated"},
+		"price":      {Index: "by_price", Attr: "lsi_price"},
+		"title":      {Index: "by_title", Attr: "lsi_title"},
+		"model_year": {Index: "by_year", Attr: "lsi_year", Optional: true},
+		"mileage_km": {Index: "by_mileage", Attr: "lsi_mileage", Optional: true},
+	},
+	Facets: []Facet{
+		{Name: "phase", Attr: "phase", Closed: true},
+		{Name: "fuel", Attr: "fuel", Closed: true},
+		{Name: "brand", Attr: "f_brand"},
+		{Name: "model", Attr: "f_model"},
+	},
+}
+
+// Clients is how clients are stored.
+var Clients = &Layout{Letter: "c",
+	Sorts: map[string]SortIndex{
+		"created_at": {},
+		"updated_at": {Index: "by_updated", Attr: "lsi_updated"},
+		"name":       {Index: "by_name", Attr: "lsi_name"},
+	},
+	Facets: []Facet{{Name: "type", Attr: "type", Closed: true}},
+}
+
+// Deals is how deals are stored: the status shards keep their value's sums.
+var Deals = &Layout{Letter: "d", Sum: "value_cents",
+	Sorts: map[string]SortIndex{
+		"created_at":          {},
+		"updated_at":          {Index: "by_updated", Attr: "lsi_updated"},
+		"value":               {Index: "by_value", Attr: "lsi_value", Optional: true},
+		"title":               {Index: "by_title", Attr: "lsi_title"},
+		"expected_close_date": {Index: "by_close_date", Attr: "lsi_close", Optional: true},
+	},
+	Facets: []Facet{
+		{Name: "phase", Attr: "phase", Closed: true},
+		{Name: "client_id", Attr: "client_id"},
+		{Name: "vehicle_id", Attr: "vehicle_id"},
+	},
+}
+
+// Activities is how activities are stored.
+var Activities = &Layout{Letter: "a", RowOnly: []string{"alarm_day", "alarm_key"},
+	Sorts: map[string]SortIndex{
+		"created_at": {},
+		"updated_at": {Index: "by_updated", Attr: "lsi_updated"},
+		"due_at":     {Index: "by_due", Attr: "lsi_due", Optional: true},
+	},
+	Facets: []Facet{
+		{Name: "type", Attr: "type", Closed: true},
+		{Name: "vehicle_id", Attr: "vehicle_id"},
+		{Name: "client_id", Attr: "client_id"},
+		{Name: "deal_id", Attr: "deal_id"},
+	},
+}
+
+// Financial is how financial records are stored.
+var Financial = &Layout{Letter: "f", RowOnly: []string{"alarm_day", "alarm_key"},
+	Sorts: map[string]SortIndex{
+		"created_at": {},
+		"updated_at": {Index: "by_updated", Attr: "lsi_updated"},
+		"due_date":   {Index: "by_due", Attr: "lsi_due"},
+		"amount":     {Index: "by_amount", Attr: "lsi_amount"},
+	},
+	Facets: []Facet{
+		{Name: "type", Attr: "type", Closed: true},
+		{Name: "category", Attr: "category", Closed: true},
+		{Name: "payment_method", Attr: "payment_method", Closed: true},
+		{Name: "vehicle_id", Attr: "vehicle_id"},
+		{Name: "client_id", Attr: "client_id"},
+		{Name: "deal_id", Attr: "deal_id"},
+	},
+}
+
+// Of returns the layout of a resource (patio.ResourceVehicle, ...), nil for one without.
+func Of(resource string) *Layout {
+	switch resource {
+	case patio.ResourceVehicle:
+		return Vehicles
+	case patio.ResourceClient:
+		return Clients
+	case patio.ResourceDeal:
+		return Deals
+	case patio.ResourceActivity:
+		return Activities
+	case patio.ResourceFinancial:
+		return Financial
+	}
+	return nil
+}
+
+// RowPrefix starts the sort keys of the kind's rows, "v#".
+func (l *Layout) RowPrefix() string { return l.Letter + "#" }
+
+// RowKey is the sort key of a record's row.
+func (l *Layout) RowKey(id string) string { return l.RowPrefix() + id }
+
+// OrderPrefix starts the sort keys of the order items of a status: they hold the records of the
+// status in creation order (their ids').
+func (l *Layout) OrderPrefix(status string) string { return l.Letter + "o#" + status + "#" }
+
+// OrderKey is the sort key of a record's order item.
+func (l *Layout) OrderKey(status, id string) string { return l.OrderPrefix(status) + id }
+
+// FacetPrefix starts the sort keys of the facet items of a facet value (FacetKey) and a status,
+// in creation order.
+func (l *Layout) FacetPrefix(facetKey, status string) string {
+	return l.Letter + "f#" + facetKey + "#" + status + "#"
+}
+
+// WordPrefix starts the sort keys of the word items of a status; a word item's key goes on with
+// the word, "#" and the record's id.
+func (l *Layout) WordPrefix(status string) string { return l.Letter + "w#" + status + "#" }
+
+// wordKey is the sort key of a record's word item.
+func (l *Layout) wordKey(status, word, id string) string {
+	return l.WordPrefix(status) + word + "#" + id
+}
+
+// PlateGuardKey is the sort key of the guard item reserving a plate in a team (its plate key,
+// patio.Vehicle.PlateKey).
+func PlateGuardKey(plateKey string) string { return "plate#" + plateKey }
+
+// DocumentGuardKey is the sort key of the guard item reserving a client's document in a team
+// (patio.Client.Document: "cpf" or "cnpj", and its digits).
+func DocumentGuardKey(kind, value string) string { return kind + "#" + value }
+
+// Counters. A team's counts in a table live in CountShards status shards "n#<shard>", each
+// holding one number per status, per closed facet value and status ("phase=disponivel#ativo"),
+// the number of records whose family is complete (IndexedAttr) and, for kinds with sums, the
+// number of rows in them (SummedAttr) and the sums "sum#<facet>=<value>#<status>"; and, for each
+// value of an open facet, in as many counter items "nf#<facet>=<value>#<shard>", one number per
+// status. A write adds to one shard number of each item it counts in.
+
+// CountShards is the number of shards of each counter item.
+const CountShards = 4
+
+// CountPrefix starts the status shards' sort keys.
+const CountPrefix = "n#"
+
+// countsEnd is past the status shards' sort keys (reads use BETWEEN, CounterRange).
+const countsEnd = "n$"
+
+// facetCountPrefix starts the sort keys of open facet values' counter items.
+const facetCountPrefix = "nf#"
+
+// CounterKey is the sort key of shard number shard of a counter item: of the status shards for
+// item "", of an open facet value's counter for item "<facet>=<value>" (FacetKey).
+func CounterKey(item string, shard int) string {
+	if item == "" {
+		return CountPrefix + strconv.Itoa(shard)
+	}
+	return facetCountPrefix + item + "#" + strconv.Itoa(shard)
+}
+
+// CounterRange returns the inclusive bounds of the sort keys of every shard of a counter item
+// (item as CounterKey's).
+func CounterRange(item string) (lo, hi string) {
+	if item == "" {
+		return CountPrefix, countsEnd
+	}
+	return facetCountPrefix + item + "#", facetCountPrefix + item + "$"
+}
+
+// CounterOf tells a counter item by its sort key, and what it counts (item as CounterKey's).
+func CounterOf(sk string) (item string, ok bool) {
+	switch {
+	case strings.HasPrefix(sk, CountPrefix):
+		return "", true
+	case strings.HasPrefix(sk, facetCountPrefix):
+		return sk[len(facetCountPrefix):strings.LastIndexByte(sk, '#')], true
+	}
+	return "", false
+}
