@@ -36,7 +36,7 @@ func TestDeliveriesBulkReplay(t *testing.T) {
 	}
 	add(webhook.DeliverySucceeded, 1)
 	add(webhook.DeliveryPending, 1)
-	if _, _, _, err := store.CreateDeliveries(ctx, ds); err != nil {
+	if _, _, _, err := store.DeliveryLog().CreateDeliveries(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
 

@@ -21,7 +21,7 @@ func (c *cli) financialCmd() *cobra.Command {
 		one: "a financial record", noun: "financial record", many: "financial records",
 		overdue: "pending records past their due date (in the team's time zone)",
 		service: func() patio.Financial {
-			return patio.NewFinancial(c.store.Financial(), c.store.Team).WithAudit(c.store, patio.ResourceFinancial)
+			return patio.NewFinancial(c.store.Financial(), c.store.Accounts().Team).WithAudit(c.store, patio.ResourceFinancial)
 		},
 		types: patio.FinancialTypes, statuses: patio.FinancialStatuses,
 		inputFlags: func(fs *pflag.FlagSet) {

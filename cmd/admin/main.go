@@ -233,7 +233,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 
 	get := &cobra.Command{Use: "get", Short: "Show a team", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			t, err := c.store.Team(ctx, team)
+			t, err := c.store.Accounts().Team(ctx, team)
 			if err != nil {
 				return err
 			}
@@ -267,7 +267,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 			if _, err := patio.CheckTimeZone(tz); err != nil {
 				return err
 			}
-			t, err := c.store.SetTimeZone(ctx, team, tz)
+			t, err := c.store.Accounts().SetTimeZone(ctx, team, tz)
 			if err != nil {
 				return err
 			}
@@ -300,7 +300,7 @@ func (c *cli) keysCmd() *cobra.Command {
 
 	create := &cobra.Command{Use: "create", Short: "Create an API key (the key is shown once)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			if _, err := c.store.Team(ctx, team); err != nil {
+			if _, err := c.store.Accounts().Team(ctx, team); err != nil {
 				return err
 			}
 			sc, err := patio.ParseScopes(scopes)
@@ -337,7 +337,7 @@ func (c *cli) keysCmd() *cobra.Command {
 
 	list := &cobra.Command{Use: "list", Short: "List a team's API keys", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			ks, err := c.store.ListKeys(ctx, team)
+			ks, err := c.store.Accounts().ListKeys(ctx, team)
 			if err != nil {
 				return err
 			}
@@ -356,7 +356,9 @@ func (c *cli) keysCmd() *cobra.Command {
 }
 
 // keys is the API key use cases, on the configured store, with this tool's key prefix.
-func (c *cli) keys() patio.Keys { return patio.Keys{Store: c.store, Audit: c.store, Prefix: c.prefix} }
+func (c *cli) keys() patio.Keys {
+	return patio.Keys{Store: c.store.Accounts(), Audit: c.store, Prefix: c.prefix}
+}
 
 func mustRequire(cmd *cobra.Command, names ...string) {
 	for _, n := range names {

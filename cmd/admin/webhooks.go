@@ -64,7 +64,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 
 	create := &cobra.Command{Use: "create", Short: "Create a webhook (the secret is shown once)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			if _, err := c.store.Team(ctx, team); err != nil {
+			if _, err := c.store.Accounts().Team(ctx, team); err != nil {
 				return err
 			}
 			svc, err := c.webhooks(ctx)

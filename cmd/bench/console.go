@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/app/consoleapp"
+	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -195,7 +196,7 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleRep
 func (env *benchEnv) ownerSession(ctx context.Context, team string) (string, error) {
 	email := "owner+" + team[:8] + "@dealer.example"
 	ts := patio.NewTimestamp(time.Now())
-	err := env.store.AddMember(ctx, patio.Member{TeamID: team, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
+	err := env.store.People().AddMember(ctx, patio.Member{TeamID: team, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
 		CreatedAt: ts, UpdatedAt: ts})
 	if err != nil && !patio.IsKind(err, patio.KindConflict) { // the Runtime API part made them already
 		return "", err
@@ -205,13 +206,13 @@ func (env *benchEnv) ownerSession(ctx context.Context, team string) (string, err
 		return "", err
 	}
 	now := time.Now()
-	return id, env.store.CreateSession(ctx, patio.Session{Hash: hash, Email: email, TeamID: team, CreatedAt: now, SeenAt: now})
+	return id, env.store.People().CreateSession(ctx, patio.Session{Hash: hash, Email: email, TeamID: team, CreatedAt: now, SeenAt: now})
 }
 
 // seedDeliveries creates a webhook of the team with n logged deliveries (mostly succeeded, some
 // failed), spread over the last 30 days, and returns its id.
 func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) (string, error) {
-	w, _, err := webhook.Webhooks{Store: env.store}.Create(ctx, team, webhook.Settings{URL: "https://hooks.bench.example/patio",
+	w, _, err := webhook.Webhooks{Store: workers.NewWebhookStore(env.store)}.Create(ctx, team, webhook.Settings{URL: "https://hooks.bench.example/patio",
 		Events: []string{"*"}})
 	if err != nil {
 		return "", err
@@ -232,7 +233,7 @@ func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) (st
 				EventType: webhook.VehicleUpdated, Status: st, Attempt: 1, Payload: []byte(`{"id":"` + ev + `"}`),
 				CreatedAt: at, UpdatedAt: at})
 		}
-		_, _, _, err := env.store.CreateDeliveries(ctx, ds)
+		_, _, _, err := env.store.DeliveryLog().CreateDeliveries(ctx, ds)
 		return err
 	})
 }
@@ -242,7 +243,7 @@ func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) (st
 // months, a tenth of them pending and past due), through the use cases.
 func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOptions) error {
 	acts := patio.NewActivities(env.store.Activities())
-	fin := patio.NewFinancial(env.store.Financial(), env.store.Team)
+	fin := patio.NewFinancial(env.store.Financial(), env.store.Accounts().Team)
 	now := time.Now()
 	progress("console: %d activities and %d financial records", o.activities, o.financial)
 	err := parallel(ctx, o.activities, 4, func(ctx context.Context, i int) error {

@@ -204,7 +204,7 @@ func storeTeam(ctx context.Context, store *dynamostore.Store, name string) (pati
 	if err != nil {
 		return team, err
 	}
-	return team, store.CreateTeam(ctx, team)
+	return team, store.Accounts().CreateTeam(ctx, team)
 }
 
 // createTeam stores a new team and an API key of it with every scope.
@@ -217,7 +217,7 @@ func createTeam(ctx context.Context, store *dynamostore.Store, name string) (pri
 	if err != nil {
 		return principal{}, err
 	}
-	if err := store.CreateKey(ctx, key); err != nil {
+	if err := store.Accounts().CreateKey(ctx, key); err != nil {
 		return principal{}, err
 	}
 	return principal{teamID: team.ID, secret: secret, keyHash: key.Hash}, nil

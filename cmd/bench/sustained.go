@@ -198,7 +198,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	hook, err := webhook.New(creds.TeamID, steady.srv.URL+"/in", []string{"*"}, time.Now().Add(-time.Minute))
 	if err == nil {
 		steady.secret = hook.Secret
-		err = s.Store.CreateWebhook(ctx, hook)
+		err = s.Store.Webhooks().CreateWebhook(ctx, hook)
 	}
 	if err != nil {
 		stop()
@@ -274,7 +274,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	slowHook, err := webhook.New(drainTeam.TeamID, slow.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute))
 	if err == nil {
 		slow.secret = slowHook.Secret
-		err = s.Store.CreateWebhook(ctx, slowHook)
+		err = s.Store.Webhooks().CreateWebhook(ctx, slowHook)
 	}
 	if err != nil {
 		return nil, err
@@ -305,7 +305,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 		return rep, fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", n, o.drain)
 	}
 	rep.drainRate = float64(o.drain) / last.Sub(began).Seconds()
-	g, err := s.Store.Gate(ctx, drainTeam.TeamID, slowHook.ID)
+	g, err := s.Store.Webhooks().Gate(ctx, drainTeam.TeamID, slowHook.ID)
 	rep.drainBound = g.Bound
 	return rep, err
 }

@@ -100,7 +100,7 @@ func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 		return err
 	}
 	recv.secret = hook.Secret
-	if err := b.store.CreateWebhook(ctx, hook); err != nil {
+	if err := b.store.Webhooks().CreateWebhook(ctx, hook); err != nil {
 		return err
 	}
 	timer, err := app.NewTimer(b.cfg, b.conf, app.TimerPeriod)
@@ -144,7 +144,7 @@ func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 			return ctx.Err()
 		case <-time.After(2 * time.Second):
 		}
-		ds, err := b.store.Deliveries(ctx, hook.ID, "")
+		ds, err := b.store.DeliveryLog().Deliveries(ctx, hook.ID, "")
 		if err != nil {
 			return err
 		}
@@ -153,7 +153,7 @@ func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) error {
 				continue
 			}
 			// The webhook's delivery list carries no payload: the record has it.
-			if d, err = b.store.Delivery(ctx, d.ID); err != nil {
+			if d, err = b.store.DeliveryLog().Delivery(ctx, d.ID); err != nil {
 				return err
 			}
 			seen[d.ID] = true

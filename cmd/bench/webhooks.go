@@ -376,7 +376,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 		return nil, err
 	}
 	slow.secret = sw.Secret
-	if err := b.store.CreateWebhook(ctx, sw); err != nil {
+	if err := b.store.Webhooks().CreateWebhook(ctx, sw); err != nil {
 		return nil, err
 	}
 	progress("webhooks: lag again, beside a webhook whose receiver always times out")
@@ -388,7 +388,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	b.recv.mu.Lock()
 	rep.badSignatures = b.recv.bad
 	b.recv.mu.Unlock()
-	if ds, err := b.store.Deliveries(ctx, sw.ID, ""); err == nil {
+	if ds, err := b.store.DeliveryLog().Deliveries(ctx, sw.ID, ""); err == nil {
 		for _, d := range ds {
 			rep.slowSent += d.Attempt
 		}
@@ -455,7 +455,7 @@ func (b *whBench) scenario(ctx context.Context, name string, r *benchReceiver) (
 		return team, w, err
 	}
 	r.secret = w.Secret
-	return team, w, b.store.CreateWebhook(ctx, w)
+	return team, w, b.store.Webhooks().CreateWebhook(ctx, w)
 }
 
 // drainSlow50 drains a backlog of o.backlog changes of a team of its own to a receiver that answers
@@ -483,7 +483,7 @@ func (b *whBench) drainSlow50(ctx context.Context) (float64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	g, err := b.store.Gate(ctx, team.ID, hook.ID)
+	g, err := b.store.Webhooks().Gate(ctx, team.ID, hook.ID)
 	return float64(b.o.backlog) / last.Sub(start).Seconds(), g.Bound, err
 }
 
@@ -517,7 +517,7 @@ func (b *whBench) drainThrottled(ctx context.Context) (throttleReport, error) {
 	// Every delivery ends: delivered, or failed after its six attempts.
 	deadline := time.Now().Add(15 * time.Minute)
 	for {
-		ds, err := b.store.Deliveries(ctx, hook.ID, "")
+		ds, err := b.store.DeliveryLog().Deliveries(ctx, hook.ID, "")
 		if err != nil {
 			return rep, err
 		}
@@ -600,7 +600,7 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	if b.hook, err = webhook.New(team.ID, recv.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute)); err != nil {
 		return nil, err
 	}
-	if err := b.store.CreateWebhook(ctx, b.hook); err != nil {
+	if err := b.store.Webhooks().CreateWebhook(ctx, b.hook); err != nil {
 		return nil, err
 	}
 	recv.secret = b.hook.Secret

@@ -108,7 +108,7 @@ func localTeam(ctx context.Context, s *localstack.Stack) (localstack.Creds, erro
 	var c localstack.Creds
 	ok := false
 	if data, err := os.ReadFile(credsFile); err == nil && json.Unmarshal(data, &c) == nil {
-		if _, err := patio.Authenticate(ctx, s.Store, "Bearer "+c.Key); err == nil {
+		if _, err := patio.Authenticate(ctx, s.Store.Accounts(), "Bearer "+c.Key); err == nil {
 			ok = true
 		} else if !patio.IsKind(err, patio.KindUnauthenticated) {
 			return c, err

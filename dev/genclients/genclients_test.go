@@ -160,14 +160,14 @@ func serveAPI(t *testing.T) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateTeam(ctx, team); err != nil {
+	if err := store.Accounts().CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	k, secret, err := patio.NewAPIKey(team.ID, "roundtrip", patio.Scopes, patio.TestKeyPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateKey(ctx, k); err != nil {
+	if err := store.Accounts().CreateKey(ctx, k); err != nil {
 		t.Fatal(err)
 	}
 	return srv.URL, secret

@@ -265,14 +265,14 @@ func (s *Stack) NewTeam(ctx context.Context, name, ownerEmail string) (Creds, er
 	if err != nil {
 		return Creds{}, err
 	}
-	if err := s.Store.CreateTeam(ctx, team); err != nil {
+	if err := s.Store.Accounts().CreateTeam(ctx, team); err != nil {
 		return Creds{}, err
 	}
 	key, secret, err := patio.NewAPIKey(team.ID, "local", patio.Scopes, patio.TestKeyPrefix)
 	if err != nil {
 		return Creds{}, err
 	}
-	if err := s.Store.CreateKey(ctx, key); err != nil {
+	if err := s.Store.Accounts().CreateKey(ctx, key); err != nil {
 		return Creds{}, err
 	}
 	return Creds{TeamID: team.ID, KeyID: key.ID, Key: secret}, nil
@@ -292,7 +292,7 @@ func (s *Stack) Owner(ctx context.Context, teamID, email, password string) (stri
 		}
 	}
 	ts := patio.NewTimestamp(time.Now())
-	err := s.Store.AddMember(ctx, patio.Member{TeamID: teamID, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
+	err := s.Store.People().AddMember(ctx, patio.Member{TeamID: teamID, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
 		InvitedBy: "local stack", CreatedAt: ts, UpdatedAt: ts})
 	if err != nil && !patio.IsKind(err, patio.KindConflict) {
 		return "", err

@@ -52,13 +52,13 @@ func TestConsoleFunction(t *testing.T) {
 	// A session of the team's owner, as signing in leaves it.
 	email := "owner+runtime@dealer.example"
 	ts := patio.NewTimestamp(time.Now())
-	if err := fx.store.AddMember(ctx, patio.Member{TeamID: fx.team.ID, Email: email, Role: patio.RoleOwner,
+	if err := fx.store.People().AddMember(ctx, patio.Member{TeamID: fx.team.ID, Email: email, Role: patio.RoleOwner,
 		Status: patio.MemberActive, CreatedAt: ts, UpdatedAt: ts}); err != nil {
 		t.Fatal(err)
 	}
 	id, hash, _ := patio.NewSessionID()
 	now := time.Now()
-	if err := fx.store.CreateSession(ctx, patio.Session{Hash: hash, Email: email, TeamID: fx.team.ID, CreatedAt: now, SeenAt: now}); err != nil {
+	if err := fx.store.People().CreateSession(ctx, patio.Session{Hash: hash, Email: email, TeamID: fx.team.ID, CreatedAt: now, SeenAt: now}); err != nil {
 		t.Fatal(err)
 	}
 

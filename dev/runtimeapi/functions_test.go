@@ -173,11 +173,11 @@ func newFixture(t *testing.T) fixture {
 	ctx := context.Background()
 	store := dynamostore.New(cfg, conf.Tables)
 	team, _ := patio.NewTeam("Runtime API", "ops@example.com", "starter")
-	if err := store.CreateTeam(ctx, team); err != nil {
+	if err := store.Accounts().CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	key, secret, _ := patio.NewAPIKey(team.ID, "runtime", patio.Scopes, patio.TestKeyPrefix)
-	if err := store.CreateKey(ctx, key); err != nil {
+	if err := store.Accounts().CreateKey(ctx, key); err != nil {
 		t.Fatal(err)
 	}
 	client, err := patio.NewClients(store.Clients()).Create(ctx, team.ID, patio.ClientInput{
@@ -353,7 +353,7 @@ func TestWebhookFunctions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := hookStore.CreateWebhook(ctx, hook); err != nil {
+		if err := hookStore.Webhooks().CreateWebhook(ctx, hook); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -138,7 +138,7 @@ func api(cfg aws.Config, c Config, logger *slog.Logger, teamHint func(*http.Requ
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	o := httpapi.Options{Keys: store, Limiter: store, Logger: logger, TeamHint: teamHint}
+	o := httpapi.Options{Keys: store.Accounts(), Limiter: store.Accounts(), Logger: logger, TeamHint: teamHint}
 	for _, r := range resources {
 		switch r {
 		case Vehicles:

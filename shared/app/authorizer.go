@@ -21,7 +21,7 @@ func Authorizer(cfg aws.Config, c Config, logger *slog.Logger) (AuthorizerHandle
 	if err := c.Require(AuthorizerFunction); err != nil {
 		return nil, err
 	}
-	h := authorizer.Handler{Keys: dynamostore.New(cfg, c.Tables), Logger: logger}
+	h := authorizer.Handler{Keys: dynamostore.New(cfg, c.Tables).Accounts(), Logger: logger}
 	return h.Handle, nil
 }
 

@@ -80,11 +80,11 @@ func TestLambdaEventsThroughTheAdapter(t *testing.T) {
 	ctx := context.Background()
 	store := dynamostore.New(cfg, envConfig(t).Tables)
 	team, _ := patio.NewTeam("Lambda", "ops@example.com", "starter")
-	if err := store.CreateTeam(ctx, team); err != nil {
+	if err := store.Accounts().CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	key, secret, _ := patio.NewAPIKey(team.ID, "lambda", patio.Scopes, patio.TestKeyPrefix)
-	if err := store.CreateKey(ctx, key); err != nil {
+	if err := store.Accounts().CreateKey(ctx, key); err != nil {
 		t.Fatal(err)
 	}
 

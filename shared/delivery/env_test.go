@@ -41,9 +41,11 @@ var (
 )
 
 // store is the DynamoDB store of the package's tables, with failures planned per method and the
-// deactivation rule's calls noted.
+// deactivation rule's calls noted: the store's webhooks and delivery log, which delivery.Store
+// spans.
 type store struct {
-	*dynamostore.Store
+	*dynamostore.Webhooks
+	*dynamostore.DeliveryLog
 
 	mu   sync.Mutex
 	fail map[string]*planned
@@ -84,14 +86,14 @@ func (s *store) SwapGate(ctx context.Context, teamID, webhookID string, g delive
 	if err := s.failing("SwapGate"); err != nil {
 		return delivery.Gate{}, false, err
 	}
-	return s.Store.SwapGate(ctx, teamID, webhookID, g)
+	return s.Webhooks.SwapGate(ctx, teamID, webhookID, g)
 }
 
 func (s *store) NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error {
 	if err := s.failing("NoteSuccess"); err != nil {
 		return err
 	}
-	return s.Store.NoteSuccess(ctx, teamID, id, t)
+	return s.Webhooks.NoteSuccess(ctx, teamID, id, t)
 }
 
 func (s *store) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {
@@ -101,14 +103,14 @@ func (s *store) DisableForFailures(ctx context.Context, teamID, id string, first
 	if err := s.failing("DisableForFailures"); err != nil {
 		return false, err
 	}
-	return s.Store.DisableForFailures(ctx, teamID, id, first, now, last)
+	return s.Webhooks.DisableForFailures(ctx, teamID, id, first, now, last)
 }
 
 func (s *store) CreateDeliveries(ctx context.Context, ds []webhook.Delivery) ([]webhook.Delivery, []bool, int, error) {
 	if err := s.failing("CreateDeliveries"); err != nil {
 		return nil, nil, 0, err
 	}
-	return s.Store.CreateDeliveries(ctx, ds)
+	return s.DeliveryLog.CreateDeliveries(ctx, ds)
 }
 
 // env is a deliverer's surroundings: a team of its own with webhook hook, the deliveries given,
@@ -132,7 +134,7 @@ func newEnv(t *testing.T, deliveries ...func(*env) webhook.Delivery) *env {
 	s := dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{Accounts: names["AccountsTable"],
 		Webhooks: names["WebhooksTable"], Deliveries: names["DeliveriesTable"]})
 	n := unique.Add(1)
-	e := &env{t: t, store: &store{Store: s, fail: map[string]*planned{}}, queue: &queue{}, sender: &sender{result: failure},
+	e := &env{t: t, store: &store{Webhooks: s.Webhooks(), DeliveryLog: s.DeliveryLog(), fail: map[string]*planned{}}, queue: &queue{}, sender: &sender{result: failure},
 		mailer: &mailer{}, prefix: fmt.Sprintf("dlv_%d_%d_", time.Now().UnixNano()%1e9, n)}
 	e.team = patio.Team{ID: fmt.Sprintf("team_%d_%d", time.Now().UnixNano(), n), Name: "Acme Motors", Email: "ops@acme.example",
 		Language: "en"}

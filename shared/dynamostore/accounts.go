@@ -49,7 +49,7 @@ type keyRow struct {
 func teamPK(id string) string  { return "team#" + id }
 func keyPK(hash string) string { return "key#" + hash }
 
-func (s *Store) accounts() dynamo.Table { return s.db.Table(s.tables.Accounts) }
+func (s *core) accounts() dynamo.Table { return s.db.Table(s.tables.Accounts) }
 
 func (r teamRow) team() (patio.Team, error) {
 	created, err := patio.ParseTimestamp(r.CreatedAt)
@@ -75,7 +75,7 @@ func (r keyRow) key() (patio.APIKey, error) {
 
 // NoteKeyUse implements patio.KeyUseNoter with one conditional write: only when no use within
 // patio.KeyUseEvery is recorded (a failed condition is that case, not an error).
-func (s *Store) NoteKeyUse(ctx context.Context, hash string, at time.Time) error {
+func (s *Accounts) NoteKeyUse(ctx context.Context, hash string, at time.Time) error {
 	err := s.accounts().Update("pk", keyPK(hash)).Range("sk", "key").Set("last_used_ms", at.UnixMilli()).
 		If("attribute_exists(pk) AND (attribute_not_exists('last_used_ms') OR 'last_used_ms' <= ?)",
 			at.Add(-patio.KeyUseEvery).UnixMilli()).Run(ctx)
@@ -86,7 +86,7 @@ func (s *Store) NoteKeyUse(ctx context.Context, hash string, at time.Time) error
 }
 
 // CreateTeam stores a new team.
-func (s *Store) CreateTeam(ctx context.Context, t patio.Team) error {
+func (s *Accounts) CreateTeam(ctx context.Context, t patio.Team) error {
 	row := teamRow{PK: teamPK(t.ID), SK: "team", ID: t.ID, Name: t.Name, Email: t.Email,
 		Plan: string(t.Plan), CreatedAt: t.CreatedAt.String(), GatewayKeyID: t.GatewayKeyID, GatewayKey: t.GatewayKey,
 		TimeZone: t.TimeZone}
@@ -95,7 +95,7 @@ func (s *Store) CreateTeam(ctx context.Context, t patio.Team) error {
 
 // Team returns a team (strongly consistent, so a plan change applies to the next request), or
 // KindNotFound.
-func (s *Store) Team(ctx context.Context, id string) (patio.Team, error) {
+func (s *Accounts) Team(ctx context.Context, id string) (patio.Team, error) {
 	var row teamRow
 	err := s.accounts().Get("pk", teamPK(id)).Range("sk", dynamo.Equal, "team").Consistent(true).One(ctx, &row)
 	if err != nil {
@@ -106,7 +106,7 @@ func (s *Store) Team(ctx context.Context, id string) (patio.Team, error) {
 }
 
 // SetPlan changes a team's plan; an unknown team is KindNotFound.
-func (s *Store) SetPlan(ctx context.Context, id string, plan patio.Plan) (patio.Team, error) {
+func (s *Accounts) SetPlan(ctx context.Context, id string, plan patio.Plan) (patio.Team, error) {
 	var row teamRow
 	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").Set("plan", string(plan)).
 		If("attribute_exists(pk)").Value(ctx, &row)
@@ -122,7 +122,7 @@ func (s *Store) SetPlan(ctx context.Context, id string, plan patio.Plan) (patio.
 
 // SetTimeZone sets a team's time zone (an IANA name the caller checked, patio.CheckTimeZone) and
 // returns the team, or KindNotFound.
-func (s *Store) SetTimeZone(ctx context.Context, id, tz string) (patio.Team, error) {
+func (s *Accounts) SetTimeZone(ctx context.Context, id, tz string) (patio.Team, error) {
 	var row teamRow
 	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").Set("time_zone", tz).
 		If("attribute_exists(pk)").Value(ctx, &row)
@@ -138,7 +138,7 @@ func (s *Store) SetTimeZone(ctx context.Context, id, tz string) (patio.Team, err
 
 // SetGatewayKey records the team's API Gateway key (its id and value, see patio.Team) and returns
 // the updated team; an unknown team is KindNotFound.
-func (s *Store) SetGatewayKey(ctx context.Context, id, keyID, value string) (patio.Team, error) {
+func (s *Accounts) SetGatewayKey(ctx context.Context, id, keyID, value string) (patio.Team, error) {
 	var row teamRow
 	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").
 		Set("gateway_key_id", keyID).Set("gateway_key", value).
@@ -154,7 +154,7 @@ func (s *Store) SetGatewayKey(ctx context.Context, id, keyID, value string) (pat
 }
 
 // CreateKey stores a new key (by its hash).
-func (s *Store) CreateKey(ctx context.Context, k patio.APIKey) error {
+func (s *Accounts) CreateKey(ctx context.Context, k patio.APIKey) error {
 	row := keyRow{PK: keyPK(k.Hash), SK: "key", KeyID: k.ID, TeamID: k.TeamID, Name: k.Name, Hint: k.Hint,
 		Scopes: k.Scopes, Status: k.Status, CreatedAt: k.CreatedAt.String()}
 	return wrap(s.accounts().Put(row).If("attribute_not_exists(pk)").Run(ctx), "create key", k.ID)
@@ -162,7 +162,7 @@ func (s *Store) CreateKey(ctx context.Context, k patio.APIKey) error {
 
 // KeyByHash returns the key with this hash (strongly consistent, so a revocation applies to the next
 // request), or KindNotFound.
-func (s *Store) KeyByHash(ctx context.Context, hash string) (patio.APIKey, error) {
+func (s *Accounts) KeyByHash(ctx context.Context, hash string) (patio.APIKey, error) {
 	var row keyRow
 	err := s.accounts().Get("pk", keyPK(hash)).Range("sk", dynamo.Equal, "key").Consistent(true).One(ctx, &row)
 	if err != nil {
@@ -175,7 +175,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (patio.APIKey, error
 // KeyAndTeam reads the key with this hash and the team with this id in one strongly consistent
 // BatchGetItem (patio.KeyTeamReader): KindNotFound when there is no such key, the zero team when
 // there is no such team.
-func (s *Store) KeyAndTeam(ctx context.Context, hash, teamID string) (patio.APIKey, patio.Team, error) {
+func (s *Accounts) KeyAndTeam(ctx context.Context, hash, teamID string) (patio.APIKey, patio.Team, error) {
 	var items []dynamo.Item
 	err := s.accounts().Batch("pk", "sk").
 		Get(dynamo.Keys{keyPK(hash), "key"}, dynamo.Keys{teamPK(teamID), "team"}).
@@ -209,7 +209,7 @@ func (s *Store) KeyAndTeam(ctx context.Context, hash, teamID string) (patio.APIK
 }
 
 // RevokeKey marks a key revoked; an unknown key id is KindNotFound.
-func (s *Store) RevokeKey(ctx context.Context, id string) (patio.APIKey, error) {
+func (s *Accounts) RevokeKey(ctx context.Context, id string) (patio.APIKey, error) {
 	var found keyRow
 	err := s.accounts().Get("key_id", id).Index("by_key_id").One(ctx, &found)
 	if err != nil {
@@ -226,7 +226,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string) (patio.APIKey, error) 
 }
 
 // ListKeys returns a team's keys.
-func (s *Store) ListKeys(ctx context.Context, teamID string) ([]patio.APIKey, error) {
+func (s *Accounts) ListKeys(ctx context.Context, teamID string) ([]patio.APIKey, error) {
 	var rows []keyRow
 	err := s.accounts().Get("team_id", teamID).Index("by_team").All(ctx, &rows)
 	if err != nil {
@@ -253,7 +253,7 @@ type rateRow struct {
 // refuses, the minute increment is taken back, so a refused request consumes nothing. A request that
 // meanwhile finds the minute full while that increment is being taken back is refused rightly: the
 // day limit would have refused it too. No transaction is used, so hot counters never conflict.
-func (s *Store) Count(ctx context.Context, teamID string, now time.Time, perMinute, perDay int) (int, int, patio.Window, error) {
+func (s *Accounts) Count(ctx context.Context, teamID string, now time.Time, perMinute, perDay int) (int, int, patio.Window, error) {
 	minuteKey, dayKey, minuteExpiry, dayExpiry := rateKeys(teamID, now)
 
 	// The two windows are counted at once (one round trip, not two); a window that refuses the
@@ -311,7 +311,7 @@ func rateKeys(teamID string, now time.Time) (minuteKey, dayKey string, minuteExp
 
 // Uncount implements patio.RateCounter: the minute's and the day's counts of now each lose one, at
 // once.
-func (s *Store) Uncount(ctx context.Context, teamID string, now time.Time) error {
+func (s *Accounts) Uncount(ctx context.Context, teamID string, now time.Time) error {
 	minuteKey, dayKey, minuteExpiry, dayExpiry := rateKeys(teamID, now)
 	var minuteErr error
 	var wg sync.WaitGroup
@@ -323,7 +323,7 @@ func (s *Store) Uncount(ctx context.Context, teamID string, now time.Time) error
 
 // RequestsCounted returns how many requests of the team the minute and the UTC day of now have
 // counted (the rate limiter's own counters), in one BatchGetItem.
-func (s *Store) RequestsCounted(ctx context.Context, teamID string, now time.Time) (int, int, error) {
+func (s *Accounts) RequestsCounted(ctx context.Context, teamID string, now time.Time) (int, int, error) {
 	minuteKey, dayKey, _, _ := rateKeys(teamID, now)
 	var items []dynamo.Item
 	err := s.accounts().Batch("pk", "sk").Get(dynamo.Keys{minuteKey, "rate"}, dynamo.Keys{dayKey, "rate"}).All(ctx, &items)
@@ -351,7 +351,7 @@ func (s *Store) RequestsCounted(ctx context.Context, teamID string, now time.Tim
 // increment adds delta to a counter and returns the new count. With limit > 0 it only adds while
 // the count is below limit (a failed condition otherwise). It is sent again only when DynamoDB
 // surely did not apply it (counterRetryables), so no retry counts a request twice.
-func (s *Store) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) (int, error) {
+func (s *Accounts) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) (int, error) {
 	u := s.counters.Table(s.tables.Accounts).Update("pk", pk).Range("sk", "rate").Add("count", delta).Set("expires_at", expiresAt)
 	if limit > 0 {
 		u = u.If("attribute_not_exists('count') OR 'count' < ?", limit)
@@ -359,4 +359,29 @@ func (s *Store) increment(ctx context.Context, pk string, delta, limit int, expi
 	var row rateRow
 	err := u.Value(ctx, &row)
 	return row.Count, err
+}
+
+// SetTeamProfile implements patio.TeamStore.
+func (s *Accounts) SetTeamProfile(ctx context.Context, id, name, email, timeZone, language string) (patio.Team, error) {
+	var row teamRow
+	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").Set("name", name).Set("email", email).
+		Set("time_zone", timeZone).Set("language", language).If("attribute_exists(pk)").Value(ctx, &row)
+	if dynamo.IsCondCheckFailed(err) {
+		return patio.Team{}, patio.NotFoundf("team not found")
+	}
+	if err != nil {
+		return patio.Team{}, wrap(err, "set team profile", id)
+	}
+	t, err := row.team()
+	return t, wrap(err, "decode team", id)
+}
+
+// KeyByID implements patio.KeyAdminStore: the by_key_id index finds the key's hash, then the key
+// is read strongly consistent.
+func (s *Accounts) KeyByID(ctx context.Context, id string) (patio.APIKey, error) {
+	var found keyRow
+	if err := s.accounts().Get("key_id", id).Index("by_key_id").One(ctx, &found); err != nil {
+		return patio.APIKey{}, wrap(notFound(err, "key"), "find key", id)
+	}
+	return s.KeyByHash(ctx, found.PK[len("key#"):])
 }

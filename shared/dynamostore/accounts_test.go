@@ -26,31 +26,31 @@ func TestKeyAndTeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateTeam(ctx, team); err != nil {
+	if err := s.Accounts().CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	key, secret, err := patio.NewAPIKey(team.ID, "crm", []string{"vehicles:read"}, patio.TestKeyPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateKey(ctx, key); err != nil {
+	if err := s.Accounts().CreateKey(ctx, key); err != nil {
 		t.Fatal(err)
 	}
 
 	// The list shows the key's start, which tells it from the others, and never the rest.
-	if keys, err := s.ListKeys(ctx, team.ID); err != nil || len(keys) != 1 || keys[0].Hint == "" ||
+	if keys, err := s.Accounts().ListKeys(ctx, team.ID); err != nil || len(keys) != 1 || keys[0].Hint == "" ||
 		!strings.HasPrefix(secret, keys[0].Hint) || len(keys[0].Hint) > len(patio.TestKeyPrefix)+4 {
 		t.Errorf("ListKeys = %+v, %v; want the key with a hint of its first characters", keys, err)
 	}
-	k, got, err := s.KeyAndTeam(ctx, patio.HashKey(secret), team.ID)
+	k, got, err := s.Accounts().KeyAndTeam(ctx, patio.HashKey(secret), team.ID)
 	if err != nil || k.ID != key.ID || k.TeamID != team.ID || k.Status != patio.KeyActive || got.ID != team.ID || got.Plan != patio.PlanStarter {
 		t.Errorf("KeyAndTeam = %+v, %+v, %v; want the key and its team", k, got, err)
 	}
-	k, got, err = s.KeyAndTeam(ctx, patio.HashKey(secret), newTeam())
+	k, got, err = s.Accounts().KeyAndTeam(ctx, patio.HashKey(secret), newTeam())
 	if err != nil || k.ID != key.ID || got.ID != "" {
 		t.Errorf("KeyAndTeam with an unknown team = %+v, %+v, %v; want the key and no team", k, got, err)
 	}
-	_, _, err = s.KeyAndTeam(ctx, patio.HashKey("dk_test_unknownunknownunknownunknownunkn"), team.ID)
+	_, _, err = s.Accounts().KeyAndTeam(ctx, patio.HashKey("dk_test_unknownunknownunknownunknownunkn"), team.ID)
 	if !patio.IsKind(err, patio.KindNotFound) {
 		t.Errorf("KeyAndTeam with an unknown key: %v; want KindNotFound", err)
 	}
@@ -64,7 +64,7 @@ func TestCountTakesBackARefusedRequest(t *testing.T) {
 	at := time.Date(2031, 3, 4, 10, 0, 5, 0, time.UTC)
 	count := func(now time.Time, perMinute, perDay int) (int, int, patio.Window) {
 		t.Helper()
-		m, d, refused, err := s.Count(ctx, team, now, perMinute, perDay)
+		m, d, refused, err := s.Accounts().Count(ctx, team, now, perMinute, perDay)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,10 +133,10 @@ func TestCountNeverCountsTwiceOnARetry(t *testing.T) {
 	ctx := context.Background()
 	team := newTeam()
 	at := time.Now()
-	if _, _, _, err := s.Count(ctx, team, at, 100, 1000); err == nil {
+	if _, _, _, err := s.Accounts().Count(ctx, team, at, 100, 1000); err == nil {
 		t.Fatalf("Count with both answers lost = nil error; want the request failed")
 	}
-	minute, day, err := s.RequestsCounted(ctx, team, at)
+	minute, day, err := s.Accounts().RequestsCounted(ctx, team, at)
 	if err != nil {
 		t.Fatal(err)
 	}

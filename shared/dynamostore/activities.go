@@ -118,5 +118,5 @@ var activityKind = kind[patio.Activity, activityRow, patio.ActivityQuery]{
 
 // Activities returns the activity store.
 func (s *Store) Activities() patio.ActivityStore {
-	return records[patio.Activity, activityRow, patio.ActivityQuery]{s, &activityKind}
+	return records[patio.Activity, activityRow, patio.ActivityQuery]{s.core, &activityKind}
 }

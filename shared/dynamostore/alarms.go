@@ -58,7 +58,7 @@ type alarmIndexRow struct {
 }
 
 // alarmTables returns the configured tables that hold alarms.
-func (s *Store) alarmTables() []string {
+func (s *core) alarmTables() []string {
 	var tables []string
 	for _, t := range []string{s.tables.Activities, s.tables.Financial} {
 		if t != "" {
@@ -103,13 +103,13 @@ func (s *Store) DueAlarms(ctx context.Context, until time.Time) ([]patio.AlarmRe
 func (s *Store) FireAlarm(ctx context.Context, a patio.AlarmRef, at time.Time) (bool, error) {
 	switch a.Resource {
 	case patio.ResourceActivity:
-		r := records[patio.Activity, activityRow, patio.ActivityQuery]{s, &activityKind}
+		r := records[patio.Activity, activityRow, patio.ActivityQuery]{s.core, &activityKind}
 		return fire(ctx, r, a, func(cur patio.Activity) patio.Activity { return cur.Fired(a.Type, at) },
 			func(u *dynamo.Update, row activityRow) *dynamo.Update {
 				return u.Set("fired_due_soon", row.FiredDueSoon).Set("fired_overdue", row.FiredOverdue).Set("fired_at", row.FiredAt)
 			})
 	case patio.ResourceFinancial:
-		r := records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s, &financialKind}
+		r := records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s.core, &financialKind}
 		return fire(ctx, r, a, func(cur patio.FinancialRecord) patio.FinancialRecord { return cur.Fired(a.Type, at) },
 			func(u *dynamo.Update, row financialRow) *dynamo.Update {
 				return u.Set("fired_overdue", row.FiredOverdue).Set("fired_at", row.FiredAt)

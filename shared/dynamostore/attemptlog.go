@@ -44,7 +44,7 @@ func attemptLogKey(deliveryID string, series, n int) string {
 
 // logAttempts writes attempts of a delivery as log items of their own, 25 to a BatchWriteItem
 // call.
-func (s *Store) logAttempts(ctx context.Context, deliveryID string, attempts []webhook.Attempt) error {
+func (s *DeliveryLog) logAttempts(ctx context.Context, deliveryID string, attempts []webhook.Attempt) error {
 	var rows []any
 	for _, a := range attempts {
 		r := attemptLogRow{PK: attemptLogKey(deliveryID, a.Series, a.N), DeliveryID: deliveryID, Series: a.Series, N: a.N,
@@ -65,7 +65,7 @@ func (s *Store) logAttempts(ctx context.Context, deliveryID string, attempts []w
 // AttemptLog returns every attempt of d, oldest first: those of the current series from d (as
 // Delivery read it), those of earlier series from their log items (each series up to d.Series,
 // attempts 1 to MaxAttempts; those never made are simply absent), 100 keys to a BatchGetItem call.
-func (s *Store) AttemptLog(ctx context.Context, d webhook.Delivery) ([]webhook.Attempt, error) {
+func (s *DeliveryLog) AttemptLog(ctx context.Context, d webhook.Delivery) ([]webhook.Attempt, error) {
 	var keys []dynamo.Keyed
 	for series := 0; series <= d.Series; series++ {
 		for n := 1; n <= webhook.MaxAttempts; n++ {

@@ -38,7 +38,7 @@ type auditRow struct {
 	ExpiresAt int64    `dynamo:"expires_at"`
 }
 
-func (s *Store) audit() dynamo.Table { return s.db.Table(s.tables.Audit) }
+func (s *core) audit() dynamo.Table { return s.db.Table(s.tables.Audit) }
 
 func (r auditRow) entry() (patio.AuditEntry, error) {
 	at, err := patio.ParseTimestamp(r.At)

@@ -48,11 +48,11 @@ func (s *Store) Backfill(ctx context.Context, check bool) ([]BackfillReport, err
 	var out []BackfillReport
 	var errs []error
 	for _, b := range []func(context.Context, bool) (BackfillReport, error){
-		records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}.backfill,
-		records[patio.Client, clientRow, patio.ClientQuery]{s, &clientKind}.backfill,
-		records[patio.Deal, dealRow, patio.DealQuery]{s, &dealKind}.backfill,
-		records[patio.Activity, activityRow, patio.ActivityQuery]{s, &activityKind}.backfill,
-		records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s, &financialKind}.backfill,
+		records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s.core, &vehicleKind}.backfill,
+		records[patio.Client, clientRow, patio.ClientQuery]{s.core, &clientKind}.backfill,
+		records[patio.Deal, dealRow, patio.DealQuery]{s.core, &dealKind}.backfill,
+		records[patio.Activity, activityRow, patio.ActivityQuery]{s.core, &activityKind}.backfill,
+		records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s.core, &financialKind}.backfill,
 	} {
 		rep, err := b(ctx, check)
 		if rep.Table == "" && err == nil {
@@ -188,7 +188,7 @@ func (r records[T, R, Q]) migrate(ctx context.Context, stored dynamo.Item) (bool
 // moveAlarms moves a table's pending alarms indexed under their UTC day to alarmSet's partition:
 // one conditional update each (a live write that re-armed the alarm meanwhile already put it
 // there, and it is skipped). With check, it counts them.
-func (s *Store) moveAlarms(ctx context.Context, rep *BackfillReport, check bool) error {
+func (s *core) moveAlarms(ctx context.Context, rep *BackfillReport, check bool) error {
 	table := rep.Table
 	t := s.db.Table(table)
 	iter := t.Scan().Filter("attribute_exists('alarm_key') AND 'alarm_day' <> ?", alarmSet).

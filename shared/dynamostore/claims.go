@@ -36,7 +36,7 @@ func (s *Store) Claimed(ctx context.Context, teamID, key string) (patio.Claim, e
 
 // claimOp is the put that claims c for the record rec, in the creation's transaction: it fails
 // (patio.ErrClaimTaken) while another claim of the key is live.
-func (s *Store) claimOp(c patio.Claim, rec any, now time.Time) (op, error) {
+func (s *core) claimOp(c patio.Claim, rec any, now time.Time) (op, error) {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return op{}, err

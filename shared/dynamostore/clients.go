@@ -55,5 +55,5 @@ var clientKind = kind[patio.Client, clientRow, patio.ClientQuery]{
 
 // Clients returns the client store.
 func (s *Store) Clients() patio.ClientStore {
-	return records[patio.Client, clientRow, patio.ClientQuery]{s, &clientKind}
+	return records[patio.Client, clientRow, patio.ClientQuery]{s.core, &clientKind}
 }

@@ -51,12 +51,12 @@ func (t tally) minus(o tally) tally {
 // countOps writes a difference of counts in a write's transaction: one update per item counted
 // in, all in one shard number drawn at random, so a status change moves a record's count within
 // one item, atomically for any reader.
-func (s *Store) countOps(t dynamo.Table, teamID string, d tally) []op {
+func (s *core) countOps(t dynamo.Table, teamID string, d tally) []op {
 	return s.countOpsIn(t, teamID, d, rand.IntN(countShards))
 }
 
 // countOpsIn writes a difference of counts in one shard number.
-func (s *Store) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []op {
+func (s *core) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []op {
 	byItem := map[string][]countKey{}
 	for k := range d {
 		byItem[k.Item] = append(byItem[k.Item], k)
@@ -76,7 +76,7 @@ func (s *Store) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []
 
 // tallies reads a partition's counts: its status shards (withShards) and the counter items of
 // the given open facet values ("<facet>=<value>"), side by side, strongly consistent.
-func (s *Store) tallies(ctx context.Context, t dynamo.Table, teamID string, withShards bool, open []string) (tally, error) {
+func (s *core) tallies(ctx context.Context, t dynamo.Table, teamID string, withShards bool, open []string) (tally, error) {
 	ranges := make([][2]string, 0, len(open)+1)
 	if withShards {
 		lo, hi := storeformat.CounterRange("")

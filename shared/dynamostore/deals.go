@@ -38,5 +38,5 @@ var dealKind = kind[patio.Deal, dealRow, patio.DealQuery]{
 
 // Deals returns the deal store.
 func (s *Store) Deals() patio.DealStore {
-	return records[patio.Deal, dealRow, patio.DealQuery]{s, &dealKind}
+	return records[patio.Deal, dealRow, patio.DealQuery]{s.core, &dealKind}
 }

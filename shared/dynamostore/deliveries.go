@@ -176,7 +176,7 @@ func decodeHeaders(s string) map[string]string {
 	return h
 }
 
-func (s *Store) deliveries() dynamo.Table { return s.db.Table(s.tables.Deliveries) }
+func (s *core) deliveries() dynamo.Table { return s.db.Table(s.tables.Deliveries) }
 
 // Limits of one TransactWriteItems call (DynamoDB: 100 items, 4 MB).
 const (
@@ -188,7 +188,7 @@ const (
 // call for up to 100 in the usual case, where none exists yet), the transactions at once; when a
 // transaction finds one that exists, that chunk is put one by one, each existing one read instead.
 // On error, n is where the first chunk that failed begins (chunks after it may be stored).
-func (s *Store) CreateDeliveries(ctx context.Context, ds []webhook.Delivery) ([]webhook.Delivery, []bool, int, error) {
+func (s *DeliveryLog) CreateDeliveries(ctx context.Context, ds []webhook.Delivery) ([]webhook.Delivery, []bool, int, error) {
 	stored := make([]webhook.Delivery, len(ds))
 	created := make([]bool, len(ds))
 	var (
@@ -254,7 +254,7 @@ func conditionFailed(err error, n int) bool {
 }
 
 // createDelivery stores one new delivery; when one with its id exists it returns false and that one.
-func (s *Store) createDelivery(ctx context.Context, d webhook.Delivery) (bool, webhook.Delivery, error) {
+func (s *DeliveryLog) createDelivery(ctx context.Context, d webhook.Delivery) (bool, webhook.Delivery, error) {
 	err := s.deliveries().Put(toDeliveryRow(d)).If("attribute_not_exists(pk)").Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
 		stored, err := s.Delivery(ctx, d.ID)
@@ -264,7 +264,7 @@ func (s *Store) createDelivery(ctx context.Context, d webhook.Delivery) (bool, w
 }
 
 // Delivery returns a delivery (strongly consistent), or KindNotFound.
-func (s *Store) Delivery(ctx context.Context, id string) (webhook.Delivery, error) {
+func (s *DeliveryLog) Delivery(ctx context.Context, id string) (webhook.Delivery, error) {
 	var row deliveryRow
 	if err := s.deliveries().Get("pk", id).Consistent(true).One(ctx, &row); err != nil {
 		return webhook.Delivery{}, wrap(notFound(err, "delivery"), "get delivery", id)
@@ -274,7 +274,7 @@ func (s *Store) Delivery(ctx context.Context, id string) (webhook.Delivery, erro
 
 // ClaimDelivery claims attempt n of series series for token in one conditional update that returns
 // the delivery; when the condition fails it reads the delivery as stored.
-func (s *Store) ClaimDelivery(ctx context.Context, id string, series, n int, token string, now, until time.Time) (webhook.Delivery, bool, error) {
+func (s *DeliveryLog) ClaimDelivery(ctx context.Context, id string, series, n int, token string, now, until time.Time) (webhook.Delivery, bool, error) {
 	var row deliveryRow
 	err := s.deliveries().Update("pk", id).Set("claim", token).Set("claim_until", until.UnixMilli()).
 		If("'status' = ? AND 'series' = ? AND 'attempt' = ? AND (attribute_not_exists('claim_until') OR 'claim_until' < ? OR 'claim' = ?)",
@@ -321,7 +321,7 @@ func recorded(r delivery.Record) webhook.Delivery {
 // recordCond says: a lone record with one conditional put, more in transactions of up to 100
 // conditional puts. A record whose condition fails is KindConflict and leaves its transaction,
 // which is tried again without it.
-func (s *Store) RecordAttempts(ctx context.Context, recs []delivery.Record, now time.Time) []error {
+func (s *DeliveryLog) RecordAttempts(ctx context.Context, recs []delivery.Record, now time.Time) []error {
 	errs := make([]error, len(recs))
 	put := func(i int) *dynamo.Put {
 		r := recs[i]
@@ -383,7 +383,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []delivery.Record, now 
 
 // SetDeliveryStatus moves a delivery from one of the from statuses to status; with restart it
 // starts a new series. KindConflict when the delivery is in none of them, or changed meanwhile.
-func (s *Store) SetDeliveryStatus(ctx context.Context, id string, from []string, status string, restart bool) (webhook.Delivery, error) {
+func (s *DeliveryLog) SetDeliveryStatus(ctx context.Context, id string, from []string, status string, restart bool) (webhook.Delivery, error) {
 	d, err := s.Delivery(ctx, id)
 	if err != nil {
 		return d, err
@@ -415,7 +415,7 @@ func (s *Store) SetDeliveryStatus(ctx context.Context, id string, from []string,
 
 // OverdueDeliveries reads the sparse by_due index, partition by partition, for pending deliveries
 // due before before; each comes back with NextAttemptAt set to its due time.
-func (s *Store) OverdueDeliveries(ctx context.Context, before time.Time, limit int) ([]webhook.Delivery, error) {
+func (s *DeliveryLog) OverdueDeliveries(ctx context.Context, before time.Time, limit int) ([]webhook.Delivery, error) {
 	var out []webhook.Delivery
 	for shard := range sweepShards {
 		var rows []deliveryRow
@@ -441,7 +441,7 @@ func (s *Store) OverdueDeliveries(ctx context.Context, before time.Time, limit i
 // and removes token's claim, conditioned on its being at attempt n-1 of series and claimed by token
 // or by nobody. The item's retention starts again from the later of now and due: a delivery that
 // keeps waiting for its webhook is never taken by the TTL before its attempt.
-func (s *Store) ParkDelivery(ctx context.Context, id string, series, n int, token string, due time.Time, heldBy string) error {
+func (s *DeliveryLog) ParkDelivery(ctx context.Context, id string, series, n int, token string, due time.Time, heldBy string) error {
 	kept := max(time.Now().Unix(), due.Unix()) + int64(webhook.Retention/time.Second)
 	u := s.deliveries().Update("pk", id).Set("due_at", due.UnixMilli()).Set("expires_at", kept).Remove("claim", "claim_until")
 	if heldBy != "" {
@@ -458,7 +458,7 @@ func (s *Store) ParkDelivery(ctx context.Context, id string, series, n int, toke
 // MarkSwept sets a pending delivery's due_at to now, conditioned on its being what the sweep read;
 // the item's retention starts again from now (a delivery still to be attempted is never taken by
 // the TTL).
-func (s *Store) MarkSwept(ctx context.Context, d webhook.Delivery, now time.Time) (bool, error) {
+func (s *DeliveryLog) MarkSwept(ctx context.Context, d webhook.Delivery, now time.Time) (bool, error) {
 	err := s.deliveries().Update("pk", d.ID).Set("due_at", now.UnixMilli()).Set("expires_at", now.Add(webhook.Retention).Unix()).
 		If("'status' = ? AND 'due_at' = ? AND 'series' = ? AND 'attempt' = ?", webhook.DeliveryPending,
 			unixMilli(d.DueAt()), d.Series, d.Attempt).Run(ctx)

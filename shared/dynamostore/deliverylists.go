@@ -41,7 +41,7 @@ func parseDeliveryCursor(s string) (deliveryCursor, error) {
 // merges them: a page costs at most Limit+1 items per webhook and status, whatever the webhooks'
 // history. Event types are a filter of those queries: a page of a rare type reads the deliveries
 // of its statuses until it is full.
-func (s *Store) ListDeliveries(ctx context.Context, webhookIDs []string, q webhook.DeliveryQuery) ([]webhook.Delivery, string, error) {
+func (s *DeliveryLog) ListDeliveries(ctx context.Context, webhookIDs []string, q webhook.DeliveryQuery) ([]webhook.Delivery, string, error) {
 	var cur *deliveryCursor
 	if q.Cursor != "" {
 		c, err := parseDeliveryCursor(q.Cursor)
@@ -84,7 +84,7 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookIDs []string, q webho
 
 // listDeliveriesOf reads one webhook's part of a delivery list: up to Limit+1 rows per status,
 // after the cursor.
-func (s *Store) listDeliveriesOf(ctx context.Context, webhookID string, q webhook.DeliveryQuery, cur *deliveryCursor, low, high int64) ([]deliveryRow, error) {
+func (s *DeliveryLog) listDeliveriesOf(ctx context.Context, webhookID string, q webhook.DeliveryQuery, cur *deliveryCursor, low, high int64) ([]deliveryRow, error) {
 	var all []deliveryRow
 	for _, st := range q.Statuses {
 		from := fmt.Sprintf("%s#%013d#", st, low)
@@ -121,7 +121,7 @@ func (s *Store) listDeliveriesOf(ctx context.Context, webhookID string, q webhoo
 
 // Deliveries lists a webhook's deliveries (index by_webhook), optionally of one status, newest
 // first within a status.
-func (s *Store) Deliveries(ctx context.Context, webhookID, status string) ([]webhook.Delivery, error) {
+func (s *DeliveryLog) Deliveries(ctx context.Context, webhookID, status string) ([]webhook.Delivery, error) {
 	q := s.deliveries().Get("webhook_id", webhookID).Index("by_webhook").Order(dynamo.Descending)
 	if status != "" {
 		q = q.Range("status_key", dynamo.BeginsWith, status+"#")

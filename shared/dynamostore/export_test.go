@@ -118,7 +118,7 @@ func ServeFewMatchesUpTo(t *testing.T, n int) {
 const CountShards = countShards
 
 // DeliveryExpiry returns when the table's TTL may take a delivery's item (its expires_at).
-func DeliveryExpiry(ctx context.Context, s *Store, id string) (time.Time, error) {
+func DeliveryExpiry(ctx context.Context, s *DeliveryLog, id string) (time.Time, error) {
 	var row struct {
 		ExpiresAt int64 `dynamo:"expires_at"`
 	}

@@ -120,5 +120,5 @@ var financialKind = kind[patio.FinancialRecord, financialRow, patio.FinancialQue
 
 // Financial returns the financial record store.
 func (s *Store) Financial() patio.FinancialStore {
-	return records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s, &financialKind}
+	return records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s.core, &financialKind}
 }

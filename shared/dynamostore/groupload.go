@@ -16,7 +16,7 @@ import (
 // LoadGroup reads a webhook, its gate and deliveries in one BatchGetItem call (more when more than
 // 98 deliveries are asked for), strongly consistent: what the deliverer needs for the tasks of one
 // webhook.
-func (s *Store) LoadGroup(ctx context.Context, teamID, webhookID string, ids []string) (webhook.Webhook, delivery.Gate, map[string]webhook.Delivery, error) {
+func (s *Webhooks) LoadGroup(ctx context.Context, teamID, webhookID string, ids []string) (webhook.Webhook, delivery.Gate, map[string]webhook.Delivery, error) {
 	keys := make([]dynamo.Keyed, len(ids))
 	for i, id := range ids {
 		keys[i] = dynamo.Keys{id}

@@ -527,6 +527,6 @@ func TestFinancialFiltersMatchTheOracle(t *testing.T) {
 		{name: "overdue expenses", q: patio.FinancialQuery{Overdue: true, Today: today, Type: []string{"expense"}},
 			keep: func(f patio.FinancialRecord) bool { return overdue(f) && f.Type == "expense" }},
 	}
-	checkLists(t, patio.NewFinancial(s.Financial(), s.Team), team, financialOracle, all, cases,
+	checkLists(t, patio.NewFinancial(s.Financial(), s.Accounts().Team), team, financialOracle, all, cases,
 		func(q *patio.FinancialQuery) *patio.ListQuery { return &q.ListQuery })
 }

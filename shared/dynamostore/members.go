@@ -70,7 +70,7 @@ func ownersDelta(from, to patio.Role) int {
 
 // teamOwners returns the update of the team row that moves its owner count by delta: a decrease
 // only while another owner remains, so the transaction fails rather than leave none.
-func (s *Store) teamOwners(teamID string, delta int) *dynamo.Update {
+func (s *People) teamOwners(teamID string, delta int) *dynamo.Update {
 	u := s.accounts().Update("pk", teamPK(teamID)).Range("sk", "team")
 	if delta < 0 {
 		return u.Add("owners", delta).If("'owners' > ?", -delta)
@@ -79,7 +79,7 @@ func (s *Store) teamOwners(teamID string, delta int) *dynamo.Update {
 }
 
 // AddMember implements patio.MemberStore.
-func (s *Store) AddMember(ctx context.Context, m patio.Member) error {
+func (s *People) AddMember(ctx context.Context, m patio.Member) error {
 	row := memberRow{PK: teamPK(m.TeamID), SK: memberKey(m.Email), Email: m.Email, Team: m.TeamID, Role: string(m.Role),
 		Status: m.Status, InvitedBy: m.InvitedBy, CreatedAt: m.CreatedAt.String(), UpdatedAt: m.UpdatedAt.String()}
 	ops := []op{
@@ -93,7 +93,7 @@ func (s *Store) AddMember(ctx context.Context, m patio.Member) error {
 
 // Member implements patio.MemberStore (strongly consistent: a role change applies to the next
 // request).
-func (s *Store) Member(ctx context.Context, teamID, email string) (patio.Member, error) {
+func (s *People) Member(ctx context.Context, teamID, email string) (patio.Member, error) {
 	var row memberRow
 	err := s.accounts().Get("pk", teamPK(teamID)).Range("sk", dynamo.Equal, memberKey(email)).Consistent(true).One(ctx, &row)
 	if err != nil {
@@ -104,7 +104,7 @@ func (s *Store) Member(ctx context.Context, teamID, email string) (patio.Member,
 }
 
 // Members implements patio.MemberStore.
-func (s *Store) Members(ctx context.Context, teamID string) ([]patio.Member, error) {
+func (s *People) Members(ctx context.Context, teamID string) ([]patio.Member, error) {
 	var rows []memberRow
 	err := s.accounts().Get("pk", teamPK(teamID)).Range("sk", dynamo.BeginsWith, memberPrefix).Consistent(true).All(ctx, &rows)
 	if err != nil {
@@ -116,7 +116,7 @@ func (s *Store) Members(ctx context.Context, teamID string) ([]patio.Member, err
 
 // Memberships implements patio.MemberStore: the person's mirror rows, then their teams' names in
 // one BatchGetItem; sorted by team name.
-func (s *Store) Memberships(ctx context.Context, email string) ([]patio.Member, error) {
+func (s *People) Memberships(ctx context.Context, email string) ([]patio.Member, error) {
 	var rows []userRow
 	err := s.accounts().Get("pk", userPK(email)).Consistent(true).All(ctx, &rows)
 	if err != nil || len(rows) == 0 {
@@ -147,7 +147,7 @@ func (s *Store) Memberships(ctx context.Context, email string) ([]patio.Member, 
 }
 
 // SetRole implements patio.MemberStore.
-func (s *Store) SetRole(ctx context.Context, teamID, email string, role patio.Role, now time.Time) (patio.Member, error) {
+func (s *People) SetRole(ctx context.Context, teamID, email string, role patio.Role, now time.Time) (patio.Member, error) {
 	was, err := s.Member(ctx, teamID, email)
 	if err != nil || was.Role == role {
 		return was, err
@@ -170,7 +170,7 @@ func (s *Store) SetRole(ctx context.Context, teamID, email string, role patio.Ro
 }
 
 // RemoveMember implements patio.MemberStore.
-func (s *Store) RemoveMember(ctx context.Context, teamID, email string) (patio.Member, error) {
+func (s *People) RemoveMember(ctx context.Context, teamID, email string) (patio.Member, error) {
 	was, err := s.Member(ctx, teamID, email)
 	if err != nil {
 		return was, err
@@ -187,7 +187,7 @@ func (s *Store) RemoveMember(ctx context.Context, teamID, email string) (patio.M
 }
 
 // ActivateMember implements patio.MemberStore.
-func (s *Store) ActivateMember(ctx context.Context, teamID, email string, now time.Time) error {
+func (s *People) ActivateMember(ctx context.Context, teamID, email string, now time.Time) error {
 	err := s.accounts().Update("pk", teamPK(teamID)).Range("sk", memberKey(email)).Set("status", patio.MemberActive).
 		Set("updated_at", patio.NewTimestamp(now).String()).If("'status' = ?", patio.MemberInvited).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
@@ -196,35 +196,10 @@ func (s *Store) ActivateMember(ctx context.Context, teamID, email string, now ti
 	return wrap(err, "activate member", email)
 }
 
-// SetTeamProfile implements patio.TeamStore.
-func (s *Store) SetTeamProfile(ctx context.Context, id, name, email, timeZone, language string) (patio.Team, error) {
-	var row teamRow
-	err := s.accounts().Update("pk", teamPK(id)).Range("sk", "team").Set("name", name).Set("email", email).
-		Set("time_zone", timeZone).Set("language", language).If("attribute_exists(pk)").Value(ctx, &row)
-	if dynamo.IsCondCheckFailed(err) {
-		return patio.Team{}, patio.NotFoundf("team not found")
-	}
-	if err != nil {
-		return patio.Team{}, wrap(err, "set team profile", id)
-	}
-	t, err := row.team()
-	return t, wrap(err, "decode team", id)
-}
-
-// KeyByID implements patio.KeyAdminStore: the by_key_id index finds the key's hash, then the key
-// is read strongly consistent.
-func (s *Store) KeyByID(ctx context.Context, id string) (patio.APIKey, error) {
-	var found keyRow
-	if err := s.accounts().Get("key_id", id).Index("by_key_id").One(ctx, &found); err != nil {
-		return patio.APIKey{}, wrap(notFound(err, "key"), "find key", id)
-	}
-	return s.KeyByHash(ctx, found.PK[len("key#"):])
-}
-
 // MemberAndTeam reads a membership and its team in one strongly consistent BatchGetItem: the
 // console's check of every request (a removed member or a changed role applies at once).
 // KindNotFound when either is missing.
-func (s *Store) MemberAndTeam(ctx context.Context, teamID, email string) (patio.Member, patio.Team, error) {
+func (s *People) MemberAndTeam(ctx context.Context, teamID, email string) (patio.Member, patio.Team, error) {
 	var items []dynamo.Item
 	err := s.accounts().Batch("pk", "sk").Get(dynamo.Keys{teamPK(teamID), memberKey(email)}, dynamo.Keys{teamPK(teamID), "team"}).
 		Consistent(true).All(ctx, &items)

@@ -68,7 +68,7 @@ type guardRow struct {
 
 // records is a kind on a store: it implements patio.Store for the kind's record type.
 type records[T, R, Q any] struct {
-	s *Store
+	s *core
 	k *kind[T, R, Q]
 }
 
@@ -323,7 +323,7 @@ func (r records[T, R, Q]) guardOps(teamID, owner string, cur, next []guard) []op
 // the domain's record gives it, and its write is conditioned on that too, which saves that read
 // on every write but the rare one over a row awaiting the backfill, whose condition fails like a
 // lost race: the caller's next attempt reads it.
-func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised, assumeIndexed bool) ([]op, error) {
+func (s *core) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised, assumeIndexed bool) ([]op, error) {
 	var ops []op
 	for _, req := range reqs {
 		table, prefix, err := s.resource(req.Resource)
@@ -370,7 +370,7 @@ func (s *Store) related(ctx context.Context, teamID string, reqs []patio.Require
 }
 
 // resource returns the table and sort key prefix of a resource's records.
-func (s *Store) resource(name string) (dynamo.Table, string, error) {
+func (s *core) resource(name string) (dynamo.Table, string, error) {
 	switch name {
 	case patio.ResourceVehicle:
 		return s.db.Table(s.tables.Vehicles), storeformat.Vehicles.RowPrefix(), nil
@@ -394,14 +394,14 @@ type op struct {
 // run performs ops: a single put alone, anything more in one transaction, whose conflicts with
 // other transactions are retried by runTx. The first item whose condition failed answers its
 // failed error.
-func (s *Store) run(ctx context.Context, ops []op) error { return s.perform(ctx, ops, false) }
+func (s *core) run(ctx context.Context, ops []op) error { return s.perform(ctx, ops, false) }
 
 // runRace is run for a write conditioned on a revision read: a transaction conflict means another
 // writer of the record is committing, so it answers errRevConflict at once, and the update path
 // re-reads rather than resending a write that has most likely lost already.
-func (s *Store) runRace(ctx context.Context, ops []op) error { return s.perform(ctx, ops, true) }
+func (s *core) runRace(ctx context.Context, ops []op) error { return s.perform(ctx, ops, true) }
 
-func (s *Store) perform(ctx context.Context, ops []op, conflictIsRace bool) error {
+func (s *core) perform(ctx context.Context, ops []op, conflictIsRace bool) error {
 	if len(ops) == 1 && ops[0].put != nil {
 		err := ops[0].put.Run(ctx)
 		if dynamo.IsCondCheckFailed(err) {

@@ -40,14 +40,14 @@ func (r sessionRow) session() patio.Session {
 }
 
 // CreateSession stores a new session.
-func (s *Store) CreateSession(ctx context.Context, sess patio.Session) error {
+func (s *People) CreateSession(ctx context.Context, sess patio.Session) error {
 	return wrap(s.accounts().Put(toSessionRow(sess)).If("attribute_not_exists(pk)").Run(ctx), "create session", "")
 }
 
 // Session returns the session with this hash (strongly consistent, so signing out applies at
 // once), or KindNotFound. Expired sessions are returned too: the caller judges (patio.Session.Live),
 // since the table's TTL removes them only eventually.
-func (s *Store) Session(ctx context.Context, hash string) (patio.Session, error) {
+func (s *People) Session(ctx context.Context, hash string) (patio.Session, error) {
 	var row sessionRow
 	err := s.accounts().Get("pk", sessionPK(hash)).Range("sk", dynamo.Equal, "session").Consistent(true).One(ctx, &row)
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *Store) Session(ctx context.Context, hash string) (patio.Session, error)
 
 // SaveSession writes a session's changing parts (team, language, last seen and so its expiry) if
 // it still exists: a session ended meanwhile stays ended (KindNotFound).
-func (s *Store) SaveSession(ctx context.Context, sess patio.Session) error {
+func (s *People) SaveSession(ctx context.Context, sess patio.Session) error {
 	row := toSessionRow(sess)
 	err := s.accounts().Update("pk", row.PK).Range("sk", "session").Set("team", row.Team).Set("lang", row.Lang).Set("teams", row.Teams).
 		Set("seen_ms", row.SeenAt).Set("expires_at", row.ExpiresAt).If("attribute_exists(pk)").Run(ctx)
@@ -69,7 +69,7 @@ func (s *Store) SaveSession(ctx context.Context, sess patio.Session) error {
 }
 
 // DeleteSession ends a session at once; an unknown one is no error.
-func (s *Store) DeleteSession(ctx context.Context, hash string) error {
+func (s *People) DeleteSession(ctx context.Context, hash string) error {
 	return wrap(s.accounts().Delete("pk", sessionPK(hash)).Range("sk", "session").Run(ctx), "delete session", "")
 }
 
@@ -84,14 +84,14 @@ type signInRow struct {
 }
 
 // PutSignIn stores a pending sign-in under hash.
-func (s *Store) PutSignIn(ctx context.Context, hash string, p patio.PendingSignIn) error {
+func (s *People) PutSignIn(ctx context.Context, hash string, p patio.PendingSignIn) error {
 	row := signInRow{PK: "signin#" + hash, SK: "signin", Email: p.Email, Challenge: p.Challenge, Next: p.Next,
 		ExpiresAt: p.ExpiresAt.Unix()}
 	return wrap(s.accounts().Put(row).Run(ctx), "put pending sign-in", "")
 }
 
 // SignIn returns the pending sign-in stored under hash, or KindNotFound (also once expired).
-func (s *Store) SignIn(ctx context.Context, hash string, now time.Time) (patio.PendingSignIn, error) {
+func (s *People) SignIn(ctx context.Context, hash string, now time.Time) (patio.PendingSignIn, error) {
 	var row signInRow
 	err := s.accounts().Get("pk", "signin#"+hash).Range("sk", dynamo.Equal, "signin").Consistent(true).One(ctx, &row)
 	if err == nil && row.ExpiresAt <= now.Unix() {
@@ -105,7 +105,7 @@ func (s *Store) SignIn(ctx context.Context, hash string, now time.Time) (patio.P
 }
 
 // DeleteSignIn removes a pending sign-in.
-func (s *Store) DeleteSignIn(ctx context.Context, hash string) error {
+func (s *People) DeleteSignIn(ctx context.Context, hash string) error {
 	return wrap(s.accounts().Delete("pk", "signin#"+hash).Range("sk", "signin").Run(ctx), "delete pending sign-in", "")
 }
 
@@ -120,7 +120,7 @@ type formRow struct {
 // ClaimForm claims a form's one-time token (by its hash) until expires: true for the first post.
 // A later post gets false and what the first one created (see SetFormResult; "" while the first is
 // still working, or when it created nothing it recorded).
-func (s *Store) ClaimForm(ctx context.Context, hash string, now, expires time.Time) (bool, string, error) {
+func (s *People) ClaimForm(ctx context.Context, hash string, now, expires time.Time) (bool, string, error) {
 	pk := "form#" + hash
 	err := s.accounts().Put(formRow{PK: pk, SK: "form", ExpiresAt: expires.Unix()}).
 		If("attribute_not_exists(pk) OR 'expires_at' <= ?", now.Unix()).Run(ctx)
@@ -136,12 +136,12 @@ func (s *Store) ClaimForm(ctx context.Context, hash string, now, expires time.Ti
 }
 
 // SetFormResult records what a claimed form created (a path of the console).
-func (s *Store) SetFormResult(ctx context.Context, hash, result string) error {
+func (s *People) SetFormResult(ctx context.Context, hash, result string) error {
 	return wrap(s.accounts().Update("pk", "form#"+hash).Range("sk", "form").Set("result", result).Run(ctx), "record form", "")
 }
 
 // ReleaseForm gives a claimed token back, when its post created nothing (a refused form may be
 // corrected and posted again).
-func (s *Store) ReleaseForm(ctx context.Context, hash string) error {
+func (s *People) ReleaseForm(ctx context.Context, hash string) error {
 	return wrap(s.accounts().Delete("pk", "form#"+hash).Range("sk", "form").Run(ctx), "release form", "")
 }

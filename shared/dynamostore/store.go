@@ -42,8 +42,17 @@ type Tables struct {
 	Audit string
 }
 
-// Store implements the domain's store interfaces on DynamoDB. It is safe for concurrent use.
+// Store implements the domain's store interfaces on DynamoDB: the records (Vehicles, Clients, Deals,
+// Activities, Financial), their claims, alarms and backfill, and the audit log. The webhooks, the
+// deliveries, the accounts and the people (members and sessions) are stores of their own, which
+// Store's accessors return (rooms.go). It is safe for concurrent use.
 type Store struct {
+	*core
+}
+
+// core is what every part of the store works with: the DynamoDB clients and the table names. The
+// store and its parts (Webhooks, DeliveryLog, Accounts, People) share one core.
+type core struct {
 	db *dynamo.DB
 	// counters is db for the rate limiter's increments, whose retries must never count twice
 	// (counterOptions).
@@ -65,8 +74,8 @@ func New(cfg aws.Config, tables Tables) *Store {
 		// as long as the request allows: a stall of the database slows it instead of failing it.
 		counters.HTTPClient = c.WithTimeout(counterAttemptTimeout)
 	}
-	return &Store{db: dynamo.New(cfg, clientOptions(quota, nil)), counters: dynamo.New(counters, clientOptions(quota, counterRetryables)),
-		tables: tables}
+	return &Store{&core{db: dynamo.New(cfg, clientOptions(quota, nil)), counters: dynamo.New(counters, clientOptions(quota, counterRetryables)),
+		tables: tables}}
 }
 
 // counterAttemptTimeout bounds one attempt of a rate counter's increment: about a request's
@@ -118,7 +127,7 @@ const maxTxAttempts = 12
 
 // runTx runs the transaction that build returns, retrying transaction conflicts with jittered
 // backoff, at most attempts times. build is called again for every attempt.
-func (s *Store) runTx(ctx context.Context, attempts int, build func() *dynamo.WriteTx) error {
+func (s *core) runTx(ctx context.Context, attempts int, build func() *dynamo.WriteTx) error {
 	backoff := 10 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		err := build().Run(ctx)

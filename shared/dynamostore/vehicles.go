@@ -54,5 +54,5 @@ var vehicleKind = kind[patio.Vehicle, vehicleRow, patio.VehicleQuery]{
 
 // Vehicles returns the vehicle store.
 func (s *Store) Vehicles() patio.VehicleStore {
-	return records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s, &vehicleKind}
+	return records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s.core, &vehicleKind}
 }

@@ -112,7 +112,7 @@ func (r webhookRow) webhook() (webhook.Webhook, error) {
 	return w, nil
 }
 
-func (s *Store) webhooks() dynamo.Table { return s.db.Table(s.tables.Webhooks) }
+func (s *core) webhooks() dynamo.Table { return s.db.Table(s.tables.Webhooks) }
 
 // webhookKind declares how webhooks are stored (no lists: TeamWebhooks reads them all).
 var webhookKind = kind[webhook.Webhook, webhookRow, struct{}]{
@@ -126,24 +126,24 @@ var webhookKind = kind[webhook.Webhook, webhookRow, struct{}]{
 	guards:       func(webhook.Webhook) []guard { return nil },
 }
 
-func (s *Store) webhookRecords() records[webhook.Webhook, webhookRow, struct{}] {
-	return records[webhook.Webhook, webhookRow, struct{}]{s, &webhookKind}
+func (s *Webhooks) webhookRecords() records[webhook.Webhook, webhookRow, struct{}] {
+	return records[webhook.Webhook, webhookRow, struct{}]{s.core, &webhookKind}
 }
 
 // CreateWebhook stores a new webhook.
-func (s *Store) CreateWebhook(ctx context.Context, w webhook.Webhook) error {
+func (s *Webhooks) CreateWebhook(ctx context.Context, w webhook.Webhook) error {
 	_, err := s.webhookRecords().Create(ctx, patio.Write[webhook.Webhook]{Record: w})
 	return err
 }
 
 // Webhook returns a team's webhook (strongly consistent), or KindNotFound.
-func (s *Store) Webhook(ctx context.Context, teamID, id string) (webhook.Webhook, error) {
+func (s *Webhooks) Webhook(ctx context.Context, teamID, id string) (webhook.Webhook, error) {
 	return s.webhookRecords().Get(ctx, teamID, id)
 }
 
 // WebhookByID finds a webhook by its id alone (index by_id, then a consistent read), or
 // KindNotFound.
-func (s *Store) WebhookByID(ctx context.Context, id string) (webhook.Webhook, error) {
+func (s *Webhooks) WebhookByID(ctx context.Context, id string) (webhook.Webhook, error) {
 	var row webhookRow
 	if err := s.webhooks().Get("webhook_id", id).Index("by_id").One(ctx, &row); err != nil {
 		return webhook.Webhook{}, wrap(notFound(err, "webhook"), "find webhook", id)
@@ -152,7 +152,7 @@ func (s *Store) WebhookByID(ctx context.Context, id string) (webhook.Webhook, er
 }
 
 // TeamWebhooks returns every webhook of a team (strongly consistent), active and disabled.
-func (s *Store) TeamWebhooks(ctx context.Context, teamID string) ([]webhook.Webhook, error) {
+func (s *Webhooks) TeamWebhooks(ctx context.Context, teamID string) ([]webhook.Webhook, error) {
 	var rows []webhookRow
 	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.BeginsWith, webhookPrefix).Consistent(true).All(ctx, &rows)
 	if err != nil {
@@ -165,7 +165,7 @@ func (s *Store) TeamWebhooks(ctx context.Context, teamID string) ([]webhook.Webh
 // UpdateWebhook applies change to the stored webhook through the store's one update path
 // (conditioned on the revision read; a lost race re-reads and re-applies). A change that alters
 // nothing writes nothing.
-func (s *Store) UpdateWebhook(ctx context.Context, teamID, id string,
+func (s *Webhooks) UpdateWebhook(ctx context.Context, teamID, id string,
 	change func(webhook.Webhook) (webhook.Webhook, error)) (webhook.Webhook, error) {
 	return s.webhookRecords().Update(ctx, teamID, id, func(cur webhook.Webhook) (patio.Write[webhook.Webhook], error) {
 		next, err := change(cur)
@@ -177,7 +177,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, teamID, id string,
 // transaction: only when it is active, was enabled no later than first, and had no success since
 // first (noted on the gate item; last_success_at on the webhook item is where earlier versions
 // noted it).
-func (s *Store) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {
+func (s *Webhooks) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {
 	err := s.runTx(ctx, maxTxAttempts, func() *dynamo.WriteTx {
 		return s.db.WriteTx().
 			Check(s.webhooks().Check("pk", teamID).Range("sk", gateSK(id)).
@@ -197,14 +197,14 @@ func (s *Store) DisableForFailures(ctx context.Context, teamID, id string, first
 }
 
 // NoteCancelled adds n to the webhook's count of deliveries cancelled on disable.
-func (s *Store) NoteCancelled(ctx context.Context, teamID, id string, n int) error {
+func (s *Webhooks) NoteCancelled(ctx context.Context, teamID, id string, n int) error {
 	err := s.webhooks().Update("pk", teamID).Range("sk", webhookSK(id)).Add("cancelled_on_disable", n).
 		If("attribute_exists(pk)").Run(ctx)
 	return wrap(err, "note cancelled deliveries of webhook", id)
 }
 
 // ClaimAlert clears a pending alert and reports whether it was pending.
-func (s *Store) ClaimAlert(ctx context.Context, teamID, id string) (bool, error) {
+func (s *Webhooks) ClaimAlert(ctx context.Context, teamID, id string) (bool, error) {
 	err := s.webhooks().Update("pk", teamID).Range("sk", webhookSK(id)).Set("alert_pending", false).Add("rev", 1).
 		If("'alert_pending' = ?", true).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
@@ -214,7 +214,7 @@ func (s *Store) ClaimAlert(ctx context.Context, teamID, id string) (bool, error)
 }
 
 // ReleaseAlert marks the alert pending again after a failed send.
-func (s *Store) ReleaseAlert(ctx context.Context, teamID, id string) error {
+func (s *Webhooks) ReleaseAlert(ctx context.Context, teamID, id string) error {
 	err := s.webhooks().Update("pk", teamID).Range("sk", webhookSK(id)).Set("alert_pending", true).Add("rev", 1).
 		If("attribute_exists(pk)").Run(ctx)
 	return wrap(err, "release alert of webhook", id)

@@ -17,10 +17,17 @@ import (
 )
 
 // webhookStore returns a store on the package's webhook tables.
-func webhookStore(t *testing.T) *dynamostore.Store {
+func webhookStore(t *testing.T) hookStore {
 	t.Helper()
 	names := testenv.Tables(t)
-	return dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{Webhooks: names["WebhooksTable"], Deliveries: names["DeliveriesTable"]})
+	s := dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{Webhooks: names["WebhooksTable"], Deliveries: names["DeliveriesTable"]})
+	return hookStore{s.Webhooks(), s.DeliveryLog()}
+}
+
+// hookStore is the store's webhooks and delivery log together, as the webhook use cases see them.
+type hookStore struct {
+	*dynamostore.Webhooks
+	*dynamostore.DeliveryLog
 }
 
 // newHook stores an active webhook of a new team.
@@ -262,7 +269,7 @@ func TestWaitingDeliveryKept(t *testing.T) {
 		d    webhook.Delivery
 		from time.Time // the expiry is the retention after this, at least
 	}{{parked, due}, {swept, start}} {
-		exp, err := dynamostore.DeliveryExpiry(ctx, s, tt.d.ID)
+		exp, err := dynamostore.DeliveryExpiry(ctx, s.DeliveryLog, tt.d.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +278,7 @@ func TestWaitingDeliveryKept(t *testing.T) {
 		}
 	}
 	// The control: a delivery left alone since more than the retention ago has expired.
-	if exp, err := dynamostore.DeliveryExpiry(ctx, s, idle.ID); err != nil || !exp.Before(start) {
+	if exp, err := dynamostore.DeliveryExpiry(ctx, s.DeliveryLog, idle.ID); err != nil || !exp.Before(start) {
 		t.Errorf("the idle delivery expires at %s, %v; want before now (its last change is older than the retention)", exp, err)
 	}
 }

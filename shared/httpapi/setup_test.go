@@ -53,7 +53,7 @@ func (s *stack) team(t *testing.T, scopes ...string) (patio.Team, *apitest.Clien
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.store.CreateTeam(ctx, team); err != nil {
+	if err := s.store.Accounts().CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	c, _ := s.client(t, team.ID, scopes...)
@@ -70,7 +70,7 @@ func (s *stack) client(t *testing.T, teamID string, scopes ...string) (*apitest.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.store.CreateKey(context.Background(), k); err != nil {
+	if err := s.store.Accounts().CreateKey(context.Background(), k); err != nil {
 		t.Fatal(err)
 	}
 	return &apitest.Client{T: t, BaseURL: s.url, Key: secret}, k

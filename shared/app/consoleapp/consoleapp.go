@@ -43,24 +43,24 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 	}
 	store := dynamostore.New(cfg, c.Tables)
 	identity := cognito.New(cfg, c.UserPoolID, c.UserPoolClientID)
-	webhooks := webhook.Webhooks{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Targets: sender, Audit: store}
+	webhooks := webhook.Webhooks{Store: workers.NewWebhookStore(store), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Targets: sender, Audit: store}
 	return console.New(console.Deps{
-		Store:    store,
+		Store:    store.People(),
 		Identity: identity,
-		Members: patio.Members{Store: store, Teams: store, Identity: identity, Mail: sesmail.New(cfg, c.AlertSender),
+		Members: patio.Members{Store: store.People(), Teams: store.Accounts(), Identity: identity, Mail: sesmail.New(cfg, c.AlertSender),
 			Audit: store},
-		Teams:      patio.Teams{Store: store, Audit: store},
-		Keys:       patio.Keys{Store: store, Audit: store, Prefix: o.KeyPrefix},
+		Teams:      patio.Teams{Store: store.Accounts(), Audit: store},
+		Keys:       patio.Keys{Store: store.Accounts(), Audit: store, Prefix: o.KeyPrefix},
 		Webhooks:   webhooks,
 		Audit:      store,
 		Activities: patio.NewActivities(store.Activities()).WithAudit(store, patio.ResourceActivity),
-		Financial:  patio.NewFinancial(store.Financial(), store.Team).WithAudit(store, patio.ResourceFinancial),
+		Financial:  patio.NewFinancial(store.Financial(), store.Accounts().Team).WithAudit(store, patio.ResourceFinancial),
 		// The API's records, which the console shows and moves with the same use cases, each change
 		// in the audit log.
 		Records: console.Records{Vehicles: patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle),
 			Clients: patio.NewClients(store.Clients()).WithAudit(store, patio.ResourceClient),
 			Deals:   patio.NewDeals(store.Deals(), store.Vehicles()).WithAudit(store, patio.ResourceDeal)},
-		Usage:  store,
+		Usage:  store.Accounts(),
 		Logger: logger,
 	}), nil
 }

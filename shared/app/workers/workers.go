@@ -20,6 +20,19 @@ import (
 	"github.com/patio-dev/patio/shared/webhookhttp"
 )
 
+// WebhookStore joins the store's webhooks and deliveries, two types of package dynamostore: the
+// interfaces of the webhook use cases and workers (webhook.Store, delivery.Store,
+// delivery.DispatchStore) each span both.
+type WebhookStore struct {
+	*dynamostore.Webhooks
+	*dynamostore.DeliveryLog
+}
+
+// NewWebhookStore returns the webhooks and deliveries of store, joined.
+func NewWebhookStore(store *dynamostore.Store) WebhookStore {
+	return WebhookStore{store.Webhooks(), store.DeliveryLog()}
+}
+
 // StreamHandler handles DynamoDB Streams events, reporting partial batch failures.
 type StreamHandler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
 
@@ -36,7 +49,7 @@ func Dispatcher(cfg aws.Config, c app.Config, logger *slog.Logger) (StreamHandle
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := &delivery.Dispatcher{Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Audit: store, Logger: logger}
+	d := &delivery.Dispatcher{Store: NewWebhookStore(store), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Audit: store, Logger: logger}
 	return dynamostore.StreamHandler(d, logger), nil
 }
 
@@ -53,8 +66,8 @@ func Deliverer(cfg aws.Config, c app.Config, logger *slog.Logger) (QueueHandler,
 	}
 	store := dynamostore.New(cfg, c.Tables)
 	d := &delivery.Deliverer{
-		Store: store, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
-		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store, Schedule: c.RetrySchedule,
+		Store: NewWebhookStore(store), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
+		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store.Accounts(), Schedule: c.RetrySchedule,
 		Timeout: c.WebhookTimeout, SweepAfter: c.SweepAfter, Logger: logger, ConsoleURL: c.ConsoleURL,
 	}
 	return sqsqueue.Handler(d, logger), nil
@@ -70,7 +83,7 @@ func Sweeper(cfg aws.Config, c app.Config, logger *slog.Logger) (SweepHandler, e
 	if err := c.Require(app.SweeperFunction); err != nil {
 		return nil, err
 	}
-	s := delivery.Sweeper{Store: dynamostore.New(cfg, c.Tables), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop),
+	s := delivery.Sweeper{Store: dynamostore.New(cfg, c.Tables).DeliveryLog(), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop),
 		After: c.SweepAfter, Logger: logger}
 	return func(ctx context.Context, _ events.CloudWatchEvent) error {
 		n, err := s.Sweep(ctx)
@@ -91,7 +104,7 @@ func Webhooks(cfg aws.Config, c app.Config) (webhook.Webhooks, error) {
 	if err != nil {
 		return webhook.Webhooks{}, err
 	}
-	w := webhook.Webhooks{Store: dynamostore.New(cfg, c.Tables), Targets: sender}
+	w := webhook.Webhooks{Store: NewWebhookStore(dynamostore.New(cfg, c.Tables)), Targets: sender}
 	if c.QueueURL != "" {
 		w.Queue = sqsqueue.New(cfg, c.QueueURL, c.MaxHop)
 	}
