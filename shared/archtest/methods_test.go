@@ -1,0 +1,103 @@
+package archtest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// maxMethods bounds the exported methods of each exported type of the packages in small: a type
+// above it does too many things to read as one (the DynamoDB store once had 72; its webhooks,
+// delivery log, accounts and people became types of their own).
+const maxMethods = 25
+
+// small lists the packages whose exported types keep at most maxMethods exported methods.
+var small = []string{"shared/dynamostore"}
+
+func TestTypesHaveFewMethods(t *testing.T) {
+	for _, path := range small {
+		t.Run(path, func(t *testing.T) {
+			pkg := typeCheck(t, module+path)
+			for name, n := range exportedMethods(pkg) {
+				if n > maxMethods {
+					t.Errorf("%s.%s has %d exported methods (on T and *T); at most %d: make a part of it a type of its own",
+						path, name, n, maxMethods)
+				}
+			}
+		})
+	}
+}
+
+// exportedMethods counts the exported methods of each exported named type of pkg: those of *T,
+// which holds T's too, promoted ones included (an interface's own for an interface).
+func exportedMethods(pkg *types.Package) map[string]int {
+	out := map[string]int{}
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || !tn.Exported() || tn.IsAlias() {
+			continue
+		}
+		var set *types.MethodSet
+		if types.IsInterface(tn.Type()) {
+			set = types.NewMethodSet(tn.Type())
+		} else {
+			set = types.NewMethodSet(types.NewPointer(tn.Type()))
+		}
+		for i := range set.Len() {
+			if set.At(i).Obj().Exported() {
+				out[name]++
+			}
+		}
+	}
+	return out
+}
+
+// typeCheck type-checks a package of the module from its source, its imports from the export data
+// `go list -export` writes.
+func typeCheck(t *testing.T, importPath string) *types.Package {
+	t.Helper()
+	pkgs := list(t, "-export", "-deps", importPath)
+	exports := map[string]string{}
+	var target *pkg
+	for i, p := range pkgs {
+		if p.Error != nil {
+			t.Fatalf("go list %s: %s", p.ImportPath, p.Error.Err)
+		}
+		exports[p.ImportPath] = p.Export
+		if p.ImportPath == importPath {
+			target = &pkgs[i]
+		}
+	}
+	if target == nil {
+		t.Fatalf("go list %s: no such package (update archtest if it moved)", importPath)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range target.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(target.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		if exports[path] == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(exports[path])
+	})
+	conf := types.Config{Importer: imp}
+	pkg, err := conf.Check(importPath, fset, files, nil)
+	if err != nil {
+		t.Fatalf("type-check %s: %v", importPath, err)
+	}
+	return pkg
+}
