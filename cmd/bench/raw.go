@@ -132,7 +132,7 @@ func (r *rawClient) authenticate(ctx context.Context, p principal) (string, pati
 	return teamID, patio.Plan(strAttr(team, "plan")).Limits(), nil
 }
 
-// count is patio.Throttle's counting (dynamostore.Count: the conditional increment of the team's
+// count is patio.Throttle's counting (dynamostore.Accounts.Count: the conditional increment of the team's
 // minute counter and, at the same time, the increment of its day counter, conditioned only when
 // the plan has a day limit).
 func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limits) error {
@@ -149,7 +149,7 @@ func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limit
 }
 
 // rateKeys returns the partition keys of a team's request counters for the UTC minute and day of
-// now (dynamostore.Count).
+// now (dynamostore.Accounts.Count).
 func rateKeys(teamID string, now time.Time) (minute, day string) {
 	now = now.UTC()
 	return "rate#" + teamID + "#m#" + now.Format("200601021504"), "rate#" + teamID + "#d#" + now.Format("20060102")
