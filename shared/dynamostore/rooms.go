@@ -1,7 +1,8 @@
 package dynamostore
 
 // The store's parts: each holds the store's core (its DynamoDB clients and table names) and serves
-// one group of the domain's interfaces. Store hands them out; they are small values, cheap to copy.
+// one group of the domain's interfaces. Store's accessors hand them out, a new one-pointer value at
+// each call, all on the same core; none is embedded in Store, so Store's methods stay its own.
 
 // Webhooks stores the webhooks, their gates (the delivery pace, warnings and last success) and
 // reads a delivery group at once (LoadGroup): webhook.Store's and delivery.Store's webhook half.
