@@ -210,3 +210,54 @@ func TestDispatchBatch(t *testing.T) {
 		t.Errorf("Dispatch with the store failing = %d, %v; want 0 and the error", n, err)
 	}
 }
+
+// auditor records the audit entries a Dispatcher writes, or fails with err.
+type auditor struct {
+	mu      sync.Mutex
+	entries []patio.AuditEntry
+	err     error
+}
+
+func (a *auditor) RecordAudits(_ context.Context, es []patio.AuditEntry) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err != nil {
+		return a.err
+	}
+	a.entries = append(a.entries, es...)
+	return nil
+}
+
+// TestDispatchAuditsTheAPIsChanges: a change an API key made (By) gets its audit entry, named as
+// the use cases name it, with an id that a redispatch repeats; a change of the console gets none;
+// when the entry cannot be written, nothing of the batch is queued and the change is handed back.
+func TestDispatchAuditsTheAPIsChanges(t *testing.T) {
+	e := newEnv(t)
+	a := &auditor{err: errBoom}
+	d := &delivery.Dispatcher{Store: e.store, Queue: e.queue, Audit: a, Now: func() time.Time { return now }, Logger: discard}
+	console := vehicleChange("rec-c-"+e.prefix, e.team.ID, first)
+	api := vehicleChange("rec-a-"+e.prefix, e.team.ID, first)
+	api.By = "Marketplace (dk_live_AbCd)"
+	batch := []webhook.Change{console, api}
+
+	if n, err := d.Dispatch(context.Background(), batch); n != 1 || !errors.Is(err, errBoom) {
+		t.Fatalf("Dispatch with the audit failing = %d, %v; want 1 (the API's change handed back), %v", n, err, errBoom)
+	}
+	if got := len(e.queue.queued()); got != 0 {
+		t.Errorf("%d tasks queued with the audit failing; want none", got)
+	}
+	a.err = nil
+	for range 2 {
+		if n, err := d.Dispatch(context.Background(), batch); n != 2 || err != nil {
+			t.Fatalf("Dispatch = %d, %v; want 2, nil", n, err)
+		}
+	}
+	if len(a.entries) != 2 || a.entries[0].ID != a.entries[1].ID {
+		t.Fatalf("entries = %+v; want the API change's one entry, written twice with one id", a.entries)
+	}
+	got := a.entries[0]
+	if got.Action != "vehicle.create" || got.Target != "vehicle:veh_"+api.SourceID || got.TeamID != e.team.ID ||
+		got.Actor != (patio.Actor{Kind: patio.ActorKey, ID: api.By}) || !slices.Contains(got.Fields, "brand") {
+		t.Errorf("entry = %+v; want vehicle.create of the API's vehicle by its key, with its fields", got)
+	}
+}
