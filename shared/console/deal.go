@@ -154,14 +154,14 @@ func (c *Console) cardNames(rq *request, clientIDs, vehicleIDs []string) (client
 	clients, vehicles = map[string]string{}, map[string]string{}
 	g, ctx := errgroup.WithContext(rq.ctx())
 	g.Go(func() error {
-		found, err := c.d.Records.Clients.GetMany(ctx, rq.team.ID, clientIDs)
+		found, err := c.d.Records.Clients.Names(ctx, rq.team.ID, clientIDs)
 		for _, cl := range found {
 			clients[cl.ID] = cl.Name
 		}
 		return err
 	})
 	g.Go(func() error {
-		found, err := c.d.Records.Vehicles.GetMany(ctx, rq.team.ID, vehicleIDs)
+		found, err := c.d.Records.Vehicles.Names(ctx, rq.team.ID, vehicleIDs)
 		for _, v := range found {
 			vehicles[v.ID] = vehicleName(v)
 		}

@@ -16,6 +16,7 @@ var clientKind = kind[patio.Client, clientRow, patio.ClientQuery]{
 	key:          func(c patio.Client) (string, string) { return c.TeamID, c.ID },
 	encode:       storeformat.ToClientRow,
 	decode:       clientRow.Client,
+	names:        []string{"pk", "id", "name", "created_at", "updated_at"},
 	revision:     func(c patio.Client) int { return c.Revision },
 	withRevision: func(c patio.Client, n int) patio.Client { c.Revision = n; return c },
 	guards: func(c patio.Client) []guard {

@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
@@ -284,14 +285,16 @@ func TestDocumentFollowsTheClient(t *testing.T) {
 	}
 }
 
-// GetMany reads a team's records by id in batches: the ones that exist, each once, never another
+// Names reads a team's records by id in batches: the ones that exist, each once, never another
 // team's.
-func TestGetManyReadsTheTeamsRecords(t *testing.T) {
+func TestNamesReadsTheTeamsRecords(t *testing.T) {
 	s, ctx := newStore(t), context.Background()
 	team, other := newTeam(), newTeam()
 	var ids []string
+	want := map[string]string{}
 	for _, plate := range []string{"ABC1234", "DEF5678"} {
 		v := newVehicle(t, team, plated(plate))
+		want[v.ID] = plate + " " + v.Title
 		if _, err := s.Vehicles().Create(ctx, patio.Write[patio.Vehicle]{Record: v, Changed: true}); err != nil {
 			t.Fatalf("Create = %v", err)
 		}
@@ -309,16 +312,16 @@ func TestGetManyReadsTheTeamsRecords(t *testing.T) {
 		id, _ := patio.NewID()
 		asked = append(asked, id)
 	}
-	got, err := s.Vehicles().GetMany(ctx, team, asked)
+	got, err := s.Vehicles().Names(ctx, team, asked)
 	if err != nil {
-		t.Fatalf("GetMany = %v", err)
+		t.Fatalf("Names = %v", err)
 	}
-	plates := map[string]string{}
+	names := map[string]string{}
 	for _, v := range got {
-		plates[v.ID] = *v.Plate
+		names[v.ID] = *v.Plate + " " + v.Title
 	}
-	if len(got) != 2 || plates[ids[0]] != "ABC1234" || plates[ids[1]] != "DEF5678" {
-		t.Errorf("GetMany = %v; want the team's two vehicles only", plates)
+	if !maps.Equal(names, want) {
+		t.Errorf("Names = %v; want the team's two vehicles only, by plate and title: %v", names, want)
 	}
 }
 

@@ -46,6 +46,10 @@ type kind[T, R, Q any] struct {
 	// write is conditioned on it too, so a write and a firing of the same record never both
 	// succeed on the same read (the firing changes no revision).
 	alarmKey func(R) string
+
+	// names are the attributes a Names read projects: those that name the record in a link (a
+	// vehicle's title and plate) and those decode needs; nil reads whole rows.
+	names []string
 }
 
 // Stored revisions (storeformat.RevAttr): the rev attribute counts the writes after the first.
@@ -80,9 +84,12 @@ func (r records[T, R, Q]) Get(ctx context.Context, teamID, id string) (T, error)
 	return rec, err
 }
 
-// GetMany returns the team's records of ids that exist (an id given twice is read once:
-// BatchGetItem refuses a repeated key), 100 keys to a BatchGetItem call, the calls side by side.
-func (r records[T, R, Q]) GetMany(ctx context.Context, teamID string, ids []string) ([]T, error) {
+// Names returns the team's records of ids (an id given twice is read once: BatchGetItem refuses a
+// repeated key; 100 keys to a call, the calls side by side) with the fields that name them (kind.names; every other field is zero), in no
+// particular order; an id with no record is left out. The console names linked records with it
+// (the board's cards): a projection reads and decodes a few attributes of each row, not its copy
+// of the record's every field and search words.
+func (r records[T, R, Q]) Names(ctx context.Context, teamID string, ids []string) ([]T, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	chunks := slices.Collect(slices.Chunk(ids, 100))
 	got := make([][]R, len(chunks))
@@ -93,7 +100,11 @@ func (r records[T, R, Q]) GetMany(ctx context.Context, teamID string, ids []stri
 			for j, id := range chunk {
 				keys[j] = dynamo.Keys{teamID, r.k.prefix + id}
 			}
-			err := r.table().Batch("pk", "sk").Get(keys...).All(gctx, &got[i])
+			get := r.table().Batch("pk", "sk").Get(keys...)
+			if r.k.names != nil {
+				get = get.Project(r.k.names...)
+			}
+			err := get.All(gctx, &got[i])
 			if errors.Is(err, dynamo.ErrNotFound) {
 				return nil
 			}

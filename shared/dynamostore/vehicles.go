@@ -15,6 +15,7 @@ var vehicleKind = kind[patio.Vehicle, vehicleRow, patio.VehicleQuery]{
 	key:          func(v patio.Vehicle) (string, string) { return v.TeamID, v.ID },
 	encode:       storeformat.ToVehicleRow,
 	decode:       vehicleRow.Vehicle,
+	names:        []string{"pk", "id", "title", "plate", "created_at", "updated_at"},
 	revision:     func(v patio.Vehicle) int { return v.Revision },
 	withRevision: func(v patio.Vehicle, n int) patio.Vehicle { v.Revision = n; return v },
 	guards: func(v patio.Vehicle) []guard {

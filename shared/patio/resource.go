@@ -97,9 +97,10 @@ type Store[T any, Q any] interface {
 	Create(ctx context.Context, w Write[T]) (T, error)
 	// Get returns a team's record, or KindNotFound.
 	Get(ctx context.Context, teamID, id string) (T, error)
-	// GetMany returns the team's records of ids, in no particular order; an id with no record
-	// is left out.
-	GetMany(ctx context.Context, teamID string, ids []string) ([]T, error)
+	// Names returns the team's records of ids, in no particular order, with at least the fields
+	// that name them in a link (a vehicle's title and plate, a client's name, a deal's title) and
+	// their id; other fields may be zero. An id with no record is left out.
+	Names(ctx context.Context, teamID string, ids []string) ([]T, error)
 	// Counts returns how many of the team's records have each status (the counts the store keeps;
 	// no record is read).
 	Counts(ctx context.Context, teamID string) (map[string]int, error)
@@ -232,9 +233,9 @@ func (s Service[T, In, Q]) Get(ctx context.Context, teamID, id string) (T, error
 	return s.store.Get(ctx, teamID, id)
 }
 
-// GetMany returns the records of ids (the ones that exist; ids that are not UUIDs are left out,
-// like unknown ones), in no particular order.
-func (s Service[T, In, Q]) GetMany(ctx context.Context, teamID string, ids []string) ([]T, error) {
+// Names returns the records of ids (the ones that exist; ids that are not UUIDs are left out,
+// like unknown ones), in no particular order, with the fields that name them (Store.Names).
+func (s Service[T, In, Q]) Names(ctx context.Context, teamID string, ids []string) ([]T, error) {
 	var valid []string
 	for _, id := range ids {
 		if id, ok := ParseID(id); ok && !slices.Contains(valid, id) {
@@ -244,7 +245,7 @@ func (s Service[T, In, Q]) GetMany(ctx context.Context, teamID string, ids []str
 	if len(valid) == 0 {
 		return nil, nil
 	}
-	return s.store.GetMany(ctx, teamID, valid)
+	return s.store.Names(ctx, teamID, valid)
 }
 
 // Counts returns how many of the team's records have each status.

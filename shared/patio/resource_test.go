@@ -46,8 +46,8 @@ func (s *fakeStore[T, Q]) Get(ctx context.Context, teamID, id string) (T, error)
 	return s.GetFn(ctx, teamID, id)
 }
 
-func (s *fakeStore[T, Q]) GetMany(ctx context.Context, teamID string, ids []string) ([]T, error) {
-	return nil, s.unexpected("GetMany")
+func (s *fakeStore[T, Q]) Names(ctx context.Context, teamID string, ids []string) ([]T, error) {
+	return nil, s.unexpected("Names")
 }
 
 func (s *fakeStore[T, Q]) Counts(ctx context.Context, teamID string) (map[string]int, error) {
