@@ -1,6 +1,7 @@
 package localaws
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,8 +54,9 @@ const defaultDiscover = 30 * time.Second
 // an events.DynamoDBEvent. A batch item failure is retried from the failed record on, as Lambda
 // does. With o.Checkpoints it resumes each shard where the previous run stopped. It describes a
 // stream only at start, every o.Discover and when a shard ends, and then only from the last shard
-// it knows: DescribeStream is not free on a large DynamoDB Local database. It returns when ctx
-// ends.
+// it knows: DescribeStream is not free on a large DynamoDB Local database. Finding the tables'
+// streams is tried again until it succeeds (an engine busy or still starting fails it for a
+// while); a table without a stream is an error. It returns when ctx ends.
 func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamHandler, logger *slog.Logger, o StreamOptions) error {
 	if o.Discover <= 0 {
 		o.Discover = defaultDiscover
@@ -63,9 +65,11 @@ func PollStreams(ctx context.Context, cfg aws.Config, tables []string, h streamH
 	streams := dynamodbstreams.NewFromConfig(cfg)
 	arns := make([]string, len(tables))
 	for i, table := range tables {
-		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		out, err := retrying(ctx, logger, "describe "+table, func() (*dynamodb.DescribeTableOutput, error) {
+			return db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		})
 		if err != nil {
-			return fmt.Errorf("localaws: describe %s: %w", table, err)
+			return nil // ctx ended
 		}
 		if arns[i] = aws.ToString(out.Table.LatestStreamArn); arns[i] == "" {
 			return fmt.Errorf("localaws: table %s has no stream", table)
@@ -277,6 +281,22 @@ func retryFrom(recs []events.DynamoDBEventRecord, resp events.DynamoDBEventRespo
 	return nil
 }
 
+// retrying calls f until it succeeds or ctx ends (then it returns ctx's error), logging each
+// failure and waiting longer after each (backoff, 1 s to maxBackoff): a poller's set-up call (the
+// table's stream, the queue's ARN) fails while the engine is overloaded or not yet ready, and the
+// poller must start when it can, as Lambda's event source mappings keep trying, never stop for good.
+func retrying[R any](ctx context.Context, logger *slog.Logger, what string, f func() (R, error)) (R, error) {
+	wait := backoff{min: time.Second, max: maxBackoff}
+	for {
+		out, err := f()
+		if err == nil || ctx.Err() != nil {
+			return out, cmp.Or(ctx.Err(), err)
+		}
+		logger.Warn("local poller: set-up call failed, retrying", slog.String("call", what), slog.String("error", err.Error()))
+		sleep(ctx, wait.next())
+	}
+}
+
 // maxBackoff is the longest a poller waits after failures in a row.
 const maxBackoff = 10 * time.Second
 
@@ -393,15 +413,18 @@ const queuePollers = 5
 // the dead-letter queue in the end). It returns when ctx ends, once the batches in hand are done.
 //
 // timeout is each handler call's deadline, as Lambda gives each invocation its function's timeout
-// (0: none). A receive that fails is tried again after a wait that doubles up to maxBackoff.
+// (0: none). Reading the queue's ARN, and a receive that fails, are tried again after a wait that
+// doubles up to maxBackoff.
 func PollQueue(ctx context.Context, cfg aws.Config, queueURL string, h queueHandler, logger *slog.Logger, timeout time.Duration) error {
 	h = withTimeout(h, timeout)
 	client := sqs.NewFromConfig(cfg)
-	attrs, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(queueURL), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn},
+	attrs, err := retrying(ctx, logger, "queue "+queueURL, func() (*sqs.GetQueueAttributesOutput, error) {
+		return client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+			QueueUrl: aws.String(queueURL), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn},
+		})
 	})
 	if err != nil {
-		return fmt.Errorf("localaws: queue %s: %w", queueURL, err)
+		return nil // ctx ended
 	}
 	arn := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
 	slots := make(chan struct{}, QueueConcurrency)

@@ -188,3 +188,60 @@ func TestPollStreamsIdleShardAfterOtherWrites(t *testing.T) {
 		t.Errorf("after a restart the pollers handed over %v; want only %v", got, want)
 	}
 }
+
+// logCounter is a slog handler that counts the records logged at warning level or above.
+type logCounter struct{ warnings atomic.Int64 }
+
+func (l *logCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logCounter) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		l.warnings.Add(1)
+	}
+	return nil
+}
+func (l *logCounter) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logCounter) WithGroup(string) slog.Handler      { return l }
+
+// TestPollStreamsStartsWhenItCan: a poller whose table cannot be described at start (here it does
+// not exist yet; under load the engine times out) keeps trying, and hands over the table's records
+// once it can, as an event source mapping does, instead of stopping for good.
+func TestPollStreamsStartsWhenItCan(t *testing.T) {
+	cfg := testenv.AWSConfig(t)
+	db := dynamodb.NewFromConfig(cfg)
+	table := fmt.Sprintf("poller-late-%d", time.Now().UnixNano())
+	logs := &logCounter{}
+	r := &streamRecorder{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- localaws.PollStreams(ctx, cfg, []string{table}, r.handle, slog.New(logs), localaws.StreamOptions{})
+	}()
+	waitUntil(t, "a failed describe", func() bool { return logs.warnings.Load() > 0 })
+	select {
+	case err := <-done:
+		t.Fatalf("PollStreams returned %v before its context ended; want it to keep trying", err)
+	default:
+	}
+	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{
+		TableName:   aws.String(table),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "poller-test"}, "sk": &types.AttributeValueMemberS{Value: "x#late"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the late table's record", func() bool { return slices.Contains(r.seen(), "x#late") })
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("PollStreams = %v", err)
+	}
+}
