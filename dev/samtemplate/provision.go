@@ -5,9 +5,17 @@ import (
 	"errors"
 	"maps"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
+
+// setupHTTP is the HTTP client of Provision's calls, whatever the clients it is given use: it has
+// no timeout of its own per attempt (ctx bounds the whole). An engine busy with other work (moto
+// serving every test package, DynamoDB Local building a table's indexes) answers a set-up call in
+// many seconds, where a request's client gives up after a few; and a create retried after a
+// timeout may find its first attempt done.
+var setupHTTP = awshttp.NewBuildableClient()
 
 // Resources are the local names of a template's tables and queues once Provision has created
 // them (and its user pools), and the environment the template's functions see with those names.
@@ -41,6 +49,8 @@ func Provision(ctx context.Context, db *dynamodb.Client, queues *sqs.Client, tpl
 	if db == nil || queues == nil {
 		return Resources{}, errors.New("samtemplate: Provision needs a DynamoDB and an SQS client")
 	}
+	db = dynamodb.New(db.Options(), func(o *dynamodb.Options) { o.HTTPClient = setupHTTP })
+	queues = sqs.New(queues.Options(), func(o *sqs.Options) { o.HTTPClient = setupHTTP })
 	tables, err := createTables(ctx, db, tpl, prefix)
 	if err != nil {
 		return Resources{}, err
