@@ -391,13 +391,14 @@ func TestArchiveAndRestore(t *testing.T) {
 // the list behind it; a won deal is no longer in the pipeline, its vehicle sold. The board's column heads carry the
 // same count and value and say how many cards they show.
 func TestOverviewStockAndPipeline(t *testing.T) {
-	const shown = 25 // the cards a column of the board shows
+	const shown = 10 // the cards a column of the board shows
 	tm := newTeam(t)
 	argo := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990}`)
 	createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Mobi","price":54990}`)
 	reserved := createVehicleJSON(t, tm.Key, `{"brand":"Toyota","model":"Corolla","price":119990,"status":"reservado"}`)
 	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
 	const leads = shown + 2
+	leadsValue := "R$\u00a0" + strconv.Itoa(leads) + ".000,00" // R$ 1.000,00 each
 	for i := range leads {
 		createJSON(t, tm.Key, "deals", `{"title":"Lead `+strconv.Itoa(i)+`","client_id":"`+client+`","value":1000,"phase":"lead"}`)
 	}
@@ -409,7 +410,7 @@ func TestOverviewStockAndPipeline(t *testing.T) {
 	open(t, ctx, "/console/")
 	for id, want := range map[string]string{
 		"#stock-ativo": "1", "#stock-reservado": "1", "#stock-vendido": "1",
-		"#pipeline-lead": strconv.Itoa(leads), "#pipeline-lead-value": "R$\u00a027.000,00",
+		"#pipeline-lead": strconv.Itoa(leads), "#pipeline-lead-value": leadsValue,
 		"#pipeline-negociacao": "1", "#pipeline-negociacao-value": "R$\u00a0119.990,00",
 		"#pipeline-fechamento": "0", "#pipeline-fechamento-value": "R$\u00a00,00",
 	} {
@@ -424,11 +425,16 @@ func TestOverviewStockAndPipeline(t *testing.T) {
 
 	open(t, ctx, "/console/deals")
 	head := text(t, ctx, "#phase-lead + p")
-	if !strings.Contains(head, ": "+strconv.Itoa(leads)) || !strings.Contains(head, "R$\u00a027.000,00") || !strings.Contains(head, strconv.Itoa(shown)) {
-		t.Errorf("the lead column's head reads %q; want %d deals worth R$ 27.000,00, %d of them shown", head, leads, shown)
+	if !strings.Contains(head, ": "+strconv.Itoa(leads)) || !strings.Contains(head, leadsValue) || !strings.Contains(head, strconv.Itoa(shown)) {
+		t.Errorf("the lead column's head reads %q; want %d deals worth %s, %d of them shown", head, leads, leadsValue, shown)
 	}
 	if n := count(t, ctx, "section[aria-labelledby=phase-lead] article"); n != shown {
 		t.Errorf("the lead column shows %d cards; want %d", n, shown)
+	}
+	// The column's link lists all its open deals.
+	submit(t, ctx, "section[aria-labelledby=phase-lead] .more a")
+	if rows := count(t, ctx, "main tbody tr"); rows != leads || !strings.Contains(text(t, ctx, "main tbody"), "Lead 0") {
+		t.Errorf("the lead column's link lists %d deals (%q); want its %d", rows, text(t, ctx, "main tbody"), leads)
 	}
 }
 

@@ -178,7 +178,14 @@ type phaseTotal struct {
 	Partial bool
 }
 
-// phasePage is one phase's open deals as the board reads them: the newest page of moduleLimit,
+// boardCards is how many cards a column of the board shows, its phase's newest open deals: a
+// column's head says how many it holds and links to the list of them all. Ten keep the board
+// short enough to scan at a glance, and on a phone, where the columns stack, to reach the last
+// phase without scrolling past 150 cards; they also keep the board's reads small (a page of ten
+// per column, the cards' names in one batch read each).
+const boardCards = 10
+
+// phasePage is one phase's open deals as the board reads them: the newest page of boardCards,
 // with the phase's count and value.
 type phasePage struct {
 	Phase string
@@ -187,7 +194,7 @@ type phasePage struct {
 }
 
 // phases reads the board at once: the totals by phase (phaseTotals) and every phase's newest
-// moduleLimit open deals, a page each.
+// boardCards open deals, a page each.
 func (c *Console) phases(rq *request) ([]phasePage, error) {
 	out := make([]phasePage, len(patio.DealPhases))
 	var totals map[string]phaseTotal
@@ -199,7 +206,7 @@ func (c *Console) phases(rq *request) ([]phasePage, error) {
 	for i, phase := range patio.DealPhases {
 		g.Go(func() error {
 			page, err := c.d.Records.Deals.List(ctx, rq.team.ID, patio.DealQuery{
-				ListQuery: patio.ListQuery{Limit: patio.Some(moduleLimit), Status: []string{patio.DealOpen}, NoTotal: true},
+				ListQuery: patio.ListQuery{Limit: patio.Some(boardCards), Status: []string{patio.DealOpen}, NoTotal: true},
 				Phase:     []string{phase}})
 			out[i] = phasePage{Phase: phase, deals: page.Items}
 			return err

@@ -31,7 +31,7 @@ func (c *Console) dealBoard(rq *request) {
 	}
 	var all []patio.Deal
 	for _, ph := range phases {
-		all = append(all, ph.deals[:min(len(ph.deals), moduleLimit)]...)
+		all = append(all, ph.deals[:min(len(ph.deals), boardCards)]...)
 	}
 	cards, err := c.cards(rq, all)
 	if err != nil {
@@ -40,7 +40,7 @@ func (c *Console) dealBoard(rq *request) {
 	}
 	cols := make([]boardColumn, len(phases))
 	for i, ph := range phases {
-		n := min(len(ph.deals), moduleLimit)
+		n := min(len(ph.deals), boardCards)
 		cols[i] = boardColumn{Phase: ph.Phase, phaseTotal: ph.phaseTotal, More: ph.Total - n, Deals: cards[:n]}
 		cards = cards[n:]
 	}
