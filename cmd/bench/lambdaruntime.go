@@ -483,22 +483,22 @@ const lambdasOnlyVehicles = 100
 // the functions under the Runtime API, printed with their budgets as the whole bench prints them.
 func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) error {
 	started := time.Now()
-	err := parallel(ctx, o.clients, seedWorkers, func(ctx context.Context, i int) error {
-		_, err := env.createClient(ctx, "store", env.main, i)
-		return err
-	})
+	now := time.Now()
+	cs, err := historyClients(env.main.teamID, o.clients, 0, now, func() string { return patio.ClientActive })
 	if err != nil {
-		return fmt.Errorf("seed clients: %w", err)
-	}
-	env.vehicleIDs = make([]string, lambdasOnlyVehicles)
-	err = parallel(ctx, lambdasOnlyVehicles, 4, func(ctx context.Context, i int) error {
-		var err error
-		env.vehicleIDs[i], err = env.createVehicle(ctx, "store", env.main, plateIndexSeeded+i)
 		return err
-	})
-	if err != nil {
-		return fmt.Errorf("seed vehicles: %w", err)
 	}
+	vs, err := historyVehicles(env.main.teamID, lambdasOnlyVehicles, plateIndexSeeded, now, func() string { return patio.VehicleActive })
+	if err != nil {
+		return err
+	}
+	if _, err := seedAll(ctx, env.store, cs); err != nil {
+		return err
+	}
+	if _, err := seedAll(ctx, env.store, vs); err != nil {
+		return err
+	}
+	env.vehicleIDs = ids(vs, func(v patio.Vehicle) string { return v.ID })
 	progress("seeded %d clients and %d vehicles in %s", o.clients, lambdasOnlyVehicles, time.Since(started).Round(time.Millisecond))
 	var sizes []binarySize
 	var sizeErr error
@@ -510,7 +510,7 @@ func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) error {
 	w := os.Stdout
 	fmt.Fprintf(w, "\nPatio bench -lambdas-only: %s, %s %s/%s, %d CPUs, DynamoDB Local in memory\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Fprintf(w, "data: one team with %d clients and %d vehicles, seeded through the domain use cases on the store\n",
+	fmt.Fprintf(w, "data: one team with %d clients and %d vehicles, seeded in batches by dynamostore.Seed\n",
 		o.clients, lambdasOnlyVehicles)
 	printSizes(w, sizes, sizeErr, o.skipSizes)
 	budgets := printLambdas(w, rep)
