@@ -31,6 +31,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -139,24 +140,12 @@ func parseFlags(args []string) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	for _, s := range strings.Split(*conc, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			fmt.Fprintf(fs.Output(), "bench: -concurrency: %q is not a positive integer\n", s)
-			return o, errors.New("bad -concurrency")
-		}
-		o.concurrency = append(o.concurrency, n)
+	var err error
+	if o.concurrency, err = positives(fs, "concurrency", *conc, false); err != nil {
+		return o, err
 	}
-	for _, s := range strings.Split(*sizes, ",") {
-		if strings.TrimSpace(s) == "" {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			fmt.Fprintf(fs.Output(), "bench: -list-sizes: %q is not a positive integer\n", s)
-			return o, errors.New("bad -list-sizes")
-		}
-		o.listSizes = append(o.listSizes, n)
+	if o.listSizes, err = positives(fs, "list-sizes", *sizes, true); err != nil {
+		return o, err
 	}
 	if o.tm.activities < 1 || o.tm.due < 1 || o.tm.spread <= 0 || o.tm.lead <= 0 {
 		fmt.Fprintln(fs.Output(), "bench: -timer-activities, -timer-due, -timer-spread and -timer-lead must be positive")
@@ -169,24 +158,45 @@ func parseFlags(args []string) (options, error) {
 	return o, nil
 }
 
+// positives parses the comma-separated positive integers of flag name (none when empty allows).
+func positives(fs *flag.FlagSet, name, list string, empty bool) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" && empty {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			fmt.Fprintf(fs.Output(), "bench: -%s: %q is not a positive integer\n", name, s)
+			return nil, errors.New("bad -" + name)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// printed returns what prints a part's report with print when it was measured (err nil).
+func printed[R any](rep R, err error) func(print func(io.Writer, R)) error {
+	return func(print func(io.Writer, R)) error {
+		if err == nil {
+			print(os.Stdout, rep)
+		}
+		return err
+	}
+}
+
 func run(ctx context.Context, o options) error {
-	if o.sustainedOnly {
+	switch {
+	case o.sustainedOnly:
 		rep, err := runSustained(ctx, o.sustained)
 		if rep != nil {
 			printSustained(os.Stdout, rep)
 		}
 		return err
-	}
-	if o.timerOnly {
-		return runTimer(ctx, o.tm)
-	}
-	if o.webhooksOnly {
-		rep, err := runWebhookBench(ctx, o.wh)
-		if err != nil {
-			return err
-		}
-		printWebhookReport(os.Stdout, rep)
-		return nil
+	case o.timerOnly:
+		return printed(runTimerBench(ctx, o.tm))(printTimerReport)
+	case o.webhooksOnly:
+		return printed(runWebhookBench(ctx, o.wh))(printWebhookReport)
 	}
 	started := time.Now()
 	env, err := setup(ctx)
@@ -194,89 +204,51 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer env.close()
-	if o.consoleOnly {
-		rep, err := env.measureConsole(ctx, o)
-		if err != nil {
-			return err
-		}
-		printConsole(os.Stdout, rep)
-		return nil
-	}
-	if o.lambdasOnly {
+	switch {
+	case o.consoleOnly:
+		return printed(env.measureConsole(ctx, o))(printConsole)
+	case o.lambdasOnly:
 		return env.runLambdasOnly(ctx, o)
-	}
-	if o.listsOnly {
+	case o.listsOnly:
 		lists, err := env.measureLists(ctx, o)
-		if err != nil {
-			return err
-		}
-		printLists(os.Stdout, lists, o)
-		return nil
+		return printed(lists, err)(func(w io.Writer, lr *listReport) { printLists(w, lr, o) })
 	}
-
 	if err := env.seed(ctx, o); err != nil {
 		return err
 	}
 	eps := env.endpoints()
-	samples, err := env.sample(ctx, eps)
-	if err != nil {
+	r := report{opts: o, env: env}
+	if r.samples, err = env.sample(ctx, eps); err != nil {
 		return err
 	}
-
-	rows := env.measureAll(ctx, o, eps)
-	var lists *listReport
-	var writes *writeReport
-	if ctx.Err() == nil {
-		lists, err = env.measureLists(ctx, o)
+	r.rows = env.measureAll(ctx, o, eps)
+	if r.lists, err = env.measureLists(ctx, o); err != nil {
+		return err
 	}
-	if err == nil && ctx.Err() == nil {
-		writes, err = env.measureWrites(ctx, o)
-	}
-	if err != nil {
+	if r.writes, err = env.measureWrites(ctx, o); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-
-	var sizes []binarySize
-	var sizeErr error
 	if !o.skipSizes {
 		progress("building the functions (linux/arm64, as deployed) for their sizes")
-		sizes, sizeErr = buildSizes(ctx, env.root)
+		r.sizes, r.sizeErr = buildSizes(ctx, env.root)
 	}
-
-	var lambdas *lambdaReport
 	if !o.skipLambdas {
 		l := env.measureLambdas(ctx)
-		lambdas = &l
+		r.lambdas = &l
 	}
-
-	printReport(os.Stdout, report{
-		opts: o, env: env, rows: rows, samples: samples, sizes: sizes, sizeErr: sizeErr, lambdas: lambdas,
-		lists: lists, writes: writes,
-		elapsed: time.Since(started),
-	})
+	r.elapsed = time.Since(started)
+	printReport(os.Stdout, r)
 	if o.webhooks {
-		rep, err := runWebhookBench(ctx, o.wh)
-		if err != nil {
+		if err := printed(runWebhookBench(ctx, o.wh))(printWebhookReport); err != nil {
 			return err
 		}
-		printWebhookReport(os.Stdout, rep)
 	}
 	if o.timer {
-		return runTimer(ctx, o.tm)
+		return printed(runTimerBench(ctx, o.tm))(printTimerReport)
 	}
-	return nil
-}
-
-// runTimer runs the timer bench and prints its report.
-func runTimer(ctx context.Context, o timerOptions) error {
-	rep, err := runTimerBench(ctx, o)
-	if err != nil {
-		return err
-	}
-	printTimerReport(os.Stdout, rep)
 	return nil
 }
 

@@ -191,7 +191,7 @@ func (b *whBench) timerTicks(ctx context.Context, rep *timerReport) error {
 	start, step := midnight.Add(25*time.Hour), 30*24*time.Hour/time.Duration(o.activities)
 	seeded, err := history(o.activities, time.Now(), 0, func(i int, id string, at time.Time) (patio.Activity, error) {
 		w, err := patio.NewActivity(team.ID, id, at, patio.ActivityInput{Type: patio.Some("task"),
-			Title: patio.Some(fmt.Sprintf("Tarefa %d", i)), DueAt: patio.Some(patio.NewTimestamp(start.Add(time.Duration(i)*step)))})
+			Title: patio.Some(fmt.Sprintf("Tarefa %d", i)), DueAt: patio.Some(patio.NewTimestamp(start.Add(time.Duration(i) * step)))})
 		return w.Record, err
 	})
 	if err != nil {
