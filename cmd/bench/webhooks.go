@@ -7,7 +7,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -510,7 +509,7 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	}
 	recv := newBenchReceiver(0)
 	caFile := filepath.Join(os.TempDir(), "patio-bench-ca-"+filepath.Base(res.Tables["VehiclesTable"])+".pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: recv.srv.Certificate().Raw}), 0o600); err != nil {
+	if err := writeCAs(caFile, recv.srv.Certificate()); err != nil {
 		return nil, err
 	}
 	knobs := map[string]string{"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": caFile, "LOG_LEVEL": "ERROR"}
