@@ -16,8 +16,8 @@ import (
 // seedChunk is how many records one of Seed's workers encodes and writes at a time, and
 // seedWorkers how many write side by side.
 const (
-	seedChunk   = 500
-	seedWorkers = 4
+	seedChunk   = 100
+	seedWorkers = 8
 )
 
 // Seed writes new records of one listed kind (patio.Vehicle, Client, Deal, Activity or
