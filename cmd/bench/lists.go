@@ -524,53 +524,52 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 	if lr.writes, err = env.measureWriteCosts(ctx); err != nil {
 		return nil, err
 	}
-	eps := env.listEndpoints()
-	pairs := func() [][2]int { // endpoint, team
-		var out [][2]int
-		for ei, ep := range eps {
-			for ti, t := range lr.teams {
-				if ep.resource == t.resource {
-					out = append(out, [2]int{ei, ti})
+	// Every endpoint on every team of its resource, with a sample of each side (the items they
+	// examine).
+	type pair struct {
+		ep       listEndpoint
+		t        *sizedTeam
+		seed     uint64
+		missing  string
+		req, raw op
+		sample   sample
+	}
+	var pairs []*pair
+	rng := rand.New(rand.NewPCG(8, 8))
+	for ei, ep := range env.listEndpoints() {
+		for ti, t := range lr.teams {
+			if ep.resource != t.resource {
+				continue
+			}
+			pr := &pair{ep: ep, t: t, seed: uint64(100_000 + ei*1000 + ti*100)}
+			pairs = append(pairs, pr)
+			if ep.missing != nil {
+				if pr.missing = ep.missing(t); pr.missing != "" {
+					continue
 				}
 			}
+			pr.req, pr.raw = env.request(ep, t), ep.raw(t)
+			pr.sample = sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource), floor: ep.k > 0}
+			for i, call := range []op{pr.req, pr.raw} {
+				if err := call(ctx, rng); err != nil {
+					return nil, fmt.Errorf("%s (%d %ss, %s): %w", ep.name, t.size, t.resource, sideNames[i], err)
+				}
+			}
+			for i, call := range []op{pr.req, pr.raw} {
+				side := sampleSide{name: sideNames[i]}
+				side.calls, side.err = env.rec.record(func() error { return call(ctx, rng) })
+				pr.sample.sides = append(pr.sample.sides, side)
+			}
 		}
-		return out
-	}()
-	samples := map[[2]int]sample{}
-	rng := rand.New(rand.NewPCG(8, 8))
-	for _, pr := range pairs {
-		ep, t := eps[pr[0]], lr.teams[pr[1]]
-		if ep.missing != nil && ep.missing(t) != "" {
-			continue
-		}
-		req, raw := env.request(ep, t), ep.raw(t)
-		if err := req(ctx, rng); err != nil {
-			return nil, fmt.Errorf("%s (%d %ss): %w", ep.name, t.size, t.resource, err)
-		}
-		if err := raw(ctx, rng); err != nil {
-			return nil, fmt.Errorf("%s (%d %ss, raw): %w", ep.name, t.size, t.resource, err)
-		}
-		sm := sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource), floor: ep.k > 0}
-		for i, call := range []op{req, raw} {
-			side := sampleSide{name: sideNames[i]}
-			side.calls, side.err = env.rec.record(func() error { return call(ctx, rng) })
-			sm.sides = append(sm.sides, side)
-		}
-		samples[pr] = sm
 	}
 	// Each concurrency's runs, endpoints and sizes, take turns in rounds (see rounds), so that the
 	// figures the budgets compare across endpoints and sizes are measured alike.
 	for _, c := range o.concurrency {
 		var runs []timedRun
-		var keys [][3]int // endpoint, team, side (0 request, 1 raw) of each run
 		for _, pr := range pairs {
-			ep, t := eps[pr[0]], lr.teams[pr[1]]
-			if ep.missing != nil && ep.missing(t) != "" {
-				continue
+			if pr.missing == "" {
+				runs = append(runs, timedRun{pr.req, pr.seed + uint64(c)}, timedRun{pr.raw, pr.seed + uint64(c)})
 			}
-			seed := uint64(100_000 + pr[0]*1000 + pr[1]*100 + c)
-			runs = append(runs, timedRun{env.request(ep, t), seed}, timedRun{ep.raw(t), seed})
-			keys = append(keys, [3]int{pr[0], pr[1], 0}, [3]int{pr[0], pr[1], 1})
 		}
 		res := measureRounds(ctx, c, o.warmup, o.listDuration, runs, func(round, i int, part func(context.Context)) {
 			if i == 0 {
@@ -581,16 +580,9 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 		if ctx.Err() != nil {
 			return lr, ctx.Err()
 		}
-		merged := map[[3]int]result{}
-		for i, k := range keys {
-			merged[k] = res[i]
-		}
 		for _, pr := range pairs {
-			ep, t := eps[pr[0]], lr.teams[pr[1]]
-			rw := listRow{endpoint: ep.name, class: ep.class, k: ep.k, limit: ep.limit, size: t.size, conc: c, sample: samples[pr]}
-			if ep.missing != nil {
-				rw.missing = ep.missing(t)
-			}
+			ep, t := pr.ep, pr.t
+			rw := listRow{endpoint: ep.name, class: ep.class, k: ep.k, limit: ep.limit, size: t.size, conc: c, sample: pr.sample, missing: pr.missing}
 			if ep.matches != nil {
 				rw.match, rw.indexed = ep.matches(t)
 				rw.counted = rw.indexed
@@ -599,7 +591,7 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 				}
 			}
 			if rw.missing == "" {
-				rw.request, rw.raw = merged[[3]int{pr[0], pr[1], 0}], merged[[3]int{pr[0], pr[1], 1}]
+				rw.request, rw.raw, res = res[0], res[1], res[2:]
 				progress("lists: %-60s %6d c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, t.size, c,
 					ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
 			}
