@@ -151,7 +151,7 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleRep
 		}
 	}
 	get := func(ctx context.Context, _ *rand.Rand) error {
-		return env.api.do(ctx, env.main, http.MethodGet, "/api/v1/vehicles/"+vehicle, nil, http.StatusOK, nil)
+		return env.api.do(ctx, env.main, http.MethodGet, "/api/v1/vehicles/"+vehicle, nil, http.StatusOK)
 	}
 	rep := &consoleReport{o: o.console}
 	runs := []timedRun{{get, 1}}
@@ -238,43 +238,48 @@ func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) (st
 	})
 }
 
-// seedModules creates the team's activities (due over 60 days around now, a tenth of them past
-// due and open) and financial records (every type and category, due over the last and next six
-// months, a tenth of them pending and past due), through the use cases.
+// seedModules seeds the team's activities (due over 60 days around now, a tenth of them past due
+// and open, the other past ones completed) and financial records (every type and category, due
+// over the last and next six months, a tenth of them pending and past due, the other past ones
+// paid), built by the domain's constructors as their use cases build them.
 func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOptions) error {
-	acts := patio.NewActivities(env.store.Activities())
-	fin := patio.NewFinancial(env.store.Financial(), env.store.Accounts().Team)
-	now := time.Now()
-	progress("console: %d activities and %d financial records", o.activities, o.financial)
-	err := parallel(ctx, o.activities, 4, func(ctx context.Context, i int) error {
-		due := patio.NewTimestamp(now.Add(time.Duration(i%60-30) * 24 * time.Hour).Add(time.Duration(i%24) * time.Hour))
-		in := patio.ActivityInput{Type: patio.Some(patio.ActivityTypes[i%len(patio.ActivityTypes)]),
-			Title: patio.Some(fmt.Sprintf("Atividade %d", i)), DueAt: patio.Some(due)}
-		if i%10 != 0 && due.Time().Before(now) {
-			in.Status = patio.Some(patio.ActivityInProgress)
-		}
-		a, err := acts.Create(ctx, team, in)
-		if err == nil && i%10 != 0 && due.Time().Before(now) {
-			_, err = acts.Update(ctx, team, a.ID, patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)})
-		}
+	t, err := env.store.Accounts().Team(ctx, team)
+	if err != nil {
 		return err
+	}
+	now := time.Now()
+	acts, err := history(o.activities, now, 0, func(i int, id string, at time.Time) (patio.Activity, error) {
+		due := patio.NewTimestamp(now.Add(time.Duration(i%60-30) * 24 * time.Hour).Add(time.Duration(i%24) * time.Hour))
+		w, err := patio.NewActivity(team, id, at, patio.ActivityInput{Type: patio.Some(patio.ActivityTypes[i%len(patio.ActivityTypes)]),
+			Title: patio.Some(fmt.Sprintf("Atividade %d", i)), DueAt: patio.Some(due)})
+		if err == nil && i%10 != 0 && due.Time().Before(now) {
+			w, err = w.Record.Apply(patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)}, at)
+		}
+		return w.Record, err
 	})
 	if err != nil {
 		return err
 	}
-	return parallel(ctx, o.financial, 4, func(ctx context.Context, i int) error {
+	fin, err := history(o.financial, now, 0, func(i int, id string, at time.Time) (patio.FinancialRecord, error) {
 		typ := patio.FinancialTypes[i%len(patio.FinancialTypes)]
 		cats := patio.FinancialCategories[typ]
 		due := patio.DateOf(now.AddDate(0, 0, i%360-180))
 		in := patio.FinancialInput{Type: patio.Some(typ), Category: patio.Some(cats[(i/3)%len(cats)]),
-			Description: patio.Some(fmt.Sprintf("Lançamento %d", i)), Amount: patio.Some(money.Cents(1000 + i*37)),
-			DueDate: patio.Some(due)}
+			Description: patio.Some(fmt.Sprintf("Lançamento %d", i)), Amount: patio.Some(money.Cents(1000 + i*37)), DueDate: patio.Some(due)}
 		if i%10 != 0 && due.Start().Before(now) {
 			in.Status = patio.Some(patio.FinancialPaid)
 		}
-		_, err := fin.Create(ctx, team, in)
-		return err
+		w, err := patio.NewFinancialRecord(team, id, at, in)
+		w.Record.Zone = t.TimeZone
+		return w.Record, err
 	})
+	if err == nil {
+		_, err = seedAll(ctx, env.store, acts)
+	}
+	if err == nil {
+		_, err = seedAll(ctx, env.store, fin)
+	}
+	return err
 }
 
 // workplace is the team the stock, clients and pipeline pages are measured on, with what their
@@ -284,37 +289,39 @@ type workplace struct {
 	cpf, name string // a client's CPF as people write it, and their name's distinctive words
 }
 
-// seedWorkplace bulk-loads a dealership's stock, clients and pipeline into one team of its own
+// seedWorkplace seeds a dealership's stock, clients and pipeline into one team of its own
 // (o.vehicles vehicles with a history's statuses, o.clients clients, o.deals deals of those
-// clients) in the store's format (shared/dynamostore/storeformat), and signs its owner in.
+// clients), and signs its owner in.
 func (env *benchEnv) seedWorkplace(ctx context.Context, o consoleOptions) (workplace, error) {
 	var wp workplace
 	p, err := createTeam(ctx, env.store, "Bench workplace")
 	if err != nil {
 		return wp, err
 	}
-	now, start := time.Now(), time.Now()
+	now := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(o.vehicles), 40))
-	vs, err := historyVehicles(p.teamID, o.vehicles, now, func() string { return historyStatus(rng) })
+	vs, err := historyVehicles(p.teamID, o.vehicles, 0, now, func() string { return historyStatus(rng) })
 	if err != nil {
 		return wp, err
 	}
-	progress("console: importing %d vehicles, %d clients and %d deals into one team", o.vehicles, o.clients, o.deals)
-	if err := env.importVehicles(ctx, p.teamID, vs); err != nil {
-		return wp, fmt.Errorf("workplace vehicles: %w", err)
+	cs, err := historyClients(p.teamID, o.clients, 0, now, func() string { return patio.ClientActive })
+	if err != nil {
+		return wp, err
 	}
-	cs := historyClients(p.teamID, o.clients, now, func() string { return patio.ClientActive })
-	if err := env.importClients(ctx, p.teamID, cs); err != nil {
-		return wp, fmt.Errorf("workplace clients: %w", err)
+	ds, err := historyDeals(p.teamID, o.deals, now, ids(cs, func(c patio.Client) string { return c.ID }))
+	if err != nil {
+		return wp, err
 	}
-	ids := make([]string, len(cs))
-	for i, c := range cs {
-		ids[i] = c.ID
+	progress("console: seeding %d vehicles, %d clients and %d deals into one team", o.vehicles, o.clients, o.deals)
+	if _, err := seedAll(ctx, env.store, vs); err != nil {
+		return wp, err
 	}
-	if err := env.importDeals(ctx, p.teamID, historyDeals(p.teamID, o.deals, now, ids)); err != nil {
-		return wp, fmt.Errorf("workplace deals: %w", err)
+	if _, err := seedAll(ctx, env.store, cs); err != nil {
+		return wp, err
 	}
-	progress("console: workplace imported in %s", time.Since(start).Round(time.Second))
+	if _, err := seedAll(ctx, env.store, ds); err != nil {
+		return wp, err
+	}
 	c := cs[len(cs)/2]
 	for i := len(cs) / 2; c.CPF == nil && i < len(cs)-1; i++ { // one in five is a company
 		c = cs[i+1]

@@ -1,21 +1,33 @@
 package main
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Plate indexes: each range gives distinct plates (and distinct plate keys, since old-format plates
-// map one to one onto Mercosul spellings), so no write in the bench ever collides on a plate.
+// The bench's data: records built with the domain's constructors (valid as the use cases would
+// make them), seeded in batches with dynamostore.Seed, which writes them as the store writes
+// each record (row, family, guards, counts) without a transaction per record.
+
+// Plate indexes: each range gives distinct plates (and plate keys, since old-format plates map one
+// to one onto Mercosul spellings), so no write in the bench ever collides on a plate.
 const (
 	plateIndexSeeded    = 0          // AAA0000…: the seeded vehicles
 	plateIndexCreated   = 10_000_000 // BMM0000…: the vehicles POSTed (and put by the raw side)
 	plateIndexDeals     = 20_000_000 // CYY0000…: the vehicles the deals win
+	plateIndexWrites    = 30_000_000 // the vehicles the write-rate runs create
 	plateIndexWriteCost = 40_000_000 // the vehicle whose write cost is measured
 	plateIndexMax       = 26 * 26 * 26 * 10_000
 )
@@ -29,28 +41,32 @@ func oldPlate(i int) string {
 	return fmt.Sprintf("%c%c%c%04d", 'A'+n/676, 'A'+n/26%26, 'A'+n%26, i%10_000)
 }
 
-// cpf returns the i-th CPF (11 digits with both check digits). The 9-digit base is i's 8 digits
-// and one that differs from the first, so that distinct i < 10^8 give distinct CPFs, never one of
-// the repeated-digit ones.
+// cpf returns the i-th CPF: i's 8 digits, one that differs from the first (never a repeated-digit
+// CPF), and both check digits; distinct i < 10^8 give distinct CPFs.
 func cpf(i int) string {
 	base := []byte(fmt.Sprintf("%08d", i%100_000_000))
 	base = append(base, '0'+(base[0]-'0'+1)%10)
-	d1 := cpfDigit(base)
-	d2 := cpfDigit(append(base, d1))
-	return string(append(base, d1, d2))
+	base = append(base, checkDigit(base, func(j int) int { return len(base) + 1 - j }))
+	return string(append(base, checkDigit(base, func(j int) int { return len(base) + 1 - j })))
 }
 
-// cpfDigit is the mod-11 check digit of the CPF digits in d (weights len(d)+1 down to 2).
-func cpfDigit(d []byte) byte {
+// cnpj returns the i-th numeric CNPJ: 8 digits of i, branch 0001, both check digits.
+func cnpj(i int) string {
+	base := []byte(fmt.Sprintf("%08d0001", i%100_000_000))
+	base = append(base, checkDigit(base, func(j int) int { return 2 + (len(base)-1-j)%8 }))
+	return string(append(base, checkDigit(base, func(j int) int { return 2 + (len(base)-1-j)%8 })))
+}
+
+// checkDigit is the mod-11 check digit of the digits d, digit j weighing weight(j).
+func checkDigit(d []byte, weight func(j int) int) byte {
 	sum := 0
-	for i, c := range d {
-		sum += int(c-'0') * (len(d) + 1 - i)
+	for j, c := range d {
+		sum += int(c-'0') * weight(j)
 	}
-	r := sum % 11
-	if r < 2 {
-		return '0'
+	if r := sum % 11; r >= 2 {
+		return byte('0' + 11 - r)
 	}
-	return byte('0' + 11 - r)
+	return '0'
 }
 
 var (
@@ -67,8 +83,7 @@ var (
 	benchColors        = []string{"Prata", "Branco", "Preto", "Cinza", "Vermelho", "Azul"}
 )
 
-// vehicleBody returns the POST body of the vehicle with plate index i: a realistic used car whose
-// price, model year, mileage and options vary with i (prices spread over 15,000.00 to 414,999.99).
+// vehicleBody returns the POST body of benchVehicle(i, now).
 func vehicleBody(i int, now time.Time) []byte {
 	v := benchVehicle(i, now)
 	return fmt.Appendf(nil, `{"brand":%q,"model":%q,"version":%q,"plate":%q,"manufacture_year":%d,`+
@@ -79,8 +94,8 @@ func vehicleBody(i int, now time.Time) []byte {
 		v.Phase.Value, v.Description.Value)
 }
 
-// benchVehicle returns the i-th vehicle as the domain's typed input: what vehicleBody sends, for
-// seeding through the use cases.
+// benchVehicle returns the vehicle of plate index i: a realistic used car whose price (15,000.00
+// to 414,999.99), model year, mileage and options vary with i.
 func benchVehicle(i int, now time.Time) patio.VehicleInput {
 	m := benchModels[i%len(benchModels)]
 	modelYear := now.Year() - 17 + i%18
@@ -95,16 +110,131 @@ func benchVehicle(i int, now time.Time) patio.VehicleInput {
 	}
 }
 
-// clientBody returns the POST body of the i-th individual client.
-func clientBody(i int) []byte {
-	c := benchClient(i)
-	return fmt.Appendf(nil, `{"type":%q,"name":%q,"cpf":%q,"email":%q}`, c.Type.Value, c.Name.Value, c.CPF.Value, c.Email.Value)
+// benchClient returns the i-th client: one in five a company (a CNPJ), the others individuals (a
+// CPF); every other one has an email.
+func benchClient(i int) patio.ClientInput {
+	in := patio.ClientInput{Type: patio.Some(patio.ClientIndividual), Name: patio.Some(fmt.Sprintf("Cliente Bench %05d", i)), CPF: patio.Some(cpf(i))}
+	if i%5 == 0 {
+		in = patio.ClientInput{Type: patio.Some(patio.ClientCompany), Name: patio.Some(fmt.Sprintf("Revenda Bench %05d Ltda", i)), CNPJ: patio.Some(cnpj(i))}
+	}
+	if i%2 == 0 {
+		in.Email = patio.Some(fmt.Sprintf("cliente%d@example.com", i))
+	}
+	return in
 }
 
-// benchClient returns the i-th individual client as the domain's typed input.
-func benchClient(i int) patio.ClientInput {
-	return patio.ClientInput{Type: patio.Some(patio.ClientIndividual), Name: patio.Some(fmt.Sprintf("Cliente Bench %05d", i)),
-		CPF: patio.Some(cpf(i)), Email: patio.Some(fmt.Sprintf("cliente%d@example.com", i))}
+// historySpan is how far back a seeded history goes: its records were created evenly over it.
+const historySpan = 5 * 365 * 24 * time.Hour
+
+// historyStatus returns a vehicle's status as a dealership's history has them: 45 % vendido, 45 %
+// arquivado, 5 % ativo and 5 % reservado.
+func historyStatus(rng *rand.Rand) string {
+	switch n := rng.IntN(20); {
+	case n < 9:
+		return patio.VehicleSold
+	case n < 18:
+		return patio.VehicleArchived
+	case n == 18:
+		return patio.VehicleActive
+	default:
+		return patio.VehicleReserved
+	}
+}
+
+// history builds n records of a history ending at end, the i-th created at its share of span
+// (step i+1 of n, oldest first) with a UUIDv7 of that instant as its id (span 0: all at end).
+func history[T any](n int, end time.Time, span time.Duration, build func(i int, id string, at time.Time) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	for i := range out {
+		at := end
+		if span > 0 {
+			at = end.Add(-span / time.Duration(n) * time.Duration(n-i))
+		}
+		u := uuid.Must(uuid.NewV7())
+		var ms [8]byte
+		binary.BigEndian.PutUint64(ms[:], uint64(at.UnixMilli()))
+		copy(u[:6], ms[2:])
+		var err error
+		if out[i], err = build(i, u.String(), at); err != nil {
+			return nil, fmt.Errorf("bench: record %d of %d: %w", i, n, err)
+		}
+	}
+	return out, nil
+}
+
+// historyVehicles returns n vehicles of a team (plate indexes from plate) created over historySpan
+// up to end, with the status status returns: sold ones sold (phase entregue) and archived ones
+// archived up to 90 days after their creation.
+func historyVehicles(teamID string, n, plate int, end time.Time, status func() string) ([]patio.Vehicle, error) {
+	rng := rand.New(rand.NewPCG(uint64(n), 10))
+	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Vehicle, error) {
+		v, err := patio.NewVehicle(teamID, id, at, benchVehicle(plate+i, at))
+		v.Status = status()
+		later := patio.NewTimestamp(at.Add(time.Duration(1+rng.IntN(90)) * 24 * time.Hour))
+		if later.Time().After(end) {
+			later = patio.NewTimestamp(end)
+		}
+		switch v.Status {
+		case patio.VehicleSold:
+			v.SoldAt, v.Phase, v.UpdatedAt = &later, "entregue", later
+		case patio.VehicleArchived:
+			v.UpdatedAt = later
+		}
+		return v, err
+	})
+}
+
+// historyClients returns n clients of a team (benchClient from first) created over historySpan up
+// to end, with the status status returns.
+func historyClients(teamID string, n, first int, end time.Time, status func() string) ([]patio.Client, error) {
+	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Client, error) {
+		c, err := patio.NewClient(teamID, id, at, benchClient(first+i))
+		c.Status = status()
+		return c, err
+	})
+}
+
+// historyDeals returns n deals of a team spread over clientIDs, created over historySpan up to
+// end, as a dealership's pipeline leaves them: 20 % open, 40 % won, 30 % lost, 10 % archived.
+func historyDeals(teamID string, n int, end time.Time, clientIDs []string) ([]patio.Deal, error) {
+	statuses := []string{patio.DealOpen, patio.DealOpen, patio.DealWon, patio.DealWon, patio.DealWon, patio.DealWon,
+		patio.DealLost, patio.DealLost, patio.DealLost, patio.DealArchived}
+	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Deal, error) {
+		m := benchModels[i%len(benchModels)]
+		w, err := patio.NewDeal(context.Background(), teamID, id, at, patio.DealInput{
+			Title: patio.Some(fmt.Sprintf("Venda %s %s", m.brand, m.model)), ClientID: patio.Some(clientIDs[i%len(clientIDs)]),
+			Value: patio.Some(money.Cents(1_500_000 + (i*7_919_993)%40_000_000)), Phase: patio.Some(patio.DealPhases[i%len(patio.DealPhases)])}, nil)
+		d := w.Record
+		d.Status = statuses[i%len(statuses)]
+		if d.Status == patio.DealWon || d.Status == patio.DealLost {
+			ts := patio.NewTimestamp(at.Add(30 * 24 * time.Hour))
+			d.ClosedAt, d.UpdatedAt = &ts, ts
+		}
+		if d.Status == patio.DealLost {
+			d.LostReason = ptrTo("preco")
+		}
+		return d, err
+	})
+}
+
+// seedAll writes records with dynamostore.Seed and returns how long it took.
+func seedAll[T any](ctx context.Context, store *dynamostore.Store, recs []T) (time.Duration, error) {
+	start := time.Now()
+	if err := dynamostore.Seed(ctx, store, recs); err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	progress("seeded %d %T in %s (%.0f/s)", len(recs), recs, took.Round(time.Millisecond), float64(len(recs))/took.Seconds())
+	return took, nil
+}
+
+// ids returns the ids of records.
+func ids[T any](recs []T, id func(T) string) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = id(r)
+	}
+	return out
 }
 
 // counter hands out consecutive indexes to concurrent workers.
@@ -138,22 +268,12 @@ func (p *pool[T]) take() (T, error) {
 	return p.items[i], nil
 }
 
-// cnpj returns the i-th numeric CNPJ (14 digits with both check digits): 8 digits of i, branch
-// 0001.
-func cnpj(i int) string {
-	base := []byte(fmt.Sprintf("%08d0001", i%100_000_000))
-	base = append(base, cnpjDigit(base))
-	return string(append(base, cnpjDigit(base)))
-}
-
-// cnpjDigit is the mod-11 check digit of the CNPJ digits in d (weights 2 to 9 from the right).
-func cnpjDigit(d []byte) byte {
-	sum := 0
-	for i := range d {
-		sum += int(d[len(d)-1-i]-'0') * (2 + i%8)
+// parallel runs f(0) … f(n-1) on at most workers goroutines and returns the first error.
+func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := range n {
+		g.Go(func() error { return f(gctx, i) })
 	}
-	if r := sum % 11; r >= 2 {
-		return byte('0' + 11 - r)
-	}
-	return '0'
+	return g.Wait()
 }

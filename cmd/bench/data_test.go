@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -92,13 +91,12 @@ func TestVehicleBodyValid(t *testing.T) {
 	}
 }
 
-func TestClientBodyJSON(t *testing.T) {
-	var v map[string]any
-	if err := json.Unmarshal(clientBody(42), &v); err != nil {
-		t.Fatalf("clientBody(42) is not JSON: %v", err)
-	}
-	if v["cpf"] != cpf(42) || v["type"] != "individual" {
-		t.Errorf("clientBody(42) = %v; want an individual with cpf %s", v, cpf(42))
+func TestCNPJValid(t *testing.T) {
+	for _, i := range append([]int{0, 5, 99_999_995}, seq(0, 2_000)...) {
+		c := cnpj(i)
+		if got, err := br.NormalizeCNPJ(c); err != nil || got != c {
+			t.Fatalf("NormalizeCNPJ(cnpj(%d) = %q) = %q, %v; want it valid and unchanged", i, c, got, err)
+		}
 	}
 }
 

@@ -125,12 +125,12 @@ func (env *benchEnv) measureLambdas(ctx context.Context) lambdaReport {
 		{"floor", "./dev/runtimeapi/floor", "the items a hinted GET by id needs, at once: key+team (BatchGetItem), minute and day counters (UpdateItem ADD), the vehicle (GetItem)",
 			func() ([]byte, error) { return env.floorEvent(time.Now()) }, false, nil, false, true},
 		{"vehicles", "./functions/vehicles", "GET /api/v1/vehicles/{id}", func() ([]byte, error) { return json.Marshal(getByID) }, true, inProcess, false, false},
-		{"clients", "./functions/clients", "GET /api/v1/clients (events/clients-list.json)", env.sampleWithKey("clients-list.json"), true, nil, false, false},
-		{"deals", "./functions/deals", "GET /api/v1/deals (events/deals-list.json)", env.sampleWithKey("deals-list.json"), true, nil, false, false},
-		{"authorizer", "./functions/authorizer", "events/authorizer-valid.json, a valid key", env.sampleWithKey("authorizer-valid.json"), false, nil, false, false},
-		{"dispatcher", "./functions/dispatcher", "events/dispatcher-vehicles.json", env.sampleFile("dispatcher-vehicles.json"), false, nil, false, false},
-		{"deliverer", "./functions/deliverer", "events/deliverer-tasks.json", env.sampleFile("deliverer-tasks.json"), false, nil, false, false},
-		{"console", "./functions/console", "GET /console/login (events/console-login.json)", env.sampleFile("console-login.json"), false, nil, true, false},
+		{"clients", "./functions/clients", "GET /api/v1/clients (events/clients-list.json)", env.sampleEvent("clients-list.json", true), true, nil, false, false},
+		{"deals", "./functions/deals", "GET /api/v1/deals (events/deals-list.json)", env.sampleEvent("deals-list.json", true), true, nil, false, false},
+		{"authorizer", "./functions/authorizer", "events/authorizer-valid.json, a valid key", env.sampleEvent("authorizer-valid.json", true), false, nil, false, false},
+		{"dispatcher", "./functions/dispatcher", "events/dispatcher-vehicles.json", env.sampleEvent("dispatcher-vehicles.json", false), false, nil, false, false},
+		{"deliverer", "./functions/deliverer", "events/deliverer-tasks.json", env.sampleEvent("deliverer-tasks.json", false), false, nil, false, false},
+		{"console", "./functions/console", "GET /console/login (events/console-login.json)", env.sampleEvent("console-login.json", false), false, nil, true, false},
 		{"console-webhooks", "./functions/console", "GET /console/webhooks signed in (events/console-webhooks.json)", env.consoleSession, false, nil, true, false},
 	}
 	for _, p := range plan {
@@ -283,7 +283,10 @@ func (env *benchEnv) vehicleGetEvent() (events.APIGatewayProxyRequest, error) {
 	e.PathParameters["id"] = id
 	e.Path = strings.ReplaceAll(e.Path, old, id)
 	e.RequestContext.Path = strings.ReplaceAll(e.RequestContext.Path, old, id)
-	setAuth(e.Headers, e.MultiValueHeaders, env.main.secret)
+	e.Headers["Authorization"] = "Bearer " + env.main.secret
+	if e.MultiValueHeaders != nil {
+		e.MultiValueHeaders["Authorization"] = []string{"Bearer " + env.main.secret}
+	}
 	// As the authorizer puts it: the team and its plan (storeTeam's).
 	e.RequestContext.Authorizer["team_id"] = env.main.teamID
 	e.RequestContext.Authorizer["plan"] = string(patio.PlanAutoshopping)
@@ -347,48 +350,30 @@ func (env *benchEnv) consoleSession() ([]byte, error) {
 	return json.Marshal(e)
 }
 
-func setAuth(h map[string]string, mv map[string][]string, secret string) {
-	h["Authorization"] = "Bearer " + secret
-	if mv != nil {
-		mv["Authorization"] = []string{"Bearer " + secret}
-	}
-}
-
-// sampleFile returns events/<name> as it is.
-func (env *benchEnv) sampleFile(name string) func() ([]byte, error) {
-	return func() ([]byte, error) { return os.ReadFile(filepath.Join(env.root, "events", name)) }
-}
-
-// sampleWithKey returns events/<name> with the main team's key in its Authorization header (and,
-// in an API event, its team in the authorizer's context).
-func (env *benchEnv) sampleWithKey(name string) func() ([]byte, error) {
+// sampleEvent returns events/<name>, with withKey the main team's key in its Authorization
+// header and, in an API event, its team and plan in the authorizer's context.
+func (env *benchEnv) sampleEvent(name string, withKey bool) func() ([]byte, error) {
 	return func() ([]byte, error) {
 		b, err := os.ReadFile(filepath.Join(env.root, "events", name))
-		if err != nil {
-			return nil, err
+		if err != nil || !withKey {
+			return b, err
 		}
-		var e struct {
-			Headers           map[string]string   `json:"headers"`
-			MultiValueHeaders map[string][]string `json:"multiValueHeaders"`
-		}
-		var whole map[string]any
+		var e map[string]any
 		if err := json.Unmarshal(b, &e); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(b, &whole); err != nil {
-			return nil, err
+		if h, ok := e["headers"].(map[string]any); ok {
+			h["Authorization"] = "Bearer " + env.main.secret
 		}
-		setAuth(e.Headers, e.MultiValueHeaders, env.main.secret)
-		whole["headers"] = e.Headers
-		if rc, ok := whole["requestContext"].(map[string]any); ok { // API events: as the authorizer puts it
+		if h, ok := e["multiValueHeaders"].(map[string]any); ok {
+			h["Authorization"] = []string{"Bearer " + env.main.secret}
+		}
+		if rc, ok := e["requestContext"].(map[string]any); ok {
 			if a, ok := rc["authorizer"].(map[string]any); ok {
 				a["team_id"], a["plan"] = env.main.teamID, string(patio.PlanAutoshopping)
 			}
 		}
-		if e.MultiValueHeaders != nil {
-			whole["multiValueHeaders"] = e.MultiValueHeaders
-		}
-		return json.Marshal(whole)
+		return json.Marshal(e)
 	}
 }
 
@@ -483,22 +468,22 @@ const lambdasOnlyVehicles = 100
 // the functions under the Runtime API, printed with their budgets as the whole bench prints them.
 func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) error {
 	started := time.Now()
-	err := parallel(ctx, o.clients, seedWorkers, func(ctx context.Context, i int) error {
-		_, err := env.createClient(ctx, "store", env.main, i)
-		return err
-	})
+	now := time.Now()
+	cs, err := historyClients(env.main.teamID, o.clients, 0, now, func() string { return patio.ClientActive })
 	if err != nil {
-		return fmt.Errorf("seed clients: %w", err)
-	}
-	env.vehicleIDs = make([]string, lambdasOnlyVehicles)
-	err = parallel(ctx, lambdasOnlyVehicles, 4, func(ctx context.Context, i int) error {
-		var err error
-		env.vehicleIDs[i], err = env.createVehicle(ctx, "store", env.main, plateIndexSeeded+i)
 		return err
-	})
-	if err != nil {
-		return fmt.Errorf("seed vehicles: %w", err)
 	}
+	vs, err := historyVehicles(env.main.teamID, lambdasOnlyVehicles, plateIndexSeeded, now, func() string { return patio.VehicleActive })
+	if err != nil {
+		return err
+	}
+	if _, err := seedAll(ctx, env.store, cs); err != nil {
+		return err
+	}
+	if _, err := seedAll(ctx, env.store, vs); err != nil {
+		return err
+	}
+	env.vehicleIDs = ids(vs, func(v patio.Vehicle) string { return v.ID })
 	progress("seeded %d clients and %d vehicles in %s", o.clients, lambdasOnlyVehicles, time.Since(started).Round(time.Millisecond))
 	var sizes []binarySize
 	var sizeErr error
@@ -510,7 +495,7 @@ func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) error {
 	w := os.Stdout
 	fmt.Fprintf(w, "\nPatio bench -lambdas-only: %s, %s %s/%s, %d CPUs, DynamoDB Local in memory\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Fprintf(w, "data: one team with %d clients and %d vehicles, seeded through the domain use cases on the store\n",
+	fmt.Fprintf(w, "data: one team with %d clients and %d vehicles, seeded in batches by dynamostore.Seed\n",
 		o.clients, lambdasOnlyVehicles)
 	printSizes(w, sizes, sizeErr, o.skipSizes)
 	budgets := printLambdas(w, rep)

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -354,44 +353,51 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 func (env *benchEnv) request(ep listEndpoint, t *sizedTeam) op {
 	if ep.class == classGet {
 		return func(ctx context.Context, rng *rand.Rand) error {
-			return env.api.do(ctx, t.p, http.MethodGet, "/api/v1/"+ep.resource+"s/"+t.ids[rng.IntN(len(t.ids))], nil, http.StatusOK, nil)
+			return env.api.do(ctx, t.p, http.MethodGet, "/api/v1/"+ep.resource+"s/"+t.ids[rng.IntN(len(t.ids))], nil, http.StatusOK)
 		}
 	}
 	path := ep.path(t)
 	return func(ctx context.Context, _ *rand.Rand) error {
-		return env.api.do(ctx, t.p, http.MethodGet, path, nil, http.StatusOK, nil)
+		return env.api.do(ctx, t.p, http.MethodGet, path, nil, http.StatusOK)
 	}
 }
 
-// seedSized creates a team of size vehicles with a dealership's history, bulk-loaded, and walks
-// its default list to the deep page.
-func (env *benchEnv) seedSized(ctx context.Context, size int) (*sizedTeam, error) {
-	p, err := createTeam(ctx, env.store, fmt.Sprintf("Bench %d vehicles", size))
+// seedTeam creates a team of its own, lifts its rate limit and seeds its records, built by build.
+func seedTeam[T any](ctx context.Context, env *benchEnv, resource string, size int, build func(teamID string) ([]T, error)) (*sizedTeam, []T, error) {
+	p, err := createTeam(ctx, env.store, fmt.Sprintf("Bench %d %ss", size, resource))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := env.raw.liftRateLimits(ctx, p.teamID, rateLimitMinutes); err != nil {
-		return nil, fmt.Errorf("lift rate limits: %w", err)
+		return nil, nil, fmt.Errorf("lift rate limits: %w", err)
 	}
+	recs, err := build(p.teamID)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &sizedTeam{resource: resource, size: size, p: p}
+	if t.seeded, err = seedAll(ctx, env.store, recs); err != nil {
+		return nil, nil, fmt.Errorf("seed %d %ss: %w", size, resource, err)
+	}
+	return t, recs, nil
+}
+
+// seedSized seeds a team of size vehicles with a dealership's history, opens its sync window and
+// walks its default list to the deep page.
+func (env *benchEnv) seedSized(ctx context.Context, size int) (*sizedTeam, error) {
 	rng := rand.New(rand.NewPCG(uint64(size), 20))
-	vs, err := historyVehicles(p.teamID, size, time.Now(), func() string { return historyStatus(rng) })
+	t, vs, err := seedTeam(ctx, env, patio.ResourceVehicle, size, func(teamID string) ([]patio.Vehicle, error) {
+		return historyVehicles(teamID, size, 0, time.Now(), func() string { return historyStatus(rng) })
+	})
 	if err != nil {
 		return nil, err
 	}
-	t := &sizedTeam{resource: patio.ResourceVehicle, size: size, p: p, ids: make([]string, len(vs)), vs: vs}
-	for i, v := range vs {
-		t.ids[i] = v.ID
+	t.vs, t.ids = vs, ids(vs, func(v patio.Vehicle) string { return v.ID })
+	for _, v := range vs {
 		if t.plate == "" && v.Status == patio.VehicleActive && v.Plate != nil {
 			t.plate = *v.Plate
 		}
 	}
-	start := time.Now()
-	if err := env.importVehicles(ctx, p.teamID, vs); err != nil {
-		return nil, fmt.Errorf("seed %d vehicles: %w", size, err)
-	}
-	t.seeded = time.Since(start)
-	progress("lists: imported %d vehicles in %s (%.0f/s)", size, t.seeded.Round(time.Millisecond),
-		float64(size)/t.seeded.Seconds())
 	if err := env.changeSome(ctx, t, rng); err != nil {
 		return nil, err
 	}
@@ -419,98 +425,70 @@ func (env *benchEnv) changeSome(ctx context.Context, t *sizedTeam, rng *rand.Ran
 	return nil
 }
 
-// seedRecords creates a team of size clients, or of size deals over size/20 clients, bulk-loaded.
-func (env *benchEnv) seedRecords(ctx context.Context, resource string, size int) (*sizedTeam, error) {
-	p, err := createTeam(ctx, env.store, fmt.Sprintf("Bench %d %ss", size, resource))
-	if err != nil {
-		return nil, err
-	}
-	if err := env.raw.liftRateLimits(ctx, p.teamID, rateLimitMinutes); err != nil {
-		return nil, fmt.Errorf("lift rate limits: %w", err)
-	}
-	t := &sizedTeam{resource: resource, size: size, p: p}
-	start := time.Now()
-	switch resource {
-	case patio.ResourceClient:
-		rng := rand.New(rand.NewPCG(uint64(size), 30))
-		t.cs = historyClients(p.teamID, size, time.Now(), func() string {
+// seedClients seeds a team of size clients (a tenth inactive); seedDeals one of size deals over
+// size/20 clients.
+func (env *benchEnv) seedClients(ctx context.Context, size int) (*sizedTeam, error) {
+	rng := rand.New(rand.NewPCG(uint64(size), 30))
+	t, cs, err := seedTeam(ctx, env, patio.ResourceClient, size, func(teamID string) ([]patio.Client, error) {
+		return historyClients(teamID, size, 0, time.Now(), func() string {
 			if rng.IntN(10) == 0 {
 				return patio.ClientInactive
 			}
 			return patio.ClientActive
 		})
-		for _, c := range t.cs {
-			t.ids = append(t.ids, c.ID)
-		}
-		err = env.importClients(ctx, p.teamID, t.cs)
-	case patio.ResourceDeal:
-		clients := make([]string, max(size/20, 1))
-		for i := range clients {
-			clients[i], _ = patio.NewID()
-		}
-		t.client = clients[len(clients)/2]
-		t.ds = historyDeals(p.teamID, size, time.Now(), clients)
-		for _, d := range t.ds {
-			t.ids = append(t.ids, d.ID)
-		}
-		err = env.importDeals(ctx, p.teamID, t.ds)
-	}
+	})
 	if err != nil {
-		return nil, fmt.Errorf("seed %d %ss: %w", size, resource, err)
+		return nil, err
 	}
-	t.seeded = time.Since(start)
-	progress("lists: imported %d %ss in %s (%.0f/s)", size, resource, t.seeded.Round(time.Millisecond), float64(size)/t.seeded.Seconds())
+	t.cs, t.ids = cs, ids(cs, func(c patio.Client) string { return c.ID })
 	return t, nil
 }
 
-// listPage is the part of a list answer the cursor walk reads.
-type listPage struct {
-	Data []struct {
-		ID string `json:"id"`
-	} `json:"data"`
-	Pagination struct {
-		Page       int     `json:"page"`
-		NextCursor *string `json:"next_cursor"`
-	} `json:"pagination"`
+func (env *benchEnv) seedDeals(ctx context.Context, size int) (*sizedTeam, error) {
+	clients := make([]string, max(size/20, 1))
+	for i := range clients {
+		clients[i], _ = patio.NewID()
+	}
+	t, ds, err := seedTeam(ctx, env, patio.ResourceDeal, size, func(teamID string) ([]patio.Deal, error) {
+		return historyDeals(teamID, size, time.Now(), clients)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.ds, t.ids, t.client = ds, ids(ds, func(d patio.Deal) string { return d.ID }), clients[len(clients)/2]
+	return t, nil
 }
 
 // walkToDeepPage follows the default list's next_cursor from page 1 to the deepest page the data
 // allows, up to maxDeepPage, and keeps that page's cursor and position.
 func (env *benchEnv) walkToDeepPage(ctx context.Context, t *sizedTeam) error {
-	pg, err := env.getListPage(ctx, t.p, "/api/v1/vehicles")
-	if err != nil {
+	var pg struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+		Pagination struct {
+			Page       int     `json:"page"`
+			NextCursor *string `json:"next_cursor"`
+		} `json:"pagination"`
+	}
+	get := func(path string) error {
+		_, body, err := env.api.send(ctx, t.p, http.MethodGet, path, nil, nil, http.StatusOK, true)
+		if err == nil {
+			err = json.Unmarshal(body, &pg)
+		}
+		return err
+	}
+	if err := get("/api/v1/vehicles"); err != nil {
 		return err
 	}
 	for pg.Pagination.Page < maxDeepPage && pg.Pagination.NextCursor != nil && len(pg.Data) > 0 {
 		cursor, after := *pg.Pagination.NextCursor, pg.Data[len(pg.Data)-1].ID
-		if pg, err = env.getListPage(ctx, t.p, "/api/v1/vehicles?cursor="+url.QueryEscape(cursor)); err != nil {
+		if err := get("/api/v1/vehicles?cursor=" + url.QueryEscape(cursor)); err != nil {
 			return err
 		}
 		t.deepPage, t.deepCursor, t.deepAfter = pg.Pagination.Page, cursor, after
 	}
 	return nil
-}
-
-func (env *benchEnv) getListPage(ctx context.Context, p principal, path string) (listPage, error) {
-	var pg listPage
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, env.api.base+path, nil)
-	if err != nil {
-		return pg, err
-	}
-	req.Header.Set("Authorization", "Bearer "+p.secret)
-	resp, err := env.api.http.Do(req)
-	if err != nil {
-		return pg, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return pg, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return pg, &statusError{method: http.MethodGet, path: path, status: resp.StatusCode, body: string(data)}
-	}
-	return pg, json.Unmarshal(data, &pg)
 }
 
 // measureLists seeds one team per size (and the clients' and deals' teams) and measures every
@@ -531,11 +509,11 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 		lr.teams = append(lr.teams, t)
 	}
 	for _, r := range []struct {
-		resource string
-		size     int
-	}{{patio.ResourceClient, o.listClients}, {patio.ResourceDeal, o.listDeals}} {
+		size int
+		seed func(context.Context, int) (*sizedTeam, error)
+	}{{o.listClients, env.seedClients}, {o.listDeals, env.seedDeals}} {
 		if r.size > 0 {
-			t, err := env.seedRecords(ctx, r.resource, r.size)
+			t, err := r.seed(ctx, r.size)
 			if err != nil {
 				return nil, err
 			}
@@ -546,71 +524,65 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 	if lr.writes, err = env.measureWriteCosts(ctx); err != nil {
 		return nil, err
 	}
-	eps := env.listEndpoints()
-	pairs := func() [][2]int { // endpoint, team
-		var out [][2]int
-		for ei, ep := range eps {
-			for ti, t := range lr.teams {
-				if ep.resource == t.resource {
-					out = append(out, [2]int{ei, ti})
+	// Every endpoint on every team of its resource, with a sample of each side (the items they
+	// examine).
+	type pair struct {
+		ep       listEndpoint
+		t        *sizedTeam
+		seed     uint64
+		missing  string
+		req, raw op
+		sample   sample
+	}
+	var pairs []*pair
+	rng := rand.New(rand.NewPCG(8, 8))
+	for ei, ep := range env.listEndpoints() {
+		for ti, t := range lr.teams {
+			if ep.resource != t.resource {
+				continue
+			}
+			pr := &pair{ep: ep, t: t, seed: uint64(100_000 + ei*1000 + ti*100)}
+			pairs = append(pairs, pr)
+			if ep.missing != nil {
+				if pr.missing = ep.missing(t); pr.missing != "" {
+					continue
 				}
 			}
+			pr.req, pr.raw = env.request(ep, t), ep.raw(t)
+			pr.sample = sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource), floor: ep.k > 0}
+			for i, call := range []op{pr.req, pr.raw} {
+				if err := call(ctx, rng); err != nil {
+					return nil, fmt.Errorf("%s (%d %ss, %s): %w", ep.name, t.size, t.resource, sideNames[i], err)
+				}
+			}
+			for i, call := range []op{pr.req, pr.raw} {
+				side := sampleSide{name: sideNames[i]}
+				side.calls, side.err = env.rec.record(func() error { return call(ctx, rng) })
+				pr.sample.sides = append(pr.sample.sides, side)
+			}
 		}
-		return out
-	}()
-	samples := map[[2]int]sample{}
-	rng := rand.New(rand.NewPCG(8, 8))
-	for _, pr := range pairs {
-		ep, t := eps[pr[0]], lr.teams[pr[1]]
-		if ep.missing != nil && ep.missing(t) != "" {
-			continue
-		}
-		req, raw := env.request(ep, t), ep.raw(t)
-		if err := req(ctx, rng); err != nil {
-			return nil, fmt.Errorf("%s (%d %ss): %w", ep.name, t.size, t.resource, err)
-		}
-		if err := raw(ctx, rng); err != nil {
-			return nil, fmt.Errorf("%s (%d %ss, raw): %w", ep.name, t.size, t.resource, err)
-		}
-		sm := sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource), floor: ep.k > 0}
-		sm.request, sm.requestErr = env.rec.record(func() error { return req(ctx, rng) })
-		sm.raw, sm.rawErr = env.rec.record(func() error { return raw(ctx, rng) })
-		samples[pr] = sm
 	}
 	// Each concurrency's runs, endpoints and sizes, take turns in rounds (see rounds), so that the
 	// figures the budgets compare across endpoints and sizes are measured alike.
 	for _, c := range o.concurrency {
 		var runs []timedRun
-		var keys [][3]int // endpoint, team, side (0 request, 1 raw) of each run
 		for _, pr := range pairs {
-			ep, t := eps[pr[0]], lr.teams[pr[1]]
-			if ep.missing != nil && ep.missing(t) != "" {
-				continue
+			if pr.missing == "" {
+				runs = append(runs, timedRun{pr.req, pr.seed + uint64(c)}, timedRun{pr.raw, pr.seed + uint64(c)})
 			}
-			seed := uint64(100_000 + pr[0]*1000 + pr[1]*100 + c)
-			runs = append(runs, timedRun{env.request(ep, t), seed}, timedRun{ep.raw(t), seed})
-			keys = append(keys, [3]int{pr[0], pr[1], 0}, [3]int{pr[0], pr[1], 1})
 		}
 		res := measureRounds(ctx, c, o.warmup, o.listDuration, runs, func(round, i int, part func(context.Context)) {
 			if i == 0 {
 				progress("lists: c=%d, round %d of %d", c, round+1, rounds)
 			}
-			k := keys[i]
-			pprof.Do(ctx, pprof.Labels("side", []string{"request", "raw"}[k[2]], "endpoint", eps[k[0]].name), part)
+			part(ctx)
 		})
 		if ctx.Err() != nil {
 			return lr, ctx.Err()
 		}
-		merged := map[[3]int]result{}
-		for i, k := range keys {
-			merged[k] = res[i]
-		}
 		for _, pr := range pairs {
-			ep, t := eps[pr[0]], lr.teams[pr[1]]
-			rw := listRow{endpoint: ep.name, class: ep.class, k: ep.k, limit: ep.limit, size: t.size, conc: c, sample: samples[pr]}
-			if ep.missing != nil {
-				rw.missing = ep.missing(t)
-			}
+			ep, t := pr.ep, pr.t
+			rw := listRow{endpoint: ep.name, class: ep.class, k: ep.k, limit: ep.limit, size: t.size, conc: c, sample: pr.sample, missing: pr.missing}
 			if ep.matches != nil {
 				rw.match, rw.indexed = ep.matches(t)
 				rw.counted = rw.indexed
@@ -619,7 +591,7 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) (*listReport, 
 				}
 			}
 			if rw.missing == "" {
-				rw.request, rw.raw = merged[[3]int{pr[0], pr[1], 0}], merged[[3]int{pr[0], pr[1], 1}]
+				rw.request, rw.raw, res = res[0], res[1], res[2:]
 				progress("lists: %-60s %6d c=%-3d request p50 %s (%d)   raw p50 %s (%d)", ep.name, t.size, c,
 					ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
 			}
@@ -667,7 +639,7 @@ func printLists(w io.Writer, lr *listReport, o options) {
 	if lr == nil || len(lr.teams) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nLists at any size (issues 10, 24): one team per size, bulk-loaded in the store's own item format (shared/dynamostore/storeformat):\n")
+	fmt.Fprintf(w, "\nLists at any size (issues 10, 24): one team per size, seeded in batches in the store's own item format (dynamostore.Seed):\n")
 	fmt.Fprintln(w, "      a history of vehicles (45 % vendido, 45 % arquivado, 5 % ativo, 5 % reservado, created evenly over 5 years);")
 	fmt.Fprintln(w, "      clients (one in five a company, 10 % inactive) and deals (over size/20 clients: 20 % open, 40 % won, 30 % lost, 10 % archived)")
 	for _, t := range lr.teams {
@@ -697,9 +669,9 @@ func printLists(w io.Writer, lr *listReport, o options) {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t\t%s\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.size, rw.conc, rw.missing)
 			continue
 		}
-		page, count, counters := classify(rw.sample.request)
-		rawItems, _ := examined(rw.sample.raw)
-		_, calls := examined(rw.sample.request)
+		page, count, counters := classify(rw.sample.sides[0].calls)
+		rawItems, _ := examined(rw.sample.sides[1].calls)
+		_, calls := examined(rw.sample.sides[0].calls)
 		matches, share := "", ""
 		if rw.class == classEquality || rw.class == classFiltered || rw.class == classSync {
 			matches, share = strconv.Itoa(rw.match), fmt.Sprintf("%.3f", rw.share())
@@ -710,13 +682,9 @@ func printLists(w io.Writer, lr *listReport, o options) {
 	}
 	_ = tw.Flush()
 	for _, rw := range lr.rows {
-		for _, side := range []struct {
-			name string
-			res  result
-		}{{"request", rw.request}, {"raw", rw.raw}} {
-			if side.res.errors > 0 {
-				fmt.Fprintf(w, "note: %s (%d) c=%d %s: %d failed calls, first: %v\n",
-					rw.endpoint, rw.size, rw.conc, side.name, side.res.errors, side.res.firstErr)
+		for i, res := range []result{rw.request, rw.raw} {
+			for _, n := range res.notes(fmt.Sprintf("%s (%d) c=%d %s", rw.endpoint, rw.size, rw.conc, sideNames[i])) {
+				fmt.Fprintln(w, "note:", n)
 			}
 		}
 	}
@@ -737,7 +705,7 @@ func printListCalls(w io.Writer, lr *listReport) {
 		}
 		seen[sm.endpoint] = true
 		fmt.Fprintf(w, "  %s\n", sm.endpoint)
-		for _, side := range sm.sides()[:2] {
+		for _, side := range sm.sides {
 			fmt.Fprintf(w, "    %-8s", side.name)
 			for _, c := range side.calls {
 				if c.scanned >= 0 {
@@ -782,12 +750,12 @@ func printListBudgets(w io.Writer, lr *listReport, o options) {
 		if rw.class == classGet || rw.conc != c1 || rw.missing != "" || rw.request.n == 0 {
 			continue
 		}
-		page, count, counters := classify(rw.sample.request)
+		page, count, counters := classify(rw.sample.sides[0].calls)
 		most := rw.k*rw.limit + itemsSlack
 		switch rw.class {
 		case classBase:
 			fmt.Fprintf(w, "  %s  %s at %d: %d items examined (%s) ≤ k × limit + %d = %d\n", verdict(page+count+counters <= most),
-				rw.endpoint, rw.size, page+count+counters, perQuery(rw.sample.request), itemsSlack, most)
+				rw.endpoint, rw.size, page+count+counters, perQuery(rw.sample.sides[0].calls), itemsSlack, most)
 		case classEquality:
 			fmt.Fprintf(w, "  %s  %s at %d: page %d + counters %d items ≤ k × limit + %d = %d; counted (COUNT, word items): %d, want 0\n",
 				verdict(page+counters <= most && count == 0), rw.endpoint, rw.size, page, counters, itemsSlack, most, count)
@@ -838,8 +806,8 @@ func printListBudgets(w io.Writer, lr *listReport, o options) {
 			fmt.Fprintf(w, "  SKIP  cursor page at %d vehicles: no cursor page or not measured at concurrency 1\n", t.size)
 			continue
 		}
-		a, _ := examined(deep.sample.request)
-		b, _ := examined(page1.sample.request)
+		a, _ := examined(deep.sample.sides[0].calls)
+		b, _ := examined(page1.sample.sides[0].calls)
 		within := func(x float64) bool { return x >= 1-maxCursorDeviation && x <= 1+maxCursorDeviation }
 		bound := fmt.Sprintf("±%.0f %%", 100*maxCursorDeviation)
 		if a < b {

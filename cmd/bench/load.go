@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -29,6 +30,18 @@ type result struct {
 	calls  int
 	cpu    time.Duration
 	window time.Duration
+}
+
+// notes says what went wrong in the run labelled label: failed calls, a pool run out.
+func (r result) notes(label string) []string {
+	var out []string
+	if r.errors > 0 {
+		out = append(out, fmt.Sprintf("%s: %d failed calls, first: %v", label, r.errors, r.firstErr))
+	}
+	if r.exhausted {
+		out = append(out, label+": ran out of prepared deals before the end of the run (raise -deals)")
+	}
+	return out
 }
 
 // rounds is how many rounds the runs that a budget compares are split into, taking turns (request,

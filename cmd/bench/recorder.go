@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,47 +12,42 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 )
 
 // sdkCall is one DynamoDB API call seen on the wire.
 type sdkCall struct {
-	op       string // GetItem, Query, TransactWriteItems...
-	sent     int    // request body bytes
-	received int    // response body bytes
-	body     string // request body (JSON)
-	// scanned is the items a Query or Scan examined (its response's ScannedCount, before any
-	// filter), -1 for other operations.
-	scanned int
-	// items is the number of items a TransactWriteItems writes or checks, 0 for other operations.
-	items int
+	op             string // GetItem, Query, TransactWriteItems...
+	sent, received int    // request and response body bytes
+	body           string // request body (JSON)
+	// scanned is the items a Query or Scan examined (its ScannedCount, before any filter), -1 for
+	// other operations; items the items a TransactWriteItems writes or checks.
+	scanned, items int
 }
 
-// transactItems returns how many items a TransactWriteItems request body names.
-func transactItems(body []byte) int {
-	var in struct{ TransactItems []json.RawMessage }
-	if json.Unmarshal(body, &in) != nil {
-		return 0
-	}
-	return len(in.TransactItems)
-}
-
-// recorder is the AWS SDK's HTTP client with three instruments: it counts the TCP connections the SDK
-// opens (always, at the cost of an atomic add per dial) and the transactions it sends and sees
-// cancelled (always, at the cost of a header lookup per call), and while recording is on it keeps
-// every call's operation, body, sizes and items examined. Recording reads whole bodies, so it is only switched on around
-// single sample requests, never during measured runs.
+// recorder is the AWS SDK's HTTP client with three instruments: it counts the TCP connections
+// the SDK opens and the transactions it sends and sees cancelled (always), and while recording is
+// on it keeps every call's operation, body, sizes and items examined. Recording reads whole
+// bodies, so it is only on around single sample requests, never during measured runs.
 type recorder struct {
-	inner     *awshttp.BuildableClient
-	dials     atomic.Int64
-	txSent    atomic.Int64 // TransactWriteItems calls
-	txFailed  atomic.Int64 // TransactWriteItems calls answered with an error (cancelled, conflicts)
-	recording atomic.Bool
-	mu        sync.Mutex
-	calls     []sdkCall
+	inner            *awshttp.BuildableClient
+	dials            atomic.Int64
+	txSent, txFailed atomic.Int64 // TransactWriteItems calls, and those answered with an error
+	recording        atomic.Bool
+	mu               sync.Mutex
+	calls            []sdkCall
 }
 
-func newRecorder(inner *awshttp.BuildableClient) *recorder {
+// newRecorder returns a recorder in front of cfg's HTTP client, and a copy of cfg that uses it.
+func newRecorder(cfg aws.Config) (*recorder, aws.Config, error) {
+	inner := awshttp.NewBuildableClient() // what the SDK uses when the configuration names none
+	if cfg.HTTPClient != nil {
+		var ok bool
+		if inner, ok = cfg.HTTPClient.(*awshttp.BuildableClient); !ok {
+			return nil, cfg, fmt.Errorf("unexpected AWS HTTP client %T", cfg.HTTPClient)
+		}
+	}
 	r := &recorder{}
 	r.inner = inner.WithTransportOptions(func(tr *http.Transport) {
 		dial := tr.DialContext
@@ -63,22 +59,17 @@ func newRecorder(inner *awshttp.BuildableClient) *recorder {
 			return dial(ctx, network, addr)
 		}
 	})
-	return r
+	cfg = cfg.Copy()
+	cfg.HTTPClient = r
+	return r, cfg, nil
 }
 
 // Do implements aws.HTTPClient.
 func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 	op := strings.TrimPrefix(req.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
-	if op == "TransactWriteItems" {
-		r.txSent.Add(1)
-	}
-	if !r.recording.Load() {
-		resp, err := r.inner.Do(req)
-		r.countFailure(op, resp, err)
-		return resp, err
-	}
+	recording := r.recording.Load()
 	c := sdkCall{op: op, scanned: -1}
-	if req.Body != nil {
+	if recording && req.Body != nil {
 		body, err := io.ReadAll(req.Body)
 		_ = req.Body.Close()
 		if err != nil {
@@ -86,37 +77,36 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		c.sent, c.body = len(body), string(body)
-		if op == "TransactWriteItems" {
-			c.items = transactItems(body)
+		var in struct{ TransactItems []json.RawMessage }
+		if op == "TransactWriteItems" && json.Unmarshal(body, &in) == nil {
+			c.items = len(in.TransactItems)
 		}
 	}
 	resp, err := r.inner.Do(req)
-	r.countFailure(op, resp, err)
+	if op == "TransactWriteItems" {
+		r.txSent.Add(1)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			r.txFailed.Add(1)
+		}
+	}
+	if !recording {
+		return resp, err
+	}
 	if resp != nil && resp.Body != nil {
 		data, rerr := io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 		c.received = len(data)
-		if err == nil && rerr != nil {
-			err = rerr
-		}
-		if c.op == "Query" || c.op == "Scan" {
-			var out struct{ ScannedCount int }
-			if json.Unmarshal(data, &out) == nil {
-				c.scanned = out.ScannedCount
-			}
+		err = cmpOr(err, rerr)
+		var out struct{ ScannedCount int }
+		if (op == "Query" || op == "Scan") && json.Unmarshal(data, &out) == nil {
+			c.scanned = out.ScannedCount
 		}
 	}
 	r.mu.Lock()
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
 	return resp, err
-}
-
-func (r *recorder) countFailure(op string, resp *http.Response, err error) {
-	if op == "TransactWriteItems" && (err != nil || resp.StatusCode != http.StatusOK) {
-		r.txFailed.Add(1)
-	}
 }
 
 // record runs f with recording on and returns the calls it made. Nothing else may call DynamoDB
@@ -131,4 +121,12 @@ func (r *recorder) record(f func() error) ([]sdkCall, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.calls, err
+}
+
+// cmpOr returns a unless it is nil, else b.
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
 }

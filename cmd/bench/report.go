@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -69,13 +68,9 @@ func printReport(w io.Writer, r report) {
 	fmt.Fprintf(w, "\nPatio bench: %s, %s %s/%s, %d CPUs (GOMAXPROCS %d), DynamoDB Local in memory\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	clients := "no clients (GET /api/v1/clients is not served)"
-	if env.clientsServed {
-		clients = fmt.Sprintf("%d clients with valid CPFs", o.clients)
-	}
-	fmt.Fprintf(w, "data: one team with %d vehicles and %s; another with %d clients and 3 × %d open deals to win\n",
-		len(env.vehicleIDs), clients, dealClients, o.pool)
-	fmt.Fprintf(w, "      %s\n", env.seedNote)
+	fmt.Fprintf(w, "data: one team with %d vehicles and %d clients with valid CPFs or CNPJs; another with %d clients and 3 × %d open deals to win\n",
+		len(env.vehicleIDs), o.clients, dealClients, o.pool)
+	fmt.Fprintf(w, "      seeded in batches by dynamostore.Seed (each record built by the domain's constructors, written as the store writes it, without a transaction per record)\n")
 	if env.rateNote != "" {
 		fmt.Fprintf(w, "rate limits: %s\n", env.rateNote)
 	}
@@ -89,49 +84,22 @@ func printReport(w io.Writer, r report) {
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "endpoint\tc\tn\treq p50\treq p99\treq/s\traw n\traw p50\traw p99\traw/s\t×p50\t×p99\tsame p50\t×same\tCPU/call req\traw\tnew TCP\t")
+	var notes []string
 	for _, rw := range r.rows {
-		if rw.missing != "" {
-			fmt.Fprintf(tw, "%s\t%d\t\t%s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.conc, strings.SplitN(rw.endpoint, " ", 3)[1]+": "+rw.missing)
-			continue
-		}
-		var same result
-		if rw.same != nil {
-			same = *rw.same
-		}
+		req, raw, same := rw.sides[0], rw.sides[1], rw.same()
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d/%d\t\n",
-			rw.endpoint, rw.conc, rw.request.n, ms(rw.request.p50), ms(rw.request.p99), perSecond(rw.request.rps),
-			rw.raw.n, ms(rw.raw.p50), ms(rw.raw.p99), perSecond(rw.raw.rps),
-			times(rw.request.p50, rw.raw.p50), times(rw.request.p99, rw.raw.p99),
-			ms(same.p50), times(rw.request.p50, same.p50),
-			ms(rw.request.cpuPerCall), ms(rw.raw.cpuPerCall),
-			rw.httpDials, rw.requestSDKDials, rw.rawSDKDials)
+			rw.endpoint, rw.conc, req.n, ms(req.p50), ms(req.p99), perSecond(req.rps), raw.n, ms(raw.p50), ms(raw.p99), perSecond(raw.rps),
+			times(req.p50, raw.p50), times(req.p99, raw.p99), ms(same.p50), times(req.p50, same.p50),
+			ms(req.cpuPerCall), ms(raw.cpuPerCall), rw.httpDials[0], rw.sdkDials[0], rw.sdkDials[1])
+		for i, side := range rw.sides {
+			notes = append(notes, side.notes(fmt.Sprintf("%s c=%d %s", rw.endpoint, rw.conc, sideNames[i]))...)
+		}
+		if rw.httpDials[0] > int64(rw.conc) {
+			notes = append(notes, fmt.Sprintf("%s c=%d: the load client opened %d connections for %d workers: keep-alive was not reused",
+				rw.endpoint, rw.conc, rw.httpDials[0], rw.conc))
+		}
 	}
 	_ = tw.Flush()
-
-	var notes []string
-	if env.apiNote != "" {
-		notes = append(notes, env.apiNote)
-	}
-	if !env.clientsServed {
-		notes = append(notes, "clients: not available (GET /api/v1/clients answers 404): the clients list is not measured, "+
-			"and the deals' clients were created through the store")
-	}
-	for _, rw := range r.rows {
-		for _, side := range rw.sides() {
-			if side.res.errors > 0 {
-				notes = append(notes, fmt.Sprintf("%s c=%d %s: %d failed calls, first: %v",
-					rw.endpoint, rw.conc, side.name, side.res.errors, side.res.firstErr))
-			}
-			if side.res.exhausted {
-				notes = append(notes, fmt.Sprintf("%s c=%d %s: ran out of prepared deals before the end of the run (raise -deals)",
-					rw.endpoint, rw.conc, side.name))
-			}
-		}
-		if rw.missing == "" && rw.httpDials > int64(rw.conc) {
-			notes = append(notes, fmt.Sprintf("%s c=%d: the load client opened %d connections for %d workers: keep-alive was not reused",
-				rw.endpoint, rw.conc, rw.httpDials, rw.conc))
-		}
-	}
 	fmt.Fprintln(w, "\nCPU/call: this process's CPU time per call over the whole run (load client, server, our code, SDK; not DynamoDB Local's)")
 	fmt.Fprintln(w, "new TCP: connections opened by the load client / by the SDK during the request run / by the SDK during the raw run")
 	for _, n := range notes {
@@ -145,14 +113,14 @@ func printReport(w io.Writer, r report) {
 			verdict = "raw is the page's floor (listFloor: one Query of limit items), not the request's calls"
 		} else if sm.rawIs != "" {
 			verdict = sm.rawIs
-		} else if !slices.Equal(ops(sm.request), ops(sm.raw)) {
+		} else if !slices.Equal(ops(sm.sides[0].calls), ops(sm.sides[1].calls)) {
 			verdict = "CALLS DIFFER: the raw side is not faithful"
 		}
-		if sm.hasSame && !slices.Equal(ops(sm.request), ops(sm.same)) {
+		if len(sm.sides) > 2 && !slices.Equal(ops(sm.sides[0].calls), ops(sm.sides[2].calls)) {
 			verdict += "; CALLS DIFFER: the same side is not faithful"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", sm.endpoint, verdict)
-		for _, side := range sm.sides() {
+		for _, side := range sm.sides {
 			fmt.Fprintf(w, "    %-8s", side.name)
 			for _, c := range side.calls {
 				fmt.Fprintf(w, " %s", c.op)
@@ -169,48 +137,33 @@ func printReport(w io.Writer, r report) {
 				fmt.Fprintf(w, " error: %v", side.err)
 			}
 			fmt.Fprintln(w)
-			if o.trace {
-				for _, c := range side.calls {
-					fmt.Fprintf(w, "      %s %s\n", c.op, c.body)
-				}
-			}
 		}
 	}
 
 	printSizes(w, r.sizes, r.sizeErr, o.skipSizes)
-
 	var lambdaBudgets []string
 	if r.lambdas != nil {
 		lambdaBudgets = printLambdas(w, *r.lambdas)
 	}
-
 	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
 	for _, rw := range r.rows {
-		if rw.conc != 1 {
-			continue
-		}
-		if rw.missing != "" {
-			fmt.Fprintf(w, "  SKIP  %s: %s\n", rw.endpoint, rw.missing)
-			continue
-		}
-		if rw.request.n == 0 || rw.raw.n == 0 {
+		req, raw, same := rw.sides[0], rw.sides[1], rw.same()
+		switch x := ratio(req.p50, raw.p50); {
+		case rw.conc != 1:
+		case req.n == 0 || raw.n == 0:
 			fmt.Fprintf(w, "  FAIL  %s: nothing measured at concurrency 1 (see the notes)\n", rw.endpoint)
-			continue
-		}
-		x := ratio(rw.request.p50, rw.raw.p50)
-		if rw.floor {
+		case rw.floor:
 			fmt.Fprintf(w, "  n/a   %s: request/raw at p50 = %.2f: its raw side is the page's floor, not the same calls "+
 				"(issue 10's list budgets apply: see lists at any size)\n", rw.endpoint, x)
-			continue
+		default:
+			line := fmt.Sprintf("  %s  %s: request/raw at p50 = %.2f (≤ %.1f at concurrency 1)", verdict(x <= rw.budget), rw.endpoint, x, rw.budget)
+			if same.n > 0 {
+				// Where a write's time goes: our code over the store's own calls, and those over the floor.
+				line += fmt.Sprintf("; raw is the write's floor: request/same = %.2f (our code), same/raw = %.2f (the order items and counts)",
+					ratio(req.p50, same.p50), ratio(same.p50, raw.p50))
+			}
+			fmt.Fprintln(w, line)
 		}
-		line := fmt.Sprintf("  %s  %s: request/raw at p50 = %.2f (≤ %.1f at concurrency 1)", verdict(x <= rw.budget), rw.endpoint, x, rw.budget)
-		if rw.same != nil && rw.same.n > 0 {
-			// Where a write's time goes: our code over the store's own calls, and those calls over
-			// the floor.
-			line += fmt.Sprintf("; raw is the write's floor: request/same = %.2f (our code), same/raw = %.2f (the order items and counts)",
-				ratio(rw.request.p50, rw.same.p50), ratio(rw.same.p50, rw.raw.p50))
-		}
-		fmt.Fprintln(w, line)
 	}
 	if !slices.Contains(o.concurrency, 1) {
 		fmt.Fprintln(w, "  SKIP  latency ratios: concurrency 1 was not run")
@@ -225,6 +178,14 @@ func printReport(w io.Writer, r report) {
 	printLists(w, r.lists, o)
 	printWrites(w, r.writes, o)
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
+}
+
+// same returns the row's same side, or nothing measured.
+func (rw row) same() result {
+	if len(rw.sides) > 2 {
+		return rw.sides[2]
+	}
+	return result{}
 }
 
 // printSizes lists the functions' binaries (skipped: -skip-sizes; err: the build that failed).

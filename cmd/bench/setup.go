@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -32,102 +31,83 @@ type principal struct {
 	keyHash string // what the raw side reads, as the API does
 }
 
-// benchEnv is everything one run sets up: tables, teams, the served API, the load client, the raw
+// benchEnv is what one run sets up: tables, teams, the served API, the load client, the raw
 // DynamoDB client and the seeded data.
 type benchEnv struct {
-	root   string
-	prefix string
-	tables dynamostore.Tables
-	cfg    aws.Config
-	conf   app.Config
-	rec    *recorder
-	store  *dynamostore.Store
-
-	main  principal // the team with the seeded vehicles and clients
-	deals principal // the team whose deals are won
-
-	served   []app.Resource
-	rateNote string // how the plan's rate limit was handled
-	apiNote  string // why a resource is missing from served, when it is
+	root     string
+	tables   dynamostore.Tables
+	cfg      aws.Config
+	conf     app.Config
+	rec      *recorder
+	store    *dynamostore.Store
+	main     principal // the team with the seeded vehicles and clients
+	deals    principal // the team whose deals are won
+	rateNote string    // how the plan's rate limit was handled
 	srv      *http.Server
 	api      *apiClient
 	raw      *rawClient
 
-	clientsServed bool
-	seedNote      string
-
-	vehicleIDs []string      // the seeded vehicles of main
-	appWins    *pool[string] // ids of open deals the API side wins, each on a vehicle of its own
-	rawWins    *pool[string] // ids of open deals the raw side wins, each on a vehicle of its own
-	sameWins   *pool[string] // ids of open deals the same side wins, each on a vehicle of its own
-	nextPlate  *counter      // plate index of the next created vehicle
+	vehicleIDs                 []string      // the seeded vehicles of main
+	appWins, rawWins, sameWins *pool[string] // open deals each side wins, each on a vehicle of its own
+	nextPlate                  *counter      // plate index of the next created vehicle
 }
 
-func setup(ctx context.Context) (*benchEnv, error) {
-	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
-	if endpoint == "" {
-		return nil, errors.New("AWS_ENDPOINT_URL_DYNAMODB is not set: run `make bench` " +
-			"(go run ./cmd/local with-engines -- go run ./cmd/bench), never against AWS")
+// provision creates every table and queue of template.yaml under a fresh prefix starting with
+// name, and returns the template, its path and what was created.
+func provision(ctx context.Context, cfg aws.Config, name string) (*samtemplate.Template, string, samtemplate.Resources, error) {
+	for _, v := range []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS"} {
+		if os.Getenv(v) == "" {
+			return nil, "", samtemplate.Resources{}, errors.New(v + " is not set: run `make bench` (bin/local with-engines -- bin/bench), never against AWS")
+		}
 	}
-	tpl, tplPath, err := samtemplate.LoadModule()
+	tpl, path, err := samtemplate.LoadModule()
 	if err != nil {
-		return nil, err
+		return nil, "", samtemplate.Resources{}, err
 	}
-	env := &benchEnv{root: filepath.Dir(tplPath), nextPlate: newCounter(plateIndexCreated)}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	prefix := name + hex.EncodeToString(b[:]) + "-"
+	progress("creating the tables and queues of template.yaml with prefix %s on %s", prefix, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"))
+	tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	res, err := samtemplate.Provision(tctx, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), tpl, prefix)
+	return tpl, path, res, err
+}
 
+// setup provisions the tables with the functions' environment, creates the two teams, serves
+// app.API (every resource, logs discarded) on 127.0.0.1:0 and lifts the teams' rate limits.
+func setup(ctx context.Context) (*benchEnv, error) {
 	cfg, err := app.LoadAWS(ctx)
 	if err != nil {
 		return nil, err
 	}
+	env := &benchEnv{nextPlate: newCounter(plateIndexCreated)}
 	// One recorder in front of the SDK's HTTP client, shared by the API's store and the raw client,
-	// so both go through the same connection pool and can be compared call by call.
-	inner := awshttp.NewBuildableClient() // what the SDK uses when the configuration names none
-	if cfg.HTTPClient != nil {
-		var ok bool
-		if inner, ok = cfg.HTTPClient.(*awshttp.BuildableClient); !ok {
-			return nil, fmt.Errorf("unexpected AWS HTTP client %T", cfg.HTTPClient)
-		}
-	}
-	env.rec = newRecorder(inner)
-	cfg.HTTPClient = env.rec
-	env.cfg = cfg
-
-	var b [4]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	// so that both use the same connection pool and can be compared call by call.
+	if env.rec, env.cfg, err = newRecorder(cfg); err != nil {
 		return nil, err
 	}
-	env.prefix = "bench" + hex.EncodeToString(b[:]) + "-"
-	progress("DynamoDB Local at %s; creating the tables and queues of template.yaml with prefix %s", endpoint, env.prefix)
-	// The API does not use the queues (in moto, which with-engines starts too), but the functions'
-	// environment names them; without its endpoint an SQS client would reach for AWS itself.
-	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
-		return nil, errors.New("AWS_ENDPOINT_URL_SQS is not set: run `make bench`, never against AWS")
-	}
-	tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	res, err := samtemplate.Provision(tctx, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), tpl, env.prefix)
+	_, path, res, err := provision(ctx, env.cfg, "bench")
 	if err != nil {
 		return nil, err
 	}
+	env.root = filepath.Dir(path)
 	for k, v := range res.Env {
 		if err := os.Setenv(k, v); err != nil {
 			return nil, err
 		}
 	}
-	// No function's needs are checked here: app.API checks those of the resources it serves.
 	if env.conf, err = app.LoadConfig(os.LookupEnv); err != nil {
 		return nil, err
 	}
 	env.tables = env.conf.Tables
-	env.store = dynamostore.New(cfg, env.tables)
-
+	env.store = dynamostore.New(env.cfg, env.tables)
 	if env.main, err = createTeam(ctx, env.store, "Bench dealership"); err != nil {
 		return nil, err
 	}
 	if env.deals, err = createTeam(ctx, env.store, "Bench deals dealership"); err != nil {
 		return nil, err
 	}
-
 	h, err := env.buildAPI()
 	if err != nil {
 		return nil, err
@@ -139,33 +119,34 @@ func setup(ctx context.Context) (*benchEnv, error) {
 	env.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = env.srv.Serve(ln) }()
 	env.api = newAPIClient("http://" + ln.Addr().String())
-	env.raw = newRawClient(cfg, env.tables)
-	progress("API served on %s (%v)", ln.Addr(), env.served)
-	if err := env.liftRateLimits(ctx); err != nil {
-		return nil, err
-	}
-	return env, nil
+	env.raw = newRawClient(env.cfg, env.tables)
+	progress("API served on %s", ln.Addr())
+	return env, env.liftRateLimits(ctx)
+}
+
+// buildAPI builds the handler as the functions and the local stack do, for every resource.
+func (env *benchEnv) buildAPI() (http.Handler, error) {
+	return app.API(env.cfg, env.conf, slog.New(slog.DiscardHandler), app.Vehicles, app.Clients, app.Deals)
 }
 
 // rateLimitMinutes is how long the bench's teams are let through their plan's per-minute limit.
 const rateLimitMinutes = 60
 
-// liftRateLimits pre-credits the minute counters of both teams (see rawClient.liftRateLimits), so
-// that the Autoshopping plan's 1,000 requests a minute do not turn the runs into 429s, and checks
-// on one request that the API sees the credit.
+// liftRateLimits pre-credits the minute counters of both teams (rawClient.liftRateLimits), so that
+// the plan's 1,000 requests a minute do not turn the runs into 429s, and checks on one request
+// that the API sees the credit.
 func (env *benchEnv) liftRateLimits(ctx context.Context) error {
 	for _, p := range []principal{env.main, env.deals} {
 		if err := env.raw.liftRateLimits(ctx, p.teamID, rateLimitMinutes); err != nil {
 			return fmt.Errorf("lift rate limits: %w", err)
 		}
 	}
-	h, err := env.api.header(ctx, env.main, "/api/v1/vehicles?limit=1")
+	h, _, err := env.api.send(ctx, env.main, http.MethodGet, "/api/v1/vehicles?limit=1", nil, nil, http.StatusOK, false)
 	if err != nil {
 		return err
 	}
 	limit := patio.PlanAutoshopping.Limits().PerMinute
-	remaining, err := strconv.Atoi(h.Get("X-RateLimit-Remaining"))
-	switch {
+	switch remaining, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); {
 	case err != nil:
 		env.rateNote = "the API sent no X-RateLimit-Remaining: rate limits may not be lifted"
 	case remaining <= limit:
@@ -176,26 +157,6 @@ func (env *benchEnv) liftRateLimits(ctx context.Context) error {
 			"never refuses a bench request; the limiter's two counter updates still run on every request", rateCredit, limit)
 	}
 	return nil
-}
-
-// buildAPI builds the handler the way the functions and the local stack do, for every resource. A
-// resource app.API does not know yet (clients, while it is being added) is left out and noted, so
-// that its routes answer 404 and the bench reports them as not available.
-func (env *benchEnv) buildAPI() (http.Handler, error) {
-	logger := slog.New(slog.DiscardHandler)
-	all := []app.Resource{app.Vehicles, app.Clients, app.Deals}
-	h, err := app.API(env.cfg, env.conf, logger, all...)
-	if err == nil {
-		env.served = all
-		return h, nil
-	}
-	env.served = []app.Resource{app.Vehicles, app.Deals}
-	h, err2 := app.API(env.cfg, env.conf, logger, env.served...)
-	if err2 != nil {
-		return nil, errors.Join(err, err2)
-	}
-	env.apiNote = fmt.Sprintf("app.API refused the full list of resources (%v); serving %v", err, env.served)
-	return h, nil
 }
 
 // storeTeam stores a new team on the Autoshopping plan (the highest limits).
@@ -217,16 +178,65 @@ func createTeam(ctx context.Context, store *dynamostore.Store, name string) (pri
 	if err != nil {
 		return principal{}, err
 	}
-	if err := store.Accounts().CreateKey(ctx, key); err != nil {
-		return principal{}, err
-	}
-	return principal{teamID: team.ID, secret: secret, keyHash: key.Hash}, nil
+	return principal{teamID: team.ID, secret: secret, keyHash: key.Hash}, store.Accounts().CreateKey(ctx, key)
 }
 
 func (env *benchEnv) close() {
-	if env.srv != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = env.srv.Shutdown(ctx)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = env.srv.Shutdown(ctx)
+}
+
+// dealClients is how many clients the prepared deals are spread over.
+const dealClients = 32
+
+// seed fills the API part's teams (seedAll): in the deals team dealClients clients and three pools
+// of -deals open deals (one per side: request, raw, same), each on a vehicle of its own; in the
+// main team -clients clients and -vehicles vehicles.
+func (env *benchEnv) seed(ctx context.Context, o options) error {
+	now := time.Now()
+	clients, err := history(dealClients, now, 0, func(i int, id string, at time.Time) (patio.Client, error) {
+		return patio.NewClient(env.deals.teamID, id, at, benchClient(90_000_000+i))
+	})
+	if err != nil {
+		return err
 	}
+	vehicles, err := historyVehicles(env.deals.teamID, 3*o.pool, plateIndexDeals, now, func() string { return patio.VehicleActive })
+	if err != nil {
+		return err
+	}
+	deals, err := history(3*o.pool, now, 0, func(i int, id string, at time.Time) (patio.Deal, error) {
+		in := patio.DealInput{Title: patio.Some("Venda bench"), ClientID: patio.Some(clients[i%dealClients].ID),
+			VehicleID: patio.Some(vehicles[i].ID), Phase: patio.Some("negociacao"), PaymentMethod: patio.Some("financiamento")}
+		lookup := func(context.Context, string) (patio.Vehicle, error) { return vehicles[i], nil }
+		w, err := patio.NewDeal(ctx, env.deals.teamID, id, at, in, lookup)
+		return w.Record, err
+	})
+	if err != nil {
+		return err
+	}
+	mainClients, err := historyClients(env.main.teamID, o.clients, 0, now, func() string { return patio.ClientActive })
+	if err != nil {
+		return err
+	}
+	mainVehicles, err := historyVehicles(env.main.teamID, o.vehicles, plateIndexSeeded, now, func() string { return patio.VehicleActive })
+	if err != nil {
+		return err
+	}
+	for _, f := range []func() (time.Duration, error){
+		func() (time.Duration, error) { return seedAll(ctx, env.store, clients) },
+		func() (time.Duration, error) { return seedAll(ctx, env.store, vehicles) },
+		func() (time.Duration, error) { return seedAll(ctx, env.store, deals) },
+		func() (time.Duration, error) { return seedAll(ctx, env.store, mainClients) },
+		func() (time.Duration, error) { return seedAll(ctx, env.store, mainVehicles) },
+	} {
+		if _, err := f(); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+	}
+	dealIDs := ids(deals, func(d patio.Deal) string { return d.ID })
+	env.appWins, env.rawWins, env.sameWins = &pool[string]{items: dealIDs[:o.pool]}, &pool[string]{items: dealIDs[o.pool : 2*o.pool]},
+		&pool[string]{items: dealIDs[2*o.pool:]}
+	env.vehicleIDs = ids(mainVehicles, func(v patio.Vehicle) string { return v.ID })
+	return env.raw.useVehicleTemplate(ctx, env.main.teamID, env.vehicleIDs[0])
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,7 +22,6 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/dev/samtemplate"
-	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -280,7 +278,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 		return nil, err
 	}
 	progress("sustained: writing a backlog of %d changes with the pipeline stopped", o.drain)
-	if err := writeBacklog(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain); err != nil {
+	if _, err := writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain, 16, 0); err != nil {
 		return nil, err
 	}
 	_ = calls.Take(time.Minute) // the backlog's writes are not the drain's
@@ -319,28 +317,6 @@ func writeCAs(path string, certs ...*x509.Certificate) error {
 		}
 	}
 	return os.WriteFile(path, b.Bytes(), 0o600)
-}
-
-// writeBacklog creates n vehicles of the team through the use case, 16 at a time.
-func writeBacklog(ctx context.Context, vehicles patio.Vehicles, teamID string, n int) error {
-	var next atomic.Int64
-	var first error
-	var once sync.Once
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Go(func() {
-			for i := next.Add(1); i <= int64(n) && ctx.Err() == nil; i = next.Add(1) {
-				in := patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some(fmt.Sprintf("Backlog %d", i)),
-					Price: patio.Some(money.Cents(5000000 + i))}
-				if _, err := vehicles.Create(ctx, teamID, in); err != nil {
-					once.Do(func() { first = err })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(first, ctx.Err())
 }
 
 // waitFor polls cond every 100 ms until it holds, ctx ends or limit passes.

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/app"
@@ -190,25 +187,24 @@ func (b *whBench) timerTicks(ctx context.Context, rep *timerReport) error {
 	}
 	midnight := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 	progress("timer: seeding %d activities of one team whose due soons fall due over 30 days from %s", o.activities, midnight.Add(time.Hour).Format(time.RFC3339))
-	seedStart := time.Now()
-	// seedActivities puts the first due_at 5 minutes after its start: due soons from midnight + 1 h.
-	seeded, err := seedActivities(ctx, patio.NewActivities(b.store.Activities()), team.ID,
-		midnight.Add(time.Hour+24*time.Hour-5*time.Minute), o.activities)
+	// The first due_at at midnight + 25 h: due soons from midnight + 1 h.
+	start, step := midnight.Add(25*time.Hour), 30*24*time.Hour/time.Duration(o.activities)
+	seeded, err := history(o.activities, time.Now(), 0, func(i int, id string, at time.Time) (patio.Activity, error) {
+		w, err := patio.NewActivity(team.ID, id, at, patio.ActivityInput{Type: patio.Some("task"),
+			Title: patio.Some(fmt.Sprintf("Tarefa %d", i)), DueAt: patio.Some(patio.NewTimestamp(start.Add(time.Duration(i) * step)))})
+		return w.Record, err
+	})
 	if err != nil {
 		return err
 	}
-	rep.seedDur = time.Since(seedStart)
-
-	inner := awshttp.NewBuildableClient()
-	if b.cfg.HTTPClient != nil {
-		var ok bool
-		if inner, ok = b.cfg.HTTPClient.(*awshttp.BuildableClient); !ok {
-			return fmt.Errorf("unexpected AWS HTTP client %T", b.cfg.HTTPClient)
-		}
+	if rep.seedDur, err = seedAll(ctx, b.store, seeded); err != nil {
+		return err
 	}
-	rec := newRecorder(inner)
-	cfg := b.cfg.Copy()
-	cfg.HTTPClient = rec
+
+	rec, cfg, err := newRecorder(b.cfg)
+	if err != nil {
+		return err
+	}
 	timer, err := app.NewTimer(cfg, b.conf, app.TimerPeriod)
 	if err != nil {
 		return err
@@ -258,32 +254,6 @@ func (b *whBench) timerTicks(ctx context.Context, rep *timerReport) error {
 		rep.ticks = append(rep.ticks, row)
 	}
 	return nil
-}
-
-// seedActivities creates n activities of a team through the use cases, 16 at a time, due evenly
-// over the 30 days after start (the first five minutes after it).
-func seedActivities(ctx context.Context, svc patio.Activities, teamID string, start time.Time, n int) ([]patio.Activity, error) {
-	out := make([]patio.Activity, n)
-	step := 30 * 24 * time.Hour / time.Duration(n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, 16)
-	for w := range errs {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n && errs[w] == nil; i = int(next.Add(1) - 1) {
-				due := start.Add(5*time.Minute + time.Duration(i)*step)
-				out[i], errs[w] = svc.Create(ctx, teamID, patio.ActivityInput{Type: patio.Some("task"),
-					Title: patio.Some(fmt.Sprintf("Tarefa %d", i)), DueAt: patio.Some(patio.NewTimestamp(due))})
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 func printTimerReport(w io.Writer, r *timerReport) {

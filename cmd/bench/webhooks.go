@@ -1,25 +1,23 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +30,6 @@ import (
 	dynamotypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/patio-dev/patio/dev/localaws"
@@ -48,29 +45,29 @@ import (
 
 // The webhook budgets (docs/webhooks.md, "Throughput"): a backlog drains at 0.3 times the floor
 // loop or better; to a receiver that answers in 50 ms, at 4 times or more what a fixed bound of 4
-// allows (4 / 50 ms); with at most 1.2 DynamoDB calls per delivered event; a receiver that asks for
-// pauses (429 and Retry-After) gets no request during one, and every event in the end; the lag at
-// a steady rate stays within 1.3 times the floor loop's; and a receiver that always times out
-// leaves a healthy webhook's p99 lag within 1.5 times what it is without it.
+// allows; with at most 1.2 DynamoDB calls per delivered event; a receiver that asks for pauses
+// (429 and Retry-After) gets no request during one, and every event in the end; the lag at a
+// steady rate stays within 1.3 times the floor loop's; and a receiver that always times out leaves
+// a healthy webhook's p99 lag within 1.5 times what it is without it.
 const (
-	drainBudget = 0.3
-	slow50Sleep = 50 * time.Millisecond
-	// slow50Budget is the 50 ms receiver's drain, in events/s: four times a fixed bound of 4.
-	slow50Budget = 4 * 4 * float64(time.Second/slow50Sleep)
+	drainBudget  = 0.3
+	slow50Sleep  = 50 * time.Millisecond
+	slow50Budget = 4 * 4 * float64(time.Second/slow50Sleep) // four times a fixed bound of 4, events/s
 	callsBudget  = 1.2
 	lagBudget    = 1.3
 	slowBudget   = 1.5
 	// The receiver that asks for pauses: a backlog of throttledBacklog; every throttleEvery-th
-	// request is answered 429 with Retry-After: throttleRetryAfter seconds.
+	// request is answered 429 with Retry-After: throttleRetryAfter seconds; a request within
+	// throttleGrace of a 429 was in flight when it was answered. Its retries are 1 s apart (the
+	// default schedule's 5 minutes before a second attempt would make the run that long).
 	throttledBacklog   = 200
 	throttleEvery      = 3
 	throttleRetryAfter = 2
-	// throttleGrace is how soon after a 429 a request may still arrive: sent before the 429
-	// reached the deliverer (in flight when the receiver answered).
-	throttleGrace = 100 * time.Millisecond
-	// throttleSchedule is the retry schedule of that run (the default's 5 minutes before a second
-	// attempt would make it last that long).
-	throttleSchedule = "0s,1s,1s,1s,1s,1s"
+	throttleGrace      = 100 * time.Millisecond
+	throttleSchedule   = "0s,1s,1s,1s,1s,1s"
+	// floorHook is the webhook id of the floor loop's payloads, so that the receiver tells its
+	// requests from the pipeline's.
+	floorHook = "floor"
 )
 
 // webhookOptions are the webhook bench's flags.
@@ -81,18 +78,11 @@ type webhookOptions struct {
 	slowSleep time.Duration // how long the always-timing-out receiver sleeps
 }
 
-// callStats counts the AWS calls of the pipeline, per operation, with their total time.
+// callStats counts the pipeline's AWS calls per operation ("DynamoDB PutItem"), with their time.
 type callStats struct {
 	mu    sync.Mutex
 	n     map[string]int
 	total map[string]time.Duration
-}
-
-func (s *callStats) add(op string, d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.n[op]++
-	s.total[op] += d
 }
 
 // take returns the counts and times since the last take, and resets them.
@@ -112,36 +102,35 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 			next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			start := time.Now()
 			out, md, err := next.HandleInitialize(ctx, in)
-			s.add(middleware.GetServiceID(ctx)+" "+middleware.GetOperationName(ctx), time.Since(start))
+			s.mu.Lock()
+			op := middleware.GetServiceID(ctx) + " " + middleware.GetOperationName(ctx)
+			s.n[op]++
+			s.total[op] += time.Since(start)
+			s.mu.Unlock()
 			return out, md, err
 		}), middleware.Before)
 	})
 	return cfg
 }
 
-// writeUnits returns the DynamoDB write capacity units of one delivery of the drain, computed from
-// the sizes of its item (itemBytes) and of its by_webhook index entry (entryBytes), since DynamoDB
-// Local reports a transaction's as if it wrote one item: created pending in a transaction (twice
-// the item's units) with its two index entries; recorded in a transaction, its by_webhook entry
-// moved (its status is in the key: one removed, one written) and its by_due entry removed; and
-// gateWrites, the gate's updates per delivery (small items: one unit each).
+// writeUnits returns the DynamoDB write capacity units of one delivery of the drain, from the sizes
+// of its item and of its by_webhook index entry (DynamoDB Local reports a transaction's as if it
+// wrote one item): created pending in a transaction (twice the item's units) with its two index
+// entries; recorded in a transaction, its by_webhook entry moved (its status is in the key) and its
+// by_due entry removed; and gateWrites, the gate's updates per delivery (one unit each).
 func writeUnits(itemBytes, entryBytes int, gateWrites float64) float64 {
 	kb := func(n int) float64 { return math.Ceil(float64(max(n, 1)) / 1024) }
-	created := 2*kb(itemBytes) + kb(entryBytes) + 1
-	recorded := 2*kb(itemBytes) + 2*kb(entryBytes) + 1
-	return created + recorded + gateWrites
+	return 2*kb(itemBytes) + kb(entryBytes) + 1 + 2*kb(itemBytes) + 2*kb(entryBytes) + 1 + gateWrites
 }
 
-// benchReceiver is the HTTPS receiver of the bench: it checks X-Service-Signature (HMAC-SHA256 of
-// "<timestamp>.<body>") and keeps, per webhook id of the payload, when each event was first
-// delivered (answered 2xx), keyed by its object's id. Optionally it answers after a delay, never
-// in time (sleep), or 429 with Retry-After to every n-th request (throttle).
+// benchReceiver is the bench's HTTPS receiver: it checks X-Service-Signature and keeps, per
+// webhook id of the payload, when each object's event was first delivered (answered 2xx), and
+// the event ids answered 2xx. It may sleep past the sender's timeout (sleep), answer after a
+// delay, or answer 429 with Retry-After to every throttle-th request.
 type benchReceiver struct {
-	srv    *httptest.Server
-	secret string
-	sleep  time.Duration // > 0: answers after sleeping (or when the sender gives up)
-	delay  time.Duration // > 0: answers 200 after this long
-	// throttle > 0: every throttle-th request is answered 429 with Retry-After: retryAfter (s).
+	srv                  *httptest.Server
+	secret               string
+	sleep, delay         time.Duration
 	throttle, retryAfter int
 
 	mu       sync.Mutex
@@ -150,8 +139,8 @@ type benchReceiver struct {
 	bad      int
 	requests int
 	holds    []time.Time // when each 429 was answered
-	// early counts requests that came during a hold, later than throttleGrace after its 429;
-	// inFlight those that came within throttleGrace of it.
+	// early counts requests during a hold, later than throttleGrace after its 429; inFlight those
+	// within throttleGrace of it.
 	early, inFlight int
 }
 
@@ -171,11 +160,8 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		}
 		return
 	}
-	if r.delay > 0 {
-		time.Sleep(r.delay)
-	}
-	ts := req.Header.Get(webhook.HeaderTimestamp)
-	ok := hmac.Equal([]byte(req.Header.Get(webhook.HeaderSignature)), []byte(webhook.SignHex(r.secret, ts, body)))
+	time.Sleep(r.delay)
+	ok := hmac.Equal([]byte(req.Header.Get(webhook.HeaderSignature)), []byte(webhook.SignHex(r.secret, req.Header.Get(webhook.HeaderTimestamp), body)))
 	var ev struct {
 		WebhookID string `json:"webhook_id"`
 		Data      struct {
@@ -206,16 +192,11 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		return
 	}
-	m := r.arrived[ev.WebhookID]
-	if m == nil {
-		m = map[string]time.Time{}
-		r.arrived[ev.WebhookID] = m
+	if r.arrived[ev.WebhookID] == nil {
+		r.arrived[ev.WebhookID], r.events[ev.WebhookID] = map[string]time.Time{}, map[string]bool{}
 	}
-	if _, seen := m[ev.Data.Object.ID]; !seen {
-		m[ev.Data.Object.ID] = now
-	}
-	if r.events[ev.WebhookID] == nil {
-		r.events[ev.WebhookID] = map[string]bool{}
+	if _, seen := r.arrived[ev.WebhookID][ev.Data.Object.ID]; !seen {
+		r.arrived[ev.WebhookID][ev.Data.Object.ID] = now
 	}
 	r.events[ev.WebhookID][req.Header.Get(webhook.HeaderEventID)] = true
 	w.WriteHeader(http.StatusOK)
@@ -225,18 +206,10 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 func (r *benchReceiver) arrivals(webhookID string) map[string]time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[string]time.Time, len(r.arrived[webhookID]))
-	for k, v := range r.arrived[webhookID] {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(r.arrived[webhookID])
 }
 
-// floorHook is the webhook id the floor loop puts in its payloads, so that the receiver tells its
-// requests from the pipeline's.
-const floorHook = "floor"
-
-// whBench is one run of the webhook bench.
+// whBench is one run of the webhook bench (and of the timer's, which shares its set-up).
 type whBench struct {
 	o        webhookOptions
 	cfg      aws.Config // uncounted: the bench's own writes
@@ -252,8 +225,6 @@ type whBench struct {
 	hook     webhook.Webhook
 	vehicles patio.Vehicles
 	logger   *slog.Logger
-	// entryBytes is the size of a drained delivery's by_webhook index entry.
-	entryBytes int
 	// checkpoints keeps the stream positions, so that a pipeline started again resumes where the
 	// last one stopped (as the local stack does).
 	checkpoints string
@@ -261,35 +232,33 @@ type whBench struct {
 
 // whReport is what the webhook bench measured.
 type whReport struct {
-	backlog                  int
-	floorLoopRate, floor4    float64 // events/s: the loop (one POST at a time), and 4 POSTs in flight
-	drainRate                float64 // deliveries/s of the pipeline
-	drainDDB, drainSQS       float64 // calls per delivery
-	drainStreams             float64
-	drainGate                float64 // the gate's writes per delivery (UpdateItem calls)
-	drainWCU                 float64 // DynamoDB write capacity units per delivery (see writeUnits)
-	drainOps                 []opRow
-	ceiling                  engineCeiling
-	slow50Rate               float64 // deliveries/s of the same drain to a receiver answering in 50 ms
-	slow50Bound              int     // that webhook's bound when its backlog was drained
-	throttled                throttleReport
-	lagA, lagB, floorA       lagStats
-	slowSent                 int
-	writesA, writesB, rate   int
-	duration                 time.Duration
-	badSignatures, missingAB int
-	elapsed                  time.Duration
+	backlog                      int
+	floorLoopRate, floor4        float64 // events/s: the loop (one POST at a time), and 4 POSTs in flight
+	drainRate                    float64 // deliveries/s of the pipeline
+	drainDDB, drainSQS, drainStr float64 // calls per delivery (DynamoDB, SQS, DynamoDB Streams)
+	drainGate                    float64 // the gate's writes per delivery (UpdateItem calls)
+	drainWCU                     float64 // DynamoDB write capacity units per delivery (writeUnits)
+	drainOps                     []opRow
+	ceiling                      engineCeiling
+	slow50Rate                   float64 // deliveries/s of the same drain to a receiver answering in 50 ms
+	slow50Bound                  int     // that webhook's bound when its backlog was drained
+	throttled                    throttleReport
+	lagA, lagB, floorA           lagStats
+	slowSent                     int
+	rate                         int
+	duration                     time.Duration
+	badSignatures, missingAB     int
+	elapsed                      time.Duration
 }
 
 // throttleReport is the run of a backlog to a receiver that answers 429 with Retry-After to every
 // third request.
 type throttleReport struct {
 	backlog, delivered, failed int
-	// pending is what was still pending at the deadline, by what held it (held_by; "" for none).
-	pending         map[string]int
-	requests, holds int
-	early, inFlight int // requests during a hold: after throttleGrace, within it
-	took            time.Duration
+	pending                    map[string]int // still pending at the deadline, by what held it (held_by)
+	requests, holds            int
+	early, inFlight            int // requests during a hold: after throttleGrace, within it
+	took                       time.Duration
 }
 
 type opRow struct {
@@ -313,25 +282,20 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	defer b.recv.srv.Close()
 	rep := &whReport{backlog: o.backlog, rate: o.rate, duration: o.duration}
 
-	// 1. The backlog: o.backlog vehicles written with nothing reading the streams yet.
+	// 1. The backlog: vehicles written with nothing reading the streams yet.
 	progress("webhooks: writing a backlog of %d vehicle changes", o.backlog)
-	if _, err := b.write(ctx, b.teamID, o.backlog, 16, 0); err != nil {
+	if _, err := writeVehicles(ctx, b.vehicles, b.teamID, o.backlog, 16, 0); err != nil {
 		return nil, err
 	}
-	// 2. The floor: the same stream records, read, turned into events, signed and POSTed to the same
-	// receiver, with no bookkeeping; once as a loop (one POST at a time), once with as many POSTs in
-	// flight as the pipeline starts with for one webhook.
+	// 2. The floor: the same stream records read, turned into events, signed and POSTed to the
+	// same receiver, with no bookkeeping; one POST at a time, then as many as the pipeline starts
+	// with for one webhook.
 	progress("webhooks: floor loops over the backlog")
-	for _, conc := range []int{1, delivery.InitialBound} {
-		r, err := b.floorDrain(ctx, conc, nil)
-		if err != nil {
-			return nil, err
-		}
-		if conc == 1 {
-			rep.floorLoopRate = r
-		} else {
-			rep.floor4 = r
-		}
+	if rep.floorLoopRate, err = b.floorDrain(ctx, 1, nil); err != nil {
+		return nil, err
+	}
+	if rep.floor4, err = b.floorDrain(ctx, delivery.InitialBound, nil); err != nil {
+		return nil, err
 	}
 	// 3. The pipeline drains the backlog: dispatcher on the streams, deliverer on the queue.
 	progress("webhooks: the pipeline drains the backlog")
@@ -339,10 +303,11 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 		return nil, err
 	}
 	progress("webhooks: the engine's ceiling for a delivery's writes")
-	if rep.ceiling, err = b.ceiling(ctx); err != nil {
+	entryBytes := 0
+	if rep.ceiling, entryBytes, err = b.ceiling(ctx); err != nil {
 		return nil, err
 	}
-	rep.drainWCU = writeUnits(rep.ceiling.itemBytes, b.entryBytes, rep.drainGate)
+	rep.drainWCU = writeUnits(rep.ceiling.itemBytes, entryBytes, rep.drainGate)
 	// 4. The same backlog to a receiver that answers in 50 ms: the adaptive bound at work.
 	progress("webhooks: a backlog of %d to a receiver that answers in %s", o.backlog, slow50Sleep)
 	if rep.slow50Rate, rep.slow50Bound, err = b.drainSlow50(ctx); err != nil {
@@ -353,38 +318,29 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	if rep.throttled, err = b.drainThrottled(ctx); err != nil {
 		return nil, err
 	}
-
 	// 6. Lag at o.rate writes/s, without then with a webhook whose receiver always times out; the
 	// floor loop tails the stream meanwhile and POSTs each change as it comes.
-	pipeCtx, stopPipe := context.WithCancel(ctx)
+	stopPipe, err := b.startPipeline(ctx, b.conf)
+	if err != nil {
+		return nil, err
+	}
 	defer stopPipe()
-	waitPipe, err := b.startPipeline(pipeCtx, b.conf)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { stopPipe(); waitPipe() }()
 	progress("webhooks: lag at %d writes/s for %s", o.rate, o.duration)
-	a, floor, writes, missing, err := b.lagRun(ctx)
-	if err != nil {
+	if rep.lagA, rep.floorA, rep.missingAB, err = b.lagRun(ctx); err != nil {
 		return nil, err
 	}
-	rep.lagA, rep.floorA, rep.writesA, rep.missingAB = a, floor, writes, missing
 	slow := newBenchReceiver(o.slowSleep)
 	defer slow.srv.Close()
-	sw, err := webhook.New(b.teamID, slow.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now())
+	_, sw, err := b.scenario(ctx, "", slow)
 	if err != nil {
-		return nil, err
-	}
-	slow.secret = sw.Secret
-	if err := b.store.Webhooks().CreateWebhook(ctx, sw); err != nil {
 		return nil, err
 	}
 	progress("webhooks: lag again, beside a webhook whose receiver always times out")
-	bl, _, writes, missing, err := b.lagRun(ctx)
-	if err != nil {
+	missing := 0
+	if rep.lagB, _, missing, err = b.lagRun(ctx); err != nil {
 		return nil, err
 	}
-	rep.lagB, rep.writesB, rep.missingAB = bl, writes, rep.missingAB+missing
+	rep.missingAB += missing
 	b.recv.mu.Lock()
 	rep.badSignatures = b.recv.bad
 	b.recv.mu.Unlock()
@@ -402,20 +358,14 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 // calls (counted until the pipeline wrote nothing for a moment: the last records written).
 func (b *whBench) drain(ctx context.Context, rep *whReport) error {
 	b.calls.take()
-	pipeCtx, stopPipe := context.WithCancel(ctx)
-	defer stopPipe()
 	start := time.Now()
-	waitPipe, err := b.startPipeline(pipeCtx, b.conf)
+	stopPipe, err := b.startPipeline(ctx, b.conf)
 	if err != nil {
 		return err
 	}
-	defer func() { stopPipe(); waitPipe() }()
-	last, err := b.waitArrivals(ctx, b.recv, b.hook.ID, nil, b.o.backlog, 5*time.Minute)
+	defer stopPipe()
+	last, err := waitArrivals(ctx, b.recv, b.hook.ID, nil, b.o.backlog, 5*time.Minute)
 	if err != nil {
-		n, total := b.calls.take()
-		for op, c := range n {
-			progress("  %s: %d calls, %s avg", op, c, ms(total[op]/time.Duration(c)))
-		}
 		return err
 	}
 	b.quiesce(ctx)
@@ -425,7 +375,7 @@ func (b *whBench) drain(ctx context.Context, rep *whReport) error {
 	for op, c := range n {
 		switch {
 		case strings.HasPrefix(op, "DynamoDB Streams "):
-			rep.drainStreams += float64(c)
+			rep.drainStr += float64(c)
 		case strings.HasPrefix(op, "DynamoDB "):
 			rep.drainDDB += float64(c)
 		case strings.HasPrefix(op, "SQS "):
@@ -436,87 +386,85 @@ func (b *whBench) drain(ctx context.Context, rep *whReport) error {
 	for op, c := range n {
 		rep.drainOps = append(rep.drainOps, opRow{op: op, n: c, avg: total[op] / time.Duration(c), share: float64(total[op]) / float64(all)})
 	}
-	sort.Slice(rep.drainOps, func(i, j int) bool { return rep.drainOps[i].share > rep.drainOps[j].share })
-	rep.drainDDB /= float64(b.o.backlog)
-	rep.drainSQS /= float64(b.o.backlog)
-	rep.drainStreams /= float64(b.o.backlog)
-	rep.drainGate = float64(n["DynamoDB UpdateItem"]) / float64(b.o.backlog)
+	slices.SortFunc(rep.drainOps, func(a, b opRow) int { return cmp.Compare(b.share, a.share) })
+	backlog := float64(b.o.backlog)
+	rep.drainDDB, rep.drainSQS, rep.drainStr = rep.drainDDB/backlog, rep.drainSQS/backlog, rep.drainStr/backlog
+	rep.drainGate = float64(n["DynamoDB UpdateItem"]) / backlog
 	return nil
 }
 
-// scenario stores a team of its own and a webhook of it, subscribed to vehicle.created, to r.
-func (b *whBench) scenario(ctx context.Context, name string, r *benchReceiver) (patio.Team, webhook.Webhook, error) {
-	team, err := storeTeam(ctx, b.store, name)
-	if err != nil {
-		return team, webhook.Webhook{}, err
+// scenario stores a team of its own (unless name is "": the bench's team) and a webhook of it,
+// subscribed to vehicle.created, to r.
+func (b *whBench) scenario(ctx context.Context, name string, r *benchReceiver) (string, webhook.Webhook, error) {
+	teamID := b.teamID
+	if name != "" {
+		team, err := storeTeam(ctx, b.store, name)
+		if err != nil {
+			return "", webhook.Webhook{}, err
+		}
+		teamID = team.ID
 	}
-	w, err := webhook.New(team.ID, r.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute))
+	w, err := webhook.New(teamID, r.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute))
 	if err != nil {
-		return team, w, err
+		return teamID, w, err
 	}
 	r.secret = w.Secret
-	return team, w, b.store.Webhooks().CreateWebhook(ctx, w)
+	return teamID, w, b.store.Webhooks().CreateWebhook(ctx, w)
 }
 
-// drainSlow50 drains a backlog of o.backlog changes of a team of its own to a receiver that answers
-// in 50 ms, and returns the deliveries per second and the webhook's bound once they all arrived.
+// backlogTo writes a backlog of n changes of a team of its own, whose webhook's receiver is r,
+// then starts the pipeline on conf; stop stops it.
+func (b *whBench) backlogTo(ctx context.Context, name string, r *benchReceiver, n int, conf app.Config) (teamID string, hook webhook.Webhook,
+	start time.Time, stop func(), err error) {
+	if teamID, hook, err = b.scenario(ctx, name, r); err != nil {
+		return
+	}
+	if _, err = writeVehicles(ctx, b.vehicles, teamID, n, 16, 0); err != nil {
+		return
+	}
+	start = time.Now()
+	stop, err = b.startPipeline(ctx, conf)
+	return
+}
+
+// drainSlow50 drains a backlog of o.backlog changes to a receiver that answers in 50 ms, and
+// returns the deliveries per second and the webhook's bound once they all arrived.
 func (b *whBench) drainSlow50(ctx context.Context) (float64, int, error) {
 	recv := newBenchReceiver(0)
 	recv.delay = slow50Sleep
 	defer recv.srv.Close()
-	team, hook, err := b.scenario(ctx, "Webhook bench, 50 ms receiver", recv)
+	team, hook, start, stop, err := b.backlogTo(ctx, "Webhook bench, 50 ms receiver", recv, b.o.backlog, b.conf)
 	if err != nil {
 		return 0, 0, err
 	}
-	if _, err := b.write(ctx, team.ID, b.o.backlog, 16, 0); err != nil {
-		return 0, 0, err
-	}
-	pipeCtx, stopPipe := context.WithCancel(ctx)
-	defer stopPipe()
-	start := time.Now()
-	waitPipe, err := b.startPipeline(pipeCtx, b.conf)
+	defer stop()
+	last, err := waitArrivals(ctx, recv, hook.ID, nil, b.o.backlog, 5*time.Minute)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer func() { stopPipe(); waitPipe() }()
-	last, err := b.waitArrivals(ctx, recv, hook.ID, nil, b.o.backlog, 5*time.Minute)
-	if err != nil {
-		return 0, 0, err
-	}
-	g, err := b.store.Webhooks().Gate(ctx, team.ID, hook.ID)
+	g, err := b.store.Webhooks().Gate(ctx, team, hook.ID)
 	return float64(b.o.backlog) / last.Sub(start).Seconds(), g.Bound, err
 }
 
-// drainThrottled drains a backlog of throttledBacklog changes of a team of its own to a receiver
-// that answers every third request 429 with Retry-After, the retries a second apart (so that the
-// run takes minutes, not hours), and reports what the receiver saw.
+// drainThrottled drains a backlog of throttledBacklog changes to a receiver that answers every
+// third request 429 with Retry-After, the retries a second apart, and reports what it saw.
 func (b *whBench) drainThrottled(ctx context.Context) (throttleReport, error) {
 	rep := throttleReport{backlog: throttledBacklog}
 	recv := newBenchReceiver(0)
 	recv.throttle, recv.retryAfter = throttleEvery, throttleRetryAfter
 	defer recv.srv.Close()
-	team, hook, err := b.scenario(ctx, "Webhook bench, throttling receiver", recv)
-	if err != nil {
-		return rep, err
-	}
-	if _, err := b.write(ctx, team.ID, throttledBacklog, 16, 0); err != nil {
-		return rep, err
-	}
 	conf := b.conf
+	var err error
 	if conf.RetrySchedule, err = webhook.ParseSchedule(throttleSchedule); err != nil {
 		return rep, err
 	}
-	pipeCtx, stopPipe := context.WithCancel(ctx)
-	defer stopPipe()
-	start := time.Now()
-	waitPipe, err := b.startPipeline(pipeCtx, conf)
+	_, hook, start, stop, err := b.backlogTo(ctx, "Webhook bench, throttling receiver", recv, throttledBacklog, conf)
 	if err != nil {
 		return rep, err
 	}
-	defer func() { stopPipe(); waitPipe() }()
+	defer stop()
 	// Every delivery ends: delivered, or failed after its six attempts.
-	deadline := time.Now().Add(15 * time.Minute)
-	for {
+	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
 		ds, err := b.store.DeliveryLog().Deliveries(ctx, hook.ID, "")
 		if err != nil {
 			return rep, err
@@ -542,7 +490,6 @@ func (b *whBench) drainThrottled(ctx context.Context) (throttleReport, error) {
 			progress("webhooks: the throttled backlog left %d deliveries pending after 15 minutes", pending)
 			break
 		}
-		time.Sleep(500 * time.Millisecond)
 	}
 	rep.took = time.Since(start)
 	recv.mu.Lock()
@@ -556,20 +503,13 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	if err != nil {
 		return nil, err
 	}
-	tpl, _, err := samtemplate.LoadModule()
-	if err != nil {
-		return nil, err
-	}
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	prefix := "wh" + hex.EncodeToString(r[:]) + "-"
-	res, err := samtemplate.Provision(ctx, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), tpl, prefix)
+	tpl, _, res, err := provision(ctx, cfg, "wh")
 	if err != nil {
 		return nil, err
 	}
 	recv := newBenchReceiver(0)
-	caFile := filepath.Join(os.TempDir(), "patio-bench-ca-"+prefix+"pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: recv.srv.Certificate().Raw}), 0o600); err != nil {
+	caFile := filepath.Join(os.TempDir(), "patio-bench-ca-"+filepath.Base(res.Tables["VehiclesTable"])+".pem")
+	if err := writeCAs(caFile, recv.srv.Certificate()); err != nil {
 		return nil, err
 	}
 	knobs := map[string]string{"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": caFile, "LOG_LEVEL": "ERROR"}
@@ -586,7 +526,7 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	calls := &callStats{n: map[string]int{}, total: map[string]time.Duration{}}
 	b := &whBench{o: o, cfg: cfg, tpl: tpl, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
 		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler),
-		checkpoints: filepath.Join(os.TempDir(), "patio-bench-streams-"+prefix+"json")}
+		checkpoints: filepath.Join(os.TempDir(), "patio-bench-streams-"+filepath.Base(res.Tables["VehiclesTable"])+".json")}
 	pool := x509.NewCertPool()
 	pool.AddCert(recv.srv.Certificate())
 	b.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
@@ -595,24 +535,17 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	if err != nil {
 		return nil, err
 	}
-	b.teamID = team.ID
 	// The webhook predates every change of the bench.
-	if b.hook, err = webhook.New(team.ID, recv.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute)); err != nil {
-		return nil, err
-	}
-	if err := b.store.Webhooks().CreateWebhook(ctx, b.hook); err != nil {
-		return nil, err
-	}
-	recv.secret = b.hook.Secret
-	b.vehicles = patio.NewVehicles(b.store.Vehicles())
-	return b, nil
+	b.teamID, b.vehicles = team.ID, patio.NewVehicles(b.store.Vehicles())
+	_, b.hook, err = b.scenario(ctx, "", recv)
+	return b, err
 }
 
-// startPipeline runs the local stack's webhook pipeline with conf (stream poller → dispatcher on the
-// streams of the tables named by their logical ids, by default the vehicles, clients and deals
-// tables', from where the last run stopped; queue poller → deliverer; the sweep every minute) on
-// the counted configuration until ctx ends; wait waits for it to stop.
-func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ...string) (wait func(), err error) {
+// startPipeline runs the local stack's webhook pipeline with conf on the counted configuration
+// (stream poller → dispatcher on the streams of the tables named by their logical ids, by default
+// the vehicles, clients and deals tables', from where the last run stopped; queue poller →
+// deliverer; the sweep every minute) until stop, which waits for it to end.
+func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ...string) (stop func(), err error) {
 	dispatch, err := workers.Dispatcher(b.pipeCfg, conf, b.logger)
 	if err != nil {
 		return nil, err
@@ -625,8 +558,6 @@ func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ..
 	if err != nil {
 		return nil, err
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { localaws.Every(ctx, time.Minute, sweep, b.logger) })
 	if len(streams) == 0 {
 		streams = []string{"VehiclesTable", "ClientsTable", "DealsTable"}
 	}
@@ -634,45 +565,46 @@ func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ..
 	for _, id := range streams {
 		tables = append(tables, b.tables[id])
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { localaws.Every(ctx, time.Minute, sweep, b.logger) })
 	wg.Go(func() {
 		_ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{Checkpoints: b.checkpoints})
 	})
 	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, conf.QueueURL, deliver, b.logger, 0) })
-	return wg.Wait, nil
+	return func() { cancel(); wg.Wait() }, nil
 }
 
-// ceiling measures the engine's ceiling with items shaped like a delivery of the drain, on a copy
-// of the deliveries table as template.yaml declares it (the pipeline idle, nothing else writes
-// meanwhile), and the floor loop keeping its deliveries in that copy.
-func (b *whBench) ceiling(ctx context.Context) (engineCeiling, error) {
+// ceiling measures the engine's ceiling (ceiling.go) with items shaped like a delivery of the
+// drain, on a copy of the deliveries table as template.yaml declares it (the pipeline idle), and
+// the floor loop keeping its deliveries in that copy; it returns it with the size of the delivery's
+// by_webhook index entry.
+func (b *whBench) ceiling(ctx context.Context) (engineCeiling, int, error) {
 	db := dynamodb.NewFromConfig(b.cfg)
 	table := b.tables["DeliveriesTable"]
 	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("by_webhook"),
 		KeyConditionExpression:    aws.String("webhook_id = :w"),
 		ExpressionAttributeValues: map[string]dynamotypes.AttributeValue{":w": &dynamotypes.AttributeValueMemberS{Value: b.hook.ID}},
 		Limit:                     aws.Int32(1)})
-	if err != nil {
-		return engineCeiling{}, err
-	}
-	if len(out.Items) == 0 {
-		return engineCeiling{}, errors.New("webhooks: no delivery of the drain to copy")
+	if err != nil || len(out.Items) == 0 {
+		return engineCeiling{}, 0, cmpOr(err, errors.New("webhooks: no delivery of the drain to copy"))
 	}
 	// The index projects only what the lists read: the item itself is the sample.
 	item, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
 		Key: map[string]dynamotypes.AttributeValue{"pk": out.Items[0]["pk"]}})
 	if err != nil {
-		return engineCeiling{}, err
+		return engineCeiling{}, 0, err
 	}
-	b.entryBytes = itemSize(out.Items[0])
 	tb, ok := b.tpl.Table("DeliveriesTable")
 	if !ok {
-		return engineCeiling{}, errors.New("webhooks: template.yaml declares no DeliveriesTable")
+		return engineCeiling{}, 0, errors.New("webhooks: template.yaml declares no DeliveriesTable")
 	}
 	copied := tb.CreateTableInput(table + "-ceiling")
 	copied.StreamSpecification = nil
-	return measureCeiling(ctx, db, copied, item.Item, b.o.backlog, func(keep *keeper) (float64, error) {
+	c, err := measureCeiling(ctx, db, copied, item.Item, b.o.backlog, func(keep *keeper) (float64, error) {
 		return b.floorDrain(ctx, delivery.InitialBound, keep)
 	})
+	return c, itemSize(out.Items[0]), err
 }
 
 // quiesce waits until the pipeline made no DynamoDB write for 1.5 s (the idle pollers' reads go on).
@@ -698,9 +630,9 @@ func (b *whBench) quiesce(ctx context.Context) {
 	}
 }
 
-// write creates n vehicles of a team, conc at a time, or one every 1/rate second when rate > 0; it returns
-// when each write returned, by vehicle id.
-func (b *whBench) write(ctx context.Context, teamID string, n, conc, rate int) (map[string]time.Time, error) {
+// writeVehicles creates n vehicles of a team through the use case, conc at a time, or one every
+// 1/rate second when rate > 0; it returns when each write returned, by vehicle id.
+func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, n, conc, rate int) (map[string]time.Time, error) {
 	var (
 		mu      sync.Mutex
 		written = map[string]time.Time{}
@@ -710,15 +642,14 @@ func (b *whBench) write(ctx context.Context, teamID string, n, conc, rate int) (
 	one := func(i int) {
 		in := patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some(fmt.Sprintf("Bench %d", i)),
 			Price: patio.Some(money.Cents(5000000 + i))}
-		v, err := b.vehicles.Create(ctx, teamID, in)
+		v, err := vehicles.Create(ctx, teamID, in)
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
-			first = cmpFirst(first, err)
-			return
+		if first = cmpOr(first, err); err == nil {
+			written[v.ID] = time.Now()
 		}
-		written[v.ID] = time.Now()
 	}
+	work := make(chan int)
 	if rate > 0 {
 		tick := time.NewTicker(time.Second / time.Duration(rate))
 		defer tick.Stop()
@@ -727,7 +658,6 @@ func (b *whBench) write(ctx context.Context, teamID string, n, conc, rate int) (
 			wg.Go(func() { one(i) })
 		}
 	} else {
-		work := make(chan int)
 		for range conc {
 			wg.Go(func() {
 				for i := range work {
@@ -735,24 +665,18 @@ func (b *whBench) write(ctx context.Context, teamID string, n, conc, rate int) (
 				}
 			})
 		}
-		for i := range n {
+		for i := 0; i < n && ctx.Err() == nil; i++ {
 			work <- i
 		}
-		close(work)
 	}
+	close(work)
 	wg.Wait()
-	return written, first
+	return written, cmpOr(first, ctx.Err())
 }
 
-func cmpFirst(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-// shards returns the shards of the vehicles table's stream.
-func (b *whBench) shards(ctx context.Context, client *dynamodbstreams.Client) (string, []string, error) {
+// shardIterators returns the vehicles table's stream and an iterator of each of its shards, from
+// the trim horizon or the latest record.
+func (b *whBench) shardIterators(ctx context.Context, client *dynamodbstreams.Client, typ streamtypes.ShardIteratorType) (string, []*string, error) {
 	out, err := dynamodb.NewFromConfig(b.cfg).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(b.tables["VehiclesTable"])})
 	if err != nil {
 		return "", nil, err
@@ -762,79 +686,56 @@ func (b *whBench) shards(ctx context.Context, client *dynamodbstreams.Client) (s
 	if err != nil {
 		return "", nil, err
 	}
-	var ids []string
+	var iters []*string
 	for _, s := range desc.StreamDescription.Shards {
-		ids = append(ids, aws.ToString(s.ShardId))
+		it, err := client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: s.ShardId,
+			ShardIteratorType: typ})
+		if err != nil {
+			return "", nil, err
+		}
+		iters = append(iters, it.ShardIterator)
 	}
-	return arn, ids, nil
-}
-
-// floorPOST is the signed POST of one vehicle.created event of the floor loops.
-type floorPOST struct {
-	id   string
-	body []byte
-}
-
-// floorEvent turns one stream record into the vehicle.created event the floor loops POST for the
-// bench's team, or nothing.
-func (b *whBench) floorEvent(arn string, r streamtypes.Record) (floorPOST, bool, error) {
-	rec := localaws.StreamRecord(arn, r)
-	if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
-		return floorPOST{}, false, nil
-	}
-	resource, obj, team, ok, err := dynamostore.DecodeStreamImage(rec.Change.NewImage)
-	if err != nil || !ok || team != b.teamID {
-		return floorPOST{}, false, err
-	}
-	evs, err := webhook.Derive(webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: team, New: obj,
-		At: rec.Change.ApproximateCreationDateTime.Time})
-	if err != nil || len(evs) == 0 || evs[0].Type != webhook.VehicleCreated {
-		return floorPOST{}, false, err
-	}
-	body, err := evs[0].Payload(floorHook)
-	return floorPOST{id: evs[0].ID, body: body}, err == nil, err
-}
-
-// post signs and POSTs p to the bench's receiver.
-func (b *whBench) post(ctx context.Context, p floorPOST) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.recv.srv.URL+"/in", strings.NewReader(string(p.body)))
-	if err != nil {
-		return err
-	}
-	for k, v := range webhook.Headers(p.id, p.body, webhook.Keys{b.hook.Secret}, time.Now()) {
-		req.Header[k] = []string{v}
-	}
-	resp, err := b.client.Do(req)
-	if err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.Body.Close()
+	return arn, iters, nil
 }
 
 // keeper is the least bookkeeping of a pipeline that stores each delivery: every delivery written
-// before its POST (created pending) and after it (its outcome), chunk at a time in unconditional
-// batches. write stores the deliveries of the event ids with a status.
+// before its POST (pending) and after it (its outcome), chunk at a time in unconditional batches.
 type keeper struct {
 	chunk int
 	write func(ctx context.Context, ids []string, status string) error
 }
 
-// floorChunk POSTs the vehicle.created events of rs one at a time, and with keep writes their
-// deliveries before and after; it returns how many it POSTed.
+// floorChunk turns the stream records rs into the vehicle.created events of the bench's team and
+// POSTs them signed to its receiver, one at a time, with keep writing their deliveries before and
+// after; it returns how many it POSTed.
 func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.Record, keep *keeper) (int, error) {
-	var posts []floorPOST
 	var ids []string
+	var bodies [][]byte
 	for _, r := range rs {
-		p, ok, err := b.floorEvent(arn, r)
+		rec := localaws.StreamRecord(arn, r)
+		if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
+			continue
+		}
+		resource, obj, team, ok, err := dynamostore.DecodeStreamImage(rec.Change.NewImage)
+		if err != nil {
+			return 0, err
+		} else if !ok || team != b.teamID {
+			continue
+		}
+		evs, err := webhook.Derive(webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: team, New: obj,
+			At: rec.Change.ApproximateCreationDateTime.Time})
+		if err != nil {
+			return 0, err
+		} else if len(evs) == 0 || evs[0].Type != webhook.VehicleCreated {
+			continue
+		}
+		body, err := evs[0].Payload(floorHook)
 		if err != nil {
 			return 0, err
 		}
-		if ok {
-			posts, ids = append(posts, p), append(ids, p.id)
-		}
+		ids, bodies = append(ids, evs[0].ID), append(bodies, body)
 	}
-	if len(posts) == 0 {
+	if len(ids) == 0 {
 		return 0, nil
 	}
 	if keep != nil {
@@ -842,17 +743,25 @@ func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.R
 			return 0, err
 		}
 	}
-	for i, p := range posts {
-		if err := b.post(ctx, p); err != nil {
+	for i, body := range bodies {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.recv.srv.URL+"/in", strings.NewReader(string(body)))
+		if err != nil {
 			return i, err
 		}
+		for k, v := range webhook.Headers(ids[i], body, webhook.Keys{b.hook.Secret}, time.Now()) {
+			req.Header[k] = []string{v}
+		}
+		resp, err := b.client.Do(req)
+		if err != nil {
+			return i, err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
 	}
 	if keep != nil {
-		if err := keep.write(ctx, ids, webhook.DeliverySucceeded); err != nil {
-			return len(posts), err
-		}
+		return len(ids), keep.write(ctx, ids, webhook.DeliverySucceeded)
 	}
-	return len(posts), nil
+	return len(ids), nil
 }
 
 // floorDrain reads the vehicles stream from its trim horizon and POSTs each vehicle.created of the
@@ -862,7 +771,7 @@ func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.R
 func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float64, error) {
 	client := dynamodbstreams.NewFromConfig(b.cfg)
 	start := time.Now()
-	arn, shards, err := b.shards(ctx, client)
+	arn, iters, err := b.shardIterators(ctx, client, streamtypes.ShardIteratorTypeTrimHorizon)
 	if err != nil {
 		return 0, err
 	}
@@ -881,53 +790,41 @@ func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float
 		wg.Go(func() {
 			for rs := range work {
 				n, err := b.floorChunk(ctx, arn, rs, keep)
-				if err != nil {
-					mu.Lock()
-					first = cmpFirst(first, err)
-					mu.Unlock()
-				}
+				mu.Lock()
+				first = cmpOr(first, err)
+				mu.Unlock()
 				sent.Add(int64(n))
 			}
 		})
 	}
-	read := func() error {
-		var chunk []streamtypes.Record
-		for _, shard := range shards {
-			it, err := client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(shard),
-				ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
-			if err != nil {
-				return err
+	var chunk []streamtypes.Record
+	for _, iter := range iters {
+		for iter != nil && err == nil {
+			var out *dynamodbstreams.GetRecordsOutput
+			if out, err = client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)}); err != nil {
+				break
 			}
-			iter := it.ShardIterator
-			for iter != nil {
-				out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)})
-				if err != nil {
-					return err
+			for _, r := range out.Records {
+				if chunk = append(chunk, r); len(chunk) == size {
+					work <- chunk
+					chunk = nil
 				}
-				for _, r := range out.Records {
-					if chunk = append(chunk, r); len(chunk) == size {
-						work <- chunk
-						chunk = nil
-					}
-				}
-				if len(out.Records) == 0 {
-					break // the open shard's end, for now
-				}
-				iter = out.NextShardIterator
+			}
+			iter = out.NextShardIterator
+			if len(out.Records) == 0 {
+				break // the open shard's end, for now
 			}
 		}
-		if len(chunk) > 0 {
-			work <- chunk
-		}
-		return nil
 	}
-	err = read()
+	if len(chunk) > 0 {
+		work <- chunk
+	}
 	close(work)
 	wg.Wait()
 	took := time.Since(start)
 	switch n := int(sent.Load()); {
 	case err != nil || first != nil:
-		return 0, cmpFirst(err, first)
+		return 0, cmpOr(err, first)
 	case n != b.o.backlog:
 		return 0, fmt.Errorf("webhooks: the floor found %d vehicle.created events; want %d", n, b.o.backlog)
 	default:
@@ -939,23 +836,9 @@ func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float
 // a time, polling an idle shard as the local stream poller does, until ctx ends.
 func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
 	client := dynamodbstreams.NewFromConfig(b.cfg)
-	arn, shards, err := b.shards(ctx, client)
-	if err != nil {
-		close(ready)
-		return err
-	}
-	var iters []*string
-	for _, shard := range shards {
-		it, err := client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(shard),
-			ShardIteratorType: streamtypes.ShardIteratorTypeLatest})
-		if err != nil {
-			close(ready)
-			return err
-		}
-		iters = append(iters, it.ShardIterator)
-	}
+	arn, iters, err := b.shardIterators(ctx, client, streamtypes.ShardIteratorTypeLatest)
 	close(ready)
-	for ctx.Err() == nil {
+	for err == nil && ctx.Err() == nil {
 		idle := true
 		for i, iter := range iters {
 			if iter == nil {
@@ -974,42 +857,38 @@ func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
 			iters[i] = out.NextShardIterator
 		}
 		if idle {
-			select {
-			case <-ctx.Done():
-			case <-time.After(200 * time.Millisecond):
-			}
+			sleepCtx(ctx, 200*time.Millisecond)
 		}
 	}
-	return nil
+	return err
 }
 
 // lagRun writes at o.rate for o.duration with the floor tailing the stream, and returns the
-// healthy webhook's lags, the floor's, how many writes, and how many arrivals were missing.
-func (b *whBench) lagRun(ctx context.Context) (pipe, floor lagStats, writes, missing int, err error) {
+// healthy webhook's lags, the floor's, and how many arrivals were missing.
+func (b *whBench) lagRun(ctx context.Context) (pipe, floor lagStats, missing int, err error) {
 	tailCtx, stopTail := context.WithCancel(ctx)
 	ready := make(chan struct{})
 	tailErr := make(chan error, 1)
 	go func() { tailErr <- b.floorTail(tailCtx, ready) }()
 	<-ready
 	before := b.recv.arrivals(b.hook.ID)
-	n := b.o.rate * int(b.o.duration/time.Second)
-	written, err := b.write(ctx, b.teamID, n, 0, b.o.rate)
+	written, err := writeVehicles(ctx, b.vehicles, b.teamID, b.o.rate*int(b.o.duration/time.Second), 0, b.o.rate)
 	if err != nil {
 		stopTail()
-		return pipe, floor, 0, 0, err
+		return pipe, floor, 0, err
 	}
-	_, werr := b.waitArrivals(ctx, b.recv, b.hook.ID, written, len(written), time.Minute)
-	_, ferr := b.waitArrivals(ctx, b.recv, floorHook, written, len(written), 30*time.Second)
+	_, werr := waitArrivals(ctx, b.recv, b.hook.ID, written, len(written), time.Minute)
+	_, ferr := waitArrivals(ctx, b.recv, floorHook, written, len(written), 30*time.Second)
 	stopTail()
 	if err := <-tailErr; err != nil && !errors.Is(err, context.Canceled) {
-		return pipe, floor, 0, 0, err
+		return pipe, floor, 0, err
 	}
 	if werr != nil || ferr != nil {
 		progress("webhooks: %v %v", werr, ferr)
 	}
 	pipe, m1 := lags(written, b.recv.arrivals(b.hook.ID), before)
 	floor, m2 := lags(written, b.recv.arrivals(floorHook), nil)
-	return pipe, floor, len(written), m1 + m2, nil
+	return pipe, floor, m1 + m2, nil
 }
 
 // lags returns the p50 and p99 of arrival − write over the written ids (ignoring arrivals already
@@ -1026,31 +905,20 @@ func lags(written, arrived, before map[string]time.Time) (lagStats, int) {
 		ds = append(ds, at.Sub(w))
 	}
 	slices.Sort(ds)
-	q := func(p float64) time.Duration {
-		if len(ds) == 0 {
-			return 0
-		}
-		return ds[max(0, int(math.Ceil(p*float64(len(ds))))-1)]
-	}
-	return lagStats{n: len(ds), p50: q(0.5), p99: q(0.99)}, missing
+	return lagStats{n: len(ds), p50: percentile(ds, 50), p99: percentile(ds, 99)}, missing
 }
 
 // waitArrivals waits until r has n events for webhookID (among ids, when given), and returns the
 // last arrival.
-func (b *whBench) waitArrivals(ctx context.Context, r *benchReceiver, webhookID string, ids map[string]time.Time, n int, limit time.Duration) (time.Time, error) {
-	deadline := time.Now().Add(limit)
-	for {
-		got := r.arrivals(webhookID)
+func waitArrivals(ctx context.Context, r *benchReceiver, webhookID string, ids map[string]time.Time, n int, limit time.Duration) (time.Time, error) {
+	for deadline := time.Now().Add(limit); ; time.Sleep(50 * time.Millisecond) {
 		count, last := 0, time.Time{}
-		for id, at := range got {
-			if ids != nil {
-				if _, ok := ids[id]; !ok {
-					continue
+		for id, at := range r.arrivals(webhookID) {
+			if _, ok := ids[id]; ok || ids == nil {
+				count++
+				if at.After(last) {
+					last = at
 				}
-			}
-			count++
-			if at.After(last) {
-				last = at
 			}
 		}
 		if count >= n {
@@ -1059,19 +927,19 @@ func (b *whBench) waitArrivals(ctx context.Context, r *benchReceiver, webhookID 
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return last, fmt.Errorf("webhooks: %d of %d events for %s arrived within %s", count, n, webhookID, limit)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
 // printWebhookReport prints the webhook bench's table and budgets.
 func printWebhookReport(w io.Writer, r *whReport) {
+	line := func(label, value string) { fmt.Fprintf(w, "  %-58s %10s\n", label, value) }
 	fmt.Fprintf(w, "\nWebhooks (local pipeline: DynamoDB Local streams -> dispatcher -> moto SQS -> deliverer -> HTTPS receiver)\n\n")
 	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.backlog)
-	fmt.Fprintf(w, "  %-58s %10s\n", "", "events/s")
-	fmt.Fprintf(w, "  %-58s %10s\n", "floor: a loop reading the stream, signing, POSTing (1 at once)", perSecond(r.floorLoopRate))
-	fmt.Fprintf(w, "  %-58s %10s\n", "floor with 4 POSTs in flight (the bound a webhook starts at)", perSecond(r.floor4))
-	fmt.Fprintf(w, "  %-58s %10s\n", "pipeline", perSecond(r.drainRate))
-	fmt.Fprintf(w, "  calls per delivery: DynamoDB %.2f, SQS %.2f, DynamoDB Streams %.2f\n", r.drainDDB, r.drainSQS, r.drainStreams)
+	line("", "events/s")
+	line("floor: a loop reading the stream, signing, POSTing (1 at once)", perSecond(r.floorLoopRate))
+	line("floor with 4 POSTs in flight (the bound a webhook starts at)", perSecond(r.floor4))
+	line("pipeline", perSecond(r.drainRate))
+	fmt.Fprintf(w, "  calls per delivery: DynamoDB %.2f, SQS %.2f, DynamoDB Streams %.2f\n", r.drainDDB, r.drainSQS, r.drainStr)
 	fmt.Fprintf(w, "  DynamoDB write capacity units per delivery: %.0f (computed from the sizes written: an item of %d B, its\n", r.drainWCU, r.ceiling.itemBytes)
 	fmt.Fprintf(w, "  by_webhook entry; created and recorded in transactions, the gate's writes %.3f per delivery)\n", r.drainGate)
 	fmt.Fprintf(w, "  where the pipeline's AWS time went:\n")
@@ -1080,8 +948,8 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	}
 	r.ceiling.print(w, r.floorLoopRate)
 	fmt.Fprintf(w, "\nThe same drain to a receiver that answers in %s\n", slow50Sleep)
-	fmt.Fprintf(w, "  %-58s %10s\n", "a fixed bound of 4 would allow at most", perSecond(4*float64(time.Second/slow50Sleep)))
-	fmt.Fprintf(w, "  %-58s %10s\n", "pipeline", perSecond(r.slow50Rate))
+	line("a fixed bound of 4 would allow at most", perSecond(4*float64(time.Second/slow50Sleep)))
+	line("pipeline", perSecond(r.slow50Rate))
 	fmt.Fprintf(w, "  (the webhook's bound once drained: %d)\n", r.slow50Bound)
 	t := r.throttled
 	fmt.Fprintf(w, "\nA backlog of %d to a receiver answering 429, Retry-After: %d, to one request in %d (retries 1 s apart)\n",
@@ -1094,10 +962,13 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		fmt.Fprintf(w, "  %d never ended (pending after 15 minutes, by what held them last: %v)\n", n, t.pending)
 	}
 	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.rate, r.duration)
+	lag := func(label string, l lagStats) {
+		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", label, ms(l.p50), ms(l.p99), l.n)
+	}
 	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
-	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "floor loop (tailing the stream, one POST at a time)", ms(r.floorA.p50), ms(r.floorA.p99), r.floorA.n)
-	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "pipeline", ms(r.lagA.p50), ms(r.lagA.p99), r.lagA.n)
-	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "pipeline, beside a webhook whose receiver always times out", ms(r.lagB.p50), ms(r.lagB.p99), r.lagB.n)
+	lag("floor loop (tailing the stream, one POST at a time)", r.floorA)
+	lag("pipeline", r.lagA)
+	lag("pipeline, beside a webhook whose receiver always times out", r.lagB)
 	fmt.Fprintf(w, "  (the timing-out webhook got %d attempts; missing arrivals: %d; bad signatures: %d)\n", r.slowSent, r.missingAB, r.badSignatures)
 	fmt.Fprintf(w, "\nWebhook budgets\n")
 	drain := r.drainRate / r.floorLoopRate

@@ -39,9 +39,6 @@ const (
 // the team shares: its count shards).
 const toggledPerSide = 20 * writeWorkers
 
-// plateIndexWrites is the first plate of the vehicles the write-rate runs create.
-const plateIndexWrites = 30_000_000
-
 // writeRow is one write at one concurrency.
 type writeRow struct {
 	name string
@@ -101,11 +98,11 @@ func (env *benchEnv) measureWrites(ctx context.Context, o options) (*writeReport
 	if err != nil {
 		return nil, err
 	}
-	vs, err := historyVehicles(p.teamID, 2*toggledPerSide, time.Now(), func() string { return patio.VehicleActive })
+	vs, err := historyVehicles(p.teamID, 2*toggledPerSide, 0, time.Now(), func() string { return patio.VehicleActive })
 	if err != nil {
 		return nil, err
 	}
-	if err := env.importVehicles(ctx, p.teamID, vs); err != nil {
+	if _, err := seedAll(ctx, env.store, vs); err != nil {
 		return nil, err
 	}
 	template, err := env.raw.getItem(ctx, env.tables.Vehicles, p.teamID, storeformat.Vehicles.RowKey(vs[0].ID))

@@ -1,0 +1,112 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// seedChunk is how many records one of Seed's workers encodes and writes at a time, and
+// seedWorkers how many write side by side.
+const (
+	seedChunk   = 100
+	seedWorkers = 8
+)
+
+// Seed writes new records of one listed kind (patio.Vehicle, Client, Deal, Activity or
+// FinancialRecord) as the store would have written them one by one at revision 1 — each row,
+// its family (order, facet and word items), its unique values' guards, and the counts and sums
+// of them all, spread over the counter shards as concurrent writes leave them — but in
+// unconditional batches (BatchWriteItem, 25 items a call) instead of a transaction per record.
+// It is for filling tables for measurements (cmd/bench): it checks nothing and is not atomic, so
+// the records must be new, valid and distinct in their unique values.
+func Seed[T any](ctx context.Context, s *Store, recs []T) error {
+	switch rs := any(recs).(type) {
+	case []patio.Vehicle:
+		return seed(ctx, records[patio.Vehicle, vehicleRow, patio.VehicleQuery]{s.core, &vehicleKind}, rs)
+	case []patio.Client:
+		return seed(ctx, records[patio.Client, clientRow, patio.ClientQuery]{s.core, &clientKind}, rs)
+	case []patio.Deal:
+		return seed(ctx, records[patio.Deal, dealRow, patio.DealQuery]{s.core, &dealKind}, rs)
+	case []patio.Activity:
+		return seed(ctx, records[patio.Activity, activityRow, patio.ActivityQuery]{s.core, &activityKind}, rs)
+	case []patio.FinancialRecord:
+		return seed(ctx, records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s.core, &financialKind}, rs)
+	}
+	return fmt.Errorf("dynamostore: Seed of %T: not a listed record type", recs)
+}
+
+func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error {
+	counts := make([]map[string]tally, (len(recs)+seedChunk-1)/seedChunk) // per chunk, per team
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(seedWorkers)
+	for c := range counts {
+		g.Go(func() error {
+			counts[c] = map[string]tally{}
+			var items []any
+			for _, rec := range recs[c*seedChunk : min((c+1)*seedChunk, len(recs))] {
+				rec = r.k.withRevision(rec, 1)
+				teamID, id := r.k.key(rec)
+				row, err := r.rowItem(rec)
+				if err != nil {
+					return wrap(err, "encode "+r.k.what, id)
+				}
+				f := r.k.layout.Family(row, storeformat.FormatIndexed)
+				items = append(items, row)
+				for _, family := range []map[string]dynamo.Item{f.Copies, f.Words} {
+					for _, sk := range slices.Sorted(maps.Keys(family)) {
+						items = append(items, family[sk])
+					}
+				}
+				for _, gd := range r.k.guards(rec) {
+					items = append(items, guardRow{PK: teamID, SK: gd.sk, Owner: id})
+				}
+				if counts[c][teamID] == nil {
+					counts[c][teamID] = tally{}
+				}
+				for k, v := range f.Counts {
+					counts[c][teamID].add(k, v)
+				}
+			}
+			_, err := r.table().Batch().Write().Put(items...).Run(gctx)
+			return wrap(err, "seed "+r.k.what+"s", fmt.Sprint(len(items)))
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	total := map[string]tally{}
+	for _, byTeam := range counts {
+		for team, t := range byTeam {
+			if total[team] == nil {
+				total[team] = tally{}
+			}
+			for k, v := range t {
+				total[team].add(k, v)
+			}
+		}
+	}
+	for team, t := range total {
+		for shard := range countShards {
+			part := tally{}
+			for k, v := range t {
+				if n := v/countShards + btoi(shard < v%countShards); n != 0 {
+					part[k] = n
+				}
+			}
+			for _, o := range r.s.countOpsIn(r.table(), team, part, shard) {
+				if err := o.upd.Run(ctx); err != nil {
+					return wrap(err, "seed the counts of "+r.k.what+"s of team", team)
+				}
+			}
+		}
+	}
+	return nil
+}
