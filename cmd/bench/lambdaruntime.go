@@ -81,7 +81,7 @@ func (env *benchEnv) measureLambdas(ctx context.Context) lambdaReport {
 	}()
 	extra := []string{"AWS_XRAY_DAEMON_ADDRESS=" + sink.LocalAddr().String()}
 
-	getByID, err := env.vehicleGetEvent()
+	getByID, clientByID, dealByID, err := env.getEvents(ctx)
 	if err != nil {
 		return lambdaReport{err: err}
 	}
@@ -125,8 +125,8 @@ func (env *benchEnv) measureLambdas(ctx context.Context) lambdaReport {
 		{"floor", "./dev/runtimeapi/floor", "the items a hinted GET by id needs, at once: key+team (BatchGetItem), minute and day counters (UpdateItem ADD), the vehicle (GetItem)",
 			func() ([]byte, error) { return env.floorEvent(time.Now()) }, false, nil, false, true},
 		{"vehicles", "./functions/vehicles", "GET /api/v1/vehicles/{id}", func() ([]byte, error) { return json.Marshal(getByID) }, true, inProcess, false, false},
-		{"clients", "./functions/clients", "GET /api/v1/clients (events/clients-list.json)", env.sampleEvent("clients-list.json", true), true, nil, false, false},
-		{"deals", "./functions/deals", "GET /api/v1/deals (events/deals-list.json)", env.sampleEvent("deals-list.json", true), true, nil, false, false},
+		{"clients", "./functions/clients", "GET /api/v1/clients/{id}", func() ([]byte, error) { return json.Marshal(clientByID) }, true, nil, false, false},
+		{"deals", "./functions/deals", "GET /api/v1/deals/{id}", func() ([]byte, error) { return json.Marshal(dealByID) }, true, nil, false, false},
 		{"authorizer", "./functions/authorizer", "events/authorizer-valid.json, a valid key", env.sampleEvent("authorizer-valid.json", true), false, nil, false, false},
 		{"dispatcher", "./functions/dispatcher", "events/dispatcher-vehicles.json", env.sampleEvent("dispatcher-vehicles.json", false), false, nil, false, false},
 		{"deliverer", "./functions/deliverer", "events/deliverer-tasks.json", env.sampleEvent("deliverer-tasks.json", false), false, nil, false, false},
@@ -267,18 +267,18 @@ func answerError(row lambdaRow, r runtimeapi.Result) error {
 	return nil
 }
 
-// vehicleGetEvent is events/vehicles-get.json pointed at a seeded vehicle of the main team, with
-// its key.
-func (env *benchEnv) vehicleGetEvent() (events.APIGatewayProxyRequest, error) {
+// getEvent is events/<resource>-get.json pointed at the main team's record id, with its key: a
+// GET by id, what every API function's cold start is measured with (the floor is a GET by id's
+// calls).
+func (env *benchEnv) getEvent(resource, id string) (events.APIGatewayProxyRequest, error) {
 	var e events.APIGatewayProxyRequest
-	b, err := os.ReadFile(filepath.Join(env.root, "events", "vehicles-get.json"))
+	b, err := os.ReadFile(filepath.Join(env.root, "events", resource+"-get.json"))
 	if err != nil {
 		return e, err
 	}
 	if err := json.Unmarshal(b, &e); err != nil {
 		return e, err
 	}
-	id := env.vehicleIDs[0]
 	old := e.PathParameters["id"]
 	e.PathParameters["id"] = id
 	e.Path = strings.ReplaceAll(e.Path, old, id)
@@ -293,7 +293,36 @@ func (env *benchEnv) vehicleGetEvent() (events.APIGatewayProxyRequest, error) {
 	return e, nil
 }
 
-// floorEvent names, for the floor function, the items the GET by id of vehicleGetEvent needs at
+// getEvents returns a GET by id for each API function: the main team's first seeded vehicle, and
+// a client and a deal made for it here (the main team's seeded clients keep no ids, and it has no
+// deals).
+func (env *benchEnv) getEvents(ctx context.Context) (vehicle, client, deal events.APIGatewayProxyRequest, err error) {
+	now := time.Now()
+	cs, err := historyClients(env.main.teamID, 1, 80_000_000, now, func() string { return patio.ClientActive })
+	if err == nil {
+		_, err = seedAll(ctx, env.store, cs)
+	}
+	var ds []patio.Deal
+	if err == nil {
+		ds, err = historyDeals(env.main.teamID, 1, now, []string{cs[0].ID})
+	}
+	if err == nil {
+		_, err = seedAll(ctx, env.store, ds)
+	}
+	if err != nil {
+		return vehicle, client, deal, err
+	}
+	if vehicle, err = env.getEvent("vehicles", env.vehicleIDs[0]); err != nil {
+		return vehicle, client, deal, err
+	}
+	if client, err = env.getEvent("clients", cs[0].ID); err != nil {
+		return vehicle, client, deal, err
+	}
+	deal, err = env.getEvent("deals", ds[0].ID)
+	return vehicle, client, deal, err
+}
+
+// floorEvent names, for the floor function, the items the GET by id of the vehicle getEvents reads needs at
 // now when the edge hints its team and plan (the API's hinted read, all at once): the key's item
 // and the team's (dynamostore's KeyAndTeam, one BatchGetItem), the team's request counters of
 // now's minute and day (dynamostore's Count: rateKeys, each an ADD conditioned on the plan's limit
@@ -301,7 +330,7 @@ func (env *benchEnv) vehicleGetEvent() (events.APIGatewayProxyRequest, error) {
 func (env *benchEnv) floorEvent(now time.Time) ([]byte, error) {
 	now = now.UTC()
 	minute, day := rateKeys(env.main.teamID, now)
-	limits := patio.PlanAutoshopping.Limits() // the main team's plan (vehicleGetEvent's hint)
+	limits := patio.PlanAutoshopping.Limits() // the main team's plan (getEvent's hint)
 	type itemKey struct {
 		PK string `json:"pk"`
 		SK string `json:"sk"`
