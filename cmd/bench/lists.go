@@ -131,7 +131,7 @@ func examined(calls []sdkCall) (items, n int) {
 
 // classify splits the items a list's calls examined between its page (the reads of records:
 // queries, and the keys of batch reads), its count (COUNT queries, reads of the matches' keys and
-// order, word items) and the counter items it read (maintained counts).
+// order, word items) and the counter items it read (maintained counts and month sums).
 func classify(calls []sdkCall) (page, count, counters int) {
 	for _, c := range calls {
 		n := max(c.scanned, 0)
@@ -139,7 +139,7 @@ func classify(calls []sdkCall) (page, count, counters int) {
 		case c.op == "BatchGetItem":
 			page += strings.Count(c.body, `"sk":`)
 		case c.op != "Query":
-		case strings.Contains(c.body, `"n#`), strings.Contains(c.body, `"nf#`):
+		case strings.Contains(c.body, `"n#`), strings.Contains(c.body, `"nf#`), strings.Contains(c.body, `"nm#`):
 			counters += n
 		case strings.Contains(c.body, `"Select":"COUNT"`), strings.Contains(c.body, `"ProjectionExpression"`),
 			strings.Contains(c.body, `w#`) && !strings.Contains(c.body, `"IndexName"`):

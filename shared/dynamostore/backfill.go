@@ -79,7 +79,7 @@ func (r records[T, R, Q]) backfill(ctx context.Context, check bool) (BackfillRep
 	}
 	t := r.table()
 	stale := "attribute_not_exists('" + indexedAttr + "')"
-	if r.k.list != nil && r.k.layout.Sum != "" {
+	if r.k.list != nil && r.k.layout.KeepsSums() {
 		stale = "(" + stale + " OR attribute_not_exists('" + summedAttr + "'))"
 	}
 	iter := t.Scan().Filter("(begins_with('sk', ?) AND "+stale+") OR (begins_with('sk', ?) AND attribute_exists('count'))",

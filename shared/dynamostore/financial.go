@@ -118,7 +118,8 @@ var financialKind = kind[patio.FinancialRecord, financialRow, patio.FinancialQue
 	},
 }
 
-// Financial returns the financial record store.
+// Financial returns the financial record store; it keeps their totals by due month
+// (patio.FinancialMonthSums).
 func (s *Store) Financial() patio.FinancialStore {
-	return records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s.core, &financialKind}
+	return financialRecords{records[patio.FinancialRecord, financialRow, patio.FinancialQuery]{s.core, &financialKind}}
 }

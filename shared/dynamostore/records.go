@@ -220,6 +220,7 @@ func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, erro
 	ops = append(ops, op{put: r.table().Put(stamped(ctx, row)).If("attribute_not_exists(pk)"),
 		failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
 	ops = append(ops, r.trackOps(teamID, nil, row)...)
+	ops = append(ops, r.monthSumOps(teamID, nil, row)...)
 	ops = append(ops, r.guardOps(teamID, id, nil, r.k.guards(rec))...)
 	more, err := r.s.related(ctx, teamID, w.Requires, w.Also, false)
 	if err != nil {
@@ -281,6 +282,7 @@ func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, sto
 	}
 	ops := []op{{put: put, failed: errRevConflict}}
 	ops = append(ops, r.trackOps(teamID, stored, row)...)
+	ops = append(ops, r.monthSumOps(teamID, stored, row)...)
 	return append(ops, r.guardOps(teamID, id, r.k.guards(cur), r.k.guards(next))...), nil
 }
 

@@ -405,22 +405,73 @@ func CheckPeriod(from, to Date) error {
 	return p.Err()
 }
 
-// SummarizePeriod reads every record of the team due in [from, to] (every status, page after page)
-// and totals them (Summarize): the summary the console shows and the operators' tool prints.
+// SummarizePeriod totals the team's records due in [from, to] (Summarize): the summary the console
+// shows and the operators' tool prints. When the store keeps totals by due month
+// (FinancialMonthSums) and has every record of the team in them, the period's whole months are
+// read from those totals (a few small items per month) and only the days of a month it covers in
+// part from the records; otherwise it reads every record due in the period (every status, page
+// after page). Both give the same summary.
 func SummarizePeriod(ctx context.Context, svc Financial, teamID string, from, to Date) (Summary, error) {
 	if err := CheckPeriod(from, to); err != nil {
 		return Summary{}, err
 	}
+	if sums, ok := svc.store.(FinancialMonthSums); ok {
+		s, ok, err := summarizeMonths(ctx, svc, sums, teamID, from, to)
+		if err != nil || ok {
+			return s, err
+		}
+	}
+	all, err := financialDue(ctx, svc, teamID, from, to)
+	if err != nil {
+		return Summary{}, err
+	}
+	return Summarize(from, to, all), nil
+}
+
+// summarizeMonths is SummarizePeriod from the kept totals of the period's whole months and the
+// records of the days before the first and after the last; ok is false when the period holds no
+// whole month or the store's totals do not have every record of the team.
+func summarizeMonths(ctx context.Context, svc Financial, sums FinancialMonthSums, teamID string, from, to Date) (Summary, bool, error) {
+	first := monthOf(from)
+	if first != from {
+		first = monthOf(DateOf(first.Start().AddDate(0, 1, 0)))
+	}
+	last := monthOf(to)
+	if lastDay := DateOf(last.Start().AddDate(0, 1, -1)); lastDay != to {
+		last = monthOf(DateOf(last.Start().AddDate(0, -1, 0)))
+	}
+	if last.Start().Before(first.Start()) {
+		return Summary{}, false, nil
+	}
+	totals, ok, err := sums.MonthTotals(ctx, teamID, first, last)
+	if err != nil || !ok {
+		return Summary{}, false, err
+	}
+	var edges []FinancialRecord
+	if before := DateOf(first.Start().AddDate(0, 0, -1)); !before.Start().Before(from.Start()) {
+		if edges, err = financialDue(ctx, svc, teamID, from, before); err != nil {
+			return Summary{}, false, err
+		}
+	}
+	if after := DateOf(last.Start().AddDate(0, 1, 0)); !to.Start().Before(after.Start()) {
+		more, err := financialDue(ctx, svc, teamID, after, to)
+		if err != nil {
+			return Summary{}, false, err
+		}
+		edges = append(edges, more...)
+	}
+	return summaryOf(from, to, append(totals, FinancialTotals(edges)...)), true, nil
+}
+
+// financialDue reads every record of the team due in [from, to], of every status.
+func financialDue(ctx context.Context, svc Financial, teamID string, from, to Date) ([]FinancialRecord, error) {
 	var all []FinancialRecord
 	err := EachFinancial(ctx, svc, teamID, FinancialQuery{ListQuery: ListQuery{Status: FinancialStatuses},
 		DueFrom: &from, DueTo: &to}, func(page []FinancialRecord) error {
 		all = append(all, page...)
 		return nil
 	})
-	if err != nil {
-		return Summary{}, err
-	}
-	return Summarize(from, to, all), nil
+	return all, err
 }
 
 // EachFinancial hands every record q matches to each, a page at a time (MaxLimit records, by due
@@ -445,28 +496,87 @@ func EachFinancial(ctx context.Context, svc Financial, teamID string, q Financia
 // Summarize totals records (those with due_date in [from, to], cancelled ones included in
 // by_status only).
 func Summarize(from, to Date, records []FinancialRecord) Summary {
+	var in []FinancialRecord
+	for _, r := range records {
+		if !r.DueDate.Start().Before(from.Start()) && !r.DueDate.Start().After(to.Start()) {
+			in = append(in, r)
+		}
+	}
+	return summaryOf(from, to, FinancialTotals(in))
+}
+
+// FinancialTotal is how many of a team's records are due in a month with a type, category and
+// status, and the sum of their amounts: what a summary is made of (Summarize), and what a store
+// that keeps totals by due month holds (FinancialMonthSums).
+type FinancialTotal struct {
+	// Month is the month's first day.
+	Month                  Date
+	Type, Category, Status string
+	Sum
+}
+
+// FinancialTotals groups records into their totals by due month, type, category and status (in no
+// particular order).
+func FinancialTotals(records []FinancialRecord) []FinancialTotal {
+	type key struct {
+		month                 Date
+		typ, category, status string
+	}
+	at := map[key]int{}
+	var out []FinancialTotal
+	for _, r := range records {
+		k := key{monthOf(r.DueDate), r.Type, r.Category, r.Status}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, FinancialTotal{Month: k.month, Type: r.Type, Category: r.Category, Status: r.Status})
+		}
+		out[i].Count++
+		out[i].Amount += r.Amount
+	}
+	return out
+}
+
+// FinancialMonthSums is a FinancialStore that keeps its records' totals by due month, type,
+// category and status, moved by every write: SummarizePeriod reads a period's whole months from
+// them instead of their records.
+type FinancialMonthSums interface {
+	// MonthTotals returns the team's totals of the months from first's to last's (each given by
+	// any day of it), as kept (no record is read); ok is false while some record of the team is
+	// not in them (written before they were kept).
+	MonthTotals(ctx context.Context, teamID string, first, last Date) (totals []FinancialTotal, ok bool, err error)
+}
+
+// summaryOf adds up the totals of the months of [from, to] (the caller's totals are of records
+// due in the period; totals of no record, and of months outside it, add nothing).
+func summaryOf(from, to Date, totals []FinancialTotal) Summary {
 	s := Summary{From: from, To: to, ByType: map[string]money.Cents{}, ByCategory: map[string]map[string]money.Cents{},
 		ByStatus: map[string]money.Cents{}}
 	month := map[Date]int{}
-	for m := (Date{Year: from.Year, Month: from.Month, Day: 1}); !m.Start().After(to.Start()); m = DateOf(m.Start().AddDate(0, 1, 0)) {
+	for m := monthOf(from); !m.Start().After(to.Start()); m = DateOf(m.Start().AddDate(0, 1, 0)) {
 		month[m] = len(s.Months)
 		s.Months = append(s.Months, MonthTotals{Month: m, ByType: map[string]money.Cents{}})
 	}
-	for _, r := range records {
-		if r.DueDate.Start().Before(from.Start()) || r.DueDate.Start().After(to.Start()) {
+	for _, t := range totals {
+		i, ok := month[monthOf(t.Month)]
+		if !ok || t.Count <= 0 {
 			continue
 		}
-		s.Records++
-		s.ByStatus[r.Status] += r.Amount
-		if r.Status == FinancialCancelled {
+		s.Records += t.Count
+		s.ByStatus[t.Status] += t.Amount
+		if t.Status == FinancialCancelled {
 			continue
 		}
-		s.ByType[r.Type] += r.Amount
-		if s.ByCategory[r.Type] == nil {
-			s.ByCategory[r.Type] = map[string]money.Cents{}
+		s.ByType[t.Type] += t.Amount
+		if s.ByCategory[t.Type] == nil {
+			s.ByCategory[t.Type] = map[string]money.Cents{}
 		}
-		s.ByCategory[r.Type][r.Category] += r.Amount
-		s.Months[month[Date{Year: r.DueDate.Year, Month: r.DueDate.Month, Day: 1}]].ByType[r.Type] += r.Amount
+		s.ByCategory[t.Type][t.Category] += t.Amount
+		s.Months[i].ByType[t.Type] += t.Amount
 	}
 	return s
 }
+
+// monthOf is the first day of d's month.
+func monthOf(d Date) Date { return Date{Year: d.Year, Month: d.Month, Day: 1} }

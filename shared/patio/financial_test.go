@@ -1,6 +1,8 @@
 package patio_test
 
 import (
+	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -173,5 +175,81 @@ func TestPaidAtAsGiven(t *testing.T) {
 	back, err := paid.Record.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPending)}, now)
 	if err != nil || back.Record.PaidAt != nil {
 		t.Errorf("reversal = %v, %v; want paid_at cleared", back.Record.PaidAt, err)
+	}
+}
+
+// monthSumsStore is a financial store holding records, that keeps their totals by due month when
+// whole: it answers MonthTotals from them, and counts the records its lists read.
+type monthSumsStore struct {
+	*fakeStore[patio.FinancialRecord, patio.FinancialQuery]
+	records []patio.FinancialRecord
+	whole   bool
+	read    int
+}
+
+func (s *monthSumsStore) MonthTotals(_ context.Context, _ string, first, last patio.Date) ([]patio.FinancialTotal, bool, error) {
+	if !s.whole {
+		return nil, false, nil
+	}
+	var in []patio.FinancialRecord
+	for _, r := range s.records {
+		m := patio.Date{Year: r.DueDate.Year, Month: r.DueDate.Month, Day: 1}
+		if !m.Start().Before(patio.Date{Year: first.Year, Month: first.Month, Day: 1}.Start()) && !m.Start().After(last.Start()) {
+			in = append(in, r)
+		}
+	}
+	return patio.FinancialTotals(in), true, nil
+}
+
+// TestSummarizePeriodFromMonthSums: a summary read from the totals a store keeps by due month
+// (whole months from them, the days of a month the period covers in part from the records) is the
+// one Summarize makes of the records; a store whose totals are not whole is not asked for them.
+func TestSummarizePeriodFromMonthSums(t *testing.T) {
+	date := func(y int, m time.Month, d int) patio.Date { return patio.Date{Year: y, Month: m, Day: d} }
+	var records []patio.FinancialRecord
+	for i := range 400 {
+		typ := patio.FinancialTypes[i%3]
+		r := patio.FinancialRecord{Type: typ, Category: patio.FinancialCategories[typ][i/3%4],
+			Status: patio.FinancialStatuses[i/12%3], Amount: money.Cents(101 + i*37),
+			DueDate: patio.DateOf(time.Date(2025, 11, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%150))}
+		records = append(records, r)
+	}
+	store := &monthSumsStore{records: records, whole: true}
+	store.fakeStore = &fakeStore[patio.FinancialRecord, patio.FinancialQuery]{t: t,
+		ListFn: func(_ context.Context, _ string, q patio.FinancialQuery) ([]patio.FinancialRecord, int, error) {
+			var out []patio.FinancialRecord
+			for _, r := range store.records {
+				if !r.DueDate.Start().Before(q.DueFrom.Start()) && !r.DueDate.Start().After(q.DueTo.Start()) {
+					out = append(out, r)
+				}
+			}
+			store.read += len(out)
+			return out, len(out), nil
+		}}
+	svc := patio.NewFinancial(store, func(context.Context, string) (patio.Team, error) { return patio.Team{}, nil })
+	periods := []struct {
+		from, to patio.Date
+		read     int // records read from the store with whole sums (the days outside whole months)
+	}{
+		{date(2026, 1, 1), date(2026, 1, 31), 0},
+		{date(2025, 11, 1), date(2026, 3, 31), 0},
+		{date(2025, 11, 15), date(2026, 2, 10), -1},
+		{date(2026, 1, 5), date(2026, 1, 20), -1},
+		{date(2026, 2, 1), date(2026, 2, 27), -1},
+		{date(2025, 12, 31), date(2026, 1, 1), -1},
+		{date(2024, 1, 1), date(2024, 12, 31), 0},
+	}
+	for _, p := range periods {
+		want := patio.Summarize(p.from, p.to, records)
+		for _, whole := range []bool{true, false} {
+			store.whole, store.read = whole, 0
+			got, err := patio.SummarizePeriod(context.Background(), svc, "team", p.from, p.to)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("SummarizePeriod(%s, %s), whole sums %v = %+v, %v; want %+v", p.from, p.to, whole, got, err, want)
+			}
+			if whole && p.read == 0 && store.read != 0 {
+				t.Errorf("SummarizePeriod(%s, %s) read %d records; want none (whole months from the sums)", p.from, p.to, store.read)
+			}
+		}
 	}
 }

@@ -36,9 +36,10 @@ const (
 	// becomes complete adds one to the status shards' count of that name, so a partition whose
 	// count equals its number of records is complete.
 	IndexedAttr = "indexed"
-	// SummedAttr marks a row of a kind that keeps sums (Layout.Sum) whose amount is in them: the
-	// status shards add it to "sum#<facet>=<value>#<status>" (SumPrefix) for each closed facet,
-	// and count the row in SummedAttr, so that a partition whose SummedAttr count equals its
+	// SummedAttr marks a row of a kind that keeps sums (Layout.Sum, Layout.Months) whose amount
+	// is in them: the status shards add it to "sum#<facet>=<value>#<status>" (SumPrefix) for each
+	// closed facet (Sum), the month sums to its month's (Months, MonthSumsOf), and the status
+	// shards count the row in SummedAttr, so that a partition whose SummedAttr count equals its
 	// number of records has whole sums. Rows written before sums were kept lack it until the
 	// backfill (or their next write) adds them.
 	SummedAttr = "summed"
@@ -87,9 +88,11 @@ func (l *Layout) Family(row dynamo.Item, format RowFormat) Family {
 	}
 	f.Counts[Count{Attr: IndexedAttr}]++
 	amount := 0
-	if l.Sum != "" && row[SummedAttr] != nil {
+	if l.KeepsSums() && row[SummedAttr] != nil {
 		f.Counts[Count{Attr: SummedAttr}]++
-		amount = attrInt(row, l.Sum)
+		if l.Sum != "" {
+			amount = attrInt(row, l.Sum)
+		}
 	}
 	for _, fc := range l.Facets {
 		value := attrString(row, fc.Attr)
@@ -151,8 +154,12 @@ func (l *Layout) indexAttrs() []string {
 
 // FacetKey is a facet value as keys hold it, "brand=toyota": control characters dropped and '#'
 // (the keys' separator) replaced by one of them, so that no value's range holds another's.
-func FacetKey(name, value string) string {
-	return name + "=" + strings.Map(func(r rune) rune {
+func FacetKey(name, value string) string { return name + "=" + keyValue(value) }
+
+// keyValue is a value as keys and counter attributes hold it: control characters dropped and '#'
+// (their separator) replaced by one of them.
+func keyValue(value string) string {
+	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '#':
 			return 0x1e

@@ -26,6 +26,9 @@ type Layout struct {
 	// keep beside each count of a closed facet value and status, for the rows marked SummedAttr;
 	// "" when the kind keeps none.
 	Sum string
+	// Months declares the totals by month the kind keeps (MonthSums), for the rows marked
+	// SummedAttr; nil when it keeps none.
+	Months *MonthSums
 	// RowOnly names the attributes only the row carries, left out of its copies (a pending
 	// alarm's index entry).
 	RowOnly []string
@@ -107,8 +110,10 @@ var Activities = &Layout{Letter: "a", RowOnly: []string{"alarm_day", "alarm_key"
 	},
 }
 
-// Financial is how financial records are stored.
+// Financial is how financial records are stored: their totals are kept by due month, type,
+// category and status (the period summaries').
 var Financial = &Layout{Letter: "f", RowOnly: []string{"alarm_day", "alarm_key"},
+	Months: &MonthSums{Date: "due_date", Amount: "amount_cents", By: []string{"type", "category", "status"}},
 	Sorts: map[string]SortIndex{
 		"created_at": {},
 		"updated_at": {Index: "by_updated", Attr: "lsi_updated"},

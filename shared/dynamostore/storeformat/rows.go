@@ -31,7 +31,7 @@ func (l *Layout) Item(row any, words []string) (dynamo.Item, error) {
 		item[WordsAttr] = str(w)
 	}
 	item[IndexedAttr] = &types.AttributeValueMemberN{Value: "1"}
-	if l.Sum != "" {
+	if l.KeepsSums() {
 		item[SummedAttr] = &types.AttributeValueMemberN{Value: "1"}
 	}
 	return item, nil

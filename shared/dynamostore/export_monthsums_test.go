@@ -1,0 +1,26 @@
+package dynamostore
+
+import (
+	"context"
+	"testing"
+
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// PutUnsummedFinancial stores a financial record the way the previous version did: its row and
+// whole family, without the mark of its amount in the month sums, and in none of them.
+func PutUnsummedFinancial(t *testing.T, s *Store, f patio.FinancialRecord) {
+	t.Helper()
+	r := s.Financial().(financialRecords)
+	row, err := r.rowItem(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(row, summedAttr)
+	ops := []op{{put: r.table().Put(row)}}
+	ops = append(ops, r.familyOps(f.TeamID, storeformat.Family{}, r.k.layout.Family(row, storeformat.FormatIndexed))...)
+	if err := s.run(context.Background(), ops); err != nil {
+		t.Fatal(err)
+	}
+}
