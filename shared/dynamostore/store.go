@@ -122,16 +122,20 @@ func clientOptions(quota *ratelimit.TokenRateLimit, retryables []retry.IsErrorRe
 }
 
 // maxTxAttempts bounds the retries of a transaction that DynamoDB cancelled for a conflict with
-// another transaction. Conflicts are never surfaced as errors before this many attempts.
+// another transaction: conflicts are never surfaced as errors before this many attempts, nor
+// before raceBudget has passed (writers of one item on a busy engine take turns of hundreds of
+// milliseconds each, and twenty of them contending outlast twelve quick attempts).
 const maxTxAttempts = 12
 
 // runTx runs the transaction that build returns, retrying transaction conflicts with jittered
-// backoff, at most attempts times. build is called again for every attempt.
+// backoff: with attempts > 1, until it has made that many attempts and raceBudget has passed
+// since its first (or ctx ends); with 1, once. build is called again for every attempt.
 func (s *core) runTx(ctx context.Context, attempts int, build func() *dynamo.WriteTx) error {
 	backoff := 10 * time.Millisecond
+	deadline := time.Now().Add(raceBudget)
 	for attempt := 1; ; attempt++ {
 		err := build().Run(ctx)
-		if err == nil || !isTxConflict(err) || attempt >= attempts {
+		if err == nil || !isTxConflict(err) || attempts <= 1 || (attempt >= attempts && time.Now().After(deadline)) {
 			return err
 		}
 		sleep := backoff/2 + rand.N(backoff)
