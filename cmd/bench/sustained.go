@@ -510,8 +510,12 @@ func printSustained(w io.Writer, r *sustainedReport) {
 	fmt.Fprintf(w, "\nBurst: %.1f writes/s offered for %s (twice the last steady minute), %d not sent (%d already in flight)\n",
 		r.burstRate, r.o.burst, r.dropped, sustainedInFlight)
 	fmt.Fprintf(w, "Events of the load's changes at the receiver: %d, bad signatures %d\n", r.delivered, r.badSigs)
-	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s from the stack's start, the first after %s, bound %d at the end\n",
-		r.o.drain, r.drainRate, r.drainFirst.Round(time.Millisecond), r.drainBound)
+	first := "none arrived"
+	if r.drainRate > 0 {
+		first = "the first after " + r.drainFirst.Round(time.Millisecond).String()
+	}
+	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s from the stack's start, %s, bound %d at the end\n",
+		r.o.drain, r.drainRate, first, r.drainBound)
 	fmt.Fprintf(w, "\nThe stack's AWS calls during the drain:\n%s", indent(r.drainCalls))
 	if len(r.problems) > 0 {
 		fmt.Fprintf(w, "\nThe stack's warnings and errors (.data/bench-sustained.log), by message:\n")
