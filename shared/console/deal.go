@@ -116,17 +116,24 @@ func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit 
 	c.render(rq, status, "deal", view{Title: d.Title, Data: data, Form: moves})
 }
 
-// boardCard is a deal on the board, with its age in days and the names of its client and
-// vehicle (empty when the record is gone).
+// boardCard is a deal as the board and the list show it: its own fields the cards name, its age
+// in days and the names of its client and vehicle (empty when the record is gone), and what a
+// card prints worked out once here: a board of 60 cards made each of these a template call per
+// card (each a reflective call, and a search of the embedded patio.Deal for every field), which
+// was most of its rendering.
 type boardCard struct {
-	patio.Deal
-	Days            int
-	Client, Vehicle string
+	ID, Title, Status, Phase string
+	Value                    *money.Cents
+	Days                     int
+	Client, Vehicle          string
+	// Path is the deal's page under the base path, Amount its value in the page's language (""
+	// for none), Age how long it has been open, in words.
+	Path, Amount, Age string
 }
 
 // cards returns deals as the board and the list show them: with their age in days and the names
 // of their client and vehicle.
-func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
+func (c *Console) cards(ctx context.Context, rq *request, deals []patio.Deal) ([]boardCard, error) {
 	var clientIDs, vehicleIDs []string
 	for _, d := range deals {
 		clientIDs = append(clientIDs, d.ClientID)
@@ -134,13 +141,18 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 			vehicleIDs = append(vehicleIDs, *d.VehicleID)
 		}
 	}
-	clients, vehicles, err := c.cardNames(rq, clientIDs, vehicleIDs)
+	clients, vehicles, err := c.cardNames(ctx, rq.team.ID, clientIDs, vehicleIDs)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]boardCard, len(deals))
 	for i, d := range deals {
-		out[i] = boardCard{Deal: d, Client: clients[d.ClientID], Days: int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))}
+		days := int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))
+		out[i] = boardCard{ID: d.ID, Title: d.Title, Status: d.Status, Phase: d.Phase, Value: d.Value, Client: clients[d.ClientID],
+			Days: days, Path: rq.URL("/console/deals/" + d.ID), Age: rq.p.T("pipeline.age", days)}
+		if d.Value != nil {
+			out[i].Amount = rq.p.Money(*d.Value)
+		}
 		if d.VehicleID != nil {
 			out[i].Vehicle = vehicles[*d.VehicleID]
 		}
@@ -150,18 +162,18 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 
 // cardNames reads the clients and the vehicles the board's cards name, one batch read each (at
 // once), and returns their names by id: the client's name, the vehicle's plate and title.
-func (c *Console) cardNames(rq *request, clientIDs, vehicleIDs []string) (clients, vehicles map[string]string, err error) {
+func (c *Console) cardNames(ctx context.Context, teamID string, clientIDs, vehicleIDs []string) (clients, vehicles map[string]string, err error) {
 	clients, vehicles = map[string]string{}, map[string]string{}
-	g, ctx := errgroup.WithContext(rq.ctx())
+	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		found, err := c.d.Records.Clients.Names(ctx, rq.team.ID, clientIDs)
+		found, err := c.d.Records.Clients.Names(ctx, teamID, clientIDs)
 		for _, cl := range found {
 			clients[cl.ID] = cl.Name
 		}
 		return err
 	})
 	g.Go(func() error {
-		found, err := c.d.Records.Vehicles.Names(ctx, rq.team.ID, vehicleIDs)
+		found, err := c.d.Records.Vehicles.Names(ctx, teamID, vehicleIDs)
 		for _, v := range found {
 			vehicles[v.ID] = vehicleName(v)
 		}
@@ -181,8 +193,8 @@ type phaseTotal struct {
 // boardCards is how many cards a column of the board shows, its phase's newest open deals: a
 // column's head says how many it holds and links to the list of them all. Ten keep the board
 // short enough to scan at a glance, and on a phone, where the columns stack, to reach the last
-// phase without scrolling past 150 cards; they also keep the board's reads small (a page of ten
-// per column, the cards' names in one batch read each).
+// phase without scrolling past 150 cards; they also bound the board's reads, which are per card
+// (its deal in its column's page, its client's and its vehicle's names in one batch read each).
 const boardCards = 10
 
 // phasePage is one phase's open deals as the board reads them: the newest page of boardCards,
@@ -206,9 +218,9 @@ func (c *Console) phases(rq *request) ([]phasePage, error) {
 	for i, phase := range patio.DealPhases {
 		g.Go(func() error {
 			page, err := c.d.Records.Deals.List(ctx, rq.team.ID, patio.DealQuery{
-				ListQuery: patio.ListQuery{Limit: patio.Some(boardCards), Status: []string{patio.DealOpen}, NoTotal: true},
+				ListQuery: patio.ListQuery{Limit: patio.Some(boardCards), Status: []string{patio.DealOpen}, NoTotal: true, Brief: true},
 				Phase:     []string{phase}})
-			out[i] = phasePage{Phase: phase, deals: page.Items}
+			out[i] = phasePage{Phase: phase, deals: page.Items[:min(len(page.Items), boardCards)]}
 			return err
 		})
 	}

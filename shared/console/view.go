@@ -129,10 +129,10 @@ func (v view) Teams() []patio.SessionTeam {
 // Role is the signed-in member's role, translated.
 func (v view) Role() string { return v.T("role." + string(v.member.Role)) }
 
-// PhaseOptions are the options of a card's move select on the board: every phase, in the
+// phaseOptions are the options of a card's move select on the board: every phase, in the
 // pipeline's order, by its label, current selected. Built here, escaped, as one piece: the board
-// has one select per card, and its options are the same on every card but for the selected one.
-func (v view) PhaseOptions(current string) template.HTML {
+// has one select per card, and its options are the same on every card of a column.
+func phaseOptions(p locale.Printer, current string) template.HTML {
 	var b strings.Builder
 	for _, phase := range patio.DealPhases {
 		b.WriteString(`<option value="`)
@@ -142,7 +142,7 @@ func (v view) PhaseOptions(current string) template.HTML {
 			b.WriteString(" selected")
 		}
 		b.WriteString(">")
-		b.WriteString(template.HTMLEscapeString(v.T("deal.phase." + phase)))
+		b.WriteString(template.HTMLEscapeString(p.T("deal.phase." + phase)))
 		b.WriteString("</option>")
 	}
 	return template.HTML(b.String()) //nolint:gosec // every part escaped above

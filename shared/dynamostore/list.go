@@ -315,6 +315,12 @@ func (r records[T, R, Q]) bases(o order, d driver, statuses []string) []string {
 // streamPage reads one page from a driver's ranges in the list's order, merged.
 func (r records[T, R, Q]) streamPage(ctx context.Context, teamID string, lq patio.ListQuery, d driver, filter conds) ([]T, string, error) {
 	rd := reader{t: r.table(), teamID: teamID, o: r.order(lq.Sort), desc: lq.Desc, filter: filter}
+	if lq.Brief && r.k.brief != nil {
+		rd.project = r.k.brief
+		if !slices.Contains(rd.project, rd.o.attr) {
+			rd.project = append(slices.Clip(rd.project), rd.o.attr)
+		}
+	}
 	offset := 0
 	if lq.After == "" {
 		offset = lq.Offset()

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -77,4 +78,64 @@ func titles(vs []patio.Vehicle) []string {
 		out[i] = v.Title + " (" + v.Status + ")"
 	}
 	return out
+}
+
+// A brief page (the board's columns) lists the same deals in the same order, page after page, as
+// a whole one, each with every field a card shows: its id, title, links, value, phase, status,
+// times and revision.
+func TestBriefPageShowsTheCards(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	team, vehicle := newTeam(), newTeam()
+	for i := range 7 {
+		d := newDeal(t, team, newTeam())
+		d.Title = fmt.Sprintf("Negócio %d", i)
+		d.Phase = patio.DealPhases[i%2]
+		notes := "Cliente quer financiar em 48 vezes"
+		d.Notes = &notes
+		if i%2 == 0 {
+			d.Value, d.VehicleID = ptr(money.Cents(150000+i)), &vehicle
+		}
+		if _, err := s.Deals().Create(ctx, patio.Write[patio.Deal]{Record: d, Changed: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	card := func(d patio.Deal) patio.Deal {
+		return patio.Deal{ID: d.ID, TeamID: d.TeamID, Title: d.Title, ClientID: d.ClientID, VehicleID: d.VehicleID, Value: d.Value,
+			Phase: d.Phase, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Revision: d.Revision}
+	}
+	for _, phase := range patio.DealPhases[:2] {
+		q, err := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(10), Status: []string{patio.DealOpen}},
+			Phase: []string{phase}}.Check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := s.Deals().List(ctx, team, q)
+		if err != nil || len(whole.Items) < 3 {
+			t.Fatalf("List(%s) = %d deals, %v; want at least 3", phase, len(whole.Items), err)
+		}
+		var got []patio.Deal
+		for after := ""; ; {
+			bq := q
+			bq.Limit, bq.Brief, bq.NoTotal, bq.After = patio.Some(2), true, true, after
+			page, err := s.Deals().List(ctx, team, bq)
+			if err != nil {
+				t.Fatalf("List(%s, brief, after %q) = %v; want nil", phase, after, err)
+			}
+			for _, d := range page.Items {
+				got = append(got, card(d))
+			}
+			if page.After == "" || len(page.Items) < 2 {
+				break
+			}
+			after = page.After
+		}
+		var want []patio.Deal
+		for _, d := range whole.Items {
+			want = append(want, card(d))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("brief pages of %s =\n%v\nwant\n%v", phase, got, want)
+		}
+	}
 }

@@ -50,6 +50,9 @@ type kind[T, R, Q any] struct {
 	// names are the attributes a Names read projects: those that name the record in a link (a
 	// vehicle's title and plate) and those decode needs; nil reads whole rows.
 	names []string
+	// brief are the attributes a page of cards reads (patio.ListQuery.Brief), the order's
+	// attribute besides; nil reads whole items.
+	brief []string
 }
 
 // Stored revisions (storeformat.RevAttr): the rev attribute counts the writes after the first.

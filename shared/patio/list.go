@@ -38,6 +38,10 @@ type ListQuery struct {
 	// totals from Service.Sums): a store may skip counting, and Total is then 0. No request
 	// parameter sets it.
 	NoTotal bool
+	// Brief says the caller shows each record as a card (the console's board): a store may read
+	// only the fields a card names (its id, title, links, value, phase, status and times), the
+	// others then zero. No request parameter sets it.
+	Brief bool
 	// none is set by the checks when the query cannot match a record (a window its view narrowed
 	// to nothing): the list is empty without asking the store.
 	none bool
