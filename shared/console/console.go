@@ -53,7 +53,7 @@ type Store interface {
 // Webhooks is the webhook use cases the console calls (webhook.Webhooks).
 type Webhooks interface {
 	Create(ctx context.Context, teamID string, set webhook.Settings) (webhook.Webhook, string, error)
-	Get(ctx context.Context, id string) (webhook.Webhook, error)
+	GetOfTeam(ctx context.Context, teamID, id string) (webhook.Webhook, error)
 	List(ctx context.Context, teamID string, all bool) ([]webhook.Webhook, error)
 	Update(ctx context.Context, id string, c webhook.SettingsChange) (webhook.Webhook, error)
 	Enable(ctx context.Context, id string) (webhook.Webhook, error)
@@ -61,7 +61,7 @@ type Webhooks interface {
 	Delete(ctx context.Context, id string) (webhook.Webhook, error)
 	RotateSecret(ctx context.Context, id string, grace time.Duration) (webhook.Webhook, string, error)
 	Test(ctx context.Context, id, typ string) (webhook.Delivery, error)
-	ListDeliveries(ctx context.Context, webhookID string, q webhook.DeliveryQuery) (webhook.DeliveryPage, error)
+	ListWebhookDeliveries(ctx context.Context, w webhook.Webhook, q webhook.DeliveryQuery) (webhook.DeliveryPage, error)
 	ListTeamDeliveries(ctx context.Context, teamID string, q webhook.DeliveryQuery) (webhook.DeliveryPage, error)
 	Delivery(ctx context.Context, id string) (webhook.Delivery, error)
 	Replay(ctx context.Context, id string) (webhook.Delivery, error)

@@ -23,7 +23,7 @@ func (c *Console) deliveryList(rq *request) {
 		return
 	}
 	c.listDeliveries(rq, data, func(dq webhook.DeliveryQuery) (webhook.DeliveryPage, error) {
-		return c.d.Webhooks.ListDeliveries(rq.ctx(), w.ID, dq)
+		return c.d.Webhooks.ListWebhookDeliveries(rq.ctx(), w, dq)
 	})
 }
 

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -33,10 +32,7 @@ func eventGroups() []eventGroup {
 
 // ownWebhook returns the webhook of the path's id when it is the current team's; 404 otherwise.
 func (c *Console) ownWebhook(rq *request) (webhook.Webhook, bool) {
-	w, err := c.d.Webhooks.Get(rq.ctx(), rq.r.PathValue("id"))
-	if err == nil && w.TeamID != rq.team.ID {
-		err = patio.NotFoundf("webhook not found")
-	}
+	w, err := c.d.Webhooks.GetOfTeam(rq.ctx(), rq.team.ID, rq.r.PathValue("id"))
 	if err != nil {
 		c.fail(rq, err)
 		return w, false

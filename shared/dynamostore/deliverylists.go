@@ -83,10 +83,11 @@ func (s *DeliveryLog) ListDeliveries(ctx context.Context, webhookIDs []string, q
 }
 
 // listDeliveriesOf reads one webhook's part of a delivery list: up to Limit+1 rows per status,
-// after the cursor.
+// after the cursor, a query per status side by side.
 func (s *DeliveryLog) listDeliveriesOf(ctx context.Context, webhookID string, q webhook.DeliveryQuery, cur *deliveryCursor, low, high int64) ([]deliveryRow, error) {
-	var all []deliveryRow
-	for _, st := range q.Statuses {
+	parts := make([][]deliveryRow, len(q.Statuses))
+	g, ctx := errgroup.WithContext(ctx)
+	for i, st := range q.Statuses {
 		from := fmt.Sprintf("%s#%013d#", st, low)
 		to := fmt.Sprintf("%s#%013d#~", st, high)
 		if cur != nil {
@@ -97,7 +98,6 @@ func (s *DeliveryLog) listDeliveriesOf(ctx context.Context, webhookID string, q 
 		if to <= from {
 			continue
 		}
-		var rows []deliveryRow
 		query := s.deliveries().Get("webhook_id", webhookID).Index("by_webhook").Range("status_key", dynamo.Between, from, to).
 			Order(dynamo.Descending).Limit(q.Limit + 1)
 		if len(q.Types) > 0 {
@@ -107,16 +107,21 @@ func (s *DeliveryLog) listDeliveriesOf(ctx context.Context, webhookID string, q 
 			}
 			query = query.Filter(strings.Join(cond, " OR "), args...)
 		}
-		if err := query.All(ctx, &rows); err != nil {
-			return nil, wrap(err, "list deliveries of webhook", webhookID)
-		}
-		for _, r := range rows {
-			if cur == nil || r.CreatedAt != cur.ms || r.PK != cur.id {
-				all = append(all, r)
+		g.Go(func() error {
+			var rows []deliveryRow
+			if err := query.All(ctx, &rows); err != nil {
+				return wrap(err, "list deliveries of webhook", webhookID)
 			}
-		}
+			for _, r := range rows {
+				if cur == nil || r.CreatedAt != cur.ms || r.PK != cur.id {
+					parts[i] = append(parts[i], r)
+				}
+			}
+			return nil
+		})
 	}
-	return all, nil
+	err := g.Wait()
+	return slices.Concat(parts...), err
 }
 
 // Deliveries lists a webhook's deliveries (index by_webhook), optionally of one status, newest

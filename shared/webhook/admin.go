@@ -89,6 +89,13 @@ func (s Webhooks) Get(ctx context.Context, id string) (Webhook, error) {
 	return w.Settle(clock(s.Now)), err
 }
 
+// GetOfTeam returns a team's webhook (one read of the team's partition), or KindNotFound when
+// the team has no webhook of that id.
+func (s Webhooks) GetOfTeam(ctx context.Context, teamID, id string) (Webhook, error) {
+	w, err := s.Store.Webhook(ctx, teamID, id)
+	return w.Settle(clock(s.Now)), err
+}
+
 // List returns a team's webhooks, the deleted ones only with all.
 func (s Webhooks) List(ctx context.Context, teamID string, all bool) ([]Webhook, error) {
 	hs, err := s.Store.TeamWebhooks(ctx, teamID)
@@ -308,10 +315,21 @@ func (s Webhooks) ListDeliveries(ctx context.Context, webhookID string, q Delive
 	if err != nil {
 		return DeliveryPage{}, err
 	}
-	if _, err := s.Store.WebhookByID(ctx, webhookID); err != nil {
+	w, err := s.Store.WebhookByID(ctx, webhookID)
+	if err != nil {
 		return DeliveryPage{}, err
 	}
-	ds, next, err := s.Store.ListDeliveries(ctx, []string{webhookID}, q)
+	return s.ListWebhookDeliveries(ctx, w, q)
+}
+
+// ListWebhookDeliveries is ListDeliveries for a webhook the caller has read (the console's pages,
+// which found it among the team's): the same page without reading the webhook again.
+func (s Webhooks) ListWebhookDeliveries(ctx context.Context, w Webhook, q DeliveryQuery) (DeliveryPage, error) {
+	q, err := q.Check()
+	if err != nil {
+		return DeliveryPage{}, err
+	}
+	ds, next, err := s.Store.ListDeliveries(ctx, []string{w.ID}, q)
 	if ds == nil {
 		ds = []Delivery{}
 	}
