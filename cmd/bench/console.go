@@ -16,6 +16,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/app/consoleapp"
 	"github.com/patio-dev/patio/shared/app/workers"
+	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -191,22 +192,17 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleRep
 	return rep, nil
 }
 
-// ownerSession makes an owner of the team and a session of theirs, and returns the session's
-// cookie value.
+// ownerSession makes an owner of the team and signs them in as the console does (session.Start),
+// and returns the session cookie's value.
 func (env *benchEnv) ownerSession(ctx context.Context, team string) (string, error) {
-	email := "owner+" + team[:8] + "@dealer.example"
+	email := "owner+" + team + "@dealer.example" // one person per team: Start signs them in to it
 	ts := patio.NewTimestamp(time.Now())
 	err := env.store.People().AddMember(ctx, patio.Member{TeamID: team, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
 		CreatedAt: ts, UpdatedAt: ts})
 	if err != nil && !patio.IsKind(err, patio.KindConflict) { // the Runtime API part made them already
 		return "", err
 	}
-	id, hash, err := patio.NewSessionID()
-	if err != nil {
-		return "", err
-	}
-	now := time.Now()
-	return id, env.store.People().CreateSession(ctx, patio.Session{Hash: hash, Email: email, TeamID: team, CreatedAt: now, SeenAt: now})
+	return session.Start(ctx, env.store.People(), email, "", time.Now())
 }
 
 // seedDeliveries creates a webhook of the team with n logged deliveries (mostly succeeded, some

@@ -36,6 +36,8 @@ type request struct {
 	sess   *patio.Session
 	member patio.Member
 	team   patio.Team
+	// sessID is the session's id, which a change of its team writes into a new cookie.
+	sessID string
 }
 
 // ctx returns the request's context.
@@ -206,7 +208,7 @@ func (c *Console) loadSession(rq *request) error {
 	if err != nil || st.Session == nil {
 		return err
 	}
-	rq.sess, rq.member, rq.team = st.Session, st.Member, st.Team
+	rq.sess, rq.member, rq.team, rq.sessID = st.Session, st.Member, st.Team, st.ID
 	loc, err := time.LoadLocation(rq.team.TimeZone)
 	if err != nil {
 		loc = time.UTC

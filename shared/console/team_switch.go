@@ -26,5 +26,6 @@ func (c *Console) switchTeam(rq *request) {
 		c.fail(rq, err)
 		return
 	}
+	c.setCookie(rq, session.Cookie, session.Value(rq.sessID, team, rq.sess.Email), patio.SessionMax)
 	c.done(rq, "/console/", "done.team.switched")
 }

@@ -206,24 +206,61 @@ func (s *People) MemberAndTeam(ctx context.Context, teamID, email string) (patio
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return patio.Member{}, patio.Team{}, wrap(err, "get member and team", teamID)
 	}
-	var member memberRow
-	var team teamRow
+	_, m, t, err := decodeSessionWith(items, teamID)
+	if err == nil && (m.Email == "" || t.ID == "") {
+		err = patio.NotFoundf("member not found")
+	}
+	return m, t, err
+}
+
+// SessionWith reads a session by its hash and, in the same round trip, a membership and its team
+// (strongly consistent): the member's Email and the team's ID are empty when either is missing;
+// KindNotFound when the session is.
+func (s *People) SessionWith(ctx context.Context, hash, teamID, email string) (patio.Session, patio.Member, patio.Team, error) {
+	var items []dynamo.Item
+	err := s.accounts().Batch("pk", "sk").Get(dynamo.Keys{sessionPK(hash), "session"},
+		dynamo.Keys{teamPK(teamID), memberKey(email)}, dynamo.Keys{teamPK(teamID), "team"}).Consistent(true).All(ctx, &items)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return patio.Session{}, patio.Member{}, patio.Team{}, wrap(err, "get session, member and team", teamID)
+	}
+	sess, m, t, err := decodeSessionWith(items, teamID)
+	if err == nil && sess.Hash == "" {
+		err = wrap(patio.NotFoundf("session not found"), "get session", "")
+	}
+	return sess, m, t, err
+}
+
+// decodeSessionWith decodes the items of a session, a member and a team read together (any may be
+// missing: zero).
+func decodeSessionWith(items []dynamo.Item, teamID string) (sess patio.Session, m patio.Member, t patio.Team, err error) {
 	for _, item := range items {
-		dst := any(&team)
-		if sk, _ := item["sk"].(*types.AttributeValueMemberS); sk != nil && sk.Value != "team" {
-			dst = &member
+		sk, _ := item["sk"].(*types.AttributeValueMemberS)
+		switch {
+		case sk == nil:
+			continue
+		case sk.Value == "session":
+			var row sessionRow
+			if err := dynamo.UnmarshalItem(item, &row); err != nil {
+				return sess, m, t, wrap(err, "decode session", "")
+			}
+			sess = row.session()
+		case sk.Value == "team":
+			var row teamRow
+			if err := dynamo.UnmarshalItem(item, &row); err != nil {
+				return sess, m, t, wrap(err, "decode team", teamID)
+			}
+			if t, err = row.team(); err != nil {
+				return sess, m, t, wrap(err, "decode team", teamID)
+			}
+		default:
+			var row memberRow
+			if err := dynamo.UnmarshalItem(item, &row); err != nil {
+				return sess, m, t, wrap(err, "decode member", teamID)
+			}
+			if m, err = row.member(); err != nil {
+				return sess, m, t, wrap(err, "decode member", teamID)
+			}
 		}
-		if err := dynamo.UnmarshalItem(item, dst); err != nil {
-			return patio.Member{}, patio.Team{}, wrap(err, "decode member and team", teamID)
-		}
 	}
-	if member.PK == "" || team.PK == "" {
-		return patio.Member{}, patio.Team{}, patio.NotFoundf("member not found")
-	}
-	m, err := member.member()
-	if err != nil {
-		return m, patio.Team{}, wrap(err, "decode member", email)
-	}
-	t, err := team.team()
-	return m, t, wrap(err, "decode team", teamID)
+	return sess, m, t, nil
 }

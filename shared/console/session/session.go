@@ -9,7 +9,9 @@ package session
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/patio-dev/patio/shared/console/locale"
@@ -36,6 +38,10 @@ type Store interface {
 
 	// MemberAndTeam reads the session's membership and team, in one round trip.
 	MemberAndTeam(ctx context.Context, teamID, email string) (patio.Member, patio.Team, error)
+	// SessionWith reads a session by the hash of its id and, in the same round trip, a membership
+	// and its team (the ones its cookie names): the member's Email and the team's ID are empty
+	// when there is no such member or team; KindNotFound when there is no session.
+	SessionWith(ctx context.Context, hash, teamID, email string) (patio.Session, patio.Member, patio.Team, error)
 	Memberships(ctx context.Context, email string) ([]patio.Member, error)
 	ActivateMember(ctx context.Context, teamID, email string, now time.Time) error
 }
@@ -45,27 +51,61 @@ type State struct {
 	Session *patio.Session
 	Member  patio.Member
 	Team    patio.Team
+	// ID is the session's id, as its cookie holds it (see Value).
+	ID string
 	// Ended says the request's cookie names a session that is over (expired, ended, or its person
 	// in no team any more): the answer clears the cookie.
 	Ended bool
 }
 
+// Value is the session cookie's value: the session's id and, after a dot, the team and email the
+// session is in (base64url), so that a request reads the session, its member and its team in one
+// round trip. Only the id is a secret, and only the stored session is trusted: a cookie whose team
+// or email the session does not hold costs a second read, nothing else.
+func Value(id, teamID, email string) string {
+	return id + "." + base64.RawURLEncoding.EncodeToString([]byte(teamID+"\n"+email))
+}
+
+// parseValue splits a session cookie's value into the session's id and the team and email it
+// names (ok false when it names none: a cookie of an id alone, or a hint that does not decode).
+func parseValue(v string) (id, teamID, email string, ok bool) {
+	id, hint, _ := strings.Cut(v, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(hint)
+	if err != nil {
+		return id, "", "", false
+	}
+	teamID, email, ok = strings.Cut(string(raw), "\n")
+	return id, teamID, email, ok && teamID != "" && email != ""
+}
+
 // Load finds the session the request's cookie names, its member and team: a signed-out request's
 // State has no Session. A session whose member was removed from its team moves to another team of
-// theirs, or ends.
+// theirs, or ends. A cookie that names the session's team and member (Value) has them read with
+// the session, in one round trip; otherwise they are read after it.
 func Load(ctx context.Context, st Store, r *http.Request, now time.Time) (State, error) {
 	ck, err := r.Cookie(Cookie)
 	if err != nil || ck.Value == "" {
 		return State{}, nil
 	}
-	s, err := st.Session(ctx, patio.HashKey(ck.Value))
+	id, teamID, email, hinted := parseValue(ck.Value)
+	var s patio.Session
+	var m patio.Member
+	var team patio.Team
+	if hinted {
+		s, m, team, err = st.SessionWith(ctx, patio.HashKey(id), teamID, email)
+		hinted = err == nil && s.TeamID == teamID && s.Email == email && m.Email != "" && team.ID != ""
+	} else {
+		s, err = st.Session(ctx, patio.HashKey(id))
+	}
 	if patio.IsKind(err, patio.KindNotFound) || (err == nil && !s.Live(now)) {
 		return State{Ended: true}, nil
 	}
 	if err != nil {
 		return State{}, err
 	}
-	m, team, err := st.MemberAndTeam(ctx, s.TeamID, s.Email)
+	if !hinted {
+		m, team, err = st.MemberAndTeam(ctx, s.TeamID, s.Email)
+	}
 	if patio.IsKind(err, patio.KindNotFound) {
 		// Removed from this team: another team of theirs, or no session at all.
 		var ms []patio.Member
@@ -91,12 +131,13 @@ func Load(ctx context.Context, st Store, r *http.Request, now time.Time) (State,
 			return State{}, err
 		}
 	}
-	return State{Session: &s, Member: m, Team: team}, nil
+	return State{Session: &s, Member: m, Team: team, ID: id}, nil
 }
 
 // Start begins a session for a person who proved who they are, in the first of their teams, in
-// lang (the language chosen while signed out; "" for none), and returns its id, which only the
-// browser's cookie keeps. A person with no team left cannot sign in (KindForbidden).
+// lang (the language chosen while signed out; "" for none), and returns its cookie's value (see
+// Value: its id, which only the browser keeps, with its team and email). A person with no team
+// left cannot sign in (KindForbidden).
 func Start(ctx context.Context, st Store, email, lang string, now time.Time) (string, error) {
 	ms, err := st.Memberships(ctx, email)
 	if err != nil {
@@ -119,7 +160,7 @@ func Start(ctx context.Context, st Store, email, lang string, now time.Time) (st
 			return "", err
 		}
 	}
-	return id, nil
+	return Value(id, s.TeamID, email), nil
 }
 
 // Teams lists memberships as a session's teams.

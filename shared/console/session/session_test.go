@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 type memStore struct {
 	sessions map[string]patio.Session
 	members  map[string][]patio.Member // email → memberships
+	// the reads of a session alone, of a member and team, and of the three at once
+	sessionReads, memberReads, withReads int
 }
 
 func (m *memStore) CreateSession(_ context.Context, s patio.Session) error {
@@ -22,6 +25,7 @@ func (m *memStore) CreateSession(_ context.Context, s patio.Session) error {
 }
 
 func (m *memStore) Session(_ context.Context, hash string) (patio.Session, error) {
+	m.sessionReads++
 	s, ok := m.sessions[hash]
 	if !ok {
 		return s, patio.NotFoundf("session not found")
@@ -40,12 +44,28 @@ func (m *memStore) DeleteSession(_ context.Context, hash string) error {
 }
 
 func (m *memStore) MemberAndTeam(_ context.Context, teamID, email string) (patio.Member, patio.Team, error) {
+	m.memberReads++
 	for _, mb := range m.members[email] {
 		if mb.TeamID == teamID {
 			return mb, patio.Team{ID: teamID}, nil
 		}
 	}
 	return patio.Member{}, patio.Team{}, patio.NotFoundf("member not found")
+}
+
+func (m *memStore) SessionWith(ctx context.Context, hash, teamID, email string) (patio.Session, patio.Member, patio.Team, error) {
+	m.withReads++
+	s, err := m.Session(ctx, hash)
+	m.sessionReads-- // one read, counted here
+	if err != nil {
+		return s, patio.Member{}, patio.Team{}, err
+	}
+	mb, team, err := m.MemberAndTeam(ctx, teamID, email)
+	m.memberReads--
+	if err != nil {
+		return s, patio.Member{}, patio.Team{}, nil
+	}
+	return s, mb, team, nil
 }
 
 func (m *memStore) Memberships(_ context.Context, email string) ([]patio.Member, error) {
@@ -106,8 +126,44 @@ func TestLoadMovesToAnotherTeam(t *testing.T) {
 	if err != nil || got.Session == nil || got.Ended || got.Session.TeamID != "t2" || got.Team.ID != "t2" {
 		t.Fatalf("Load after removal from t1 = %+v, %v; want the session in t2", got, err)
 	}
-	if s := st.sessions[patio.HashKey(id)]; s.TeamID != "t2" || len(s.Teams) != 1 || s.Teams[0].ID != "t2" {
+	sessID, _, _ := strings.Cut(id, ".")
+	if s := st.sessions[patio.HashKey(sessID)]; s.TeamID != "t2" || len(s.Teams) != 1 || s.Teams[0].ID != "t2" {
 		t.Errorf("saved session = %+v; want it in t2, with t2 its only team", s)
+	}
+}
+
+// TestLoadInOneRead: the cookie a sign-in sets has the session, its member and team read at once;
+// a cookie of the id alone (set before it named them) loads the same session in two reads; one
+// naming another person of another team loads the session's own member, never the one it names.
+func TestLoadInOneRead(t *testing.T) {
+	ctx, now := context.Background(), time.Now()
+	st := &memStore{sessions: map[string]patio.Session{}, members: map[string][]patio.Member{
+		"a@dealer.example": {{TeamID: "t1", Email: "a@dealer.example", Role: patio.RoleViewer}},
+		"b@dealer.example": {{TeamID: "t2", Email: "b@dealer.example", Role: patio.RoleOwner}}}}
+	value, err := Start(ctx, st, "a@dealer.example", "", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _, _ := strings.Cut(value, ".")
+	for _, tt := range []struct {
+		name, cookie string
+		reads        int
+	}{
+		{"as signed in", value, 1},
+		{"id alone", id, 2},
+		{"another's team and email", Value(id, "t2", "b@dealer.example"), 2},
+	} {
+		st.sessionReads, st.memberReads, st.withReads = 0, 0, 0
+		r := httptest.NewRequest(http.MethodGet, "/console/", nil)
+		r.AddCookie(&http.Cookie{Name: Cookie, Value: tt.cookie})
+		got, err := Load(ctx, st, r, now.Add(time.Minute))
+		if err != nil || got.Session == nil || got.Member.Email != "a@dealer.example" || got.Member.Role != patio.RoleViewer ||
+			got.Team.ID != "t1" || got.ID != id {
+			t.Errorf("Load(%s) = %+v, %v; want a@dealer.example, a viewer of t1", tt.name, got, err)
+		}
+		if reads := st.sessionReads + st.memberReads + st.withReads; reads != tt.reads {
+			t.Errorf("Load(%s) made %d reads; want %d", tt.name, reads, tt.reads)
+		}
 	}
 }
 
