@@ -19,16 +19,12 @@ type endpoint struct {
 	floor bool   // raw is the floor of a list page (listFloor), not the request's own calls
 	rawIs string // what the raw side is when it is deliberately not the request's calls, or ""
 	// budget is the most request/raw may be at p50 at concurrency 1 (issue 2's maxRatioP50 when 0).
-	budget float64
-	// same, for an endpoint whose raw side is a floor below the request's own calls (a write), is
-	// the request's own calls with the bare SDK: request/same is our code's cost, same/raw the
-	// store's design's.
-	request, raw, same op
+	budget       float64
+	request, raw op
 }
 
 // writeFloor says what a write's raw side is (raw.go: a write's floor).
-const writeFloor = "raw is the write's floor (the records any design must write, in one transaction); " +
-	"same is the request's own calls, its order items and counts included"
+const writeFloor = "raw is the write's floor (the records any design must write, in one transaction)"
 
 // maxRatioIdempotency is issue 9's budget: a POST with an Idempotency-Key within this many times
 // the same POST without one, at p50 and concurrency 1.
@@ -93,10 +89,7 @@ func (env *benchEnv) endpoints() []endpoint {
 				return api.do(ctx, main, http.MethodPost, "/api/v1/vehicles", body, http.StatusCreated)
 			},
 			raw: func(ctx context.Context, _ *rand.Rand) error {
-				return raw.createVehicle(ctx, main, env.nextPlate.take(), false)
-			},
-			same: func(ctx context.Context, _ *rand.Rand) error {
-				return raw.createVehicle(ctx, main, env.nextPlate.take(), true)
+				return raw.createVehicle(ctx, main, env.nextPlate.take())
 			},
 		},
 		{
@@ -110,10 +103,7 @@ func (env *benchEnv) endpoints() []endpoint {
 				return api.do(ctx, main, http.MethodPut, "/api/v1/vehicles/"+id, body, http.StatusOK)
 			},
 			raw: func(ctx context.Context, rng *rand.Rand) error {
-				return raw.updateVehicle(ctx, main, randomVehicle(rng), updateBrands[rng.IntN(2)], money.Cents(1_000_000+rng.IntN(9_000_000)), false)
-			},
-			same: func(ctx context.Context, rng *rand.Rand) error {
-				return raw.updateVehicle(ctx, main, randomVehicle(rng), updateBrands[rng.IntN(2)], money.Cents(1_000_000+rng.IntN(9_000_000)), true)
+				return raw.updateVehicle(ctx, main, randomVehicle(rng), updateBrands[rng.IntN(2)], money.Cents(1_000_000+rng.IntN(9_000_000)))
 			},
 		},
 		{
@@ -148,26 +138,19 @@ func (env *benchEnv) endpoints() []endpoint {
 				if err != nil {
 					return err
 				}
-				return raw.winDeal(ctx, deals, id, false)
-			},
-			same: func(ctx context.Context, _ *rand.Rand) error {
-				id, err := env.sameWins.take()
-				if err != nil {
-					return err
-				}
-				return raw.winDeal(ctx, deals, id, true)
+				return raw.winDeal(ctx, deals, id)
 			},
 		},
 	}
 	return eps
 }
 
-// sample is one request of an endpoint and its raw calls (and same calls), as seen on the wire.
+// sample is one request of an endpoint and its raw calls, as seen on the wire.
 type sample struct {
 	endpoint string
 	floor    bool
 	rawIs    string
-	sides    []sampleSide // request, raw and, for a write, same
+	sides    []sampleSide // request and raw
 }
 
 // sampleSide is one side of a sample, named.
@@ -178,7 +161,7 @@ type sampleSide struct {
 }
 
 // sideNames are the sides of a line in the report's order.
-var sideNames = []string{"request", "raw", "same"}
+var sideNames = []string{"request", "raw"}
 
 // sample runs each endpoint once on each side unrecorded (so that one-off work, guregu/dynamo's
 // cached DescribeTable and new connections, does not show), then once with the recorder on.
@@ -204,12 +187,7 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) ([]sample, erro
 }
 
 // sides returns the endpoint's ops in the report's order.
-func (ep endpoint) sides() []op {
-	if ep.same != nil {
-		return []op{ep.request, ep.raw, ep.same}
-	}
-	return []op{ep.request, ep.raw}
-}
+func (ep endpoint) sides() []op { return []op{ep.request, ep.raw} }
 
 // row is one line of the table: an endpoint at one concurrency, each side.
 type row struct {
@@ -217,7 +195,7 @@ type row struct {
 	floor    bool
 	budget   float64
 	conc     int
-	sides    []result // request, raw and, for a write, same
+	sides    []result // request and raw
 	// TCP connections opened during each side's run: by the load client, and by the SDK.
 	httpDials, sdkDials [3]int64
 }

@@ -11,9 +11,8 @@
 //
 //   - The API (endpoints.go, report.go): for each endpoint and concurrency, real HTTP requests to
 //     app.API beside their raw side with the bare SDK — the same DynamoDB calls for a read, the
-//     floor for a list (one Query of limit items) and a write (the records any design must write),
-//     with the request's own calls beside a write's floor (same) — in rounds taking turns
-//     (load.go); the sample calls of each; budget request/raw ≤ 1.5 at p50, c=1.
+//     floor for a list (one Query of limit items) and a write (the records any design must write)
+//     — in rounds taking turns (load.go); the sample calls of each; budget request/raw ≤ 1.5 at p50, c=1.
 //   - The functions (sizes.go, lambdaruntime.go; -lambdas-only): each binary's size as deployed,
 //     and each function under the Lambda Runtime API beside a minimal one and a floor function:
 //     init, cold start, warm p50/p99, peak memory.

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -233,14 +231,12 @@ func replaceInStrings(item map[string]types.AttributeValue, pairs ...string) map
 // (the vehicle and the guard that keeps its plate unique; the deal and the vehicle it sells, each
 // conditioned on the revision read, their index keys moving with updated_at alone). The store
 // writes more in the same transaction: each record's order item and its status's count
-// (docs/storage.md, "Lists at any size"). With tracked, the raw write adds those too, as the store
-// sends them: the request's own calls, so that the report can tell what our code costs over the
-// store's calls from what the store's design costs over the floor.
+// (docs/storage.md, "Lists at any size"); the floor does not, since a baseline is what any design
+// must do, not a copy of ours.
 
-// createVehicle is POST /vehicles: auth, then one transaction putting the vehicle (new) and its
-// plate guard (free), and with tracked its order item and count between them, as
-// dynamostore.CreateVehicle does.
-func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex int, tracked bool) error {
+// createVehicle is POST /vehicles at its floor: auth, then one transaction putting the vehicle
+// (new) and its plate guard (free).
+func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex int) error {
 	teamID, err := r.auth(ctx, p)
 	if err != nil {
 		return err
@@ -249,20 +245,17 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 		return errors.New("raw: create in a team other than the template's")
 	}
 	item, id, plateKey := vehicleCopy(r.vehicle, plateIndex)
-	return r.putWithGuard(ctx, teamID, item, id, plateKey, tracked)
+	return r.putWithGuard(ctx, teamID, item, id, plateKey)
 }
 
 // putWithGuard puts a new vehicle item and its plate guard in one transaction, each conditioned
-// on being new, and with tracked the vehicle's order item and count between them.
-func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[string]types.AttributeValue, id, plateKey string, tracked bool) error {
+// on being new.
+func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[string]types.AttributeValue, id, plateKey string) error {
 	items := []types.TransactWriteItem{{Put: &types.Put{
 		TableName:           aws.String(r.tables.Vehicles),
 		Item:                item,
 		ConditionExpression: aws.String("(attribute_not_exists(pk))"),
 	}}}
-	if tracked {
-		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, item, nil)...)
-	}
 	items = append(items, types.TransactWriteItem{Put: &types.Put{
 		TableName:           aws.String(r.tables.Vehicles),
 		Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(storeformat.PlateGuardKey(plateKey)), "owner": s(id)},
@@ -282,66 +275,6 @@ func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item
 	item = replaceInStrings(template, strAttr(template, "id"), id, was, plate, wasKey, plateKey,
 		strings.ToLower(was), strings.ToLower(plate), strings.ToLower(wasKey), strings.ToLower(plateKey))
 	return item, id, plateKey
-}
-
-// tracking is what the store writes beside a record written as item over the row old (nil for a
-// new record): its family's items put, those of old's family it no longer has deleted, and the
-// counts moved by the difference, in one shard drawn at random (dynamostore's familyOps).
-func (r *rawClient) tracking(table, resource, teamID string, next, old item) []types.TransactWriteItem {
-	nf := familyOf(resource, next)
-	var of storeformat.Family
-	if old != nil {
-		of = familyOf(resource, old)
-	}
-	var out []types.TransactWriteItem
-	for _, sk := range slices.Sorted(maps.Keys(nf.Copies)) {
-		out = append(out, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: nf.Copies[sk]}})
-	}
-	for _, sk := range slices.Sorted(maps.Keys(nf.Words)) {
-		if of.Words[sk] == nil { // a word item (keys alone) already there is not put again
-			out = append(out, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: nf.Words[sk]}})
-		}
-	}
-	for _, had := range []map[string]item{of.Copies, of.Words} {
-		for _, sk := range slices.Sorted(maps.Keys(had)) {
-			if nf.Copies[sk] == nil && nf.Words[sk] == nil {
-				out = append(out, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table),
-					Key: item{"pk": s(teamID), "sk": s(sk)}}})
-			}
-		}
-	}
-	diff := map[string]map[string]int{}
-	add := func(counts map[storeformat.Count]int, sign int) {
-		for k, v := range counts {
-			if diff[k.Item] == nil {
-				diff[k.Item] = map[string]int{}
-			}
-			diff[k.Item][k.Attr] += sign * v
-		}
-	}
-	add(nf.Counts, 1)
-	add(of.Counts, -1)
-	shard := rand.IntN(storeformat.CountShards)
-	for _, of := range slices.Sorted(maps.Keys(diff)) {
-		maps.DeleteFunc(diff[of], func(_ string, v int) bool { return v == 0 })
-		if len(diff[of]) > 0 {
-			out = append(out, types.TransactWriteItem{Update: counterUpdate(table, teamID, shard, of, diff[of])})
-		}
-	}
-	return out
-}
-
-// restatus returns a copy of item, whose status was old, with its index keys moved from old's
-// range to its status's (the store's index sort keys start with "<status>#").
-func restatus(item map[string]types.AttributeValue, old string) map[string]types.AttributeValue {
-	status := strAttr(item, "status")
-	out := maps.Clone(item)
-	for k, v := range out {
-		if sv, ok := v.(*types.AttributeValueMemberS); ok && strings.HasPrefix(k, "lsi_") {
-			out[k] = s(status + "#" + strings.TrimPrefix(sv.Value, old+"#"))
-		}
-	}
-	return out
 }
 
 // listFloor is the raw baseline of a list page: its floor, not a copy of the store's design. It is
@@ -410,11 +343,9 @@ func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
 	})
 }
 
-// winDeal is PUT /deals/{id} {"status":"ganho"}: auth, the deal, the vehicle it names, then one
-// transaction writing both, each conditioned on the revision read, and with tracked each one's
-// order item and counts after it, the vehicle also on its row being current (dynamostore.UpdateDeal
-// and writeDeal with a Sell).
-func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tracked bool) error {
+// winDeal is PUT /deals/{id} {"status":"ganho"} at its floor: auth, the deal, the vehicle it
+// names, then one transaction writing both, each conditioned on the revision read.
+func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) error {
 	teamID, err := r.auth(ctx, p)
 	if err != nil {
 		return err
@@ -437,20 +368,13 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tra
 	if err != nil {
 		return err
 	}
-	dealWas, vehicleWas := strAttr(deal, "status"), strAttr(vehicle, "status")
-	dealRead, vehicleRead := deal, vehicle
 	deal = replaceInStrings(deal, strAttr(deal, "updated_at"), now) // updated_at and lsi_updated
 	deal["status"], deal["closed_at"], deal["rev"] = s("ganho"), s(now), n(dealRev+1)
 	vehicle = replaceInStrings(vehicle, strAttr(vehicle, "updated_at"), now)
 	vehicle["status"], vehicle["sold_at"], vehicle["sold_deal_id"] = s("vendido"), s(now), s(dealID)
 	vehicle["rev"] = n(vehicleRev + 1)
-	if tracked {
-		// The store's index keys start with the status, so that each status is a range of its own:
-		// a status change moves the record in every index. The floor's keys move with updated_at
-		// alone, as in any design with an updated_at index.
-		deal, vehicle = restatus(deal, dealWas), restatus(vehicle, vehicleWas)
-	}
-	rev, indexed := placeholder("rev"), placeholder("indexed")
+	// The floor's index keys move with updated_at alone, as in any design with an updated_at index.
+	rev := placeholder("rev")
 	dealPut := &types.Put{TableName: aws.String(r.tables.Deals), Item: deal,
 		ConditionExpression:       aws.String("(" + rev + " = :v0)"),
 		ExpressionAttributeNames:  map[string]string{rev: "rev"},
@@ -459,25 +383,15 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string, tra
 		ConditionExpression:       aws.String("(" + rev + " = :v0)"),
 		ExpressionAttributeNames:  map[string]string{rev: "rev"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(vehicleRev)}}
-	items := []types.TransactWriteItem{{Put: dealPut}}
-	if tracked {
-		items = append(items, r.tracking(r.tables.Deals, patio.ResourceDeal, teamID, deal, dealRead)...)
-		vehiclePut.ConditionExpression = aws.String("(" + rev + " = :v0) AND (attribute_exists(" + indexed + "))")
-		vehiclePut.ExpressionAttributeNames[indexed] = "indexed"
-	}
-	items = append(items, types.TransactWriteItem{Put: vehiclePut})
-	if tracked {
-		items = append(items, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, vehicle, vehicleRead)...)
-	}
+	items := []types.TransactWriteItem{{Put: dealPut}, {Put: vehiclePut}}
 	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	return err
 }
 
 // updateVehicle is PUT /vehicles/{id} {"brand": brand, "price": price}: auth, the vehicle read,
 // then the vehicle put back with its new brand and price, the next revision and a new updated_at,
-// conditioned on the revision read. That alone is the floor; with tracked, in one transaction
-// with its family moved (order item, facet items, word items, counts), as the store sends it.
-func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand string, price money.Cents, tracked bool) error {
+// conditioned on the revision read: the floor.
+func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand string, price money.Cents) error {
 	teamID, err := r.auth(ctx, p)
 	if err != nil {
 		return err
@@ -498,15 +412,8 @@ func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand st
 	plate := strAttr(old, "plate")
 	words := patio.Vehicle{Title: strAttr(old, "title"), Brand: brand, Model: strAttr(old, "model"), Plate: &plate}.Words()
 	next[storeformat.WordsAttr], next["rev"] = s(storeformat.JoinWords(words)), n(rev+1)
-	put := &types.Put{TableName: aws.String(r.tables.Vehicles), Item: next,
+	_, err = r.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(r.tables.Vehicles), Item: next,
 		ConditionExpression: aws.String("(" + placeholder("rev") + " = :v0)"), ExpressionAttributeNames: map[string]string{placeholder("rev"): "rev"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(rev)}}
-	if !tracked {
-		_, err = r.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
-			ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues})
-		return err
-	}
-	items := append([]types.TransactWriteItem{{Put: put}}, r.tracking(r.tables.Vehicles, patio.ResourceVehicle, teamID, next, old)...)
-	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(rev)}})
 	return err
 }

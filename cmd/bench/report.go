@@ -79,17 +79,16 @@ func printReport(w io.Writer, r report) {
 	fmt.Fprintf(w, "      the others after %s; p50/p99 nearest-rank over every successful call of the rounds\n", roundWarmup(o.warmup, 1))
 	fmt.Fprintf(w, "      request: HTTP/1.1 keep-alive client → net/http on 127.0.0.1 → app.API (logs discarded) → DynamoDB Local\n")
 	fmt.Fprintf(w, "      raw:     the same DynamoDB calls with the bare AWS SDK client, same configuration and retryer, but for\n")
-	fmt.Fprintf(w, "               lists and writes, whose raw side is their floor (see the sample calls below)\n")
-	fmt.Fprintf(w, "      same:    for a write, the request's own DynamoDB calls with the bare SDK; ×same = request/same at p50\n\n")
+	fmt.Fprintf(w, "               lists and writes, whose raw side is their floor (see the sample calls below)\n\n")
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tc\tn\treq p50\treq p99\treq/s\traw n\traw p50\traw p99\traw/s\t×p50\t×p99\tsame p50\t×same\tCPU/call req\traw\tnew TCP\t")
+	fmt.Fprintln(tw, "endpoint\tc\tn\treq p50\treq p99\treq/s\traw n\traw p50\traw p99\traw/s\t×p50\t×p99\tCPU/call req\traw\tnew TCP\t")
 	var notes []string
 	for _, rw := range r.rows {
-		req, raw, same := rw.sides[0], rw.sides[1], rw.same()
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d/%d\t\n",
+		req, raw := rw.sides[0], rw.sides[1]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d/%d\t\n",
 			rw.endpoint, rw.conc, req.n, ms(req.p50), ms(req.p99), perSecond(req.rps), raw.n, ms(raw.p50), ms(raw.p99), perSecond(raw.rps),
-			times(req.p50, raw.p50), times(req.p99, raw.p99), ms(same.p50), times(req.p50, same.p50),
+			times(req.p50, raw.p50), times(req.p99, raw.p99),
 			ms(req.cpuPerCall), ms(raw.cpuPerCall), rw.httpDials[0], rw.sdkDials[0], rw.sdkDials[1])
 		for i, side := range rw.sides {
 			notes = append(notes, side.notes(fmt.Sprintf("%s c=%d %s", rw.endpoint, rw.conc, sideNames[i]))...)
@@ -115,9 +114,6 @@ func printReport(w io.Writer, r report) {
 			verdict = sm.rawIs
 		} else if !slices.Equal(ops(sm.sides[0].calls), ops(sm.sides[1].calls)) {
 			verdict = "CALLS DIFFER: the raw side is not faithful"
-		}
-		if len(sm.sides) > 2 && !slices.Equal(ops(sm.sides[0].calls), ops(sm.sides[2].calls)) {
-			verdict += "; CALLS DIFFER: the same side is not faithful"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", sm.endpoint, verdict)
 		for _, side := range sm.sides {
@@ -147,7 +143,7 @@ func printReport(w io.Writer, r report) {
 	}
 	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
 	for _, rw := range r.rows {
-		req, raw, same := rw.sides[0], rw.sides[1], rw.same()
+		req, raw := rw.sides[0], rw.sides[1]
 		switch x := ratio(req.p50, raw.p50); {
 		case rw.conc != 1:
 		case req.n == 0 || raw.n == 0:
@@ -156,13 +152,7 @@ func printReport(w io.Writer, r report) {
 			fmt.Fprintf(w, "  n/a   %s: request/raw at p50 = %.2f: its raw side is the page's floor, not the same calls "+
 				"(issue 10's list budgets apply: see lists at any size)\n", rw.endpoint, x)
 		default:
-			line := fmt.Sprintf("  %s  %s: request/raw at p50 = %.2f (≤ %.1f at concurrency 1)", verdict(x <= rw.budget), rw.endpoint, x, rw.budget)
-			if same.n > 0 {
-				// Where a write's time goes: our code over the store's own calls, and those over the floor.
-				line += fmt.Sprintf("; raw is the write's floor: request/same = %.2f (our code), same/raw = %.2f (the order items and counts)",
-					ratio(req.p50, same.p50), ratio(same.p50, raw.p50))
-			}
-			fmt.Fprintln(w, line)
+			fmt.Fprintf(w, "  %s  %s: request/raw at p50 = %.2f (≤ %.1f at concurrency 1)\n", verdict(x <= rw.budget), rw.endpoint, x, rw.budget)
 		}
 	}
 	if !slices.Contains(o.concurrency, 1) {
@@ -178,14 +168,6 @@ func printReport(w io.Writer, r report) {
 	printLists(w, r.lists, o)
 	printWrites(w, r.writes, o)
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
-}
-
-// same returns the row's same side, or nothing measured.
-func (rw row) same() result {
-	if len(rw.sides) > 2 {
-		return rw.sides[2]
-	}
-	return result{}
 }
 
 // printSizes lists the functions' binaries (skipped: -skip-sizes; err: the build that failed).

@@ -47,9 +47,9 @@ type benchEnv struct {
 	api      *apiClient
 	raw      *rawClient
 
-	vehicleIDs                 []string      // the seeded vehicles of main
-	appWins, rawWins, sameWins *pool[string] // open deals each side wins, each on a vehicle of its own
-	nextPlate                  *counter      // plate index of the next created vehicle
+	vehicleIDs       []string      // the seeded vehicles of main
+	appWins, rawWins *pool[string] // open deals each side wins, each on a vehicle of its own
+	nextPlate        *counter      // plate index of the next created vehicle
 }
 
 // provision creates every table and queue of template.yaml under a fresh prefix starting with
@@ -190,8 +190,8 @@ func (env *benchEnv) close() {
 // dealClients is how many clients the prepared deals are spread over.
 const dealClients = 32
 
-// seed fills the API part's teams (seedAll): in the deals team dealClients clients and three pools
-// of -deals open deals (one per side: request, raw, same), each on a vehicle of its own; in the
+// seed fills the API part's teams (seedAll): in the deals team dealClients clients and two pools
+// of -deals open deals (one per side: request, raw), each on a vehicle of its own; in the
 // main team -clients clients and -vehicles vehicles.
 func (env *benchEnv) seed(ctx context.Context, o options) error {
 	now := time.Now()
@@ -201,11 +201,11 @@ func (env *benchEnv) seed(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	vehicles, err := historyVehicles(env.deals.teamID, 3*o.pool, plateIndexDeals, now, func() string { return patio.VehicleActive })
+	vehicles, err := historyVehicles(env.deals.teamID, 2*o.pool, plateIndexDeals, now, func() string { return patio.VehicleActive })
 	if err != nil {
 		return err
 	}
-	deals, err := history(3*o.pool, now, 0, func(i int, id string, at time.Time) (patio.Deal, error) {
+	deals, err := history(2*o.pool, now, 0, func(i int, id string, at time.Time) (patio.Deal, error) {
 		in := patio.DealInput{Title: patio.Some("Venda bench"), ClientID: patio.Some(clients[i%dealClients].ID),
 			VehicleID: patio.Some(vehicles[i].ID), Phase: patio.Some("negociacao"), PaymentMethod: patio.Some("financiamento")}
 		lookup := func(context.Context, string) (patio.Vehicle, error) { return vehicles[i], nil }
@@ -235,8 +235,7 @@ func (env *benchEnv) seed(ctx context.Context, o options) error {
 		}
 	}
 	dealIDs := ids(deals, func(d patio.Deal) string { return d.ID })
-	env.appWins, env.rawWins, env.sameWins = &pool[string]{items: dealIDs[:o.pool]}, &pool[string]{items: dealIDs[o.pool : 2*o.pool]},
-		&pool[string]{items: dealIDs[2*o.pool:]}
+	env.appWins, env.rawWins = &pool[string]{items: dealIDs[:o.pool]}, &pool[string]{items: dealIDs[o.pool:]}
 	env.vehicleIDs = ids(mainVehicles, func(v patio.Vehicle) string { return v.ID })
 	return env.raw.useVehicleTemplate(ctx, env.main.teamID, env.vehicleIDs[0])
 }

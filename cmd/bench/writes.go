@@ -122,7 +122,7 @@ func (env *benchEnv) measureWrites(ctx context.Context, o options) (*writeReport
 		}},
 		{"create, before: raw; tx of row, plate guard", func(ctx context.Context, _ *rand.Rand) error {
 			item, id, key := vehicleCopy(template, plates.take())
-			return env.raw.putWithGuard(ctx, p.teamID, item, id, key, false)
+			return env.raw.putWithGuard(ctx, p.teamID, item, id, key)
 		}},
 		{"create, floor: raw; the row alone (PutItem)", func(ctx context.Context, _ *rand.Rand) error {
 			item, _, _ := vehicleCopy(template, plates.take())
