@@ -141,7 +141,10 @@ func classify(calls []sdkCall) (page, count, counters int) {
 		case c.op != "Query":
 		case strings.Contains(c.body, `"n#`), strings.Contains(c.body, `"nf#`), strings.Contains(c.body, `"nm#`):
 			counters += n
-		case strings.Contains(c.body, `"Select":"COUNT"`), strings.Contains(c.body, `"ProjectionExpression"`),
+		case strings.Contains(c.body, `"Select":"COUNT"`),
+			// A count's read of the matches projects their keys and order; a page of cards
+			// (patio.ListQuery.Brief) projects a card's fields, its title among them.
+			strings.Contains(c.body, `"ProjectionExpression"`) && !strings.Contains(c.body, `"title"`),
 			strings.Contains(c.body, `w#`) && !strings.Contains(c.body, `"IndexName"`):
 			count += n
 		default:
