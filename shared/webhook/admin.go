@@ -93,6 +93,9 @@ func (s Webhooks) Get(ctx context.Context, id string) (Webhook, error) {
 // the team has no webhook of that id.
 func (s Webhooks) GetOfTeam(ctx context.Context, teamID, id string) (Webhook, error) {
 	w, err := s.Store.Webhook(ctx, teamID, id)
+	if patio.IsKind(err, patio.KindNotFound) {
+		return Webhook{}, patio.NotFoundf("webhook not found")
+	}
 	return w.Settle(clock(s.Now)), err
 }
 
