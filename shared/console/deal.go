@@ -133,7 +133,7 @@ type boardCard struct {
 
 // cards returns deals as the board and the list show them: with their age in days and the names
 // of their client and vehicle.
-func (c *Console) cards(ctx context.Context, rq *request, deals []patio.Deal) ([]boardCard, error) {
+func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 	var clientIDs, vehicleIDs []string
 	for _, d := range deals {
 		clientIDs = append(clientIDs, d.ClientID)
@@ -141,7 +141,7 @@ func (c *Console) cards(ctx context.Context, rq *request, deals []patio.Deal) ([
 			vehicleIDs = append(vehicleIDs, *d.VehicleID)
 		}
 	}
-	clients, vehicles, err := c.cardNames(ctx, rq.team.ID, clientIDs, vehicleIDs)
+	clients, vehicles, err := c.cardNames(rq.ctx(), rq.team.ID, clientIDs, vehicleIDs)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func (c *Console) dealBoard(rq *request) {
 	for _, ph := range phases {
 		all = append(all, ph.deals...)
 	}
-	cards, err := c.cards(rq.ctx(), rq, all)
+	cards, err := c.cards(rq, all)
 	if err != nil {
 		c.fail(rq, err)
 		return

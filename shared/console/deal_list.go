@@ -40,7 +40,7 @@ func (c *Console) dealList(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	if data.Items, err = c.cards(rq.ctx(), rq, page.Items); err != nil {
+	if data.Items, err = c.cards(rq, page.Items); err != nil {
 		c.fail(rq, err)
 		return
 	}
