@@ -39,7 +39,7 @@ type StreamHandler func(context.Context, events.DynamoDBEvent) (events.DynamoDBE
 // QueueHandler handles SQS events, reporting partial batch failures.
 type QueueHandler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
 
-// Dispatcher returns the stream handler of the dispatcher function (dynamostore.StreamHandler):
+// Dispatcher returns the stream handler of the dispatcher function (streamHandler):
 // every record of the resource tables' streams becomes its events' deliveries (queued, no HTTP). A
 // record that fails is reported as the batch's failure (by sequence number) and processing stops
 // there: Lambda retries from it, and records already handled are recognised (deterministic ids) and
@@ -50,7 +50,7 @@ func Dispatcher(cfg aws.Config, c app.Config, logger *slog.Logger) (StreamHandle
 	}
 	store := dynamostore.New(cfg, c.Tables)
 	d := &delivery.Dispatcher{Store: NewWebhookStore(store), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Audit: store, Logger: logger}
-	return dynamostore.StreamHandler(d, logger), nil
+	return streamHandler(d, logger), nil
 }
 
 // Deliverer returns the queue handler of the deliverer function (sqsqueue.Handler): each message is

@@ -1,4 +1,4 @@
-package dynamostore_test
+package workers
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -34,7 +33,7 @@ func (f dispatchFunc) Dispatch(ctx context.Context, cs []webhook.Change) (int, e
 // the insert of a vehicle, the insert of its plate guard, then a modification of the vehicle.
 func loadStreamSample(t *testing.T) events.DynamoDBEvent {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "events", "dispatcher-vehicles.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "events", "dispatcher-vehicles.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +105,7 @@ func TestStreamHandler(t *testing.T) {
 				}
 				return nil
 			})
-			h := dynamostore.StreamHandler(d, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+			h := streamHandler(d, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 			resp, err := h(context.Background(), events.DynamoDBEvent{Records: tt.records})
 			if err != nil {
 				t.Fatalf("handler error = %v; want nil (failures are reported per record)", err)
@@ -135,7 +134,7 @@ func TestStreamHandlerChange(t *testing.T) {
 	sample := loadStreamSample(t)
 	var got []webhook.Change
 	d := dispatchFunc(func(_ context.Context, c webhook.Change) error { got = append(got, c); return nil })
-	if _, err := dynamostore.StreamHandler(d, slog.New(slog.NewJSONHandler(io.Discard, nil)))(context.Background(), sample); err != nil {
+	if _, err := streamHandler(d, slog.New(slog.NewJSONHandler(io.Discard, nil)))(context.Background(), sample); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 {
@@ -183,7 +182,7 @@ func TestStreamHandlerSkipsOtherRowsByKey(t *testing.T) {
 	// An image the decoder would refuse (no sort key): the key alone decides.
 	item.Change.NewImage = map[string]events.DynamoDBAttributeValue{"pk": events.NewStringAttribute("team")}
 	var got []webhook.Change
-	h := dynamostore.StreamHandler(dispatchFunc(func(_ context.Context, c webhook.Change) error {
+	h := streamHandler(dispatchFunc(func(_ context.Context, c webhook.Change) error {
 		got = append(got, c)
 		return nil
 	}), slog.New(slog.NewTextHandler(io.Discard, nil)))
