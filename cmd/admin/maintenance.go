@@ -13,7 +13,7 @@ func (c *cli) maintenanceCmd() *cobra.Command {
 	var check bool
 	backfill := &cobra.Command{
 		Use:   "backfill",
-		Short: "Bring rows written by previous versions to the current format (facet, word and order items, counts), fold old counters, move old alarms",
+		Short: "Bring rows written by previous versions to the current format (facet, word and order items, counts), fold old counters, move old alarms, rewrite old webhook rotations",
 		Long: `Rewrites, in the vehicles, clients, deals, activities and financial tables, every record row
 written before lists kept facet items, word items and their counts, or before index keys carried
 the status (docs/storage.md, "Migration"). Safe to run while the API serves, to interrupt and to
@@ -21,8 +21,9 @@ run again: a row a live write rewrote first is skipped, nothing is counted twice
 revision changes and no event fires. Until a team's records all have their facet and word items,
 its filtered lists read every record of the statuses they show.
 It also folds the counter items of the first counter format (one per status and shard) into the
-current shards, and in the activities and financial tables moves pending alarms indexed under
-their UTC day (the first format of the timer's index) to the index's one partition.
+current shards, in the activities and financial tables moves pending alarms indexed under
+their UTC day (the first format of the timer's index) to the index's one partition, and rewrites
+webhooks stored in the first rotation format (the new secret in next_secret) in the current one.
 With --check it writes nothing and reports what a run would do: a table holds nothing of a
 previous format when its "scanned" is 0, and rows of the first list format (which this version's
 lists do not see) are counted in "legacy".`,

@@ -24,8 +24,8 @@ func TestMaintenanceBackfill(t *testing.T) {
 	}
 	for run, args := range [][]string{{"maintenance", "backfill"}, {"maintenance", "backfill"}, {"maintenance", "backfill", "--check"}} {
 		got, _ := adminOK[report](t, args...)
-		if len(got.Tables) != 5 {
-			t.Fatalf("maintenance backfill (run %d) = %+v; want a report per resource table and module table", run+1, got)
+		if len(got.Tables) != 6 {
+			t.Fatalf("maintenance backfill (run %d) = %+v; want a report per resource table, module table and the webhooks table", run+1, got)
 		}
 		for _, r := range got.Tables {
 			if r.Table == "" || r.Scanned != 0 || r.Migrated != 0 || r.Moved != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -21,7 +22,7 @@ import (
 // due up to the end of its window with one query per table, whatever the hour, and an alarm a
 // missed tick left behind is still found by the next, however late.
 //
-// alarm_day holds one value, alarmSet, in every entry. It was the alarm's UTC date, which made a
+// alarm_day holds one value, alarmSet (storeformat.AlarmSet), in every entry. It was the alarm's UTC date, which made a
 // tick whose window spans midnight read two partitions per table; the attribute keeps its name
 // because a global index's key schema cannot change in place (maintenance backfill moves entries
 // of that format). One partition key value takes the index writes of every team: DynamoDB serves
@@ -29,7 +30,7 @@ import (
 // is one or two of them, which is far above what the platform's activities and financial records
 // see; should it not be, alarmSet becomes a few values and a tick one query per value
 // (docs/storage.md).
-const alarmSet = "pending"
+const alarmSet = storeformat.AlarmSet
 
 // alarmLayout is the instant in an alarm key: fixed width, so that keys sort by time.
 const alarmLayout = "2006-01-02T15:04:05.000Z"

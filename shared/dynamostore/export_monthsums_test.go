@@ -19,7 +19,7 @@ func PutUnsummedFinancial(t *testing.T, s *Store, f patio.FinancialRecord) {
 	}
 	delete(row, summedAttr)
 	ops := []op{{put: r.table().Put(row)}}
-	ops = append(ops, r.familyOps(f.TeamID, storeformat.Family{}, r.k.layout.Family(row, storeformat.FormatIndexed))...)
+	ops = append(ops, r.familyOps(f.TeamID, storeformat.Family{}, r.k.layout.Family(row))...)
 	if err := s.run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,10 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
 )
 
 // PutLegacy stores a vehicle the way the previous version did: index keys without the status, no
@@ -47,7 +49,7 @@ func PutCounted(t *testing.T, s *Store, v patio.Vehicle) {
 	delete(row, wordsAttr)
 	delete(row, indexedAttr)
 	ops := []op{{put: r.table().Put(row)}}
-	ops = append(ops, r.familyOps(v.TeamID, storeformat.Family{}, r.k.layout.Family(row, storeformat.FormatCounted))...)
+	ops = append(ops, r.familyOps(v.TeamID, storeformat.Family{}, migration.Family(r.k.layout, row))...)
 	if err := s.run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +139,26 @@ func PutUnsummed(t *testing.T, s *Store, d patio.Deal) {
 	}
 	delete(row, summedAttr)
 	ops := []op{{put: r.table().Put(row)}}
-	ops = append(ops, r.familyOps(d.TeamID, storeformat.Family{}, r.k.layout.Family(row, storeformat.FormatIndexed))...)
+	ops = append(ops, r.familyOps(d.TeamID, storeformat.Family{}, r.k.layout.Family(row))...)
 	if err := s.run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// PutFirstRotation stores a webhook the way the first rotation format kept a rotation: secret
+// still the old one, the new one in next_secret until rotates_at.
+func PutFirstRotation(t *testing.T, s *Store, w webhook.Webhook, next string, rotatesAt patio.Timestamp) {
+	t.Helper()
+	row := toWebhookRow(w)
+	row.NextSecret, row.RotatesAt = next, ptrTo(rotatesAt.String())
+	if err := s.webhooks().Put(row).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WebhookItem returns a webhook's item as stored.
+func WebhookItem(ctx context.Context, s *Store, teamID, id string) (dynamo.Item, error) {
+	var item dynamo.Item
+	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, webhookSK(id)).Consistent(true).One(ctx, &item)
+	return item, err
 }

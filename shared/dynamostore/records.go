@@ -13,6 +13,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -297,9 +298,9 @@ func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []op
 	}
 	cur := storeformat.Family{}
 	if stored != nil {
-		cur = r.k.layout.Family(stored, storeformat.FormatOf(stored))
+		cur = migration.Family(r.k.layout, stored) // a row of a previous format has less
 	}
-	return r.familyOps(teamID, cur, r.k.layout.Family(next, storeformat.FormatIndexed))
+	return r.familyOps(teamID, cur, r.k.layout.Family(next))
 }
 
 // List returns one page of a team's records, the total matching, and the position after it.

@@ -9,7 +9,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -58,7 +57,7 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 				if err != nil {
 					return wrap(err, "encode "+r.k.what, id)
 				}
-				f := r.k.layout.Family(row, storeformat.FormatIndexed)
+				f := r.k.layout.Family(row)
 				items = append(items, row)
 				for _, family := range []map[string]dynamo.Item{f.Copies, f.Words} {
 					for _, sk := range slices.Sorted(maps.Keys(family)) {
@@ -109,4 +108,11 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 		}
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

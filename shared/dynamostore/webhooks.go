@@ -6,6 +6,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -15,7 +16,8 @@ const webhookPrefix = "w#"
 // webhookRow is a webhook as stored in WebhooksTable: one partition per team, like the resources.
 // Instants the deactivation rule compares are Unix milliseconds. secret is the newest secret and
 // previous those in their grace period; next_secret and rotates_at are how earlier versions kept a
-// rotation (secret then was the old one), read and converted.
+// rotation (secret then was the old one), read by package migration, whose backfill rewrites
+// such rows in the current format.
 type webhookRow struct {
 	PK            string           `dynamo:"pk,hash"`
 	SK            string           `dynamo:"sk,range"`
@@ -98,13 +100,13 @@ func (r webhookRow) webhook() (webhook.Webhook, error) {
 		}
 		w.Previous = append(w.Previous, webhook.PreviousSecret{Secret: p.Secret, Until: until})
 	}
-	if r.NextSecret != "" && r.RotatesAt != nil {
-		until, err := patio.ParseTimestamp(*r.RotatesAt)
-		if err != nil {
-			return w, err
-		}
-		w.Secret = r.NextSecret
-		w.Previous = append(w.Previous, webhook.PreviousSecret{Secret: r.Secret, Until: until})
+	current, old, until, rotating, err := migration.Rotation(r.Secret, r.NextSecret, r.RotatesAt)
+	if err != nil {
+		return w, err
+	}
+	if rotating {
+		w.Secret = current
+		w.Previous = append(w.Previous, webhook.PreviousSecret{Secret: old, Until: until})
 	}
 	if r.FailureClass != "" {
 		w.LastFailure = &webhook.Failure{StatusCode: r.FailureCode, ErrorClass: r.FailureClass, At: fromMilli(r.FailureAt)}

@@ -50,42 +50,16 @@ const (
 	ByKeyAttr = "by_key"
 )
 
-// RowFormat is what a stored row's family holds.
-type RowFormat int
-
-// The formats of stored rows.
-const (
-	FormatIndexed RowFormat = iota // the whole family
-	FormatCounted                  // an order item and the status count (rows written before facets)
-	FormatLegacy                   // nothing (rows written before status ranges; the backfill's)
-)
-
-// FormatOf tells a stored row's format.
-func FormatOf(item dynamo.Item) RowFormat {
-	switch {
-	case item[IndexedAttr] != nil:
-		return FormatIndexed
-	case legacySortKey(attrString(item, "lsi_updated")):
-		return FormatLegacy
-	}
-	return FormatCounted
-}
-
-// Family derives a row's family, as far as its format has it.
-func (l *Layout) Family(row dynamo.Item, format RowFormat) Family {
+// Family derives the family a row of the current format has (rows of earlier formats have less:
+// package migration tells what).
+func (l *Layout) Family(row dynamo.Item) Family {
 	f := Family{Copies: map[string]dynamo.Item{}, Words: map[string]dynamo.Item{}, Counts: map[Count]int{}}
-	if format == FormatLegacy {
-		return f
-	}
 	status, id := attrString(row, "status"), attrString(row, "id")
 	copied := l.copyOf(row)
 	order := maps.Clone(copied)
 	order["sk"] = str(l.OrderKey(status, id))
 	f.Copies[attrString(order, "sk")] = order
 	f.Counts[Count{Attr: status}]++
-	if format == FormatCounted {
-		return f
-	}
 	f.Counts[Count{Attr: IndexedAttr}]++
 	amount := 0
 	if l.KeepsSums() && row[SummedAttr] != nil {

@@ -230,3 +230,7 @@ func CounterOf(sk string) (item string, ok bool) {
 	}
 	return "", false
 }
+
+// AlarmSet is the one value of alarm_day, the partition key of the module tables' by_alarm
+// index, in every pending alarm's entry (the store's alarms.go).
+const AlarmSet = "pending"

@@ -23,7 +23,7 @@ func TestFinancialMonthSums(t *testing.T) {
 	if got := storeformat.Financial.MonthSumsOf(row); !reflect.DeepEqual(got, want) {
 		t.Errorf("MonthSumsOf = %v; want %v", got, want)
 	}
-	if f := storeformat.Financial.Family(row, storeformat.FormatOf(row)); f.Counts[storeformat.Count{Attr: "summed"}] != 1 {
+	if f := storeformat.Financial.Family(row); f.Counts[storeformat.Count{Attr: "summed"}] != 1 {
 		t.Errorf("family counts %v; want summed 1", f.Counts)
 	}
 

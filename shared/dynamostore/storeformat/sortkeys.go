@@ -24,12 +24,6 @@ func SortKey(status string, value *string, id string) string {
 	}, *value) + "\x01" + id
 }
 
-// legacySortKey reports an index sort key written before keys carried the status
-// ("1#<value>\x01<id>", "0#<id>"): its record is not yet migrated (maintenance backfill).
-func legacySortKey(key string) bool {
-	return strings.HasPrefix(key, "1#") || strings.HasPrefix(key, "0#")
-}
-
 // Padded is a number as sort keys hold it: zero-padded to width digits, so that keys sort as
 // the numbers do (money in cents takes 12, years 4).
 func Padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }

@@ -29,7 +29,7 @@ func TestDealFamily(t *testing.T) {
 			t.Errorf("row has no %s: %v", attr, row)
 		}
 	}
-	f := storeformat.Deals.Family(row, storeformat.FormatOf(row))
+	f := storeformat.Deals.Family(row)
 	if got, want := slices.Sorted(maps.Keys(f.Copies)), []string{
 		"df#client_id=c1#aberto#id1", "df#phase=proposta#aberto#id1", "do#aberto#id1",
 	}; !slices.Equal(got, want) {
