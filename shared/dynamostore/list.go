@@ -23,6 +23,16 @@ import (
 //     conditions as a filter, the total from the counts or over the most selective driver
 //     (planned), which for q alone is its word items (wordsList).
 
+// lister is the list engine of one kind on a store: it serves List (records.List) by the ways
+// above, from the kind's layout and listing. It is apart from records, which writes and reads
+// records one by one, and shares its store and kind.
+type lister[T, R, Q any] struct {
+	s *core
+	k *kind[T, R, Q]
+}
+
+func (r lister[T, R, Q]) table() dynamo.Table { return r.s.db.Table(r.k.table(r.s.tables)) }
+
 // fewPerRange bounds the matches a count reads in full, per range, to cut the page from them in
 // memory rather than read the page again (they are few enough that reading them costs less than
 // a filtered read of the list's order). A variable for the tests, which serve the same lists both
@@ -30,7 +40,7 @@ import (
 var fewPerRange = 100
 
 // list serves a list query.
-func (r records[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	switch {
 	case sp.unique != nil:
 		return r.uniqueList(ctx, teamID, sp)
@@ -55,7 +65,7 @@ func (r records[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (pat
 
 // knownIndexed reports a partition this process found complete (every record with its whole
 // family): it stays so, since every write completes its record's family.
-func (r records[T, R, Q]) knownIndexed(teamID string) bool {
+func (r lister[T, R, Q]) knownIndexed(teamID string) bool {
 	_, ok := r.s.indexed.Load(r.table().Name() + "\x00" + teamID)
 	return ok
 }
@@ -63,7 +73,7 @@ func (r records[T, R, Q]) knownIndexed(teamID string) bool {
 // tally reads the counts a list needs: its facets' and, unless this process found the partition
 // complete before (knownIndexed), the status shards, which tell whether it is; a partition found
 // complete is remembered.
-func (r records[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (tally, bool, error) {
+func (r lister[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (tally, bool, error) {
 	known := r.knownIndexed(teamID)
 	shards := !known
 	var open []string
@@ -92,7 +102,7 @@ func (r records[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (ta
 // countedList serves a list whose total the maintained counts tell (status alone, or one facet
 // in a partition known complete): its page from the driver and its total (unless the query asks
 // for none), side by side, in one round trip.
-func (r records[T, R, Q]) countedList(ctx context.Context, teamID string, sp spec, d driver, statusOnly bool) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) countedList(ctx context.Context, teamID string, sp spec, d driver, statusOnly bool) (patio.Listed[T], error) {
 	var out patio.Listed[T]
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -126,7 +136,7 @@ const keysPerRange = 2000
 // fewPerRange whole items), and when they are all read the page is cut from them; otherwise the
 // rest is counted while the page is read from its driver. A range on the list's own sort, which
 // serves the page in order, is counted while the page is read.
-func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p plan, t tally) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p plan, t tally) (patio.Listed[T], error) {
 	all := sp.conds()
 	if p.count == nil {
 		items, after, err := r.streamPage(ctx, teamID, sp.lq, p.page, p.page.rest(all))
@@ -172,12 +182,12 @@ func (r records[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p
 
 // carriesOrder reports whether a driver's items carry a sort's order: every item has its id
 // (creation order), rows and facet items carry every index attribute, order items none.
-func (r records[T, R, Q]) carriesOrder(d driver, sort string) bool {
+func (r lister[T, R, Q]) carriesOrder(d driver, sort string) bool {
 	return r.order(sort).index == "" || d.facet != nil || r.order(d.sort).index != ""
 }
 
 // orderAttrs are the attributes a list's order is read from in a driver's items.
-func (r records[T, R, Q]) orderAttrs(sort string) []string {
+func (r lister[T, R, Q]) orderAttrs(sort string) []string {
 	attrs := []string{"pk", "sk", "id", "status"}
 	if o := r.order(sort); o.index != "" {
 		attrs = append(attrs, o.attr)
@@ -188,7 +198,7 @@ func (r records[T, R, Q]) orderAttrs(sort string) []string {
 // keysPage serves a list from the keys and order of every record it matches, read by its count
 // driver with the conditions as a filter: the total is their number, the page's ids are cut from
 // them in order, and only the page's records are read.
-func (r records[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d driver, items []dynamo.Item) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d driver, items []dynamo.Item) (patio.Listed[T], error) {
 	o := r.order(sp.lq.Sort)
 	type keyed struct {
 		id  string
@@ -221,7 +231,7 @@ func (r records[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, 
 
 // countedPage reads a page from its driver while it counts ranges of the count driver from
 // where they start (nil: their beginning), the count adding to counted (matches already read).
-func (r records[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spec, page driver, rd reader, segs []segment,
+func (r lister[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spec, page driver, rd reader, segs []segment,
 	starts []dynamo.PagingKey, counted int) (patio.Listed[T], error) {
 	out := patio.Listed[T]{Total: counted}
 	ns := make([]int, len(segs))
@@ -277,7 +287,7 @@ func readRanges(ctx context.Context, rd reader, segs []segment, limit int) ([]dy
 
 // driverRanges returns a reader of a driver's order with a filter, and the driver's ranges for
 // every status the list shows (and every value of its facet).
-func (r records[T, R, Q]) driverRanges(teamID string, lq patio.ListQuery, d driver, filter conds) (reader, []segment) {
+func (r lister[T, R, Q]) driverRanges(teamID string, lq patio.ListQuery, d driver, filter conds) (reader, []segment) {
 	rd := reader{t: r.table(), teamID: teamID, o: r.order(d.sort), desc: lq.Desc && d.sort == lq.Sort, filter: filter}
 	var segs []segment
 	for _, base := range r.bases(rd.o, d, lq.Status) {
@@ -288,7 +298,7 @@ func (r records[T, R, Q]) driverRanges(teamID string, lq patio.ListQuery, d driv
 
 // bases returns the key prefixes of a driver's ranges in an order, one per status (per value of
 // its facet).
-func (r records[T, R, Q]) bases(o order, d driver, statuses []string) []string {
+func (r lister[T, R, Q]) bases(o order, d driver, statuses []string) []string {
 	l := r.k.layout
 	var out []string
 	for _, status := range statuses {
@@ -313,7 +323,7 @@ func (r records[T, R, Q]) bases(o order, d driver, statuses []string) []string {
 }
 
 // streamPage reads one page from a driver's ranges in the list's order, merged.
-func (r records[T, R, Q]) streamPage(ctx context.Context, teamID string, lq patio.ListQuery, d driver, filter conds) ([]T, string, error) {
+func (r lister[T, R, Q]) streamPage(ctx context.Context, teamID string, lq patio.ListQuery, d driver, filter conds) ([]T, string, error) {
 	rd := reader{t: r.table(), teamID: teamID, o: r.order(lq.Sort), desc: lq.Desc, filter: filter}
 	if lq.Brief && r.k.brief != nil {
 		rd.project = r.k.brief
@@ -347,7 +357,7 @@ func (r records[T, R, Q]) streamPage(ctx context.Context, teamID string, lq pati
 }
 
 // decodeItems decodes stored items (rows or their copies) into records.
-func (r records[T, R, Q]) decodeItems(items []dynamo.Item) ([]T, error) {
+func (r lister[T, R, Q]) decodeItems(items []dynamo.Item) ([]T, error) {
 	out := make([]T, 0, len(items))
 	for _, it := range items {
 		var row R
@@ -365,7 +375,7 @@ func (r records[T, R, Q]) decodeItems(items []dynamo.Item) ([]T, error) {
 
 // fromMatches serves a list from every record it matches, read by its count driver with the
 // conditions as a filter: the total is their number, the page is cut from them in memory.
-func (r records[T, R, Q]) fromMatches(items []dynamo.Item, sp spec) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) fromMatches(items []dynamo.Item, sp spec) (patio.Listed[T], error) {
 	recs, err := r.decodeItems(items)
 	if err != nil {
 		return patio.Listed[T]{}, err
@@ -375,14 +385,14 @@ func (r records[T, R, Q]) fromMatches(items []dynamo.Item, sp spec) (patio.Liste
 
 // memoryPage cuts a page from records in memory: those that meet keep (all when nil), in the
 // list's order, after its position or from its offset.
-func (r records[T, R, Q]) memoryPage(recs []T, sp spec, keep conds) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) memoryPage(recs []T, sp spec, keep conds) (patio.Listed[T], error) {
 	type keyed struct {
 		rec T
 		key orderKey
 	}
 	var all []keyed
 	for _, rec := range recs {
-		item, err := r.rowItem(rec)
+		item, err := records[T, R, Q](r).rowItem(rec)
 		if err != nil {
 			return patio.Listed[T]{}, err
 		}
@@ -416,7 +426,7 @@ func cut[E any](matches []E, key func(E) orderKey, lq patio.ListQuery) []E {
 }
 
 // orderKeyOf is a row's order key in a sort.
-func (r records[T, R, Q]) orderKeyOf(row dynamo.Item, sort string) orderKey {
+func (r lister[T, R, Q]) orderKeyOf(row dynamo.Item, sort string) orderKey {
 	o := r.order(sort)
 	status := attrString(row, "status")
 	if o.index == "" {
@@ -427,7 +437,7 @@ func (r records[T, R, Q]) orderKeyOf(row dynamo.Item, sort string) orderKey {
 
 // uniqueList serves a list filtered by a unique value: the record its guard names, if it meets
 // the rest of the query.
-func (r records[T, R, Q]) uniqueList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) uniqueList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	var g guardRow
 	err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, sp.unique.guard).Consistent(true).One(ctx, &g)
 	if err == dynamo.ErrNotFound {
@@ -436,7 +446,7 @@ func (r records[T, R, Q]) uniqueList(ctx context.Context, teamID string, sp spec
 	if err != nil {
 		return patio.Listed[T]{}, err
 	}
-	rec, _, err := r.get(ctx, teamID, g.Owner)
+	rec, _, err := records[T, R, Q](r).get(ctx, teamID, g.Owner)
 	if err != nil {
 		return patio.Listed[T]{}, err
 	}
@@ -447,7 +457,7 @@ func (r records[T, R, Q]) uniqueList(ctx context.Context, teamID string, sp spec
 // facet or word items, and are not in the facet counts): every record of the shown statuses is
 // read (their order items, which every record has) and filtered in memory, on the attributes
 // its current row would have. Correct at the cost the facets replace, until the backfill.
-func (r records[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	rd, segs := r.driverRanges(teamID, sp.lq, driver{sort: "created_at"}, nil)
 	items, _, err := readRanges(ctx, rd, segs, 0)
 	if err != nil {
@@ -465,7 +475,7 @@ func (r records[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) 
 // creation, so the page's ids come from them and only the page's records are read; in another
 // order, few matches are read and sorted, and many are served by the rows' ranges with q as a
 // filter.
-func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r lister[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	ids, err := r.wordMatches(ctx, teamID, sp)
 	if err != nil {
 		return patio.Listed[T]{}, err
@@ -496,7 +506,7 @@ func (r records[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec)
 // (raceFirstPage, doubling), until one term's are all read; its records are the only candidates,
 // and their rows' words (one batch read) say which have a word for every other term. So a name
 // and a rare word ("bench 05000") read about one page of each term, however common the others.
-func (r records[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec) ([]string, error) {
+func (r lister[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec) ([]string, error) {
 	if len(sp.terms) == 1 {
 		return r.wordIDs(ctx, teamID, sp.lq.Status, sp.terms[0])
 	}
@@ -559,7 +569,7 @@ func (r records[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spe
 const raceFirstPage = 25
 
 // wordSegments returns the ranges of a term's word items, one per status.
-func (r records[T, R, Q]) wordSegments(statuses []string, term string) []segment {
+func (r lister[T, R, Q]) wordSegments(statuses []string, term string) []segment {
 	var segs []segment
 	for _, status := range statuses {
 		base := r.k.layout.WordPrefix(status) + term
@@ -580,7 +590,7 @@ func wordItemIDs(items []dynamo.Item) []string {
 
 // rowWords returns the stored words of the records of ids (their rows' words attribute, one
 // batch read of that attribute alone), by id.
-func (r records[T, R, Q]) rowWords(ctx context.Context, teamID string, ids []string) (map[string]string, error) {
+func (r lister[T, R, Q]) rowWords(ctx context.Context, teamID string, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -601,7 +611,7 @@ func (r records[T, R, Q]) rowWords(ctx context.Context, teamID string, ids []str
 
 // wordIDs returns the ids of the records of the statuses with a word starting with term, sorted
 // and distinct (a record may have several such words).
-func (r records[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses []string, term string) ([]string, error) {
+func (r lister[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses []string, term string) ([]string, error) {
 	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}}
 	items, _, err := readRanges(ctx, rd, r.wordSegments(statuses, term), 0)
 	if err != nil {
@@ -613,7 +623,7 @@ func (r records[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses [
 }
 
 // fetch reads records by id (strongly consistent), in the order of ids.
-func (r records[T, R, Q]) fetch(ctx context.Context, teamID string, ids []string) ([]T, error) {
+func (r lister[T, R, Q]) fetch(ctx context.Context, teamID string, ids []string) ([]T, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}

@@ -39,7 +39,7 @@ type order struct {
 	optional    bool   // records may lack the value: the 0# range follows the 1# range
 }
 
-func (r records[T, R, Q]) order(sort string) order {
+func (r lister[T, R, Q]) order(sort string) order {
 	ix := r.k.layout.Sorts[sort]
 	if ix.Index == "" {
 		return order{attr: "sk"}
