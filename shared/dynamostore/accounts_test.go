@@ -15,7 +15,9 @@ import (
 
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/webhook"
 )
 
 // KeyAndTeam reads a key and a team in one call: both, the key without a missing team, or not found.
@@ -143,4 +145,77 @@ func TestCountNeverCountsTwiceOnARetry(t *testing.T) {
 	if minute != 1 || day != 1 {
 		t.Errorf("after one request whose increments' answers were lost, counted %d this minute, %d today; want 1 and 1", minute, day)
 	}
+}
+
+// A write whose answer was lost after DynamoDB applied it is sent again by the SDK; the retry must
+// answer the success the first attempt was, not fail its own "key is free" condition against the
+// item it just wrote: a new team (a put), a vehicle and a webhook (transactions, the webhook's of
+// one item), while a genuine duplicate still fails.
+func TestALostAnswerIsNotAFailure(t *testing.T) {
+	cfg := testenv.AWSConfig(t)
+	names := testenv.Tables(t)
+	lossy := &lostAnswers{next: cfg.HTTPClient, operation: "PutItem", n: 1}
+	cfg.HTTPClient = lossy
+	s := dynamostore.New(cfg, dynamostore.Tables{Accounts: names["AccountsTable"], Vehicles: names["VehiclesTable"],
+		Webhooks: names["WebhooksTable"]})
+	ctx := context.Background()
+
+	team, err := patio.NewTeam("Loja", "dono@loja.example", "starter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Accounts().CreateTeam(ctx, team); err != nil {
+		t.Fatalf("CreateTeam with its answer lost once = %v; want the team created", err)
+	}
+	if lossy.n != 0 {
+		t.Fatalf("the answer to CreateTeam's put was not lost; the test proves nothing")
+	}
+	if got, err := s.Accounts().Team(ctx, team.ID); err != nil || got.Name != "Loja" {
+		t.Errorf("Team = %+v, %v; want the team", got, err)
+	}
+	other := team
+	other.Name = "Outra"
+	if err := s.Accounts().CreateTeam(ctx, other); err == nil {
+		t.Errorf("CreateTeam of another team with a taken id = nil; want it refused")
+	}
+
+	lossy.mu.Lock()
+	lossy.operation, lossy.n = "TransactWriteItems", 1
+	lossy.mu.Unlock()
+	v, err := patio.NewVehicles(s.Vehicles()).Create(ctx, team.ID, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Uno"),
+		Plate: patio.Some("LST1A23"), Price: patio.Some(money.Cents(4500000))})
+	if err != nil {
+		t.Fatalf("Create a vehicle with its transaction's answer lost once = %v; want it created", err)
+	}
+	if lossy.n != 0 {
+		t.Fatalf("the answer to the vehicle's transaction was not lost; the test proves nothing")
+	}
+	listed, err := s.Vehicles().List(ctx, team.ID, mustCheck(t, patio.VehicleQuery{}))
+	if err != nil || listed.Total != 1 || len(listed.Items) != 1 || listed.Items[0].ID != v.ID {
+		t.Errorf("List = %d %v, %v; want the one vehicle, counted once", listed.Total, len(listed.Items), err)
+	}
+
+	lossy.mu.Lock()
+	lossy.n = 1
+	lossy.mu.Unlock()
+	w, err := webhook.New(team.ID, "https://hooks.example.com/lost", []string{"*"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Webhooks().CreateWebhook(ctx, w); err != nil {
+		t.Fatalf("CreateWebhook with its answer lost once = %v; want it created", err)
+	}
+	if lossy.n != 0 {
+		t.Fatalf("the answer to the webhook's write was not lost; the test proves nothing")
+	}
+}
+
+// mustCheck returns a checked vehicle query.
+func mustCheck(t *testing.T, q patio.VehicleQuery) patio.VehicleQuery {
+	t.Helper()
+	q, err := q.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }

@@ -408,8 +408,9 @@ type op struct {
 	failed error
 }
 
-// run performs ops: a single put alone, anything more in one transaction, whose conflicts with
-// other transactions are retried by runTx. The first item whose condition failed answers its
+// run performs ops in one transaction (a single put too: a transaction's idempotency token makes
+// the SDK's retry of an applied attempt safe, see runTx), whose conflicts with other transactions
+// are retried by runTx. The first item whose condition failed answers its
 // failed error.
 func (s *core) run(ctx context.Context, ops []op) error { return s.perform(ctx, ops, false) }
 
@@ -419,13 +420,6 @@ func (s *core) run(ctx context.Context, ops []op) error { return s.perform(ctx, 
 func (s *core) runRace(ctx context.Context, ops []op) error { return s.perform(ctx, ops, true) }
 
 func (s *core) perform(ctx context.Context, ops []op, conflictIsRace bool) error {
-	if len(ops) == 1 && ops[0].put != nil {
-		err := ops[0].put.Run(ctx)
-		if dynamo.IsCondCheckFailed(err) {
-			return ops[0].failed
-		}
-		return err
-	}
 	attempts := maxTxAttempts
 	if conflictIsRace {
 		attempts = 1

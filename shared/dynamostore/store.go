@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"reflect"
 	"sync"
 	"time"
 
@@ -130,6 +131,11 @@ const maxTxAttempts = 12
 // runTx runs the transaction that build returns, retrying transaction conflicts with jittered
 // backoff: with attempts > 1, until it has made that many attempts and raceBudget has passed
 // since its first (or ctx ends); with 1, once. build is called again for every attempt.
+//
+// Each attempt carries an idempotency token of its own (ClientRequestToken, which the SDK fills
+// in and its retries of that attempt resend): when an attempt was applied but its answer was lost
+// (a timeout on a busy engine, a dropped connection), its retry is answered as the success it
+// was, not as the failure of its own conditions against the items it just wrote.
 func (s *core) runTx(ctx context.Context, attempts int, build func() *dynamo.WriteTx) error {
 	backoff := 10 * time.Millisecond
 	deadline := time.Now().Add(raceBudget)
@@ -146,6 +152,30 @@ func (s *core) runTx(ctx context.Context, attempts int, build func() *dynamo.Wri
 		}
 		backoff = min(backoff*2, 500*time.Millisecond)
 	}
+}
+
+// putNew writes a new item (its key not yet taken: a fresh id) with the condition that its key
+// is free, and reports failed (or, when nil, the condition's failure) when it is not. A put is not idempotent on its own: when an attempt
+// was applied but its answer lost, the SDK's retry finds the key taken by that very attempt; so a
+// failed condition is told apart by reading the item, which is then the one written.
+func (s *core) putNew(ctx context.Context, t dynamo.Table, row any, failed error) error {
+	item, err := dynamo.MarshalItem(row)
+	if err != nil {
+		return err
+	}
+	err = t.Put(item).If("attribute_not_exists(pk)").Run(ctx)
+	if !dynamo.IsCondCheckFailed(err) {
+		return err
+	}
+	if failed == nil {
+		failed = err
+	}
+	var stored dynamo.Item
+	if t.Get("pk", attrString(item, "pk")).Range("sk", dynamo.Equal, attrString(item, "sk")).Consistent(true).One(ctx, &stored) == nil &&
+		reflect.DeepEqual(stored, item) {
+		return nil
+	}
+	return failed
 }
 
 // isTxConflict reports a transaction cancelled only because of concurrent transactions.
