@@ -150,7 +150,7 @@ func TestCountNeverCountsTwiceOnARetry(t *testing.T) {
 // A write whose answer was lost after DynamoDB applied it is sent again by the SDK; the retry must
 // answer the success the first attempt was, not fail its own "key is free" condition against the
 // item it just wrote: a new team (a put), a vehicle and a webhook (transactions, the webhook's of
-// one item), while a genuine duplicate still fails.
+// one item), a form's one-time claim, while a genuine duplicate still fails.
 func TestALostAnswerIsNotAFailure(t *testing.T) {
 	cfg := testenv.AWSConfig(t)
 	names := testenv.Tables(t)
@@ -207,6 +207,20 @@ func TestALostAnswerIsNotAFailure(t *testing.T) {
 	}
 	if lossy.n != 0 {
 		t.Fatalf("the answer to the webhook's write was not lost; the test proves nothing")
+	}
+
+	lossy.mu.Lock()
+	lossy.operation, lossy.n = "PutItem", 1
+	lossy.mu.Unlock()
+	form, now := "form-"+team.ID, time.Now()
+	if first, _, err := s.People().ClaimForm(ctx, form, now, now.Add(time.Hour)); err != nil || !first {
+		t.Errorf("ClaimForm with its answer lost once = %v, %v; want the first post's claim", first, err)
+	}
+	if lossy.n != 0 {
+		t.Fatalf("the answer to the form's claim was not lost; the test proves nothing")
+	}
+	if first, _, err := s.People().ClaimForm(ctx, form, now, now.Add(time.Hour)); err != nil || first {
+		t.Errorf("ClaimForm of the same form again = %v, %v; want a repeat", first, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"crypto/rand"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -115,6 +116,9 @@ type formRow struct {
 	SK        string `dynamo:"sk,range"`
 	Result    string `dynamo:"result,omitempty"`
 	ExpiresAt int64  `dynamo:"expires_at"`
+	// Claim is the claiming post's own random value: a retry of its put whose answer was lost
+	// finds it, and knows the claim is its own.
+	Claim string `dynamo:"claim,omitempty"`
 }
 
 // ClaimForm claims a form's one-time token (by its hash) until expires: true for the first post.
@@ -122,7 +126,8 @@ type formRow struct {
 // still working, or when it created nothing it recorded).
 func (s *People) ClaimForm(ctx context.Context, hash string, now, expires time.Time) (bool, string, error) {
 	pk := "form#" + hash
-	err := s.accounts().Put(formRow{PK: pk, SK: "form", ExpiresAt: expires.Unix()}).
+	claim := rand.Text()
+	err := s.accounts().Put(formRow{PK: pk, SK: "form", ExpiresAt: expires.Unix(), Claim: claim}).
 		If("attribute_not_exists(pk) OR 'expires_at' <= ?", now.Unix()).Run(ctx)
 	if err == nil {
 		return true, "", nil
@@ -132,6 +137,9 @@ func (s *People) ClaimForm(ctx context.Context, hash string, now, expires time.T
 	}
 	var row formRow
 	err = s.accounts().Get("pk", pk).Range("sk", dynamo.Equal, "form").Consistent(true).One(ctx, &row)
+	if err == nil && row.Claim == claim && row.Result == "" {
+		return true, "", nil // this post's own claim, whose answer was lost
+	}
 	return false, row.Result, wrap(err, "read claimed form", "")
 }
 
