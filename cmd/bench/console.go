@@ -22,10 +22,8 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// The console part (-console-only; issues 22, 23 and 31): the console's pages served over HTTP
-// beside the API, on a busy dealership's team and on a workplace team, each page's p50 at
-// concurrency 1 against GET /api/v1/vehicles/{id} measured in the same rounds, and the items each
-// page's DynamoDB calls examined (a sample request each, as the lists part counts them).
+// The console part (-console-only; issues 22, 23 and 31): each page's p50 against GET by id in the
+// same rounds, and the items its DynamoDB calls examined (counted as the lists count them).
 
 // consoleOptions size the console part's teams: the busy dealership's (deliveries, activities,
 // financial records) and the workplace's (vehicles, clients, deals).
@@ -34,9 +32,8 @@ type consoleOptions struct {
 	vehicles, clients, deals          int
 }
 
-// consolePage is one measured page: its path, the statuses its list shows (k; 0 for no list), its
-// budget as a multiple of the GET by id, the session it is read with, and for the board the most
-// queries of the deals table it may make (one page per column).
+// consolePage is one measured page: the statuses its list shows (k), its budget (× GET by id), its
+// session, and for the board the most queries of deals it may make (one page per column).
 type consolePage struct {
 	name, path string
 	k          int
@@ -176,10 +173,8 @@ func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) str
 	return w.ID
 }
 
-// seedModules seeds the team's activities (due over 60 days around now, a tenth of them past due
-// and open, the other past ones completed) and financial records (every type and category, due
-// over the last and next six months, a tenth of them pending and past due, the other past ones
-// paid), built by the domain's constructors as their use cases build them.
+// seedModules seeds the team's activities (due over 60 days around now) and financial records (due
+// over a year around now), a tenth of the past ones still open, the others done.
 func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOptions) {
 	t := must(env.store.Accounts().Team(ctx, team))
 	now := time.Now()

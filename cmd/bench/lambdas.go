@@ -22,9 +22,8 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Budgets of the functions: each binary's size as deployed (the console's is larger: its
-// html/template makes the linker keep every exported method of every type it links), and under
-// the Runtime API their cold starts and the warm GET by id.
+// Budgets of the functions: sizes as deployed (the console's html/template keeps more methods
+// linked), and under the Runtime API their cold starts and the warm GET by id.
 const (
 	maxBinaryBytes      = 12_000_000 // decimal MB, the stricter reading
 	maxConsoleBytes     = 16_000_000
@@ -72,9 +71,8 @@ func (env *benchEnv) measureFunctions(ctx context.Context, o options) functionsR
 	return f
 }
 
-// buildSizes builds every functions/<name> directory as the Makefile's build-<Function> targets
-// do (linux/arm64, CGO off, -tags lambda.norpc -trimpath -ldflags "-s -w") into a temporary
-// directory, and returns the binaries' sizes: building never reports a stale binary.
+// buildSizes builds every functions/<name> as the Makefile's build-<Function> targets do, and
+// returns the binaries' sizes (building never reports a stale binary).
 func buildSizes(ctx context.Context, root string) (out []binarySize, err error) {
 	defer catch(&err)
 	dirs := must(filepath.Glob(filepath.Join(root, "functions", "*", "main.go")))
@@ -113,9 +111,8 @@ type lambdaReport struct {
 	err               error
 }
 
-// measureLambdas builds the minimal function and every function, runs each under the Runtime API
-// against the bench's tables, and measures init, cold start, warm latency and peak memory.
-// Tracing is on: the functions get an X-Ray daemon address (a UDP socket that discards).
+// measureLambdas runs each function under the Runtime API against the bench's tables, tracing on
+// (to a UDP socket that discards).
 func (env *benchEnv) measureLambdas(ctx context.Context) (rep lambdaReport) {
 	defer catch(&rep.err)
 	dir := must(os.MkdirTemp("", "patio-bench-lambda-"))
@@ -200,9 +197,8 @@ func median(ds []time.Duration) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// measureLambda builds pkg, starts it coldStarts times (each: process start to the first answer)
-// with the process environment env, then invokes the last process warmCalls times, each invocation
-// followed by a call of alongside when it is not nil. Each payload is made before it is timed.
+// measureLambda builds pkg, starts it coldStarts times, then invokes the last process warmCalls
+// times, each invocation followed by alongside when it is not nil.
 func measureLambda(ctx context.Context, root, pkg, dir string, payload func() ([]byte, error), env []string, row lambdaRow,
 	alongside func(measured bool) error) (out lambdaRow) {
 	out = row
@@ -334,10 +330,8 @@ func (env *benchEnv) getEvents(ctx context.Context) (vehicle, client, deal []byt
 	return env.getEvent("vehicles", env.vehicleIDs[0]), env.getEvent("clients", cs[0].ID), env.getEvent("deals", ds[0].ID)
 }
 
-// floorEvent names, for the floor function, the items the GET by id of the vehicle getEvents reads
-// needs at now when the edge hints its team and plan: the key's item and the team's (one
-// BatchGetItem), the team's request counters of now's minute and day (each an ADD conditioned on
-// the plan's limit of its window when it has one) and the vehicle's record.
+// floorEvent names, for the floor function, the items a hinted GET by id of the vehicle needs at
+// now: the key and the team, the minute and day counters, and the record.
 func (env *benchEnv) floorEvent(now time.Time) ([]byte, error) {
 	now = now.UTC()
 	minute, day := rateKeys(env.main.teamID, now)
@@ -474,9 +468,8 @@ func printLambdas(w io.Writer, rep lambdaReport) (budgets []string) {
 // lambdasOnlyVehicles is how many vehicles -lambdas-only seeds: a GET by id reads one.
 const lambdasOnlyVehicles = 100
 
-// runLambdasOnly is -lambdas-only: on the fresh tables setup made, the data the functions' sample
-// events read (the main team's -clients clients and a few vehicles), then the binaries' sizes and
-// the functions under the Runtime API, printed with their budgets as the whole bench prints them.
+// runLambdasOnly is -lambdas-only: the data the functions' events read, then the functions' part
+// as the whole bench prints it.
 func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) {
 	started := time.Now()
 	seedAll(ctx, env.store, historyClients(env.main.teamID, o.clients, 0, started, always(patio.ClientActive)))
