@@ -207,19 +207,6 @@ func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
 	return percentile(lat, 50), percentile(lat, 99)
 }
 
-// lagStats are latencies' count and percentiles.
-type lagStats struct {
-	n        int
-	p50, p99 time.Duration
-}
-
-// lagOf returns the count and percentiles of ds.
-func lagOf(ds []time.Duration) lagStats {
-	l := lagStats{n: len(ds)}
-	l.p50, l.p99 = percentiles(ds)
-	return l
-}
-
 // cmpOr returns a unless it is nil, else b.
 func cmpOr(a, b error) error {
 	if a != nil {

@@ -39,7 +39,7 @@ type timerReport struct {
 	o                     timerOptions
 	seedDur, elapsed      time.Duration
 	ticks                 []tickRow
-	delay                 lagStats
+	delay                 result
 	missing, arrived, bad int
 }
 

@@ -190,54 +190,47 @@ func (r *benchReceiver) arrivals(webhookID string) map[string]time.Time {
 	return maps.Clone(r.arrived[webhookID])
 }
 
-// whBench is one run of the webhook bench (and of the timer's, which shares its set-up).
+// whBench is one run of the webhook bench (and of the timer's, which shares its set-up): cfg is
+// the bench's own configuration, pipeCfg the pipeline's (its calls counted), client the floor's,
+// checkpoints the stream positions (a pipeline started again resumes).
 type whBench struct {
-	o        webhookOptions
-	cfg      aws.Config // uncounted: the bench's own writes
-	tpl      *samtemplate.Template
-	pipeCfg  aws.Config // counted: the pipeline's calls
-	calls    *callStats
-	conf     app.Config
-	tables   map[string]string
-	store    *dynamostore.Store
-	recv     *benchReceiver
-	client   *http.Client // the floor's
-	teamID   string
-	hook     webhook.Webhook
-	vehicles patio.Vehicles
-	logger   *slog.Logger
-	// checkpoints keeps the stream positions, so that a pipeline started again resumes.
-	checkpoints string
+	o                   webhookOptions
+	cfg, pipeCfg        aws.Config
+	tpl                 *samtemplate.Template
+	calls               *callStats
+	conf                app.Config
+	tables              map[string]string
+	store               *dynamostore.Store
+	recv                *benchReceiver
+	client              *http.Client
+	teamID, checkpoints string
+	hook                webhook.Webhook
+	vehicles            patio.Vehicles
+	logger              *slog.Logger
 }
 
-// whReport is what the webhook bench measured.
+// whReport is what the webhook bench measured, as printWebhookReport prints it: rates in events/s,
+// calls and write units per delivery, lags.
 type whReport struct {
-	backlog                      int
-	floorLoopRate, floor4        float64 // events/s: the loop (one POST at a time), and 4 POSTs in flight
-	drainRate                    float64 // deliveries/s of the pipeline
-	drainDDB, drainSQS, drainStr float64 // calls per delivery (DynamoDB, SQS, DynamoDB Streams)
-	drainGate                    float64 // the gate's writes per delivery (UpdateItem calls)
-	drainWCU                     float64 // DynamoDB write capacity units per delivery (writeUnits)
-	drainOps                     []opRow
-	ceiling                      engineCeiling
-	slow50Rate                   float64 // deliveries/s of the same drain to a receiver answering in 50 ms
-	slow50Bound                  int     // that webhook's bound when its backlog was drained
-	throttled                    throttleReport
-	lagA, lagB, floorA           lagStats
-	slowSent                     int
-	rate                         int
-	duration                     time.Duration
-	badSignatures, missingAB     int
-	elapsed                      time.Duration
+	o                                       webhookOptions
+	floorLoopRate, floor4, drainRate        float64
+	drainDDB, drainSQS, drainStr, drainGate float64
+	drainWCU, slow50Rate                    float64
+	slow50Bound, slowSent                   int
+	drainOps                                []opRow
+	ceiling                                 engineCeiling
+	throttled                               throttleReport
+	lagA, lagB, floorA                      result
+	badSignatures, missingAB                int
+	elapsed                                 time.Duration
 }
 
-// throttleReport is the drain to a receiver that answers 429 with Retry-After.
+// throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
+// still pending at the deadline by what held them.
 type throttleReport struct {
-	backlog, delivered, failed int
-	pending                    map[string]int // still pending at the deadline, by what held it (held_by)
-	requests, holds            int
-	early, inFlight            int // requests during a hold: after throttleGrace, within it
-	took                       time.Duration
+	backlog, delivered, failed, requests, holds, early, inFlight int
+	pending                                                      map[string]int
+	took                                                         time.Duration
 }
 
 // opRow is one operation's share of the pipeline's AWS time.
@@ -253,7 +246,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	started := time.Now()
 	b := setupWebhookBench(ctx, o)
 	defer b.recv.srv.Close()
-	rep := &whReport{backlog: o.backlog, rate: o.rate, duration: o.duration}
+	rep := &whReport{o: o}
 
 	// 1. The backlog: vehicles written with nothing reading the streams yet.
 	progress("webhooks: writing a backlog of %d vehicle changes", o.backlog)
@@ -734,7 +727,7 @@ func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
 
 // lagRun writes at o.rate for o.duration, and returns the pipeline's lags, the floor's, and the
 // missing arrivals.
-func (b *whBench) lagRun(ctx context.Context) (pipe, floor lagStats, missing int) {
+func (b *whBench) lagRun(ctx context.Context) (pipe, floor result, missing int) {
 	tailCtx, stopTail := context.WithCancel(ctx)
 	defer stopTail()
 	ready := make(chan struct{})
@@ -759,7 +752,7 @@ func (b *whBench) lagRun(ctx context.Context) (pipe, floor lagStats, missing int
 
 // lags returns the p50 and p99 of arrival − write over the written ids (ignoring arrivals already
 // in before), and how many never arrived.
-func lags(written, arrived, before map[string]time.Time) (lagStats, int) {
+func lags(written, arrived, before map[string]time.Time) (result, int) {
 	var ds []time.Duration
 	missing := 0
 	for id, w := range written {
@@ -770,7 +763,7 @@ func lags(written, arrived, before map[string]time.Time) (lagStats, int) {
 		}
 		ds = append(ds, at.Sub(w))
 	}
-	return lagOf(ds), missing
+	return merge(result{lat: ds}), missing
 }
 
 // waitArrivals waits until r has n events for webhookID (among ids, when given), and returns the
@@ -799,7 +792,7 @@ func waitArrivals(ctx context.Context, r *benchReceiver, webhookID string, ids m
 func printWebhookReport(w io.Writer, r *whReport) {
 	line := func(label, value string) { fmt.Fprintf(w, "  %-58s %10s\n", label, value) }
 	fmt.Fprintf(w, "\nWebhooks (local pipeline: DynamoDB Local streams -> dispatcher -> moto SQS -> deliverer -> HTTPS receiver)\n\n")
-	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.backlog)
+	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.o.backlog)
 	line("", "events/s")
 	line("floor: a loop reading the stream, signing, POSTing (1 at once)", perSecond(r.floorLoopRate))
 	line("floor with 4 POSTs in flight (the bound a webhook starts at)", perSecond(r.floor4))
@@ -826,11 +819,11 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	if n := t.backlog - t.delivered - t.failed; n > 0 {
 		fmt.Fprintf(w, "  %d never ended (pending after 15 minutes, by what held them last: %v)\n", n, t.pending)
 	}
-	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.rate, r.duration)
+	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.o.rate, r.o.duration)
 	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
 	for _, l := range []struct {
 		label string
-		lag   lagStats
+		lag   result
 	}{{"floor loop (tailing the stream, one POST at a time)", r.floorA}, {"pipeline", r.lagA},
 		{"pipeline, beside a webhook whose receiver always times out", r.lagB}} {
 		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", l.label, ms(l.lag.p50), ms(l.lag.p99), l.lag.n)
@@ -847,7 +840,7 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		callsBudget, r.drainDDB, r.drainWCU)
 	p50, p99 := ratio(r.lagA.p50, r.floorA.p50), ratio(r.lagA.p99, r.floorA.p99)
 	fmt.Fprintf(w, "  %-4s lag p50/p99 at %d writes/s <= %.1fx the floor loop's: %.2fx / %.2fx\n", verdict(p50 <= lagBudget && p99 <= lagBudget),
-		r.rate, lagBudget, p50, p99)
+		r.o.rate, lagBudget, p50, p99)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
 	fmt.Fprintf(w, "  %-4s healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx\n", verdict(slow <= slowBudget && r.missingAB == 0), slowBudget, slow)
 	fmt.Fprintf(w, "  (webhook bench took %s)\n", r.elapsed.Round(time.Second))
