@@ -15,30 +15,24 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// engineCeiling is how fast the engine takes, on a copy of the deliveries table and with items the
-// size of the drained deliveries, the kinds of write a delivery's bookkeeping can be made of. It
-// bounds every design of the pipeline from above, whatever the pipeline does around them: the
-// drain budget (half the floor loop) is reachable only by a design whose writes fit in it.
+// engineCeiling is how fast the engine takes the kinds of write a delivery's bookkeeping can be
+// made of: it bounds every design of the pipeline from above.
 type engineCeiling struct {
 	items       int     // items written per kind
 	itemBytes   int     // size of a delivery item (its attributes' names and values)
 	update, put float64 // items/s: conditional UpdateItem, conditional PutItem (ceilingConc in flight)
 	batch       float64 // items/s: unconditional BatchWriteItem puts, 25 a call (ceilingBatchConc calls in flight)
-	// kept is the floor loop's rate (events/s) with the least bookkeeping of a design that stores
-	// each delivery: its POSTs, 4 in flight, and every delivery written twice in unconditional
-	// batches of 25, before and after its POST (see keeper).
+	// kept is the floor loop's rate with each delivery written before and after its POST (keeper).
 	kept float64
 }
 
-// In-flight calls of the ceiling's runs: single-item writes as many as the drain had about in flight,
-// batches as many as its batches of writes.
+// In-flight calls of the ceiling's runs: single-item writes, and batches.
 const (
 	ceilingConc      = 16
 	ceilingBatchConc = 4
 )
 
-// conditional returns the deliveries per second of a design whose delivery costs one conditional
-// update (a claim) and one conditional put (its record): the engine's ceiling for it.
+// conditional is the ceiling of a delivery of a conditional claim and a conditional record.
 func (c engineCeiling) conditional() float64 {
 	if c.update <= 0 || c.put <= 0 {
 		return 0
@@ -46,36 +40,23 @@ func (c engineCeiling) conditional() float64 {
 	return 1 / (1/c.update + 1/c.put)
 }
 
-// batched returns the deliveries per second of a design whose delivery is written twice (created
-// pending, then its outcome), both in unconditional batches: the least a durable record of each
-// delivery and its attempt needs.
-func (c engineCeiling) batched() float64 { return c.batch / 2 }
-
-// measureCeiling measures the engine's ceiling on a table created as table says (the deliveries
-// table's shape under another name, no stream), with n items shaped like sample, a delivery item as
-// stored; then runs drain with a keeper that writes such items into that table, for the floor
-// loop's rate with that bookkeeping.
-func measureCeiling(ctx context.Context, db *dynamodb.Client, table *dynamodb.CreateTableInput, sample map[string]types.AttributeValue, n int,
-	drain func(*keeper) (float64, error)) (engineCeiling, error) {
-	c := engineCeiling{items: n, itemBytes: itemSize(sample)}
+// measureCeiling measures the engine's ceiling on a table created as table says, with count items
+// shaped like sample, then drain's rate with a keeper writing such items there.
+func measureCeiling(ctx context.Context, db *dynamodb.Client, table *dynamodb.CreateTableInput, sample map[string]types.AttributeValue, count int,
+	drain func(*keeper) (float64, error)) engineCeiling {
+	c := engineCeiling{items: count, itemBytes: itemSize(sample)}
 	name := aws.ToString(table.TableName)
-	if _, err := db.CreateTable(ctx, table); err != nil {
-		return c, err
-	}
+	must(db.CreateTable(ctx, table))
 	defer func() {
 		_, _ = db.DeleteTable(context.WithoutCancel(ctx), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	}()
-	if err := dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
-		return c, err
-	}
-	item := func(i int, claim string) map[string]types.AttributeValue {
-		m := make(map[string]types.AttributeValue, len(sample)+2)
-		maps.Copy(m, sample)
-		m["pk"] = &types.AttributeValueMemberS{Value: "ceiling-" + strconv.Itoa(i)}
-		m["claim"] = &types.AttributeValueMemberS{Value: claim}
-		m["claim_until"] = &types.AttributeValueMemberN{Value: "0"}
+	check(dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute))
+	item := func(key, claim string) map[string]types.AttributeValue {
+		m := maps.Clone(sample)
+		m["pk"], m["claim"], m["claim_until"] = s(key), s(claim), n(0)
 		return m
 	}
+	key := func(i int) string { return "ceiling-" + strconv.Itoa(i) }
 	batch := func(ctx context.Context, items []map[string]types.AttributeValue) error {
 		reqs := make([]types.WriteRequest, 0, len(items))
 		for _, it := range items {
@@ -91,48 +72,39 @@ func measureCeiling(ctx context.Context, db *dynamodb.Client, table *dynamodb.Cr
 		return nil
 	}
 	// Batches: every item created in unconditional puts of 25.
-	var err error
-	if c.batch, err = rate(ctx, n, 25, ceilingBatchConc, func(from, to int) error {
+	c.batch = must(rate(ctx, count, 25, ceilingBatchConc, func(from, to int) error {
 		items := make([]map[string]types.AttributeValue, 0, to-from)
 		for i := from; i < to; i++ {
-			items = append(items, item(i, "a"))
+			items = append(items, item(key(i), "a"))
 		}
 		return batch(ctx, items)
-	}); err != nil {
-		return c, err
-	}
+	}))
 	// Claims: a conditional update of each item that returns it whole.
-	if c.update, err = rate(ctx, n, 1, ceilingConc, func(i, _ int) error {
+	c.update = must(rate(ctx, count, 1, ceilingConc, func(i, _ int) error {
 		_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name),
-			Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "ceiling-" + strconv.Itoa(i)}},
+			Key:                       map[string]types.AttributeValue{"pk": s(key(i))},
 			UpdateExpression:          aws.String("SET claim = :b, claim_until = :u"),
 			ConditionExpression:       aws.String("claim = :a AND claim_until < :u"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":a": &types.AttributeValueMemberS{Value: "a"}, ":b": &types.AttributeValueMemberS{Value: "b"}, ":u": &types.AttributeValueMemberN{Value: "1"}},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":a": s("a"), ":b": s("b"), ":u": n(1)},
 			ReturnValues:              types.ReturnValueAllNew})
 		return err
-	}); err != nil {
-		return c, err
-	}
+	}))
 	// Records: a conditional put of each item whole.
-	if c.put, err = rate(ctx, n, 1, ceilingConc, func(i, _ int) error {
-		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item(i, "c"),
-			ConditionExpression:       aws.String("claim = :b"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":b": &types.AttributeValueMemberS{Value: "b"}}})
+	c.put = must(rate(ctx, count, 1, ceilingConc, func(i, _ int) error {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item(key(i), "c"),
+			ConditionExpression: aws.String("claim = :b"), ExpressionAttributeValues: map[string]types.AttributeValue{":b": s("b")}})
 		return err
-	}); err != nil {
-		return c, err
-	}
+	}))
 	// The floor loop keeping each delivery: the items keyed by event id, their status as written.
-	c.kept, err = drain(&keeper{chunk: 25, write: func(ctx context.Context, ids []string, status string) error {
+	c.kept = must(drain(&keeper{chunk: 25, write: func(ctx context.Context, ids []string, status string) error {
 		items := make([]map[string]types.AttributeValue, len(ids))
 		for i, id := range ids {
-			items[i] = item(0, "a")
-			items[i]["pk"] = &types.AttributeValueMemberS{Value: id}
-			items[i]["status"] = &types.AttributeValueMemberS{Value: status}
+			items[i] = item(id, "a")
+			items[i]["status"] = s(status)
 		}
 		return batch(ctx, items)
-	}})
-	return c, err
+	}}))
+	return c
 }
 
 // rate runs write over [0, n) in chunks of step, conc chunks at once, and returns items per second.
@@ -167,19 +139,19 @@ func rate(ctx context.Context, n, step, conc int, write func(from, to int) error
 
 // itemSize returns the size DynamoDB bills for an item, roughly: its names and values.
 func itemSize(item map[string]types.AttributeValue) int {
-	n := 0
+	size := 0
 	for k, v := range item {
-		n += len(k)
+		size += len(k)
 		switch v := v.(type) {
 		case *types.AttributeValueMemberS:
-			n += len(v.Value)
+			size += len(v.Value)
 		case *types.AttributeValueMemberN:
-			n += len(v.Value)
+			size += len(v.Value)
 		default:
-			n += 8
+			size += 8
 		}
 	}
-	return n
+	return size
 }
 
 // print writes the ceiling's lines of the webhook report, beside the floor loop's rate.
@@ -187,19 +159,26 @@ func (c engineCeiling) print(w io.Writer, floorLoop float64) {
 	if c.items == 0 {
 		return
 	}
-	x := func(r float64) string {
-		if floorLoop <= 0 {
-			return "-"
+	line := func(what string, r float64, unit string) {
+		x := "-"
+		if floorLoop > 0 {
+			x = fmt.Sprintf("%.2fx", r/floorLoop)
 		}
-		return fmt.Sprintf("%.2fx", r/floorLoop)
+		if unit == "items/s" {
+			fmt.Fprintf(w, "    %-60s %8s items/s\n", what, perSecond(r))
+		} else {
+			fmt.Fprintf(w, "    %-60s %8s deliveries/s  %s the floor loop\n", what, perSecond(r), x)
+		}
 	}
 	fmt.Fprintf(w, "  the engine's ceiling (a copy of the deliveries table, %d items of %d B each, nothing else writing):\n", c.items, c.itemBytes)
-	fmt.Fprintf(w, "    %-60s %8s items/s\n", fmt.Sprintf("conditional UpdateItem returning the item (%d in flight)", ceilingConc), perSecond(c.update))
-	fmt.Fprintf(w, "    %-60s %8s items/s\n", fmt.Sprintf("conditional PutItem (%d in flight)", ceilingConc), perSecond(c.put))
-	fmt.Fprintf(w, "    %-60s %8s items/s\n", fmt.Sprintf("BatchWriteItem, 25 unconditional puts a call (%d in flight)", ceilingBatchConc), perSecond(c.batch))
-	fmt.Fprintf(w, "    %-60s %8s deliveries/s  %s the floor loop\n", "delivery = a conditional claim + a conditional record", perSecond(c.conditional()), x(c.conditional()))
-	fmt.Fprintf(w, "    %-60s %8s deliveries/s  %s the floor loop\n", "delivery = written twice in unconditional batches", perSecond(c.batched()), x(c.batched()))
+	line(fmt.Sprintf("conditional UpdateItem returning the item (%d in flight)", ceilingConc), c.update, "items/s")
+	line(fmt.Sprintf("conditional PutItem (%d in flight)", ceilingConc), c.put, "items/s")
+	line(fmt.Sprintf("BatchWriteItem, 25 unconditional puts a call (%d in flight)", ceilingBatchConc), c.batch, "items/s")
+	line("delivery = a conditional claim + a conditional record", c.conditional(), "")
+	// Written twice (created pending, then its outcome), both in unconditional batches: the least a
+	// durable record of each delivery and its attempt needs.
+	line("delivery = written twice in unconditional batches", c.batch/2, "")
 	fmt.Fprintf(w, "  the floor loop with the least bookkeeping of a design that stores each delivery (4 POSTs in flight;\n")
 	fmt.Fprintf(w, "  each delivery written before and after its POST, 25 to an unconditional BatchWriteItem):\n")
-	fmt.Fprintf(w, "    %-60s %8s deliveries/s  %s the floor loop\n", "floor loop + two batched writes per delivery", perSecond(c.kept), x(c.kept))
+	line("floor loop + two batched writes per delivery", c.kept, "")
 }

@@ -22,11 +22,8 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// The console part (-console-only; issues 22 and 23): the console's pages served over HTTP beside
-// the API, on a team of a busy dealership — a webhook with -console-deliveries logged deliveries,
-// -console-activities activities and -console-financial financial records — each page's p50 at
-// concurrency 1 against GET /api/v1/vehicles/{id} measured in the same rounds, and the items each
-// page's DynamoDB calls examined (a sample request each, as the lists part counts them).
+// The console part (-console-only; issues 22, 23 and 31): each page's p50 against GET by id in the
+// same rounds, and the items its DynamoDB calls examined (counted as the lists count them).
 
 // consoleOptions size the console part's teams: the busy dealership's (deliveries, activities,
 // financial records) and the workplace's (vehicles, clients, deals).
@@ -35,25 +32,21 @@ type consoleOptions struct {
 	vehicles, clients, deals          int
 }
 
-// consolePage is one measured page: its path, the statuses its list shows (k; 0 for no list), its
-// budget as a multiple of the GET by id, and the session it is read with (the team's).
+// consolePage is one measured page: the statuses its list shows (k), its budget (× GET by id), its
+// session, and for the board the most queries of deals it may make (one page per column).
 type consolePage struct {
 	name, path string
 	k          int
 	budget     float64
 	session    string
-	// columns bounds the page's queries of the deals table when set (the board: one page per
-	// column; the reads of the maintained counts are not pages).
-	columns int
+	columns    int
 }
 
-// consoleRow is one page's figures.
+// consoleRow is one page's figures: what its reads examined (records, and the session's and
+// member's keys), what its total's count examined, its DynamoDB calls and its queries of deals.
 type consoleRow struct {
-	page consolePage
-	res  result
-	// items are what the page's reads examined (records, and the session's and member's keys),
-	// counted the items its total's count examined, queries its DynamoDB calls, dealQueries its
-	// queries of the deals table.
+	page                                 consolePage
+	res                                  result
 	items, counted, queries, dealQueries int
 }
 
@@ -68,42 +61,24 @@ type consoleReport struct {
 const consoleLimit = 25
 
 // measureConsole seeds the console's team, serves the console, and measures its pages.
-func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleReport, error) {
-	h, err := consoleapp.Handler(env.cfg, env.conf, slog.New(slog.NewJSONHandler(io.Discard, nil)), consoleapp.Options{KeyPrefix: patio.TestKeyPrefix})
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
+func (env *benchEnv) measureConsole(ctx context.Context, o options) *consoleReport {
+	h := must(consoleapp.Handler(env.cfg, env.conf, slog.New(slog.NewJSONHandler(io.Discard, nil)), consoleapp.Options{KeyPrefix: patio.TestKeyPrefix}))
+	ln := must(net.Listen("tcp", "127.0.0.1:0"))
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
 
 	team := env.main.teamID
-	cookie, err := env.ownerSession(ctx, team)
-	if err != nil {
-		return nil, err
-	}
-	hook, err := env.seedDeliveries(ctx, team, o.console.deliveries)
-	if err != nil {
-		return nil, err
-	}
-	if err := env.seedModules(ctx, team, o.console); err != nil {
-		return nil, err
-	}
-	vehicle, err := env.anyVehicle(ctx, team)
-	if err != nil {
-		return nil, err
-	}
+	cookie := must(env.ownerSession(ctx, team))
+	hook := env.seedDeliveries(ctx, team, o.console.deliveries)
+	env.seedModules(ctx, team, o.console)
+	vehicle := env.anyVehicle(ctx, team)
 	month := time.Now().UTC()
 	first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.UTC)
-	wp, err := env.seedWorkplace(ctx, o.console)
-	if err != nil {
-		return nil, err
-	}
+	wp := env.seedWorkplace(ctx, o.console)
+	vehiclesK := len(defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived))
+	clientsK := len(defaultStatuses(patio.ClientStatuses, patio.ClientInactive))
 	pages := []consolePage{
 		{"webhooks", "/console/webhooks", 0, 3, cookie, 0},
 		{"deliveries of a webhook", "/console/webhooks/" + hook + "/deliveries", 0, 3, cookie, 0},
@@ -115,81 +90,48 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) (*consoleRep
 			"to": {first.AddDate(0, 1, -1).Format("2006-01-02")}}.Encode(), 0, 5, cookie, 0},
 		// The workplace (issue 31): its lists read a page of the statuses they show, plus the
 		// maintained counts at the stock's head; the board one page per column.
-		{"stock", "/console/vehicles", len(defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)), 3, wp.session, 0},
-		{"stock, brand=" + benchBrand, "/console/vehicles?brand=" + benchBrand, len(defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)), 3, wp.session, 0},
-		{"clients, q=CPF", "/console/clients?" + url.Values{"q": {wp.cpf}}.Encode(), len(defaultStatuses(patio.ClientStatuses, patio.ClientInactive)), 3, wp.session, 0},
-		{"clients, q=name", "/console/clients?" + url.Values{"q": {wp.name}}.Encode(), len(defaultStatuses(patio.ClientStatuses, patio.ClientInactive)), 3, wp.session, 0},
+		{"stock", "/console/vehicles", vehiclesK, 3, wp.session, 0},
+		{"stock, brand=" + benchBrand, "/console/vehicles?brand=" + benchBrand, vehiclesK, 3, wp.session, 0},
+		{"clients, q=CPF", "/console/clients?" + url.Values{"q": {wp.cpf}}.Encode(), clientsK, 3, wp.session, 0},
+		{"clients, q=name", "/console/clients?" + url.Values{"q": {wp.name}}.Encode(), clientsK, 3, wp.session, 0},
 		{"pipeline board", "/console/deals", 0, 3, wp.session, len(patio.DealPhases)},
 	}
 	u, _ := url.Parse(base)
 	clients := map[string]*http.Client{}
-	for _, p := range pages {
-		if clients[p.session] != nil {
-			continue
-		}
-		jar, _ := cookiejar.New(nil)
-		jar.SetCookies(u, []*http.Cookie{{Name: "patio_session", Value: p.session, Path: "/console/"}})
-		clients[p.session] = &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 4},
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	}
-	page := func(p consolePage) op {
-		client, path := clients[p.session], p.path
-		return func(ctx context.Context, _ *rand.Rand) error {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
-			if err != nil {
-				return err
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("GET %s = %d", path, resp.StatusCode)
-			}
-			return nil
-		}
-	}
-	get := func(ctx context.Context, _ *rand.Rand) error {
-		return env.api.do(ctx, env.main, http.MethodGet, "/api/v1/vehicles/"+vehicle, nil, http.StatusOK)
-	}
 	rep := &consoleReport{o: o.console}
-	runs := []timedRun{{get, 1}}
+	runs := []timedRun{{env.get(env.main, "/api/v1/vehicles/"+vehicle), 1}}
 	for i, p := range pages {
-		call := page(p)
-		if err := call(ctx, nil); err != nil {
-			return nil, err
+		if clients[p.session] == nil {
+			jar, _ := cookiejar.New(nil)
+			jar.SetCookies(u, []*http.Cookie{{Name: "patio_session", Value: p.session, Path: "/console/"}})
+			clients[p.session] = &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 4},
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		}
-		calls, err := env.rec.record(func() error { return call(ctx, nil) })
-		if err != nil {
-			return nil, err
+		client := clients[p.session]
+		call := func(ctx context.Context, _ *rand.Rand) error {
+			_, _, _, err := fetch(ctx, client, http.MethodGet, base+p.path, nil, nil, http.StatusOK, false)
+			return err
 		}
+		check(call(ctx, nil))
+		calls := must(env.rec.record(func() error { return call(ctx, nil) }))
 		items, counted, counters := classify(calls)
-		dealQueries := 0
+		row := consoleRow{page: p, items: items, counted: counted + counters, queries: len(calls)}
 		for _, c := range calls {
-			// A page's query, not a read of the maintained counts (n#, nf#), which classify counts
-			// apart.
+			// A page's query, not a read of the maintained counts (n#, nf#), which classify counts apart.
 			if c.op == "Query" && strings.Contains(c.body, `"TableName":"`+env.tables.Deals+`"`) &&
 				!strings.Contains(c.body, `"n#`) && !strings.Contains(c.body, `"nf#`) {
-				dealQueries++
+				row.dealQueries++
 			}
 		}
-		rep.rows = append(rep.rows, consoleRow{page: p, items: items, counted: counted + counters, queries: len(calls),
-			dealQueries: dealQueries})
+		rep.rows = append(rep.rows, row)
 		runs = append(runs, timedRun{call, uint64(2 + i)})
 	}
-	res := measureRounds(ctx, 1, o.warmup, o.listDuration*time.Duration(len(runs))/2, runs, func(round, i int, part func(context.Context)) {
-		if i == 0 {
-			progress("console: round %d of %d", round+1, rounds)
-		}
-		part(ctx)
-	})
+	res := measureRounds(ctx, 1, o.warmup, o.listDuration*time.Duration(len(runs))/2, runs, progressRounds(ctx, "console:"))
 	rep.get = res[0]
 	for i := range rep.rows {
 		rep.rows[i].res = res[i+1]
 	}
-	return rep, nil
+	return rep
 }
 
 // ownerSession makes an owner of the team and signs them in as the console does (session.Start),
@@ -205,18 +147,15 @@ func (env *benchEnv) ownerSession(ctx context.Context, team string) (string, err
 	return session.Start(ctx, env.store.People(), email, "", time.Now())
 }
 
-// seedDeliveries creates a webhook of the team with n logged deliveries (mostly succeeded, some
-// failed), spread over the last 30 days, and returns its id.
-func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) (string, error) {
-	w, _, err := webhook.Webhooks{Store: workers.NewWebhookStore(env.store)}.Create(ctx, team, webhook.Settings{URL: "https://hooks.bench.example/patio",
-		Events: []string{"*"}})
-	if err != nil {
-		return "", err
-	}
+// seedDeliveries creates a webhook of the team with n logged deliveries (a tenth failed, the others
+// succeeded), spread over the last 30 days, and returns its id.
+func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) string {
+	w, _ := must2(webhook.Webhooks{Store: workers.NewWebhookStore(env.store)}.Create(ctx, team, webhook.Settings{URL: "https://hooks.bench.example/patio",
+		Events: []string{"*"}}))
 	progress("console: %d deliveries of one webhook", n)
 	now := time.Now()
 	const batch = 200
-	return w.ID, parallel(ctx, (n+batch-1)/batch, 4, func(ctx context.Context, i int) error {
+	check(parallel(ctx, (n+batch-1)/batch, 4, func(ctx context.Context, i int) error {
 		var ds []webhook.Delivery
 		for j := i * batch; j < min(n, (i+1)*batch); j++ {
 			at := now.Add(-time.Duration(j) * 30 * 24 * time.Hour / time.Duration(n))
@@ -226,25 +165,20 @@ func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) (st
 				st = webhook.DeliveryFailed
 			}
 			ds = append(ds, webhook.Delivery{ID: webhook.DeliveryID(ev, w.ID), WebhookID: w.ID, TeamID: team, EventID: ev,
-				EventType: webhook.VehicleUpdated, Status: st, Attempt: 1, Payload: []byte(`{"id":"` + ev + `"}`),
-				CreatedAt: at, UpdatedAt: at})
+				EventType: webhook.VehicleUpdated, Status: st, Attempt: 1, Payload: []byte(`{"id":"` + ev + `"}`), CreatedAt: at, UpdatedAt: at})
 		}
 		_, _, _, err := env.store.DeliveryLog().CreateDeliveries(ctx, ds)
 		return err
-	})
+	}))
+	return w.ID
 }
 
-// seedModules seeds the team's activities (due over 60 days around now, a tenth of them past due
-// and open, the other past ones completed) and financial records (every type and category, due
-// over the last and next six months, a tenth of them pending and past due, the other past ones
-// paid), built by the domain's constructors as their use cases build them.
-func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOptions) error {
-	t, err := env.store.Accounts().Team(ctx, team)
-	if err != nil {
-		return err
-	}
+// seedModules seeds the team's activities (due over 60 days around now) and financial records (due
+// over a year around now), a tenth of the past ones still open, the others done.
+func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOptions) {
+	t := must(env.store.Accounts().Team(ctx, team))
 	now := time.Now()
-	acts, err := history(o.activities, now, 0, func(i int, id string, at time.Time) (patio.Activity, error) {
+	seedAll(ctx, env.store, history(o.activities, now, 0, func(i int, id string, at time.Time) (patio.Activity, error) {
 		due := patio.NewTimestamp(now.Add(time.Duration(i%60-30) * 24 * time.Hour).Add(time.Duration(i%24) * time.Hour))
 		w, err := patio.NewActivity(team, id, at, patio.ActivityInput{Type: patio.Some(patio.ActivityTypes[i%len(patio.ActivityTypes)]),
 			Title: patio.Some(fmt.Sprintf("Atividade %d", i)), DueAt: patio.Some(due)})
@@ -252,11 +186,8 @@ func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOpti
 			w, err = w.Record.Apply(patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)}, at)
 		}
 		return w.Record, err
-	})
-	if err != nil {
-		return err
-	}
-	fin, err := history(o.financial, now, 0, func(i int, id string, at time.Time) (patio.FinancialRecord, error) {
+	}))
+	seedAll(ctx, env.store, history(o.financial, now, 0, func(i int, id string, at time.Time) (patio.FinancialRecord, error) {
 		typ := patio.FinancialTypes[i%len(patio.FinancialTypes)]
 		cats := patio.FinancialCategories[typ]
 		due := patio.DateOf(now.AddDate(0, 0, i%360-180))
@@ -268,79 +199,47 @@ func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOpti
 		w, err := patio.NewFinancialRecord(team, id, at, in)
 		w.Record.Zone = t.TimeZone
 		return w.Record, err
-	})
-	if err == nil {
-		_, err = seedAll(ctx, env.store, acts)
-	}
-	if err == nil {
-		_, err = seedAll(ctx, env.store, fin)
-	}
-	return err
+	}))
 }
 
 // workplace is the team the stock, clients and pipeline pages are measured on, with what their
-// searches look for.
-type workplace struct {
-	session   string
-	cpf, name string // a client's CPF as people write it, and their name's distinctive words
-}
+// searches look for: a client's CPF as people write it, and their name's distinctive words.
+type workplace struct{ session, cpf, name string }
 
-// seedWorkplace seeds a dealership's stock, clients and pipeline into one team of its own
-// (o.vehicles vehicles with a history's statuses, o.clients clients, o.deals deals of those
-// clients), and signs its owner in.
-func (env *benchEnv) seedWorkplace(ctx context.Context, o consoleOptions) (workplace, error) {
-	var wp workplace
-	p, err := createTeam(ctx, env.store, "Bench workplace")
-	if err != nil {
-		return wp, err
-	}
+// seedWorkplace seeds a dealership's stock, clients and pipeline into one team of its own, and
+// signs its owner in.
+func (env *benchEnv) seedWorkplace(ctx context.Context, o consoleOptions) (wp workplace) {
+	p := createTeam(ctx, env.store, "Bench workplace")
 	now := time.Now()
-	rng := rand.New(rand.NewPCG(uint64(o.vehicles), 40))
-	vs, err := historyVehicles(p.teamID, o.vehicles, 0, now, func() string { return historyStatus(rng) })
-	if err != nil {
-		return wp, err
-	}
-	cs, err := historyClients(p.teamID, o.clients, 0, now, func() string { return patio.ClientActive })
-	if err != nil {
-		return wp, err
-	}
-	ds, err := historyDeals(p.teamID, o.deals, now, ids(cs, func(c patio.Client) string { return c.ID }))
-	if err != nil {
-		return wp, err
-	}
+	vs := historyVehicles(p.teamID, o.vehicles, 0, now, historyStatus(rand.New(rand.NewPCG(uint64(o.vehicles), 40))))
+	cs := historyClients(p.teamID, o.clients, 0, now, always(patio.ClientActive))
+	ds := historyDeals(p.teamID, o.deals, now, ids(cs, func(c patio.Client) string { return c.ID }))
 	progress("console: seeding %d vehicles, %d clients and %d deals into one team", o.vehicles, o.clients, o.deals)
-	if _, err := seedAll(ctx, env.store, vs); err != nil {
-		return wp, err
-	}
-	if _, err := seedAll(ctx, env.store, cs); err != nil {
-		return wp, err
-	}
-	if _, err := seedAll(ctx, env.store, ds); err != nil {
-		return wp, err
-	}
+	seedAll(ctx, env.store, vs)
+	seedAll(ctx, env.store, cs)
+	seedAll(ctx, env.store, ds)
 	c := cs[len(cs)/2]
 	for i := len(cs) / 2; c.CPF == nil && i < len(cs)-1; i++ { // one in five is a company
 		c = cs[i+1]
 	}
 	if c.CPF == nil {
-		return wp, fmt.Errorf("workplace: no client with a CPF among %d", len(cs))
+		check(fmt.Errorf("workplace: no client with a CPF among %d", len(cs)))
 	}
 	d := *c.CPF
 	wp.cpf = d[:3] + "." + d[3:6] + "." + d[6:9] + "-" + d[9:]
 	wp.name = strings.Join(strings.Fields(c.Name)[1:], " ")
-	wp.session, err = env.ownerSession(ctx, p.teamID)
-	return wp, err
+	wp.session = must(env.ownerSession(ctx, p.teamID))
+	return wp
 }
 
 // anyVehicle returns a vehicle of the team (the GET by id the pages are compared with).
-func (env *benchEnv) anyVehicle(ctx context.Context, team string) (string, error) {
-	if len(env.vehicleIDs) > 0 {
-		return env.vehicleIDs[0], nil
+func (env *benchEnv) anyVehicle(ctx context.Context, team string) string {
+	if len(env.vehicleIDs) == 0 {
+		v := must(patio.NewVehicles(env.store.Vehicles()).Create(ctx, team, patio.VehicleInput{Brand: patio.Some("Fiat"),
+			Model: patio.Some("Argo"), Price: patio.Some(money.Cents(7999000))}))
+		env.vehicleIDs = append(env.vehicleIDs, v.ID)
 	}
-	v, err := patio.NewVehicles(env.store.Vehicles()).Create(ctx, team, patio.VehicleInput{Brand: patio.Some("Fiat"),
-		Model: patio.Some("Argo"), Price: patio.Some(money.Cents(7999000))})
-	env.vehicleIDs = append(env.vehicleIDs, v.ID)
-	return v.ID, err
+	return env.vehicleIDs[0]
 }
 
 // printConsole prints the console part and its budgets.

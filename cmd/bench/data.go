@@ -17,10 +17,6 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// The bench's data: records built with the domain's constructors (valid as the use cases would
-// make them), seeded in batches with dynamostore.Seed, which writes them as the store writes
-// each record (row, family, guards, counts) without a transaction per record.
-
 // Plate indexes: each range gives distinct plates (and plate keys, since old-format plates map one
 // to one onto Mercosul spellings), so no write in the bench ever collides on a plate.
 const (
@@ -46,27 +42,28 @@ func oldPlate(i int) string {
 func cpf(i int) string {
 	base := []byte(fmt.Sprintf("%08d", i%100_000_000))
 	base = append(base, '0'+(base[0]-'0'+1)%10)
-	base = append(base, checkDigit(base, func(j int) int { return len(base) + 1 - j }))
-	return string(append(base, checkDigit(base, func(j int) int { return len(base) + 1 - j })))
+	return checkDigits(base, func(n, j int) int { return n + 1 - j })
 }
 
 // cnpj returns the i-th numeric CNPJ: 8 digits of i, branch 0001, both check digits.
 func cnpj(i int) string {
-	base := []byte(fmt.Sprintf("%08d0001", i%100_000_000))
-	base = append(base, checkDigit(base, func(j int) int { return 2 + (len(base)-1-j)%8 }))
-	return string(append(base, checkDigit(base, func(j int) int { return 2 + (len(base)-1-j)%8 })))
+	return checkDigits([]byte(fmt.Sprintf("%08d0001", i%100_000_000)), func(n, j int) int { return 2 + (n-1-j)%8 })
 }
 
-// checkDigit is the mod-11 check digit of the digits d, digit j weighing weight(j).
-func checkDigit(d []byte, weight func(j int) int) byte {
-	sum := 0
-	for j, c := range d {
-		sum += int(c-'0') * weight(j)
+// checkDigits appends the two mod-11 check digits to d, digit j of n weighing weight(n, j).
+func checkDigits(d []byte, weight func(n, j int) int) string {
+	for range 2 {
+		sum := 0
+		for j, c := range d {
+			sum += int(c-'0') * weight(len(d), j)
+		}
+		c := byte('0')
+		if r := sum % 11; r >= 2 {
+			c = byte('0' + 11 - r)
+		}
+		d = append(d, c)
 	}
-	if r := sum % 11; r >= 2 {
-		return byte('0' + 11 - r)
-	}
-	return '0'
+	return string(d)
 }
 
 var (
@@ -94,12 +91,14 @@ func vehicleBody(i int, now time.Time) []byte {
 		v.Phase.Value, v.Description.Value)
 }
 
-// benchVehicle returns the vehicle of plate index i: a realistic used car whose price (15,000.00
-// to 414,999.99), model year, mileage and options vary with i.
+// benchPrice is the i-th record's price: 15,000.00 to 414,999.99, spread evenly.
+func benchPrice(i int) money.Cents { return money.Cents(1_500_000 + (i*7_919_993)%40_000_000) }
+
+// benchVehicle returns the vehicle of plate index i: a realistic used car whose price, model year,
+// mileage and options vary with i.
 func benchVehicle(i int, now time.Time) patio.VehicleInput {
 	m := benchModels[i%len(benchModels)]
-	modelYear := now.Year() - 17 + i%18
-	price := money.Cents(1_500_000 + (i*7_919_993)%40_000_000)
+	modelYear, price := now.Year()-17+i%18, benchPrice(i)
 	return patio.VehicleInput{
 		Brand: patio.Some(m.brand), Model: patio.Some(m.model), Version: patio.Some(m.version),
 		Plate: patio.Some(oldPlate(i)), ManufactureYear: patio.Some(modelYear - i%2), ModelYear: patio.Some(modelYear),
@@ -128,22 +127,26 @@ const historySpan = 5 * 365 * 24 * time.Hour
 
 // historyStatus returns a vehicle's status as a dealership's history has them: 45 % vendido, 45 %
 // arquivado, 5 % ativo and 5 % reservado.
-func historyStatus(rng *rand.Rand) string {
-	switch n := rng.IntN(20); {
-	case n < 9:
-		return patio.VehicleSold
-	case n < 18:
-		return patio.VehicleArchived
-	case n == 18:
-		return patio.VehicleActive
-	default:
+func historyStatus(rng *rand.Rand) func() string {
+	return func() string {
+		switch n := rng.IntN(20); {
+		case n < 9:
+			return patio.VehicleSold
+		case n < 18:
+			return patio.VehicleArchived
+		case n == 18:
+			return patio.VehicleActive
+		}
 		return patio.VehicleReserved
 	}
 }
 
+// always returns a status function that always says status.
+func always(status string) func() string { return func() string { return status } }
+
 // history builds n records of a history ending at end, the i-th created at its share of span
 // (step i+1 of n, oldest first) with a UUIDv7 of that instant as its id (span 0: all at end).
-func history[T any](n int, end time.Time, span time.Duration, build func(i int, id string, at time.Time) (T, error)) ([]T, error) {
+func history[T any](n int, end time.Time, span time.Duration, build func(i int, id string, at time.Time) (T, error)) []T {
 	out := make([]T, n)
 	for i := range out {
 		at := end
@@ -156,16 +159,16 @@ func history[T any](n int, end time.Time, span time.Duration, build func(i int, 
 		copy(u[:6], ms[2:])
 		var err error
 		if out[i], err = build(i, u.String(), at); err != nil {
-			return nil, fmt.Errorf("bench: record %d of %d: %w", i, n, err)
+			check(fmt.Errorf("bench: record %d of %d: %w", i, n, err))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // historyVehicles returns n vehicles of a team (plate indexes from plate) created over historySpan
 // up to end, with the status status returns: sold ones sold (phase entregue) and archived ones
 // archived up to 90 days after their creation.
-func historyVehicles(teamID string, n, plate int, end time.Time, status func() string) ([]patio.Vehicle, error) {
+func historyVehicles(teamID string, n, plate int, end time.Time, status func() string) []patio.Vehicle {
 	rng := rand.New(rand.NewPCG(uint64(n), 10))
 	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Vehicle, error) {
 		v, err := patio.NewVehicle(teamID, id, at, benchVehicle(plate+i, at))
@@ -186,7 +189,7 @@ func historyVehicles(teamID string, n, plate int, end time.Time, status func() s
 
 // historyClients returns n clients of a team (benchClient from first) created over historySpan up
 // to end, with the status status returns.
-func historyClients(teamID string, n, first int, end time.Time, status func() string) ([]patio.Client, error) {
+func historyClients(teamID string, n, first int, end time.Time, status func() string) []patio.Client {
 	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Client, error) {
 		c, err := patio.NewClient(teamID, id, at, benchClient(first+i))
 		c.Status = status()
@@ -196,14 +199,14 @@ func historyClients(teamID string, n, first int, end time.Time, status func() st
 
 // historyDeals returns n deals of a team spread over clientIDs, created over historySpan up to
 // end, as a dealership's pipeline leaves them: 20 % open, 40 % won, 30 % lost, 10 % archived.
-func historyDeals(teamID string, n int, end time.Time, clientIDs []string) ([]patio.Deal, error) {
+func historyDeals(teamID string, n int, end time.Time, clientIDs []string) []patio.Deal {
 	statuses := []string{patio.DealOpen, patio.DealOpen, patio.DealWon, patio.DealWon, patio.DealWon, patio.DealWon,
 		patio.DealLost, patio.DealLost, patio.DealLost, patio.DealArchived}
 	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Deal, error) {
 		m := benchModels[i%len(benchModels)]
 		w, err := patio.NewDeal(context.Background(), teamID, id, at, patio.DealInput{
 			Title: patio.Some(fmt.Sprintf("Venda %s %s", m.brand, m.model)), ClientID: patio.Some(clientIDs[i%len(clientIDs)]),
-			Value: patio.Some(money.Cents(1_500_000 + (i*7_919_993)%40_000_000)), Phase: patio.Some(patio.DealPhases[i%len(patio.DealPhases)])}, nil)
+			Value: patio.Some(benchPrice(i)), Phase: patio.Some(patio.DealPhases[i%len(patio.DealPhases)])}, nil)
 		d := w.Record
 		d.Status = statuses[i%len(statuses)]
 		if d.Status == patio.DealWon || d.Status == patio.DealLost {
@@ -211,21 +214,20 @@ func historyDeals(teamID string, n int, end time.Time, clientIDs []string) ([]pa
 			d.ClosedAt, d.UpdatedAt = &ts, ts
 		}
 		if d.Status == patio.DealLost {
-			d.LostReason = ptrTo("preco")
+			reason := "preco"
+			d.LostReason = &reason
 		}
 		return d, err
 	})
 }
 
 // seedAll writes records with dynamostore.Seed and returns how long it took.
-func seedAll[T any](ctx context.Context, store *dynamostore.Store, recs []T) (time.Duration, error) {
+func seedAll[T any](ctx context.Context, store *dynamostore.Store, recs []T) time.Duration {
 	start := time.Now()
-	if err := dynamostore.Seed(ctx, store, recs); err != nil {
-		return 0, err
-	}
+	check(dynamostore.Seed(ctx, store, recs))
 	took := time.Since(start)
 	progress("seeded %d %T in %s (%.0f/s)", len(recs), recs, took.Round(time.Millisecond), float64(len(recs))/took.Seconds())
-	return took, nil
+	return took
 }
 
 // ids returns the ids of records.
@@ -240,6 +242,7 @@ func ids[T any](recs []T, id func(T) string) []string {
 // counter hands out consecutive indexes to concurrent workers.
 type counter struct{ next atomic.Int64 }
 
+// newCounter returns a counter whose first index is start.
 func newCounter(start int) *counter {
 	c := &counter{}
 	c.next.Store(int64(start))
@@ -260,12 +263,11 @@ type pool[T any] struct {
 
 // take returns the next unused item, or errPoolEmpty.
 func (p *pool[T]) take() (T, error) {
-	i := p.next.Add(1) - 1
-	if i >= int64(len(p.items)) {
-		var zero T
-		return zero, errPoolEmpty
+	if i := p.next.Add(1) - 1; i < int64(len(p.items)) {
+		return p.items[i], nil
 	}
-	return p.items[i], nil
+	var zero T
+	return zero, errPoolEmpty
 }
 
 // parallel runs f(0) … f(n-1) on at most workers goroutines and returns the first error.

@@ -11,28 +11,14 @@ import (
 )
 
 func TestOldPlate(t *testing.T) {
-	tests := []struct {
-		name string
-		i    int
-		want string
-	}{
-		{"first", 0, "AAA0000"},
-		{"last digits of the first letters", 9_999, "AAA9999"},
-		{"next letters", 10_000, "AAB0000"},
-		{"created range", plateIndexCreated, "BMM0000"},
-		{"deals range", plateIndexDeals, "CYY0000"},
-		{"last", plateIndexMax - 1, "ZZZ9999"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := oldPlate(tt.i)
-			if got != tt.want {
-				t.Errorf("oldPlate(%d) = %q; want %q", tt.i, got, tt.want)
-			}
-			if n, err := br.NormalizePlate(got); err != nil || n != got {
-				t.Errorf("NormalizePlate(%q) = %q, %v; want it unchanged", got, n, err)
-			}
-		})
+	for i, want := range map[int]string{0: "AAA0000", 9_999: "AAA9999", 10_000: "AAB0000", plateIndexCreated: "BMM0000",
+		plateIndexDeals: "CYY0000", plateIndexMax - 1: "ZZZ9999"} {
+		if got := oldPlate(i); got != want {
+			t.Errorf("oldPlate(%d) = %q; want %q", i, got, want)
+		}
+		if n, err := br.NormalizePlate(want); err != nil || n != want {
+			t.Errorf("NormalizePlate(%q) = %q, %v; want it unchanged", want, n, err)
+		}
 	}
 }
 
@@ -51,9 +37,17 @@ func TestOldPlateKeysDistinct(t *testing.T) {
 	}
 }
 
-func TestCPFValid(t *testing.T) {
+// seq returns from, from+1, … to-1, and extra.
+func seq(from, to int, extra ...int) []int {
+	for i := from; i < to; i++ {
+		extra = append(extra, i)
+	}
+	return extra
+}
+
+func TestCPFAndCNPJValid(t *testing.T) {
 	seen := map[string]int{}
-	for _, i := range append([]int{0, 1, 11_111_111, 22_222_222, 99_999_999}, seq(0, 5_000)...) {
+	for _, i := range seq(0, 5_000, 1, 11_111_111, 22_222_222, 99_999_999) {
 		c := cpf(i)
 		if got, err := br.NormalizeCPF(c); err != nil || got != c {
 			t.Fatalf("NormalizeCPF(cpf(%d) = %q) = %q, %v; want it valid and unchanged", i, c, got, err)
@@ -63,21 +57,19 @@ func TestCPFValid(t *testing.T) {
 		}
 		seen[c] = i
 	}
-}
-
-func seq(from, to int) []int {
-	var out []int
-	for i := from; i < to; i++ {
-		out = append(out, i)
+	for _, i := range seq(0, 2_000, 5, 99_999_995) {
+		c := cnpj(i)
+		if got, err := br.NormalizeCNPJ(c); err != nil || got != c {
+			t.Fatalf("NormalizeCNPJ(cnpj(%d) = %q) = %q, %v; want it valid and unchanged", i, c, got, err)
+		}
 	}
-	return out
 }
 
 // Every generated body must be one the API accepts, and say what the typed input the store seeding
 // uses says, or seeding fails half-way through a run.
 func TestVehicleBodyValid(t *testing.T) {
 	now := time.Now()
-	for _, i := range append(seq(0, 200), plateIndexCreated, plateIndexDeals+17) {
+	for _, i := range seq(0, 200, plateIndexCreated, plateIndexDeals+17) {
 		in, err := httpapi.DecodeVehicle(vehicleBody(i, now))
 		if err != nil {
 			t.Fatalf("DecodeVehicle(vehicleBody(%d)) = %v", i, err)
@@ -91,15 +83,6 @@ func TestVehicleBodyValid(t *testing.T) {
 	}
 }
 
-func TestCNPJValid(t *testing.T) {
-	for _, i := range append([]int{0, 5, 99_999_995}, seq(0, 2_000)...) {
-		c := cnpj(i)
-		if got, err := br.NormalizeCNPJ(c); err != nil || got != c {
-			t.Fatalf("NormalizeCNPJ(cnpj(%d) = %q) = %q, %v; want it valid and unchanged", i, c, got, err)
-		}
-	}
-}
-
 func TestPercentile(t *testing.T) {
 	ms := func(ns ...int) []time.Duration {
 		out := make([]time.Duration, len(ns))
@@ -108,29 +91,22 @@ func TestPercentile(t *testing.T) {
 		}
 		return out
 	}
-	hundred := make([]time.Duration, 100)
-	for i := range hundred {
-		hundred[i] = time.Duration(i+1) * time.Millisecond
-	}
-	tests := []struct {
-		name   string
+	hundred := ms(seq(1, 101)...)
+	for _, tt := range []struct {
 		sorted []time.Duration
 		p      int
 		want   time.Duration
 	}{
-		{"empty", nil, 50, 0},
-		{"one", ms(7), 99, 7 * time.Millisecond},
-		{"median of four is the second", ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
-		{"p99 of four is the last", ms(1, 2, 3, 4), 99, 4 * time.Millisecond},
-		{"p50 of 1..100", hundred, 50, 50 * time.Millisecond},
-		{"p99 of 1..100", hundred, 99, 99 * time.Millisecond},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := percentile(tt.sorted, tt.p); got != tt.want {
-				t.Errorf("percentile(%v, %d) = %v; want %v", tt.sorted, tt.p, got, tt.want)
-			}
-		})
+		{nil, 50, 0},                               // empty
+		{ms(7), 99, 7 * time.Millisecond},          // one
+		{ms(1, 2, 3, 4), 50, 2 * time.Millisecond}, // the median of four is the second
+		{ms(1, 2, 3, 4), 99, 4 * time.Millisecond}, // p99 of four is the last
+		{hundred, 50, 50 * time.Millisecond},
+		{hundred, 99, 99 * time.Millisecond},
+	} {
+		if got := percentile(tt.sorted, tt.p); got != tt.want {
+			t.Errorf("percentile(%v, %d) = %v; want %v", tt.sorted, tt.p, got, tt.want)
+		}
 	}
 }
 

@@ -1,28 +1,13 @@
 // Command bench measures what Patio costs on top of its engines, and prints each figure beside
-// its budget (PASS or FAIL; the command exits 0 either way: it is a measurement, not a test, and
-// exits non-zero only when it could not measure). It is `make bench`, each part on engines of its
-// own:
-//
-//	bin/local with-engines -- bin/bench [flags]
-//
-// It needs DynamoDB Local and moto (AWS_ENDPOINT_URL_DYNAMODB and _SQS, which with-engines sets)
-// and refuses to run without them, so it never creates tables on AWS. Its data is built by the
-// domain's constructors and seeded in batches with dynamostore.Seed. The parts:
-//
-//   - The API (endpoints.go, report.go): for each endpoint and concurrency, real HTTP requests to
-//     app.API beside their raw side with the bare SDK — the same DynamoDB calls for a read, the
-//     floor for a list (one Query of limit items) and a write (the records any design must write)
-//     — in rounds taking turns (load.go); the sample calls of each; budget request/raw ≤ 1.5 at p50, c=1.
-//   - The functions (sizes.go, lambdaruntime.go; -lambdas-only): each binary's size as deployed,
-//     and each function under the Lambda Runtime API beside a minimal one and a floor function:
-//     init, cold start, warm p50/p99, peak memory.
-//   - Lists at any size (lists.go; -lists-only): teams of 1,000 to 50,000 vehicles of a
-//     dealership's history, of clients and of deals; every list's items examined per page and
-//     for its count, its p50 against GET by id and its floor, and the write cost of a vehicle.
-//   - The write rate of one team with 16 writers (writes.go): now, as before, at the floor.
-//   - The webhook pipeline (webhooks.go, ceiling.go; -webhooks-only), the timer (timer.go;
-//     -timer-only), the console's pages (console.go; -console-only) and a sustained load on the
-//     stack as `make run` wires it (sustained.go; -sustained-only).
+// its budget (PASS or FAIL; it exits non-zero only when it could not measure). It is `make bench`,
+// each part on engines of its own (bin/local with-engines -- bin/bench [flags]); it refuses to run
+// without DynamoDB Local and moto, so it never creates tables on AWS. The parts: the API beside its
+// raw side with the bare SDK (endpoints.go, raw.go, measure.go); the functions' sizes and runs under
+// the Lambda Runtime API (lambdas.go; -lambdas-only); lists at any size and the write cost of a
+// vehicle (lists.go; -lists-only); the write rate of one team (writes.go); the webhook pipeline
+// (webhooks.go, ceiling.go; -webhooks-only); the timer (timer.go; -timer-only); the console's pages
+// (console.go; -console-only); a sustained load on the stack as `make run` wires it (sustained.go;
+// -sustained-only).
 package main
 
 import (
@@ -41,36 +26,23 @@ import (
 
 // options are the command's flags.
 type options struct {
-	vehicles    int
-	clients     int
-	pool        int
-	duration    time.Duration
-	warmup      time.Duration
-	concurrency []int
-	skipSizes   bool
-	skipLambdas bool
-	// Lists at any size and the write rate (issue 10; lists.go, writes.go).
-	listSizes    []int
-	listDuration time.Duration
-	// listClients and listDeals size the clients' and deals' teams of the lists (0: none);
-	// listsOnly runs the lists alone.
-	listClients, listDeals int
-	listsOnly              bool
-	writes                 bool
-	// webhooks runs the webhook bench (webhooks.go) after the API's; webhooksOnly runs it alone.
-	webhooks, webhooksOnly bool
-	wh                     webhookOptions
-	// timer runs the timer bench (timer.go) after the others; timerOnly runs it alone.
-	timer, timerOnly bool
-	tm               timerOptions
-	// consoleOnly runs the console's pages (console.go) alone.
-	consoleOnly bool
-	console     consoleOptions
-	// lambdasOnly runs the sizes and the functions under the Runtime API (lambdaruntime.go) alone.
-	lambdasOnly bool
-	// sustainedOnly runs the sustained load on the stack as `make run` wires it (sustained.go).
-	sustainedOnly bool
-	sustained     sustainedOptions
+	vehicles, clients, pool int
+	duration, warmup        time.Duration
+	concurrency             []int
+	skipSizes, skipLambdas  bool
+	listSizes               []int
+	listDuration            time.Duration
+	listClients, listDeals  int
+	listsOnly, writes       bool
+	webhooks, webhooksOnly  bool
+	wh                      webhookOptions
+	timer, timerOnly        bool
+	tm                      timerOptions
+	consoleOnly             bool
+	console                 consoleOptions
+	lambdasOnly             bool
+	sustainedOnly           bool
+	sustained               sustainedOptions
 }
 
 func main() {
@@ -89,6 +61,7 @@ func main() {
 	}
 }
 
+// parseFlags parses the command's flags.
 func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var o options
@@ -174,79 +147,82 @@ func positives(fs *flag.FlagSet, name, list string, empty bool) ([]int, error) {
 	return out, nil
 }
 
-// printed returns what prints a part's report with print when it was measured (err nil).
-func printed[R any](rep R, err error) func(print func(io.Writer, R)) error {
-	return func(print func(io.Writer, R)) error {
-		if err == nil {
-			print(os.Stdout, rep)
-		}
-		return err
+// failure carries a part's error out of check's panic to catch.
+type failure struct{ err error }
+
+// check ends the part being measured with err unless it is nil (see catch).
+func check(err error) {
+	if err != nil {
+		panic(failure{err})
 	}
 }
 
-func run(ctx context.Context, o options) error {
+// must returns v, or ends the part being measured with err (see check).
+func must[T any](v T, err error) T {
+	check(err)
+	return v
+}
+
+// catch, deferred, turns the failure a check raised into *err.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		f, ok := r.(failure)
+		if !ok {
+			panic(r)
+		}
+		*err = f.err
+	}
+}
+
+// part runs measure, which checks its errors, and prints its report with print.
+func part[R any](measure func() R, print func(io.Writer, R)) (err error) {
+	defer catch(&err)
+	print(os.Stdout, measure())
+	return nil
+}
+
+// run runs the parts the flags ask for.
+func run(ctx context.Context, o options) (err error) {
+	defer catch(&err)
 	switch {
 	case o.sustainedOnly:
 		rep, err := runSustained(ctx, o.sustained)
-		if rep != nil {
+		if rep != nil && len(rep.minutes) > 0 {
 			printSustained(os.Stdout, rep)
 		}
 		return err
 	case o.timerOnly:
-		return printed(runTimerBench(ctx, o.tm))(printTimerReport)
+		return part(func() *timerReport { return runTimerBench(ctx, o.tm) }, printTimerReport)
 	case o.webhooksOnly:
-		return printed(runWebhookBench(ctx, o.wh))(printWebhookReport)
+		return part(func() *whReport { return runWebhookBench(ctx, o.wh) }, printWebhookReport)
 	}
 	started := time.Now()
-	env, err := setup(ctx)
-	if err != nil {
-		return err
-	}
+	env := setup(ctx)
 	defer env.close()
 	switch {
 	case o.consoleOnly:
-		return printed(env.measureConsole(ctx, o))(printConsole)
+		return part(func() *consoleReport { return env.measureConsole(ctx, o) }, printConsole)
 	case o.lambdasOnly:
-		return env.runLambdasOnly(ctx, o)
+		env.runLambdasOnly(ctx, o)
+		return nil
 	case o.listsOnly:
-		lists, err := env.measureLists(ctx, o)
-		return printed(lists, err)(func(w io.Writer, lr *listReport) { printLists(w, lr, o) })
+		return part(func() *listReport { return env.measureLists(ctx, o) }, func(w io.Writer, lr *listReport) { printLists(w, lr, o) })
 	}
-	if err := env.seed(ctx, o); err != nil {
-		return err
-	}
+	env.seed(ctx, o)
 	eps := env.endpoints()
-	r := report{opts: o, env: env}
-	if r.samples, err = env.sample(ctx, eps); err != nil {
-		return err
-	}
+	r := report{opts: o, env: env, samples: env.sample(ctx, eps)}
 	r.rows = env.measureAll(ctx, o, eps)
-	if r.lists, err = env.measureLists(ctx, o); err != nil {
-		return err
-	}
-	if r.writes, err = env.measureWrites(ctx, o); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if !o.skipSizes {
-		progress("building the functions (linux/arm64, as deployed) for their sizes")
-		r.sizes, r.sizeErr = buildSizes(ctx, env.root)
-	}
-	if !o.skipLambdas {
-		l := env.measureLambdas(ctx)
-		r.lambdas = &l
-	}
+	r.lists = env.measureLists(ctx, o)
+	r.writes = env.measureWrites(ctx, o)
+	check(ctx.Err())
+	r.fn = env.measureFunctions(ctx, o)
 	r.elapsed = time.Since(started)
 	printReport(os.Stdout, r)
 	if o.webhooks {
-		if err := printed(runWebhookBench(ctx, o.wh))(printWebhookReport); err != nil {
-			return err
-		}
+		check(part(func() *whReport { return runWebhookBench(ctx, o.wh) }, printWebhookReport))
 	}
 	if o.timer {
-		return printed(runTimerBench(ctx, o.tm))(printTimerReport)
+		return part(func() *timerReport { return runTimerBench(ctx, o.tm) }, printTimerReport)
 	}
 	return nil
 }

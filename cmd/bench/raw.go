@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
@@ -24,28 +26,25 @@ import (
 )
 
 // rawClient issues, with the bare AWS SDK, the DynamoDB calls each measured request makes (lists
-// aside, whose raw side is their floor: see listFloor): the same operations in the same order, with
-// the same keys, key conditions (the legacy KeyConditions that guregu/dynamo sends), consistency,
-// index, order, filter, limits, projection (none: whole items) and conditions, on items of the same
-// shape and size. The shapes mirror shared/dynamostore; the sample section of the report compares
-// both sides call by call, so a drift shows.
-//
-// Nothing is decoded beyond what the next call needs: the raw side is the database's own cost.
+// and writes aside, whose raw side is their floor), on items of the store's format (storeformat);
+// the report's sample calls compare both sides call by call, so a drift shows.
 type rawClient struct {
 	db     *dynamodb.Client
 	tables dynamostore.Tables
-
 	// vehicle is a seeded vehicle's stored item, copied (with id and plate replaced) by every raw
 	// create, so raw items are the API's items byte for byte but for those values.
 	vehicle     map[string]types.AttributeValue
 	vehicleTeam string
 }
 
-// newRawClient returns a client configured as the store's (shared/dynamostore.New): same AWS
-// configuration and HTTP client, same retryer.
+// newRawClient returns a client configured as shared/dynamostore.New configures the store's: same
+// AWS configuration and HTTP client, at most 3 attempts with short backoff, no retry quota.
 func newRawClient(cfg aws.Config, tables dynamostore.Tables) *rawClient {
-	db := dynamodb.NewFromConfig(cfg, storeClientOptions)
-	return &rawClient{db: db, tables: tables}
+	return &rawClient{tables: tables, db: dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts, so.MaxBackoff, so.RateLimiter = 3, 200*time.Millisecond, ratelimit.None
+		})
+	})}
 }
 
 // placeholder returns the expression attribute name guregu/dynamo substitutes for an attribute
@@ -54,10 +53,15 @@ func placeholder(name string) string {
 	return "#s" + base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte(name))
 }
 
+// s is a string attribute value.
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
-func n(v int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(v)} }
+// n is a number attribute value.
+func n[T int | int64](v T) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(v), 10)}
+}
 
+// strAttr is an item's string attribute, or "".
 func strAttr(item map[string]types.AttributeValue, name string) string {
 	if v, ok := item[name].(*types.AttributeValueMemberS); ok {
 		return v.Value
@@ -65,27 +69,24 @@ func strAttr(item map[string]types.AttributeValue, name string) string {
 	return ""
 }
 
-func numAttr(item map[string]types.AttributeValue, name string) (int, error) {
-	v, ok := item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, fmt.Errorf("raw: item has no number %s", name)
+// revOf is an item's revision attribute.
+func revOf(item map[string]types.AttributeValue) (int, error) {
+	if v, ok := item["rev"].(*types.AttributeValueMemberN); ok {
+		return strconv.Atoi(v.Value)
 	}
-	return strconv.Atoi(v.Value)
+	return 0, errors.New("raw: item has no number rev")
 }
 
 // getItem is a strongly consistent GetItem of a whole item, as guregu/dynamo's Get(...).One sends
 // it. A missing item is an error.
 func (r *rawClient) getItem(ctx context.Context, table, pk, sk string) (map[string]types.AttributeValue, error) {
-	out, err := r.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(table),
-		Key:            map[string]types.AttributeValue{"pk": s(pk), "sk": s(sk)},
-		ConsistentRead: aws.Bool(true),
-	})
+	out, err := r.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
+		Key: map[string]types.AttributeValue{"pk": s(pk), "sk": s(sk)}, ConsistentRead: aws.Bool(true)})
+	if err == nil && len(out.Item) == 0 {
+		err = fmt.Errorf("raw: no item %s/%s in %s", pk, sk, table)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if len(out.Item) == 0 {
-		return nil, fmt.Errorf("raw: no item %s/%s in %s", pk, sk, table)
 	}
 	return out.Item, nil
 }
@@ -106,17 +107,20 @@ func (r *rawClient) read(ctx context.Context, p principal, read func(teamID stri
 	if err != nil {
 		return err
 	}
-	var readErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { readErr = read(teamID) })
-	countErr := r.count(ctx, teamID, limits)
-	wg.Wait()
-	return errors.Join(countErr, readErr)
+	return both(func() error { return read(teamID) }, func() error { return r.count(ctx, teamID, limits) })
 }
 
-// authenticate is patio.Authenticate's reads (dynamostore KeyByHash, then Team: the key item by
-// hash, then the team it names; the local stack has no authorizer to name the team). It returns
-// the team id read from the key and the team's plan limits.
+// both runs a and b at the same time and joins their errors.
+func both(a, b func() error) error {
+	var aErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { aErr = a() })
+	bErr := b()
+	wg.Wait()
+	return errors.Join(bErr, aErr)
+}
+
+// authenticate is patio.Authenticate's reads: the key by hash, then the team it names.
 func (r *rawClient) authenticate(ctx context.Context, p principal) (string, patio.Limits, error) {
 	key, err := r.getItem(ctx, r.tables.Accounts, "key#"+p.keyHash, "key")
 	if err != nil {
@@ -130,20 +134,15 @@ func (r *rawClient) authenticate(ctx context.Context, p principal) (string, pati
 	return teamID, patio.Plan(strAttr(team, "plan")).Limits(), nil
 }
 
-// count is patio.Throttle's counting (dynamostore.Accounts.Count: the conditional increment of the team's
-// minute counter and, at the same time, the increment of its day counter, conditioned only when
-// the plan has a day limit).
+// count is patio.Throttle's counting: the team's minute and day counters at once.
 func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limits) error {
 	now := time.Now().UTC()
 	minute, day := rateKeys(teamID, now)
-	var minuteErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		minuteErr = r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix())
+	return both(func() error {
+		return r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix())
+	}, func() error {
+		return r.increment(ctx, day, 1, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour).Unix())
 	})
-	dayErr := r.increment(ctx, day, 1, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour).Unix())
-	wg.Wait()
-	return errors.Join(minuteErr, dayErr)
 }
 
 // rateKeys returns the partition keys of a team's request counters for the UTC minute and day of
@@ -158,13 +157,12 @@ func rateKeys(teamID string, now time.Time) (minute, day string) {
 func (r *rawClient) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) error {
 	count := placeholder("count") // "count" is a reserved word
 	in := &dynamodb.UpdateItemInput{
-		TableName:                aws.String(r.tables.Accounts),
-		Key:                      map[string]types.AttributeValue{"pk": s(pk), "sk": s("rate")},
-		UpdateExpression:         aws.String("SET expires_at = :v1 ADD " + count + " :v0"),
-		ExpressionAttributeNames: map[string]string{count: "count"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(delta),
-			":v1": &types.AttributeValueMemberN{Value: strconv.FormatInt(expiresAt, 10)}},
-		ReturnValues: types.ReturnValueAllNew,
+		TableName:                 aws.String(r.tables.Accounts),
+		Key:                       map[string]types.AttributeValue{"pk": s(pk), "sk": s("rate")},
+		UpdateExpression:          aws.String("SET expires_at = :v1 ADD " + count + " :v0"),
+		ExpressionAttributeNames:  map[string]string{count: "count"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(delta), ":v1": n(expiresAt)},
+		ReturnValues:              types.ReturnValueAllNew,
 	}
 	if limit > 0 {
 		in.ConditionExpression = aws.String("(attribute_not_exists(" + count + ") OR " + count + " < :v2)")
@@ -178,40 +176,44 @@ func (r *rawClient) increment(ctx context.Context, pk string, delta, limit int, 
 // makes in a minute.
 const rateCredit = 1_000_000_000
 
-// liftRateLimits lets the team's requests through its plan's per-minute limit for the next minutes,
-// by starting each minute's counter at -rateCredit: every request still runs the limiter's
-// conditional increments exactly as in production, they just never reach the limit.
-func (r *rawClient) liftRateLimits(ctx context.Context, teamID string, minutes int) error {
+// liftRateLimits starts the team's minute counters of the next minutes at -rateCredit: every
+// request still runs the limiter's increments, they just never reach the limit.
+func (r *rawClient) liftRateLimits(ctx context.Context, teamID string, minutes int) {
 	now := time.Now().UTC()
 	for m := range minutes {
 		at := now.Add(time.Duration(m) * time.Minute)
 		minute, _ := rateKeys(teamID, at)
 		if err := r.increment(ctx, minute, -rateCredit, 0, at.Truncate(time.Minute).Add(time.Hour).Unix()); err != nil {
-			return err
+			check(fmt.Errorf("lift rate limits: %w", err))
 		}
 	}
-	return nil
 }
 
-// getVehicle is GET /vehicles/{id}: a read of the vehicle.
-func (r *rawClient) getVehicle(ctx context.Context, p principal, id string) error {
+// getRecord is GET /<resource>s/{id}: a read of the record.
+func (r *rawClient) getRecord(ctx context.Context, p principal, table, resource, id string) error {
 	return r.read(ctx, p, func(teamID string) error {
-		_, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
+		_, err := r.getItem(ctx, table, teamID, storeformat.Of(resource).RowKey(id))
 		return err
 	})
 }
 
+// getVehicle is GET /vehicles/{id}.
+func (r *rawClient) getVehicle(ctx context.Context, p principal, id string) error {
+	return r.getRecord(ctx, p, r.tables.Vehicles, patio.ResourceVehicle, id)
+}
+
+// vehicleItem reads a vehicle's stored item.
+func (r *rawClient) vehicleItem(ctx context.Context, teamID, id string) (map[string]types.AttributeValue, error) {
+	return r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
+}
+
 // useVehicleTemplate keeps a seeded vehicle's item as the model of raw creates.
-func (r *rawClient) useVehicleTemplate(ctx context.Context, teamID, id string) error {
-	item, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
-	if err != nil {
-		return err
-	}
+func (r *rawClient) useVehicleTemplate(ctx context.Context, teamID, id string) {
+	item := must(r.vehicleItem(ctx, teamID, id))
 	if strAttr(item, "plate") == "" || strAttr(item, "plate_key") == "" {
-		return errors.New("raw: the template vehicle has no plate")
+		check(errors.New("raw: the template vehicle has no plate"))
 	}
 	r.vehicle, r.vehicleTeam = item, teamID
-	return nil
 }
 
 // replaceInStrings returns a copy of item in which every string attribute has each old value of
@@ -227,12 +229,8 @@ func replaceInStrings(item map[string]types.AttributeValue, pairs ...string) map
 	return out
 }
 
-// A write's raw side is its floor: what any design must write, on items of the request's shape
-// (the vehicle and the guard that keeps its plate unique; the deal and the vehicle it sells, each
-// conditioned on the revision read, their index keys moving with updated_at alone). The store
-// writes more in the same transaction: each record's order item and its status's count
-// (docs/storage.md, "Lists at any size"); the floor does not, since a baseline is what any design
-// must do, not a copy of ours.
+// A write's raw side is its floor: what any design must write, on items of the request's shape;
+// the store writes more in the same transaction (docs/storage.md).
 
 // createVehicle is POST /vehicles at its floor: auth, then one transaction putting the vehicle
 // (new) and its plate guard (free).
@@ -251,16 +249,12 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 // putWithGuard puts a new vehicle item and its plate guard in one transaction, each conditioned
 // on being new.
 func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[string]types.AttributeValue, id, plateKey string) error {
-	items := []types.TransactWriteItem{{Put: &types.Put{
-		TableName:           aws.String(r.tables.Vehicles),
-		Item:                item,
-		ConditionExpression: aws.String("(attribute_not_exists(pk))"),
-	}}}
-	items = append(items, types.TransactWriteItem{Put: &types.Put{
-		TableName:           aws.String(r.tables.Vehicles),
-		Item:                map[string]types.AttributeValue{"pk": s(teamID), "sk": s(storeformat.PlateGuardKey(plateKey)), "owner": s(id)},
-		ConditionExpression: aws.String("(attribute_not_exists(pk))"),
-	}})
+	guard := map[string]types.AttributeValue{"pk": s(teamID), "sk": s(storeformat.PlateGuardKey(plateKey)), "owner": s(id)}
+	var items []types.TransactWriteItem
+	for _, it := range []map[string]types.AttributeValue{item, guard} {
+		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(r.tables.Vehicles), Item: it,
+			ConditionExpression: aws.String("(attribute_not_exists(pk))")}})
+	}
 	_, err := r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	return err
 }
@@ -268,8 +262,7 @@ func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[st
 // vehicleCopy returns a copy of a stored vehicle item with a new id and the plate of plateIndex,
 // its id and its plate key.
 func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item map[string]types.AttributeValue, id, plateKey string) {
-	id = uuid.Must(uuid.NewV7()).String()
-	plate := oldPlate(plateIndex)
+	id, plate := uuid.Must(uuid.NewV7()).String(), oldPlate(plateIndex)
 	plateKey = br.PlateKey(plate)
 	was, wasKey := strAttr(template, "plate"), strAttr(template, "plate_key")
 	item = replaceInStrings(template, strAttr(template, "id"), id, was, plate, wasKey, plateKey,
@@ -277,70 +270,26 @@ func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item
 	return item, id, plateKey
 }
 
-// listFloor is the raw baseline of a list page: its floor, not a copy of the store's design. It is
-// one strongly consistent Query that reads limit items (Limit = limit, no filter) of the range the
-// store reads first for the page: the first status the list shows, in the list's order, from the
-// page's position for a page reached by cursor. A page of k merged statuses cannot read less.
-type listFloor struct {
-	table, index, attr string
-	lo, hi             string // inclusive bounds of the sort key
-	desc               bool
-	limit              int
+// revised returns a put of item changed by change (updated_at set to now first) at the next
+// revision, conditioned on the one read.
+func (r *rawClient) revised(table string, item map[string]types.AttributeValue, change func(item map[string]types.AttributeValue, now string)) (*types.Put, error) {
+	rev, err := revOf(item)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC().Format(patio.TimestampLayout)
+	item = replaceInStrings(item, strAttr(item, "updated_at"), now)
+	change(item, now)
+	item["rev"] = n(rev + 1)
+	return &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("(" + placeholder("rev") + " = :v0)"),
+		ExpressionAttributeNames: map[string]string{placeholder("rev"): "rev"}, ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(rev)}}, nil
 }
 
-// newListFloor returns the floor of a page of resource's list sorted by field showing status
-// first (listRange), of the rows or of a facet value's items ("<facet>=<value>", "" for none).
-// listRange returns the range the store reads first for a page of a resource's list sorted by
-// field showing status, the rows' or, with facet "<name>=<value>" (storeformat.FacetKey), that
-// facet value's: the local index ("" for the base table), its sort key attribute, and the
-// inclusive bounds of the records that have a value in field (storeformat.SortKey's "1#" range).
-func listRange(resource, field, status, facet string) (index, attr, lo, hi string) {
-	l := storeformat.Of(resource)
-	ix, ok := l.Sorts[field]
-	if !ok {
-		panic(fmt.Sprintf("bench: %s has no sort %q", resource, field))
-	}
-	if ix.Index == "" {
-		base := l.OrderPrefix(status)
-		if facet != "" {
-			base = l.FacetPrefix(facet, status)
-		}
-		return "", "sk", base, base + "\U0010FFFF"
-	}
-	base := status + "#1"
-	if facet != "" {
-		base = facet + "#" + base
-	}
-	return ix.Index, ix.Attr, base + "#", base + "$"
-}
-
-func newListFloor(table, resource, field string, desc bool, status, facet string, limit int) listFloor {
-	index, attr, lo, hi := listRange(resource, field, status, facet)
-	return listFloor{table: table, index: index, attr: attr, lo: lo, hi: hi, desc: desc, limit: limit}
-}
-
-func (f listFloor) input(teamID string) *dynamodb.QueryInput {
-	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(f.table),
-		KeyConditionExpression:    aws.String("pk = :pk AND #k BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames:  map[string]string{"#k": f.attr},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s(teamID), ":lo": s(f.lo), ":hi": s(f.hi)},
-		ConsistentRead:            aws.Bool(true),
-		ScanIndexForward:          aws.Bool(!f.desc),
-		Limit:                     aws.Int32(int32(f.limit)),
-	}
-	if f.index != "" {
-		in.IndexName = aws.String(f.index)
-	}
-	return in
-}
-
-// list is GET /<resource>?… at its floor: a read of the floor's one Query.
-func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
-	return r.read(ctx, p, func(teamID string) error {
-		_, err := r.db.Query(ctx, f.input(teamID))
-		return err
-	})
+// putItem sends put alone.
+func (r *rawClient) putItem(ctx context.Context, put *types.Put) error {
+	_, err := r.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
+		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues})
+	return err
 }
 
 // winDeal is PUT /deals/{id} {"status":"ganho"} at its floor: auth, the deal, the vehicle it
@@ -354,66 +303,122 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 	if err != nil {
 		return err
 	}
-	vehicleID := strAttr(deal, "vehicle_id")
-	vehicle, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(vehicleID))
+	vehicle, err := r.vehicleItem(ctx, teamID, strAttr(deal, "vehicle_id"))
 	if err != nil {
 		return err
 	}
-	now := time.Now().UTC().Format("2006-01-02T15:04:05Z")
-	dealRev, err := numAttr(deal, "rev")
+	dealPut, err := r.revised(r.tables.Deals, deal, func(it map[string]types.AttributeValue, now string) {
+		it["status"], it["closed_at"] = s("ganho"), s(now)
+	})
 	if err != nil {
 		return err
 	}
-	vehicleRev, err := numAttr(vehicle, "rev")
+	vehiclePut, err := r.revised(r.tables.Vehicles, vehicle, func(it map[string]types.AttributeValue, now string) {
+		it["status"], it["sold_at"], it["sold_deal_id"] = s("vendido"), s(now), s(dealID)
+	})
 	if err != nil {
 		return err
 	}
-	deal = replaceInStrings(deal, strAttr(deal, "updated_at"), now) // updated_at and lsi_updated
-	deal["status"], deal["closed_at"], deal["rev"] = s("ganho"), s(now), n(dealRev+1)
-	vehicle = replaceInStrings(vehicle, strAttr(vehicle, "updated_at"), now)
-	vehicle["status"], vehicle["sold_at"], vehicle["sold_deal_id"] = s("vendido"), s(now), s(dealID)
-	vehicle["rev"] = n(vehicleRev + 1)
-	// The floor's index keys move with updated_at alone, as in any design with an updated_at index.
-	rev := placeholder("rev")
-	dealPut := &types.Put{TableName: aws.String(r.tables.Deals), Item: deal,
-		ConditionExpression:       aws.String("(" + rev + " = :v0)"),
-		ExpressionAttributeNames:  map[string]string{rev: "rev"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(dealRev)}}
-	vehiclePut := &types.Put{TableName: aws.String(r.tables.Vehicles), Item: vehicle,
-		ConditionExpression:       aws.String("(" + rev + " = :v0)"),
-		ExpressionAttributeNames:  map[string]string{rev: "rev"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(vehicleRev)}}
-	items := []types.TransactWriteItem{{Put: dealPut}, {Put: vehiclePut}}
-	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: dealPut}, {Put: vehiclePut}}})
 	return err
 }
 
-// updateVehicle is PUT /vehicles/{id} {"brand": brand, "price": price}: auth, the vehicle read,
-// then the vehicle put back with its new brand and price, the next revision and a new updated_at,
-// conditioned on the revision read: the floor.
+// updateVehicle is PUT /vehicles/{id} {"brand": brand, "price": price} at its floor: auth, the
+// vehicle read, then put back with its new brand, price and words, conditioned on the revision.
 func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand string, price money.Cents) error {
 	teamID, err := r.auth(ctx, p)
 	if err != nil {
 		return err
 	}
-	old, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
+	old, err := r.vehicleItem(ctx, teamID, id)
 	if err != nil {
 		return err
 	}
-	rev, err := numAttr(old, "rev")
+	put, err := r.revised(r.tables.Vehicles, old, func(it map[string]types.AttributeValue, _ string) {
+		it["brand"], it["f_brand"] = s(brand), s(patio.Fold(brand))
+		it["price_cents"] = n(int64(price))
+		it["lsi_price"] = s(storeformat.SortKey(strAttr(old, "status"), storeformat.Padded(12, int64(price)), id))
+		plate := strAttr(old, "plate")
+		words := patio.Vehicle{Title: strAttr(old, "title"), Brand: brand, Model: strAttr(old, "model"), Plate: &plate}.Words()
+		it[storeformat.WordsAttr] = s(storeformat.JoinWords(words))
+	})
 	if err != nil {
 		return err
 	}
-	status, now := strAttr(old, "status"), time.Now().UTC().Format(patio.TimestampLayout)
-	next := replaceInStrings(old, strAttr(old, "updated_at"), now)
-	next["brand"], next["f_brand"] = s(brand), s(patio.Fold(brand))
-	next["price_cents"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(price), 10)}
-	next["lsi_price"] = s(storeformat.SortKey(status, storeformat.Padded(12, int64(price)), id))
-	plate := strAttr(old, "plate")
-	words := patio.Vehicle{Title: strAttr(old, "title"), Brand: brand, Model: strAttr(old, "model"), Plate: &plate}.Words()
-	next[storeformat.WordsAttr], next["rev"] = s(storeformat.JoinWords(words)), n(rev+1)
-	_, err = r.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(r.tables.Vehicles), Item: next,
-		ConditionExpression: aws.String("(" + placeholder("rev") + " = :v0)"), ExpressionAttributeNames: map[string]string{placeholder("rev"): "rev"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(rev)}})
-	return err
+	return r.putItem(ctx, put)
+}
+
+// putRow is the floor of a creation: a vehicle item put alone, conditioned on its being new.
+func (r *rawClient) putRow(ctx context.Context, item map[string]types.AttributeValue) error {
+	return r.putItem(ctx, &types.Put{TableName: aws.String(r.tables.Vehicles), Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")})
+}
+
+// setStatus is a status change as made before lists at any size: read the row, put it back.
+func (r *rawClient) setStatus(ctx context.Context, teamID, id, status string) error {
+	item, err := r.vehicleItem(ctx, teamID, id)
+	if err != nil {
+		return err
+	}
+	old := strAttr(item, "status")
+	put, err := r.revised(r.tables.Vehicles, replaceInStrings(item, old+"#", status+"#"), func(it map[string]types.AttributeValue, _ string) {
+		it["status"] = s(status)
+	})
+	if err != nil {
+		return err
+	}
+	return r.putItem(ctx, put)
+}
+
+// listFloor is the raw baseline of a list page: one strongly consistent Query of limit items of
+// the range the store reads first for the page (the first status shown, in the list's order).
+type listFloor struct {
+	table, index, attr string
+	lo, hi             string // inclusive bounds of the sort key
+	desc               bool
+	limit              int
+}
+
+// newListFloor returns the floor of a page of resource's list sorted by field showing status
+// first, of the rows or of a facet value's items (facet "<name>=<value>", "" for none).
+func newListFloor(table, resource, field string, desc bool, status, facet string, limit int) listFloor {
+	l := storeformat.Of(resource)
+	ix, ok := l.Sorts[field]
+	if !ok {
+		panic(fmt.Sprintf("bench: %s has no sort %q", resource, field))
+	}
+	f := listFloor{table: table, index: ix.Index, attr: ix.Attr, desc: desc, limit: limit}
+	if ix.Index == "" {
+		base := l.OrderPrefix(status)
+		if facet != "" {
+			base = l.FacetPrefix(facet, status)
+		}
+		f.attr, f.lo, f.hi = "sk", base, base+"\U0010FFFF"
+		return f
+	}
+	base := status + "#1"
+	if facet != "" {
+		base = facet + "#" + base
+	}
+	f.lo, f.hi = base+"#", base+"$"
+	return f
+}
+
+// list is GET /<resource>?… at its floor: a read of the floor's one Query.
+func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
+	return r.read(ctx, p, func(teamID string) error {
+		in := &dynamodb.QueryInput{
+			TableName:                 aws.String(f.table),
+			KeyConditionExpression:    aws.String("pk = :pk AND #k BETWEEN :lo AND :hi"),
+			ExpressionAttributeNames:  map[string]string{"#k": f.attr},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s(teamID), ":lo": s(f.lo), ":hi": s(f.hi)},
+			ConsistentRead:            aws.Bool(true),
+			ScanIndexForward:          aws.Bool(!f.desc),
+			Limit:                     aws.Int32(int32(f.limit)),
+		}
+		if f.index != "" {
+			in.IndexName = aws.String(f.index)
+		}
+		_, err := r.db.Query(ctx, in)
+		return err
+	})
 }

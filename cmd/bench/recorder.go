@@ -21,15 +21,14 @@ type sdkCall struct {
 	op             string // GetItem, Query, TransactWriteItems...
 	sent, received int    // request and response body bytes
 	body           string // request body (JSON)
-	// scanned is the items a Query or Scan examined (its ScannedCount, before any filter), -1 for
-	// other operations; items the items a TransactWriteItems writes or checks.
+	// scanned is the items a Query or Scan examined (its ScannedCount), -1 for other operations;
+	// items the items a TransactWriteItems writes or checks.
 	scanned, items int
 }
 
-// recorder is the AWS SDK's HTTP client with three instruments: it counts the TCP connections
-// the SDK opens and the transactions it sends and sees cancelled (always), and while recording is
-// on it keeps every call's operation, body, sizes and items examined. Recording reads whole
-// bodies, so it is only on around single sample requests, never during measured runs.
+// recorder is the AWS SDK's HTTP client, counting the TCP connections the SDK opens and the
+// transactions it sends and sees fail, and while recording keeping every call (recording reads
+// whole bodies, so it is only on around single sample requests, never during measured runs).
 type recorder struct {
 	inner            *awshttp.BuildableClient
 	dials            atomic.Int64
@@ -40,12 +39,12 @@ type recorder struct {
 }
 
 // newRecorder returns a recorder in front of cfg's HTTP client, and a copy of cfg that uses it.
-func newRecorder(cfg aws.Config) (*recorder, aws.Config, error) {
+func newRecorder(cfg aws.Config) (*recorder, aws.Config) {
 	inner := awshttp.NewBuildableClient() // what the SDK uses when the configuration names none
 	if cfg.HTTPClient != nil {
 		var ok bool
 		if inner, ok = cfg.HTTPClient.(*awshttp.BuildableClient); !ok {
-			return nil, cfg, fmt.Errorf("unexpected AWS HTTP client %T", cfg.HTTPClient)
+			check(fmt.Errorf("unexpected AWS HTTP client %T", cfg.HTTPClient))
 		}
 	}
 	r := &recorder{}
@@ -61,7 +60,7 @@ func newRecorder(cfg aws.Config) (*recorder, aws.Config, error) {
 	})
 	cfg = cfg.Copy()
 	cfg.HTTPClient = r
-	return r, cfg, nil
+	return r, cfg
 }
 
 // Do implements aws.HTTPClient.
@@ -96,8 +95,7 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		data, rerr := io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(data))
-		c.received = len(data)
-		err = cmpOr(err, rerr)
+		c.received, err = len(data), cmpOr(err, rerr)
 		var out struct{ ScannedCount int }
 		if (op == "Query" || op == "Scan") && json.Unmarshal(data, &out) == nil {
 			c.scanned = out.ScannedCount
@@ -121,12 +119,4 @@ func (r *recorder) record(f func() error) ([]sdkCall, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.calls, err
-}
-
-// cmpOr returns a unless it is nil, else b.
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }

@@ -5,22 +5,18 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
 
-// maxRatioP50 is issue 2's latency budget: a request at concurrency 1 may take at most this many
-// times its raw side (the DynamoDB calls it makes, or for a write their floor), at the median.
-const maxRatioP50 = 1.5
-
+// report is what the API part and those run with it measured.
 type report struct {
 	opts    options
 	env     *benchEnv
 	rows    []row
 	samples []sample
-	sizes   []binarySize
-	sizeErr error
-	lambdas *lambdaReport // nil with -skip-lambdas
+	fn      functionsReport
 	lists   *listReport
 	writes  *writeReport
 	elapsed time.Duration
@@ -34,6 +30,9 @@ func ms(d time.Duration) string {
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }
 
+// secs formats a delay of seconds to the tenth.
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
 // times formats the ratio of two latencies; "-" when either is missing.
 func times(a, b time.Duration) string {
 	if a <= 0 || b <= 0 {
@@ -42,6 +41,7 @@ func times(a, b time.Duration) string {
 	return fmt.Sprintf("%.2f", ratio(a, b))
 }
 
+// perSecond formats a rate.
 func perSecond(x float64) string {
 	if x < 10 {
 		return fmt.Sprintf("%.2f", x)
@@ -49,6 +49,7 @@ func perSecond(x float64) string {
 	return fmt.Sprintf("%.0f", x)
 }
 
+// ratio is a/b, 0 when b is not positive.
 func ratio(a, b time.Duration) float64 {
 	if b <= 0 {
 		return 0
@@ -56,6 +57,7 @@ func ratio(a, b time.Duration) float64 {
 	return float64(a) / float64(b)
 }
 
+// kb formats a size in bytes.
 func kb(n int) string {
 	if n < 10_000 {
 		return fmt.Sprintf("%d B", n)
@@ -63,6 +65,28 @@ func kb(n int) string {
 	return fmt.Sprintf("%.0f kB", float64(n)/1000)
 }
 
+// verdict is a budget's PASS or FAIL.
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// table returns a right-aligned tabwriter on w with header as its first line.
+func table(w io.Writer, header string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, header)
+	return tw
+}
+
+// indent indents each line of s by two spaces.
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return "  " + strings.Join(lines, "\n  ") + "\n"
+}
+
+// printReport prints the API part and those run with it.
 func printReport(w io.Writer, r report) {
 	o, env := r.opts, r.env
 	fmt.Fprintf(w, "\nPatio bench: %s, %s %s/%s, %d CPUs (GOMAXPROCS %d), DynamoDB Local in memory\n",
@@ -81,8 +105,7 @@ func printReport(w io.Writer, r report) {
 	fmt.Fprintf(w, "      raw:     the same DynamoDB calls with the bare AWS SDK client, same configuration and retryer, but for\n")
 	fmt.Fprintf(w, "               lists and writes, whose raw side is their floor (see the sample calls below)\n\n")
 
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tc\tn\treq p50\treq p99\treq/s\traw n\traw p50\traw p99\traw/s\t×p50\t×p99\tCPU/call req\traw\tnew TCP\t")
+	tw := table(w, "endpoint\tc\tn\treq p50\treq p99\treq/s\traw n\traw p50\traw p99\traw/s\t×p50\t×p99\tCPU/call req\traw\tnew TCP\t")
 	var notes []string
 	for _, rw := range r.rows {
 		req, raw := rw.sides[0], rw.sides[1]
@@ -116,31 +139,9 @@ func printReport(w io.Writer, r report) {
 			verdict = "CALLS DIFFER: the raw side is not faithful"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", sm.endpoint, verdict)
-		for _, side := range sm.sides {
-			fmt.Fprintf(w, "    %-8s", side.name)
-			for _, c := range side.calls {
-				fmt.Fprintf(w, " %s", c.op)
-				if c.items > 0 {
-					fmt.Fprintf(w, " (%d items)", c.items)
-				}
-				fmt.Fprintf(w, " %s→%s", kb(c.sent), kb(c.received))
-				if c.scanned >= 0 {
-					fmt.Fprintf(w, " (%d examined)", c.scanned)
-				}
-				fmt.Fprint(w, ";")
-			}
-			if side.err != nil {
-				fmt.Fprintf(w, " error: %v", side.err)
-			}
-			fmt.Fprintln(w)
-		}
+		printCalls(w, sm, false)
 	}
-
-	printSizes(w, r.sizes, r.sizeErr, o.skipSizes)
-	var lambdaBudgets []string
-	if r.lambdas != nil {
-		lambdaBudgets = printLambdas(w, *r.lambdas)
-	}
+	budgets := printFunctions(w, r.fn)
 	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
 	for _, rw := range r.rows {
 		req, raw := rw.sides[0], rw.sides[1]
@@ -158,49 +159,44 @@ func printReport(w io.Writer, r report) {
 	if !slices.Contains(o.concurrency, 1) {
 		fmt.Fprintln(w, "  SKIP  latency ratios: concurrency 1 was not run")
 	}
-	printSizeBudgets(w, r.sizes, r.sizeErr, o.skipSizes)
-	for _, b := range lambdaBudgets {
-		fmt.Fprintln(w, b)
-	}
-	if r.lambdas == nil {
-		fmt.Fprintln(w, "  SKIP  Runtime API budgets (-skip-lambdas)")
-	}
+	fmt.Fprint(w, strings.Join(budgets, ""))
 	printLists(w, r.lists, o)
 	printWrites(w, r.writes, o)
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
 }
 
-// printSizes lists the functions' binaries (skipped: -skip-sizes; err: the build that failed).
-func printSizes(w io.Writer, sizes []binarySize, err error, skipped bool) {
-	fmt.Fprintln(w, "\nLambda function binaries (linux/arm64, -tags lambda.norpc -trimpath -ldflags \"-s -w\"):")
-	for _, b := range sizes {
-		fmt.Fprintf(w, "  %-22s %6.2f MB  (%d bytes)\n", b.function, float64(b.bytes)/1e6, b.bytes)
-	}
-	if skipped {
-		fmt.Fprintln(w, "  not built (-skip-sizes)")
-	}
-	if err != nil {
-		fmt.Fprintf(w, "  build failed: %v\n", err)
+// printCalls prints each side of a sample: its calls' operations, items, bytes and items examined
+// (brief: the bytes and items examined of queries alone, as the lists print them).
+func printCalls(w io.Writer, sm sample, brief bool) {
+	for _, side := range sm.sides {
+		fmt.Fprintf(w, "    %-8s", side.name)
+		for _, c := range side.calls {
+			switch {
+			case brief && c.scanned < 0:
+				fmt.Fprintf(w, " %s;", c.op)
+			case brief:
+				fmt.Fprintf(w, " %s %s→%s (%d);", c.op, kb(c.sent), kb(c.received), c.scanned)
+			default:
+				fmt.Fprintf(w, " %s", c.op)
+				if c.items > 0 {
+					fmt.Fprintf(w, " (%d items)", c.items)
+				}
+				fmt.Fprintf(w, " %s→%s", kb(c.sent), kb(c.received))
+				if c.scanned >= 0 {
+					fmt.Fprintf(w, " (%d examined)", c.scanned)
+				}
+				fmt.Fprint(w, ";")
+			}
+		}
+		if side.err != nil {
+			fmt.Fprintf(w, " error: %v", side.err)
+		}
+		fmt.Fprintln(w)
 	}
 }
 
-// printSizeBudgets prints each binary's size budget.
-func printSizeBudgets(w io.Writer, sizes []binarySize, err error, skipped bool) {
-	for _, b := range sizes {
-		fmt.Fprintf(w, "  %s  %s: %.2f MB (≤ %.0f MB)\n", verdict(b.bytes <= b.budget()), b.function, float64(b.bytes)/1e6, float64(b.budget())/1e6)
-	}
-	if err != nil || skipped {
-		fmt.Fprintln(w, "  SKIP  binary sizes: not all built")
-	}
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
-}
-
+// ops are the operations of calls, sorted: calls made at the same time (a read and its count, the
+// two rate windows) finish in any order.
 func ops(calls []sdkCall) []string {
 	out := make([]string, len(calls))
 	for i, c := range calls {
@@ -209,8 +205,6 @@ func ops(calls []sdkCall) []string {
 			out[i] += fmt.Sprintf(" of %d items", c.items)
 		}
 	}
-	// Calls made at the same time (a read and its count, the two rate windows) finish in any
-	// order: the same calls are the same operations (transactions of as many items), counted.
 	slices.Sort(out)
 	return out
 }

@@ -54,133 +54,101 @@ type benchEnv struct {
 
 // provision creates every table and queue of template.yaml under a fresh prefix starting with
 // name, and returns the template, its path and what was created.
-func provision(ctx context.Context, cfg aws.Config, name string) (*samtemplate.Template, string, samtemplate.Resources, error) {
+func provision(ctx context.Context, cfg aws.Config, name string) (*samtemplate.Template, string, samtemplate.Resources) {
 	for _, v := range []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS"} {
 		if os.Getenv(v) == "" {
-			return nil, "", samtemplate.Resources{}, errors.New(v + " is not set: run `make bench` (bin/local with-engines -- bin/bench), never against AWS")
+			check(errors.New(v + " is not set: run `make bench` (bin/local with-engines -- bin/bench), never against AWS"))
 		}
 	}
 	tpl, path, err := samtemplate.LoadModule()
-	if err != nil {
-		return nil, "", samtemplate.Resources{}, err
-	}
+	check(err)
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	prefix := name + hex.EncodeToString(b[:]) + "-"
 	progress("creating the tables and queues of template.yaml with prefix %s on %s", prefix, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"))
 	tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	res, err := samtemplate.Provision(tctx, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), tpl, prefix)
-	return tpl, path, res, err
+	return tpl, path, must(samtemplate.Provision(tctx, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), tpl, prefix))
 }
 
 // setup provisions the tables with the functions' environment, creates the two teams, serves
 // app.API (every resource, logs discarded) on 127.0.0.1:0 and lifts the teams' rate limits.
-func setup(ctx context.Context) (*benchEnv, error) {
-	cfg, err := app.LoadAWS(ctx)
-	if err != nil {
-		return nil, err
-	}
+func setup(ctx context.Context) *benchEnv {
 	env := &benchEnv{nextPlate: newCounter(plateIndexCreated)}
 	// One recorder in front of the SDK's HTTP client, shared by the API's store and the raw client,
 	// so that both use the same connection pool and can be compared call by call.
-	if env.rec, env.cfg, err = newRecorder(cfg); err != nil {
-		return nil, err
-	}
-	_, path, res, err := provision(ctx, env.cfg, "bench")
-	if err != nil {
-		return nil, err
-	}
+	env.rec, env.cfg = newRecorder(must(app.LoadAWS(ctx)))
+	_, path, res := provision(ctx, env.cfg, "bench")
 	env.root = filepath.Dir(path)
 	for k, v := range res.Env {
-		if err := os.Setenv(k, v); err != nil {
-			return nil, err
-		}
+		check(os.Setenv(k, v))
 	}
-	if env.conf, err = app.LoadConfig(os.LookupEnv); err != nil {
-		return nil, err
-	}
+	env.conf = must(app.LoadConfig(os.LookupEnv))
 	env.tables = env.conf.Tables
 	env.store = dynamostore.New(env.cfg, env.tables)
-	if env.main, err = createTeam(ctx, env.store, "Bench dealership"); err != nil {
-		return nil, err
-	}
-	if env.deals, err = createTeam(ctx, env.store, "Bench deals dealership"); err != nil {
-		return nil, err
-	}
-	h, err := env.buildAPI()
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	env.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	env.main = createTeam(ctx, env.store, "Bench dealership")
+	env.deals = createTeam(ctx, env.store, "Bench deals dealership")
+	ln := must(net.Listen("tcp", "127.0.0.1:0"))
+	env.srv = &http.Server{Handler: env.buildAPI(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = env.srv.Serve(ln) }()
 	env.api = newAPIClient("http://" + ln.Addr().String())
 	env.raw = newRawClient(env.cfg, env.tables)
 	progress("API served on %s", ln.Addr())
-	return env, env.liftRateLimits(ctx)
+	env.liftRateLimits(ctx)
+	return env
 }
 
 // buildAPI builds the handler as the functions and the local stack do, for every resource.
-func (env *benchEnv) buildAPI() (http.Handler, error) {
-	return app.API(env.cfg, env.conf, slog.New(slog.DiscardHandler), app.Vehicles, app.Clients, app.Deals)
+func (env *benchEnv) buildAPI() http.Handler {
+	return must(app.API(env.cfg, env.conf, slog.New(slog.DiscardHandler), app.Vehicles, app.Clients, app.Deals))
 }
 
 // rateLimitMinutes is how long the bench's teams are let through their plan's per-minute limit.
 const rateLimitMinutes = 60
 
-// liftRateLimits pre-credits the minute counters of both teams (rawClient.liftRateLimits), so that
-// the plan's 1,000 requests a minute do not turn the runs into 429s, and checks on one request
-// that the API sees the credit.
-func (env *benchEnv) liftRateLimits(ctx context.Context) error {
+// liftRateLimits pre-credits the minute counters of both teams (rawClient.liftRateLimits), and
+// checks on one request that the API sees the credit.
+func (env *benchEnv) liftRateLimits(ctx context.Context) {
 	for _, p := range []principal{env.main, env.deals} {
-		if err := env.raw.liftRateLimits(ctx, p.teamID, rateLimitMinutes); err != nil {
-			return fmt.Errorf("lift rate limits: %w", err)
-		}
+		env.raw.liftRateLimits(ctx, p.teamID, rateLimitMinutes)
 	}
-	h, _, err := env.api.send(ctx, env.main, http.MethodGet, "/api/v1/vehicles?limit=1", nil, nil, http.StatusOK, false)
-	if err != nil {
-		return err
-	}
+	h, _ := must2(env.api.send(ctx, env.main, http.MethodGet, "/api/v1/vehicles?limit=1", nil, nil, http.StatusOK, false))
 	limit := patio.PlanAutoshopping.Limits().PerMinute
 	switch remaining, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); {
 	case err != nil:
 		env.rateNote = "the API sent no X-RateLimit-Remaining: rate limits may not be lifted"
 	case remaining <= limit:
-		return fmt.Errorf("lift rate limits: the API still counts against %d requests a minute "+
-			"(X-RateLimit-Remaining %d): dynamostore's rate counter keys changed; update cmd/bench", limit, remaining)
+		check(fmt.Errorf("lift rate limits: the API still counts against %d requests a minute "+
+			"(X-RateLimit-Remaining %d): dynamostore's rate counter keys changed; update cmd/bench", limit, remaining))
 	default:
 		env.rateNote = fmt.Sprintf("the teams' per-minute counters start at -%d, so the plan's limit of %d/min "+
 			"never refuses a bench request; the limiter's two counter updates still run on every request", rateCredit, limit)
 	}
-	return nil
+}
+
+// must2 returns a and b, or ends the part being measured with err (see check).
+func must2[A, B any](a A, b B, err error) (A, B) {
+	check(err)
+	return a, b
 }
 
 // storeTeam stores a new team on the Autoshopping plan (the highest limits).
-func storeTeam(ctx context.Context, store *dynamostore.Store, name string) (patio.Team, error) {
-	team, err := patio.NewTeam(name, "bench@patio.local", string(patio.PlanAutoshopping))
-	if err != nil {
-		return team, err
-	}
-	return team, store.Accounts().CreateTeam(ctx, team)
+func storeTeam(ctx context.Context, store *dynamostore.Store, name string) patio.Team {
+	team := must(patio.NewTeam(name, "bench@patio.local", string(patio.PlanAutoshopping)))
+	check(store.Accounts().CreateTeam(ctx, team))
+	return team
 }
 
 // createTeam stores a new team and an API key of it with every scope.
-func createTeam(ctx context.Context, store *dynamostore.Store, name string) (principal, error) {
-	team, err := storeTeam(ctx, store, name)
-	if err != nil {
-		return principal{}, err
-	}
+func createTeam(ctx context.Context, store *dynamostore.Store, name string) principal {
+	team := storeTeam(ctx, store, name)
 	key, secret, err := patio.NewAPIKey(team.ID, "bench", patio.Scopes, patio.TestKeyPrefix)
-	if err != nil {
-		return principal{}, err
-	}
-	return principal{teamID: team.ID, secret: secret, keyHash: key.Hash}, store.Accounts().CreateKey(ctx, key)
+	check(err)
+	check(store.Accounts().CreateKey(ctx, key))
+	return principal{teamID: team.ID, secret: secret, keyHash: key.Hash}
 }
 
+// close stops serving the API.
 func (env *benchEnv) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -190,52 +158,31 @@ func (env *benchEnv) close() {
 // dealClients is how many clients the prepared deals are spread over.
 const dealClients = 32
 
-// seed fills the API part's teams (seedAll): in the deals team dealClients clients and two pools
-// of -deals open deals (one per side: request, raw), each on a vehicle of its own; in the
-// main team -clients clients and -vehicles vehicles.
-func (env *benchEnv) seed(ctx context.Context, o options) error {
+// seed fills the API part's teams: in the deals team dealClients clients and two pools of -deals
+// open deals (one per side: request, raw), each on a vehicle of its own; in the main team
+// -clients clients and -vehicles vehicles.
+func (env *benchEnv) seed(ctx context.Context, o options) {
 	now := time.Now()
-	clients, err := history(dealClients, now, 0, func(i int, id string, at time.Time) (patio.Client, error) {
+	clients := history(dealClients, now, 0, func(i int, id string, at time.Time) (patio.Client, error) {
 		return patio.NewClient(env.deals.teamID, id, at, benchClient(90_000_000+i))
 	})
-	if err != nil {
-		return err
-	}
-	vehicles, err := historyVehicles(env.deals.teamID, 2*o.pool, plateIndexDeals, now, func() string { return patio.VehicleActive })
-	if err != nil {
-		return err
-	}
-	deals, err := history(2*o.pool, now, 0, func(i int, id string, at time.Time) (patio.Deal, error) {
+	vehicles := historyVehicles(env.deals.teamID, 2*o.pool, plateIndexDeals, now, always(patio.VehicleActive))
+	deals := history(2*o.pool, now, 0, func(i int, id string, at time.Time) (patio.Deal, error) {
 		in := patio.DealInput{Title: patio.Some("Venda bench"), ClientID: patio.Some(clients[i%dealClients].ID),
 			VehicleID: patio.Some(vehicles[i].ID), Phase: patio.Some("negociacao"), PaymentMethod: patio.Some("financiamento")}
 		lookup := func(context.Context, string) (patio.Vehicle, error) { return vehicles[i], nil }
 		w, err := patio.NewDeal(ctx, env.deals.teamID, id, at, in, lookup)
 		return w.Record, err
 	})
-	if err != nil {
-		return err
-	}
-	mainClients, err := historyClients(env.main.teamID, o.clients, 0, now, func() string { return patio.ClientActive })
-	if err != nil {
-		return err
-	}
-	mainVehicles, err := historyVehicles(env.main.teamID, o.vehicles, plateIndexSeeded, now, func() string { return patio.VehicleActive })
-	if err != nil {
-		return err
-	}
-	for _, f := range []func() (time.Duration, error){
-		func() (time.Duration, error) { return seedAll(ctx, env.store, clients) },
-		func() (time.Duration, error) { return seedAll(ctx, env.store, vehicles) },
-		func() (time.Duration, error) { return seedAll(ctx, env.store, deals) },
-		func() (time.Duration, error) { return seedAll(ctx, env.store, mainClients) },
-		func() (time.Duration, error) { return seedAll(ctx, env.store, mainVehicles) },
-	} {
-		if _, err := f(); err != nil {
-			return fmt.Errorf("seed: %w", err)
-		}
-	}
+	mainClients := historyClients(env.main.teamID, o.clients, 0, now, always(patio.ClientActive))
+	mainVehicles := historyVehicles(env.main.teamID, o.vehicles, plateIndexSeeded, now, always(patio.VehicleActive))
+	seedAll(ctx, env.store, clients)
+	seedAll(ctx, env.store, vehicles)
+	seedAll(ctx, env.store, deals)
+	seedAll(ctx, env.store, mainClients)
+	seedAll(ctx, env.store, mainVehicles)
 	dealIDs := ids(deals, func(d patio.Deal) string { return d.ID })
 	env.appWins, env.rawWins = &pool[string]{items: dealIDs[:o.pool]}, &pool[string]{items: dealIDs[o.pool:]}
 	env.vehicleIDs = ids(mainVehicles, func(v patio.Vehicle) string { return v.ID })
-	return env.raw.useVehicleTemplate(ctx, env.main.teamID, env.vehicleIDs[0])
+	env.raw.useVehicleTemplate(ctx, env.main.teamID, env.vehicleIDs[0])
 }

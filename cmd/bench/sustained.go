@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -35,29 +36,37 @@ type sustainedOptions struct {
 	drain       int           // the backlog of changes drained to the 50 ms receiver
 }
 
-// sustainedCall is one request of the load.
+// The burst's requests in flight at most (the rest are dropped and counted), and the API's request
+// deadline.
+const (
+	sustainedInFlight = 256
+	sustainedDeadline = 8 * time.Second
+)
+
+// sustainedCall is one request of the load (status 0: no answer).
 type sustainedCall struct {
 	start  time.Time
 	took   time.Duration
 	create bool
-	status int // 0: no answer (transport error, client timeout)
+	status int
 }
 
-// sustainedMinute is one minute of the load.
+// sustainedMinute is one minute of the load, with the stack's AWS calls and the team's vehicles.
 type sustainedMinute struct {
 	phase                 string
 	creates, updates      int
 	p50, p99              time.Duration
-	fivexx, other, failed int // 5xx, other non-2xx, no answer
+	fivexx, other, failed int
 	seconds               float64
-	calls                 string // the stack's AWS calls in that minute (localaws.Calls)
-	vehicles              int    // the team's vehicles at the minute's end
+	calls                 string
+	vehicles              int
 }
 
+// createsPerSecond is the minute's rate of creates.
 func (m sustainedMinute) createsPerSecond() float64 { return float64(m.creates) / m.seconds }
-func (m sustainedMinute) writesPerSecond() float64 {
-	return float64(m.creates+m.updates) / m.seconds
-}
+
+// writesPerSecond is the minute's rate of writes.
+func (m sustainedMinute) writesPerSecond() float64 { return float64(m.creates+m.updates) / m.seconds }
 
 // sustainedReport is what the sustained load measured.
 type sustainedReport struct {
@@ -67,16 +76,14 @@ type sustainedReport struct {
 	dropped    int     // burst requests not sent because too many were in flight
 	delivered  int     // events the steady receiver got of the load's changes
 	badSigs    int
-	drainRate  float64       // events per second drained to the 50 ms receiver
-	drainBound int           // the 50 ms receiver's bound at the end of the drain
-	drainFirst time.Duration // from the stack's start to the drain's first event
-	drainCalls string        // the stack's AWS calls during the drain
-	// problems counts the stack's logged warnings and errors by message and error.
-	problems map[string]int
+	drainRate  float64        // events per second drained to the 50 ms receiver
+	drainBound int            // the 50 ms receiver's bound at the end of the drain
+	drainFirst time.Duration  // from the stack's start to the drain's first event
+	drainCalls string         // the stack's AWS calls during the drain
+	problems   map[string]int // the stack's logged warnings and errors by level, message and error
 }
 
-// countProblems reads the stack's JSON log and counts its lines by level, message and error (the
-// error cut to 160 characters).
+// countProblems counts the stack's JSON log lines by level, message and error (cut to 160 bytes).
 func countProblems(path string) map[string]int {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -84,52 +91,23 @@ func countProblems(path string) map[string]int {
 	}
 	out := map[string]int{}
 	for _, line := range strings.Split(string(data), "\n") {
-		var e struct {
-			Level, Msg, Error string
+		var e struct{ Level, Msg, Error string }
+		if json.Unmarshal([]byte(line), &e) == nil {
+			out[e.Level+" "+e.Msg+": "+e.Error[:min(len(e.Error), 160)]]++
 		}
-		if json.Unmarshal([]byte(line), &e) != nil {
-			continue
-		}
-		if len(e.Error) > 160 {
-			e.Error = e.Error[:160]
-		}
-		out[e.Level+" "+e.Msg+": "+e.Error]++
 	}
 	return out
 }
 
-// sustainedInFlight bounds the burst's requests in flight: arrivals beyond it are counted as
-// dropped rather than piling up in the load client.
-const sustainedInFlight = 256
-
-// runSustained runs the stack exactly as `make run` wires it (DynamoDB Local on a database file
-// on disk, moto, the tables, queues and user pool of template.yaml, the API on a free port, the
-// stream pollers, the dispatcher, the deliverer, the sweeper and the timer, one process) and loads
-// it: o.clients clients creating and updating vehicles for o.duration, then a burst at twice the
-// steady rate for o.burst and the same closed-loop load again for o.burst; minute by minute, the
-// writes per second, p50/p99, the errors and the stack's AWS calls. A webhook subscribed to every
-// event receives the load's changes at an HTTPS receiver. Then the pipeline is stopped, o.drain
-// vehicles of another team are created, and the pipeline is started again (as `make run` resumes
-// its streams where they stopped) to drain them to a receiver that answers in 50 ms. The team's
-// per-minute limit is lifted (liftRateLimits): every request still runs the limiter.
+// runSustained runs the stack exactly as `make run` wires it and loads it: the steady load, a burst
+// at twice its rate and the load again, minute by minute, its changes to a webhook of every event;
+// then a backlog written with the pipeline stopped, drained to a 50 ms receiver when it restarts.
 func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport, err error) {
+	defer catch(&err)
 	rep = &sustainedReport{o: o}
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	tplPath, err := samtemplate.Find(wd)
-	if err != nil {
-		return nil, err
-	}
-	root := filepath.Dir(tplPath)
-	if err := os.MkdirAll(filepath.Join(root, ".data"), 0o755); err != nil {
-		return nil, err
-	}
-	dataDir, err := os.MkdirTemp(filepath.Join(root, ".data"), "bench-sustained-")
-	if err != nil {
-		return nil, err
-	}
+	root := filepath.Dir(must(samtemplate.Find(must(os.Getwd()))))
+	check(os.MkdirAll(filepath.Join(root, ".data"), 0o755))
+	dataDir := must(os.MkdirTemp(filepath.Join(root, ".data"), "bench-sustained-"))
 	defer os.RemoveAll(dataDir)
 
 	steady, slow := newBenchReceiver(0), newBenchReceiver(0)
@@ -137,71 +115,35 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	defer steady.srv.Close()
 	defer slow.srv.Close()
 	ca := filepath.Join(dataDir, "receivers.pem")
-	if err := writeCAs(ca, steady.srv.Certificate(), slow.srv.Certificate()); err != nil {
-		return nil, err
-	}
-	if err := os.Setenv("WEBHOOK_CA_FILE", ca); err != nil {
-		return nil, err
-	}
+	check(writeCAs(ca, steady.srv.Certificate(), slow.srv.Certificate()))
+	check(os.Setenv("WEBHOOK_CA_FILE", ca))
 
 	progress("sustained: starting the local stack as `make run` does (data in %s)", dataDir)
-	st, err := localaws.Start(ctx, localaws.Options{Dir: root, DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log")})
-	if err != nil {
-		return nil, err
-	}
+	st := must(localaws.Start(ctx, localaws.Options{Dir: root, DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log")}))
 	defer st.Stop()
 	localstack.LocalEnv(st)
-	if err := st.Setenv(); err != nil {
-		return nil, err
-	}
+	check(st.Setenv())
 	calls := localaws.NewCalls()
 	// The stack's warnings and errors go to a file; the report counts them by message.
 	logPath := filepath.Join(root, ".data", "bench-sustained.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
+	logFile := must(os.Create(logPath))
 	defer logFile.Close()
 	logger := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	defer func() {
-		if rep != nil {
-			rep.problems = countProblems(logPath)
-		}
-	}()
+	defer func() { rep.problems = countProblems(logPath) }()
 	checkpoints := filepath.Join(dataDir, "stream-checkpoints.json")
-	start := func() (*localstack.Stack, context.CancelFunc, error) {
-		workers, stop := context.WithCancel(ctx)
-		s, err := localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", Dir: root,
-			Checkpoints: checkpoints, Logger: logger, Calls: calls})
-		if err != nil {
-			stop()
-			return nil, nil, err
-		}
-		return s, func() { _ = s.Shutdown(); stop() }, nil
+	var s *localstack.Stack
+	stop := func() {}
+	defer func() { stop() }()
+	start := func() {
+		workers, cancel := context.WithCancel(ctx)
+		s = must(localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", Dir: root,
+			Checkpoints: checkpoints, Logger: logger, Calls: calls}))
+		stop = func() { _ = s.Shutdown(); cancel(); stop = func() {} }
 	}
-	s, stop, err := start()
-	if err != nil {
-		return nil, err
-	}
-	creds, err := s.NewTeam(ctx, "Sustained load", "bench@patio.local")
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	raw := newRawClient(s.AWS, s.Config.Tables)
-	if err := raw.liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10); err != nil {
-		stop()
-		return nil, fmt.Errorf("lift rate limits: %w", err)
-	}
-	hook, err := webhook.New(creds.TeamID, steady.srv.URL+"/in", []string{"*"}, time.Now().Add(-time.Minute))
-	if err == nil {
-		steady.secret = hook.Secret
-		err = s.Store.Webhooks().CreateWebhook(ctx, hook)
-	}
-	if err != nil {
-		stop()
-		return nil, err
-	}
+	start()
+	creds := must(s.NewTeam(ctx, "Sustained load", "bench@patio.local"))
+	newRawClient(s.AWS, s.Config.Tables).liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10)
+	hook := subscribe(ctx, s, creds.TeamID, steady, "*")
 
 	l := &sustainedLoad{url: s.APIURL, key: creds.Key, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: sustainedInFlight}}}
@@ -209,50 +151,47 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	minute := func(phase string, from time.Time) {
 		calls := calls.Take(time.Since(from))
 		m := l.minute(phase, from, time.Now())
-		m.calls = calls
-		m.vehicles = int(l.created.Load())
+		m.calls, m.vehicles = calls, int(l.created.Load())
 		rep.minutes = append(rep.minutes, m)
 		progress("sustained: %s minute %d: %.1f creates/s, %.1f writes/s, p50 %s, p99 %s, %d 5xx, %d other, %d unanswered, %d vehicles",
 			phase, len(rep.minutes), m.createsPerSecond(), m.writesPerSecond(), m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond),
 			m.fivexx, m.other, m.failed, m.vehicles)
 	}
+	closedLoops := func(seed int) func() {
+		loadCtx, stopLoad := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		for i := range o.clients {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(seed+i), 29))
+				for loadCtx.Err() == nil {
+					l.one(loadCtx, rng)
+				}
+			})
+		}
+		return func() { stopLoad(); wg.Wait() }
+	}
 
 	// The steady load, minute by minute.
 	progress("sustained: %d clients creating and updating vehicles for %s", o.clients, o.duration)
-	loadCtx, stopLoad := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for i := range o.clients {
-		wg.Go(func() { l.closedLoop(loadCtx, uint64(i)) })
-	}
+	stopLoad := closedLoops(0)
 	end := time.Now().Add(o.duration)
 	for from := time.Now(); from.Before(end) && ctx.Err() == nil; from = time.Now() {
 		sleepCtx(ctx, min(time.Minute, time.Until(end)))
 		minute("steady", from)
 	}
 	stopLoad()
-	wg.Wait()
-	steadyRate := rep.minutes[len(rep.minutes)-1].writesPerSecond()
-
 	// The burst: arrivals at twice the last steady minute's rate, whether or not earlier requests
 	// have been answered; then the closed-loop load again.
-	rep.burstRate = 2 * steadyRate
+	rep.burstRate = 2 * rep.minutes[len(rep.minutes)-1].writesPerSecond()
 	progress("sustained: a burst of %.0f writes/s for %s", rep.burstRate, o.burst)
 	from := time.Now()
 	rep.dropped = l.openLoop(ctx, rep.burstRate, o.burst)
 	minute("burst", from)
-	loadCtx, stopLoad = context.WithCancel(ctx)
-	for i := range o.clients {
-		wg.Go(func() { l.closedLoop(loadCtx, uint64(100+i)) })
-	}
-	from = time.Now()
+	stopLoad, from = closedLoops(100), time.Now()
 	sleepCtx(ctx, o.burst)
 	stopLoad()
-	wg.Wait()
 	minute("after", from)
-	if ctx.Err() != nil {
-		stop()
-		return nil, ctx.Err()
-	}
+	check(ctx.Err())
 
 	// Every change of the load reaches the steady receiver.
 	want := int(l.created.Load() + l.updated.Load())
@@ -265,29 +204,13 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 
 	// The drain: a backlog written while the pipeline is stopped, drained when it starts again.
 	stop()
-	drainTeam, err := s.NewTeam(ctx, "Sustained load, 50 ms receiver", "bench@patio.local")
-	if err != nil {
-		return nil, err
-	}
-	slowHook, err := webhook.New(drainTeam.TeamID, slow.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute))
-	if err == nil {
-		slow.secret = slowHook.Secret
-		err = s.Store.Webhooks().CreateWebhook(ctx, slowHook)
-	}
-	if err != nil {
-		return nil, err
-	}
+	drainTeam := must(s.NewTeam(ctx, "Sustained load, 50 ms receiver", "bench@patio.local"))
+	slowHook := subscribe(ctx, s, drainTeam.TeamID, slow, webhook.VehicleCreated)
 	progress("sustained: writing a backlog of %d changes with the pipeline stopped", o.drain)
-	if _, err := writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain, 16, 0); err != nil {
-		return nil, err
-	}
+	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain, 16, 0))
 	_ = calls.Take(time.Minute) // the backlog's writes are not the drain's
 	began := time.Now()
-	s, stop, err = start()
-	if err != nil {
-		return nil, err
-	}
-	defer stop()
+	start()
 	waitFor(ctx, 5*time.Minute, func() bool { return len(slow.arrivals(slowHook.ID)) >= o.drain })
 	var first, last time.Time
 	for _, at := range slow.arrivals(slowHook.ID) {
@@ -303,9 +226,16 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 		return rep, fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", n, o.drain)
 	}
 	rep.drainRate = float64(o.drain) / last.Sub(began).Seconds()
-	g, err := s.Store.Webhooks().Gate(ctx, drainTeam.TeamID, slowHook.ID)
-	rep.drainBound = g.Bound
-	return rep, err
+	rep.drainBound = must(s.Store.Webhooks().Gate(ctx, drainTeam.TeamID, slowHook.ID)).Bound
+	return rep, nil
+}
+
+// subscribe stores a webhook of the team, subscribed to event, to r.
+func subscribe(ctx context.Context, s *localstack.Stack, teamID string, r *benchReceiver, event string) webhook.Webhook {
+	hook := must(webhook.New(teamID, r.srv.URL+"/in", []string{event}, time.Now().Add(-time.Minute)))
+	r.secret = hook.Secret
+	check(s.Store.Webhooks().CreateWebhook(ctx, hook))
+	return hook
 }
 
 // writeCAs writes the receivers' certificates as one PEM file, the deliverer's extra roots.
@@ -321,12 +251,12 @@ func writeCAs(path string, certs ...*x509.Certificate) error {
 
 // waitFor polls cond every 100 ms until it holds, ctx ends or limit passes.
 func waitFor(ctx context.Context, limit time.Duration, cond func() bool) {
-	deadline := time.Now().Add(limit)
-	for !cond() && time.Now().Before(deadline) && ctx.Err() == nil {
+	for deadline := time.Now().Add(limit); !cond() && time.Now().Before(deadline) && ctx.Err() == nil; {
 		sleepCtx(ctx, 100*time.Millisecond)
 	}
 }
 
+// sleepCtx sleeps for d or until ctx ends.
 func sleepCtx(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
@@ -346,45 +276,30 @@ type sustainedLoad struct {
 	url, key, description string
 	client                *http.Client
 	created, updated      atomic.Int64
-
-	mu    sync.Mutex
-	calls []sustainedCall
-	ids   []string // vehicles created, to update
+	mu                    sync.Mutex
+	calls                 []sustainedCall
+	ids                   []string // vehicles created, to update
 }
 
-// closedLoop is one client: a create, or an update of a vehicle created before (half of each),
-// one after the other until ctx ends.
-func (l *sustainedLoad) closedLoop(ctx context.Context, seed uint64) {
-	rng := rand.New(rand.NewPCG(seed, 29))
-	for ctx.Err() == nil {
-		l.one(ctx, rng)
-	}
-}
-
-// openLoop starts requests at rate per second for d, whatever is still in flight (up to
-// sustainedInFlight; the rest are dropped and counted), and waits for them.
+// openLoop starts requests at rate per second for d, whatever is still in flight, and waits for them.
 func (l *sustainedLoad) openLoop(ctx context.Context, rate float64, d time.Duration) (dropped int) {
 	slots := make(chan struct{}, sustainedInFlight)
 	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
 	defer tick.Stop()
 	end := time.After(d)
 	var wg sync.WaitGroup
+	defer wg.Wait()
 	rng := rand.New(rand.NewPCG(7, 29))
-	var rngMu sync.Mutex
 	for {
 		select {
 		case <-ctx.Done():
-			wg.Wait()
 			return dropped
 		case <-end:
-			wg.Wait()
 			return dropped
 		case <-tick.C:
 			select {
 			case slots <- struct{}{}:
-				rngMu.Lock()
 				r := rand.New(rand.NewPCG(rng.Uint64(), 29))
-				rngMu.Unlock()
 				wg.Go(func() {
 					defer func() { <-slots }()
 					l.one(ctx, r)
@@ -396,7 +311,7 @@ func (l *sustainedLoad) openLoop(ctx context.Context, rate float64, d time.Durat
 	}
 }
 
-// one makes one request and records it.
+// one makes one request, a create or (half the time) an update of a vehicle created before.
 func (l *sustainedLoad) one(ctx context.Context, rng *rand.Rand) {
 	l.mu.Lock()
 	var id string
@@ -404,48 +319,30 @@ func (l *sustainedLoad) one(ctx context.Context, rng *rand.Rand) {
 		id = l.ids[rng.IntN(len(l.ids))]
 	}
 	l.mu.Unlock()
-	var req *http.Request
-	var err error
+	method, path, body := http.MethodPut, "/api/v1/vehicles/"+id,
+		fmt.Sprintf(`{"price":%d.%02d,"mileage_km":%d}`, 50_000+rng.IntN(200_000), rng.IntN(100), rng.IntN(200_000))
 	if id == "" {
 		n := rng.Int64N(1_000_000_000)
-		body := fmt.Sprintf(`{"brand":"Toyota","model":"Corolla","version":"XEi 2.0","model_year":2024,"manufacture_year":2024,"price":%d.%02d,"description":%q}`,
+		method, path = http.MethodPost, "/api/v1/vehicles"
+		body = fmt.Sprintf(`{"brand":"Toyota","model":"Corolla","version":"XEi 2.0","model_year":2024,"manufacture_year":2024,"price":%d.%02d,"description":%q}`,
 			50_000+n%200_000, n%100, l.description)
-		req, err = http.NewRequestWithContext(ctx, http.MethodPost, l.url+"/api/v1/vehicles", strings.NewReader(body))
-	} else {
-		body := fmt.Sprintf(`{"price":%d.%02d,"mileage_km":%d}`, 50_000+rng.IntN(200_000), rng.IntN(100), rng.IntN(200_000))
-		req, err = http.NewRequestWithContext(ctx, http.MethodPut, l.url+"/api/v1/vehicles/"+id, strings.NewReader(body))
 	}
-	if err != nil {
-		return
-	}
-	req.Header.Set("Authorization", "Bearer "+l.key)
-	req.Header.Set("Content-Type", "application/json")
 	c := sustainedCall{start: time.Now(), create: id == ""}
-	resp, err := l.client.Do(req)
+	status, _, data, err := fetch(ctx, l.client, method, l.url+path, []byte(body), authorized(l.key, nil), 0, true)
 	c.took = time.Since(c.start)
-	if err != nil {
-		if ctx.Err() != nil {
-			return // the phase ended: not the stack's answer
-		}
-	} else {
-		c.status = resp.StatusCode
-		var out struct {
-			Data struct {
-				ID string `json:"id"`
-			} `json:"data"`
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if c.create && c.status == http.StatusCreated && json.Unmarshal(body, &out) == nil {
+	if err != nil && ctx.Err() != nil {
+		return // the phase ended: not the stack's answer
+	}
+	var out struct{ Data struct{ ID string } }
+	switch c.status = status; {
+	case c.create && status == http.StatusCreated:
+		if json.Unmarshal(data, &out) == nil {
 			l.mu.Lock()
 			l.ids = append(l.ids, out.Data.ID)
 			l.mu.Unlock()
 		}
-	}
-	switch {
-	case c.create && c.status == http.StatusCreated:
 		l.created.Add(1)
-	case !c.create && c.status == http.StatusOK:
+	case !c.create && status == http.StatusOK:
 		l.updated.Add(1)
 	}
 	l.mu.Lock()
@@ -478,14 +375,9 @@ func (l *sustainedLoad) minute(phase string, from, to time.Time) sustainedMinute
 			lat = append(lat, c.took)
 		}
 	}
-	slices.Sort(lat)
-	m.p50, m.p99 = percentile(lat, 50), percentile(lat, 99)
+	m.p50, m.p99 = percentiles(lat)
 	return m
 }
-
-// sustainedDeadline is the API's request deadline: a p99 at or past it means requests ran out of
-// time.
-const sustainedDeadline = 8 * time.Second
 
 // printSustained prints the sustained load's table and budgets.
 func printSustained(w io.Writer, r *sustainedReport) {
@@ -493,19 +385,27 @@ func printSustained(w io.Writer, r *sustainedReport) {
 	fmt.Fprintf(w, "%d clients, each creating (a %d-character description) or updating vehicles, one request after the other; a webhook of every event to an HTTPS receiver\n\n",
 		r.o.clients, r.o.description)
 	fmt.Fprintf(w, "  %-3s %-7s %9s %9s %9s %9s %6s %6s %6s %9s\n", "min", "phase", "creates/s", "writes/s", "p50", "p99", "5xx", "other", "lost", "vehicles")
+	var steady []sustainedMinute
+	var after *sustainedMinute
+	fivexx, burst5xx, worstP99 := 0, 0, time.Duration(0)
 	for i, m := range r.minutes {
 		fmt.Fprintf(w, "  %-3d %-7s %9.1f %9.1f %9s %9s %6d %6d %6d %9d\n", i+1, m.phase, m.createsPerSecond(), m.writesPerSecond(),
 			m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond), m.fivexx, m.other, m.failed, m.vehicles)
-	}
-	if len(r.minutes) > 0 {
-		first, last := r.minutes[0], r.minutes[0]
-		for _, m := range r.minutes {
-			if m.phase == "steady" {
-				last = m
-			}
+		switch m.phase {
+		case "burst":
+			burst5xx += m.fivexx
+			continue
+		case "steady":
+			steady = append(steady, m)
+		case "after":
+			after = &r.minutes[i]
 		}
-		fmt.Fprintf(w, "\nThe stack's AWS calls in the first steady minute:\n%s", indent(first.calls))
-		fmt.Fprintf(w, "\nThe stack's AWS calls in the last steady minute:\n%s", indent(last.calls))
+		fivexx += m.fivexx
+		worstP99 = max(worstP99, m.p99)
+	}
+	if len(steady) > 0 {
+		fmt.Fprintf(w, "\nThe stack's AWS calls in the first steady minute:\n%s", indent(r.minutes[0].calls))
+		fmt.Fprintf(w, "\nThe stack's AWS calls in the last steady minute:\n%s", indent(steady[len(steady)-1].calls))
 	}
 	fmt.Fprintf(w, "\nBurst: %.1f writes/s offered for %s (twice the last steady minute), %d not sent (%d already in flight)\n",
 		r.burstRate, r.o.burst, r.dropped, sustainedInFlight)
@@ -519,63 +419,26 @@ func printSustained(w io.Writer, r *sustainedReport) {
 	fmt.Fprintf(w, "\nThe stack's AWS calls during the drain:\n%s", indent(r.drainCalls))
 	if len(r.problems) > 0 {
 		fmt.Fprintf(w, "\nThe stack's warnings and errors (.data/bench-sustained.log), by message:\n")
-		keys := make([]string, 0, len(r.problems))
-		for k := range r.problems {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(r.problems))
 		for _, k := range keys {
 			fmt.Fprintf(w, "  %6d  %s\n", r.problems[k], k)
 		}
 	}
 
 	fmt.Fprintf(w, "\nBudgets (sustained load)\n")
-	var steady []sustainedMinute
-	var after *sustainedMinute
-	fivexx, burst5xx, worstP99 := 0, 0, time.Duration(0)
-	for i, m := range r.minutes {
-		if m.phase == "burst" {
-			burst5xx += m.fivexx
-		} else {
-			fivexx += m.fivexx
-		}
-		if m.phase != "burst" {
-			worstP99 = max(worstP99, m.p99)
-		}
-		switch m.phase {
-		case "steady":
-			steady = append(steady, m)
-		case "after":
-			after = &r.minutes[i]
-		}
+	budget := func(what string, ok bool, format string, args ...any) {
+		fmt.Fprintf(w, "  %s  %-72s %s\n", verdict(ok), what, fmt.Sprintf(format, args...))
 	}
 	if len(steady) > 0 {
 		first, last := steady[0], steady[len(steady)-1]
-		budget(w, "last steady minute's creates/s >= 0.8x the first's", last.createsPerSecond() >= 0.8*first.createsPerSecond(),
+		budget("last steady minute's creates/s >= 0.8x the first's", last.createsPerSecond() >= 0.8*first.createsPerSecond(),
 			"%.1f vs %.1f (x%.2f)", last.createsPerSecond(), first.createsPerSecond(), last.createsPerSecond()/first.createsPerSecond())
 		if after != nil {
-			budget(w, "the minute after the burst >= 0.8x the last steady minute (writes/s)", after.writesPerSecond() >= 0.8*last.writesPerSecond(),
+			budget("the minute after the burst >= 0.8x the last steady minute (writes/s)", after.writesPerSecond() >= 0.8*last.writesPerSecond(),
 				"%.1f vs %.1f (x%.2f)", after.writesPerSecond(), last.writesPerSecond(), after.writesPerSecond()/last.writesPerSecond())
 		}
 	}
-	budget(w, "p99 below the request deadline (8 s), every minute but the burst's", worstP99 < sustainedDeadline, "worst %s", worstP99.Round(time.Millisecond))
-	budget(w, "no 5xx, every minute but the burst's", fivexx == 0, "%d (the burst's: %d)", fivexx, burst5xx)
-	budget(w, "a 50 ms receiver drains >= 320 events/s (4x a fixed bound of 4)", r.drainRate >= 320, "%.0f/s", r.drainRate)
-}
-
-// budget prints one budget line: PASS or FAIL, what it is, and the figures.
-func budget(w io.Writer, what string, ok bool, format string, args ...any) {
-	verdict := "FAIL"
-	if ok {
-		verdict = "PASS"
-	}
-	fmt.Fprintf(w, "  %s  %-72s %s\n", verdict, what, fmt.Sprintf(format, args...))
-}
-
-func indent(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = "  " + l
-	}
-	return strings.Join(lines, "\n") + "\n"
+	budget("p99 below the request deadline (8 s), every minute but the burst's", worstP99 < sustainedDeadline, "worst %s", worstP99.Round(time.Millisecond))
+	budget("no 5xx, every minute but the burst's", fivexx == 0, "%d (the burst's: %d)", fivexx, burst5xx)
+	budget("a 50 ms receiver drains >= 320 events/s (4x a fixed bound of 4)", r.drainRate >= 320, "%.0f/s", r.drainRate)
 }

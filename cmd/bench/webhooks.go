@@ -43,12 +43,7 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// The webhook budgets (docs/webhooks.md, "Throughput"): a backlog drains at 0.3 times the floor
-// loop or better; to a receiver that answers in 50 ms, at 4 times or more what a fixed bound of 4
-// allows; with at most 1.2 DynamoDB calls per delivered event; a receiver that asks for pauses
-// (429 and Retry-After) gets no request during one, and every event in the end; the lag at a
-// steady rate stays within 1.3 times the floor loop's; and a receiver that always times out leaves
-// a healthy webhook's p99 lag within 1.5 times what it is without it.
+// The webhook budgets (docs/webhooks.md, "Throughput"), as the report prints them.
 const (
 	drainBudget  = 0.3
 	slow50Sleep  = 50 * time.Millisecond
@@ -56,17 +51,14 @@ const (
 	callsBudget  = 1.2
 	lagBudget    = 1.3
 	slowBudget   = 1.5
-	// The receiver that asks for pauses: a backlog of throttledBacklog; every throttleEvery-th
-	// request is answered 429 with Retry-After: throttleRetryAfter seconds; a request within
-	// throttleGrace of a 429 was in flight when it was answered. Its retries are 1 s apart (the
-	// default schedule's 5 minutes before a second attempt would make the run that long).
+	// The receiver that asks for pauses: every throttleEvery-th request answered 429; a request
+	// within throttleGrace of a 429 was in flight when it was answered.
 	throttledBacklog   = 200
 	throttleEvery      = 3
 	throttleRetryAfter = 2
 	throttleGrace      = 100 * time.Millisecond
 	throttleSchedule   = "0s,1s,1s,1s,1s,1s"
-	// floorHook is the webhook id of the floor loop's payloads, so that the receiver tells its
-	// requests from the pipeline's.
+	// floorHook is the webhook id of the floor loop's payloads.
 	floorHook = "floor"
 )
 
@@ -113,20 +105,15 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 	return cfg
 }
 
-// writeUnits returns the DynamoDB write capacity units of one delivery of the drain, from the sizes
-// of its item and of its by_webhook index entry (DynamoDB Local reports a transaction's as if it
-// wrote one item): created pending in a transaction (twice the item's units) with its two index
-// entries; recorded in a transaction, its by_webhook entry moved (its status is in the key) and its
-// by_due entry removed; and gateWrites, the gate's updates per delivery (one unit each).
+// writeUnits returns the write units of one delivery: created pending in a transaction with its two
+// index entries, recorded in one (by_webhook moved, by_due removed), and the gate's writes.
 func writeUnits(itemBytes, entryBytes int, gateWrites float64) float64 {
 	kb := func(n int) float64 { return math.Ceil(float64(max(n, 1)) / 1024) }
 	return 2*kb(itemBytes) + kb(entryBytes) + 1 + 2*kb(itemBytes) + 2*kb(entryBytes) + 1 + gateWrites
 }
 
-// benchReceiver is the bench's HTTPS receiver: it checks X-Service-Signature and keeps, per
-// webhook id of the payload, when each object's event was first delivered (answered 2xx), and
-// the event ids answered 2xx. It may sleep past the sender's timeout (sleep), answer after a
-// delay, or answer 429 with Retry-After to every throttle-th request.
+// benchReceiver is the bench's HTTPS receiver: it checks signatures and keeps, per webhook, each
+// object's first delivery and the event ids answered; it may sleep, answer late, or answer 429.
 type benchReceiver struct {
 	srv                  *httptest.Server
 	secret               string
@@ -139,36 +126,30 @@ type benchReceiver struct {
 	bad      int
 	requests int
 	holds    []time.Time // when each 429 was answered
-	// early counts requests during a hold, later than throttleGrace after its 429; inFlight those
-	// within throttleGrace of it.
+	// Requests during a hold: later than throttleGrace after its 429, within it.
 	early, inFlight int
 }
 
+// newBenchReceiver starts a receiver that sleeps for sleep when it is not 0.
 func newBenchReceiver(sleep time.Duration) *benchReceiver {
 	r := &benchReceiver{sleep: sleep, arrived: map[string]map[string]time.Time{}, events: map[string]map[string]bool{}}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	return r
 }
 
+// serve answers one delivery.
 func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	now := time.Now()
 	if r.sleep > 0 {
-		select {
-		case <-time.After(r.sleep):
-		case <-req.Context().Done():
-		}
+		sleepCtx(req.Context(), r.sleep)
 		return
 	}
 	time.Sleep(r.delay)
 	ok := hmac.Equal([]byte(req.Header.Get(webhook.HeaderSignature)), []byte(webhook.SignHex(r.secret, req.Header.Get(webhook.HeaderTimestamp), body)))
 	var ev struct {
 		WebhookID string `json:"webhook_id"`
-		Data      struct {
-			Object struct {
-				ID string `json:"id"`
-			} `json:"object"`
-		} `json:"data"`
+		Data      struct{ Object struct{ ID string } }
 	}
 	_ = json.Unmarshal(body, &ev)
 	r.mu.Lock()
@@ -209,58 +190,50 @@ func (r *benchReceiver) arrivals(webhookID string) map[string]time.Time {
 	return maps.Clone(r.arrived[webhookID])
 }
 
-// whBench is one run of the webhook bench (and of the timer's, which shares its set-up).
+// whBench is one run of the webhook bench (and of the timer's, which shares its set-up): cfg is
+// the bench's own configuration, pipeCfg the pipeline's (its calls counted), client the floor's,
+// checkpoints the stream positions (a pipeline started again resumes).
 type whBench struct {
-	o        webhookOptions
-	cfg      aws.Config // uncounted: the bench's own writes
-	tpl      *samtemplate.Template
-	pipeCfg  aws.Config // counted: the pipeline's calls
-	calls    *callStats
-	conf     app.Config
-	tables   map[string]string
-	store    *dynamostore.Store
-	recv     *benchReceiver
-	client   *http.Client // the floor's
-	teamID   string
-	hook     webhook.Webhook
-	vehicles patio.Vehicles
-	logger   *slog.Logger
-	// checkpoints keeps the stream positions, so that a pipeline started again resumes where the
-	// last one stopped (as the local stack does).
-	checkpoints string
+	o                   webhookOptions
+	cfg, pipeCfg        aws.Config
+	tpl                 *samtemplate.Template
+	calls               *callStats
+	conf                app.Config
+	tables              map[string]string
+	store               *dynamostore.Store
+	recv                *benchReceiver
+	client              *http.Client
+	teamID, checkpoints string
+	hook                webhook.Webhook
+	vehicles            patio.Vehicles
+	logger              *slog.Logger
 }
 
-// whReport is what the webhook bench measured.
+// whReport is what the webhook bench measured, as printWebhookReport prints it: rates in events/s,
+// calls and write units per delivery, lags.
 type whReport struct {
-	backlog                      int
-	floorLoopRate, floor4        float64 // events/s: the loop (one POST at a time), and 4 POSTs in flight
-	drainRate                    float64 // deliveries/s of the pipeline
-	drainDDB, drainSQS, drainStr float64 // calls per delivery (DynamoDB, SQS, DynamoDB Streams)
-	drainGate                    float64 // the gate's writes per delivery (UpdateItem calls)
-	drainWCU                     float64 // DynamoDB write capacity units per delivery (writeUnits)
-	drainOps                     []opRow
-	ceiling                      engineCeiling
-	slow50Rate                   float64 // deliveries/s of the same drain to a receiver answering in 50 ms
-	slow50Bound                  int     // that webhook's bound when its backlog was drained
-	throttled                    throttleReport
-	lagA, lagB, floorA           lagStats
-	slowSent                     int
-	rate                         int
-	duration                     time.Duration
-	badSignatures, missingAB     int
-	elapsed                      time.Duration
+	o                                       webhookOptions
+	floorLoopRate, floor4, drainRate        float64
+	drainDDB, drainSQS, drainStr, drainGate float64
+	drainWCU, slow50Rate                    float64
+	slow50Bound, slowSent                   int
+	drainOps                                []opRow
+	ceiling                                 engineCeiling
+	throttled                               throttleReport
+	lagA, lagB, floorA                      result
+	badSignatures, missingAB                int
+	elapsed                                 time.Duration
 }
 
-// throttleReport is the run of a backlog to a receiver that answers 429 with Retry-After to every
-// third request.
+// throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
+// still pending at the deadline by what held them.
 type throttleReport struct {
-	backlog, delivered, failed int
-	pending                    map[string]int // still pending at the deadline, by what held it (held_by)
-	requests, holds            int
-	early, inFlight            int // requests during a hold: after throttleGrace, within it
-	took                       time.Duration
+	backlog, delivered, failed, requests, holds, early, inFlight int
+	pending                                                      map[string]int
+	took                                                         time.Duration
 }
 
+// opRow is one operation's share of the pipeline's AWS time.
 type opRow struct {
 	op    string
 	n     int
@@ -268,78 +241,45 @@ type opRow struct {
 	share float64 // of the calls' total time
 }
 
-type lagStats struct {
-	n        int
-	p50, p99 time.Duration
-}
-
-func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
+// runWebhookBench measures the webhook pipeline on tables of its own.
+func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	started := time.Now()
-	b, err := setupWebhookBench(ctx, o)
-	if err != nil {
-		return nil, err
-	}
+	b := setupWebhookBench(ctx, o)
 	defer b.recv.srv.Close()
-	rep := &whReport{backlog: o.backlog, rate: o.rate, duration: o.duration}
+	rep := &whReport{o: o}
 
 	// 1. The backlog: vehicles written with nothing reading the streams yet.
 	progress("webhooks: writing a backlog of %d vehicle changes", o.backlog)
-	if _, err := writeVehicles(ctx, b.vehicles, b.teamID, o.backlog, 16, 0); err != nil {
-		return nil, err
-	}
-	// 2. The floor: the same stream records read, turned into events, signed and POSTed to the
-	// same receiver, with no bookkeeping; one POST at a time, then as many as the pipeline starts
-	// with for one webhook.
+	must(writeVehicles(ctx, b.vehicles, b.teamID, o.backlog, 16, 0))
+	// 2. The floor: the stream read, its events signed and POSTed, no bookkeeping; 1 then 4 at once.
 	progress("webhooks: floor loops over the backlog")
-	if rep.floorLoopRate, err = b.floorDrain(ctx, 1, nil); err != nil {
-		return nil, err
-	}
-	if rep.floor4, err = b.floorDrain(ctx, delivery.InitialBound, nil); err != nil {
-		return nil, err
-	}
+	rep.floorLoopRate = must(b.floorDrain(ctx, 1, nil))
+	rep.floor4 = must(b.floorDrain(ctx, delivery.InitialBound, nil))
 	// 3. The pipeline drains the backlog: dispatcher on the streams, deliverer on the queue.
 	progress("webhooks: the pipeline drains the backlog")
-	if err := b.drain(ctx, rep); err != nil {
-		return nil, err
-	}
+	b.drain(ctx, rep)
 	progress("webhooks: the engine's ceiling for a delivery's writes")
 	entryBytes := 0
-	if rep.ceiling, entryBytes, err = b.ceiling(ctx); err != nil {
-		return nil, err
-	}
+	rep.ceiling, entryBytes = b.ceiling(ctx)
 	rep.drainWCU = writeUnits(rep.ceiling.itemBytes, entryBytes, rep.drainGate)
 	// 4. The same backlog to a receiver that answers in 50 ms: the adaptive bound at work.
 	progress("webhooks: a backlog of %d to a receiver that answers in %s", o.backlog, slow50Sleep)
-	if rep.slow50Rate, rep.slow50Bound, err = b.drainSlow50(ctx); err != nil {
-		return nil, err
-	}
+	rep.slow50Rate, rep.slow50Bound = b.drainSlow50(ctx)
 	// 5. A backlog to a receiver that answers 429 and Retry-After to every third request.
 	progress("webhooks: a backlog of %d to a receiver that answers 429 to one request in %d", throttledBacklog, throttleEvery)
-	if rep.throttled, err = b.drainThrottled(ctx); err != nil {
-		return nil, err
-	}
-	// 6. Lag at o.rate writes/s, without then with a webhook whose receiver always times out; the
-	// floor loop tails the stream meanwhile and POSTs each change as it comes.
-	stopPipe, err := b.startPipeline(ctx, b.conf)
-	if err != nil {
-		return nil, err
-	}
+	rep.throttled = b.drainThrottled(ctx)
+	// 6. Lag at o.rate writes/s, without then with a webhook whose receiver always times out, beside
+	// the floor loop tailing the stream.
+	stopPipe := b.startPipeline(ctx, b.conf)
 	defer stopPipe()
 	progress("webhooks: lag at %d writes/s for %s", o.rate, o.duration)
-	if rep.lagA, rep.floorA, rep.missingAB, err = b.lagRun(ctx); err != nil {
-		return nil, err
-	}
+	rep.lagA, rep.floorA, rep.missingAB = b.lagRun(ctx)
 	slow := newBenchReceiver(o.slowSleep)
 	defer slow.srv.Close()
-	_, sw, err := b.scenario(ctx, "", slow)
-	if err != nil {
-		return nil, err
-	}
+	_, sw := b.scenario(ctx, "", slow)
 	progress("webhooks: lag again, beside a webhook whose receiver always times out")
-	missing := 0
-	if rep.lagB, _, missing, err = b.lagRun(ctx); err != nil {
-		return nil, err
-	}
+	var missing int
+	rep.lagB, _, missing = b.lagRun(ctx)
 	rep.missingAB += missing
 	b.recv.mu.Lock()
 	rep.badSignatures = b.recv.bad
@@ -351,35 +291,29 @@ func runWebhookBench(ctx context.Context, o webhookOptions) (*whReport, error) {
 	}
 	stopPipe()
 	rep.elapsed = time.Since(started)
-	return rep, nil
+	return rep
 }
 
-// drain runs the pipeline until the backlog arrived at the bench's webhook, and notes its rate and
-// calls (counted until the pipeline wrote nothing for a moment: the last records written).
-func (b *whBench) drain(ctx context.Context, rep *whReport) error {
+// drain runs the pipeline until the backlog arrived, and notes its rate and calls.
+func (b *whBench) drain(ctx context.Context, rep *whReport) {
 	b.calls.take()
 	start := time.Now()
-	stopPipe, err := b.startPipeline(ctx, b.conf)
-	if err != nil {
-		return err
-	}
+	stopPipe := b.startPipeline(ctx, b.conf)
 	defer stopPipe()
-	last, err := waitArrivals(ctx, b.recv, b.hook.ID, nil, b.o.backlog, 5*time.Minute)
-	if err != nil {
-		return err
-	}
+	last := must(waitArrivals(ctx, b.recv, b.hook.ID, nil, b.o.backlog, 5*time.Minute))
 	b.quiesce(ctx)
 	n, total := b.calls.take()
-	rep.drainRate = float64(b.o.backlog) / last.Sub(start).Seconds()
+	backlog := float64(b.o.backlog)
+	rep.drainRate = backlog / last.Sub(start).Seconds()
 	var all time.Duration
 	for op, c := range n {
 		switch {
 		case strings.HasPrefix(op, "DynamoDB Streams "):
-			rep.drainStr += float64(c)
+			rep.drainStr += float64(c) / backlog
 		case strings.HasPrefix(op, "DynamoDB "):
-			rep.drainDDB += float64(c)
+			rep.drainDDB += float64(c) / backlog
 		case strings.HasPrefix(op, "SQS "):
-			rep.drainSQS += float64(c)
+			rep.drainSQS += float64(c) / backlog
 		}
 		all += total[op]
 	}
@@ -387,88 +321,60 @@ func (b *whBench) drain(ctx context.Context, rep *whReport) error {
 		rep.drainOps = append(rep.drainOps, opRow{op: op, n: c, avg: total[op] / time.Duration(c), share: float64(total[op]) / float64(all)})
 	}
 	slices.SortFunc(rep.drainOps, func(a, b opRow) int { return cmp.Compare(b.share, a.share) })
-	backlog := float64(b.o.backlog)
-	rep.drainDDB, rep.drainSQS, rep.drainStr = rep.drainDDB/backlog, rep.drainSQS/backlog, rep.drainStr/backlog
 	rep.drainGate = float64(n["DynamoDB UpdateItem"]) / backlog
-	return nil
 }
 
 // scenario stores a team of its own (unless name is "": the bench's team) and a webhook of it,
-// subscribed to vehicle.created, to r.
-func (b *whBench) scenario(ctx context.Context, name string, r *benchReceiver) (string, webhook.Webhook, error) {
+// subscribed to event (vehicle.created when none), to r.
+func (b *whBench) scenario(ctx context.Context, name string, r *benchReceiver, event ...string) (string, webhook.Webhook) {
 	teamID := b.teamID
 	if name != "" {
-		team, err := storeTeam(ctx, b.store, name)
-		if err != nil {
-			return "", webhook.Webhook{}, err
-		}
-		teamID = team.ID
+		teamID = storeTeam(ctx, b.store, name).ID
 	}
-	w, err := webhook.New(teamID, r.srv.URL+"/in", []string{webhook.VehicleCreated}, time.Now().Add(-time.Minute))
-	if err != nil {
-		return teamID, w, err
+	if len(event) == 0 {
+		event = []string{webhook.VehicleCreated}
 	}
+	w := must(webhook.New(teamID, r.srv.URL+"/in", event, time.Now().Add(-time.Minute)))
 	r.secret = w.Secret
-	return teamID, w, b.store.Webhooks().CreateWebhook(ctx, w)
+	check(b.store.Webhooks().CreateWebhook(ctx, w))
+	return teamID, w
 }
 
 // backlogTo writes a backlog of n changes of a team of its own, whose webhook's receiver is r,
 // then starts the pipeline on conf; stop stops it.
 func (b *whBench) backlogTo(ctx context.Context, name string, r *benchReceiver, n int, conf app.Config) (teamID string, hook webhook.Webhook,
-	start time.Time, stop func(), err error) {
-	if teamID, hook, err = b.scenario(ctx, name, r); err != nil {
-		return
-	}
-	if _, err = writeVehicles(ctx, b.vehicles, teamID, n, 16, 0); err != nil {
-		return
-	}
-	start = time.Now()
-	stop, err = b.startPipeline(ctx, conf)
-	return
+	start time.Time, stop func()) {
+	teamID, hook = b.scenario(ctx, name, r)
+	must(writeVehicles(ctx, b.vehicles, teamID, n, 16, 0))
+	return teamID, hook, time.Now(), b.startPipeline(ctx, conf)
 }
 
 // drainSlow50 drains a backlog of o.backlog changes to a receiver that answers in 50 ms, and
 // returns the deliveries per second and the webhook's bound once they all arrived.
-func (b *whBench) drainSlow50(ctx context.Context) (float64, int, error) {
+func (b *whBench) drainSlow50(ctx context.Context) (float64, int) {
 	recv := newBenchReceiver(0)
 	recv.delay = slow50Sleep
 	defer recv.srv.Close()
-	team, hook, start, stop, err := b.backlogTo(ctx, "Webhook bench, 50 ms receiver", recv, b.o.backlog, b.conf)
-	if err != nil {
-		return 0, 0, err
-	}
+	team, hook, start, stop := b.backlogTo(ctx, "Webhook bench, 50 ms receiver", recv, b.o.backlog, b.conf)
 	defer stop()
-	last, err := waitArrivals(ctx, recv, hook.ID, nil, b.o.backlog, 5*time.Minute)
-	if err != nil {
-		return 0, 0, err
-	}
-	g, err := b.store.Webhooks().Gate(ctx, team, hook.ID)
-	return float64(b.o.backlog) / last.Sub(start).Seconds(), g.Bound, err
+	last := must(waitArrivals(ctx, recv, hook.ID, nil, b.o.backlog, 5*time.Minute))
+	return float64(b.o.backlog) / last.Sub(start).Seconds(), must(b.store.Webhooks().Gate(ctx, team, hook.ID)).Bound
 }
 
 // drainThrottled drains a backlog of throttledBacklog changes to a receiver that answers every
 // third request 429 with Retry-After, the retries a second apart, and reports what it saw.
-func (b *whBench) drainThrottled(ctx context.Context) (throttleReport, error) {
+func (b *whBench) drainThrottled(ctx context.Context) throttleReport {
 	rep := throttleReport{backlog: throttledBacklog}
 	recv := newBenchReceiver(0)
 	recv.throttle, recv.retryAfter = throttleEvery, throttleRetryAfter
 	defer recv.srv.Close()
 	conf := b.conf
-	var err error
-	if conf.RetrySchedule, err = webhook.ParseSchedule(throttleSchedule); err != nil {
-		return rep, err
-	}
-	_, hook, start, stop, err := b.backlogTo(ctx, "Webhook bench, throttling receiver", recv, throttledBacklog, conf)
-	if err != nil {
-		return rep, err
-	}
+	conf.RetrySchedule = must(webhook.ParseSchedule(throttleSchedule))
+	_, hook, start, stop := b.backlogTo(ctx, "Webhook bench, throttling receiver", recv, throttledBacklog, conf)
 	defer stop()
 	// Every delivery ends: delivered, or failed after its six attempts.
 	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
-		ds, err := b.store.DeliveryLog().Deliveries(ctx, hook.ID, "")
-		if err != nil {
-			return rep, err
-		}
+		ds := must(b.store.DeliveryLog().Deliveries(ctx, hook.ID, ""))
 		pending := 0
 		rep.delivered, rep.failed, rep.pending = 0, 0, map[string]int{}
 		for _, d := range ds {
@@ -495,34 +401,25 @@ func (b *whBench) drainThrottled(ctx context.Context) (throttleReport, error) {
 	recv.mu.Lock()
 	rep.requests, rep.holds, rep.early, rep.inFlight = recv.requests, len(recv.holds), recv.early, recv.inFlight
 	recv.mu.Unlock()
-	return rep, nil
+	return rep
 }
 
-func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) {
-	cfg, err := app.LoadAWS(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tpl, _, res, err := provision(ctx, cfg, "wh")
-	if err != nil {
-		return nil, err
-	}
+// setupWebhookBench provisions tables of the bench's own, with the pipeline's configuration and a
+// team whose webhook predates every change of the bench.
+func setupWebhookBench(ctx context.Context, o webhookOptions) *whBench {
+	cfg := must(app.LoadAWS(ctx))
+	tpl, _, res := provision(ctx, cfg, "wh")
 	recv := newBenchReceiver(0)
 	caFile := filepath.Join(os.TempDir(), "patio-bench-ca-"+filepath.Base(res.Tables["VehiclesTable"])+".pem")
-	if err := writeCAs(caFile, recv.srv.Certificate()); err != nil {
-		return nil, err
-	}
+	check(writeCAs(caFile, recv.srv.Certificate()))
 	knobs := map[string]string{"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": caFile, "LOG_LEVEL": "ERROR"}
-	conf, err := app.LoadConfig(func(name string) (string, bool) {
+	conf := must(app.LoadConfig(func(name string) (string, bool) {
 		if v, ok := knobs[name]; ok {
 			return v, true
 		}
 		v, ok := res.Env[name]
 		return v, ok
-	}, app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction)
-	if err != nil {
-		return nil, err
-	}
+	}, app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction))
 	calls := &callStats{n: map[string]int{}, total: map[string]time.Duration{}}
 	b := &whBench{o: o, cfg: cfg, tpl: tpl, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
 		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler),
@@ -531,33 +428,17 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) (*whBench, error) 
 	pool.AddCert(recv.srv.Certificate())
 	b.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: delivery.InitialBound}}
-	team, err := storeTeam(ctx, b.store, "Webhook bench")
-	if err != nil {
-		return nil, err
-	}
-	// The webhook predates every change of the bench.
-	b.teamID, b.vehicles = team.ID, patio.NewVehicles(b.store.Vehicles())
-	_, b.hook, err = b.scenario(ctx, "", recv)
-	return b, err
+	b.teamID, b.vehicles = storeTeam(ctx, b.store, "Webhook bench").ID, patio.NewVehicles(b.store.Vehicles())
+	_, b.hook = b.scenario(ctx, "", recv)
+	return b
 }
 
-// startPipeline runs the local stack's webhook pipeline with conf on the counted configuration
-// (stream poller → dispatcher on the streams of the tables named by their logical ids, by default
-// the vehicles, clients and deals tables', from where the last run stopped; queue poller →
-// deliverer; the sweep every minute) until stop, which waits for it to end.
-func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ...string) (stop func(), err error) {
-	dispatch, err := workers.Dispatcher(b.pipeCfg, conf, b.logger)
-	if err != nil {
-		return nil, err
-	}
-	deliver, err := workers.Deliverer(b.pipeCfg, conf, b.logger)
-	if err != nil {
-		return nil, err
-	}
-	sweep, err := workers.Sweeper(b.pipeCfg, conf, b.logger)
-	if err != nil {
-		return nil, err
-	}
+// startPipeline runs the local stack's pipeline with conf on the counted configuration, on the
+// streams of the tables named (the vehicles', clients' and deals' by default), until stop.
+func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ...string) (stop func()) {
+	dispatch := must(workers.Dispatcher(b.pipeCfg, conf, b.logger))
+	deliver := must(workers.Deliverer(b.pipeCfg, conf, b.logger))
+	sweep := must(workers.Sweeper(b.pipeCfg, conf, b.logger))
 	if len(streams) == 0 {
 		streams = []string{"VehiclesTable", "ClientsTable", "DealsTable"}
 	}
@@ -572,39 +453,34 @@ func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ..
 		_ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{Checkpoints: b.checkpoints})
 	})
 	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, conf.QueueURL, deliver, b.logger, 0) })
-	return func() { cancel(); wg.Wait() }, nil
+	return func() { cancel(); wg.Wait() }
 }
 
-// ceiling measures the engine's ceiling (ceiling.go) with items shaped like a delivery of the
-// drain, on a copy of the deliveries table as template.yaml declares it (the pipeline idle), and
-// the floor loop keeping its deliveries in that copy; it returns it with the size of the delivery's
-// by_webhook index entry.
-func (b *whBench) ceiling(ctx context.Context) (engineCeiling, int, error) {
+// ceiling measures the engine's ceiling (ceiling.go) on a copy of the deliveries table with items
+// shaped like a delivery of the drain, and returns it with the size of its by_webhook entry.
+func (b *whBench) ceiling(ctx context.Context) (engineCeiling, int) {
 	db := dynamodb.NewFromConfig(b.cfg)
 	table := b.tables["DeliveriesTable"]
-	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("by_webhook"),
+	out := must(db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("by_webhook"),
 		KeyConditionExpression:    aws.String("webhook_id = :w"),
 		ExpressionAttributeValues: map[string]dynamotypes.AttributeValue{":w": &dynamotypes.AttributeValueMemberS{Value: b.hook.ID}},
-		Limit:                     aws.Int32(1)})
-	if err != nil || len(out.Items) == 0 {
-		return engineCeiling{}, 0, cmpOr(err, errors.New("webhooks: no delivery of the drain to copy"))
+		Limit:                     aws.Int32(1)}))
+	if len(out.Items) == 0 {
+		check(errors.New("webhooks: no delivery of the drain to copy"))
 	}
 	// The index projects only what the lists read: the item itself is the sample.
-	item, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
-		Key: map[string]dynamotypes.AttributeValue{"pk": out.Items[0]["pk"]}})
-	if err != nil {
-		return engineCeiling{}, 0, err
-	}
+	item := must(db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
+		Key: map[string]dynamotypes.AttributeValue{"pk": out.Items[0]["pk"]}}))
 	tb, ok := b.tpl.Table("DeliveriesTable")
 	if !ok {
-		return engineCeiling{}, 0, errors.New("webhooks: template.yaml declares no DeliveriesTable")
+		check(errors.New("webhooks: template.yaml declares no DeliveriesTable"))
 	}
 	copied := tb.CreateTableInput(table + "-ceiling")
 	copied.StreamSpecification = nil
-	c, err := measureCeiling(ctx, db, copied, item.Item, b.o.backlog, func(keep *keeper) (float64, error) {
+	c := measureCeiling(ctx, db, copied, item.Item, b.o.backlog, func(keep *keeper) (float64, error) {
 		return b.floorDrain(ctx, delivery.InitialBound, keep)
 	})
-	return c, itemSize(out.Items[0]), err
+	return c, itemSize(out.Items[0])
 }
 
 // quiesce waits until the pipeline made no DynamoDB write for 1.5 s (the idle pollers' reads go on).
@@ -640,8 +516,7 @@ func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, 
 		wg      sync.WaitGroup
 	)
 	one := func(i int) {
-		in := patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some(fmt.Sprintf("Bench %d", i)),
-			Price: patio.Some(money.Cents(5000000 + i))}
+		in := patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some(fmt.Sprintf("Bench %d", i)), Price: patio.Some(money.Cents(5000000 + i))}
 		v, err := vehicles.Create(ctx, teamID, in)
 		mu.Lock()
 		defer mu.Unlock()
@@ -649,7 +524,6 @@ func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, 
 			written[v.ID] = time.Now()
 		}
 	}
-	work := make(chan int)
 	if rate > 0 {
 		tick := time.NewTicker(time.Second / time.Duration(rate))
 		defer tick.Stop()
@@ -658,18 +532,15 @@ func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, 
 			wg.Go(func() { one(i) })
 		}
 	} else {
+		next := newCounter(0)
 		for range conc {
 			wg.Go(func() {
-				for i := range work {
+				for i := next.take(); i < n && ctx.Err() == nil; i = next.take() {
 					one(i)
 				}
 			})
 		}
-		for i := 0; i < n && ctx.Err() == nil; i++ {
-			work <- i
-		}
 	}
-	close(work)
 	wg.Wait()
 	return written, cmpOr(first, ctx.Err())
 }
@@ -698,16 +569,14 @@ func (b *whBench) shardIterators(ctx context.Context, client *dynamodbstreams.Cl
 	return arn, iters, nil
 }
 
-// keeper is the least bookkeeping of a pipeline that stores each delivery: every delivery written
-// before its POST (pending) and after it (its outcome), chunk at a time in unconditional batches.
+// keeper writes each delivery before its POST and after it, chunk at a time.
 type keeper struct {
 	chunk int
 	write func(ctx context.Context, ids []string, status string) error
 }
 
-// floorChunk turns the stream records rs into the vehicle.created events of the bench's team and
-// POSTs them signed to its receiver, one at a time, with keep writing their deliveries before and
-// after; it returns how many it POSTed.
+// floorChunk POSTs the vehicle.created events of the team among rs, signed, one at a time, keep
+// writing their deliveries before and after; it returns how many it POSTed.
 func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.Record, keep *keeper) (int, error) {
 	var ids []string
 	var bodies [][]byte
@@ -717,9 +586,10 @@ func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.R
 			continue
 		}
 		resource, obj, team, ok, err := dynamostore.DecodeStreamImage(rec.Change.NewImage)
-		if err != nil {
-			return 0, err
-		} else if !ok || team != b.teamID {
+		if err != nil || !ok || team != b.teamID {
+			if err != nil {
+				return 0, err
+			}
 			continue
 		}
 		evs, err := webhook.Derive(webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: team, New: obj,
@@ -744,19 +614,13 @@ func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.R
 		}
 	}
 	for i, body := range bodies {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.recv.srv.URL+"/in", strings.NewReader(string(body)))
-		if err != nil {
-			return i, err
-		}
+		h := http.Header{}
 		for k, v := range webhook.Headers(ids[i], body, webhook.Keys{b.hook.Secret}, time.Now()) {
-			req.Header[k] = []string{v}
+			h[k] = []string{v}
 		}
-		resp, err := b.client.Do(req)
-		if err != nil {
+		if _, _, _, err := fetch(ctx, b.client, http.MethodPost, b.recv.srv.URL+"/in", body, h, 0, false); err != nil {
 			return i, err
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
 	}
 	if keep != nil {
 		return len(ids), keep.write(ctx, ids, webhook.DeliverySucceeded)
@@ -764,10 +628,8 @@ func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.R
 	return len(ids), nil
 }
 
-// floorDrain reads the vehicles stream from its trim horizon and POSTs each vehicle.created of the
-// team, conc at a time; with keep, conc chunks of keep.chunk records at a time, each chunk's
-// deliveries written as keep says. It returns the events POSTed per second, and an error unless it
-// POSTed the whole backlog.
+// floorDrain POSTs each vehicle.created of the stream's backlog, conc chunks at a time (of
+// keep.chunk records with keep), and returns the events POSTed per second.
 func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float64, error) {
 	client := dynamodbstreams.NewFromConfig(b.cfg)
 	start := time.Now()
@@ -863,37 +725,34 @@ func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
 	return err
 }
 
-// lagRun writes at o.rate for o.duration with the floor tailing the stream, and returns the
-// healthy webhook's lags, the floor's, and how many arrivals were missing.
-func (b *whBench) lagRun(ctx context.Context) (pipe, floor lagStats, missing int, err error) {
+// lagRun writes at o.rate for o.duration, and returns the pipeline's lags, the floor's, and the
+// missing arrivals.
+func (b *whBench) lagRun(ctx context.Context) (pipe, floor result, missing int) {
 	tailCtx, stopTail := context.WithCancel(ctx)
+	defer stopTail()
 	ready := make(chan struct{})
 	tailErr := make(chan error, 1)
 	go func() { tailErr <- b.floorTail(tailCtx, ready) }()
 	<-ready
 	before := b.recv.arrivals(b.hook.ID)
-	written, err := writeVehicles(ctx, b.vehicles, b.teamID, b.o.rate*int(b.o.duration/time.Second), 0, b.o.rate)
-	if err != nil {
-		stopTail()
-		return pipe, floor, 0, err
-	}
+	written := must(writeVehicles(ctx, b.vehicles, b.teamID, b.o.rate*int(b.o.duration/time.Second), 0, b.o.rate))
 	_, werr := waitArrivals(ctx, b.recv, b.hook.ID, written, len(written), time.Minute)
 	_, ferr := waitArrivals(ctx, b.recv, floorHook, written, len(written), 30*time.Second)
 	stopTail()
 	if err := <-tailErr; err != nil && !errors.Is(err, context.Canceled) {
-		return pipe, floor, 0, err
+		check(err)
 	}
 	if werr != nil || ferr != nil {
 		progress("webhooks: %v %v", werr, ferr)
 	}
 	pipe, m1 := lags(written, b.recv.arrivals(b.hook.ID), before)
 	floor, m2 := lags(written, b.recv.arrivals(floorHook), nil)
-	return pipe, floor, m1 + m2, nil
+	return pipe, floor, m1 + m2
 }
 
 // lags returns the p50 and p99 of arrival − write over the written ids (ignoring arrivals already
 // in before), and how many never arrived.
-func lags(written, arrived, before map[string]time.Time) (lagStats, int) {
+func lags(written, arrived, before map[string]time.Time) (result, int) {
 	var ds []time.Duration
 	missing := 0
 	for id, w := range written {
@@ -904,8 +763,7 @@ func lags(written, arrived, before map[string]time.Time) (lagStats, int) {
 		}
 		ds = append(ds, at.Sub(w))
 	}
-	slices.Sort(ds)
-	return lagStats{n: len(ds), p50: percentile(ds, 50), p99: percentile(ds, 99)}, missing
+	return merge(result{lat: ds}), missing
 }
 
 // waitArrivals waits until r has n events for webhookID (among ids, when given), and returns the
@@ -934,7 +792,7 @@ func waitArrivals(ctx context.Context, r *benchReceiver, webhookID string, ids m
 func printWebhookReport(w io.Writer, r *whReport) {
 	line := func(label, value string) { fmt.Fprintf(w, "  %-58s %10s\n", label, value) }
 	fmt.Fprintf(w, "\nWebhooks (local pipeline: DynamoDB Local streams -> dispatcher -> moto SQS -> deliverer -> HTTPS receiver)\n\n")
-	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.backlog)
+	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.o.backlog)
 	line("", "events/s")
 	line("floor: a loop reading the stream, signing, POSTing (1 at once)", perSecond(r.floorLoopRate))
 	line("floor with 4 POSTs in flight (the bound a webhook starts at)", perSecond(r.floor4))
@@ -961,14 +819,15 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	if n := t.backlog - t.delivered - t.failed; n > 0 {
 		fmt.Fprintf(w, "  %d never ended (pending after 15 minutes, by what held them last: %v)\n", n, t.pending)
 	}
-	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.rate, r.duration)
-	lag := func(label string, l lagStats) {
-		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", label, ms(l.p50), ms(l.p99), l.n)
-	}
+	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.o.rate, r.o.duration)
 	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
-	lag("floor loop (tailing the stream, one POST at a time)", r.floorA)
-	lag("pipeline", r.lagA)
-	lag("pipeline, beside a webhook whose receiver always times out", r.lagB)
+	for _, l := range []struct {
+		label string
+		lag   result
+	}{{"floor loop (tailing the stream, one POST at a time)", r.floorA}, {"pipeline", r.lagA},
+		{"pipeline, beside a webhook whose receiver always times out", r.lagB}} {
+		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", l.label, ms(l.lag.p50), ms(l.lag.p99), l.lag.n)
+	}
 	fmt.Fprintf(w, "  (the timing-out webhook got %d attempts; missing arrivals: %d; bad signatures: %d)\n", r.slowSent, r.missingAB, r.badSignatures)
 	fmt.Fprintf(w, "\nWebhook budgets\n")
 	drain := r.drainRate / r.floorLoopRate
@@ -981,7 +840,7 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		callsBudget, r.drainDDB, r.drainWCU)
 	p50, p99 := ratio(r.lagA.p50, r.floorA.p50), ratio(r.lagA.p99, r.floorA.p99)
 	fmt.Fprintf(w, "  %-4s lag p50/p99 at %d writes/s <= %.1fx the floor loop's: %.2fx / %.2fx\n", verdict(p50 <= lagBudget && p99 <= lagBudget),
-		r.rate, lagBudget, p50, p99)
+		r.o.rate, lagBudget, p50, p99)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
 	fmt.Fprintf(w, "  %-4s healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx\n", verdict(slow <= slowBudget && r.missingAB == 0), slowBudget, slow)
 	fmt.Fprintf(w, "  (webhook bench took %s)\n", r.elapsed.Round(time.Second))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -19,13 +20,10 @@ type result struct {
 	p50, p99 time.Duration // nearest-rank percentiles of the successful calls' latencies
 	rps      float64       // successful calls per second of the window
 	// cpuPerCall is this process's CPU time (user and system) per call: for a request, the load
-	// client, the server, our code and the SDK; for the raw side, the SDK alone. DynamoDB Local's
-	// own CPU is not in it. It moves much less than latency when other processes load the machine.
+	// client, the server, our code and the SDK; for the raw side, the SDK alone.
 	cpuPerCall time.Duration
 	exhausted  bool // the run stopped early: its pool of prepared items ran out
-
-	// What merging rounds needs: the successful calls' latencies (sorted), every call made, the
-	// CPU time they took and the throughput window.
+	// What merging rounds needs: the latencies, every call made, their CPU time and the window.
 	lat    []time.Duration
 	calls  int
 	cpu    time.Duration
@@ -45,9 +43,8 @@ func (r result) notes(label string) []string {
 }
 
 // rounds is how many rounds the runs that a budget compares are split into, taking turns (request,
-// raw, request, raw, ...), so that a drift of the machine's speed during the bench (DynamoDB
-// Local's collector after seeding, another process) weighs on every side alike instead of on
-// whichever ran during it. Each round after the first warms up for a quarter of the warm-up.
+// raw, request, raw, ...), so that a drift of the machine's speed weighs on every side alike.
+// Each round after the first warms up for a quarter of the warm-up.
 const rounds = 3
 
 // roundWarmup is the warm-up of round i of runs whose first warms up for warmup.
@@ -64,17 +61,14 @@ func merge(parts ...result) result {
 	for _, p := range parts {
 		r.lat = append(r.lat, p.lat...)
 		r.errors += p.errors
-		if r.firstErr == nil {
-			r.firstErr = p.firstErr
-		}
+		r.firstErr = cmpOr(r.firstErr, p.firstErr)
 		r.exhausted = r.exhausted || p.exhausted
 		r.calls += p.calls
 		r.cpu += p.cpu
 		r.window += p.window
 	}
-	slices.Sort(r.lat)
 	r.n = len(r.lat)
-	r.p50, r.p99 = percentile(r.lat, 50), percentile(r.lat, 99)
+	r.p50, r.p99 = percentiles(r.lat)
 	if r.window > 0 {
 		r.rps = float64(r.n) / r.window.Seconds()
 	}
@@ -91,16 +85,14 @@ type timedRun struct {
 }
 
 // measureRounds measures each of runs for dur in all, in rounds taking turns, and returns each
-// one's merged result. around, when not nil, runs run i's part of a round (to label it, to count
-// connections, to say which round it is).
+// one's merged result. around, when not nil, runs run i's part of a round.
 func measureRounds(ctx context.Context, conc int, warmup, dur time.Duration, runs []timedRun,
 	around func(round, i int, measure func(ctx context.Context))) []result {
 	parts := make([][]result, len(runs))
 	for round := range rounds {
 		for i, r := range runs {
 			part := func(ctx context.Context) {
-				parts[i] = append(parts[i], measure(ctx, conc, roundWarmup(warmup, round), dur/rounds,
-					r.seed+uint64(round)*7919, r.call))
+				parts[i] = append(parts[i], measure(ctx, conc, roundWarmup(warmup, round), dur/rounds, r.seed+uint64(round)*7919, r.call))
 			}
 			if around != nil {
 				around(round, i, part)
@@ -116,6 +108,16 @@ func measureRounds(ctx context.Context, conc int, warmup, dur time.Duration, run
 	return out
 }
 
+// progressRounds is measureRounds' around that says which round of what is measured.
+func progressRounds(ctx context.Context, what string) func(round, i int, part func(context.Context)) {
+	return func(round, i int, part func(context.Context)) {
+		if i == 0 {
+			progress("%s round %d of %d", what, round+1, rounds)
+		}
+		part(ctx)
+	}
+}
+
 // op is one call of a run: an HTTP request or its raw DynamoDB calls. rng is the worker's own.
 type op func(ctx context.Context, rng *rand.Rand) error
 
@@ -126,30 +128,20 @@ const (
 	maxStretch = 3
 )
 
-// measure runs op on conc workers, each calling it in a loop, and times every call.
-//
-// Calls that complete during the first warmup are not counted. The calls that complete after it
-// are, and workers stop starting calls once dur has passed after the warm-up (later when fewer than
-// minCalls were counted, up to maxStretch·dur), so a slow call (a list that takes longer than the
-// warm-up) is still measured, and every call started is waited for. The window for throughput runs
-// from the start of the first counted call to the end of the last. Workers keep their own
-// latencies, merged and sorted at the end, so measuring adds no locking to the calls but one atomic
-// add. The process's CPU time over the whole run, divided by every call it made, is cpuPerCall.
+// measure runs op on conc workers, each calling it in a loop, and times every call. Calls that
+// complete during warmup are not counted; workers stop starting calls once dur has passed after
+// it (later when fewer than minCalls were counted, up to maxStretch·dur), and every call started
+// is waited for. The window for throughput runs from the start of the first counted call to the
+// end of the last; cpuPerCall is the process's CPU time over the run divided by every call made.
 func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint64, call op) result {
-	begin := time.Now()
 	cpu0 := processCPU()
-	from := begin.Add(warmup)
+	from := time.Now().Add(warmup)
 	until, hardUntil := from.Add(dur), from.Add(maxStretch*dur)
 	var counted atomic.Int64
-	type worker struct {
-		lat         []time.Duration
-		calls, errs int
-		firstErr    error
-		firstStart  time.Time
-		lastEnd     time.Time
-		exhausted   bool
-	}
-	ws := make([]worker, conc)
+	ws := make([]struct {
+		result
+		first, last time.Time
+	}, conc)
 	var wg sync.WaitGroup
 	for i := range ws {
 		w := &ws[i]
@@ -166,20 +158,17 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 					w.exhausted = true
 					return
 				}
-				w.calls++
-				if t1.Before(from) {
+				if w.calls++; t1.Before(from) {
 					continue
 				}
 				counted.Add(1)
-				if w.firstStart.IsZero() {
-					w.firstStart = t0
+				if w.first.IsZero() {
+					w.first = t0
 				}
-				w.lastEnd = t1
+				w.last = t1
 				if err != nil {
-					if w.firstErr == nil {
-						w.firstErr = err
-					}
-					w.errs++
+					w.firstErr = cmpOr(w.firstErr, err)
+					w.errors++
 					continue
 				}
 				w.lat = append(w.lat, t1.Sub(t0))
@@ -187,27 +176,19 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 		})
 	}
 	wg.Wait()
-	cpu := processCPU() - cpu0
-
-	var r result
 	var first, last time.Time
-	for _, w := range ws {
-		r.lat = append(r.lat, w.lat...)
-		r.calls += w.calls
-		r.errors += w.errs
-		if r.firstErr == nil {
-			r.firstErr = w.firstErr
+	parts := make([]result, conc)
+	for i, w := range ws {
+		parts[i] = w.result
+		if !w.first.IsZero() && (first.IsZero() || w.first.Before(first)) {
+			first = w.first
 		}
-		r.exhausted = r.exhausted || w.exhausted
-		if !w.firstStart.IsZero() && (first.IsZero() || w.firstStart.Before(first)) {
-			first = w.firstStart
-		}
-		if w.lastEnd.After(last) {
-			last = w.lastEnd
+		if w.last.After(last) {
+			last = w.last
 		}
 	}
-	r.cpu, r.window = cpu, max(last.Sub(first), 0)
-	return merge(r)
+	parts[0].cpu, parts[0].window = processCPU()-cpu0, max(last.Sub(first), 0)
+	return merge(parts...)
 }
 
 // percentile returns the nearest-rank p-th percentile of sorted latencies: the smallest value
@@ -218,4 +199,28 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	}
 	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 · n)
 	return sorted[max(rank, 1)-1]
+}
+
+// percentiles sorts latencies and returns their p50 and p99.
+func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
+	slices.Sort(lat)
+	return percentile(lat, 50), percentile(lat, 99)
+}
+
+// cmpOr returns a unless it is nil, else b.
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// processCPU returns the CPU time (user and system) this process has used so far, or 0 when the
+// system cannot tell (cmd/bench runs on Unix systems only, as dev/localaws does).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

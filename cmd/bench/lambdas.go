@@ -1,0 +1,490 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/patio-dev/patio/dev/runtimeapi"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Budgets of the functions: sizes as deployed (the console's html/template keeps more methods
+// linked), and under the Runtime API their cold starts and the warm GET by id.
+const (
+	maxBinaryBytes      = 12_000_000 // decimal MB, the stricter reading
+	maxConsoleBytes     = 16_000_000
+	maxColdRatio        = 1.3 // cold start of an API function / the floor function's (a GET's four calls at once), medians
+	maxConsoleColdRatio = 1.3 // cold start of the console / the vehicles function's, medians
+	maxWarmRatio        = 1.3 // warm GET by id through the Runtime API / in process, p50
+	coldStarts          = 5   // cold starts measured per function
+	warmCalls           = 300 // warm invocations measured per function, after 20 unmeasured
+)
+
+// binarySize is one Lambda function's bootstrap, built as deployed.
+type binarySize struct {
+	function string // functions/<name>
+	bytes    int64
+}
+
+// budget returns the size budget of the binary.
+func (b binarySize) budget() int64 {
+	if b.function == "functions/console" {
+		return maxConsoleBytes
+	}
+	return maxBinaryBytes
+}
+
+// functionsReport is the functions' part: their sizes and their runs under the Runtime API.
+type functionsReport struct {
+	sizes     []binarySize
+	sizeErr   error
+	skipSizes bool
+	lambdas   *lambdaReport // nil with -skip-lambdas
+}
+
+// measureFunctions builds the functions for their sizes (unless -skip-sizes) and measures them
+// under the Runtime API (unless -skip-lambdas).
+func (env *benchEnv) measureFunctions(ctx context.Context, o options) functionsReport {
+	f := functionsReport{skipSizes: o.skipSizes}
+	if !o.skipSizes {
+		progress("building the functions (linux/arm64, as deployed) for their sizes")
+		f.sizes, f.sizeErr = buildSizes(ctx, env.root)
+	}
+	if !o.skipLambdas {
+		l := env.measureLambdas(ctx)
+		f.lambdas = &l
+	}
+	return f
+}
+
+// buildSizes builds every functions/<name> as the Makefile's build-<Function> targets do, and
+// returns the binaries' sizes (building never reports a stale binary).
+func buildSizes(ctx context.Context, root string) (out []binarySize, err error) {
+	defer catch(&err)
+	dirs := must(filepath.Glob(filepath.Join(root, "functions", "*", "main.go")))
+	tmp := must(os.MkdirTemp("", "patio-bench-"))
+	defer os.RemoveAll(tmp)
+	for _, mainGo := range dirs {
+		name := filepath.Base(filepath.Dir(mainGo))
+		bin := filepath.Join(tmp, name, "bootstrap")
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./functions/"+name)
+		cmd.Dir, cmd.Env = root, append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return out, fmt.Errorf("build functions/%s: %w\n%s", name, err, msg)
+		}
+		out = append(out, binarySize{function: "functions/" + name, bytes: must(os.Stat(bin)).Size()})
+	}
+	return out, nil
+}
+
+// lambdaRow is one function measured as Lambda runs it: its bootstrap, built as deployed for this
+// machine's architecture, a child process under the Runtime API (dev/runtimeapi).
+type lambdaRow struct {
+	name               string // functions/<name>, or "minimal"
+	event              string // what it was invoked with
+	api, console       bool   // an API function, the console (their cold start budgets)
+	init, cold, first  time.Duration
+	warm               []time.Duration
+	p50, p99           time.Duration
+	peakRSS, bytesSize int64
+	err                error
+}
+
+// lambdaReport is the Runtime API section of the report.
+type lambdaReport struct {
+	rows              []lambdaRow
+	inProcP50, inProc time.Duration // in-process GET by id p50, p99
+	err               error
+}
+
+// measureLambdas runs each function under the Runtime API against the bench's tables, tracing on
+// (to a UDP socket that discards).
+func (env *benchEnv) measureLambdas(ctx context.Context) (rep lambdaReport) {
+	defer catch(&rep.err)
+	dir := must(os.MkdirTemp("", "patio-bench-lambda-"))
+	defer os.RemoveAll(dir)
+	sink := must(net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}))
+	defer sink.Close()
+	go func() {
+		buf := make([]byte, 64*1024)
+		for _, err := sink.Read(buf); err == nil; _, err = sink.Read(buf) {
+		}
+	}()
+	vars := append(runtimeapi.LambdaEnv(os.Environ()), "AWS_XRAY_DAEMON_ADDRESS="+sink.LocalAddr().String())
+	vehicle, client, deal := env.getEvents(ctx)
+	// The same GET by id in process: the vehicles function's handler (app.API behind
+	// aws-lambda-go-api-proxy) called directly, its calls alternating with the Runtime API's so that
+	// both meet the same load; it also warms DynamoDB Local before anything is measured.
+	var getByID events.APIGatewayProxyRequest
+	check(json.Unmarshal(vehicle, &getByID))
+	proxy := httpadapter.New(env.buildAPI())
+	var inProc []time.Duration
+	inProcess := func(measured bool) error {
+		start := time.Now()
+		res, err := proxy.ProxyWithContext(ctx, getByID)
+		d := time.Since(start)
+		if err != nil || res.StatusCode != 200 {
+			return fmt.Errorf("in-process GET by id: status %d, %v", res.StatusCode, err)
+		}
+		if measured {
+			inProc = append(inProc, d)
+		}
+		return nil
+	}
+	for range 1000 {
+		check(inProcess(false))
+	}
+	fixed := func(b []byte) func() ([]byte, error) { return func() ([]byte, error) { return b, nil } }
+	sample := func(name string) func() ([]byte, error) { return fixed(must(env.event(name, nil))) }
+	plan := []struct {
+		lambdaRow
+		pkg       string
+		payload   func() ([]byte, error)
+		alongside func(measured bool) error
+	}{
+		{lambdaRow{name: "minimal", event: "{}"}, "./dev/runtimeapi/minimal", fixed([]byte("{}")), nil},
+		{lambdaRow{name: "floor", event: "the items a hinted GET by id needs, at once: key+team (BatchGetItem), minute and day counters (UpdateItem ADD), the vehicle (GetItem)"},
+			"./dev/runtimeapi/floor", func() ([]byte, error) { return env.floorEvent(time.Now()) }, nil},
+		{lambdaRow{name: "vehicles", event: "GET /api/v1/vehicles/{id}", api: true}, "./functions/vehicles", fixed(vehicle), inProcess},
+		{lambdaRow{name: "clients", event: "GET /api/v1/clients/{id}", api: true}, "./functions/clients", fixed(client), nil},
+		{lambdaRow{name: "deals", event: "GET /api/v1/deals/{id}", api: true}, "./functions/deals", fixed(deal), nil},
+		{lambdaRow{name: "authorizer", event: "events/authorizer-valid.json, a valid key"}, "./functions/authorizer",
+			fixed(must(env.event("authorizer-valid.json", env.withKey))), nil},
+		{lambdaRow{name: "dispatcher", event: "events/dispatcher-vehicles.json"}, "./functions/dispatcher", sample("dispatcher-vehicles.json"), nil},
+		{lambdaRow{name: "deliverer", event: "events/deliverer-tasks.json"}, "./functions/deliverer", sample("deliverer-tasks.json"), nil},
+		{lambdaRow{name: "console", event: "GET /console/login (events/console-login.json)", console: true}, "./functions/console", sample("console-login.json"), nil},
+		{lambdaRow{name: "console-webhooks", event: "GET /console/webhooks signed in (events/console-webhooks.json)", console: true},
+			"./functions/console", env.consoleSession, nil},
+	}
+	// As on AWS: the console refuses to start with its user pool's endpoint overridden (the local
+	// stack's moto). The pages measured make no call to the user pool.
+	consoleVars := slices.DeleteFunc(slices.Clone(vars), func(kv string) bool {
+		return strings.HasPrefix(kv, "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER=")
+	})
+	for _, p := range plan {
+		progress("Runtime API: building and measuring %s", p.name)
+		payload, v := p.payload, vars
+		if p.console {
+			v = consoleVars
+		}
+		if p.name != "floor" { // the floor's payload depends on the time: made anew for each call
+			b, err := p.payload()
+			payload = func() ([]byte, error) { return b, err }
+		}
+		rep.rows = append(rep.rows, measureLambda(ctx, env.root, p.pkg, filepath.Join(dir, p.name), payload, v, p.lambdaRow, p.alongside))
+	}
+	rep.inProcP50, rep.inProc = percentiles(inProc)
+	return rep
+}
+
+// median returns the median of ds (sorting them).
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// measureLambda builds pkg, starts it coldStarts times, then invokes the last process warmCalls
+// times, each invocation followed by alongside when it is not nil.
+func measureLambda(ctx context.Context, root, pkg, dir string, payload func() ([]byte, error), env []string, row lambdaRow,
+	alongside func(measured bool) error) (out lambdaRow) {
+	out = row
+	defer catch(&out.err)
+	bin := must(runtimeapi.BuildPackage(ctx, root, pkg, dir))
+	if fi, err := os.Stat(bin); err == nil {
+		out.bytesSize = fi.Size()
+	}
+	var f *runtimeapi.Function
+	defer func() {
+		if f != nil {
+			f.Stop()
+		}
+	}()
+	// invoke invokes f with in and returns how long the invocation took, its answer checked after.
+	invoke := func(in []byte, what string, i int) time.Duration {
+		start := time.Now()
+		r, err := f.Invoke(ctx, in)
+		d := time.Since(start)
+		if err == nil {
+			err = answerError(row, r)
+		}
+		if err != nil {
+			check(fmt.Errorf("%s %d: %w", what, i+1, err))
+		}
+		return d
+	}
+	var colds, inits, firsts []time.Duration
+	for i := range coldStarts {
+		if f != nil {
+			f.Stop()
+			f = nil
+		}
+		in := must(payload())
+		start := time.Now()
+		f = must(runtimeapi.Start(bin, runtimeapi.Options{Name: row.name, Env: env, Stderr: io.Discard}))
+		initD := must(f.Ready(ctx))
+		invoke(in, "cold start", i)
+		colds, inits, firsts = append(colds, time.Since(start)), append(inits, initD), append(firsts, time.Since(start)-initD)
+	}
+	for i := range warmCalls + 20 {
+		if d := invoke(must(payload()), "warm call", i); i >= 20 {
+			out.warm = append(out.warm, d)
+		}
+		if alongside != nil {
+			check(alongside(i >= 20))
+		}
+	}
+	out.cold, out.init, out.first = median(colds), median(inits), median(firsts)
+	out.p50, out.p99 = percentiles(out.warm)
+	out.peakRSS = f.PeakRSS()
+	return out
+}
+
+// answerError checks an answer: no invocation error, and for API functions and the console a 200.
+func answerError(row lambdaRow, r runtimeapi.Result) error {
+	if err := r.Err(); err != nil || !(row.api || row.console) {
+		return err
+	}
+	var res events.APIGatewayProxyResponse
+	if err := json.Unmarshal(r.Payload, &res); err != nil {
+		return err
+	}
+	if res.StatusCode != 200 {
+		return fmt.Errorf("status %d: %s", res.StatusCode, res.Body)
+	}
+	return nil
+}
+
+// event returns events/<name>, changed by edit when it is not nil.
+func (env *benchEnv) event(name string, edit func(e map[string]any)) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(env.root, "events", name))
+	if err != nil || edit == nil {
+		return b, err
+	}
+	var e map[string]any
+	if err := json.Unmarshal(b, &e); err != nil {
+		return nil, err
+	}
+	edit(e)
+	return json.Marshal(e)
+}
+
+// header sets header name of an API Gateway event to value.
+func header(e map[string]any, name, value string) {
+	if h, ok := e["headers"].(map[string]any); ok {
+		h[name] = value
+	}
+	if h, ok := e["multiValueHeaders"].(map[string]any); ok {
+		h[name] = []string{value}
+	}
+}
+
+// withKey puts the main team's key in an event's Authorization header and, in an API event, its
+// team and plan in the authorizer's context, as the authorizer puts them.
+func (env *benchEnv) withKey(e map[string]any) {
+	header(e, "Authorization", "Bearer "+env.main.secret)
+	if rc, ok := e["requestContext"].(map[string]any); ok {
+		if a, ok := rc["authorizer"].(map[string]any); ok {
+			a["team_id"], a["plan"] = env.main.teamID, string(patio.PlanAutoshopping)
+		}
+	}
+}
+
+// getEvent is events/<resource>-get.json pointed at the main team's record id, with its key.
+func (env *benchEnv) getEvent(resource, id string) []byte {
+	return must(env.event(resource+"-get.json", func(e map[string]any) {
+		params := e["pathParameters"].(map[string]any)
+		old, _ := params["id"].(string)
+		params["id"] = id
+		e["path"] = strings.ReplaceAll(e["path"].(string), old, id)
+		if rc, ok := e["requestContext"].(map[string]any); ok {
+			if p, ok := rc["path"].(string); ok {
+				rc["path"] = strings.ReplaceAll(p, old, id)
+			}
+		}
+		env.withKey(e)
+	}))
+}
+
+// getEvents returns a GET by id for each API function: the main team's first seeded vehicle, and
+// a client and a deal made for it here.
+func (env *benchEnv) getEvents(ctx context.Context) (vehicle, client, deal []byte) {
+	now := time.Now()
+	cs := historyClients(env.main.teamID, 1, 80_000_000, now, always(patio.ClientActive))
+	seedAll(ctx, env.store, cs)
+	ds := historyDeals(env.main.teamID, 1, now, []string{cs[0].ID})
+	seedAll(ctx, env.store, ds)
+	return env.getEvent("vehicles", env.vehicleIDs[0]), env.getEvent("clients", cs[0].ID), env.getEvent("deals", ds[0].ID)
+}
+
+// floorEvent names, for the floor function, the items a hinted GET by id of the vehicle needs at
+// now: the key and the team, the minute and day counters, and the record.
+func (env *benchEnv) floorEvent(now time.Time) ([]byte, error) {
+	now = now.UTC()
+	minute, day := rateKeys(env.main.teamID, now)
+	limits := patio.PlanAutoshopping.Limits() // the main team's plan (getEvent's hint)
+	type itemKey struct {
+		PK string `json:"pk"`
+		SK string `json:"sk"`
+	}
+	type counter struct {
+		itemKey
+		Limit     int   `json:"limit"`
+		ExpiresAt int64 `json:"expires_at"`
+	}
+	return json.Marshal(struct {
+		Accounts string  `json:"accounts"`
+		Key      itemKey `json:"key"`
+		Team     itemKey `json:"team"`
+		Minute   counter `json:"minute"`
+		Day      counter `json:"day"`
+		Records  string  `json:"records"`
+		Record   itemKey `json:"record"`
+	}{
+		Accounts: env.tables.Accounts,
+		Key:      itemKey{"key#" + env.main.keyHash, "key"},
+		Team:     itemKey{"team#" + env.main.teamID, "team"},
+		Minute:   counter{itemKey{minute, "rate"}, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix()},
+		Day:      counter{itemKey{day, "rate"}, limits.PerDay, now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()},
+		Records:  env.tables.Vehicles,
+		Record:   itemKey{env.main.teamID, storeformat.Vehicles.RowKey(env.vehicleIDs[0])},
+	})
+}
+
+// consoleSession returns events/console-webhooks.json carrying the session cookie of an owner of
+// the main team, made as signing in makes it.
+func (env *benchEnv) consoleSession() ([]byte, error) {
+	id, err := env.ownerSession(context.Background(), env.main.teamID)
+	if err != nil {
+		return nil, err
+	}
+	return env.event("console-webhooks.json", func(e map[string]any) { header(e, "Cookie", "patio_session="+id) })
+}
+
+// printFunctions writes the functions' sizes and the Runtime API section, and returns their
+// budget lines.
+func printFunctions(w io.Writer, f functionsReport) (budgets []string) {
+	fmt.Fprintln(w, "\nLambda function binaries (linux/arm64, -tags lambda.norpc -trimpath -ldflags \"-s -w\"):")
+	for _, b := range f.sizes {
+		fmt.Fprintf(w, "  %-22s %6.2f MB  (%d bytes)\n", b.function, float64(b.bytes)/1e6, b.bytes)
+		budgets = append(budgets, fmt.Sprintf("  %s  %s: %.2f MB (≤ %.0f MB)\n", verdict(b.bytes <= b.budget()), b.function,
+			float64(b.bytes)/1e6, float64(b.budget())/1e6))
+	}
+	if f.skipSizes {
+		fmt.Fprintln(w, "  not built (-skip-sizes)")
+	}
+	if f.sizeErr != nil {
+		fmt.Fprintf(w, "  build failed: %v\n", f.sizeErr)
+	}
+	if f.sizeErr != nil || f.skipSizes {
+		budgets = append(budgets, "  SKIP  binary sizes: not all built\n")
+	}
+	if f.lambdas == nil {
+		return append(budgets, "  SKIP  Runtime API budgets (-skip-lambdas)\n")
+	}
+	return append(budgets, printLambdas(w, *f.lambdas)...)
+}
+
+// printLambdas writes the Runtime API section and returns its budget lines.
+func printLambdas(w io.Writer, rep lambdaReport) (budgets []string) {
+	fmt.Fprintf(w, "\nFunctions under the Lambda Runtime API (dev/runtimeapi): each bootstrap built with the deploy flags for\n")
+	fmt.Fprintf(w, "linux/%s (this machine; the size budget above is the arm64 build's), a child process with X-Ray tracing\n", runtime.GOARCH)
+	fmt.Fprintf(w, "on. Medians of %d cold starts: init = process start to its first /next, first call = the first\n", coldStarts)
+	fmt.Fprintf(w, "invocation (new connections, its DynamoDB calls), cold = both; warm = %d sequential invocations after\n", warmCalls)
+	fmt.Fprintf(w, "20, nearest-rank; peak = the process's VmHWM.\n\n")
+	if rep.err != nil && len(rep.rows) == 0 {
+		fmt.Fprintf(w, "  not measured: %v\n", rep.err)
+		return []string{fmt.Sprintf("  FAIL  Runtime API: not measured (%v)\n", rep.err)}
+	}
+	tw := table(w, "function\tsize MB\tinit\tfirst call\tcold\twarm p50\twarm p99\tpeak MB\tinvoked with\t")
+	measured := map[string]*lambdaRow{}
+	for i, r := range rep.rows {
+		if r.err != nil {
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\terror: %v\t\n", r.name, r.err)
+			continue
+		}
+		measured[r.name] = &rep.rows[i]
+		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t\n", r.name, float64(r.bytesSize)/1e6, ms(r.init), ms(r.first), ms(r.cold),
+			ms(r.p50), ms(r.p99), float64(r.peakRSS)/1e6, r.event)
+	}
+	if rep.inProcP50 > 0 {
+		fmt.Fprintf(tw, "vehicles in process\t\t\t\t\t%s\t%s\t\t%s\t\n", ms(rep.inProcP50), ms(rep.inProc), "GET /api/v1/vehicles/{id}: app.API behind the proxy, no process boundary, calls alternating with the line above")
+	}
+	_ = tw.Flush()
+	if rep.err != nil {
+		fmt.Fprintf(w, "  %v\n", rep.err)
+	}
+	// Cold start budgets: an API function's against the floor function's (its ratio to the minimal
+	// function's beside it), the console's against the vehicles function's.
+	for _, r := range rep.rows {
+		base, limit, of := measured["floor"], maxColdRatio, "the floor's (key+team, two counters, record: four calls at once)"
+		if r.console {
+			base, limit, of = measured["vehicles"], maxConsoleColdRatio, "the vehicles function's"
+		} else if !r.api {
+			continue
+		}
+		if r.err != nil || base == nil {
+			budgets = append(budgets, fmt.Sprintf("  FAIL  %s cold start: not measured\n", r.name))
+			continue
+		}
+		x := ratio(r.cold, base.cold)
+		line := fmt.Sprintf("  %s  %s cold start under the Runtime API = %.2f × %s (≤ %.1f)", verdict(x <= limit), r.name, x, of, limit)
+		if minimal := measured["minimal"]; r.api && minimal != nil {
+			line += fmt.Sprintf("; %.2f × the minimal function's", ratio(r.cold, minimal.cold))
+		}
+		if r.console {
+			line += ": " + r.event
+		}
+		budgets = append(budgets, line+"\n")
+	}
+	for _, r := range rep.rows {
+		if r.name != "vehicles" {
+			continue
+		}
+		if r.err != nil || rep.inProcP50 == 0 {
+			budgets = append(budgets, "  FAIL  warm GET by id: not measured\n")
+			continue
+		}
+		x := ratio(r.p50, rep.inProcP50)
+		budgets = append(budgets, fmt.Sprintf("  %s  warm GET by id through the Runtime API = %.2f × in process at p50 (≤ %.1f)\n",
+			verdict(x <= maxWarmRatio), x, maxWarmRatio))
+	}
+	return budgets
+}
+
+// lambdasOnlyVehicles is how many vehicles -lambdas-only seeds: a GET by id reads one.
+const lambdasOnlyVehicles = 100
+
+// runLambdasOnly is -lambdas-only: the data the functions' events read, then the functions' part
+// as the whole bench prints it.
+func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) {
+	started := time.Now()
+	seedAll(ctx, env.store, historyClients(env.main.teamID, o.clients, 0, started, always(patio.ClientActive)))
+	vs := historyVehicles(env.main.teamID, lambdasOnlyVehicles, plateIndexSeeded, started, always(patio.VehicleActive))
+	seedAll(ctx, env.store, vs)
+	env.vehicleIDs = ids(vs, func(v patio.Vehicle) string { return v.ID })
+	progress("seeded %d clients and %d vehicles in %s", o.clients, lambdasOnlyVehicles, time.Since(started).Round(time.Millisecond))
+	o.skipLambdas = false
+	f := env.measureFunctions(ctx, o)
+	w := os.Stdout
+	fmt.Fprintf(w, "\nPatio bench -lambdas-only: %s, %s %s/%s, %d CPUs, DynamoDB Local in memory\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintf(w, "data: one team with %d clients and %d vehicles, seeded in batches by dynamostore.Seed\n", o.clients, lambdasOnlyVehicles)
+	budgets := printFunctions(w, f)
+	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
+	fmt.Fprint(w, strings.Join(budgets, ""))
+	fmt.Fprintf(w, "\nbench took %s\n", time.Since(started).Round(time.Second))
+}
