@@ -29,6 +29,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -114,7 +115,7 @@ func (c *cli) connect(ctx context.Context) error {
 		return c.fail(err)
 	}
 	c.conf = conf
-	cfg, err := app.LoadAWS(ctx)
+	cfg, err := awsconfig.Load(ctx)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/cognito"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
@@ -24,7 +24,7 @@ func (c *cli) members(ctx context.Context, inviting bool) (patio.Members, error)
 	if c.conf.UserPoolID == "" || c.conf.UserPoolClientID == "" || c.conf.AlertSender == "" {
 		return m, errors.New("inviting needs COGNITO_USER_POOL_ID, COGNITO_CLIENT_ID and ALERT_SENDER_EMAIL (the stack's ConsoleUserPoolId and ConsoleUserPoolClientId outputs, and its AlertSenderEmail)")
 	}
-	cfg, err := app.LoadAWS(ctx)
+	cfg, err := awsconfig.Load(ctx)
 	if err != nil {
 		return m, err
 	}

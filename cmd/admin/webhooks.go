@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -19,7 +19,7 @@ import (
 // targets must resolve to public addresses; replay needs DELIVERY_QUEUE_URL (the stack's
 // DeliveryQueueUrl output).
 func (c *cli) webhooks(ctx context.Context) (webhook.Webhooks, error) {
-	cfg, err := app.LoadAWS(ctx)
+	cfg, err := awsconfig.Load(ctx)
 	if err != nil {
 		return webhook.Webhooks{}, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -77,7 +78,7 @@ func setup(ctx context.Context) *benchEnv {
 	env := &benchEnv{nextPlate: newCounter(plateIndexCreated)}
 	// One recorder in front of the SDK's HTTP client, shared by the API's store and the raw client,
 	// so that both use the same connection pool and can be compared call by call.
-	env.rec, env.cfg = newRecorder(must(app.LoadAWS(ctx)))
+	env.rec, env.cfg = newRecorder(must(awsconfig.Load(ctx)))
 	_, path, res := provision(ctx, env.cfg, "bench")
 	env.root = filepath.Dir(path)
 	for k, v := range res.Env {

@@ -35,6 +35,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
@@ -407,7 +408,7 @@ func (b *whBench) drainThrottled(ctx context.Context) throttleReport {
 // setupWebhookBench provisions tables of the bench's own, with the pipeline's configuration and a
 // team whose webhook predates every change of the bench.
 func setupWebhookBench(ctx context.Context, o webhookOptions) *whBench {
-	cfg := must(app.LoadAWS(ctx))
+	cfg := must(awsconfig.Load(ctx))
 	tpl, _, res := provision(ctx, cfg, "wh")
 	recv := newBenchReceiver(0)
 	caFile := filepath.Join(os.TempDir(), "patio-bench-ca-"+filepath.Base(res.Tables["VehiclesTable"])+".pem")

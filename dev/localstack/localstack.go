@@ -28,6 +28,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/consoleapp"
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/cognito"
@@ -91,7 +92,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	if logger == nil {
 		logger = conf.Logger()
 	}
-	cfg, err := app.LoadAWS(ctx)
+	cfg, err := awsconfig.Load(ctx)
 	if err != nil {
 		return nil, err
 	}

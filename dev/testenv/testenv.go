@@ -25,7 +25,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/samtemplate"
-	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 )
 
 const endpointVar = "AWS_ENDPOINT_URL_DYNAMODB"
@@ -90,7 +90,7 @@ func connect() (aws.Config, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// The functions' own configuration (logger, HTTP client), so tests see what production sees.
-	c, err := app.LoadAWS(ctx)
+	c, err := awsconfig.Load(ctx)
 	if err != nil {
 		return aws.Config{}, err
 	}

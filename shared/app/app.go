@@ -15,7 +15,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
@@ -36,22 +35,12 @@ const (
 // sdkAttemptTimeout bounds one HTTP attempt of an AWS SDK call.
 const sdkAttemptTimeout = 3 * time.Second
 
-// LoadAWS loads the AWS configuration from the standard environment (region, credentials and
-// AWS_ENDPOINT_URL_* overrides for local engines).
-func LoadAWS(ctx context.Context) (aws.Config, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(sdkLogger{log: slog.Default()}), config.WithHTTPClient(sdkHTTPClient()))
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("app: load AWS configuration: %w", err)
-	}
-	return cfg, nil
-}
-
-// sdkHTTPClient is the HTTP client of every AWS SDK call. The SDK keeps 10 idle connections per
+// SDKHTTPClient is the HTTP client of every AWS SDK call. The SDK keeps 10 idle connections per
 // host by default; a process serving many requests at once (the local stack, a warm Lambda with
 // concurrent SDK calls) would keep opening new ones. Each attempt of an SDK call has its own
 // timeout (the store's retryer bounds the attempts), so a hung database fails calls instead of
 // holding them until the request's deadline.
-func sdkHTTPClient() *awshttp.BuildableClient {
+func SDKHTTPClient() *awshttp.BuildableClient {
 	return awshttp.NewBuildableClient().WithTimeout(sdkAttemptTimeout).WithTransportOptions(func(t *http.Transport) {
 		t.MaxIdleConnsPerHost = 64
 	})
@@ -61,11 +50,11 @@ func sdkHTTPClient() *awshttp.BuildableClient {
 // Lambda sets there, read through lookup (os.LookupEnv): AWS_REGION, and the function's role's
 // credentials in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; with the SDK's
 // endpoint variables (AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, unless
-// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true) and LoadAWS's HTTP client and logger. In a Lambda
-// function it is what LoadAWS finds, without linking the SDK's configuration loader, whose
-// shared-file profiles, SSO, STS and instance metadata clients a function never uses; in the
-// console, whose html/template keeps every method of what it links, they weigh 2 MB. It fails
-// when the region or the credentials are missing.
+// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true) and SDKHTTPClient and SDKLogger. It is how every
+// Lambda function reads its configuration: what the SDK's loader (shared/app/awsconfig) would
+// find there, without linking the loader, whose shared-file profiles, SSO, STS and instance
+// metadata clients a function never uses. It fails when the region or the credentials are
+// missing.
 func LambdaAWS(lookup func(string) (string, bool)) (aws.Config, error) {
 	get := func(name string) string {
 		v, _ := lookup(name)
@@ -82,8 +71,8 @@ func LambdaAWS(lookup func(string) (string, bool)) (aws.Config, error) {
 		Credentials: aws.NewCredentialsCache(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return creds, nil
 		})),
-		HTTPClient: sdkHTTPClient(),
-		Logger:     sdkLogger{log: slog.Default()},
+		HTTPClient: SDKHTTPClient(),
+		Logger:     SDKLogger(),
 	}
 	if ignore, _ := strconv.ParseBool(get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")); !ignore {
 		if v := get("AWS_ENDPOINT_URL"); v != "" {
@@ -151,6 +140,10 @@ func api(cfg aws.Config, c Config, logger *slog.Logger, teamHint func(*http.Requ
 	}
 	return httpapi.New(o), nil
 }
+
+// SDKLogger is the logger of every AWS SDK client: it sends the SDK's own log lines to the
+// default slog logger as JSON.
+func SDKLogger() logging.Logger { return sdkLogger{log: slog.Default()} }
 
 // sdkLogger sends the AWS SDK's own log lines to slog as JSON.
 type sdkLogger struct{ log *slog.Logger }

@@ -53,17 +53,10 @@ func authorizerTeam(r *http.Request) patio.Team {
 
 // LambdaBuild is the start of every Lambda function: the local-only knobs refused, its
 // configuration read from the process environment with the variables fns need checked, the AWS
-// configuration loaded with its calls traced (X-Ray, when Lambda runs a daemon), then build with a
-// logger whose recognised lines carry embedded metrics (emf, when METRICS_NAMESPACE is set).
+// configuration read from the variables Lambda sets (LambdaAWS) with its calls traced (X-Ray,
+// when Lambda runs a daemon), then build with a logger whose recognised lines carry embedded
+// metrics (emf, when METRICS_NAMESPACE is set).
 func LambdaBuild[H any](ctx context.Context, logger *slog.Logger,
-	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
-	return lambdaBuild(ctx, logger, LoadAWS, build, fns...)
-}
-
-// LambdaBuildFromEnvironment is LambdaBuild with the AWS configuration read from the Lambda
-// environment's variables alone (LambdaAWS) instead of the SDK's loader: the console's start,
-// whose binary the loader would grow by 2 MB.
-func LambdaBuildFromEnvironment[H any](ctx context.Context, logger *slog.Logger,
 	build func(aws.Config, Config, *slog.Logger) (H, error), fns ...Function) (H, error) {
 	return lambdaBuild(ctx, logger, func(context.Context) (aws.Config, error) { return LambdaAWS(os.LookupEnv) }, build, fns...)
 }

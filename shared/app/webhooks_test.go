@@ -27,6 +27,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/httpapi"
@@ -217,8 +218,8 @@ func requireMoto(t testing.TB) {
 // environment) with the local knobs of these tests over it. run starts it.
 func newPipeline(t testing.TB, tables map[string]string, env func(string) (string, bool)) (*pipeline, error) {
 	testenv.AWSConfig(t)
-	// app.LoadAWS, as the functions do: its logger drops DynamoDB Local's checksum false alarms.
-	awsCfg, err := app.LoadAWS(context.Background())
+	// awsconfig.Load, with the functions' logger (app.SDKLogger), which drops DynamoDB Local's checksum false alarms.
+	awsCfg, err := awsconfig.Load(context.Background())
 	if err != nil {
 		return nil, err
 	}

@@ -163,6 +163,27 @@ func TestRequestFunctionsLinkNoWebhookWorker(t *testing.T) {
 	}
 }
 
+// sdkLoader is the AWS SDK's configuration loader. A Lambda function reads its configuration from
+// the variables Lambda sets (app.LambdaAWS); linking the loader would add its package
+// initialisation (its STS, SSO and sign-in clients, about 0.3 MB) to the binary and to the cold
+// start. The programs that run elsewhere load it through shared/app/awsconfig.
+const sdkLoader = "github.com/aws/aws-sdk-go-v2/config"
+
+func TestFunctionsLinkNoSDKLoader(t *testing.T) {
+	pkgs := list(t, module+"functions/...")
+	if len(pkgs) < 9 {
+		t.Fatalf("go list functions/... = %d packages; want every function (update archtest if they moved)", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if p.Error != nil {
+			t.Fatalf("go list %s: %v", p.ImportPath, p.Error)
+		}
+		if slices.Contains(p.Deps, sdkLoader) {
+			t.Errorf("%s links %s; read the Lambda environment with app.LambdaAWS (app.LambdaBuild)", p.ImportPath, sdkLoader)
+		}
+	}
+}
+
 // heavyForTemplates are packages the console must not link: its html/template makes the linker keep
 // every exported method of every type linked (text/template looks methods up by name), so each
 // would keep its every operation or table (4.1 MB for the Cognito client, 2.4 MB for SES v2's,

@@ -82,7 +82,7 @@ func RefuseIdentityOverrides(lookup func(string) (string, bool)) error {
 }
 
 // Lambda builds the console function's API Gateway handler from the environment, its AWS
-// configuration from the Lambda environment's variables alone (app.LambdaAWS). It refuses the
+// configuration from the Lambda environment's variables (app.LambdaBuild). It refuses the
 // local-only knobs (app.RefuseLocalKnobs) and the user pool endpoint overrides.
 func Lambda(ctx context.Context, logger *slog.Logger) (app.APIGatewayHandler, error) {
 	if err := app.RefuseLocalKnobs(os.LookupEnv); err != nil {
@@ -91,7 +91,7 @@ func Lambda(ctx context.Context, logger *slog.Logger) (app.APIGatewayHandler, er
 	if err := RefuseIdentityOverrides(os.LookupEnv); err != nil {
 		return nil, err
 	}
-	return app.LambdaBuildFromEnvironment(ctx, logger, func(cfg aws.Config, c app.Config, logger *slog.Logger) (app.APIGatewayHandler, error) {
+	return app.LambdaBuild(ctx, logger, func(cfg aws.Config, c app.Config, logger *slog.Logger) (app.APIGatewayHandler, error) {
 		h, err := Handler(cfg, c, logger, Options{})
 		if err != nil {
 			return nil, err
