@@ -26,6 +26,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dynamotypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -97,6 +98,9 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 			out, md, err := next.HandleInitialize(ctx, in)
 			s.mu.Lock()
 			op := middleware.GetServiceID(ctx) + " " + middleware.GetOperationName(ctx)
+			if op == " " { // a call of shared/awsjson, which names it as the SDK's aws/middleware reads
+				op = awsmiddleware.GetServiceID(ctx) + " " + awsmiddleware.GetOperationName(ctx)
+			}
 			s.n[op]++
 			s.total[op] += time.Since(start)
 			s.mu.Unlock()
