@@ -90,7 +90,7 @@ func (s *Accounts) CreateTeam(ctx context.Context, t patio.Team) error {
 	row := teamRow{PK: teamPK(t.ID), SK: "team", ID: t.ID, Name: t.Name, Email: t.Email,
 		Plan: string(t.Plan), CreatedAt: t.CreatedAt.String(), GatewayKeyID: t.GatewayKeyID, GatewayKey: t.GatewayKey,
 		TimeZone: t.TimeZone}
-	return wrap(s.putNew(ctx, s.accounts(), row, nil), "create team", t.ID)
+	return wrap(s.putNew(ctx, s.accounts(), row), "create team", t.ID)
 }
 
 // Team returns a team (strongly consistent, so a plan change applies to the next request), or
@@ -157,7 +157,7 @@ func (s *Accounts) SetGatewayKey(ctx context.Context, id, keyID, value string) (
 func (s *Accounts) CreateKey(ctx context.Context, k patio.APIKey) error {
 	row := keyRow{PK: keyPK(k.Hash), SK: "key", KeyID: k.ID, TeamID: k.TeamID, Name: k.Name, Hint: k.Hint,
 		Scopes: k.Scopes, Status: k.Status, CreatedAt: k.CreatedAt.String()}
-	return wrap(s.putNew(ctx, s.accounts(), row, nil), "create key", k.ID)
+	return wrap(s.putNew(ctx, s.accounts(), row), "create key", k.ID)
 }
 
 // KeyByHash returns the key with this hash (strongly consistent, so a revocation applies to the next

@@ -42,7 +42,7 @@ func (r sessionRow) session() patio.Session {
 
 // CreateSession stores a new session.
 func (s *People) CreateSession(ctx context.Context, sess patio.Session) error {
-	return wrap(s.putNew(ctx, s.accounts(), toSessionRow(sess), nil), "create session", "")
+	return wrap(s.putNew(ctx, s.accounts(), toSessionRow(sess)), "create session", "")
 }
 
 // Session returns the session with this hash (strongly consistent, so signing out applies at

@@ -155,10 +155,11 @@ func (s *core) runTx(ctx context.Context, attempts int, build func() *dynamo.Wri
 }
 
 // putNew writes a new item (its key not yet taken: a fresh id) with the condition that its key
-// is free, and reports failed (or, when nil, the condition's failure) when it is not. A put is not idempotent on its own: when an attempt
-// was applied but its answer lost, the SDK's retry finds the key taken by that very attempt; so a
-// failed condition is told apart by reading the item, which is then the one written.
-func (s *core) putNew(ctx context.Context, t dynamo.Table, row any, failed error) error {
+// is free, and reports the condition's failure when it is not. A put is not idempotent on its
+// own: when an attempt was applied but its answer lost, the SDK's retry finds the key taken by
+// that very attempt; so a failed condition is told apart by reading the item, which is then the
+// one written.
+func (s *core) putNew(ctx context.Context, t dynamo.Table, row any) error {
 	item, err := dynamo.MarshalItem(row)
 	if err != nil {
 		return err
@@ -167,15 +168,12 @@ func (s *core) putNew(ctx context.Context, t dynamo.Table, row any, failed error
 	if !dynamo.IsCondCheckFailed(err) {
 		return err
 	}
-	if failed == nil {
-		failed = err
-	}
 	var stored dynamo.Item
 	if t.Get("pk", attrString(item, "pk")).Range("sk", dynamo.Equal, attrString(item, "sk")).Consistent(true).One(ctx, &stored) == nil &&
 		reflect.DeepEqual(stored, item) {
 		return nil
 	}
-	return failed
+	return err
 }
 
 // isTxConflict reports a transaction cancelled only because of concurrent transactions.
