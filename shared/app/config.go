@@ -75,7 +75,9 @@ const (
 	DealsFunction      Function = "deals"
 	AuthorizerFunction Function = "authorizer"
 	DispatcherFunction Function = "dispatcher"
-	DelivererFunction  Function = "deliverer"
+	// IndexerFunction keeps q's word items from the resource tables' streams.
+	IndexerFunction   Function = "indexer"
+	DelivererFunction Function = "deliverer"
 	// TimerFunction fires the timed events of activities and financial records.
 	TimerFunction   Function = "timer"
 	SweeperFunction Function = "sweeper"
@@ -95,6 +97,7 @@ var needs = map[Function][]string{
 	DealsFunction:      {"ACCOUNTS_TABLE", "DEALS_TABLE", "VEHICLES_TABLE", "CLIENTS_TABLE"},
 	AuthorizerFunction: {"ACCOUNTS_TABLE"},
 	DispatcherFunction: {"WEBHOOKS_TABLE", "DELIVERIES_TABLE", "AUDIT_TABLE", "DELIVERY_QUEUE_URL"},
+	IndexerFunction:    {"VEHICLES_TABLE", "CLIENTS_TABLE", "DEALS_TABLE"},
 	DelivererFunction:  {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL", "ALERT_SENDER_EMAIL"},
 	SweeperFunction:    {"DELIVERIES_TABLE", "DELIVERY_QUEUE_URL"},
 	AdminTool:          {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "AUDIT_TABLE"},

@@ -5,15 +5,16 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
 // A record's family is everything it stores beside its row, all derived from the row's item
 // (storeformat.Layout.Family): its order item and facet items, its word items, and the counts it
-// adds to. A write puts its next family and deletes what its previous one had that the next has
-// not, and moves the counts by the difference, in the record's transaction.
+// adds to. A write puts its next family's copies and deletes those its previous one had that the
+// next has not, and moves the counts by the difference, in the record's transaction. Its word
+// items are not in the transaction: the indexer keeps them from the table's stream (IndexWords),
+// so q's word lists follow a write within the stream's lag.
 
 // The row attributes the store reads beside its row structs' (storeformat).
 const (
@@ -23,24 +24,17 @@ const (
 	wordsAttr   = storeformat.WordsAttr
 )
 
-// familyOps is the write of next's family over cur's: every copy put, the word items cur had not
-// put, what cur had and next has not deleted, and the counts moved by the difference.
+// familyOps is the write of next's family over cur's: every copy put, what cur had and next has
+// not deleted, and the counts moved by the difference (word items aside: IndexWords).
 func (r records[T, R, Q]) familyOps(teamID string, cur, next storeformat.Family) []op {
 	t := r.table()
 	var ops []op
 	for _, sk := range slices.Sorted(maps.Keys(next.Copies)) {
 		ops = append(ops, op{put: t.Put(next.Copies[sk])})
 	}
-	for _, sk := range slices.Sorted(maps.Keys(next.Words)) {
-		if cur.Words[sk] == nil {
-			ops = append(ops, op{put: t.Put(next.Words[sk])})
-		}
-	}
-	for _, items := range []map[string]dynamo.Item{cur.Copies, cur.Words} {
-		for _, sk := range slices.Sorted(maps.Keys(items)) {
-			if next.Copies[sk] == nil && next.Words[sk] == nil {
-				ops = append(ops, op{del: t.Delete("pk", teamID).Range("sk", sk)})
-			}
+	for _, sk := range slices.Sorted(maps.Keys(cur.Copies)) {
+		if next.Copies[sk] == nil {
+			ops = append(ops, op{del: t.Delete("pk", teamID).Range("sk", sk)})
 		}
 	}
 	return append(ops, r.s.countOps(t, teamID, tally(next.Counts).minus(cur.Counts))...)

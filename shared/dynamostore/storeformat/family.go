@@ -12,7 +12,8 @@ import (
 
 // A record's family is everything it stores beside its row, all derived from the row's item
 // (docs/storage.md): its order item and facet items (copies of the row, rewritten by every write),
-// its word items, and the counts it adds to.
+// its word items (kept from the table's stream by the indexer, not by the record's write), and
+// the counts it adds to.
 type Family struct {
 	Copies map[string]dynamo.Item // order item and facet items, by sort key
 	Words  map[string]dynamo.Item // word items, by sort key
@@ -53,7 +54,7 @@ const (
 // Family derives the family a row of the current format has (rows of earlier formats have less:
 // package migration tells what).
 func (l *Layout) Family(row dynamo.Item) Family {
-	f := Family{Copies: map[string]dynamo.Item{}, Words: map[string]dynamo.Item{}, Counts: map[Count]int{}}
+	f := Family{Copies: map[string]dynamo.Item{}, Counts: map[Count]int{}}
 	status, id := attrString(row, "status"), attrString(row, "id")
 	copied := l.copyOf(row)
 	order := maps.Clone(copied)
@@ -91,11 +92,20 @@ func (l *Layout) Family(row dynamo.Item) Family {
 			f.Counts[Count{Item: key, Attr: status}]++
 		}
 	}
+	f.Words = l.Words(row)
+	return f
+}
+
+// Words returns the word items of a row of the current format, by sort key (none for a kind
+// without words, or a row without any): an item per word, holding its keys alone.
+func (l *Layout) Words(row dynamo.Item) map[string]dynamo.Item {
+	out := map[string]dynamo.Item{}
+	status, id := attrString(row, "status"), attrString(row, "id")
 	for _, w := range strings.Fields(attrString(row, WordsAttr)) {
 		sk := l.wordKey(status, w, id)
-		f.Words[sk] = dynamo.Item{"pk": row["pk"], "sk": str(sk)}
+		out[sk] = dynamo.Item{"pk": row["pk"], "sk": str(sk)}
 	}
-	return f
+	return out
 }
 
 // copyOf is a row's item as its copies hold it: without its index attributes (a copy sets its

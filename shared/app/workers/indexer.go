@@ -1,0 +1,56 @@
+package workers
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/dynamostore"
+)
+
+// WordIndexer keeps q's word items from a batch of the resource tables' stream records
+// (dynamostore.Store.IndexWords implements it).
+type WordIndexer interface {
+	IndexWords(ctx context.Context, recs []events.DynamoDBEventRecord) error
+}
+
+// Indexer returns the stream handler of the indexer function (indexHandler): the word items q
+// reads follow each change of a vehicle, client or deal. It fails when c lacks what
+// IndexerFunction needs.
+func Indexer(cfg aws.Config, c app.Config, logger *slog.Logger) (StreamHandler, error) {
+	if err := c.Require(app.IndexerFunction); err != nil {
+		return nil, err
+	}
+	return indexHandler(dynamostore.New(cfg, c.Tables), logger), nil
+}
+
+// LambdaIndexer builds the indexer function's handler from the environment. It refuses the
+// local-only knobs (app.RefuseLocalKnobs), so a Lambda never runs with them.
+func LambdaIndexer(ctx context.Context, logger *slog.Logger) (StreamHandler, error) {
+	return app.LambdaBuild(ctx, logger, Indexer, app.IndexerFunction)
+}
+
+// indexHandler returns the handler of the indexer's stream events: the batch's word items are
+// written together (x.IndexWords). When that fails, the failure is logged and the batch's first
+// record reported as failed, so Lambda hands the whole batch over again: its writes say what each
+// item must be, so those already made are made again harmlessly. The handler never returns an
+// error.
+func indexHandler(x WordIndexer, logger *slog.Logger) StreamHandler {
+	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		var resp events.DynamoDBEventResponse
+		if len(ev.Records) == 0 {
+			return resp, nil
+		}
+		if err := x.IndexWords(ctx, ev.Records); err != nil {
+			first := ev.Records[0]
+			logger.ErrorContext(ctx, "stream batch not indexed", slog.Int("records", len(ev.Records)),
+				slog.String("sequence_number", first.Change.SequenceNumber), slog.String("error", err.Error()))
+			resp.BatchItemFailures = append(resp.BatchItemFailures,
+				events.DynamoDBBatchItemFailure{ItemIdentifier: first.Change.SequenceNumber})
+		}
+		return resp, nil
+	}
+}
