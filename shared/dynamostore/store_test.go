@@ -25,6 +25,14 @@ func newStore(t *testing.T) *dynamostore.Store {
 		Accounts: names["AccountsTable"], Activities: names["ActivitiesTable"], Financial: names["FinancialTable"]})
 }
 
+// indexWords waits for q's word items to follow every write made so far, as the indexer function
+// keeps them from the streams on AWS (testenv.IndexWords): a test calls it between its writes and
+// a search that must find them.
+func indexWords(t *testing.T) {
+	t.Helper()
+	testenv.IndexWords(t, newStore(t))
+}
+
 // newTeam returns the id of a team no other test uses.
 func newTeam() string {
 	id, _ := patio.NewID()

@@ -6,6 +6,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -26,6 +31,7 @@ func TestSearchSeveralTerms(t *testing.T) {
 		names = append(names, name)
 		createClient(t, s, team, individual(name, cpfOf(t, fmt.Sprintf("%09d", 100000+i))))
 	}
+	indexWords(t)
 	for _, tc := range []struct {
 		q     string
 		total int
@@ -57,4 +63,79 @@ func TestSearchSeveralTerms(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestIndexWordsFollowsEveryChange: the indexer's word items follow a record through a rename and
+// a status change made before it runs (one batch, collapsed), and handing it the team's stream
+// records again, from the first (the stream's retries), leaves the search as it was.
+func TestIndexWordsFollowsEveryChange(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	team := newTeam()
+	svc := patio.NewVehicles(s.Vehicles())
+	v := createVehicle(t, s, team, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Uno"),
+		Plate: patio.Some("ABC1D23"), Price: patio.Some(money.Cents(100))})
+	search := func(q string, status ...string) int {
+		t.Helper()
+		vq, err := patio.VehicleQuery{Q: ptr(q), ListQuery: patio.ListQuery{Status: status}}.Check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := svc.List(ctx, team, vq)
+		if err != nil {
+			t.Fatalf("q=%s: %v", q, err)
+		}
+		if len(got.Items) != got.Total {
+			t.Errorf("q=%s: %d items, total %d", q, len(got.Items), got.Total)
+		}
+		return got.Total
+	}
+	indexWords(t)
+	if n := search("abc1"); n != 1 {
+		t.Fatalf("q=abc1 after the create = %d; want the Uno by its plate", n)
+	}
+	if _, err := svc.Update(ctx, team, v.ID, patio.VehicleInput{Plate: patio.Some("XYZ9F87")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Update(ctx, team, v.ID, patio.VehicleInput{Status: patio.Some(patio.VehicleArchived)}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, tc := range []struct {
+			q      string
+			status []string
+			want   int
+		}{
+			{"abc1", nil, 0}, {"abc1", []string{patio.VehicleArchived}, 0}, // the old plate
+			{"xyz9", nil, 0}, // archived vehicles are not listed by default
+			{"xyz9", []string{patio.VehicleArchived}, 1}, {"uno", []string{patio.VehicleArchived}, 1},
+			{"uno", []string{patio.VehicleActive}, 0},
+		} {
+			if n := search(tc.q, tc.status...); n != tc.want {
+				t.Errorf("%s: q=%s status=%v = %d; want %d", when, tc.q, tc.status, n, tc.want)
+			}
+		}
+	}
+	indexWords(t)
+	check("after the rename and the archiving")
+
+	// The team's records handed over again, from the first: every write is made again.
+	names := testenv.Tables(t)
+	again := localaws.NewStreamReader(testenv.AWSConfig(t), names["VehiclesTable"])
+	var replayed int
+	err := again.CatchUp(ctx, func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		var ours []events.DynamoDBEventRecord
+		for _, rec := range ev.Records {
+			if rec.Change.Keys["pk"].String() == team {
+				ours = append(ours, rec)
+			}
+		}
+		replayed += len(ours)
+		return events.DynamoDBEventResponse{}, s.IndexWords(ctx, ours)
+	})
+	if err != nil || replayed == 0 {
+		t.Fatalf("replay: %d records, %v", replayed, err)
+	}
+	check("after the team's records were handed over again")
 }
