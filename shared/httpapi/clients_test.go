@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/patio-dev/patio/dev/apitest"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -331,6 +332,7 @@ func TestClientListFilters(t *testing.T) {
 	if res := c.Do("DELETE", "/api/v1/clients/"+ids[3], nil); res.Status != 200 {
 		t.Fatalf("DELETE = %d", res.Status)
 	}
+	testenv.IndexWords(t, s.store) // q searches what the indexer has followed
 	good := []filterCase{
 		{"", 3},
 		{"type=individual", 2},

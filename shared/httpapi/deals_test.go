@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/patio-dev/patio/dev/apitest"
+	"github.com/patio-dev/patio/dev/testenv"
 )
 
 type deal struct {
@@ -233,6 +234,7 @@ func TestDealLists(t *testing.T) {
 		}
 		mustCreate(t, c, "/api/v1/deals", body)
 	}
+	testenv.IndexWords(t, s.store) // q searches what the indexer has followed
 	tests := []struct {
 		query string
 		want  int
