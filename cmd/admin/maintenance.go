@@ -13,12 +13,13 @@ func (c *cli) maintenanceCmd() *cobra.Command {
 	var check bool
 	backfill := &cobra.Command{
 		Use:   "backfill",
-		Short: "Bring rows written by previous versions to the current format (facet, word and order items, counts), fold old counters, move old alarms, rewrite old webhook rotations",
+		Short: "Bring rows written by previous versions to the current format (facet and order items, counts; word items through the indexer), fold old counters, move old alarms, rewrite old webhook rotations",
 		Long: `Rewrites, in the vehicles, clients, deals, activities and financial tables, every record row
 written before lists kept facet items, word items and their counts, or before index keys carried
 the status (docs/storage.md, "Migration"). Safe to run while the API serves, to interrupt and to
 run again: a row a live write rewrote first is skipped, nothing is counted twice, no updated_at or
-revision changes and no event fires. Until a team's records all have their facet and word items,
+revision changes and no event fires. The indexer function puts the rewritten rows' word items
+from the stream, as it does for every write. Until a team's records all have their facet items,
 its filtered lists read every record of the statuses they show.
 It also folds the counter items of the first counter format (one per status and shard) into the
 current shards, in the activities and financial tables moves pending alarms indexed under
@@ -48,6 +49,44 @@ lists do not see) are counted in "legacy".`,
 		},
 	}
 	backfill.Flags().BoolVar(&check, "check", false, "write nothing; report what is left of previous formats")
-	m.AddCommand(backfill)
+	m.AddCommand(backfill, c.wordsCmd())
 	return m
+}
+
+// wordsCmd rebuilds q's word items from the records.
+func (c *cli) wordsCmd() *cobra.Command {
+	var check bool
+	words := &cobra.Command{
+		Use:   "words",
+		Short: "Compare q's word items with the records and mend them (after the indexer's batches failed past their retries)",
+		Long: `The indexer function keeps the word items q searches from the vehicles, clients and deals
+tables' streams. A batch it failed on past its retries goes to its on-failure queue, and the
+records of that batch keep the word items they had: q may miss them, or find them by old words,
+until their next write. This command reads every record row and every word item of the three
+tables, and puts the items a record should have and has not, and deletes those no record has a
+word for; each record found different is read again just before its items are written, so a live
+write is not undone. Safe to run while the API serves and to run again; with --check it writes
+nothing and reports what differs ("missing" and "stale" 0 everywhere: nothing to mend).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t := c.conf.Tables
+			for name, v := range map[string]string{"VEHICLES_TABLE": t.Vehicles, "CLIENTS_TABLE": t.Clients, "DEALS_TABLE": t.Deals} {
+				if v == "" {
+					return c.fail(fmt.Errorf("maintenance words needs %s", name))
+				}
+			}
+			reports, err := c.store.RebuildWords(cmd.Context(), check)
+			if err != nil {
+				return c.fail(err)
+			}
+			return c.print(map[string]any{"tables": reports, "check": check}, func(w io.Writer) {
+				fmt.Fprintln(w, "table\trecords\tword items\tmissing\tstale")
+				for _, r := range reports {
+					fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\n", r.Table, r.Records, r.Words, r.Missing, r.Stale)
+				}
+			})
+		},
+	}
+	words.Flags().BoolVar(&check, "check", false, "write nothing; report the word items missing and stale")
+	return words
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -52,7 +53,9 @@ const (
 	slow50Budget = 4 * 4 * float64(time.Second/slow50Sleep) // four times a fixed bound of 4, events/s
 	callsBudget  = 1.2
 	lagBudget    = 1.3
-	slowBudget   = 1.5
+	// searchLagBudget is how soon a filtered list (q) must reflect a write at the lag runs' rate.
+	searchLagBudget = time.Second
+	slowBudget      = 1.5
 	// The receiver that asks for pauses: every throttleEvery-th request answered 429; a request
 	// within throttleGrace of a 429 was in flight when it was answered.
 	throttledBacklog   = 200
@@ -227,7 +230,13 @@ type whReport struct {
 	throttled                               throttleReport
 	lagA, lagB, floorA                      result
 	badSignatures, missingAB                int
-	elapsed                                 time.Duration
+	// searchLag is when the indexer was done with each change of the first lag run (q finds it
+	// from then on), after the write; searchMissing the changes it never was done with;
+	// indexBacklog how long it took over the backlog before.
+	searchLag               result
+	searchMissing, backlogN int
+	indexBacklog            time.Duration
+	elapsed                 time.Duration
 }
 
 // throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
@@ -255,7 +264,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 
 	// 1. The backlog: vehicles written with nothing reading the streams yet.
 	progress("webhooks: writing a backlog of %d vehicle changes", o.backlog)
-	must(writeVehicles(ctx, b.vehicles, b.teamID, o.backlog, 16, 0))
+	backlog := must(writeVehicles(ctx, b.vehicles, b.teamID, o.backlog, 16, 0))
 	// 2. The floor: the stream read, its events signed and POSTed, no bookkeeping; 1 then 4 at once.
 	progress("webhooks: floor loops over the backlog")
 	rep.floorLoopRate = must(b.floorDrain(ctx, 1, nil))
@@ -275,16 +284,29 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	rep.throttled = b.drainThrottled(ctx)
 	// 6. Lag at o.rate writes/s, without then with a webhook whose receiver always times out, beside
 	// the floor loop tailing the stream.
+	// The indexer (q's word items) runs beside them, as the local stack wires it; it first follows
+	// the backlog.
+	progress("webhooks: the indexer follows the backlog")
+	indexed, stopIndexer := b.startIndexer(ctx)
+	defer stopIndexer()
+	rep.backlogN = len(backlog)
+	rep.indexBacklog, _ = indexed.wait(ctx, backlog, 5*time.Minute)
+	// and then the other drains' changes: a change written now is followed after them all (one
+	// shard, in order).
+	_, _ = indexed.wait(ctx, must(writeVehicles(ctx, b.vehicles, b.teamID, 1, 1, 0)), 5*time.Minute)
 	stopPipe := b.startPipeline(ctx, b.conf)
 	defer stopPipe()
 	progress("webhooks: lag at %d writes/s for %s", o.rate, o.duration)
-	rep.lagA, rep.floorA, rep.missingAB = b.lagRun(ctx)
+	var written map[string]time.Time
+	rep.lagA, rep.floorA, rep.missingAB, written = b.lagRun(ctx)
+	_, _ = indexed.wait(ctx, written, time.Minute)
+	rep.searchLag, rep.searchMissing = lags(written, indexed.times(), nil)
 	slow := newBenchReceiver(o.slowSleep)
 	defer slow.srv.Close()
 	_, sw := b.scenario(ctx, "", slow)
 	progress("webhooks: lag again, beside a webhook whose receiver always times out")
 	var missing int
-	rep.lagB, _, missing = b.lagRun(ctx)
+	rep.lagB, _, missing, _ = b.lagRun(ctx)
 	rep.missingAB += missing
 	b.recv.mu.Lock()
 	rep.badSignatures = b.recv.bad
@@ -295,6 +317,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 		}
 	}
 	stopPipe()
+	stopIndexer()
 	rep.elapsed = time.Since(started)
 	return rep
 }
@@ -730,9 +753,9 @@ func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
 	return err
 }
 
-// lagRun writes at o.rate for o.duration, and returns the pipeline's lags, the floor's, and the
-// missing arrivals.
-func (b *whBench) lagRun(ctx context.Context) (pipe, floor result, missing int) {
+// lagRun writes at o.rate for o.duration, and returns the pipeline's lags, the floor's, the
+// missing arrivals and the changes written.
+func (b *whBench) lagRun(ctx context.Context) (pipe, floor result, missing int, written map[string]time.Time) {
 	tailCtx, stopTail := context.WithCancel(ctx)
 	defer stopTail()
 	ready := make(chan struct{})
@@ -740,7 +763,7 @@ func (b *whBench) lagRun(ctx context.Context) (pipe, floor result, missing int) 
 	go func() { tailErr <- b.floorTail(tailCtx, ready) }()
 	<-ready
 	before := b.recv.arrivals(b.hook.ID)
-	written := must(writeVehicles(ctx, b.vehicles, b.teamID, b.o.rate*int(b.o.duration/time.Second), 0, b.o.rate))
+	written = must(writeVehicles(ctx, b.vehicles, b.teamID, b.o.rate*int(b.o.duration/time.Second), 0, b.o.rate))
 	_, werr := waitArrivals(ctx, b.recv, b.hook.ID, written, len(written), time.Minute)
 	_, ferr := waitArrivals(ctx, b.recv, floorHook, written, len(written), 30*time.Second)
 	stopTail()
@@ -752,7 +775,73 @@ func (b *whBench) lagRun(ctx context.Context) (pipe, floor result, missing int) 
 	}
 	pipe, m1 := lags(written, b.recv.arrivals(b.hook.ID), before)
 	floor, m2 := lags(written, b.recv.arrivals(floorHook), nil)
-	return pipe, floor, m1 + m2
+	return pipe, floor, m1 + m2, written
+}
+
+// indexTimes is when the indexer was done with each vehicle's first change it handled.
+type indexTimes struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+// startIndexer runs the indexer function's handler on the vehicles table's stream, as the local
+// stack does (from the trim horizon, its filter: the records' rows), and records when each batch
+// it is done with was done.
+func (b *whBench) startIndexer(ctx context.Context) (*indexTimes, func()) {
+	index := must(workers.Indexer(b.pipeCfg, b.conf, b.logger))
+	it := &indexTimes{at: map[string]time.Time{}}
+	h := func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		resp, err := index(ctx, ev)
+		if err != nil || len(resp.BatchItemFailures) > 0 {
+			return resp, err
+		}
+		now := time.Now()
+		it.mu.Lock()
+		defer it.mu.Unlock()
+		for _, rec := range ev.Records {
+			id := strings.TrimPrefix(rec.Change.Keys["sk"].String(), storeformat.Vehicles.RowPrefix())
+			if _, ok := it.at[id]; !ok {
+				it.at[id] = now
+			}
+		}
+		return resp, nil
+	}
+	filter := must(localaws.ParseFilter([]string{`{"dynamodb": {"Keys": {"sk": {"S": [{"prefix": "` + storeformat.Vehicles.RowPrefix() + `"}]}}}}`}))
+	table := b.tables["VehiclesTable"]
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_ = localaws.PollStreams(ctx, b.pipeCfg, []string{table}, h, b.logger, localaws.StreamOptions{Filters: map[string]localaws.Filter{table: filter}})
+	})
+	return it, func() { cancel(); wg.Wait() }
+}
+
+// times returns a copy of the times recorded.
+func (it *indexTimes) times() map[string]time.Time {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	return maps.Clone(it.at)
+}
+
+// wait waits until the indexer was done with every id of ids (or limit passes), and returns how
+// long that took and whether it happened.
+func (it *indexTimes) wait(ctx context.Context, ids map[string]time.Time, limit time.Duration) (time.Duration, bool) {
+	start := time.Now()
+	for ctx.Err() == nil && time.Since(start) < limit {
+		done := 0
+		it.mu.Lock()
+		for id := range ids {
+			if _, ok := it.at[id]; ok {
+				done++
+			}
+		}
+		it.mu.Unlock()
+		if done == len(ids) {
+			return time.Since(start), true
+		}
+		sleepCtx(ctx, 50*time.Millisecond)
+	}
+	return time.Since(start), false
 }
 
 // lags returns the p50 and p99 of arrival − write over the written ids (ignoring arrivals already
@@ -834,6 +923,10 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", l.label, ms(l.lag.p50), ms(l.lag.p99), l.lag.n)
 	}
 	fmt.Fprintf(w, "  (the timing-out webhook got %d attempts; missing arrivals: %d; bad signatures: %d)\n", r.slowSent, r.missingAB, r.badSignatures)
+	fmt.Fprintf(w, "\nSearch lag, change committed -> the indexer done with it (q finds it), the first run\n")
+	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
+	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "indexer, beside the pipeline", ms(r.searchLag.p50), ms(r.searchLag.p99), r.searchLag.n)
+	fmt.Fprintf(w, "  (changes it never followed: %d; the backlog of %d before: %s)\n", r.searchMissing, r.backlogN, r.indexBacklog.Round(time.Millisecond))
 	fmt.Fprintf(w, "\nWebhook budgets\n")
 	drain := r.drainRate / r.floorLoopRate
 	fmt.Fprintf(w, "  %-4s drain >= %.1fx the floor loop: %.2fx (%.2fx the 4-in-flight floor)\n", verdict(drain >= drainBudget), drainBudget, drain, r.drainRate/r.floor4)
@@ -848,5 +941,7 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		r.o.rate, lagBudget, p50, p99)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
 	fmt.Fprintf(w, "  %-4s healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx\n", verdict(slow <= slowBudget && r.missingAB == 0), slowBudget, slow)
+	fmt.Fprintf(w, "  %-4s a search (q) finds a write within p99 <= %s at %d writes/s: %s\n", verdict(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0),
+		searchLagBudget, r.o.rate, ms(r.searchLag.p99))
 	fmt.Fprintf(w, "  (webhook bench took %s)\n", r.elapsed.Round(time.Second))
 }

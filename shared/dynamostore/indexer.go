@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -124,4 +125,107 @@ func streamItem(image map[string]events.DynamoDBAttributeValue) (dynamo.Item, er
 		}
 	}
 	return item, nil
+}
+
+// WordsReport is what RebuildWords found in one table, and without check mended.
+type WordsReport struct {
+	Table   string `json:"table"`
+	Records int    `json:"records"` // record rows read
+	Words   int    `json:"words"`   // word items read
+	Missing int    `json:"missing"` // word items a record should have and had not (put)
+	Stale   int    `json:"stale"`   // word items no record has a word for (deleted)
+}
+
+// RebuildWords compares q's word items with the records' rows of the vehicles, clients and deals
+// tables (two scans of each: rows, then word items) and, without check, puts the missing ones and
+// deletes the stale: the operators' mend for a stretch of the indexer's batches that failed past
+// their retries (its on-failure queue). A record found different is read again (strongly
+// consistent) before its items are written, so a live write between the scans and the mend is
+// not undone; a write in the instant between that read and the mend may leave a difference a
+// second run finds.
+func (s *Store) RebuildWords(ctx context.Context, check bool) ([]WordsReport, error) {
+	var out []WordsReport
+	for _, k := range wordKinds {
+		rep, err := s.rebuildWords(ctx, k, check)
+		out = append(out, rep)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) rebuildWords(ctx context.Context, k wordKind, check bool) (WordsReport, error) {
+	name := k.table(s.tables)
+	rep := WordsReport{Table: name}
+	table := s.db.Table(name)
+	type key struct{ pk, sk string }
+	want := map[key]string{} // word item → its record's id
+	rows := table.Scan().Filter("begins_with('sk', ?)", k.layout.RowPrefix()).Project("pk", "sk", "id", "'status'", wordsAttr).Consistent(true).Iter()
+	var row dynamo.Item
+	for rows.Next(ctx, &row) {
+		rep.Records++
+		for sk := range k.layout.Words(row) {
+			want[key{attrString(row, "pk"), sk}] = attrString(row, "id")
+		}
+		row = nil
+	}
+	if err := rows.Err(); err != nil {
+		return rep, wrap(err, "rebuild words: scan rows of", name)
+	}
+	stale := map[key][]string{} // records (team, id) whose items differ → their stale items
+	items := table.Scan().Filter("begins_with('sk', ?)", k.layout.Letter+"w#").Project("pk", "sk").Consistent(true).Iter()
+	var item dynamo.Item
+	for items.Next(ctx, &item) {
+		rep.Words++
+		w := key{attrString(item, "pk"), attrString(item, "sk")}
+		if _, ok := want[w]; ok {
+			delete(want, w)
+		} else {
+			rep.Stale++
+			rec := key{w.pk, w.sk[strings.LastIndexByte(w.sk, '#')+1:]}
+			stale[rec] = append(stale[rec], w.sk)
+		}
+		item = nil
+	}
+	if err := items.Err(); err != nil {
+		return rep, wrap(err, "rebuild words: scan word items of", name)
+	}
+	rep.Missing = len(want)
+	for w, id := range want {
+		if rec := (key{w.pk, id}); stale[rec] == nil {
+			stale[rec] = []string{}
+		}
+	}
+	if check {
+		return rep, nil
+	}
+	for rec, sks := range stale {
+		if err := s.mendWords(ctx, k, table, rec.pk, rec.sk, sks); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// mendWords makes one record's word items what its row says now: it reads the row, puts its
+// word items and deletes those of stale (found by the scan) it has no word for.
+func (s *Store) mendWords(ctx context.Context, k wordKind, table dynamo.Table, teamID, id string, stale []string) error {
+	var row dynamo.Item
+	err := table.Get("pk", teamID).Range("sk", dynamo.Equal, k.layout.RowKey(id)).Consistent(true).One(ctx, &row)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return wrap(err, "rebuild words: read", id)
+	}
+	next := k.layout.Words(row) // none for a record no longer there
+	w := table.Batch("pk", "sk").Write()
+	for _, sk := range stale {
+		if next[sk] == nil {
+			w.Delete(dynamo.Keys{teamID, sk})
+		}
+	}
+	for _, it := range next {
+		w.Put(it)
+	}
+	_, err = w.Run(ctx)
+	return wrap(err, "rebuild words: write the word items of", id)
 }

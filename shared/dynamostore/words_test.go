@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -138,4 +140,54 @@ func TestIndexWordsFollowsEveryChange(t *testing.T) {
 		t.Fatalf("replay: %d records, %v", replayed, err)
 	}
 	check("after the team's records were handed over again")
+}
+
+// TestRebuildWords: after word items were lost and others left behind (the indexer's batches
+// failed past their retries), the operators' rebuild reports them, --check writes nothing, and a
+// run puts the missing back and deletes the stale, so q finds the record by its words again and
+// by no other.
+func TestRebuildWords(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	team := newTeam()
+	svc := patio.NewVehicles(s.Vehicles())
+	v := createVehicle(t, s, team, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Uno"), Price: patio.Some(money.Cents(100))})
+	indexWords(t)
+	search := func(q string) int {
+		t.Helper()
+		vq, err := patio.VehicleQuery{Q: ptr(q)}.Check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := svc.List(ctx, team, vq)
+		if err != nil {
+			t.Fatalf("q=%s: %v", q, err)
+		}
+		return got.Total
+	}
+	table := testenv.Tables(t)["VehiclesTable"]
+	db := dynamo.New(testenv.AWSConfig(t)).Table(table)
+	prefix := storeformat.Vehicles.WordPrefix(patio.VehicleActive)
+	if err := db.Delete("pk", team).Range("sk", prefix+"uno#"+v.ID).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Put(map[string]any{"pk": team, "sk": prefix + "zzz#" + v.ID}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if search("uno") != 0 || search("zzz") != 1 {
+		t.Fatalf("the damage did not show: q=uno %d, q=zzz %d", search("uno"), search("zzz"))
+	}
+	checked, err := s.RebuildWords(ctx, true)
+	if err != nil || len(checked) != 3 || checked[0].Table != table || checked[0].Missing < 1 || checked[0].Stale < 1 {
+		t.Fatalf("RebuildWords(check) = %+v, %v; want the vehicles' missing and stale items reported", checked, err)
+	}
+	if search("uno") != 0 || search("zzz") != 1 {
+		t.Errorf("--check wrote: q=uno %d, q=zzz %d", search("uno"), search("zzz"))
+	}
+	if _, err := s.RebuildWords(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if search("uno") != 1 || search("zzz") != 0 || search("fiat") != 1 {
+		t.Errorf("after the rebuild: q=uno %d, q=zzz %d, q=fiat %d; want 1, 0, 1", search("uno"), search("zzz"), search("fiat"))
+	}
 }
