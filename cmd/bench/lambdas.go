@@ -165,6 +165,7 @@ func (env *benchEnv) measureLambdas(ctx context.Context) (rep lambdaReport) {
 		{lambdaRow{name: "authorizer", event: "events/authorizer-valid.json, a valid key"}, "./functions/authorizer",
 			fixed(must(env.event("authorizer-valid.json", env.withKey))), nil},
 		{lambdaRow{name: "dispatcher", event: "events/dispatcher-vehicles.json"}, "./functions/dispatcher", sample("dispatcher-vehicles.json"), nil},
+		{lambdaRow{name: "indexer", event: "events/indexer-vehicles.json"}, "./functions/indexer", sample("indexer-vehicles.json"), nil},
 		{lambdaRow{name: "deliverer", event: "events/deliverer-tasks.json"}, "./functions/deliverer", sample("deliverer-tasks.json"), nil},
 		{lambdaRow{name: "console", event: "GET /console/login (events/console-login.json)", console: true}, "./functions/console", sample("console-login.json"), nil},
 		{lambdaRow{name: "console-webhooks", event: "GET /console/webhooks signed in (events/console-webhooks.json)", console: true},

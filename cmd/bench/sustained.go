@@ -381,7 +381,7 @@ func (l *sustainedLoad) minute(phase string, from, to time.Time) sustainedMinute
 
 // printSustained prints the sustained load's table and budgets.
 func printSustained(w io.Writer, r *sustainedReport) {
-	fmt.Fprintf(w, "\nSustained load on the stack as `make run` wires it (DynamoDB Local on disk, moto, the API, pollers, dispatcher, deliverer, sweeper, timer)\n")
+	fmt.Fprintf(w, "\nSustained load on the stack as `make run` wires it (DynamoDB Local on disk, moto, the API, pollers, dispatcher, indexer, deliverer, sweeper, timer)\n")
 	fmt.Fprintf(w, "%d clients, each creating (a %d-character description) or updating vehicles, one request after the other; a webhook of every event to an HTTPS receiver\n\n",
 		r.o.clients, r.o.description)
 	fmt.Fprintf(w, "  %-3s %-7s %9s %9s %9s %9s %6s %6s %6s %9s\n", "min", "phase", "creates/s", "writes/s", "p50", "p99", "5xx", "other", "lost", "vehicles")

@@ -148,5 +148,6 @@ func writeJSON(path string, v any) error {
 }
 
 // streamCheckpoints keeps how far the dispatcher got in each stream, so that a restart resumes there
-// instead of handing every change of the last 24 hours over again.
+// instead of handing every change of the last 24 hours over again; the indexer keeps its own
+// positions beside it, in .data/index-checkpoints.json (localstack.IndexCheckpoints).
 const streamCheckpoints = ".data/stream-checkpoints.json"

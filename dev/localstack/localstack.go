@@ -1,7 +1,7 @@
 // Package localstack runs Patio's programs in one process against local engines, as AWS runs them
-// as functions: the API and the console served over plain HTTP on loopback, the dispatcher on the
-// resource tables' streams, the deliverer on the delivery queue, the sweeper and the timer on
-// tickers. The local stack (cmd/local: `make run`, with-api) and the console's browser tests
+// as functions: the API and the console served over plain HTTP on loopback, the dispatcher and the
+// indexer on the resource tables' streams, the deliverer on the delivery queue, the sweeper and the
+// timer on tickers. The local stack (cmd/local: `make run`, with-api) and the console's browser tests
 // (dev/consoletest) start it the same way.
 //
 // It builds every client from the process environment, exactly as the Lambda functions do: the
@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -40,13 +41,15 @@ import (
 // Options says what to run.
 type Options struct {
 	// Tables maps the template's table logical ids to their local names (localaws.Stack.Tables,
-	// testenv.Tables): the dispatcher polls the resource tables' streams.
+	// testenv.Tables): the dispatcher and the indexer poll the resource tables' streams.
 	Tables map[string]string
 	// APIAddr and ConsoleAddr are where to serve the API and the console ("127.0.0.1:0" for a free
 	// port); empty, not served.
 	APIAddr, ConsoleAddr string
-	// Checkpoints keeps the stream positions between runs (empty: start from each stream's
-	// latest records).
+	// Checkpoints is the file that keeps the dispatcher's stream positions between runs; the
+	// indexer, whose event source mappings have positions of their own as on AWS, keeps its
+	// positions in index-checkpoints.json beside it (IndexCheckpoints). Empty: none kept, every
+	// start reads each stream from its trim horizon.
 	Checkpoints string
 	// Logger receives the programs' JSON logs.
 	Logger *slog.Logger
@@ -80,7 +83,7 @@ type Stack struct {
 // Start starts what o asks for; the workers stop with ctx, the servers with Shutdown.
 func Start(ctx context.Context, o Options) (*Stack, error) {
 	fns := []app.Function{app.VehiclesFunction, app.ClientsFunction, app.DealsFunction, app.DispatcherFunction,
-		app.DelivererFunction, app.SweeperFunction, app.TimerFunction}
+		app.IndexerFunction, app.DelivererFunction, app.SweeperFunction, app.TimerFunction}
 	if o.ConsoleAddr != "" {
 		fns = append(fns, app.ConsoleFunction)
 	}
@@ -164,15 +167,20 @@ func (s *Stack) Shutdown() error {
 	return errors.Join(errs...)
 }
 
-// startWorkers runs the webhook functions' own handlers as AWS would: the dispatcher on the
-// resource tables' streams (DynamoDB Local), the deliverer on the delivery queue (moto), the
-// sweeper and the timer on tickers. It verifies the sender identity in moto's SES first (alerts
-// and invitations come from it). The pollers stop with ctx.
+// startWorkers runs the workers' own handlers as AWS would: the dispatcher and the indexer on the
+// resource tables' streams (DynamoDB Local), each with pollers and positions of its own as each has
+// event source mappings of its own, the deliverer on the delivery queue (moto), the sweeper and the
+// timer on tickers. It verifies the sender identity in moto's SES first (alerts and invitations
+// come from it). The pollers stop with ctx.
 func startWorkers(ctx context.Context, as func(component string) aws.Config, c app.Config, logger *slog.Logger, o Options) error {
 	if err := sesmail.New(as("ses"), c.AlertSender).VerifySender(ctx); err != nil {
 		return err
 	}
 	dispatch, err := workers.Dispatcher(as("dispatcher"), c, logger)
+	if err != nil {
+		return err
+	}
+	index, err := workers.Indexer(as("indexer"), c, logger)
 	if err != nil {
 		return err
 	}
@@ -201,38 +209,31 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 	if err != nil {
 		return err
 	}
-	dispatchTimeout, err := tpl.FunctionTimeout("DispatcherFunction")
-	if err != nil {
-		return err
-	}
 	deliverTimeout, err := tpl.FunctionTimeout("DelivererFunction")
 	if err != nil {
 		return err
 	}
-	// The dispatcher's streams, each with its event source mapping's filter.
-	patterns, err := tpl.StreamFilters("DispatcherFunction")
+	// The stream functions, each on its streams with its event source mappings' filters and its
+	// own positions.
+	dispatchPoll, err := streamPoll(tpl, "DispatcherFunction", o.Tables, o.Checkpoints)
 	if err != nil {
 		return err
 	}
-	var tables []string
-	filters := map[string]localaws.Filter{}
-	for _, id := range slices.Sorted(maps.Keys(patterns)) {
-		name, ok := o.Tables[id]
-		if !ok {
-			return fmt.Errorf("localstack: template.yaml has no %s", id)
-		}
-		tables = append(tables, name)
-		if filters[name], err = localaws.ParseFilter(patterns[id]); err != nil {
-			return err
-		}
+	indexPoll, err := streamPoll(tpl, "IndexerFunction", o.Tables, IndexCheckpoints(o.Checkpoints))
+	if err != nil {
+		return err
 	}
-	go func() {
-		err := localaws.PollStreams(ctx, as("streams"), tables, dispatch, logger, localaws.StreamOptions{Checkpoints: o.Checkpoints, Timeout: dispatchTimeout,
-			Filters: filters})
-		if err != nil {
-			logger.Error("localstack: stream poller stopped", slog.String("error", err.Error()))
-		}
-	}()
+	for _, p := range []struct {
+		name string
+		h    workers.StreamHandler
+		poll streamPolling
+	}{{"dispatcher", dispatch, dispatchPoll}, {"indexer", index, indexPoll}} {
+		go func() {
+			if err := localaws.PollStreams(ctx, as("streams"), p.poll.tables, p.h, logger, p.poll.options); err != nil {
+				logger.Error("localstack: stream poller stopped", slog.String("function", p.name), slog.String("error", err.Error()))
+			}
+		}()
+	}
 	go func() {
 		if err := localaws.PollQueue(ctx, as("queue"), c.QueueURL, deliver, logger, deliverTimeout); err != nil {
 			logger.Error("localstack: queue poller stopped", slog.String("error", err.Error()))
@@ -246,6 +247,54 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 	// The sweep runs every minute on AWS; with a compressed WEBHOOK_SWEEP_AFTER, more often.
 	go localaws.Every(ctx, min(time.Minute, c.SweepAfter/2), sweep, logger)
 	return nil
+}
+
+// IndexCheckpoints is the file that keeps the indexer's stream positions beside the dispatcher's
+// checkpoints file: index-checkpoints.json in its directory ("" for "": none kept).
+func IndexCheckpoints(checkpoints string) string {
+	if checkpoints == "" {
+		return ""
+	}
+	path := filepath.Join(filepath.Dir(checkpoints), "index-checkpoints.json")
+	if path == filepath.Clean(checkpoints) {
+		return checkpoints + ".indexer" // never the dispatcher's own file
+	}
+	return path
+}
+
+// streamPolling is how a stream function is polled: its tables' names and the poller's options.
+type streamPolling struct {
+	tables  []string
+	options localaws.StreamOptions
+}
+
+// streamPoll reads how Lambda would poll the function's streams from the template: the tables of
+// its DynamoDB event sources (by their local names), each with its filter, and its timeout; the
+// positions are kept in checkpoints ("" for none).
+func streamPoll(tpl *samtemplate.Template, function string, tables map[string]string, checkpoints string) (streamPolling, error) {
+	timeout, err := tpl.FunctionTimeout(function)
+	if err != nil {
+		return streamPolling{}, err
+	}
+	patterns, err := tpl.StreamFilters(function)
+	if err != nil {
+		return streamPolling{}, err
+	}
+	p := streamPolling{options: localaws.StreamOptions{Checkpoints: checkpoints, Timeout: timeout, Filters: map[string]localaws.Filter{}}}
+	for _, id := range slices.Sorted(maps.Keys(patterns)) {
+		name, ok := tables[id]
+		if !ok {
+			return streamPolling{}, fmt.Errorf("localstack: template.yaml has no %s", id)
+		}
+		p.tables = append(p.tables, name)
+		if p.options.Filters[name], err = localaws.ParseFilter(patterns[id]); err != nil {
+			return streamPolling{}, err
+		}
+	}
+	if len(p.tables) == 0 {
+		return streamPolling{}, fmt.Errorf("localstack: %s has no DynamoDB stream event source in template.yaml", function)
+	}
+	return p, nil
 }
 
 // Creds are a local team, its API key and its owner's sign-in to the console.

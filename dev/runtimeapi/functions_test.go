@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/patio-dev/patio/dev/runtimeapi"
 	"github.com/patio-dev/patio/dev/testenv"
@@ -25,7 +28,7 @@ import (
 )
 
 // The functions of template.yaml (functions/<name>).
-var functions = []string{"vehicles", "clients", "deals", "authorizer", "dispatcher", "deliverer", "timer", "sweeper", "console"}
+var functions = []string{"vehicles", "clients", "deals", "authorizer", "dispatcher", "indexer", "deliverer", "timer", "sweeper", "console"}
 
 var (
 	buildOnce sync.Once
@@ -405,6 +408,60 @@ func TestWebhookFunctions(t *testing.T) {
 			t.Errorf("deliverer(sample) failures = %+v; want only %s", res.BatchItemFailures, queue.Records[1].MessageId)
 		}
 	})
+}
+
+// TestIndexerFunction runs the indexer on its sample batch (events/indexer-vehicles.json): a
+// vehicle inserted then modified (one word changed), a plate guard, and another vehicle removed.
+// It answers without failures, and the vehicles table then holds the modified vehicle's words
+// alone: the word it lost and the removed vehicle's words are deleted, the guard is skipped.
+func TestIndexerFunction(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	var batch events.DynamoDBEvent
+	if err := json.Unmarshal(sample(t, "indexer-vehicles.json"), &batch); err != nil {
+		t.Fatal(err)
+	}
+	team := batch.Records[0].Change.Keys["pk"].String()
+	kept, removed := batch.Records[0].Change.NewImage["id"].String(), batch.Records[3].Change.OldImage["id"].String()
+	db := dynamodb.NewFromConfig(testenv.AWSConfig(t))
+	str := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	// The removed vehicle's word item, as the indexer wrote it at the vehicle's creation.
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(fx.conf.Tables.Vehicles),
+		Item: map[string]types.AttributeValue{"pk": str(team), "sk": str("vw#ativo#fiat#" + removed)}}); err != nil {
+		t.Fatal(err)
+	}
+	daemon, segments := xrayDaemon(t)
+	f := start(t, "indexer", "AWS_XRAY_DAEMON_ADDRESS="+daemon)
+	var res events.DynamoDBEventResponse
+	r, err := f.InvokeJSON(ctx, batch, &res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.BatchItemFailures) != 0 {
+		t.Errorf("indexer(sample) failures = %+v; want none", res.BatchItemFailures)
+	}
+	if got := segments(); !traced(got, "DynamoDB", r) {
+		t.Errorf("subsegments %+v; want DynamoDB under the invocation's trace", got)
+	}
+	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(fx.conf.Tables.Vehicles), ConsistentRead: aws.Bool(true),
+		KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :w)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(team), ":w": str("vw#")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, item := range out.Items {
+		if sk, ok := item["sk"].(*types.AttributeValueMemberS); ok {
+			got = append(got, sk.Value)
+		}
+	}
+	var want []string
+	for _, w := range []string{"abc1d23", "corolla", "gli", "toyota"} {
+		want = append(want, "vw#ativo#"+w+"#"+kept)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("word items after the batch = %v; want %v", got, want)
+	}
 }
 
 // TestScheduledFunctions runs the timer and the sweeper on the sample schedule event: a run that

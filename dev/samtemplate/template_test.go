@@ -592,8 +592,8 @@ Resources:
 	}
 }
 
-// The dispatcher's stream event sources read only the records' own rows, and the local stack's
-// pollers learn the same filters from the template.
+// The dispatcher's and the indexer's stream event sources read only the records' own rows, and the
+// local stack's pollers learn the same filters from the template.
 func TestStreamFilters(t *testing.T) {
 	tpl := loadRepoTemplate(t)
 	got, err := tpl.StreamFilters("DispatcherFunction")
@@ -604,6 +604,21 @@ func TestStreamFilters(t *testing.T) {
 		"ActivitiesTable": "a#", "FinancialTable": "f#"} {
 		if len(got[table]) != 1 || !strings.Contains(got[table][0], `{"prefix": "`+prefix+`"}`) || !strings.Contains(got[table][0], `"MODIFY"`) {
 			t.Errorf("StreamFilters(DispatcherFunction)[%s] = %q; want a pattern of the %s rows, inserted or modified", table, got[table], prefix)
+		}
+	}
+	// The indexer reads the rows of the kinds with words, removals included: its patterns name the
+	// key's prefix alone.
+	idx, err := tpl.StreamFilters("IndexerFunction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(idx) != 3 {
+		t.Errorf("StreamFilters(IndexerFunction) = %v; want the vehicles, clients and deals tables alone", idx)
+	}
+	for table, prefix := range map[string]string{"VehiclesTable": "v#", "ClientsTable": "c#", "DealsTable": "d#"} {
+		want := `{"dynamodb": {"Keys": {"sk": {"S": [{"prefix": "` + prefix + `"}]}}}}`
+		if len(idx[table]) != 1 || idx[table][0] != want {
+			t.Errorf("StreamFilters(IndexerFunction)[%s] = %q; want [%s] (the rows, removals included)", table, idx[table], want)
 		}
 	}
 	if _, err := tpl.StreamFilters("NoSuchFunction"); err == nil {

@@ -46,7 +46,8 @@ func TestLoadConfigRequirements(t *testing.T) {
 		missing []string // variables the error must name; none for success
 	}{
 		{name: "everything set", env: allSet, fns: []app.Function{app.VehiclesFunction, app.ClientsFunction,
-			app.DealsFunction, app.AuthorizerFunction, app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction, app.AdminTool}},
+			app.DealsFunction, app.AuthorizerFunction, app.DispatcherFunction, app.IndexerFunction, app.DelivererFunction, app.SweeperFunction,
+			app.AdminTool}},
 		{name: "no function, nothing needed", env: map[string]string{}},
 		{name: "vehicles alone", env: map[string]string{"ACCOUNTS_TABLE": "a", "VEHICLES_TABLE": "v"},
 			fns: []app.Function{app.VehiclesFunction}},
@@ -62,6 +63,10 @@ func TestLoadConfigRequirements(t *testing.T) {
 			missing: []string{"DELIVERY_QUEUE_URL"}},
 		{name: "dispatcher needs no alert sender", env: without("ALERT_SENDER_EMAIL", "ACCOUNTS_TABLE"),
 			fns: []app.Function{app.DispatcherFunction}},
+		{name: "indexer needs the tables with words alone", env: map[string]string{"VEHICLES_TABLE": "v", "CLIENTS_TABLE": "c", "DEALS_TABLE": "d"},
+			fns: []app.Function{app.IndexerFunction}},
+		{name: "indexer without its tables", env: without("VEHICLES_TABLE", "CLIENTS_TABLE", "DEALS_TABLE"),
+			fns: []app.Function{app.IndexerFunction}, missing: []string{"VEHICLES_TABLE", "CLIENTS_TABLE", "DEALS_TABLE"}},
 		{name: "deliverer", env: map[string]string{"WEBHOOKS_TABLE": "w", "DELIVERIES_TABLE": "dl"},
 			fns:     []app.Function{app.DelivererFunction},
 			missing: []string{"ACCOUNTS_TABLE", "DELIVERY_QUEUE_URL", "ALERT_SENDER_EMAIL"}},
