@@ -788,7 +788,7 @@ type indexTimes struct {
 // stack does (from the trim horizon, its filter: the records' rows), and records when each batch
 // it is done with was done.
 func (b *whBench) startIndexer(ctx context.Context) (*indexTimes, func()) {
-	index := must(workers.Indexer(b.pipeCfg, b.conf, b.logger))
+	index := must(app.Indexer(b.pipeCfg, b.conf, b.logger))
 	it := &indexTimes{at: map[string]time.Time{}}
 	h := func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 		resp, err := index(ctx, ev)

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -180,7 +181,7 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 	if err != nil {
 		return err
 	}
-	index, err := workers.Indexer(as("indexer"), c, logger)
+	index, err := app.Indexer(as("indexer"), c, logger)
 	if err != nil {
 		return err
 	}
@@ -225,7 +226,7 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 	}
 	for _, p := range []struct {
 		name string
-		h    workers.StreamHandler
+		h    func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
 		poll streamPolling
 	}{{"dispatcher", dispatch, dispatchPoll}, {"indexer", index, indexPoll}} {
 		go func() {

@@ -6,7 +6,6 @@ package main
 
 import (
 	"github.com/patio-dev/patio/shared/app"
-	"github.com/patio-dev/patio/shared/app/workers"
 )
 
-func main() { app.Start(workers.LambdaIndexer) }
+func main() { app.Start(app.LambdaIndexer) }

@@ -28,7 +28,7 @@ func TestLambdaFunctionsRefuseLocalKnobs(t *testing.T) {
 			_, err := workers.LambdaDispatcher(ctx, l)
 			return err
 		}},
-		{"indexer", func(ctx context.Context, l *slog.Logger) error { _, err := workers.LambdaIndexer(ctx, l); return err }},
+		{"indexer", func(ctx context.Context, l *slog.Logger) error { _, err := app.LambdaIndexer(ctx, l); return err }},
 		{"deliverer", func(ctx context.Context, l *slog.Logger) error { _, err := workers.LambdaDeliverer(ctx, l); return err }},
 		{"console", func(ctx context.Context, l *slog.Logger) error { _, err := consoleapp.Lambda(ctx, l); return err }},
 	}

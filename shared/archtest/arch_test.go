@@ -139,7 +139,7 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 // they must not link: the webhook workers' queue, mailer and HTTP sender, and their AWS clients.
 // Every package a function links adds to its binary and to its cold start (package init).
 var lean = struct{ functions, forbidden []string }{
-	functions: []string{"functions/vehicles", "functions/clients", "functions/deals", "functions/authorizer"},
+	functions: []string{"functions/vehicles", "functions/clients", "functions/deals", "functions/authorizer", "functions/indexer"},
 	forbidden: []string{
 		module + "shared/sqsqueue", module + "shared/sesmail", module + "shared/webhookhttp", module + "shared/app/workers",
 		module + "shared/console", module + "shared/cognito", module + "shared/app/consoleapp",

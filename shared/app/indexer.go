@@ -1,4 +1,4 @@
-package workers
+package app
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
 )
 
@@ -17,20 +16,25 @@ type WordIndexer interface {
 	IndexWords(ctx context.Context, recs []events.DynamoDBEventRecord) error
 }
 
+// IndexHandler handles the indexer function's DynamoDB Streams events, reporting a failed batch
+// by its first record.
+type IndexHandler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+
 // Indexer returns the stream handler of the indexer function (indexHandler): the word items q
-// reads follow each change of a vehicle, client or deal. It fails when c lacks what
+// reads follow each change of a vehicle, client or deal. It is built here, not with the webhook
+// workers, so that the function links the store alone. It fails when c lacks what
 // IndexerFunction needs.
-func Indexer(cfg aws.Config, c app.Config, logger *slog.Logger) (StreamHandler, error) {
-	if err := c.Require(app.IndexerFunction); err != nil {
+func Indexer(cfg aws.Config, c Config, logger *slog.Logger) (IndexHandler, error) {
+	if err := c.Require(IndexerFunction); err != nil {
 		return nil, err
 	}
 	return indexHandler(dynamostore.New(cfg, c.Tables), logger), nil
 }
 
 // LambdaIndexer builds the indexer function's handler from the environment. It refuses the
-// local-only knobs (app.RefuseLocalKnobs), so a Lambda never runs with them.
-func LambdaIndexer(ctx context.Context, logger *slog.Logger) (StreamHandler, error) {
-	return app.LambdaBuild(ctx, logger, Indexer, app.IndexerFunction)
+// local-only knobs (RefuseLocalKnobs), so a Lambda never runs with them.
+func LambdaIndexer(ctx context.Context, logger *slog.Logger) (IndexHandler, error) {
+	return LambdaBuild(ctx, logger, Indexer, IndexerFunction)
 }
 
 // indexHandler returns the handler of the indexer's stream events: the batch's word items are
@@ -38,7 +42,7 @@ func LambdaIndexer(ctx context.Context, logger *slog.Logger) (StreamHandler, err
 // record reported as failed, so Lambda hands the whole batch over again: its writes say what each
 // item must be, so those already made are made again harmlessly. The handler never returns an
 // error.
-func indexHandler(x WordIndexer, logger *slog.Logger) StreamHandler {
+func indexHandler(x WordIndexer, logger *slog.Logger) IndexHandler {
 	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 		var resp events.DynamoDBEventResponse
 		if len(ev.Records) == 0 {
