@@ -167,10 +167,10 @@ func provision(c aws.Config) (map[string]string, error) {
 	return res.Tables, nil
 }
 
-// WordIndexer is what IndexWords drives: the store's indexer of q's word items
-// (dynamostore.Store.IndexWords).
-type WordIndexer interface {
-	IndexWords(ctx context.Context, recs []events.DynamoDBEventRecord) error
+// StreamIndexer is what Index drives: the store's indexer of q's word items
+// (dynamostore.Store.Index).
+type StreamIndexer interface {
+	Index(ctx context.Context, recs []events.DynamoDBEventRecord) error
 }
 
 var (
@@ -178,19 +178,19 @@ var (
 	wordsReader *localaws.StreamReader
 )
 
-// IndexWords does, once, what the indexer function does in the background: it hands x every
+// Index does, once, what the indexer function does in the background: it hands x every
 // record of the vehicles, clients and deals tables' streams written since the test binary's
 // previous call, and returns when x has handled them all. A test calls it after its writes and
 // before a search (q) that must find them, as it would wait for the indexer's lag on AWS, but for
 // exactly its writes' records, never a fixed time. x's failure fails the test.
-func IndexWords(t testing.TB, x WordIndexer) {
+func Index(t testing.TB, x StreamIndexer) {
 	t.Helper()
 	names := Tables(t)
 	wordsOnce.Do(func() {
 		wordsReader = localaws.NewStreamReader(AWSConfig(t), names["VehiclesTable"], names["ClientsTable"], names["DealsTable"])
 	})
 	err := wordsReader.CatchUp(context.Background(), func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-		return events.DynamoDBEventResponse{}, x.IndexWords(ctx, ev.Records)
+		return events.DynamoDBEventResponse{}, x.Index(ctx, ev.Records)
 	})
 	if err != nil {
 		t.Fatalf("testenv: index words: %v", err)

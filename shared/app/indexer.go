@@ -10,10 +10,10 @@ import (
 	"github.com/patio-dev/patio/shared/dynamostore"
 )
 
-// WordIndexer keeps q's word items from a batch of the resource tables' stream records
-// (dynamostore.Store.IndexWords implements it).
-type WordIndexer interface {
-	IndexWords(ctx context.Context, recs []events.DynamoDBEventRecord) error
+// StreamIndexer keeps q's word items from a batch of the resource tables' stream records
+// (dynamostore.Store.Index implements it).
+type StreamIndexer interface {
+	Index(ctx context.Context, recs []events.DynamoDBEventRecord) error
 }
 
 // IndexHandler handles the indexer function's DynamoDB Streams events, reporting a failed batch
@@ -38,17 +38,17 @@ func LambdaIndexer(ctx context.Context, logger *slog.Logger) (IndexHandler, erro
 }
 
 // indexHandler returns the handler of the indexer's stream events: the batch's word items are
-// written together (x.IndexWords). When that fails, the failure is logged and the batch's first
+// written together (x.Index). When that fails, the failure is logged and the batch's first
 // record reported as failed, so Lambda hands the whole batch over again: its writes say what each
 // item must be, so those already made are made again harmlessly. The handler never returns an
 // error.
-func indexHandler(x WordIndexer, logger *slog.Logger) IndexHandler {
+func indexHandler(x StreamIndexer, logger *slog.Logger) IndexHandler {
 	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 		var resp events.DynamoDBEventResponse
 		if len(ev.Records) == 0 {
 			return resp, nil
 		}
-		if err := x.IndexWords(ctx, ev.Records); err != nil {
+		if err := x.Index(ctx, ev.Records); err != nil {
 			first := ev.Records[0]
 			logger.ErrorContext(ctx, "stream batch not indexed", slog.Int("records", len(ev.Records)),
 				slog.String("sequence_number", first.Change.SequenceNumber), slog.String("error", err.Error()))

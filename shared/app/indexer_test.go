@@ -17,7 +17,7 @@ type failingIndexer struct {
 	seen int
 }
 
-func (f *failingIndexer) IndexWords(_ context.Context, recs []events.DynamoDBEventRecord) error {
+func (f *failingIndexer) Index(_ context.Context, recs []events.DynamoDBEventRecord) error {
 	f.seen += len(recs)
 	return f.err
 }

@@ -13,7 +13,7 @@ import (
 // (storeformat.Layout.Family): its order item and facet items, its word items, and the counts it
 // adds to. A write puts its next family's copies and deletes those its previous one had that the
 // next has not, and moves the counts by the difference, in the record's transaction. Its word
-// items are not in the transaction: the indexer keeps them from the table's stream (IndexWords),
+// items are not in the transaction: the indexer keeps them from the table's stream (Index),
 // so q's word lists follow a write within the stream's lag.
 
 // The row attributes the store reads beside its row structs' (storeformat).
@@ -25,7 +25,7 @@ const (
 )
 
 // familyOps is the write of next's family over cur's: every copy put, what cur had and next has
-// not deleted, and the counts moved by the difference (word items aside: IndexWords).
+// not deleted, and the counts moved by the difference (what the indexer keeps aside: Index).
 func (r records[T, R, Q]) familyOps(teamID string, cur, next storeformat.Family) []op {
 	t := r.table()
 	var ops []op

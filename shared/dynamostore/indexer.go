@@ -6,45 +6,61 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
-// wordKind is a kind whose records have words for q: its layout and its table.
+// wordKind is a kind the indexer keeps items of: its layout and its table.
 type wordKind struct {
 	layout *storeformat.Layout
 	table  func(Tables) string
 }
 
-// wordKinds are the kinds with words.
+// wordKinds are the kinds with words (and, with storeformat.Layout.StreamFacets, open facets
+// kept from the stream).
 var wordKinds = []wordKind{
 	{vehicleKind.layout, vehicleKind.table}, {clientKind.layout, clientKind.table}, {dealKind.layout, dealKind.table},
 }
 
-// IndexWords keeps q's word items (docs/storage.md, "Words") from a batch of records of the
-// resource tables' streams, as the indexer function receives them: for each insert,
-// modification or removal of a record's row, the word items its old image has and its new one
-// has not are deleted, and those its new one has are put. Other records (guards, copies,
-// counts, kinds without words) are skipped by their keys, before an image is decoded.
+// Index keeps, from a batch of records of the resource tables' streams as the indexer function
+// receives them, the part of each record's family its write's transaction leaves to the stream
+// (storeformat.Layout.Split; docs/storage.md): q's word items, and for vehicles and deals the
+// open facets' copies (brand, model; client_id, vehicle_id) and their counter items. For each
+// insert, modification or removal of a record's row it derives that part of the old image's
+// family (package migration: a row of a previous format has less) and of the new one's; it
+// deletes the items that went, puts every copy of the new one (they hold the row) and the words
+// that came, and moves the counts by the difference. Other records (guards, copies, counts,
+// kinds without words) are skipped by their keys, before an image is decoded.
 //
-// The batch's writes are collapsed to each item's last, in the records' order (a record changed
-// twice in a batch is written once, as its last change leaves it), and made 25 at a time without
-// conditions: every write says what an item must be after its change, so one made again (the
-// stream's retries of a batch) changes nothing. A record's changes reach the stream in order, in
-// one shard, and Lambda hands a shard's records over in that order. An error means some writes
-// may not have been made: the whole batch is to be handled again.
-func (s *Store) IndexWords(ctx context.Context, recs []events.DynamoDBEventRecord) error {
+// The batch's item writes are collapsed to each item's last, in the records' order (a record
+// changed twice in a batch is written once, as its last change leaves it), and made 25 at a
+// time without conditions: every one says what an item must be after its change, so one made
+// again (the stream's retries of a batch) changes nothing. Counts are not so: each record's are
+// moved in a transaction with its mark item (MarkKey), which keeps the revision whose counts were
+// moved last and lets the transaction through only for a later one, so a change handed over
+// again is counted once. A record's changes reach the stream in order, in one shard, and Lambda
+// hands a shard's records over in that order. An error means some writes may not have been
+// made: the whole batch is to be handled again.
+func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
 	type target struct{ table, pk, sk string }
+	type countMove struct {
+		k        wordKind
+		team, id string
+		rev      int
+		d        tally
+	}
 	last := map[target]dynamo.Item{} // each item's last write: nil deletes it
 	var order []target
-	set := func(k wordKind, sk string, pk types.AttributeValue, item dynamo.Item) {
-		t := target{table: k.table(s.tables), sk: sk}
-		_ = dynamo.Unmarshal(pk, &t.pk)
+	var moves []countMove
+	set := func(k wordKind, team, sk string, item dynamo.Item) {
+		t := target{table: k.table(s.tables), pk: team, sk: sk}
 		if _, ok := last[t]; !ok {
 			order = append(order, t)
 		}
@@ -56,24 +72,46 @@ func (s *Store) IndexWords(ctx context.Context, recs []events.DynamoDBEventRecor
 			continue
 		}
 		before, err := streamItem(rec.Change.OldImage)
+		var after dynamo.Item
 		if err == nil {
-			var after dynamo.Item
-			if after, err = streamItem(rec.Change.NewImage); err == nil {
-				cur, next := k.layout.Words(before), k.layout.Words(after)
-				for _, sk := range slices.Sorted(maps.Keys(cur)) {
-					if next[sk] == nil {
-						set(k, sk, cur[sk]["pk"], nil)
-					}
-				}
-				for _, sk := range slices.Sorted(maps.Keys(next)) {
-					if cur[sk] == nil {
-						set(k, sk, next[sk]["pk"], next[sk])
-					}
+			after, err = streamItem(rec.Change.NewImage)
+		}
+		if err != nil {
+			return fmt.Errorf("dynamostore: index stream record %s: %w", rec.EventID, err)
+		}
+		var cur, next storeformat.Family
+		if before != nil {
+			_, cur = k.layout.Split(migration.Family(k.layout, before))
+		}
+		if after != nil {
+			_, next = k.layout.Split(k.layout.Family(after))
+		}
+		row := after
+		if row == nil {
+			row = before
+		}
+		team := attrString(row, "pk")
+		for _, items := range []map[string]dynamo.Item{cur.Copies, cur.Words} {
+			for _, sk := range slices.Sorted(maps.Keys(items)) {
+				if next.Copies[sk] == nil && next.Words[sk] == nil {
+					set(k, team, sk, nil)
 				}
 			}
 		}
-		if err != nil {
-			return fmt.Errorf("dynamostore: index the words of stream record %s: %w", rec.EventID, err)
+		for _, sk := range slices.Sorted(maps.Keys(next.Copies)) {
+			set(k, team, sk, next.Copies[sk])
+		}
+		for _, sk := range slices.Sorted(maps.Keys(next.Words)) {
+			if cur.Words[sk] == nil {
+				set(k, team, sk, next.Words[sk])
+			}
+		}
+		if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
+			rev := revisionOf(attrInt(after, "rev"))
+			if after == nil { // a removal: after the last revision
+				rev = revisionOf(attrInt(before, "rev")) + 1
+			}
+			moves = append(moves, countMove{k: k, team: team, id: attrString(row, "id"), rev: rev, d: d})
 		}
 	}
 	byTable := map[string]*dynamo.BatchWrite{}
@@ -92,10 +130,36 @@ func (s *Store) IndexWords(ctx context.Context, recs []events.DynamoDBEventRecor
 	}
 	for _, table := range tables {
 		if _, err := byTable[table].Run(ctx); err != nil {
-			return wrap(err, "index words in table", table)
+			return wrap(err, "index items in table", table)
+		}
+	}
+	for _, m := range moves {
+		t := s.db.Table(m.k.table(s.tables))
+		mark := t.Put(dynamo.Item{"pk": str(m.team), "sk": str(m.k.layout.MarkKey(m.id)),
+			storeformat.MarkRevAttr: &types.AttributeValueMemberN{Value: strconv.Itoa(m.rev)}}).
+			If("attribute_not_exists('rev') OR 'rev' < ?", m.rev)
+		err := s.run(ctx, append([]op{{put: mark, failed: errCounted}}, s.countOps(t, m.team, m.d)...))
+		if err != nil && !errors.Is(err, errCounted) {
+			return wrap(err, "index the counts of", m.id)
 		}
 	}
 	return nil
+}
+
+// errCounted is a record's mark refusing a revision whose counts were already moved.
+var errCounted = errors.New("counted already")
+
+// attrInt returns a number attribute of an item, 0 when absent or not a whole number.
+func attrInt(item dynamo.Item, name string) int {
+	n, ok := item[name].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0
+	}
+	v, err := strconv.Atoi(n.Value)
+	if err != nil {
+		return 0
+	}
+	return v
 }
 
 // wordKindOf returns the kind whose record's row a stream record's keys are, when that kind has

@@ -81,7 +81,7 @@ func (o oracle[T]) want(all []T, lq patio.ListQuery, keep func(T) bool) []T {
 func checkLists[T, Q any](t *testing.T, svc lister[T, Q], teamID string, o oracle[T], all []T, cases []listCase[Q, T],
 	listQuery func(*Q) *patio.ListQuery) {
 	t.Helper()
-	indexWords(t)
+	caughtUp(t)
 	for _, few := range []int{100, 0} {
 		t.Run(fmt.Sprintf("few=%d", few), func(t *testing.T) {
 			dynamostore.ServeFewMatchesUpTo(t, few)

@@ -290,8 +290,10 @@ func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, sto
 	return append(ops, r.guardOps(teamID, id, r.k.guards(cur), r.k.guards(next))...), nil
 }
 
-// trackOps keeps a record's family (order item, facet items, word items, counts) in step with a
-// write of the row next over the row stored (nil for a creation).
+// trackOps keeps the part of a record's family a write's transaction holds (its order item, the
+// closed facets' items, the status shards' counts: storeformat.Layout.Split) in step with a write
+// of the row next over the row stored (nil for a creation). The indexer keeps the rest from the
+// stream (Index).
 func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []op {
 	if r.k.list == nil {
 		return nil
@@ -300,7 +302,9 @@ func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []op
 	if stored != nil {
 		cur = migration.Family(r.k.layout, stored) // a row of a previous format has less
 	}
-	return r.familyOps(teamID, cur, r.k.layout.Family(next))
+	cur, _ = r.k.layout.Split(cur)
+	now, _ := r.k.layout.Split(r.k.layout.Family(next))
+	return r.familyOps(teamID, cur, now)
 }
 
 // List returns one page of a team's records, the total matching, and the position after it.

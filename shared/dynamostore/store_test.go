@@ -25,12 +25,12 @@ func newStore(t *testing.T) *dynamostore.Store {
 		Accounts: names["AccountsTable"], Activities: names["ActivitiesTable"], Financial: names["FinancialTable"]})
 }
 
-// indexWords waits for q's word items to follow every write made so far, as the indexer function
-// keeps them from the streams on AWS (testenv.IndexWords): a test calls it between its writes and
+// caughtUp waits for q's word items to follow every write made so far, as the indexer function
+// keeps them from the streams on AWS (testenv.Index): a test calls it between its writes and
 // a search that must find them.
-func indexWords(t *testing.T) {
+func caughtUp(t *testing.T) {
 	t.Helper()
-	testenv.IndexWords(t, newStore(t))
+	testenv.Index(t, newStore(t))
 }
 
 // newTeam returns the id of a team no other test uses.

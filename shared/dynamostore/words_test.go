@@ -33,7 +33,7 @@ func TestSearchSeveralTerms(t *testing.T) {
 		names = append(names, name)
 		createClient(t, s, team, individual(name, cpfOf(t, fmt.Sprintf("%09d", 100000+i))))
 	}
-	indexWords(t)
+	caughtUp(t)
 	for _, tc := range []struct {
 		q     string
 		total int
@@ -67,10 +67,11 @@ func TestSearchSeveralTerms(t *testing.T) {
 	}
 }
 
-// TestIndexWordsFollowsEveryChange: the indexer's word items follow a record through a rename and
-// a status change made before it runs (one batch, collapsed), and handing it the team's stream
-// records again, from the first (the stream's retries), leaves the search as it was.
-func TestIndexWordsFollowsEveryChange(t *testing.T) {
+// TestIndexFollowsEveryChange: the indexer's word items, open facets' copies and their counts follow
+// a record through a new plate, a new brand and a status change made before it runs (one batch,
+// collapsed), and handing it the team's stream records again, from the first (the stream's
+// retries), leaves the search, the brand's list and its total as they were: counted once.
+func TestIndexFollowsEveryChange(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	team := newTeam()
@@ -92,11 +93,11 @@ func TestIndexWordsFollowsEveryChange(t *testing.T) {
 		}
 		return got.Total
 	}
-	indexWords(t)
+	caughtUp(t)
 	if n := search("abc1"); n != 1 {
 		t.Fatalf("q=abc1 after the create = %d; want the Uno by its plate", n)
 	}
-	if _, err := svc.Update(ctx, team, v.ID, patio.VehicleInput{Plate: patio.Some("XYZ9F87")}); err != nil {
+	if _, err := svc.Update(ctx, team, v.ID, patio.VehicleInput{Plate: patio.Some("XYZ9F87"), Brand: patio.Some("Toyota")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Update(ctx, team, v.ID, patio.VehicleInput{Status: patio.Some(patio.VehicleArchived)}); err != nil {
@@ -112,14 +113,25 @@ func TestIndexWordsFollowsEveryChange(t *testing.T) {
 			{"abc1", nil, 0}, {"abc1", []string{patio.VehicleArchived}, 0}, // the old plate
 			{"xyz9", nil, 0}, // archived vehicles are not listed by default
 			{"xyz9", []string{patio.VehicleArchived}, 1}, {"uno", []string{patio.VehicleArchived}, 1},
+			{"toyota", []string{patio.VehicleArchived}, 1}, // the new brand (the title keeps its first words)
 			{"uno", []string{patio.VehicleActive}, 0},
 		} {
 			if n := search(tc.q, tc.status...); n != tc.want {
 				t.Errorf("%s: q=%s status=%v = %d; want %d", when, tc.q, tc.status, n, tc.want)
 			}
 		}
+		for brand, want := range map[string]int{"fiat": 0, "toyota": 1} {
+			vq, err := patio.VehicleQuery{Brand: ptr(brand), ListQuery: patio.ListQuery{Status: []string{patio.VehicleArchived}}}.Check()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := svc.List(ctx, team, vq)
+			if err != nil || got.Total != want || len(got.Items) != want {
+				t.Errorf("%s: brand=%s archived = total %d, %d items, %v; want %d", when, brand, got.Total, len(got.Items), err, want)
+			}
+		}
 	}
-	indexWords(t)
+	caughtUp(t)
 	check("after the rename and the archiving")
 
 	// The team's records handed over again, from the first: every write is made again.
@@ -134,7 +146,7 @@ func TestIndexWordsFollowsEveryChange(t *testing.T) {
 			}
 		}
 		replayed += len(ours)
-		return events.DynamoDBEventResponse{}, s.IndexWords(ctx, ours)
+		return events.DynamoDBEventResponse{}, s.Index(ctx, ours)
 	})
 	if err != nil || replayed == 0 {
 		t.Fatalf("replay: %d records, %v", replayed, err)
@@ -152,7 +164,7 @@ func TestRebuildWords(t *testing.T) {
 	team := newTeam()
 	svc := patio.NewVehicles(s.Vehicles())
 	v := createVehicle(t, s, team, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Uno"), Price: patio.Some(money.Cents(100))})
-	indexWords(t)
+	caughtUp(t)
 	search := func(q string) int {
 		t.Helper()
 		vq, err := patio.VehicleQuery{Q: ptr(q)}.Check()

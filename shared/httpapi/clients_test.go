@@ -332,7 +332,7 @@ func TestClientListFilters(t *testing.T) {
 	if res := c.Do("DELETE", "/api/v1/clients/"+ids[3], nil); res.Status != 200 {
 		t.Fatalf("DELETE = %d", res.Status)
 	}
-	testenv.IndexWords(t, s.store) // q searches what the indexer has followed
+	testenv.Index(t, s.store) // q searches what the indexer has followed
 	good := []filterCase{
 		{"", 3},
 		{"type=individual", 2},

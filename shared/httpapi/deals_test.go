@@ -234,7 +234,7 @@ func TestDealLists(t *testing.T) {
 		}
 		mustCreate(t, c, "/api/v1/deals", body)
 	}
-	testenv.IndexWords(t, s.store) // q searches what the indexer has followed
+	testenv.Index(t, s.store) // q searches what the indexer has followed
 	tests := []struct {
 		query string
 		want  int

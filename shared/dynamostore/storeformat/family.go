@@ -177,3 +177,48 @@ func attrInt(item dynamo.Item, name string) int {
 	}
 	return v
 }
+
+// Split divides a family into what a write's transaction keeps (now: the order item, the copies
+// and counts of the closed facets, every count of the status shards) and what the indexer keeps
+// from the table's stream (later: the word items, and with StreamFacets the open facets' copies
+// and counter items).
+func (l *Layout) Split(f Family) (now, later Family) {
+	now = Family{Copies: map[string]dynamo.Item{}, Counts: map[Count]int{}}
+	later = Family{Copies: map[string]dynamo.Item{}, Words: f.Words, Counts: map[Count]int{}}
+	open := map[string]bool{} // the open facets' key prefixes, "vf#brand="
+	if l.StreamFacets {
+		for _, fc := range l.Facets {
+			if !fc.Closed {
+				open[l.Letter+"f#"+fc.Name+"="] = true
+			}
+		}
+	}
+	for sk, item := range f.Copies {
+		if open[openPrefix(l, sk)] {
+			later.Copies[sk] = item
+		} else {
+			now.Copies[sk] = item
+		}
+	}
+	for c, n := range f.Counts {
+		if l.StreamFacets && c.Item != "" {
+			later.Counts[c] = n
+		} else {
+			now.Counts[c] = n
+		}
+	}
+	return now, later
+}
+
+// openPrefix returns the "<letter>f#<facet>=" start of a facet item's sort key, "" for another.
+func openPrefix(l *Layout, sk string) string {
+	rest, ok := strings.CutPrefix(sk, l.Letter+"f#")
+	if !ok {
+		return ""
+	}
+	name, _, ok := strings.Cut(rest, "=")
+	if !ok {
+		return ""
+	}
+	return l.Letter + "f#" + name + "="
+}

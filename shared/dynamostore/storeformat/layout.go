@@ -32,6 +32,10 @@ type Layout struct {
 	// RowOnly names the attributes only the row carries, left out of its copies (a pending
 	// alarm's index entry).
 	RowOnly []string
+	// StreamFacets says the indexer keeps the kind's open facets (their copies and counter
+	// items) from the table's stream, as it keeps every kind's word items; otherwise a write's
+	// transaction keeps them (Layout.Split).
+	StreamFacets bool
 }
 
 // SortIndex says how to read a table in the order of one sort field.
@@ -52,7 +56,7 @@ type Facet struct {
 }
 
 // Vehicles is how vehicles are stored.
-var Vehicles = &Layout{Letter: "v",
+var Vehicles = &Layout{Letter: "v", StreamFacets: true,
 	Sorts: map[string]SortIndex{
 		"created_at": {},
 		"updated_at": {Index: "by_updated", Attr: "lsi_updated"},
@@ -80,7 +84,7 @@ var Clients = &Layout{Letter: "c",
 }
 
 // Deals is how deals are stored: the status shards keep their value's sums.
-var Deals = &Layout{Letter: "d", Sum: "value_cents",
+var Deals = &Layout{Letter: "d", Sum: "value_cents", StreamFacets: true,
 	Sorts: map[string]SortIndex{
 		"created_at":          {},
 		"updated_at":          {Index: "by_updated", Attr: "lsi_updated"},
@@ -174,6 +178,14 @@ func (l *Layout) WordPrefix(status string) string { return l.Letter + "w#" + sta
 func (l *Layout) wordKey(status, word, id string) string {
 	return l.WordPrefix(status) + word + "#" + id
 }
+
+// MarkKey is the sort key of the item in which the indexer keeps the last revision of a record
+// whose counts it moved (MarkRevAttr), so that it moves them once per revision.
+func (l *Layout) MarkKey(id string) string { return l.Letter + "x#" + id }
+
+// MarkRevAttr holds, on a record's mark item (MarkKey), the revision of the record whose counts
+// the indexer moved last.
+const MarkRevAttr = "rev"
 
 // PlateGuardKey is the sort key of the guard item reserving a plate in a team (its plate key,
 // patio.Vehicle.PlateKey).
