@@ -49,44 +49,47 @@ lists do not see) are counted in "legacy".`,
 		},
 	}
 	backfill.Flags().BoolVar(&check, "check", false, "write nothing; report what is left of previous formats")
-	m.AddCommand(backfill, c.wordsCmd())
+	m.AddCommand(backfill, c.indexCmd())
 	return m
 }
 
-// wordsCmd rebuilds q's word items from the records.
-func (c *cli) wordsCmd() *cobra.Command {
+// indexCmd rebuilds what the indexer keeps from the records.
+func (c *cli) indexCmd() *cobra.Command {
 	var check bool
-	words := &cobra.Command{
-		Use:   "words",
-		Short: "Compare q's word items with the records and mend them (after the indexer's batches failed past their retries)",
-		Long: `The indexer function keeps the word items q searches from the vehicles, clients and deals
-tables' streams. A batch it failed on past its retries goes to its on-failure queue, and the
-records of that batch keep the word items they had: q may miss them, or find them by old words,
-until their next write. This command reads every record row and every word item of the three
-tables, and puts the items a record should have and has not, and deletes those no record has a
-word for; each record found different is read again just before its items are written, so a live
-write is not undone. Safe to run while the API serves and to run again; with --check it writes
-nothing and reports what differs ("missing" and "stale" 0 everywhere: nothing to mend).`,
+	index := &cobra.Command{
+		Use:   "index",
+		Short: "Compare what the indexer keeps (q's word items, the open facets' copies and counts) with the records and mend it",
+		Long: `The indexer function keeps, from the vehicles, clients and deals tables' streams, the word
+items q searches and the items of the vehicles' brand and model filters and the deals' client_id
+and vehicle_id filters, with their counts. A batch it failed on past its retries goes to its
+on-failure queue, and the records of that batch keep what they had: those lists may miss them, or
+list them by old values, until their next write. This command reads every record row and every
+such item of the three tables: it puts the items a record should have and has not, deletes or
+rewrites the stale ones, and corrects each count that differs from the records. A record found
+different is read again just before its items are written, so a live write is not undone; the
+counts are corrected from the scans, so a write counted meanwhile leaves a difference a second run
+finds: run it when writes are few. With --check it writes nothing and reports what differs
+("missing", "stale" and "counts" 0 everywhere: nothing to mend).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			t := c.conf.Tables
 			for name, v := range map[string]string{"VEHICLES_TABLE": t.Vehicles, "CLIENTS_TABLE": t.Clients, "DEALS_TABLE": t.Deals} {
 				if v == "" {
-					return c.fail(fmt.Errorf("maintenance words needs %s", name))
+					return c.fail(fmt.Errorf("maintenance index needs %s", name))
 				}
 			}
-			reports, err := c.store.RebuildWords(cmd.Context(), check)
+			reports, err := c.store.RebuildIndex(cmd.Context(), check)
 			if err != nil {
 				return c.fail(err)
 			}
 			return c.print(map[string]any{"tables": reports, "check": check}, func(w io.Writer) {
-				fmt.Fprintln(w, "table\trecords\tword items\tmissing\tstale")
+				fmt.Fprintln(w, "table\trecords\titems\tmissing\tstale\tcounts")
 				for _, r := range reports {
-					fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\n", r.Table, r.Records, r.Words, r.Missing, r.Stale)
+					fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\n", r.Table, r.Records, r.Items, r.Missing, r.Stale, r.Counts)
 				}
 			})
 		},
 	}
-	words.Flags().BoolVar(&check, "check", false, "write nothing; report the word items missing and stale")
-	return words
+	index.Flags().BoolVar(&check, "check", false, "write nothing; report the items missing and stale and the counts that differ")
+	return index
 }

@@ -35,10 +35,10 @@ func TestMaintenanceBackfill(t *testing.T) {
 	}
 }
 
-// maintenance words reports, per table with words, the records and word items it read; with
-// --check it mends nothing, and a run leaves nothing missing or stale in this team's data.
+// maintenance index reports, per table the indexer keeps, the records and items it read; with
+// --check it mends nothing, and a run leaves nothing missing, stale or miscounted in the data.
 // (Its rules are tested with the store: shared/dynamostore/words_test.go.)
-func TestMaintenanceWords(t *testing.T) {
+func TestMaintenanceIndex(t *testing.T) {
 	store := setup(t)
 	team := newTeam(t)
 	if _, err := patio.NewVehicles(store.Vehicles()).Create(context.Background(), team, patio.VehicleInput{
@@ -46,19 +46,19 @@ func TestMaintenanceWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	type report struct {
-		Tables []dynamostore.WordsReport `json:"tables"`
+		Tables []dynamostore.IndexReport `json:"tables"`
 		Check  bool                      `json:"check"`
 	}
-	// Nothing runs the indexer here: the new vehicle's word items are missing until the run.
-	checked, _ := adminOK[report](t, "maintenance", "words", "--check")
-	if len(checked.Tables) != 3 || !checked.Check || checked.Tables[0].Records < 1 || checked.Tables[0].Missing < 4 {
-		t.Fatalf("maintenance words --check = %+v; want the vehicles, clients and deals tables, the Uno's words missing", checked)
+	// Nothing runs the indexer here: the new vehicle's words, brand and model are missing until the run.
+	checked, _ := adminOK[report](t, "maintenance", "index", "--check")
+	if len(checked.Tables) != 3 || !checked.Check || checked.Tables[0].Records < 1 || checked.Tables[0].Missing < 6 || checked.Tables[0].Counts < 2 {
+		t.Fatalf("maintenance index --check = %+v; want the vehicles, clients and deals tables, the Uno's items and counts missing", checked)
 	}
-	adminOK[report](t, "maintenance", "words")
-	again, _ := adminOK[report](t, "maintenance", "words", "--check")
+	adminOK[report](t, "maintenance", "index")
+	again, _ := adminOK[report](t, "maintenance", "index", "--check")
 	for _, r := range again.Tables {
-		if r.Missing != 0 || r.Stale != 0 {
-			t.Errorf("maintenance words --check after a run = %+v; want nothing missing or stale", r)
+		if r.Missing != 0 || r.Stale != 0 || r.Counts != 0 {
+			t.Errorf("maintenance index --check after a run = %+v; want nothing missing, stale or miscounted", r)
 		}
 	}
 }

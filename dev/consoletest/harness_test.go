@@ -351,9 +351,10 @@ func htmlUnescape(s string) string {
 	return strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'", "&lt;", "<", "&gt;", ">").Replace(s)
 }
 
-// searchLag is how long a test waits for a search (q) to find what it just wrote: the local
-// stack's indexer follows the streams within about a second, and far sooner on a quiet machine;
-// a loaded one (the whole suite at once) is given room.
+// searchLag is how long a test waits for a list the indexer keeps (q, a vehicle's brand, a
+// record's deals) to show what it just wrote: the local stack's indexer follows the streams
+// within about a second, and far sooner on a quiet machine; a loaded one (the whole suite at
+// once) is given room.
 const searchLag = 30 * time.Second
 
 // waitFor polls cond until it holds or d passes.

@@ -97,14 +97,20 @@ func TestClientsAndPipeline(t *testing.T) {
 	if !strings.Contains(text(t, member, "main tbody"), "12.ABC.345/01DE-35") {
 		t.Errorf("a member's search by CNPJ shows %q; want the company, its CNPJ formatted", text(t, member, "main tbody"))
 	}
-	open(t, member, "/console/clients/"+maria)
-	if p := pageText(t, member); !strings.Contains(p, "maria@example.com") || !strings.Contains(p, "Argo da Maria") {
+	// The client's deals are a list by client_id, which follows the indexer's lag.
+	var p string
+	waitFor(t, "the client's page to list her new deal", searchLag, func() bool {
+		open(t, member, "/console/clients/"+maria)
+		p = pageText(t, member)
+		return strings.Contains(p, "Argo da Maria")
+	})
+	if !strings.Contains(p, "maria@example.com") {
 		t.Errorf("a member's view of the client: %s; want her email and her deal", p)
 	}
 
 	viewer, _ := invite(t, tm, patio.RoleViewer)
 	open(t, viewer, "/console/clients/"+maria)
-	p := pageText(t, viewer)
+	p = pageText(t, viewer)
 	if !strings.Contains(p, "***.***.*47-25") || strings.Contains(p, "529.982") || strings.Contains(p, "maria@example.com") {
 		t.Errorf("a viewer's view of the client: %s; want the CPF masked but for its last four, and no email", p)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,26 +192,29 @@ func streamItem(image map[string]events.DynamoDBAttributeValue) (dynamo.Item, er
 	return item, nil
 }
 
-// WordsReport is what RebuildWords found in one table, and without check mended.
-type WordsReport struct {
+// IndexReport is what RebuildIndex found in one table, and without check mended.
+type IndexReport struct {
 	Table   string `json:"table"`
 	Records int    `json:"records"` // record rows read
-	Words   int    `json:"words"`   // word items read
-	Missing int    `json:"missing"` // word items a record should have and had not (put)
-	Stale   int    `json:"stale"`   // word items no record has a word for (deleted)
+	Items   int    `json:"items"`   // the indexer's items read: word items, open facets' copies
+	Missing int    `json:"missing"` // items a record should have and had not (put)
+	Stale   int    `json:"stale"`   // items no record has, or holding an old copy of its row (deleted or rewritten)
+	Counts  int    `json:"counts"`  // open facets' counts (per value and status) that differed from the records (corrected)
 }
 
-// RebuildWords compares q's word items with the records' rows of the vehicles, clients and deals
-// tables (two scans of each: rows, then word items) and, without check, puts the missing ones and
-// deletes the stale: the operators' mend for a stretch of the indexer's batches that failed past
-// their retries (its on-failure queue). A record found different is read again (strongly
-// consistent) before its items are written, so a live write between the scans and the mend is
-// not undone; a write in the instant between that read and the mend may leave a difference a
-// second run finds.
-func (s *Store) RebuildWords(ctx context.Context, check bool) ([]WordsReport, error) {
-	var out []WordsReport
+// RebuildIndex compares what the indexer keeps (Index: word items, the open facets' copies and
+// counts) with the records' rows of the vehicles, clients and deals tables (two scans of each:
+// rows, then the indexer's items) and, without check, mends it: it puts the missing items,
+// deletes or rewrites the stale ones, and adds to each open facet count the difference from the
+// records. It is the operators' mend for a stretch of the indexer's batches that failed past
+// their retries (its on-failure queue). A record whose items differ is read again (strongly
+// consistent) just before they are written, so a live write between the scans and the mend is
+// not undone; the counts are corrected from the scans, so a write the indexer counts meanwhile
+// makes a difference a second run finds (run it when writes are few, --check first).
+func (s *Store) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, error) {
+	var out []IndexReport
 	for _, k := range wordKinds {
-		rep, err := s.rebuildWords(ctx, k, check)
+		rep, err := s.rebuildIndex(ctx, k, check)
 		out = append(out, rep)
 		if err != nil {
 			return out, err
@@ -219,77 +223,144 @@ func (s *Store) RebuildWords(ctx context.Context, check bool) ([]WordsReport, er
 	return out, nil
 }
 
-func (s *Store) rebuildWords(ctx context.Context, k wordKind, check bool) (WordsReport, error) {
+func (s *Store) rebuildIndex(ctx context.Context, k wordKind, check bool) (IndexReport, error) {
 	name := k.table(s.tables)
-	rep := WordsReport{Table: name}
+	rep := IndexReport{Table: name}
 	table := s.db.Table(name)
 	type key struct{ pk, sk string }
-	want := map[key]string{} // word item → its record's id
-	rows := table.Scan().Filter("begins_with('sk', ?)", k.layout.RowPrefix()).Project("pk", "sk", "id", "'status'", wordsAttr).Consistent(true).Iter()
+	want := map[key]dynamo.Item{} // the indexer's items the rows say
+	owner := map[key]string{}     // their records' ids
+	counts := map[string]tally{}  // the open facets' counts the rows say, by team
+	rows := table.Scan().Filter("begins_with('sk', ?)", k.layout.RowPrefix()).Consistent(true).Iter()
 	var row dynamo.Item
 	for rows.Next(ctx, &row) {
 		rep.Records++
-		for sk := range k.layout.Words(row) {
-			want[key{attrString(row, "pk"), sk}] = attrString(row, "id")
+		team, id := attrString(row, "pk"), attrString(row, "id")
+		_, later := k.layout.Split(k.layout.Family(row))
+		for _, items := range []map[string]dynamo.Item{later.Copies, later.Words} {
+			for sk, item := range items {
+				want[key{team, sk}], owner[key{team, sk}] = item, id
+			}
+		}
+		if counts[team] == nil {
+			counts[team] = tally{}
+		}
+		for c, n := range later.Counts {
+			counts[team].add(c, n)
 		}
 		row = nil
 	}
 	if err := rows.Err(); err != nil {
-		return rep, wrap(err, "rebuild words: scan rows of", name)
+		return rep, wrap(err, "rebuild the index: scan rows of", name)
 	}
-	stale := map[key][]string{} // records (team, id) whose items differ → their stale items
-	items := table.Scan().Filter("begins_with('sk', ?)", k.layout.Letter+"w#").Project("pk", "sk").Consistent(true).Iter()
+	// The indexer's items: word items, the open facets' copies and counters.
+	filter, args := "begins_with('sk', ?)", []any{k.layout.Letter + "w#"}
+	if k.layout.StreamFacets {
+		for _, fc := range k.layout.Facets {
+			if !fc.Closed {
+				filter, args = filter+" OR begins_with('sk', ?)", append(args, k.layout.Letter+"f#"+fc.Name+"=")
+			}
+		}
+		filter, args = filter+" OR begins_with('sk', ?)", append(args, storeformat.FacetCountPrefix)
+	}
+	mend := map[key][]string{} // records (team, id) to mend → their stale items
+	have := map[string]tally{} // the open facets' counts stored, by team
+	items := table.Scan().Filter(filter, args...).Consistent(true).Iter()
 	var item dynamo.Item
 	for items.Next(ctx, &item) {
-		rep.Words++
-		w := key{attrString(item, "pk"), attrString(item, "sk")}
-		if _, ok := want[w]; ok {
+		team, sk := attrString(item, "pk"), attrString(item, "sk")
+		if counter, ok := strings.CutPrefix(sk, storeformat.FacetCountPrefix); ok {
+			facet := counter[:max(strings.LastIndexByte(counter, '#'), 0)]
+			if have[team] == nil {
+				have[team] = tally{}
+			}
+			for attr := range item {
+				if attr != "pk" && attr != "sk" {
+					have[team].add(countKey{Item: facet, Attr: attr}, attrInt(item, attr))
+				}
+			}
+			item = nil
+			continue
+		}
+		rep.Items++
+		w := key{team, sk}
+		if exp, ok := want[w]; ok {
+			if !reflect.DeepEqual(exp, item) {
+				rep.Stale++
+				rec := key{team, owner[w]}
+				mend[rec] = append(mend[rec], sk)
+			}
 			delete(want, w)
 		} else {
 			rep.Stale++
-			rec := key{w.pk, w.sk[strings.LastIndexByte(w.sk, '#')+1:]}
-			stale[rec] = append(stale[rec], w.sk)
+			rec := key{team, sk[strings.LastIndexByte(sk, '#')+1:]}
+			mend[rec] = append(mend[rec], sk)
 		}
 		item = nil
 	}
 	if err := items.Err(); err != nil {
-		return rep, wrap(err, "rebuild words: scan word items of", name)
+		return rep, wrap(err, "rebuild the index: scan the indexer's items of", name)
 	}
 	rep.Missing = len(want)
-	for w, id := range want {
-		if rec := (key{w.pk, id}); stale[rec] == nil {
-			stale[rec] = []string{}
+	for w := range want {
+		if rec := (key{w.pk, owner[w]}); mend[rec] == nil {
+			mend[rec] = []string{}
+		}
+	}
+	fixes := map[string]tally{}
+	for team := range counts {
+		if d := counts[team].minus(have[team]); len(d) > 0 {
+			fixes[team], rep.Counts = d, rep.Counts+len(d)
+		}
+	}
+	for team := range have {
+		if _, ok := counts[team]; !ok {
+			if d := (tally{}).minus(have[team]); len(d) > 0 {
+				fixes[team], rep.Counts = d, rep.Counts+len(d)
+			}
 		}
 	}
 	if check {
 		return rep, nil
 	}
-	for rec, sks := range stale {
-		if err := s.mendWords(ctx, k, table, rec.pk, rec.sk, sks); err != nil {
+	for rec, stale := range mend {
+		if err := s.mendIndex(ctx, k, table, rec.pk, rec.sk, stale); err != nil {
 			return rep, err
+		}
+	}
+	for team, d := range fixes {
+		for _, o := range s.countOpsIn(table, team, d, 0) {
+			if err := o.upd.Run(ctx); err != nil {
+				return rep, wrap(err, "rebuild the index: correct the counts of team", team)
+			}
 		}
 	}
 	return rep, nil
 }
 
-// mendWords makes one record's word items what its row says now: it reads the row, puts its
-// word items and deletes those of stale (found by the scan) it has no word for.
-func (s *Store) mendWords(ctx context.Context, k wordKind, table dynamo.Table, teamID, id string, stale []string) error {
+// mendIndex makes one record's indexer items what its row says now: it reads the row, puts its
+// copies and word items and deletes those of stale it has not.
+func (s *Store) mendIndex(ctx context.Context, k wordKind, table dynamo.Table, teamID, id string, stale []string) error {
 	var row dynamo.Item
 	err := table.Get("pk", teamID).Range("sk", dynamo.Equal, k.layout.RowKey(id)).Consistent(true).One(ctx, &row)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return wrap(err, "rebuild words: read", id)
+		return wrap(err, "rebuild the index: read", id)
 	}
-	next := k.layout.Words(row) // none for a record no longer there
+	var later storeformat.Family
+	if row != nil {
+		_, later = k.layout.Split(k.layout.Family(row))
+	}
 	w := table.Batch("pk", "sk").Write()
 	for _, sk := range stale {
-		if next[sk] == nil {
+		if later.Copies[sk] == nil && later.Words[sk] == nil {
 			w.Delete(dynamo.Keys{teamID, sk})
 		}
 	}
-	for _, it := range next {
-		w.Put(it)
+	for _, items := range []map[string]dynamo.Item{later.Copies, later.Words} {
+		for _, it := range items {
+			w.Put(it)
+		}
 	}
 	_, err = w.Run(ctx)
-	return wrap(err, "rebuild words: write the word items of", id)
+	return wrap(err, "rebuild the index: write the items of", id)
 }

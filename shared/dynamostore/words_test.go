@@ -154,52 +154,66 @@ func TestIndexFollowsEveryChange(t *testing.T) {
 	check("after the team's records were handed over again")
 }
 
-// TestRebuildWords: after word items were lost and others left behind (the indexer's batches
+// TestRebuildIndex: after the indexer's items were lost, left behind or miscounted (its batches
 // failed past their retries), the operators' rebuild reports them, --check writes nothing, and a
-// run puts the missing back and deletes the stale, so q finds the record by its words again and
-// by no other.
-func TestRebuildWords(t *testing.T) {
+// run puts the missing back, deletes the stale and corrects the counts, so q and the brand's list
+// find the record again, by its words and brand only, counted once.
+func TestRebuildIndex(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	team := newTeam()
 	svc := patio.NewVehicles(s.Vehicles())
 	v := createVehicle(t, s, team, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Uno"), Price: patio.Some(money.Cents(100))})
 	caughtUp(t)
-	search := func(q string) int {
+	list := func(q patio.VehicleQuery) (total, items int) {
 		t.Helper()
-		vq, err := patio.VehicleQuery{Q: ptr(q)}.Check()
+		q, err := q.Check()
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := svc.List(ctx, team, vq)
+		got, err := svc.List(ctx, team, q)
 		if err != nil {
-			t.Fatalf("q=%s: %v", q, err)
+			t.Fatalf("list: %v", err)
 		}
-		return got.Total
+		return got.Total, len(got.Items)
+	}
+	state := func() [4]int {
+		uno, _ := list(patio.VehicleQuery{Q: ptr("uno")})
+		zzz, _ := list(patio.VehicleQuery{Q: ptr("zzz")})
+		fiat, fiats := list(patio.VehicleQuery{Brand: ptr("fiat")})
+		return [4]int{uno, zzz, fiat, fiats}
 	}
 	table := testenv.Tables(t)["VehiclesTable"]
 	db := dynamo.New(testenv.AWSConfig(t)).Table(table)
-	prefix := storeformat.Vehicles.WordPrefix(patio.VehicleActive)
-	if err := db.Delete("pk", team).Range("sk", prefix+"uno#"+v.ID).Run(ctx); err != nil {
+	words := storeformat.Vehicles.WordPrefix(patio.VehicleActive)
+	if err := db.Delete("pk", team).Range("sk", words+"uno#"+v.ID).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Put(map[string]any{"pk": team, "sk": prefix + "zzz#" + v.ID}).Run(ctx); err != nil {
+	if err := db.Put(map[string]any{"pk": team, "sk": words + "zzz#" + v.ID}).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if search("uno") != 0 || search("zzz") != 1 {
-		t.Fatalf("the damage did not show: q=uno %d, q=zzz %d", search("uno"), search("zzz"))
-	}
-	checked, err := s.RebuildWords(ctx, true)
-	if err != nil || len(checked) != 3 || checked[0].Table != table || checked[0].Missing < 1 || checked[0].Stale < 1 {
-		t.Fatalf("RebuildWords(check) = %+v, %v; want the vehicles' missing and stale items reported", checked, err)
-	}
-	if search("uno") != 0 || search("zzz") != 1 {
-		t.Errorf("--check wrote: q=uno %d, q=zzz %d", search("uno"), search("zzz"))
-	}
-	if _, err := s.RebuildWords(ctx, false); err != nil {
+	fiat := storeformat.FacetKey("brand", "fiat")
+	if err := db.Delete("pk", team).Range("sk", storeformat.Vehicles.FacetPrefix(fiat, patio.VehicleActive)+v.ID).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if search("uno") != 1 || search("zzz") != 0 || search("fiat") != 1 {
-		t.Errorf("after the rebuild: q=uno %d, q=zzz %d, q=fiat %d; want 1, 0, 1", search("uno"), search("zzz"), search("fiat"))
+	if err := db.Update("pk", team).Range("sk", storeformat.CounterKey(fiat, 0)).Add("'"+patio.VehicleActive+"'", 5).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	damaged := [4]int{0, 1, 6, 0}
+	if got := state(); got != damaged {
+		t.Fatalf("the damage shows as q=uno, q=zzz, brand=fiat total and items %v; want %v", got, damaged)
+	}
+	checked, err := s.RebuildIndex(ctx, true)
+	if err != nil || len(checked) != 3 || checked[0].Table != table || checked[0].Missing < 2 || checked[0].Stale < 1 || checked[0].Counts < 1 {
+		t.Fatalf("RebuildIndex(check) = %+v, %v; want the vehicles' missing and stale items and a wrong count reported", checked, err)
+	}
+	if got := state(); got != damaged {
+		t.Errorf("--check wrote: %v; want %v", got, damaged)
+	}
+	if _, err := s.RebuildIndex(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := state(), [4]int{1, 0, 1, 1}; got != want {
+		t.Errorf("after the rebuild: q=uno, q=zzz, brand=fiat total and items %v; want %v", got, want)
 	}
 }

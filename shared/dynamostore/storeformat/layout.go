@@ -211,8 +211,8 @@ const CountPrefix = "n#"
 // countsEnd is past the status shards' sort keys (reads use BETWEEN, CounterRange).
 const countsEnd = "n$"
 
-// facetCountPrefix starts the sort keys of open facet values' counter items.
-const facetCountPrefix = "nf#"
+// FacetCountPrefix starts the sort keys of open facet values' counter items.
+const FacetCountPrefix = "nf#"
 
 // CounterKey is the sort key of shard number shard of a counter item: of the status shards for
 // item "", of an open facet value's counter for item "<facet>=<value>" (FacetKey).
@@ -220,7 +220,7 @@ func CounterKey(item string, shard int) string {
 	if item == "" {
 		return CountPrefix + strconv.Itoa(shard)
 	}
-	return facetCountPrefix + item + "#" + strconv.Itoa(shard)
+	return FacetCountPrefix + item + "#" + strconv.Itoa(shard)
 }
 
 // CounterRange returns the inclusive bounds of the sort keys of every shard of a counter item
@@ -229,7 +229,7 @@ func CounterRange(item string) (lo, hi string) {
 	if item == "" {
 		return CountPrefix, countsEnd
 	}
-	return facetCountPrefix + item + "#", facetCountPrefix + item + "$"
+	return FacetCountPrefix + item + "#", FacetCountPrefix + item + "$"
 }
 
 // CounterOf tells a counter item by its sort key, and what it counts (item as CounterKey's).
@@ -237,8 +237,8 @@ func CounterOf(sk string) (item string, ok bool) {
 	switch {
 	case strings.HasPrefix(sk, CountPrefix):
 		return "", true
-	case strings.HasPrefix(sk, facetCountPrefix):
-		return sk[len(facetCountPrefix):strings.LastIndexByte(sk, '#')], true
+	case strings.HasPrefix(sk, FacetCountPrefix):
+		return sk[len(FacetCountPrefix):strings.LastIndexByte(sk, '#')], true
 	}
 	return "", false
 }
