@@ -41,8 +41,11 @@ func TestStockAsMember(t *testing.T) {
 	}
 	// The search reads word items the indexer keeps from the stream: it finds a new vehicle within
 	// the indexer's lag, not at once.
+	// So do the lists by brand: the Mobi, written last, is the one to wait for.
 	corolla := url.Values{"q": {"corol"}, "status": {"ativo", "reservado"}}
-	waitFor(t, "the search to find the new Corolla", searchLag, func() bool { return len(titles(corolla)) == 1 })
+	waitFor(t, "the search to find the new Corolla and the Mobi by its brand", searchLag, func() bool {
+		return len(titles(corolla)) == 1 && len(titles(url.Values{"brand": {"fiat"}})) == 2
+	})
 	for _, tc := range []struct {
 		query url.Values
 		want  int

@@ -255,12 +255,12 @@ func (s *Store) rebuildIndex(ctx context.Context, k wordKind, check bool) (Index
 	}
 	// The indexer's items: word items, the open facets' copies and counters.
 	filter, args := "begins_with('sk', ?)", []any{k.layout.Letter + "w#"}
-	if k.layout.StreamFacets {
-		for _, fc := range k.layout.Facets {
-			if !fc.Closed {
-				filter, args = filter+" OR begins_with('sk', ?)", append(args, k.layout.Letter+"f#"+fc.Name+"=")
-			}
+	for _, fc := range k.layout.Facets {
+		if fc.StreamCopies || (k.layout.StreamFacets && !fc.Closed) {
+			filter, args = filter+" OR begins_with('sk', ?)", append(args, k.layout.Letter+"f#"+fc.Name+"=")
 		}
+	}
+	if k.layout.StreamFacets {
 		filter, args = filter+" OR begins_with('sk', ?)", append(args, storeformat.FacetCountPrefix)
 	}
 	mend := map[key][]string{} // records (team, id) to mend → their stale items

@@ -179,18 +179,16 @@ func attrInt(item dynamo.Item, name string) int {
 }
 
 // Split divides a family into what a write's transaction keeps (now: the order item, the copies
-// and counts of the closed facets, every count of the status shards) and what the indexer keeps
-// from the table's stream (later: the word items, and with StreamFacets the open facets' copies
-// and counter items).
+// of the closed facets but those marked StreamCopies, every count of the status shards) and what
+// the indexer keeps from the table's stream (later: the word items, the copies of the closed
+// facets marked StreamCopies, and with StreamFacets the open facets' copies and counter items).
 func (l *Layout) Split(f Family) (now, later Family) {
 	now = Family{Copies: map[string]dynamo.Item{}, Counts: map[Count]int{}}
 	later = Family{Copies: map[string]dynamo.Item{}, Words: f.Words, Counts: map[Count]int{}}
-	open := map[string]bool{} // the open facets' key prefixes, "vf#brand="
-	if l.StreamFacets {
-		for _, fc := range l.Facets {
-			if !fc.Closed {
-				open[l.Letter+"f#"+fc.Name+"="] = true
-			}
+	open := map[string]bool{} // the key prefixes of the facets whose copies the indexer keeps, "vf#brand="
+	for _, fc := range l.Facets {
+		if fc.StreamCopies || (l.StreamFacets && !fc.Closed) {
+			open[l.Letter+"f#"+fc.Name+"="] = true
 		}
 	}
 	for sk, item := range f.Copies {

@@ -53,6 +53,10 @@ type Facet struct {
 	// Closed facets (enums) are counted in the status shards; open ones (text, linked records) in
 	// counter items of their own.
 	Closed bool
+	// StreamCopies says the indexer keeps a closed facet's copies from the table's stream (its
+	// counts stay in the status shards, in the write's transaction). An open facet's copies and
+	// counts follow Layout.StreamFacets.
+	StreamCopies bool
 }
 
 // Vehicles is how vehicles are stored.
@@ -66,8 +70,8 @@ var Vehicles = &Layout{Letter: "v", StreamFacets: true,
 		"mileage_km": {Index: "by_mileage", Attr: "lsi_mileage", Optional: true},
 	},
 	Facets: []Facet{
-		{Name: "phase", Attr: "phase", Closed: true},
-		{Name: "fuel", Attr: "fuel", Closed: true},
+		{Name: "phase", Attr: "phase", Closed: true, StreamCopies: true},
+		{Name: "fuel", Attr: "fuel", Closed: true, StreamCopies: true},
 		{Name: "brand", Attr: "f_brand"},
 		{Name: "model", Attr: "f_model"},
 	},
