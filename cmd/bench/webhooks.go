@@ -923,7 +923,7 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", l.label, ms(l.lag.p50), ms(l.lag.p99), l.lag.n)
 	}
 	fmt.Fprintf(w, "  (the timing-out webhook got %d attempts; missing arrivals: %d; bad signatures: %d)\n", r.slowSent, r.missingAB, r.badSignatures)
-	fmt.Fprintf(w, "\nSearch lag, change committed -> the indexer done with it (q finds it), the first run\n")
+	fmt.Fprintf(w, "\nFiltered-list lag, change committed -> the indexer done with it (q and brand find it), the first run\n")
 	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
 	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "indexer, beside the pipeline", ms(r.searchLag.p50), ms(r.searchLag.p99), r.searchLag.n)
 	fmt.Fprintf(w, "  (changes it never followed: %d; the backlog of %d before: %s)\n", r.searchMissing, r.backlogN, r.indexBacklog.Round(time.Millisecond))
@@ -941,7 +941,7 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		r.o.rate, lagBudget, p50, p99)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
 	fmt.Fprintf(w, "  %-4s healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx\n", verdict(slow <= slowBudget && r.missingAB == 0), slowBudget, slow)
-	fmt.Fprintf(w, "  %-4s a search (q) finds a write within p99 <= %s at %d writes/s: %s\n", verdict(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0),
+	fmt.Fprintf(w, "  %-4s a filtered list (q, brand) reflects a write within p99 <= %s at %d writes/s: %s\n", verdict(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0),
 		searchLagBudget, r.o.rate, ms(r.searchLag.p99))
 	fmt.Fprintf(w, "  (webhook bench took %s)\n", r.elapsed.Round(time.Second))
 }

@@ -86,7 +86,7 @@ func (env *benchEnv) measureWrites(ctx context.Context, o options) *writeReport 
 		name string
 		call func(ctx context.Context) error
 	}{
-		{"create, now: use case; tx of row, its family (order, facet, word items, counts), plate guard", func(ctx context.Context) error {
+		{"create, now: use case; tx of row, order item, status shard, plate guard (the indexer: the rest)", func(ctx context.Context) error {
 			_, err := svc.Create(ctx, p.teamID, benchVehicle(plates.take(), time.Now()))
 			return err
 		}},
@@ -98,7 +98,7 @@ func (env *benchEnv) measureWrites(ctx context.Context, o options) *writeReport 
 			item, _, _ := vehicleCopy(template, plates.take())
 			return env.raw.putRow(ctx, item)
 		}},
-		{"status change, now: use case; read, tx of row, its copies moved, count shard", func(ctx context.Context) error {
+		{"status change, now: use case; read, tx of row, order item moved, status shard", func(ctx context.Context) error {
 			return now.toggle(ctx, func(id, status string) error {
 				_, err := svc.Update(ctx, p.teamID, id, patio.VehicleInput{Status: patio.Some(status)})
 				return err
