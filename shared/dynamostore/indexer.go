@@ -35,7 +35,8 @@ var wordKinds = []wordKind{
 // (storeformat.Layout.Split; docs/storage.md): q's word items, and for vehicles and deals the
 // open facets' copies (brand, model; client_id, vehicle_id) and their counter items. For each
 // insert, modification or removal of a record's row it derives that part of the old image's
-// family (package migration: a row of a previous format has less) and of the new one's; it
+// family (its counts as package migration says: a row of a previous format was counted in less)
+// and of the new one's; it
 // deletes the items that went, puts every copy of the new one (they hold the row) and the words
 // that came, and moves the counts by the difference. Other records (guards, copies, counts,
 // kinds without words) are skipped by their keys, before an image is decoded.
@@ -82,7 +83,12 @@ func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) er
 		}
 		var cur, next storeformat.Family
 		if before != nil {
-			_, cur = k.layout.Split(migration.Family(k.layout, before))
+			// Items: whatever the old row's format could have (deleting one that is not there
+			// is harmless); counts: what it was counted in (package migration: less for a row of
+			// a previous format).
+			_, cur = k.layout.Split(k.layout.Family(before))
+			_, counted := k.layout.Split(migration.Family(k.layout, before))
+			cur.Counts = counted.Counts
 		}
 		if after != nil {
 			_, next = k.layout.Split(k.layout.Family(after))
