@@ -7,26 +7,24 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
-// wordKind is a kind the indexer keeps items of: its layout and its table.
-type wordKind struct {
+// streamKind is a kind the indexer keeps items of: its layout and its table.
+type streamKind struct {
 	layout *storeformat.Layout
 	table  func(Tables) string
 }
 
-// wordKinds are the kinds with words (and, with storeformat.Layout.StreamFacets, open facets
+// streamKinds are the kinds with words (and, with storeformat.Layout.StreamFacets, open facets
 // kept from the stream).
-var wordKinds = []wordKind{
+var streamKinds = []streamKind{
 	{vehicleKind.layout, vehicleKind.table}, {clientKind.layout, clientKind.table}, {dealKind.layout, dealKind.table},
 }
 
@@ -53,7 +51,7 @@ var wordKinds = []wordKind{
 func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
 	type target struct{ table, pk, sk string }
 	type countMove struct {
-		k        wordKind
+		k        streamKind
 		team, id string
 		rev      int
 		d        tally
@@ -61,7 +59,7 @@ func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) er
 	last := map[target]dynamo.Item{} // each item's last write: nil deletes it
 	var order []target
 	var moves []countMove
-	set := func(k wordKind, team, sk string, item dynamo.Item) {
+	set := func(k streamKind, team, sk string, item dynamo.Item) {
 		t := target{table: k.table(s.tables), pk: team, sk: sk}
 		if _, ok := last[t]; !ok {
 			order = append(order, t)
@@ -69,7 +67,7 @@ func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) er
 		last[t] = item
 	}
 	for _, rec := range recs {
-		k, ok := wordKindOf(rec.Change.Keys)
+		k, ok := streamKindOf(rec.Change.Keys)
 		if !ok {
 			continue
 		}
@@ -114,9 +112,9 @@ func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) er
 			}
 		}
 		if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
-			rev := revisionOf(attrInt(after, "rev"))
+			rev := storeformat.Revision(after)
 			if after == nil { // a removal: after the last revision
-				rev = revisionOf(attrInt(before, "rev")) + 1
+				rev = storeformat.Revision(before) + 1
 			}
 			moves = append(moves, countMove{k: k, team: team, id: attrString(row, "id"), rev: rev, d: d})
 		}
@@ -142,9 +140,7 @@ func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) er
 	}
 	for _, m := range moves {
 		t := s.db.Table(m.k.table(s.tables))
-		mark := t.Put(dynamo.Item{"pk": str(m.team), "sk": str(m.k.layout.MarkKey(m.id)),
-			storeformat.MarkRevAttr: &types.AttributeValueMemberN{Value: strconv.Itoa(m.rev)}}).
-			If("attribute_not_exists('rev') OR 'rev' < ?", m.rev)
+		mark := t.Put(m.k.layout.Mark(m.team, m.id, m.rev)).If("attribute_not_exists('rev') OR 'rev' < ?", m.rev)
 		err := s.run(ctx, append([]op{{put: mark, failed: errCounted}}, s.countOps(t, m.team, m.d)...))
 		if err != nil && !errors.Is(err, errCounted) {
 			return wrap(err, "index the counts of", m.id)
@@ -156,31 +152,18 @@ func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) er
 // errCounted is a record's mark refusing a revision whose counts were already moved.
 var errCounted = errors.New("counted already")
 
-// attrInt returns a number attribute of an item, 0 when absent or not a whole number.
-func attrInt(item dynamo.Item, name string) int {
-	n, ok := item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0
-	}
-	v, err := strconv.Atoi(n.Value)
-	if err != nil {
-		return 0
-	}
-	return v
-}
-
-// wordKindOf returns the kind whose record's row a stream record's keys are, when that kind has
+// streamKindOf returns the kind whose record's row a stream record's keys are, when that kind has
 // words; ok false otherwise.
-func wordKindOf(keys map[string]events.DynamoDBAttributeValue) (wordKind, bool) {
+func streamKindOf(keys map[string]events.DynamoDBAttributeValue) (streamKind, bool) {
 	sk, ok := keys["sk"]
 	if ok && sk.DataType() == events.DataTypeString {
-		for _, k := range wordKinds {
+		for _, k := range streamKinds {
 			if strings.HasPrefix(sk.String(), k.layout.RowPrefix()) {
 				return k, true
 			}
 		}
 	}
-	return wordKind{}, false
+	return streamKind{}, false
 }
 
 // streamItem converts a stream record's image to an item (nil for none).
@@ -219,7 +202,7 @@ type IndexReport struct {
 // makes a difference a second run finds (run it when writes are few, --check first).
 func (s *Store) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, error) {
 	var out []IndexReport
-	for _, k := range wordKinds {
+	for _, k := range streamKinds {
 		rep, err := s.rebuildIndex(ctx, k, check)
 		out = append(out, rep)
 		if err != nil {
@@ -229,7 +212,7 @@ func (s *Store) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, er
 	return out, nil
 }
 
-func (s *Store) rebuildIndex(ctx context.Context, k wordKind, check bool) (IndexReport, error) {
+func (s *Store) rebuildIndex(ctx context.Context, k streamKind, check bool) (IndexReport, error) {
 	name := k.table(s.tables)
 	rep := IndexReport{Table: name}
 	table := s.db.Table(name)
@@ -282,7 +265,7 @@ func (s *Store) rebuildIndex(ctx context.Context, k wordKind, check bool) (Index
 			}
 			for attr := range item {
 				if attr != "pk" && attr != "sk" {
-					have[team].add(countKey{Item: facet, Attr: attr}, attrInt(item, attr))
+					have[team].add(countKey{Item: facet, Attr: attr}, storeformat.IntAttr(item, attr))
 				}
 			}
 			item = nil
@@ -346,7 +329,7 @@ func (s *Store) rebuildIndex(ctx context.Context, k wordKind, check bool) (Index
 
 // mendIndex makes one record's indexer items what its row says now: it reads the row, puts its
 // copies and word items and deletes those of stale it has not.
-func (s *Store) mendIndex(ctx context.Context, k wordKind, table dynamo.Table, teamID, id string, stale []string) error {
+func (s *Store) mendIndex(ctx context.Context, k streamKind, table dynamo.Table, teamID, id string, stale []string) error {
 	var row dynamo.Item
 	err := table.Get("pk", teamID).Range("sk", dynamo.Equal, k.layout.RowKey(id)).Consistent(true).One(ctx, &row)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {

@@ -6,11 +6,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -69,8 +67,7 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 				// The indexer's mark of what it counted: the stream's INSERT of a seeded row,
 				// should an indexer follow the table, then finds its counts moved already.
 				if _, later := r.k.layout.Split(f); len(later.Counts) > 0 {
-					items = append(items, dynamo.Item{"pk": str(teamID), "sk": str(r.k.layout.MarkKey(id)),
-						storeformat.MarkRevAttr: &types.AttributeValueMemberN{Value: "1"}})
+					items = append(items, r.k.layout.Mark(teamID, id, 1))
 				}
 				for _, gd := range r.k.guards(rec) {
 					items = append(items, guardRow{PK: teamID, SK: gd.sk, Owner: id})

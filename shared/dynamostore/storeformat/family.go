@@ -66,7 +66,7 @@ func (l *Layout) Family(row dynamo.Item) Family {
 	if l.KeepsSums() && row[SummedAttr] != nil {
 		f.Counts[Count{Attr: SummedAttr}]++
 		if l.Sum != "" {
-			amount = attrInt(row, l.Sum)
+			amount = IntAttr(row, l.Sum)
 		}
 	}
 	for _, fc := range l.Facets {
@@ -165,8 +165,8 @@ func attrString(item dynamo.Item, name string) string {
 	return s
 }
 
-// attrInt returns a number attribute of an item, 0 when absent or not a whole number.
-func attrInt(item dynamo.Item, name string) int {
+// IntAttr returns a number attribute of an item, 0 when absent or not a whole number.
+func IntAttr(item dynamo.Item, name string) int {
 	n, ok := item[name].(*types.AttributeValueMemberN)
 	if !ok {
 		return 0

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -190,6 +193,20 @@ func (l *Layout) MarkKey(id string) string { return l.Letter + "x#" + id }
 // MarkRevAttr holds, on a record's mark item (MarkKey), the revision of the record whose counts
 // the indexer moved last.
 const MarkRevAttr = "rev"
+
+// Mark is a record's mark item (MarkKey) holding revision.
+func (l *Layout) Mark(teamID, id string, revision int) dynamo.Item {
+	return dynamo.Item{"pk": str(teamID), "sk": str(l.MarkKey(id)),
+		MarkRevAttr: &types.AttributeValueMemberN{Value: strconv.Itoa(revision)}}
+}
+
+// Revision is the revision of the record whose row (or its stream image) is row; 0 for none.
+func Revision(row dynamo.Item) int {
+	if row == nil {
+		return 0
+	}
+	return RevisionOf(IntAttr(row, "rev"))
+}
 
 // PlateGuardKey is the sort key of the guard item reserving a plate in a team (its plate key,
 // patio.Vehicle.PlateKey).

@@ -73,7 +73,7 @@ func (l *Layout) MonthSumsOf(row dynamo.Item) map[string]map[string]int {
 		values[i] = keyValue(attrString(row, attr))
 	}
 	name := strings.Join(values, "#")
-	return map[string]map[string]int{date[:len("2006-01")]: {name: 1, SumPrefix + name: attrInt(row, l.Months.Amount)}}
+	return map[string]map[string]int{date[:len("2006-01")]: {name: 1, SumPrefix + name: IntAttr(row, l.Months.Amount)}}
 }
 
 // MonthSumsDiff returns what a write of the row next over the row stored (nil for a creation)
