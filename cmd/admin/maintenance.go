@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/spf13/cobra"
 )
 
@@ -78,7 +79,7 @@ finds: run it when writes are few. With --check it writes nothing and reports wh
 					return c.fail(fmt.Errorf("maintenance index needs %s", name))
 				}
 			}
-			reports, err := c.store.RebuildIndex(cmd.Context(), check)
+			reports, err := dynamostore.IndexerOf(c.store).RebuildIndex(cmd.Context(), check)
 			if err != nil {
 				return c.fail(err)
 			}

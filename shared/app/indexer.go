@@ -28,7 +28,7 @@ func Indexer(cfg aws.Config, c Config, logger *slog.Logger) (IndexHandler, error
 	if err := c.Require(IndexerFunction); err != nil {
 		return nil, err
 	}
-	return indexHandler(dynamostore.New(cfg, c.Tables), logger), nil
+	return indexHandler(dynamostore.IndexerOf(dynamostore.New(cfg, c.Tables)), logger), nil
 }
 
 // LambdaIndexer builds the indexer function's handler from the environment. It refuses the

@@ -28,6 +28,16 @@ var streamKinds = []streamKind{
 	{vehicleKind.layout, vehicleKind.table}, {clientKind.layout, clientKind.table}, {dealKind.layout, dealKind.table},
 }
 
+// Indexer keeps what a record's write leaves to its table's stream (Index), and mends it
+// (RebuildIndex). It is apart from Store, and built only by IndexerOf, so that the programs that
+// never index (the API functions, the console) do not link it.
+type Indexer struct {
+	*core
+}
+
+// IndexerOf returns the indexer on s's tables and clients.
+func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
+
 // Index keeps, from a batch of records of the resource tables' streams as the indexer function
 // receives them, the part of each record's family its write's transaction leaves to the stream
 // (storeformat.Layout.Split; docs/storage.md): q's word items, and for vehicles and deals the
@@ -48,7 +58,7 @@ var streamKinds = []streamKind{
 // again is counted once. A record's changes reach the stream in order, in one shard, and Lambda
 // hands a shard's records over in that order. An error means some writes may not have been
 // made: the whole batch is to be handled again.
-func (s *Store) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
+func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
 	type target struct{ table, pk, sk string }
 	type countMove struct {
 		k        streamKind
@@ -200,7 +210,7 @@ type IndexReport struct {
 // consistent) just before they are written, so a live write between the scans and the mend is
 // not undone; the counts are corrected from the scans, so a write the indexer counts meanwhile
 // makes a difference a second run finds (run it when writes are few, --check first).
-func (s *Store) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, error) {
+func (s *Indexer) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, error) {
 	var out []IndexReport
 	for _, k := range streamKinds {
 		rep, err := s.rebuildIndex(ctx, k, check)
@@ -212,7 +222,7 @@ func (s *Store) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, er
 	return out, nil
 }
 
-func (s *Store) rebuildIndex(ctx context.Context, k streamKind, check bool) (IndexReport, error) {
+func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (IndexReport, error) {
 	name := k.table(s.tables)
 	rep := IndexReport{Table: name}
 	table := s.db.Table(name)
@@ -329,7 +339,7 @@ func (s *Store) rebuildIndex(ctx context.Context, k streamKind, check bool) (Ind
 
 // mendIndex makes one record's indexer items what its row says now: it reads the row, puts its
 // copies and word items and deletes those of stale it has not.
-func (s *Store) mendIndex(ctx context.Context, k streamKind, table dynamo.Table, teamID, id string, stale []string) error {
+func (s *Indexer) mendIndex(ctx context.Context, k streamKind, table dynamo.Table, teamID, id string, stale []string) error {
 	var row dynamo.Item
 	err := table.Get("pk", teamID).Range("sk", dynamo.Equal, k.layout.RowKey(id)).Consistent(true).One(ctx, &row)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {

@@ -30,7 +30,7 @@ func newStore(t *testing.T) *dynamostore.Store {
 // a search that must find them.
 func caughtUp(t *testing.T) {
 	t.Helper()
-	testenv.Index(t, newStore(t))
+	testenv.Index(t, dynamostore.IndexerOf(newStore(t)))
 }
 
 // newTeam returns the id of a team no other test uses.

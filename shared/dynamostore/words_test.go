@@ -11,6 +11,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -146,7 +147,7 @@ func TestIndexFollowsEveryChange(t *testing.T) {
 			}
 		}
 		replayed += len(ours)
-		return events.DynamoDBEventResponse{}, s.Index(ctx, ours)
+		return events.DynamoDBEventResponse{}, dynamostore.IndexerOf(s).Index(ctx, ours)
 	})
 	if err != nil || replayed == 0 {
 		t.Fatalf("replay: %d records, %v", replayed, err)
@@ -203,14 +204,14 @@ func TestRebuildIndex(t *testing.T) {
 	if got := state(); got != damaged {
 		t.Fatalf("the damage shows as q=uno, q=zzz, brand=fiat total and items %v; want %v", got, damaged)
 	}
-	checked, err := s.RebuildIndex(ctx, true)
+	checked, err := dynamostore.IndexerOf(s).RebuildIndex(ctx, true)
 	if err != nil || len(checked) != 3 || checked[0].Table != table || checked[0].Missing < 2 || checked[0].Stale < 1 || checked[0].Counts < 1 {
 		t.Fatalf("RebuildIndex(check) = %+v, %v; want the vehicles' missing and stale items and a wrong count reported", checked, err)
 	}
 	if got := state(); got != damaged {
 		t.Errorf("--check wrote: %v; want %v", got, damaged)
 	}
-	if _, err := s.RebuildIndex(ctx, false); err != nil {
+	if _, err := dynamostore.IndexerOf(s).RebuildIndex(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := state(), [4]int{1, 0, 1, 1}; got != want {

@@ -11,6 +11,7 @@ import (
 	"github.com/patio-dev/patio/dev/apitest"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/br"
+	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -332,7 +333,7 @@ func TestClientListFilters(t *testing.T) {
 	if res := c.Do("DELETE", "/api/v1/clients/"+ids[3], nil); res.Status != 200 {
 		t.Fatalf("DELETE = %d", res.Status)
 	}
-	testenv.Index(t, s.store) // q searches what the indexer has followed
+	testenv.Index(t, dynamostore.IndexerOf(s.store)) // q searches what the indexer has followed
 	good := []filterCase{
 		{"", 3},
 		{"type=individual", 2},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/apitest"
 	"github.com/patio-dev/patio/dev/testenv"
+	"github.com/patio-dev/patio/shared/dynamostore"
 )
 
 type deal struct {
@@ -141,7 +142,7 @@ func TestDealsRacingForOneVehicle(t *testing.T) {
 	if res := c.Do("GET", "/api/v1/deals?status=ganho", nil); res.Pagination.Total != 1 {
 		t.Errorf("won deals = %d; want 1", res.Pagination.Total)
 	}
-	testenv.Index(t, s.store) // a list by vehicle_id follows the indexer
+	testenv.Index(t, dynamostore.IndexerOf(s.store)) // a list by vehicle_id follows the indexer
 	if res := c.Do("GET", "/api/v1/deals?status=ativo&vehicle_id="+vehicleID, nil); res.Pagination.Total != n-1 {
 		t.Errorf("open deals on the sold vehicle = %d; want %d (they stay open)", res.Pagination.Total, n-1)
 	}
@@ -235,7 +236,7 @@ func TestDealLists(t *testing.T) {
 		}
 		mustCreate(t, c, "/api/v1/deals", body)
 	}
-	testenv.Index(t, s.store) // q searches what the indexer has followed
+	testenv.Index(t, dynamostore.IndexerOf(s.store)) // q searches what the indexer has followed
 	tests := []struct {
 		query string
 		want  int

@@ -335,7 +335,7 @@ func TestListFilters(t *testing.T) {
 	c.Do("POST", "/api/v1/vehicles", map[string]any{"brand": "Volkswagen", "model": "Gol", "price": 50000, "plate": "GOL1234", "fuel": "flex", "model_year": 2015, "manufacture_year": 2015})
 	c.Do("POST", "/api/v1/vehicles", map[string]any{"brand": "Citroën", "model": "C3", "price": 70000, "fuel": "gasolina", "model_year": 2020, "manufacture_year": 2019})
 	c.Do("POST", "/api/v1/vehicles", map[string]any{"brand": "Fiat", "model": "Uno", "price": 30000, "status": "reservado"})
-	testenv.Index(t, s.store) // q searches what the indexer has followed
+	testenv.Index(t, dynamostore.IndexerOf(s.store)) // q searches what the indexer has followed
 	good := []filterCase{
 		{"brand=volkswagen", 1},
 		{"brand=CITROEN", 1},
