@@ -167,8 +167,8 @@ func provision(c aws.Config) (map[string]string, error) {
 	return res.Tables, nil
 }
 
-// StreamIndexer is what Index drives: the store's indexer of q's word items
-// (dynamostore.Store.Index).
+// StreamIndexer is what Index drives: the store's indexer of what writes leave to the streams
+// (dynamostore.Indexer.Index).
 type StreamIndexer interface {
 	Index(ctx context.Context, recs []events.DynamoDBEventRecord) error
 }
@@ -181,8 +181,9 @@ var (
 // Index does, once, what the indexer function does in the background: it hands x every
 // record of the vehicles, clients and deals tables' streams written since the test binary's
 // previous call, and returns when x has handled them all. A test calls it after its writes and
-// before a search (q) that must find them, as it would wait for the indexer's lag on AWS, but for
-// exactly its writes' records, never a fixed time. x's failure fails the test.
+// before a list that reads what the indexer keeps (q, a vehicle's brand, a deal's client) and must
+// find them, as it would wait for the indexer's lag on AWS, but for exactly its writes' records,
+// never a fixed time. x's failure fails the test.
 func Index(t testing.TB, x StreamIndexer) {
 	t.Helper()
 	names := Tables(t)
@@ -193,6 +194,6 @@ func Index(t testing.TB, x StreamIndexer) {
 		return events.DynamoDBEventResponse{}, x.Index(ctx, ev.Records)
 	})
 	if err != nil {
-		t.Fatalf("testenv: index words: %v", err)
+		t.Fatalf("testenv: index: %v", err)
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/patio-dev/patio/shared/dynamostore"
 )
 
-// StreamIndexer keeps q's word items from a batch of the resource tables' stream records
-// (dynamostore.Store.Index implements it).
+// StreamIndexer keeps, from a batch of the resource tables' stream records, what their writes
+// leave to the stream: q's word items, the facets' copies and counts it keeps
+// (dynamostore.Indexer.Index implements it).
 type StreamIndexer interface {
 	Index(ctx context.Context, recs []events.DynamoDBEventRecord) error
 }
@@ -21,7 +22,7 @@ type StreamIndexer interface {
 type IndexHandler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
 
 // Indexer returns the stream handler of the indexer function (indexHandler): the word items q
-// reads follow each change of a vehicle, client or deal. It is built here, not with the webhook
+// reads, and the facets the indexer keeps, follow each change of a vehicle, client or deal. It is built here, not with the webhook
 // workers, so that the function links the store alone. It fails when c lacks what
 // IndexerFunction needs.
 func Indexer(cfg aws.Config, c Config, logger *slog.Logger) (IndexHandler, error) {
@@ -37,7 +38,7 @@ func LambdaIndexer(ctx context.Context, logger *slog.Logger) (IndexHandler, erro
 	return LambdaBuild(ctx, logger, Indexer, IndexerFunction)
 }
 
-// indexHandler returns the handler of the indexer's stream events: the batch's word items are
+// indexHandler returns the handler of the indexer's stream events: the batch's items are
 // written together (x.Index). When that fails, the failure is logged and the batch's first
 // record reported as failed, so Lambda hands the whole batch over again: its writes say what each
 // item must be, so those already made are made again harmlessly. The handler never returns an
