@@ -31,11 +31,8 @@ previous format when its "scanned" is 0, and rows of the first list format (whic
 lists do not see) are counted in "legacy".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t := c.conf.Tables
-			for name, v := range map[string]string{"VEHICLES_TABLE": t.Vehicles, "CLIENTS_TABLE": t.Clients, "DEALS_TABLE": t.Deals} {
-				if v == "" {
-					return c.fail(fmt.Errorf("maintenance backfill needs %s", name))
-				}
+			if err := c.needResourceTables("maintenance backfill"); err != nil {
+				return err
 			}
 			reports, err := c.store.Backfill(cmd.Context(), check)
 			if err != nil {
@@ -54,15 +51,27 @@ lists do not see) are counted in "legacy".`,
 	return m
 }
 
+// needResourceTables fails what (a command) when the vehicles, clients or deals table is not
+// configured.
+func (c *cli) needResourceTables(what string) error {
+	t := c.conf.Tables
+	for _, v := range []struct{ name, table string }{{"VEHICLES_TABLE", t.Vehicles}, {"CLIENTS_TABLE", t.Clients}, {"DEALS_TABLE", t.Deals}} {
+		if v.table == "" {
+			return c.fail(fmt.Errorf("%s needs %s", what, v.name))
+		}
+	}
+	return nil
+}
+
 // indexCmd rebuilds what the indexer keeps from the records.
 func (c *cli) indexCmd() *cobra.Command {
 	var check bool
 	index := &cobra.Command{
 		Use:   "index",
-		Short: "Compare what the indexer keeps (q's word items, the open facets' copies and counts) with the records and mend it",
+		Short: "Compare what the indexer keeps (q's word items, facet copies and counts) with the records and mend it",
 		Long: `The indexer function keeps, from the vehicles, clients and deals tables' streams, the word
-items q searches and the items of the vehicles' brand and model filters and the deals' client_id
-and vehicle_id filters, with their counts. A batch it failed on past its retries goes to its
+items q searches and the items of the vehicles' brand, model, phase and fuel filters and the
+deals' client_id and vehicle_id filters, with the brand, model, client and vehicle counts. A batch it failed on past its retries goes to its
 on-failure queue, and the records of that batch keep what they had: those lists may miss them, or
 list them by old values, until their next write. This command reads every record row and every
 such item of the three tables: it puts the items a record should have and has not, deletes or
@@ -73,11 +82,8 @@ finds: run it when writes are few. With --check it writes nothing and reports wh
 ("missing", "stale" and "counts" 0 everywhere: nothing to mend).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t := c.conf.Tables
-			for name, v := range map[string]string{"VEHICLES_TABLE": t.Vehicles, "CLIENTS_TABLE": t.Clients, "DEALS_TABLE": t.Deals} {
-				if v == "" {
-					return c.fail(fmt.Errorf("maintenance index needs %s", name))
-				}
+			if err := c.needResourceTables("maintenance index"); err != nil {
+				return err
 			}
 			reports, err := dynamostore.IndexerOf(c.store).RebuildIndex(cmd.Context(), check)
 			if err != nil {
