@@ -2,7 +2,6 @@ package dynamostore
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -109,25 +108,9 @@ func (s *core) tallies(ctx context.Context, t dynamo.Table, teamID string, withS
 
 // readCounters sums the counter items between lo and hi.
 func readCounters(ctx context.Context, t dynamo.Table, teamID, lo, hi string) (tally, error) {
-	iter := t.Get("pk", teamID).Range("sk", dynamo.Between, lo, hi).Consistent(true).Iter()
-	out := tally{}
-	var item dynamo.Item
-	for iter.Next(ctx, &item) {
-		sk := attrString(item, "sk")
-		owner, _ := storeformat.CounterOf(sk)
-		for name, v := range item {
-			if name == "pk" || name == "sk" {
-				continue
-			}
-			var n int
-			if err := dynamo.Unmarshal(v, &n); err != nil {
-				return nil, fmt.Errorf("dynamostore: counter %s, %s: %w", sk, name, err)
-			}
-			out.add(countKey{Item: owner, Attr: name}, n)
-		}
-		item = nil
-	}
-	return out, iter.Err()
+	var items []dynamo.Item
+	err := t.Get("pk", teamID).Range("sk", dynamo.Between, lo, hi).Consistent(true).All(ctx, &items)
+	return counterTally(items), err
 }
 
 // status returns the number of records of the statuses.

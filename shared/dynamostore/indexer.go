@@ -40,11 +40,11 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 
 // Index keeps, from a batch of records of the resource tables' streams as the indexer function
 // receives them, the part of each record's family its write's transaction leaves to the stream
-// (storeformat.Layout.Split; docs/storage.md): q's word items, and for vehicles and deals the
-// open facets' copies (brand, model; client_id, vehicle_id) and their counter items. For each
-// insert, modification or removal of a record's row it derives that part of the old image's
-// family (its counts as package migration says: a row of a previous format was counted in less)
-// and of the new one's; it
+// (storeformat.Layout.Split; docs/storage.md): q's word items, for vehicles and deals the open
+// facets' copies (brand, model; client_id, vehicle_id) and their counter items, and the counts
+// of every word and range bucket (storeformat's tallies.go). For each insert, modification or
+// removal of a record's row it derives that part of the old image's family and of the new one's
+// (their counts as package migration says: a row of a previous format is counted in less); it
 // deletes the items that went, puts every copy of the new one (they hold the row) and the words
 // that came, and moves the counts by the difference. Other records (guards, copies, counts,
 // kinds without words) are skipped by their keys, before an image is decoded.
@@ -53,17 +53,18 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 // changed twice in a batch is written once, as its last change leaves it), and made 25 at a
 // time without conditions: every one says what an item must be after its change, so one made
 // again (the stream's retries of a batch) changes nothing. Counts are not so: each record's are
-// moved in a transaction with its mark item (MarkKey), which keeps the revision whose counts were
-// moved last and lets the transaction through only for a later one, so a change handed over
-// again is counted once. A record's changes reach the stream in order, in one shard, and Lambda
-// hands a shard's records over in that order. An error means some writes may not have been
-// made: the whole batch is to be handled again.
+// moved in a transaction with its mark item (MarkKey), which keeps the sequence of the change
+// whose counts were moved last (storeformat.CountSeq) and lets the transaction through only for
+// a later one, so a change handed over again is counted once (a record counted in more items
+// than a transaction holds moves them in chunks, each with its mark). A record's changes reach
+// the stream in order, in one shard, and Lambda hands a shard's records over in that order. An
+// error means some writes may not have been made: the whole batch is to be handled again.
 func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
 	type target struct{ table, pk, sk string }
 	type countMove struct {
 		k        streamKind
 		team, id string
-		rev      int
+		seq      int
 		d        tally
 	}
 	last := map[target]dynamo.Item{} // each item's last write: nil deletes it
@@ -99,7 +100,10 @@ func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) 
 			cur.Counts = counted.Counts
 		}
 		if after != nil {
+			// Items: the current format's; counts: what the row's format is counted in.
 			_, next = k.layout.Split(k.layout.Family(after))
+			_, counted := k.layout.Split(migration.Family(k.layout, after))
+			next.Counts = counted.Counts
 		}
 		row := after
 		if row == nil {
@@ -122,11 +126,7 @@ func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) 
 			}
 		}
 		if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
-			rev := storeformat.Revision(after)
-			if after == nil { // a removal: after the last revision
-				rev = storeformat.Revision(before) + 1
-			}
-			moves = append(moves, countMove{k: k, team: team, id: attrString(row, "id"), rev: rev, d: d})
+			moves = append(moves, countMove{k: k, team: team, id: attrString(row, "id"), seq: storeformat.CountSeq(before, after), d: d})
 		}
 	}
 	byTable := map[string]*dynamo.BatchWrite{}
@@ -150,16 +150,47 @@ func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) 
 	}
 	for _, m := range moves {
 		t := s.db.Table(m.k.table(s.tables))
-		mark := t.Put(m.k.layout.Mark(m.team, m.id, m.rev)).If("attribute_not_exists('rev') OR 'rev' < ?", m.rev)
-		err := s.run(ctx, append([]op{{put: mark, failed: errCounted}}, s.countOps(t, m.team, m.d)...))
-		if err != nil && !errors.Is(err, errCounted) {
-			return wrap(err, "index the counts of", m.id)
+		for n, part := range m.d.chunks() {
+			mark := t.Put(m.k.layout.Mark(m.team, m.k.layout.ChunkMarkKey(m.id, n), m.seq)).
+				If("attribute_not_exists('rev') OR 'rev' < ?", m.seq)
+			err := s.run(ctx, append([]op{{put: mark, failed: errCounted}}, s.countOps(t, m.team, part)...))
+			if err != nil && !errors.Is(err, errCounted) {
+				return wrap(err, "index the counts of", m.id)
+			}
 		}
 	}
 	return nil
 }
 
-// errCounted is a record's mark refusing a revision whose counts were already moved.
+// chunks divides a record's counts into the parts its transactions move, each with its mark:
+// storeformat.MarkChunk counter items at most, in the items' order.
+func (t tally) chunks() []tally {
+	items := t.items()
+	var out []tally
+	for i := 0; i < len(items); i += storeformat.MarkChunk {
+		part := tally{}
+		for _, item := range items[i:min(i+storeformat.MarkChunk, len(items))] {
+			for k, n := range t {
+				if k.Item == item {
+					part[k] = n
+				}
+			}
+		}
+		out = append(out, part)
+	}
+	return out
+}
+
+// items returns the counter items a tally adds to, sorted ("" for the status shards).
+func (t tally) items() []string {
+	seen := map[string]bool{}
+	for k := range t {
+		seen[k.Item] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// errCounted is a record's mark refusing a change whose counts were already moved.
 var errCounted = errors.New("counted already")
 
 // streamKindOf returns the kind whose record's row a stream record's keys are, when that kind has
@@ -198,13 +229,14 @@ type IndexReport struct {
 	Items   int    `json:"items"`   // the indexer's items read: word items, open facets' copies
 	Missing int    `json:"missing"` // items a record should have and had not (put)
 	Stale   int    `json:"stale"`   // items no record has, or holding an old copy of its row (deleted or rewritten)
-	Counts  int    `json:"counts"`  // open facets' counts (per value and status) that differed from the records (corrected)
+	Counts  int    `json:"counts"`  // the indexer's counts (per open facet value, word or bucket, and status) that differed from the records (corrected)
 }
 
-// RebuildIndex compares what the indexer keeps (Index: word items, the open facets' copies and
-// counts) with the records' rows of the vehicles, clients and deals tables (two scans of each:
-// rows, then the indexer's items) and, without check, mends it: it puts the missing items,
-// deletes or rewrites the stale ones, and adds to each open facet count the difference from the
+// RebuildIndex compares what the indexer keeps (Index: word items, the open facets' copies, and
+// the counts of open facet values, words and range buckets) with the records' rows of the
+// vehicles, clients and deals tables (two scans of each: rows, then the indexer's items) and,
+// without check, mends it: it puts the missing items,
+// deletes or rewrites the stale ones, and adds to each of its counts the difference from the
 // records. It is the operators' mend for a stretch of the indexer's batches that failed past
 // their retries (its on-failure queue). A record whose items differ is read again (strongly
 // consistent) just before they are written, so a live write between the scans and the mend is
@@ -229,7 +261,7 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 	type key struct{ pk, sk string }
 	want := map[key]dynamo.Item{} // the indexer's items the rows say
 	owner := map[key]string{}     // their records' ids
-	counts := map[string]tally{}  // the open facets' counts the rows say, by team
+	counts := map[string]tally{}  // the indexer's counts the rows say, by team
 	rows := table.Scan().Filter("begins_with('sk', ?)", k.layout.RowPrefix()).Consistent(true).Iter()
 	var row dynamo.Item
 	for rows.Next(ctx, &row) {
@@ -252,18 +284,18 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 	if err := rows.Err(); err != nil {
 		return rep, wrap(err, "rebuild the index: scan rows of", name)
 	}
-	// The indexer's items: word items, the open facets' copies and counters.
+	// The indexer's items: word items, the open facets' copies and every counter of its own.
 	filter, args := "begins_with('sk', ?)", []any{k.layout.Letter + "w#"}
 	for _, fc := range k.layout.Facets {
 		if fc.StreamCopies || (k.layout.StreamFacets && !fc.Closed) {
 			filter, args = filter+" OR begins_with('sk', ?)", append(args, k.layout.Letter+"f#"+fc.Name+"=")
 		}
 	}
-	if k.layout.StreamFacets {
+	if k.layout.StreamFacets || k.layout.Tallies {
 		filter, args = filter+" OR begins_with('sk', ?)", append(args, storeformat.FacetCountPrefix)
 	}
 	mend := map[key][]string{} // records (team, id) to mend → their stale items
-	have := map[string]tally{} // the open facets' counts stored, by team
+	have := map[string]tally{} // the indexer's counts stored, by team
 	items := table.Scan().Filter(filter, args...).Consistent(true).Iter()
 	var item dynamo.Item
 	for items.Next(ctx, &item) {

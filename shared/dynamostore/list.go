@@ -49,6 +49,9 @@ func (r lister[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (pati
 	case sp.oneFacet() && r.knownIndexed(teamID):
 		return r.countedList(ctx, teamID, sp, driver{facet: &sp.facets[0], sort: sp.lq.Sort}, false)
 	}
+	if out, ok, err := r.talliedList(ctx, teamID, sp); ok || err != nil {
+		return out, err
+	}
 	t, complete, err := r.tally(ctx, teamID, sp)
 	if err != nil {
 		return patio.Listed[T]{}, err

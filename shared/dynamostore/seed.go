@@ -2,13 +2,17 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -21,11 +25,13 @@ const (
 
 // Seed writes new records of one listed kind (patio.Vehicle, Client, Deal, Activity or
 // FinancialRecord) as the store would have written them one by one at revision 1 — each row,
-// its family (order, facet and word items), the indexer's mark of its counts, its unique values' guards, and the counts and sums
-// of them all, spread over the counter shards as concurrent writes leave them — but in
-// unconditional batches (BatchWriteItem, 25 items a call) instead of a transaction per record.
-// It is for filling tables for measurements (cmd/bench): it checks nothing and is not atomic, so
-// the records must be new, valid and distinct in their unique values.
+// its family (order, facet and word items), the indexer's marks of its counts, its unique values'
+// guards, and the counts and sums of them all, spread over the counter shards as concurrent
+// writes leave them — but in unconditional batches (BatchWriteItem, 25 items a call) instead of
+// a transaction per record, the counter items read, added to and written whole. It is for
+// filling tables for measurements (cmd/bench): it checks nothing and is not atomic, so the
+// records must be new, valid and distinct in their unique values, and nothing else may write
+// their team meanwhile.
 func Seed[T any](ctx context.Context, s *Store, recs []T) error {
 	switch rs := any(recs).(type) {
 	case []patio.Vehicle:
@@ -67,7 +73,9 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 				// The indexer's mark of what it counted: the stream's INSERT of a seeded row,
 				// should an indexer follow the table, then finds its counts moved already.
 				if _, later := r.k.layout.Split(f); len(later.Counts) > 0 {
-					items = append(items, r.k.layout.Mark(teamID, id, 1))
+					for _, m := range r.k.layout.Marks(teamID, id, storeformat.CountSeq(nil, row), len(tally(later.Counts).items())) {
+						items = append(items, m)
+					}
 				}
 				for _, gd := range r.k.guards(rec) {
 					items = append(items, guardRow{PK: teamID, SK: gd.sk, Owner: id})
@@ -97,6 +105,9 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 			}
 		}
 	}
+	// The counts, spread over the shards: each counter item read, added to and written again, in
+	// batches (no other writer writes the team meanwhile).
+	var items []dynamo.Item
 	for team, t := range total {
 		for shard := range countShards {
 			part := tally{}
@@ -105,14 +116,63 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 					part[k] = n
 				}
 			}
-			for _, o := range r.s.countOpsIn(r.table(), team, part, shard) {
-				if err := o.upd.Run(ctx); err != nil {
-					return wrap(err, "seed the counts of "+r.k.what+"s of team", team)
+			items = append(items, counterItems(team, part, shard)...)
+		}
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(seedWorkers)
+	for c := 0; c < len(items); c += 10 * seedChunk {
+		g.Go(func() error {
+			return wrap(r.addCounters(gctx, items[c:min(c+10*seedChunk, len(items))]), "seed the counts of", r.k.what+"s")
+		})
+	}
+	return g.Wait()
+}
+
+// counterItems are the counter items holding a tally's numbers in one shard.
+func counterItems(teamID string, t tally, shard int) []dynamo.Item {
+	byItem := map[string]dynamo.Item{}
+	for k, n := range t {
+		sk := storeformat.CounterKey(k.Item, shard)
+		if byItem[sk] == nil {
+			byItem[sk] = dynamo.Item{"pk": str(teamID), "sk": str(sk)}
+		}
+		byItem[sk][k.Attr] = &types.AttributeValueMemberN{Value: strconv.Itoa(n)}
+	}
+	return slices.Collect(maps.Values(byItem))
+}
+
+// addCounters adds counter items' numbers to those stored: it reads the stored items, adds, and
+// writes them whole, in batches.
+func (r records[T, R, Q]) addCounters(ctx context.Context, items []dynamo.Item) error {
+	keys := make([]dynamo.Keyed, len(items))
+	for i, it := range items {
+		keys[i] = dynamo.Keys{attrString(it, "pk"), attrString(it, "sk")}
+	}
+	var stored []dynamo.Item
+	err := r.table().Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &stored)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return err
+	}
+	have := map[[2]string]dynamo.Item{}
+	for _, it := range stored {
+		have[[2]string{attrString(it, "pk"), attrString(it, "sk")}] = it
+	}
+	puts := make([]any, len(items))
+	for i, it := range items {
+		if old := have[[2]string{attrString(it, "pk"), attrString(it, "sk")}]; old != nil {
+			for attr, v := range old {
+				if _, ok := it[attr]; !ok {
+					it[attr] = v
+				} else if attr != "pk" && attr != "sk" {
+					it[attr] = &types.AttributeValueMemberN{Value: strconv.Itoa(storeformat.IntAttr(it, attr) + storeformat.IntAttr(old, attr))}
 				}
 			}
 		}
+		puts[i] = it
 	}
-	return nil
+	_, err = r.table().Batch().Write().Put(puts...).Run(ctx)
+	return err
 }
 
 func btoi(b bool) int {

@@ -15,8 +15,9 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// A stored row's family is what its format wrote: the whole family for a current row, its order
-// item and status count for a row written before facets, nothing for a row of the first list
+// A stored row's family is what its format wrote: the whole family for a current row, all but the
+// indexer's word and bucket counts for a row written before them, its order item and status count
+// for a row written before facets, nothing for a row of the first list
 // format (the store replaces that family when it writes the row, which is how a write completes
 // it); the integration tests of shared/dynamostore prove the backfill and live writes on them.
 func TestFamilyOfEachFormat(t *testing.T) {
@@ -30,7 +31,9 @@ func TestFamilyOfEachFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counted := maps.Clone(row)
+	uncounted := maps.Clone(row)
+	delete(uncounted, storeformat.CountedAttr)
+	counted := maps.Clone(uncounted)
 	delete(counted, storeformat.IndexedAttr)
 	legacy := maps.Clone(counted)
 	for name, v := range legacy {
@@ -45,6 +48,9 @@ func TestFamilyOfEachFormat(t *testing.T) {
 		words          int
 	}{
 		{"current", row, []string{"df#client_id=c1#aberto#id1", "df#phase=proposta#aberto#id1", "do#aberto#id1"},
+			[]string{"/aberto", "/indexed", "/phase=proposta#aberto", "/sum#phase=proposta#aberto", "/summed",
+				"client_id=c1/aberto", "counted/aberto", "q=civic/aberto", "r=value:2:06:15/aberto", "r=value:3:06:150/aberto", "r=value:4:06:1500/aberto"}, 1},
+		{"written before word and bucket counts", uncounted, []string{"df#client_id=c1#aberto#id1", "df#phase=proposta#aberto#id1", "do#aberto#id1"},
 			[]string{"/aberto", "/indexed", "/phase=proposta#aberto", "/sum#phase=proposta#aberto", "/summed", "client_id=c1/aberto"}, 1},
 		{"written before facets", counted, []string{"do#aberto#id1"}, []string{"/aberto"}, 0},
 		{"first list format", legacy, nil, nil, 0},

@@ -55,10 +55,12 @@ type Table struct {
 // With check, it writes nothing and reports what it would do.
 //
 // A record row without its whole family (written before facets, or before index keys carried the
-// status), a deal or financial record out of the sums, and a webhook in the first rotation format
-// are rewritten as they are by their table's Rewrite: a row a live write rewrote meanwhile (which
-// wrote it in the current format) is skipped, and nothing is counted twice or lost. It is safe to
-// run while the API serves, to interrupt and to run again (it finds only what is left).
+// status), a deal or financial record out of the sums, a vehicle, client or deal out of the
+// indexer's word and bucket counts (storeformat.CountedAttr), and a webhook in the first
+// rotation format are rewritten as they are by their table's Rewrite: a row a live write rewrote
+// meanwhile (which wrote it in the current format) is skipped, and nothing is counted twice or
+// lost. It is safe to run while the API serves, to interrupt and to run again (it finds only what
+// is left).
 //
 // It also folds the counter items of the first counter format ("n#<status>#<shard>") into the
 // current shards, each deleted, conditioned on the count read, in one transaction that adds its
@@ -87,8 +89,12 @@ func (t Table) backfill(ctx context.Context, db *dynamo.DB, rep *Report, check b
 	if t.Layout != nil {
 		stale := "attribute_not_exists('" + storeformat.IndexedAttr + "')"
 		if t.Layout.KeepsSums() {
-			stale = "(" + stale + " OR attribute_not_exists('" + storeformat.SummedAttr + "'))"
+			stale += " OR attribute_not_exists('" + storeformat.SummedAttr + "')"
 		}
+		if t.Layout.Tallies {
+			stale += " OR attribute_not_exists('" + storeformat.CountedAttr + "')"
+		}
+		stale = "(" + stale + ")"
 		scan = table.Scan().Filter("(begins_with('sk', ?) AND "+stale+") OR (begins_with('sk', ?) AND attribute_exists('count'))",
 			t.Prefix, storeformat.CountPrefix)
 	}

@@ -44,6 +44,13 @@ const (
 	// number of records has whole sums. Rows written before sums were kept lack it until the
 	// backfill (or their next write) adds them.
 	SummedAttr = "summed"
+	// CountedAttr marks a row of a kind with Tallies whose words and range values are in the
+	// indexer's counts (tallies.go). The indexer counts the marked rows by status in their own
+	// counter item (CountedItem), so the statuses whose count there equals the status shards'
+	// have every record counted, the indexer having caught up with their creations and status
+	// changes. Rows written before these counts were kept lack it until the backfill (or their
+	// next write) adds it.
+	CountedAttr = "counted"
 	// SumPrefix starts the status shards' attributes holding sums.
 	SumPrefix = "sum#"
 	// ByKeyAttr names, on a record's row, the API key whose request last wrote it
@@ -93,6 +100,19 @@ func (l *Layout) Family(row dynamo.Item) Family {
 		}
 	}
 	f.Words = l.Words(row)
+	if l.Tallies && row[CountedAttr] != nil {
+		f.Counts[Count{Item: CountedItem, Attr: status}]++
+		for _, w := range strings.Fields(attrString(row, WordsAttr)) {
+			f.Counts[Count{Item: WordCountKey(w), Attr: status}]++
+		}
+		for _, r := range l.Ranges {
+			if _, ok := row[r.Attr].(*types.AttributeValueMemberN); ok {
+				for _, b := range r.Buckets(int64(IntAttr(row, r.Attr))) {
+					f.Counts[Count{Item: b, Attr: status}]++
+				}
+			}
+		}
+	}
 	return f
 }
 
@@ -120,6 +140,7 @@ func (l *Layout) copyOf(row dynamo.Item) dynamo.Item {
 	}
 	delete(out, IndexedAttr)
 	delete(out, SummedAttr)
+	delete(out, CountedAttr)
 	delete(out, ByKeyAttr)
 	return out
 }
@@ -181,7 +202,8 @@ func IntAttr(item dynamo.Item, name string) int {
 // Split divides a family into what a write's transaction keeps (now: the order item, the copies
 // of the closed facets but those marked StreamCopies, every count of the status shards) and what
 // the indexer keeps from the table's stream (later: the word items, the copies of the closed
-// facets marked StreamCopies, and with StreamFacets the open facets' copies and counter items).
+// facets marked StreamCopies, with StreamFacets the open facets' copies and counter items, and
+// the word and bucket counts).
 func (l *Layout) Split(f Family) (now, later Family) {
 	now = Family{Copies: map[string]dynamo.Item{}, Counts: map[Count]int{}}
 	later = Family{Copies: map[string]dynamo.Item{}, Words: f.Words, Counts: map[Count]int{}}
@@ -199,7 +221,7 @@ func (l *Layout) Split(f Family) (now, later Family) {
 		}
 	}
 	for c, n := range f.Counts {
-		if l.StreamFacets && c.Item != "" {
+		if (l.StreamFacets && c.Item != "") || IsTally(c.Item) {
 			later.Counts[c] = n
 		} else {
 			now.Counts[c] = n

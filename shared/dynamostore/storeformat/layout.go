@@ -39,6 +39,11 @@ type Layout struct {
 	// items) from the table's stream, as it keeps every kind's word items; otherwise a write's
 	// transaction keeps them (Layout.Split).
 	StreamFacets bool
+	// Tallies says the indexer counts the kind's words and Ranges' values (tallies.go), for its
+	// rows marked CountedAttr.
+	Tallies bool
+	// Ranges are the number attributes whose range filters are counted in buckets (with Tallies).
+	Ranges []Range
 }
 
 // SortIndex says how to read a table in the order of one sort field.
@@ -63,7 +68,11 @@ type Facet struct {
 }
 
 // Vehicles is how vehicles are stored.
-var Vehicles = &Layout{Letter: "v", StreamFacets: true,
+var Vehicles = &Layout{Letter: "v", StreamFacets: true, Tallies: true,
+	Ranges: []Range{
+		{Name: "price", Attr: "price_cents", Width: 12, Levels: []int{2, 3, 4}},
+		{Name: "model_year", Attr: "model_year", Width: 4, Levels: []int{4}},
+	},
 	Sorts: map[string]SortIndex{
 		"created_at": {},
 		"updated_at": {Index: "by_updated", Attr: "lsi_updated"},
@@ -81,7 +90,7 @@ var Vehicles = &Layout{Letter: "v", StreamFacets: true,
 }
 
 // Clients is how clients are stored.
-var Clients = &Layout{Letter: "c",
+var Clients = &Layout{Letter: "c", Tallies: true,
 	Sorts: map[string]SortIndex{
 		"created_at": {},
 		"updated_at": {Index: "by_updated", Attr: "lsi_updated"},
@@ -91,7 +100,8 @@ var Clients = &Layout{Letter: "c",
 }
 
 // Deals is how deals are stored: the status shards keep their value's sums.
-var Deals = &Layout{Letter: "d", Sum: "value_cents", StreamFacets: true,
+var Deals = &Layout{Letter: "d", Sum: "value_cents", StreamFacets: true, Tallies: true,
+	Ranges: []Range{{Name: "value", Attr: "value_cents", Width: 12, Levels: []int{2, 3, 4}}},
 	Sorts: map[string]SortIndex{
 		"created_at":          {},
 		"updated_at":          {Index: "by_updated", Attr: "lsi_updated"},
@@ -186,18 +196,57 @@ func (l *Layout) wordKey(status, word, id string) string {
 	return l.WordPrefix(status) + word + "#" + id
 }
 
-// MarkKey is the sort key of the item in which the indexer keeps the last revision of a record
-// whose counts it moved (MarkRevAttr), so that it moves them once per revision.
+// MarkKey is the sort key of the item in which the indexer keeps the sequence of the change of a
+// record whose counts it moved last (MarkRevAttr, CountSeq), so that it moves them once per
+// change. A record whose counts move in more counter items than one transaction holds moves them
+// in several, chunks of MarkChunk items, each with a mark of its own (ChunkMarkKey).
 func (l *Layout) MarkKey(id string) string { return l.Letter + "x#" + id }
 
-// MarkRevAttr holds, on a record's mark item (MarkKey), the revision of the record whose counts
-// the indexer moved last.
+// ChunkMarkKey is the sort key of the mark of chunk n of a record's counts: MarkKey(id) for the
+// first, MarkKey(id)+"#n" for the others.
+func (l *Layout) ChunkMarkKey(id string, n int) string {
+	if n == 0 {
+		return l.MarkKey(id)
+	}
+	return l.MarkKey(id) + "#" + strconv.Itoa(n)
+}
+
+// MarkChunk is the number of counter items whose counts move in one transaction with their mark
+// (a transaction holds at most 100 items).
+const MarkChunk = 99
+
+// Marks are the mark items of a record whose counts are moved in items counter items, at seq.
+func (l *Layout) Marks(teamID, id string, seq, items int) []dynamo.Item {
+	var out []dynamo.Item
+	for n := 0; n*MarkChunk < items; n++ {
+		out = append(out, l.Mark(teamID, l.ChunkMarkKey(id, n), seq))
+	}
+	return out
+}
+
+// MarkRevAttr holds, on a record's mark item (MarkKey), the sequence (CountSeq) of the change
+// whose counts the indexer moved last.
 const MarkRevAttr = "rev"
 
-// Mark is a record's mark item (MarkKey) holding revision.
-func (l *Layout) Mark(teamID, id string, revision int) dynamo.Item {
-	return dynamo.Item{"pk": str(teamID), "sk": str(l.MarkKey(id)),
-		MarkRevAttr: &types.AttributeValueMemberN{Value: strconv.Itoa(revision)}}
+// Mark is a mark item (MarkKey, ChunkMarkKey: sk) holding seq.
+func (l *Layout) Mark(teamID, sk string, seq int) dynamo.Item {
+	return dynamo.Item{"pk": str(teamID), "sk": str(sk),
+		MarkRevAttr: &types.AttributeValueMemberN{Value: strconv.Itoa(seq)}}
+}
+
+// CountSeq orders the changes of a record's row (before → after, nil for none) as the indexer
+// counts them: twice the new revision, plus one when the row is in the indexer's word and bucket
+// counts (CountedAttr), so that the backfill's rewrite of a row into them, which keeps its
+// revision, still comes after the row it rewrites; a removal comes after the last revision.
+func CountSeq(before, after dynamo.Item) int {
+	if after == nil {
+		return 2 * (Revision(before) + 1)
+	}
+	seq := 2 * Revision(after)
+	if after[CountedAttr] != nil {
+		seq++
+	}
+	return seq
 }
 
 // Revision is the revision of the record whose row (or its stream image) is row; 0 for none.

@@ -20,8 +20,9 @@ func RevAttr(revision int) int { return revision - 1 }
 func RevisionOf(rev int) int { return rev + 1 }
 
 // Item is a listed record's row as stored: row (a row struct, VehicleRow, ...) marshalled, with
-// its words (for q, WordsAttr, when it has any) and the marks of a complete family (IndexedAttr)
-// and, for kinds that keep sums, of its amount in them (SummedAttr).
+// its words (for q, WordsAttr, when it has any) and the marks of a complete family (IndexedAttr),
+// for kinds that keep sums, of its amount in them (SummedAttr), and for kinds with Tallies, of its
+// words and range values in the indexer's counts (CountedAttr).
 func (l *Layout) Item(row any, words []string) (dynamo.Item, error) {
 	item, err := dynamo.MarshalItem(row)
 	if err != nil {
@@ -33,6 +34,9 @@ func (l *Layout) Item(row any, words []string) (dynamo.Item, error) {
 	item[IndexedAttr] = &types.AttributeValueMemberN{Value: "1"}
 	if l.KeepsSums() {
 		item[SummedAttr] = &types.AttributeValueMemberN{Value: "1"}
+	}
+	if l.Tallies {
+		item[CountedAttr] = &types.AttributeValueMemberN{Value: "1"}
 	}
 	return item, nil
 }

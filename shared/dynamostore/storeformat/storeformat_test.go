@@ -24,7 +24,7 @@ func TestDealFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, attr := range []string{"words", "indexed", "summed", "lsi_value", "rev"} {
+	for _, attr := range []string{"words", "indexed", "summed", "counted", "lsi_value", "rev"} {
 		if row[attr] == nil {
 			t.Errorf("row has no %s: %v", attr, row)
 		}
@@ -42,6 +42,10 @@ func TestDealFamily(t *testing.T) {
 		{Attr: "aberto"}: 1, {Attr: "indexed"}: 1, {Attr: "summed"}: 1,
 		{Attr: "phase=proposta#aberto"}: 1, {Attr: "sum#phase=proposta#aberto"}: 150000,
 		{Item: "client_id=c1", Attr: "aberto"}: 1,
+		// The indexer's counts of its word and its value's buckets (1,500.00 reais: 150,000 cents).
+		{Item: "counted", Attr: "aberto"}: 1, {Item: "q=civic", Attr: "aberto"}: 1,
+		{Item: "r=value:2:06:15", Attr: "aberto"}: 1, {Item: "r=value:3:06:150", Attr: "aberto"}: 1,
+		{Item: "r=value:4:06:1500", Attr: "aberto"}: 1,
 	}
 	if !maps.Equal(f.Counts, want) {
 		t.Errorf("counts %v, want %v", f.Counts, want)

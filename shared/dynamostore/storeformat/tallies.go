@@ -1,0 +1,165 @@
+package storeformat
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// What the indexer counts for q and the number ranges (docs/storage.md, "Totals of q and
+// ranges"): in counter items of their own (CounterKey), one number per status, beside the open
+// facets' counters, for the rows marked CountedAttr (themselves counted in CountedItem):
+//
+//   - per word: "q=<word>" counts the records with that word (WordCountKey), so a term that
+//     starts one word of the team's only is counted by that word's counter;
+//   - per value bucket of each Range: "r=<range>:<level>:<digits>:<prefix>" counts the records
+//     whose value has that many digits and starts with that prefix of level digits (BucketKey),
+//     so a range's total is its whole buckets' counts (Cover) and its edges' few records.
+
+// Range is a number attribute whose range filter the indexer counts in buckets.
+type Range struct {
+	Name  string // the counters' name, "price"
+	Attr  string // the row's number attribute, "price_cents"
+	Width int    // the digits of the value in its sort index's keys (Padded)
+	// Levels are the significant digits of its buckets, coarsest first: a value of d digits is
+	// in one bucket per level, of 10^(d−level) values (the value alone when d ≤ level).
+	Levels []int
+}
+
+// maxDigits bounds the values the buckets cover: 18 digits (money in cents below 10^16 reais).
+const maxDigits = 18
+
+// MaxBucketed is the largest value the buckets cover; an open range's upper end.
+const MaxBucketed = int64(999_999_999_999_999_999)
+
+// WordCountKey is the counter item (CounterKey's item) of the records with a word.
+func WordCountKey(word string) string { return "q=" + keyValue(word) }
+
+// WordCountPrefix starts the counter items (CounterKey's items) of the words starting with term.
+func WordCountPrefix(term string) string { return "q=" + keyValue(term) }
+
+// bucket is one bucket of a range's values: its level, the values' digits and their prefix.
+type bucket struct {
+	level, digits int
+	prefix        int64
+}
+
+func (b bucket) key(name string) string {
+	return fmt.Sprintf("r=%s:%d:%02d:%0*d", name, b.level, b.digits, min(b.level, b.digits), b.prefix)
+}
+
+// width is the number of values the bucket holds.
+func (b bucket) width() int64 { return pow10(max(b.digits-b.level, 0)) }
+
+// bucketOf returns the bucket of level holding v (v ≥ 0).
+func bucketOf(v int64, level int) bucket {
+	d := digits(v)
+	return bucket{level: level, digits: d, prefix: v / pow10(max(d-level, 0))}
+}
+
+// BucketKey is the counter item (CounterKey's item) of the bucket of one of r's levels holding v.
+func (r Range) BucketKey(level int, v int64) string { return bucketOf(v, level).key(r.Name) }
+
+// Buckets returns the counter items (CounterKey's items) a value is counted in, one per level;
+// none for a negative value or one past MaxBucketed (which no range's count then holds: Cover
+// covers neither).
+func (r Range) Buckets(v int64) []string {
+	if v < 0 || v > MaxBucketed {
+		return nil
+	}
+	out := make([]string, len(r.Levels))
+	for i, l := range r.Levels {
+		out[i] = r.BucketKey(l, v)
+	}
+	return out
+}
+
+// BucketRun is a run of a level's buckets, adjacent in value and in their counters' sort keys:
+// the counter items from CounterKey(First, …) to CounterKey(Last, …).
+type BucketRun struct{ First, Last string }
+
+// Counters returns the inclusive bounds of the sort keys of every shard of the run's counters
+// (as CounterRange's).
+func (b BucketRun) Counters() (lo, hi string) {
+	lo, _ = CounterRange(b.First)
+	_, hi = CounterRange(b.Last)
+	return lo, hi
+}
+
+// Span is an inclusive interval of values.
+type Span struct{ Lo, Hi int64 }
+
+// Cover divides the inclusive range [lo, hi] (0 ≤ lo, hi ≤ MaxBucketed) into whole buckets, as few
+// as it can (the coarsest that fit), in runs, and the edges no bucket fits in: at most two
+// spans, each within one bucket of the finest level. The range's records are the runs' counts
+// plus the edges' records.
+func (r Range) Cover(lo, hi int64) (runs []BucketRun, edges []Span) {
+	var last bucket // the previous whole bucket: a run goes on while the level stays
+	open := false
+	for x := lo; x <= hi && x >= 0; {
+		d := digits(x)
+		classEnd := pow10(d) - 1
+		if d == 1 {
+			classEnd = 9
+		}
+		var b bucket
+		found := false
+		for _, l := range r.Levels { // coarsest first
+			c := bucketOf(x, l)
+			w := c.width()
+			if x%w == 0 && x+w-1 <= hi {
+				b, found = c, true
+				break
+			}
+		}
+		if !found {
+			finest := bucketOf(x, r.Levels[len(r.Levels)-1])
+			end := min(hi, (finest.prefix+1)*finest.width()-1)
+			if n := len(edges); n > 0 && edges[n-1].Hi == x-1 {
+				edges[n-1].Hi = end
+			} else {
+				edges = append(edges, Span{x, end})
+			}
+			open, x = false, end+1
+			continue
+		}
+		// At the coarsest level, take every bucket of the class that fits at once.
+		n := int64(1)
+		if b.level == r.Levels[0] {
+			n = max(1, min((classEnd-x+1)/b.width(), (hi-x+1)/b.width()))
+		}
+		lastOfStep := bucket{level: b.level, digits: b.digits, prefix: b.prefix + n - 1}
+		if open && last.level == b.level {
+			runs[len(runs)-1].Last = lastOfStep.key(r.Name)
+		} else {
+			runs = append(runs, BucketRun{First: b.key(r.Name), Last: lastOfStep.key(r.Name)})
+		}
+		last, open = lastOfStep, true
+		next := x + n*b.width()
+		if next <= x { // past the largest int64
+			break
+		}
+		x = next
+	}
+	return runs, edges
+}
+
+// CountedItem is the counter item (CounterKey's item) in which the indexer counts, by status, the
+// records it counted in the word and bucket counts (the rows marked CountedAttr).
+const CountedItem = "counted"
+
+// IsTally reports a counter item (CounterKey's item) the indexer keeps for q or a range (a word's,
+// a bucket's, or CountedItem), not a facet value's.
+func IsTally(item string) bool {
+	return strings.HasPrefix(item, "q=") || strings.HasPrefix(item, "r=") || item == CountedItem
+}
+
+func digits(v int64) int { return len(strconv.FormatInt(v, 10)) }
+
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
