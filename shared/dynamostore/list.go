@@ -12,11 +12,14 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// A list is served one of five ways (docs/storage.md, "Plans"):
+// A list is served one of six ways (docs/storage.md, "Plans"):
 //
 //   - status alone (the default list), or one facet in a partition known complete: the rows' or
 //     the facet's ranges, and the maintained counts, side by side in one round trip (countedList);
 //   - a unique value (plate, CPF, CNPJ): the guard, then its record (uniqueList);
+//   - q of one word, or a range alone, once the indexer has counted every record shown: the
+//     total from its word or bucket counts, the page from the word's items or the list's order
+//     (talliedList, tallied.go);
 //   - a partition whose records do not all have their family yet (until the maintenance
 //     backfill): every record of the shown statuses, filtered in memory (scanList);
 //   - otherwise by its plan: the page from one driver in the list's order with the other
