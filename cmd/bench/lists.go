@@ -25,6 +25,7 @@ import (
 const (
 	maxListVsGet       = 2.0 // the default list, an equality filter, the sync recipe at the largest size, × GET by id at p50, c=1
 	maxFilteredVsGet   = 5.0 // a range, q, a combination at the largest size, × GET by id
+	maxTotalVsGet      = 3.0 // a 5 % price range, q and the sync recipe, with their total, at the largest size (issue 32)
 	maxListGrowth      = 1.2 // a list's ratio to its floor at the largest size × that at the smallest
 	itemsSlack         = 10  // items examined per page ≤ k × limit + itemsSlack
 	maxCursorDeviation = 0.2 // a deep cursor page costs page 1's, ± this
@@ -607,6 +608,10 @@ func printListBudgets(w io.Writer, lr *listReport) {
 		x := ratio(rw.request.p50, get.request.p50)
 		fmt.Fprintf(w, "  %s  %s at %d: p50 %s ≤ %s %s (%s) (×%.2f)\n", verdict(x <= limit), rw.endpoint, rw.size,
 			ms(rw.request.p50), what, get.endpoint, ms(get.request.p50), x)
+		if strings.HasPrefix(rw.endpoint, "GET /vehicles?price_min=") || rw.class == classSync || rw.endpoint == "GET /vehicles?q="+benchQ {
+			fmt.Fprintf(w, "  %s  %s at %d, with its total: p50 ≤ %.0f× GET (issue 32) (×%.2f)\n", verdict(x <= maxTotalVsGet),
+				rw.endpoint, rw.size, maxTotalVsGet, x)
+		}
 	}
 	for _, rw := range lr.rows {
 		if rw.size != largest || rw.conc != c1 || rw.resource != patio.ResourceVehicle || rw.class == classGet || rw.missing != "" ||

@@ -26,10 +26,8 @@ type Range struct {
 	Levels []int
 }
 
-// maxDigits bounds the values the buckets cover: 18 digits (money in cents below 10^16 reais).
-const maxDigits = 18
-
-// MaxBucketed is the largest value the buckets cover; an open range's upper end.
+// MaxBucketed is the largest value the buckets cover (18 digits: money in cents below 10^16
+// reais); an open range's upper end.
 const MaxBucketed = int64(999_999_999_999_999_999)
 
 // WordCountKey is the counter item (CounterKey's item) of the records with a word.
