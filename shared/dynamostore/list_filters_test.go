@@ -114,6 +114,14 @@ func TestVehicleFiltersMatchTheOracle(t *testing.T) {
 			keep: func(v patio.Vehicle) bool { return brand("toyota")(v) && v.Fuel != nil && *v.Fuel != "diesel" }},
 		{name: "price range", q: patio.VehicleQuery{PriceMin: cents(3_000_000), PriceMax: cents(5_000_000)},
 			keep: price(3_000_000, 5_000_000)},
+		// Ranges of a few buckets of R$ 1.000 (their page merged from the buckets' items), with
+		// prices held in part (read from the price index).
+		{name: "price range of a bucket", q: patio.VehicleQuery{PriceMin: cents(2_000_000), PriceMax: cents(2_099_999)},
+			keep: price(2_000_000, 2_099_999)},
+		{name: "price range held in part", q: patio.VehicleQuery{PriceMin: cents(1_950_000), PriceMax: cents(2_000_000)},
+			keep: price(1_950_000, 2_000_000)},
+		{name: "price range of buckets and a part, one status, oldest first", q: patio.VehicleQuery{PriceMin: cents(1_000_000),
+			PriceMax: cents(2_000_000), ListQuery: lq("created_at", false, patio.VehicleActive)}, keep: price(1_000_000, 2_000_000)},
 		{name: "price range by price", q: patio.VehicleQuery{PriceMin: cents(3_000_000), PriceMax: cents(5_000_001), ListQuery: lq("price", false)},
 			keep: price(3_000_000, 5_000_001)},
 		{name: "price_min by -price", q: patio.VehicleQuery{PriceMin: cents(7_000_000), ListQuery: lq("price", true)},

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"slices"
 
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
@@ -190,6 +191,13 @@ func (r lister[T, R, Q]) rangeList(ctx context.Context, teamID string, sp spec, 
 	if lo > hi || total == 0 {
 		return patio.Listed[T]{}, true, nil
 	}
+	if sp.lq.Sort == "created_at" && br.PageLevel > 0 {
+		out, ok, err := r.bucketPage(ctx, teamID, sp.lq, br, rf, lo, hi)
+		if ok || err != nil {
+			out.Total = total
+			return out, true, err
+		}
+	}
 	page := driver{sort: sp.lq.Sort}
 	if rf.sort == sp.lq.Sort {
 		page.rng = &rf
@@ -198,6 +206,68 @@ func (r lister[T, R, Q]) rangeList(ctx context.Context, teamID string, sp spec, 
 	}
 	items, after, err := r.streamPage(ctx, teamID, sp.lq, page, page.rest(sp.conds()))
 	return patio.Listed[T]{Items: items, Total: total, After: after}, true, err
+}
+
+// Bounds of a range's page read from its buckets' items (bucketPage): the ranges merged (a whole
+// bucket's items per shown status), and the matches of the buckets it holds in part, read whole.
+const (
+	maxBucketStreams = 12
+	maxPartMatches   = 100
+)
+
+// bucketPage reads a range's page in creation order from the items of the PageLevel buckets it
+// holds whole (storeformat.Range.PageCover; each bucket's items of a status are in id order) and
+// the matches of the buckets it holds in part (read from the range's index, when few), merged;
+// only the page's records are read. ok is false when the range holds too many buckets, or too
+// many matches in part.
+func (r lister[T, R, Q]) bucketPage(ctx context.Context, teamID string, lq patio.ListQuery, br storeformat.Range, rf rangeFilter,
+	lo, hi int64) (patio.Listed[T], bool, error) {
+	words, rest, ok := br.PageCover(lo, hi, maxBucketStreams/len(lq.Status))
+	if !ok {
+		return patio.Listed[T]{}, false, nil
+	}
+	o := r.order(rf.sort)
+	var segs []segment
+	for _, e := range rest {
+		b := &keyBounds{lo: *storeformat.Padded(br.Width, e.Lo), hi: *storeformat.Padded(br.Width, e.Hi)}
+		for _, status := range lq.Status {
+			segs = append(segs, o.ranges(status+"#", b)...)
+		}
+	}
+	parts, ends, err := readRanges(ctx, reader{t: r.table(), teamID: teamID, o: o, project: []string{"pk", "sk", "id"}}, segs, maxPartMatches)
+	if err != nil || slices.ContainsFunc(ends, func(k dynamo.PagingKey) bool { return k != nil }) {
+		return patio.Listed[T]{}, false, err
+	}
+	after := orderKey(lq.After)
+	offset := 0
+	if after == "" {
+		offset = lq.Offset()
+	}
+	first := offset + lq.Limit.Value + 1
+	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}, desc: lq.Desc}
+	var streams []*stream
+	for _, w := range words {
+		for _, status := range lq.Status {
+			base := r.k.layout.WordPrefix(status) + w + "#"
+			streams = append(streams, &stream{rd: rd, segs: skipSegmentsBefore(rd.o.ranges(base, nil), after), after: after,
+				batch: min(max(first, 10), 1000)})
+		}
+	}
+	// The matches in part, as one stream already read: in the list's order, after its position.
+	held := &stream{}
+	for _, it := range parts {
+		k := orderKey("1#" + attrString(it, "id"))
+		if after == "" || compareOrder(k, after, lq.Desc) > 0 {
+			held.buf = append(held.buf, streamed{item: it, key: k})
+		}
+	}
+	slices.SortFunc(held.buf, func(a, b streamed) int { return compareOrder(a.key, b.key, lq.Desc) })
+	items, last, err := merged(ctx, append(streams, held), lq.Desc, offset, lq.Limit.Value)
+	if err != nil {
+		return patio.Listed[T]{}, false, err
+	}
+	recs, err := r.fetch(ctx, teamID, wordItemIDs(items))
+	return patio.Listed[T]{Items: recs, After: string(last)}, true, err
 }
 
 // counterTally sums counter items as readCounters does.

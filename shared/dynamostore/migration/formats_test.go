@@ -49,9 +49,9 @@ func TestFamilyOfEachFormat(t *testing.T) {
 	}{
 		{"current", row, []string{"df#client_id=c1#aberto#id1", "df#phase=proposta#aberto#id1", "do#aberto#id1"},
 			[]string{"/aberto", "/indexed", "/phase=proposta#aberto", "/sum#phase=proposta#aberto", "/summed",
-				"client_id=c1/aberto", "counted/aberto", "q=civic/aberto", "r=value:2:06:15/aberto", "r=value:3:06:150/aberto", "r=value:4:06:1500/aberto"}, 1},
+				"client_id=c1/aberto", "counted/aberto", "q=civic/aberto", "r=value:2:06:15/aberto", "r=value:3:06:150/aberto", "r=value:4:06:1500/aberto"}, 2},
 		{"written before word and bucket counts", uncounted, []string{"df#client_id=c1#aberto#id1", "df#phase=proposta#aberto#id1", "do#aberto#id1"},
-			[]string{"/aberto", "/indexed", "/phase=proposta#aberto", "/sum#phase=proposta#aberto", "/summed", "client_id=c1/aberto"}, 1},
+			[]string{"/aberto", "/indexed", "/phase=proposta#aberto", "/sum#phase=proposta#aberto", "/summed", "client_id=c1/aberto"}, 2},
 		{"written before facets", counted, []string{"do#aberto#id1"}, []string{"/aberto"}, 0},
 		{"first list format", legacy, nil, nil, 0},
 	} {

@@ -117,11 +117,22 @@ func (l *Layout) Family(row dynamo.Item) Family {
 }
 
 // Words returns the word items of a row of the current format, by sort key (none for a kind
-// without words, or a row without any): an item per word, holding its keys alone.
+// without words, or a row without any): an item per word, holding its keys alone, and one per
+// Range with a PageLevel the row has a value of, for its bucket's pseudo-word (Range.PageWord).
 func (l *Layout) Words(row dynamo.Item) map[string]dynamo.Item {
 	out := map[string]dynamo.Item{}
 	status, id := attrString(row, "status"), attrString(row, "id")
-	for _, w := range strings.Fields(attrString(row, WordsAttr)) {
+	words := strings.Fields(attrString(row, WordsAttr))
+	if l.Tallies {
+		for _, r := range l.Ranges {
+			if _, ok := row[r.Attr].(*types.AttributeValueMemberN); ok && r.PageLevel > 0 {
+				if v := int64(IntAttr(row, r.Attr)); v >= 0 && v <= MaxBucketed {
+					words = append(words, r.PageWord(v))
+				}
+			}
+		}
+	}
+	for _, w := range words {
 		sk := l.wordKey(status, w, id)
 		out[sk] = dynamo.Item{"pk": row["pk"], "sk": str(sk)}
 	}

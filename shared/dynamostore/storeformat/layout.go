@@ -70,7 +70,7 @@ type Facet struct {
 // Vehicles is how vehicles are stored.
 var Vehicles = &Layout{Letter: "v", StreamFacets: true, Tallies: true,
 	Ranges: []Range{
-		{Name: "price", Attr: "price_cents", Width: 12, Levels: []int{2, 3, 4}},
+		{Name: "price", Attr: "price_cents", Width: 12, Levels: []int{2, 3, 4}, PageLevel: 2},
 		{Name: "model_year", Attr: "model_year", Width: 4, Levels: []int{4}},
 	},
 	Sorts: map[string]SortIndex{
@@ -101,7 +101,7 @@ var Clients = &Layout{Letter: "c", Tallies: true,
 
 // Deals is how deals are stored: the status shards keep their value's sums.
 var Deals = &Layout{Letter: "d", Sum: "value_cents", StreamFacets: true, Tallies: true,
-	Ranges: []Range{{Name: "value", Attr: "value_cents", Width: 12, Levels: []int{2, 3, 4}}},
+	Ranges: []Range{{Name: "value", Attr: "value_cents", Width: 12, Levels: []int{2, 3, 4}, PageLevel: 2}},
 	Sorts: map[string]SortIndex{
 		"created_at":          {},
 		"updated_at":          {Index: "by_updated", Attr: "lsi_updated"},

@@ -24,6 +24,39 @@ type Range struct {
 	// Levels are the significant digits of its buckets, coarsest first: a value of d digits is
 	// in one bucket per level, of 10^(d−level) values (the value alone when d ≤ level).
 	Levels []int
+	// PageLevel, when not 0, is the level whose buckets have items of their own, in creation
+	// order: a word item of the pseudo-word PageWord per record (Layout.Words), so that a range
+	// of a few such buckets reads its page in creation order from them.
+	PageLevel int
+}
+
+// PageWord is the pseudo-word whose word items hold the records of a PageLevel bucket: "~" and
+// the bucket's counter name without "r=" ("~price:2:08:10"); no term of q starts with "~".
+func (r Range) PageWord(v int64) string { return "~" + r.BucketKey(r.PageLevel, v)[2:] }
+
+// PageCover divides [lo, hi] into the PageLevel buckets it holds whole (their PageWord) and the
+// spans left (at most two, each within one such bucket); ok is false past max whole buckets.
+func (r Range) PageCover(lo, hi int64, max int) (words []string, rest []Span, ok bool) {
+	for x := lo; x <= hi && x >= 0; {
+		b := bucketOf(x, r.PageLevel)
+		w := b.width()
+		end := (b.prefix+1)*w - 1
+		if x%w == 0 && end <= hi {
+			if len(words) == max {
+				return nil, nil, false
+			}
+			words = append(words, "~"+b.key(r.Name)[2:])
+		} else {
+			end = min(end, hi)
+			if n := len(rest); n > 0 && rest[n-1].Hi == x-1 {
+				rest[n-1].Hi = end
+			} else {
+				rest = append(rest, Span{x, end})
+			}
+		}
+		x = end + 1
+	}
+	return words, rest, true
 }
 
 // MaxBucketed is the largest value the buckets cover (18 digits: money in cents below 10^16
