@@ -852,7 +852,9 @@ func waitArrivals(ctx context.Context, r *benchReceiver, webhookID string, ids m
 // printWebhookReport prints the webhook bench's table and budgets.
 func printWebhookReport(w io.Writer, r *whReport) {
 	line := func(label, value string) { fmt.Fprintf(w, "  %-58s %10s\n", label, value) }
-	lat := func(label string, l result) { fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", label, ms(l.p50), ms(l.p99), l.n) }
+	lat := func(label string, l result) {
+		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", label, ms(l.p50), ms(l.p99), l.n)
+	}
 	latHead := func() { fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n") }
 	fmt.Fprintf(w, "\nWebhooks (local pipeline: DynamoDB Local streams -> dispatcher -> moto SQS -> deliverer -> HTTPS receiver)\n\n")
 	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.o.backlog)
@@ -893,7 +895,9 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	lat("indexer, beside the pipeline", r.searchLag)
 	fmt.Fprintf(w, "  (changes it never followed: %d; the backlog of %d before: %s)\n", r.searchMissing, r.backlogN, r.indexBacklog.Round(time.Millisecond))
 	fmt.Fprintf(w, "\nWebhook budgets\n")
-	budget := func(ok bool, format string, args ...any) { fmt.Fprintf(w, "  %-4s "+format+"\n", append([]any{verdict(ok)}, args...)...) }
+	budget := func(ok bool, format string, args ...any) {
+		fmt.Fprintf(w, "  %-4s "+format+"\n", append([]any{verdict(ok)}, args...)...)
+	}
 	drain := r.drainRate / r.floorLoopRate
 	budget(drain >= drainBudget, "drain >= %.1fx the floor loop: %.2fx (%.2fx the 4-in-flight floor)", drainBudget, drain, r.drainRate/r.floor4)
 	budget(r.slow50Rate >= slow50Budget, "drain to a 50 ms receiver >= %.0f/s (4x a fixed bound of 4): %s/s", slow50Budget, perSecond(r.slow50Rate))
