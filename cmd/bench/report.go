@@ -89,9 +89,7 @@ func indent(s string) string {
 // printReport prints the API part and those run with it.
 func printReport(w io.Writer, r report) {
 	o, env := r.opts, r.env
-	fmt.Fprintf(w, "\nPatio bench: %s, %s %s/%s, %d CPUs (GOMAXPROCS %d), DynamoDB Local in memory\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH,
-		runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	printHeader(w, "")
 	fmt.Fprintf(w, "data: one team with %d vehicles and %d clients with valid CPFs or CNPJs; another with %d clients and 3 × %d open deals to win\n",
 		len(env.vehicleIDs), o.clients, dealClients, o.pool)
 	fmt.Fprintf(w, "      seeded in batches by dynamostore.Seed (each record built by the domain's constructors, written as the store writes it, without a transaction per record)\n")
@@ -142,7 +140,7 @@ func printReport(w io.Writer, r report) {
 		printCalls(w, sm, false)
 	}
 	budgets := printFunctions(w, r.fn)
-	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
+	printBudgets(w, nil)
 	for _, rw := range r.rows {
 		req, raw := rw.sides[0], rw.sides[1]
 		switch x := ratio(req.p50, raw.p50); {
@@ -163,6 +161,18 @@ func printReport(w io.Writer, r report) {
 	printLists(w, r.lists, o)
 	printWrites(w, r.writes, o)
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
+}
+
+// printHeader prints the report's first line: the bench (with what) and the machine.
+func printHeader(w io.Writer, what string) {
+	fmt.Fprintf(w, "\nPatio bench%s: %s, %s %s/%s, %d CPUs (GOMAXPROCS %d), DynamoDB Local in memory\n", what,
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+}
+
+// printBudgets prints the budgets' heading and lines.
+func printBudgets(w io.Writer, lines []string) {
+	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
+	fmt.Fprint(w, strings.Join(lines, ""))
 }
 
 // printCalls prints each side of a sample: its calls' operations, items, bytes and items examined

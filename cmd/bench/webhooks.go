@@ -520,7 +520,7 @@ func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, 
 		v, err := vehicles.Create(ctx, teamID, in)
 		mu.Lock()
 		defer mu.Unlock()
-		if first = cmpOr(first, err); err == nil {
+		if first = cmp.Or(first, err); err == nil {
 			written[v.ID] = time.Now()
 		}
 	}
@@ -542,7 +542,7 @@ func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, 
 		}
 	}
 	wg.Wait()
-	return written, cmpOr(first, ctx.Err())
+	return written, cmp.Or(first, ctx.Err())
 }
 
 // vehicleStream is the vehicles table's stream: its ARN and an iterator of each shard, from the
@@ -663,7 +663,7 @@ func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float
 		g.Go(func() (first error) {
 			for rs := range work {
 				n, err := b.floorChunk(ctx, st.arn, rs, keep)
-				first = cmpOr(first, err)
+				first = cmp.Or(first, err)
 				sent.Add(int64(n))
 			}
 			return first
@@ -688,7 +688,7 @@ func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float
 		work <- chunk
 	}
 	close(work)
-	err = cmpOr(err, g.Wait())
+	err = cmp.Or(err, g.Wait())
 	switch n := int(sent.Load()); {
 	case err != nil:
 		return 0, err
