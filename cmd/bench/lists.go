@@ -553,7 +553,7 @@ func printLists(w io.Writer, lr *listReport, o options) {
 		}
 		seen[rw.sample.endpoint] = true
 		fmt.Fprintf(w, "  %s\n", rw.sample.endpoint)
-		printCalls(w, rw.sample, true)
+		printCalls(w, rw.sample)
 	}
 	printListBudgets(w, lr)
 	printWriteCosts(w, lr.writes)

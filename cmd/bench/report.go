@@ -137,7 +137,7 @@ func printReport(w io.Writer, r report) {
 			verdict = "CALLS DIFFER: the raw side is not faithful"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", sm.endpoint, verdict)
-		printCalls(w, sm, false)
+		printCalls(w, sm)
 	}
 	budgets := printFunctions(w, r.fn)
 	printBudgets(w, nil)
@@ -175,28 +175,20 @@ func printBudgets(w io.Writer, lines []string) {
 	fmt.Fprint(w, strings.Join(lines, ""))
 }
 
-// printCalls prints each side of a sample: its calls' operations, items, bytes and items examined
-// (brief: the bytes and items examined of queries alone, as the lists print them).
-func printCalls(w io.Writer, sm sample, brief bool) {
+// printCalls prints each side of a sample: its calls' operations, items, bytes and items examined.
+func printCalls(w io.Writer, sm sample) {
 	for _, side := range sm.sides {
 		fmt.Fprintf(w, "    %-8s", side.name)
 		for _, c := range side.calls {
-			switch {
-			case brief && c.scanned < 0:
-				fmt.Fprintf(w, " %s;", c.op)
-			case brief:
-				fmt.Fprintf(w, " %s %s→%s (%d);", c.op, kb(c.sent), kb(c.received), c.scanned)
-			default:
-				fmt.Fprintf(w, " %s", c.op)
-				if c.items > 0 {
-					fmt.Fprintf(w, " (%d items)", c.items)
-				}
-				fmt.Fprintf(w, " %s→%s", kb(c.sent), kb(c.received))
-				if c.scanned >= 0 {
-					fmt.Fprintf(w, " (%d examined)", c.scanned)
-				}
-				fmt.Fprint(w, ";")
+			fmt.Fprintf(w, " %s", c.op)
+			if c.items > 0 {
+				fmt.Fprintf(w, " (%d items)", c.items)
 			}
+			fmt.Fprintf(w, " %s→%s", kb(c.sent), kb(c.received))
+			if c.scanned >= 0 {
+				fmt.Fprintf(w, " (%d examined)", c.scanned)
+			}
+			fmt.Fprint(w, ";")
 		}
 		if side.err != nil {
 			fmt.Fprintf(w, " error: %v", side.err)
