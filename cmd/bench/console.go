@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/app/consoleapp"
-	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/app/workers"
+	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
