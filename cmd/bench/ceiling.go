@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -109,32 +108,9 @@ func measureCeiling(ctx context.Context, db *dynamodb.Client, table *dynamodb.Cr
 
 // rate runs write over [0, n) in chunks of step, conc chunks at once, and returns items per second.
 func rate(ctx context.Context, n, step, conc int, write func(from, to int) error) (float64, error) {
-	chunks := make(chan int)
-	errs := make(chan error, conc)
-	var wg sync.WaitGroup
 	start := time.Now()
-	for range conc {
-		wg.Go(func() {
-			for from := range chunks {
-				if err := write(from, min(from+step, n)); err != nil {
-					errs <- err
-					for range chunks {
-					}
-					return
-				}
-			}
-		})
-	}
-	for from := 0; from < n && ctx.Err() == nil; from += step {
-		chunks <- from
-	}
-	close(chunks)
-	wg.Wait()
-	close(errs)
-	if err := errors.Join(<-errs, ctx.Err()); err != nil {
-		return 0, err
-	}
-	return float64(n) / time.Since(start).Seconds(), nil
+	err := parallel(ctx, (n+step-1)/step, conc, func(_ context.Context, i int) error { return write(i*step, min(i*step+step, n)) })
+	return float64(n) / time.Since(start).Seconds(), errors.Join(err, ctx.Err())
 }
 
 // itemSize returns the size DynamoDB bills for an item, roughly: its names and values.
@@ -159,26 +135,19 @@ func (c engineCeiling) print(w io.Writer, floorLoop float64) {
 	if c.items == 0 {
 		return
 	}
-	line := func(what string, r float64, unit string) {
-		x := "-"
-		if floorLoop > 0 {
-			x = fmt.Sprintf("%.2fx", r/floorLoop)
-		}
-		if unit == "items/s" {
-			fmt.Fprintf(w, "    %-60s %8s items/s\n", what, perSecond(r))
-		} else {
-			fmt.Fprintf(w, "    %-60s %8s deliveries/s  %s the floor loop\n", what, perSecond(r), x)
-		}
+	items := func(what string, r float64) { fmt.Fprintf(w, "    %-60s %8s items/s\n", what, perSecond(r)) }
+	deliveries := func(what string, r float64) {
+		fmt.Fprintf(w, "    %-60s %8s deliveries/s  %.2fx the floor loop\n", what, perSecond(r), r/floorLoop)
 	}
 	fmt.Fprintf(w, "  the engine's ceiling (a copy of the deliveries table, %d items of %d B each, nothing else writing):\n", c.items, c.itemBytes)
-	line(fmt.Sprintf("conditional UpdateItem returning the item (%d in flight)", ceilingConc), c.update, "items/s")
-	line(fmt.Sprintf("conditional PutItem (%d in flight)", ceilingConc), c.put, "items/s")
-	line(fmt.Sprintf("BatchWriteItem, 25 unconditional puts a call (%d in flight)", ceilingBatchConc), c.batch, "items/s")
-	line("delivery = a conditional claim + a conditional record", c.conditional(), "")
-	// Written twice (created pending, then its outcome), both in unconditional batches: the least a
+	items(fmt.Sprintf("conditional UpdateItem returning the item (%d in flight)", ceilingConc), c.update)
+	items(fmt.Sprintf("conditional PutItem (%d in flight)", ceilingConc), c.put)
+	items(fmt.Sprintf("BatchWriteItem, 25 unconditional puts a call (%d in flight)", ceilingBatchConc), c.batch)
+	deliveries("delivery = a conditional claim + a conditional record", c.conditional())
+	// Written twice (created pending, then its outcome) in unconditional batches: the least a
 	// durable record of each delivery and its attempt needs.
-	line("delivery = written twice in unconditional batches", c.batch/2, "")
+	deliveries("delivery = written twice in unconditional batches", c.batch/2)
 	fmt.Fprintf(w, "  the floor loop with the least bookkeeping of a design that stores each delivery (4 POSTs in flight;\n")
 	fmt.Fprintf(w, "  each delivery written before and after its POST, 25 to an unconditional BatchWriteItem):\n")
-	line("floor loop + two batched writes per delivery", c.kept, "")
+	deliveries("floor loop + two batched writes per delivery", c.kept)
 }

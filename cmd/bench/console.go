@@ -16,6 +16,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/app/consoleapp"
 	"github.com/patio-dev/patio/shared/app/workers"
+	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/session"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -225,8 +226,7 @@ func (env *benchEnv) seedWorkplace(ctx context.Context, o consoleOptions) (wp wo
 	if c.CPF == nil {
 		check(fmt.Errorf("workplace: no client with a CPF among %d", len(cs)))
 	}
-	d := *c.CPF
-	wp.cpf = d[:3] + "." + d[3:6] + "." + d[6:9] + "-" + d[9:]
+	wp.cpf = br.FormatCPF(*c.CPF)
 	wp.name = strings.Join(strings.Fields(c.Name)[1:], " ")
 	wp.session = must(env.ownerSession(ctx, p.teamID))
 	return wp

@@ -74,7 +74,9 @@ func (env *benchEnv) endpoints() []endpoint {
 			request: func(ctx context.Context, rng *rand.Rand) error {
 				return api.do(ctx, main, http.MethodGet, "/api/v1/vehicles/"+randomVehicle(rng), nil, http.StatusOK)
 			},
-			raw: func(ctx context.Context, rng *rand.Rand) error { return raw.getVehicle(ctx, main, randomVehicle(rng)) }},
+			raw: func(ctx context.Context, rng *rand.Rand) error {
+				return raw.getRecord(ctx, main, env.tables.Vehicles, patio.ResourceVehicle, randomVehicle(rng))
+			}},
 		{name: "GET /vehicles?limit=20&sort=-price", floor: true, request: env.get(main, "/api/v1/vehicles?limit=20&sort=-price"),
 			raw: floor(env.tables.Vehicles, patio.ResourceVehicle, "price", patio.VehicleStatuses, patio.VehicleArchived, 20)},
 		{name: "GET /clients", floor: true, request: env.get(main, "/api/v1/clients"),

@@ -40,14 +40,6 @@ type binarySize struct {
 	bytes    int64
 }
 
-// budget returns the size budget of the binary.
-func (b binarySize) budget() int64 {
-	if b.function == "functions/console" {
-		return maxConsoleBytes
-	}
-	return maxBinaryBytes
-}
-
 // functionsReport is the functions' part: their sizes and their runs under the Runtime API.
 type functionsReport struct {
 	sizes     []binarySize
@@ -337,32 +329,15 @@ func (env *benchEnv) floorEvent(now time.Time) ([]byte, error) {
 	now = now.UTC()
 	minute, day := rateKeys(env.main.teamID, now)
 	limits := patio.PlanAutoshopping.Limits() // the main team's plan (getEvent's hint)
-	type itemKey struct {
-		PK string `json:"pk"`
-		SK string `json:"sk"`
+	key := func(pk, sk string) map[string]any { return map[string]any{"pk": pk, "sk": sk} }
+	counter := func(pk string, limit int, expires time.Time) map[string]any {
+		return map[string]any{"pk": pk, "sk": "rate", "limit": limit, "expires_at": expires.Unix()}
 	}
-	type counter struct {
-		itemKey
-		Limit     int   `json:"limit"`
-		ExpiresAt int64 `json:"expires_at"`
-	}
-	return json.Marshal(struct {
-		Accounts string  `json:"accounts"`
-		Key      itemKey `json:"key"`
-		Team     itemKey `json:"team"`
-		Minute   counter `json:"minute"`
-		Day      counter `json:"day"`
-		Records  string  `json:"records"`
-		Record   itemKey `json:"record"`
-	}{
-		Accounts: env.tables.Accounts,
-		Key:      itemKey{"key#" + env.main.keyHash, "key"},
-		Team:     itemKey{"team#" + env.main.teamID, "team"},
-		Minute:   counter{itemKey{minute, "rate"}, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix()},
-		Day:      counter{itemKey{day, "rate"}, limits.PerDay, now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()},
-		Records:  env.tables.Vehicles,
-		Record:   itemKey{env.main.teamID, storeformat.Vehicles.RowKey(env.vehicleIDs[0])},
-	})
+	return json.Marshal(map[string]any{"accounts": env.tables.Accounts, "records": env.tables.Vehicles,
+		"key": key("key#"+env.main.keyHash, "key"), "team": key("team#"+env.main.teamID, "team"),
+		"minute": counter(minute, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour)),
+		"day":    counter(day, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour)),
+		"record": key(env.main.teamID, storeformat.Vehicles.RowKey(env.vehicleIDs[0]))})
 }
 
 // consoleSession returns events/console-webhooks.json carrying the session cookie of an owner of
@@ -381,8 +356,11 @@ func printFunctions(w io.Writer, f functionsReport) (budgets []string) {
 	fmt.Fprintln(w, "\nLambda function binaries (linux/arm64, -tags lambda.norpc -trimpath -ldflags \"-s -w\"):")
 	for _, b := range f.sizes {
 		fmt.Fprintf(w, "  %-22s %6.2f MB  (%d bytes)\n", b.function, float64(b.bytes)/1e6, b.bytes)
-		budgets = append(budgets, fmt.Sprintf("  %s  %s: %.2f MB (≤ %.0f MB)\n", verdict(b.bytes <= b.budget()), b.function,
-			float64(b.bytes)/1e6, float64(b.budget())/1e6))
+		limit := int64(maxBinaryBytes)
+		if b.function == "functions/console" {
+			limit = maxConsoleBytes
+		}
+		budgets = append(budgets, fmt.Sprintf("  %s  %s: %.2f MB (≤ %.0f MB)\n", verdict(b.bytes <= limit), b.function, float64(b.bytes)/1e6, float64(limit)/1e6))
 	}
 	if f.skipSizes {
 		fmt.Fprintln(w, "  not built (-skip-sizes)")
@@ -481,11 +459,8 @@ func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) {
 	o.skipLambdas = false
 	f := env.measureFunctions(ctx, o)
 	w := os.Stdout
-	fmt.Fprintf(w, "\nPatio bench -lambdas-only: %s, %s %s/%s, %d CPUs, DynamoDB Local in memory\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	printHeader(w, " -lambdas-only")
 	fmt.Fprintf(w, "data: one team with %d clients and %d vehicles, seeded in batches by dynamostore.Seed\n", o.clients, lambdasOnlyVehicles)
-	budgets := printFunctions(w, f)
-	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
-	fmt.Fprint(w, strings.Join(budgets, ""))
+	printBudgets(w, printFunctions(w, f))
 	fmt.Fprintf(w, "\nbench took %s\n", time.Since(started).Round(time.Second))
 }

@@ -18,10 +18,8 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Lists at any size (issues 10 and 24): on a team per size (and one of clients, one of deals), the
-// lists that must cost what their page costs, beside GET by id and beside their floor (listFloor).
-
-// Budgets of lists at any size (issues 10 and 24), and what they are measured on.
+// Budgets of lists at any size (issues 10 and 24: on a team per size, and one of clients, one of
+// deals, lists cost what their page costs, beside GET by id and their floor), and their filters.
 const (
 	maxListVsGet       = 2.0 // the default list, an equality filter, the sync recipe at the largest size, × GET by id at p50, c=1
 	maxFilteredVsGet   = 5.0 // a range, q, a combination at the largest size, × GET by id
@@ -44,21 +42,19 @@ const (
 
 // sizedTeam is one team of the lists' measurements: of vehicles, clients or deals.
 type sizedTeam struct {
-	resource string
-	size     int
-	p        principal
-	ids      []string
-	seeded   time.Duration
-	vs       []patio.Vehicle // the records seeded, to compute what a list matches
-	cs       []patio.Client
-	ds       []patio.Deal
-	// The deep page of the default list (walkToDeepPage; 0 for a single page).
-	deepPage              int
+	resource              string
+	size                  int
+	p                     principal
+	ids                   []string
+	seeded                time.Duration
+	vs                    []patio.Vehicle // the records seeded, to compute what a list matches
+	cs                    []patio.Client
+	ds                    []patio.Deal
+	deepPage              int // the default list's deep page (walkToDeepPage; 0 for a single page)
 	deepCursor, deepAfter string
 	since                 patio.Timestamp // the sync recipe's updated_since
 	changed               int             // vehicles changed since since (ties at the second may add some)
-	plate                 string          // the plate of a vehicle the default list shows
-	client                string          // a client with deals (deals teams)
+	plate, client         string          // a vehicle's plate the default list shows; a client with deals
 }
 
 // listClass is what a list's budget is.
@@ -80,8 +76,7 @@ type listEndpoint struct {
 	k        int // ranges the list merges (statuses shown); 0 for GET by id
 	path     func(t *sizedTeam) string
 	raw      func(t *sizedTeam) op
-	// matches returns what the list matches, and what its indexed filter reads (s is their ratio).
-	matches func(t *sizedTeam) (match, indexed int)
+	matches  func(t *sizedTeam) (match, indexed int) // what the list matches, and its indexed filter reads
 	// countedOnMatches: the count may read the matches (a range alone), not the indexed filter's.
 	countedOnMatches bool
 }
@@ -115,7 +110,7 @@ type listReport struct {
 	conc1  int
 }
 
-// examined returns the items a sample's calls examined (their ScannedCount).
+// examined returns the items calls examined (their ScannedCount).
 func examined(calls []sdkCall) (items int) {
 	for _, c := range calls {
 		items += max(c.scanned, 0)
@@ -471,24 +466,19 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) *listReport {
 	return lr
 }
 
-// row returns an endpoint's row at a size and concurrency, and whether it was measured.
-func (lr *listReport) row(endpoint string, size, conc int) (listRow, bool) {
+// row returns the first row at a size and concurrency that is, and whether it was measured.
+func (lr *listReport) row(size, conc int, is func(listRow) bool) (listRow, bool) {
 	for _, rw := range lr.rows {
-		if rw.endpoint == endpoint && rw.size == size && rw.conc == conc {
+		if rw.size == size && rw.conc == conc && is(rw) {
 			return rw, rw.missing == "" && rw.request.n > 0
 		}
 	}
 	return listRow{}, false
 }
 
-// getOf returns the GET by id row of a row's resource at its size.
-func (lr *listReport) getOf(rw listRow, conc int) (listRow, bool) {
-	for _, g := range lr.rows {
-		if g.class == classGet && g.size == rw.size && g.conc == conc && g.resource == rw.resource {
-			return g, g.request.n > 0
-		}
-	}
-	return listRow{}, false
+// named is a row test: the endpoint's.
+func named(endpoint string) func(listRow) bool {
+	return func(rw listRow) bool { return rw.endpoint == endpoint }
 }
 
 // sizes returns the smallest and largest vehicle team sizes measured.
@@ -564,7 +554,7 @@ func printLists(w io.Writer, lr *listReport, o options) {
 		}
 		seen[rw.sample.endpoint] = true
 		fmt.Fprintf(w, "  %s\n", rw.sample.endpoint)
-		printCalls(w, rw.sample, true)
+		printCalls(w, rw.sample)
 	}
 	printListBudgets(w, lr)
 	printWriteCosts(w, lr.writes)
@@ -597,7 +587,7 @@ func printListBudgets(w io.Writer, lr *listReport) {
 			fmt.Fprintf(w, "  %s  %s at %d: page %d items ≤ the %d changes + %d, count %d ≤ the changes (nothing older read)\n",
 				verdict(page <= rw.match+itemsSlack && count <= rw.match), rw.endpoint, rw.size, page, rw.match, itemsSlack, count)
 		}
-		get, ok := lr.getOf(rw, c1)
+		get, ok := lr.row(rw.size, c1, func(g listRow) bool { return g.class == classGet && g.resource == rw.resource })
 		if !ok || (rw.size != largest && rw.resource == patio.ResourceVehicle) || (rw.class == classBase && rw.endpoint != "GET /vehicles") {
 			continue
 		}
@@ -618,7 +608,7 @@ func printListBudgets(w io.Writer, lr *listReport) {
 			smallest == largest {
 			continue
 		}
-		small, ok := lr.row(rw.endpoint, smallest, c1)
+		small, ok := lr.row(smallest, c1, named(rw.endpoint))
 		if !ok {
 			continue
 		}
@@ -631,8 +621,8 @@ func printListBudgets(w io.Writer, lr *listReport) {
 		if t.resource != patio.ResourceVehicle {
 			continue
 		}
-		page1, ok1 := lr.row("GET /vehicles", t.size, c1)
-		deep, okDeep := lr.row("GET /vehicles?cursor=(deep)", t.size, c1)
+		page1, ok1 := lr.row(t.size, c1, named("GET /vehicles"))
+		deep, okDeep := lr.row(t.size, c1, named("GET /vehicles?cursor=(deep)"))
 		if !ok1 || !okDeep {
 			fmt.Fprintf(w, "  SKIP  cursor page at %d vehicles: no cursor page or not measured at concurrency 1\n", t.size)
 			continue

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,15 +15,13 @@ import (
 
 // result is one run: one operation at one concurrency.
 type result struct {
-	n        int           // successful calls in the measured window
-	errors   int           // failed calls in the measured window
-	firstErr error         // the first failure, to show what went wrong
-	p50, p99 time.Duration // nearest-rank percentiles of the successful calls' latencies
-	rps      float64       // successful calls per second of the window
-	// cpuPerCall is this process's CPU time (user and system) per call: for a request, the load
-	// client, the server, our code and the SDK; for the raw side, the SDK alone.
-	cpuPerCall time.Duration
-	exhausted  bool // the run stopped early: its pool of prepared items ran out
+	n          int           // successful calls in the measured window
+	errors     int           // failed calls in the measured window
+	firstErr   error         // the first failure, to show what went wrong
+	p50, p99   time.Duration // nearest-rank percentiles of the successful calls' latencies
+	rps        float64       // successful calls per second of the window
+	cpuPerCall time.Duration // this process's CPU time (user and system) per call
+	exhausted  bool          // the run stopped early: its pool of prepared items ran out
 	// What merging rounds needs: the latencies, every call made, their CPU time and the window.
 	lat    []time.Duration
 	calls  int
@@ -42,12 +41,11 @@ func (r result) notes(label string) []string {
 	return out
 }
 
-// rounds is how many rounds the runs that a budget compares are split into, taking turns (request,
-// raw, request, raw, ...), so that a drift of the machine's speed weighs on every side alike.
-// Each round after the first warms up for a quarter of the warm-up.
+// rounds is how many rounds the runs a budget compares take turns in (request, raw, request, raw,
+// ...), so that a drift of the machine's speed weighs on every side alike.
 const rounds = 3
 
-// roundWarmup is the warm-up of round i of runs whose first warms up for warmup.
+// roundWarmup is the warm-up of round i: warmup for the first, a quarter of it after.
 func roundWarmup(warmup time.Duration, i int) time.Duration {
 	if i == 0 {
 		return warmup
@@ -61,7 +59,7 @@ func merge(parts ...result) result {
 	for _, p := range parts {
 		r.lat = append(r.lat, p.lat...)
 		r.errors += p.errors
-		r.firstErr = cmpOr(r.firstErr, p.firstErr)
+		r.firstErr = cmp.Or(r.firstErr, p.firstErr)
 		r.exhausted = r.exhausted || p.exhausted
 		r.calls += p.calls
 		r.cpu += p.cpu
@@ -121,18 +119,16 @@ func progressRounds(ctx context.Context, what string) func(round, i int, part fu
 // op is one call of a run: an HTTP request or its raw DynamoDB calls. rng is the worker's own.
 type op func(ctx context.Context, rng *rand.Rand) error
 
-// minCalls is how many calls a run measures at least, when that fits in maxStretch times its
-// duration: a list that takes a second per call still gets a median from more than a handful.
+// A run measures at least minCalls calls when that fits in maxStretch times its duration.
 const (
 	minCalls   = 20
 	maxStretch = 3
 )
 
-// measure runs op on conc workers, each calling it in a loop, and times every call. Calls that
-// complete during warmup are not counted; workers stop starting calls once dur has passed after
-// it (later when fewer than minCalls were counted, up to maxStretch·dur), and every call started
-// is waited for. The window for throughput runs from the start of the first counted call to the
-// end of the last; cpuPerCall is the process's CPU time over the run divided by every call made.
+// measure runs op on conc workers, each calling it in a loop, and times every call completed after
+// warmup; workers stop starting calls once dur has passed after it (up to maxStretch·dur while
+// fewer than minCalls were counted). Throughput's window runs from the first counted call's start
+// to the last's end; cpuPerCall is the process's CPU time over the run divided by every call made.
 func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint64, call op) result {
 	cpu0 := processCPU()
 	from := time.Now().Add(warmup)
@@ -167,7 +163,7 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 				}
 				w.last = t1
 				if err != nil {
-					w.firstErr = cmpOr(w.firstErr, err)
+					w.firstErr = cmp.Or(w.firstErr, err)
 					w.errors++
 					continue
 				}
@@ -191,8 +187,7 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 	return merge(parts...)
 }
 
-// percentile returns the nearest-rank p-th percentile of sorted latencies: the smallest value
-// with at least p% of the values at or below it; 0 when there are none.
+// percentile returns the nearest-rank p-th percentile of sorted latencies (0 when there are none).
 func percentile(sorted []time.Duration, p int) time.Duration {
 	if len(sorted) == 0 {
 		return 0
@@ -207,16 +202,7 @@ func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
 	return percentile(lat, 50), percentile(lat, 99)
 }
 
-// cmpOr returns a unless it is nil, else b.
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-// processCPU returns the CPU time (user and system) this process has used so far, or 0 when the
-// system cannot tell (cmd/bench runs on Unix systems only, as dev/localaws does).
+// processCPU returns the CPU time (user and system) this process has used so far (0: unknown).
 func processCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -197,11 +197,6 @@ func (r *rawClient) getRecord(ctx context.Context, p principal, table, resource,
 	})
 }
 
-// getVehicle is GET /vehicles/{id}.
-func (r *rawClient) getVehicle(ctx context.Context, p principal, id string) error {
-	return r.getRecord(ctx, p, r.tables.Vehicles, patio.ResourceVehicle, id)
-}
-
 // vehicleItem reads a vehicle's stored item.
 func (r *rawClient) vehicleItem(ctx context.Context, teamID, id string) (map[string]types.AttributeValue, error) {
 	return r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
@@ -346,11 +341,6 @@ func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand st
 		return err
 	}
 	return r.putItem(ctx, put)
-}
-
-// putRow is the floor of a creation: a vehicle item put alone, conditioned on its being new.
-func (r *rawClient) putRow(ctx context.Context, item map[string]types.AttributeValue) error {
-	return r.putItem(ctx, &types.Put{TableName: aws.String(r.tables.Vehicles), Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")})
 }
 
 // setStatus is a status change as made before lists at any size: read the row, put it back.

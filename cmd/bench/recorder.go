@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -95,7 +96,7 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		data, rerr := io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(data))
-		c.received, err = len(data), cmpOr(err, rerr)
+		c.received, err = len(data), cmp.Or(err, rerr)
 		var out struct{ ScannedCount int }
 		if (op == "Query" || op == "Scan") && json.Unmarshal(data, &out) == nil {
 			c.scanned = out.ScannedCount

@@ -89,9 +89,7 @@ func indent(s string) string {
 // printReport prints the API part and those run with it.
 func printReport(w io.Writer, r report) {
 	o, env := r.opts, r.env
-	fmt.Fprintf(w, "\nPatio bench: %s, %s %s/%s, %d CPUs (GOMAXPROCS %d), DynamoDB Local in memory\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH,
-		runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	printHeader(w, "")
 	fmt.Fprintf(w, "data: one team with %d vehicles and %d clients with valid CPFs or CNPJs; another with %d clients and 3 × %d open deals to win\n",
 		len(env.vehicleIDs), o.clients, dealClients, o.pool)
 	fmt.Fprintf(w, "      seeded in batches by dynamostore.Seed (each record built by the domain's constructors, written as the store writes it, without a transaction per record)\n")
@@ -139,10 +137,10 @@ func printReport(w io.Writer, r report) {
 			verdict = "CALLS DIFFER: the raw side is not faithful"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", sm.endpoint, verdict)
-		printCalls(w, sm, false)
+		printCalls(w, sm)
 	}
 	budgets := printFunctions(w, r.fn)
-	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
+	printBudgets(w, nil)
 	for _, rw := range r.rows {
 		req, raw := rw.sides[0], rw.sides[1]
 		switch x := ratio(req.p50, raw.p50); {
@@ -165,28 +163,32 @@ func printReport(w io.Writer, r report) {
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
 }
 
-// printCalls prints each side of a sample: its calls' operations, items, bytes and items examined
-// (brief: the bytes and items examined of queries alone, as the lists print them).
-func printCalls(w io.Writer, sm sample, brief bool) {
+// printHeader prints the report's first line: the bench (with what) and the machine.
+func printHeader(w io.Writer, what string) {
+	fmt.Fprintf(w, "\nPatio bench%s: %s, %s %s/%s, %d CPUs (GOMAXPROCS %d), DynamoDB Local in memory\n", what,
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+}
+
+// printBudgets prints the budgets' heading and lines.
+func printBudgets(w io.Writer, lines []string) {
+	fmt.Fprintln(w, "\nbudgets (printed, not enforced: the bench exits 0 either way):")
+	fmt.Fprint(w, strings.Join(lines, ""))
+}
+
+// printCalls prints each side of a sample: its calls' operations, items, bytes and items examined.
+func printCalls(w io.Writer, sm sample) {
 	for _, side := range sm.sides {
 		fmt.Fprintf(w, "    %-8s", side.name)
 		for _, c := range side.calls {
-			switch {
-			case brief && c.scanned < 0:
-				fmt.Fprintf(w, " %s;", c.op)
-			case brief:
-				fmt.Fprintf(w, " %s %s→%s (%d);", c.op, kb(c.sent), kb(c.received), c.scanned)
-			default:
-				fmt.Fprintf(w, " %s", c.op)
-				if c.items > 0 {
-					fmt.Fprintf(w, " (%d items)", c.items)
-				}
-				fmt.Fprintf(w, " %s→%s", kb(c.sent), kb(c.received))
-				if c.scanned >= 0 {
-					fmt.Fprintf(w, " (%d examined)", c.scanned)
-				}
-				fmt.Fprint(w, ";")
+			fmt.Fprintf(w, " %s", c.op)
+			if c.items > 0 {
+				fmt.Fprintf(w, " (%d items)", c.items)
 			}
+			fmt.Fprintf(w, " %s→%s", kb(c.sent), kb(c.received))
+			if c.scanned >= 0 {
+				fmt.Fprintf(w, " (%d examined)", c.scanned)
+			}
+			fmt.Fprint(w, ";")
 		}
 		if side.err != nil {
 			fmt.Fprintf(w, " error: %v", side.err)

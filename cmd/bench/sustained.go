@@ -23,6 +23,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/dev/samtemplate"
+	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -110,8 +111,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	dataDir := must(os.MkdirTemp(filepath.Join(root, ".data"), "bench-sustained-"))
 	defer os.RemoveAll(dataDir)
 
-	steady, slow := newBenchReceiver(0), newBenchReceiver(0)
-	slow.delay = slow50Sleep
+	steady, slow := newBenchReceiver(0, 0), newBenchReceiver(0, slow50Sleep)
 	defer steady.srv.Close()
 	defer slow.srv.Close()
 	ca := filepath.Join(dataDir, "receivers.pem")
@@ -143,7 +143,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	start()
 	creds := must(s.NewTeam(ctx, "Sustained load", "bench@patio.local"))
 	newRawClient(s.AWS, s.Config.Tables).liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10)
-	hook := subscribe(ctx, s, creds.TeamID, steady, "*")
+	hook := subscribe(ctx, s.Store, creds.TeamID, steady, "*")
 
 	l := &sustainedLoad{url: s.APIURL, key: creds.Key, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: sustainedInFlight}}}
@@ -196,7 +196,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	// Every change of the load reaches the steady receiver.
 	want := int(l.created.Load() + l.updated.Load())
 	progress("sustained: waiting for the %d changes' events", want)
-	waitFor(ctx, 5*time.Minute, func() bool { return steady.distinctEvents(hook.ID) >= want })
+	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return steady.distinctEvents(hook.ID) >= want })
 	rep.delivered = steady.distinctEvents(hook.ID)
 	steady.mu.Lock()
 	rep.badSigs = steady.bad
@@ -205,13 +205,13 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	// The drain: a backlog written while the pipeline is stopped, drained when it starts again.
 	stop()
 	drainTeam := must(s.NewTeam(ctx, "Sustained load, 50 ms receiver", "bench@patio.local"))
-	slowHook := subscribe(ctx, s, drainTeam.TeamID, slow, webhook.VehicleCreated)
+	slowHook := subscribe(ctx, s.Store, drainTeam.TeamID, slow, webhook.VehicleCreated)
 	progress("sustained: writing a backlog of %d changes with the pipeline stopped", o.drain)
 	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain, 16, 0))
 	_ = calls.Take(time.Minute) // the backlog's writes are not the drain's
 	began := time.Now()
 	start()
-	waitFor(ctx, 5*time.Minute, func() bool { return len(slow.arrivals(slowHook.ID)) >= o.drain })
+	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return len(slow.arrivals(slowHook.ID)) >= o.drain })
 	var first, last time.Time
 	for _, at := range slow.arrivals(slowHook.ID) {
 		if at.After(last) {
@@ -231,10 +231,10 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 }
 
 // subscribe stores a webhook of the team, subscribed to event, to r.
-func subscribe(ctx context.Context, s *localstack.Stack, teamID string, r *benchReceiver, event string) webhook.Webhook {
+func subscribe(ctx context.Context, store *dynamostore.Store, teamID string, r *benchReceiver, event string) webhook.Webhook {
 	hook := must(webhook.New(teamID, r.srv.URL+"/in", []string{event}, time.Now().Add(-time.Minute)))
 	r.secret = hook.Secret
-	check(s.Store.Webhooks().CreateWebhook(ctx, hook))
+	check(store.Webhooks().CreateWebhook(ctx, hook))
 	return hook
 }
 
@@ -249,11 +249,14 @@ func writeCAs(path string, certs ...*x509.Certificate) error {
 	return os.WriteFile(path, b.Bytes(), 0o600)
 }
 
-// waitFor polls cond every 100 ms until it holds, ctx ends or limit passes.
-func waitFor(ctx context.Context, limit time.Duration, cond func() bool) {
-	for deadline := time.Now().Add(limit); !cond() && time.Now().Before(deadline) && ctx.Err() == nil; {
-		sleepCtx(ctx, 100*time.Millisecond)
+// waitFor polls cond every poll until it holds (true), ctx ends or limit passes.
+func waitFor(ctx context.Context, limit, poll time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(limit); !cond(); sleepCtx(ctx, poll) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
 	}
+	return true
 }
 
 // sleepCtx sleeps for d or until ctx ends.

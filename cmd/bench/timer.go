@@ -61,7 +61,7 @@ func runTimerBench(ctx context.Context, o timerOptions) *timerReport {
 // pipeline and the timer running, and measures scheduled instant → delivery recorded.
 func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) {
 	o := rep.o
-	recv := newBenchReceiver(0)
+	recv := newBenchReceiver(0, 0)
 	defer recv.srv.Close()
 	team, hook := b.scenario(ctx, "Timer bench", recv, webhook.ActivityDueSoon)
 	timer := must(app.NewTimer(b.cfg, b.conf, app.TimerPeriod))

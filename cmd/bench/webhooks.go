@@ -32,6 +32,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/smithy-go/middleware"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/samtemplate"
@@ -46,33 +47,27 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// The webhook budgets (docs/webhooks.md, "Throughput"), as the report prints them.
+// The webhook budgets (docs/webhooks.md, "Throughput"), and the receivers they are measured with.
 const (
-	drainBudget  = 0.3
-	slow50Sleep  = 50 * time.Millisecond
-	slow50Budget = 4 * 4 * float64(time.Second/slow50Sleep) // four times a fixed bound of 4, events/s
-	callsBudget  = 1.2
-	lagBudget    = 1.3
-	// searchLagBudget is how soon a filtered list (q) must reflect a write at the lag runs' rate.
-	searchLagBudget = time.Second
+	drainBudget     = 0.3
+	slow50Sleep     = 50 * time.Millisecond
+	slow50Budget    = 4 * 4 * float64(time.Second/slow50Sleep) // four times a fixed bound of 4, events/s
+	callsBudget     = 1.2
+	lagBudget       = 1.3
+	searchLagBudget = time.Second // how soon a filtered list (q) reflects a write at the lag runs' rate
 	slowBudget      = 1.5
-	// The receiver that asks for pauses: every throttleEvery-th request answered 429; a request
-	// within throttleGrace of a 429 was in flight when it was answered.
-	throttledBacklog   = 200
-	throttleEvery      = 3
-	throttleRetryAfter = 2
-	throttleGrace      = 100 * time.Millisecond
-	throttleSchedule   = "0s,1s,1s,1s,1s,1s"
-	// floorHook is the webhook id of the floor loop's payloads.
-	floorHook = "floor"
+	// The throttling receiver answers every throttleEvery-th request 429; a request within
+	// throttleGrace of a 429 was in flight when it was answered.
+	throttledBacklog, throttleEvery, throttleRetryAfter = 200, 3, 2
+	throttleGrace                                       = 100 * time.Millisecond
+	throttleSchedule                                    = "0s,1s,1s,1s,1s,1s"
+	floorHook                                           = "floor" // the webhook id of the floor loop's payloads
 )
 
 // webhookOptions are the webhook bench's flags.
 type webhookOptions struct {
-	backlog   int           // changes drained
-	rate      int           // writes per second of the lag runs
-	duration  time.Duration // length of each lag run
-	slowSleep time.Duration // how long the always-timing-out receiver sleeps
+	backlog, rate       int           // changes drained; writes per second of the lag runs
+	duration, slowSleep time.Duration // length of each lag run; the timing-out receiver's sleep
 }
 
 // callStats counts the pipeline's AWS calls per operation ("DynamoDB PutItem"), with their time.
@@ -138,9 +133,9 @@ type benchReceiver struct {
 	early, inFlight int
 }
 
-// newBenchReceiver starts a receiver that sleeps for sleep when it is not 0.
-func newBenchReceiver(sleep time.Duration) *benchReceiver {
-	r := &benchReceiver{sleep: sleep, arrived: map[string]map[string]time.Time{}, events: map[string]map[string]bool{}}
+// newBenchReceiver starts a receiver that sleeps for sleep, answers after delay.
+func newBenchReceiver(sleep, delay time.Duration) *benchReceiver {
+	r := &benchReceiver{sleep: sleep, delay: delay, arrived: map[string]map[string]time.Time{}, events: map[string]map[string]bool{}}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	return r
 }
@@ -198,9 +193,8 @@ func (r *benchReceiver) arrivals(webhookID string) map[string]time.Time {
 	return maps.Clone(r.arrived[webhookID])
 }
 
-// whBench is one run of the webhook bench (and of the timer's, which shares its set-up): cfg is
-// the bench's own configuration, pipeCfg the pipeline's (its calls counted), client the floor's,
-// checkpoints the stream positions (a pipeline started again resumes).
+// whBench is one run of the webhook bench (and of the timer's): cfg is the bench's configuration,
+// pipeCfg the pipeline's (its calls counted), client the floor's, checkpoints the stream positions.
 type whBench struct {
 	o                   webhookOptions
 	cfg, pipeCfg        aws.Config
@@ -217,8 +211,8 @@ type whBench struct {
 	logger              *slog.Logger
 }
 
-// whReport is what the webhook bench measured, as printWebhookReport prints it: rates in events/s,
-// calls and write units per delivery, lags.
+// whReport is what the webhook bench measured: rates in events/s, calls and write units per
+// delivery, lags; searchLag is from a write of the first lag run to the indexer done with it.
 type whReport struct {
 	o                                       webhookOptions
 	floorLoopRate, floor4, drainRate        float64
@@ -228,15 +222,10 @@ type whReport struct {
 	drainOps                                []opRow
 	ceiling                                 engineCeiling
 	throttled                               throttleReport
-	lagA, lagB, floorA                      result
+	lagA, lagB, floorA, searchLag           result
 	badSignatures, missingAB                int
-	// searchLag is when the indexer was done with each change of the first lag run (q finds it
-	// from then on), after the write; searchMissing the changes it never was done with;
-	// indexBacklog how long it took over the backlog before.
-	searchLag               result
-	searchMissing, backlogN int
-	indexBacklog            time.Duration
-	elapsed                 time.Duration
+	searchMissing, backlogN                 int
+	indexBacklog, elapsed                   time.Duration
 }
 
 // throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
@@ -261,38 +250,29 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	b := setupWebhookBench(ctx, o)
 	defer b.recv.srv.Close()
 	rep := &whReport{o: o}
-
-	// 1. The backlog: vehicles written with nothing reading the streams yet.
 	progress("webhooks: writing a backlog of %d vehicle changes", o.backlog)
 	backlog := must(writeVehicles(ctx, b.vehicles, b.teamID, o.backlog, 16, 0))
-	// 2. The floor: the stream read, its events signed and POSTed, no bookkeeping; 1 then 4 at once.
-	progress("webhooks: floor loops over the backlog")
+	progress("webhooks: floor loops over the backlog") // the stream read, signed and POSTed, no bookkeeping
 	rep.floorLoopRate = must(b.floorDrain(ctx, 1, nil))
 	rep.floor4 = must(b.floorDrain(ctx, delivery.InitialBound, nil))
-	// 3. The pipeline drains the backlog: dispatcher on the streams, deliverer on the queue.
 	progress("webhooks: the pipeline drains the backlog")
 	b.drain(ctx, rep)
 	progress("webhooks: the engine's ceiling for a delivery's writes")
 	entryBytes := 0
 	rep.ceiling, entryBytes = b.ceiling(ctx)
 	rep.drainWCU = writeUnits(rep.ceiling.itemBytes, entryBytes, rep.drainGate)
-	// 4. The same backlog to a receiver that answers in 50 ms: the adaptive bound at work.
 	progress("webhooks: a backlog of %d to a receiver that answers in %s", o.backlog, slow50Sleep)
 	rep.slow50Rate, rep.slow50Bound = b.drainSlow50(ctx)
-	// 5. A backlog to a receiver that answers 429 and Retry-After to every third request.
 	progress("webhooks: a backlog of %d to a receiver that answers 429 to one request in %d", throttledBacklog, throttleEvery)
 	rep.throttled = b.drainThrottled(ctx)
-	// 6. Lag at o.rate writes/s, without then with a webhook whose receiver always times out, beside
-	// the floor loop tailing the stream.
-	// The indexer (q's word items) runs beside them, as the local stack wires it; it first follows
-	// the backlog.
+	// Lag at o.rate writes/s, without then with a timing-out webhook, beside the floor loop tailing
+	// the stream, and the indexer as the local stack wires it, once it followed the backlog and the
+	// other drains' changes (one shard, in order: a change written now comes after them all).
 	progress("webhooks: the indexer follows the backlog")
 	indexed, stopIndexer := b.startIndexer(ctx)
 	defer stopIndexer()
 	rep.backlogN = len(backlog)
 	rep.indexBacklog, _ = indexed.wait(ctx, backlog, 5*time.Minute)
-	// and then the other drains' changes: a change written now is followed after them all (one
-	// shard, in order).
 	_, _ = indexed.wait(ctx, must(writeVehicles(ctx, b.vehicles, b.teamID, 1, 1, 0)), 5*time.Minute)
 	stopPipe := b.startPipeline(ctx, b.conf)
 	defer stopPipe()
@@ -301,9 +281,9 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	rep.lagA, rep.floorA, rep.missingAB, written = b.lagRun(ctx)
 	_, _ = indexed.wait(ctx, written, time.Minute)
 	rep.searchLag, rep.searchMissing = lags(written, indexed.times(), nil)
-	slow := newBenchReceiver(o.slowSleep)
+	slow := newBenchReceiver(o.slowSleep, 0)
 	defer slow.srv.Close()
-	_, sw := b.scenario(ctx, "", slow)
+	_, sw := b.scenario(ctx, "", slow, "")
 	progress("webhooks: lag again, beside a webhook whose receiver always times out")
 	var missing int
 	rep.lagB, _, missing, _ = b.lagRun(ctx)
@@ -333,7 +313,10 @@ func (b *whBench) drain(ctx context.Context, rep *whReport) {
 	n, total := b.calls.take()
 	backlog := float64(b.o.backlog)
 	rep.drainRate = backlog / last.Sub(start).Seconds()
-	var all time.Duration
+	all := time.Duration(0)
+	for _, t := range total {
+		all += t
+	}
 	for op, c := range n {
 		switch {
 		case strings.HasPrefix(op, "DynamoDB Streams "):
@@ -343,9 +326,6 @@ func (b *whBench) drain(ctx context.Context, rep *whReport) {
 		case strings.HasPrefix(op, "SQS "):
 			rep.drainSQS += float64(c) / backlog
 		}
-		all += total[op]
-	}
-	for op, c := range n {
 		rep.drainOps = append(rep.drainOps, opRow{op: op, n: c, avg: total[op] / time.Duration(c), share: float64(total[op]) / float64(all)})
 	}
 	slices.SortFunc(rep.drainOps, func(a, b opRow) int { return cmp.Compare(b.share, a.share) })
@@ -354,25 +334,19 @@ func (b *whBench) drain(ctx context.Context, rep *whReport) {
 
 // scenario stores a team of its own (unless name is "": the bench's team) and a webhook of it,
 // subscribed to event (vehicle.created when none), to r.
-func (b *whBench) scenario(ctx context.Context, name string, r *benchReceiver, event ...string) (string, webhook.Webhook) {
+func (b *whBench) scenario(ctx context.Context, name string, r *benchReceiver, event string) (string, webhook.Webhook) {
 	teamID := b.teamID
 	if name != "" {
 		teamID = storeTeam(ctx, b.store, name).ID
 	}
-	if len(event) == 0 {
-		event = []string{webhook.VehicleCreated}
-	}
-	w := must(webhook.New(teamID, r.srv.URL+"/in", event, time.Now().Add(-time.Minute)))
-	r.secret = w.Secret
-	check(b.store.Webhooks().CreateWebhook(ctx, w))
-	return teamID, w
+	return teamID, subscribe(ctx, b.store, teamID, r, cmp.Or(event, webhook.VehicleCreated))
 }
 
 // backlogTo writes a backlog of n changes of a team of its own, whose webhook's receiver is r,
 // then starts the pipeline on conf; stop stops it.
 func (b *whBench) backlogTo(ctx context.Context, name string, r *benchReceiver, n int, conf app.Config) (teamID string, hook webhook.Webhook,
 	start time.Time, stop func()) {
-	teamID, hook = b.scenario(ctx, name, r)
+	teamID, hook = b.scenario(ctx, name, r, "")
 	must(writeVehicles(ctx, b.vehicles, teamID, n, 16, 0))
 	return teamID, hook, time.Now(), b.startPipeline(ctx, conf)
 }
@@ -380,8 +354,7 @@ func (b *whBench) backlogTo(ctx context.Context, name string, r *benchReceiver, 
 // drainSlow50 drains a backlog of o.backlog changes to a receiver that answers in 50 ms, and
 // returns the deliveries per second and the webhook's bound once they all arrived.
 func (b *whBench) drainSlow50(ctx context.Context) (float64, int) {
-	recv := newBenchReceiver(0)
-	recv.delay = slow50Sleep
+	recv := newBenchReceiver(0, slow50Sleep)
 	defer recv.srv.Close()
 	team, hook, start, stop := b.backlogTo(ctx, "Webhook bench, 50 ms receiver", recv, b.o.backlog, b.conf)
 	defer stop()
@@ -393,22 +366,20 @@ func (b *whBench) drainSlow50(ctx context.Context) (float64, int) {
 // third request 429 with Retry-After, the retries a second apart, and reports what it saw.
 func (b *whBench) drainThrottled(ctx context.Context) throttleReport {
 	rep := throttleReport{backlog: throttledBacklog}
-	recv := newBenchReceiver(0)
+	recv := newBenchReceiver(0, 0)
 	recv.throttle, recv.retryAfter = throttleEvery, throttleRetryAfter
 	defer recv.srv.Close()
 	conf := b.conf
 	conf.RetrySchedule = must(webhook.ParseSchedule(throttleSchedule))
 	_, hook, start, stop := b.backlogTo(ctx, "Webhook bench, throttling receiver", recv, throttledBacklog, conf)
 	defer stop()
-	// Every delivery ends: delivered, or failed after its six attempts.
+	// Every delivery ends, delivered or failed after its six attempts; what never does fails the budget.
 	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
 		ds := must(b.store.DeliveryLog().Deliveries(ctx, hook.ID, ""))
-		pending := 0
 		rep.delivered, rep.failed, rep.pending = 0, 0, map[string]int{}
 		for _, d := range ds {
 			switch d.Status {
 			case webhook.DeliveryPending:
-				pending++
 				rep.pending[d.HeldBy]++
 			case webhook.DeliverySucceeded:
 				rep.delivered++
@@ -416,11 +387,11 @@ func (b *whBench) drainThrottled(ctx context.Context) throttleReport {
 				rep.failed++
 			}
 		}
+		pending := len(ds) - rep.delivered - rep.failed
 		if len(ds) == throttledBacklog && pending == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			// A measurement: what never arrived fails the budget, and the other parts still run.
 			progress("webhooks: the throttled backlog left %d deliveries pending after 15 minutes", pending)
 			break
 		}
@@ -437,27 +408,25 @@ func (b *whBench) drainThrottled(ctx context.Context) throttleReport {
 func setupWebhookBench(ctx context.Context, o webhookOptions) *whBench {
 	cfg := must(awsconfig.Load(ctx))
 	tpl, _, res := provision(ctx, cfg, "wh")
-	recv := newBenchReceiver(0)
-	caFile := filepath.Join(os.TempDir(), "patio-bench-ca-"+filepath.Base(res.Tables["VehiclesTable"])+".pem")
+	recv := newBenchReceiver(0, 0)
+	tmp := func(kind string) string {
+		return filepath.Join(os.TempDir(), "patio-bench-"+kind+"-"+filepath.Base(res.Tables["VehiclesTable"]))
+	}
+	caFile := tmp("ca") + ".pem"
 	check(writeCAs(caFile, recv.srv.Certificate()))
-	knobs := map[string]string{"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": caFile, "LOG_LEVEL": "ERROR"}
-	conf := must(app.LoadConfig(func(name string) (string, bool) {
-		if v, ok := knobs[name]; ok {
-			return v, true
-		}
-		v, ok := res.Env[name]
-		return v, ok
-	}, app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction))
+	vars := maps.Clone(res.Env)
+	maps.Copy(vars, map[string]string{"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": caFile, "LOG_LEVEL": "ERROR"})
+	conf := must(app.LoadConfig(func(name string) (string, bool) { v, ok := vars[name]; return v, ok },
+		app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction))
 	calls := &callStats{n: map[string]int{}, total: map[string]time.Duration{}}
 	b := &whBench{o: o, cfg: cfg, tpl: tpl, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
-		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler),
-		checkpoints: filepath.Join(os.TempDir(), "patio-bench-streams-"+filepath.Base(res.Tables["VehiclesTable"])+".json")}
+		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler), checkpoints: tmp("streams") + ".json"}
 	pool := x509.NewCertPool()
 	pool.AddCert(recv.srv.Certificate())
 	b.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: delivery.InitialBound}}
 	b.teamID, b.vehicles = storeTeam(ctx, b.store, "Webhook bench").ID, patio.NewVehicles(b.store.Vehicles())
-	_, b.hook = b.scenario(ctx, "", recv)
+	_, b.hook = b.scenario(ctx, "", recv, "")
 	return b
 }
 
@@ -474,13 +443,21 @@ func (b *whBench) startPipeline(ctx context.Context, conf app.Config, streams ..
 	for _, id := range streams {
 		tables = append(tables, b.tables[id])
 	}
+	return goUntilStop(ctx,
+		func(ctx context.Context) { localaws.Every(ctx, time.Minute, sweep, b.logger) },
+		func(ctx context.Context) {
+			_ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{Checkpoints: b.checkpoints})
+		},
+		func(ctx context.Context) { _ = localaws.PollQueue(ctx, b.pipeCfg, conf.QueueURL, deliver, b.logger, 0) })
+}
+
+// goUntilStop runs each of fs in a goroutine until stop, which cancels them and waits.
+func goUntilStop(ctx context.Context, fs ...func(context.Context)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { localaws.Every(ctx, time.Minute, sweep, b.logger) })
-	wg.Go(func() {
-		_ = localaws.PollStreams(ctx, b.pipeCfg, tables, dispatch, b.logger, localaws.StreamOptions{Checkpoints: b.checkpoints})
-	})
-	wg.Go(func() { _ = localaws.PollQueue(ctx, b.pipeCfg, conf.QueueURL, deliver, b.logger, 0) })
+	for _, f := range fs {
+		wg.Go(func() { f(ctx) })
+	}
 	return func() { cancel(); wg.Wait() }
 }
 
@@ -491,18 +468,14 @@ func (b *whBench) ceiling(ctx context.Context) (engineCeiling, int) {
 	table := b.tables["DeliveriesTable"]
 	out := must(db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("by_webhook"),
 		KeyConditionExpression:    aws.String("webhook_id = :w"),
-		ExpressionAttributeValues: map[string]dynamotypes.AttributeValue{":w": &dynamotypes.AttributeValueMemberS{Value: b.hook.ID}},
-		Limit:                     aws.Int32(1)}))
-	if len(out.Items) == 0 {
-		check(errors.New("webhooks: no delivery of the drain to copy"))
+		ExpressionAttributeValues: map[string]dynamotypes.AttributeValue{":w": s(b.hook.ID)}, Limit: aws.Int32(1)}))
+	tb, ok := b.tpl.Table("DeliveriesTable")
+	if len(out.Items) == 0 || !ok {
+		check(errors.New("webhooks: no delivery of the drain to copy, or no DeliveriesTable in template.yaml"))
 	}
 	// The index projects only what the lists read: the item itself is the sample.
 	item := must(db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
 		Key: map[string]dynamotypes.AttributeValue{"pk": out.Items[0]["pk"]}}))
-	tb, ok := b.tpl.Table("DeliveriesTable")
-	if !ok {
-		check(errors.New("webhooks: template.yaml declares no DeliveriesTable"))
-	}
 	copied := tb.CreateTableInput(table + "-ceiling")
 	copied.StreamSpecification = nil
 	c := measureCeiling(ctx, db, copied, item.Item, b.o.backlog, func(keep *keeper) (float64, error) {
@@ -513,10 +486,9 @@ func (b *whBench) ceiling(ctx context.Context) (engineCeiling, int) {
 
 // quiesce waits until the pipeline made no DynamoDB write for 1.5 s (the idle pollers' reads go on).
 func (b *whBench) quiesce(ctx context.Context) {
-	writes := func() int {
+	writes := func() (n int) {
 		b.calls.mu.Lock()
 		defer b.calls.mu.Unlock()
-		n := 0
 		for op, c := range b.calls.n {
 			if strings.HasPrefix(op, "DynamoDB ") && !strings.Contains(op, "Get") && !strings.Contains(op, "Query") &&
 				!strings.Contains(op, "Describe") {
@@ -548,7 +520,7 @@ func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, 
 		v, err := vehicles.Create(ctx, teamID, in)
 		mu.Lock()
 		defer mu.Unlock()
-		if first = cmpOr(first, err); err == nil {
+		if first = cmp.Or(first, err); err == nil {
 			written[v.ID] = time.Now()
 		}
 	}
@@ -570,31 +542,48 @@ func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, 
 		}
 	}
 	wg.Wait()
-	return written, cmpOr(first, ctx.Err())
+	return written, cmp.Or(first, ctx.Err())
 }
 
-// shardIterators returns the vehicles table's stream and an iterator of each of its shards, from
-// the trim horizon or the latest record.
-func (b *whBench) shardIterators(ctx context.Context, client *dynamodbstreams.Client, typ streamtypes.ShardIteratorType) (string, []*string, error) {
+// vehicleStream is the vehicles table's stream: its ARN and an iterator of each shard, from the
+// trim horizon or the latest record.
+type vehicleStream struct {
+	client *dynamodbstreams.Client
+	arn    string
+	iters  []*string
+}
+
+// openStream opens the vehicles table's stream at typ.
+func (b *whBench) openStream(ctx context.Context, typ streamtypes.ShardIteratorType) (*vehicleStream, error) {
+	st := &vehicleStream{client: dynamodbstreams.NewFromConfig(b.cfg)}
 	out, err := dynamodb.NewFromConfig(b.cfg).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(b.tables["VehiclesTable"])})
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	arn := aws.ToString(out.Table.LatestStreamArn)
-	desc, err := client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	st.arn = aws.ToString(out.Table.LatestStreamArn)
+	desc, err := st.client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(st.arn)})
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	var iters []*string
 	for _, s := range desc.StreamDescription.Shards {
-		it, err := client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: s.ShardId,
+		it, err := st.client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(st.arn), ShardId: s.ShardId,
 			ShardIteratorType: typ})
 		if err != nil {
-			return "", nil, err
+			return nil, err
 		}
-		iters = append(iters, it.ShardIterator)
+		st.iters = append(st.iters, it.ShardIterator)
 	}
-	return arn, iters, nil
+	return st, nil
+}
+
+// read reads up to 1000 records of shard i, and moves its iterator on.
+func (st *vehicleStream) read(ctx context.Context, i int) ([]streamtypes.Record, error) {
+	out, err := st.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: st.iters[i], Limit: aws.Int32(1000)})
+	if err != nil {
+		return nil, err
+	}
+	st.iters[i] = out.NextShardIterator
+	return out.Records, nil
 }
 
 // keeper writes each delivery before its POST and after it, chunk at a time.
@@ -614,10 +603,9 @@ func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.R
 			continue
 		}
 		resource, obj, team, ok, err := dynamostore.DecodeStreamImage(rec.Change.NewImage)
-		if err != nil || !ok || team != b.teamID {
-			if err != nil {
-				return 0, err
-			}
+		if err != nil {
+			return 0, err
+		} else if !ok || team != b.teamID {
 			continue
 		}
 		evs, err := webhook.Derive(webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: team, New: obj,
@@ -659,9 +647,8 @@ func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.R
 // floorDrain POSTs each vehicle.created of the stream's backlog, conc chunks at a time (of
 // keep.chunk records with keep), and returns the events POSTed per second.
 func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float64, error) {
-	client := dynamodbstreams.NewFromConfig(b.cfg)
 	start := time.Now()
-	arn, iters, err := b.shardIterators(ctx, client, streamtypes.ShardIteratorTypeTrimHorizon)
+	st, err := b.openStream(ctx, streamtypes.ShardIteratorTypeTrimHorizon)
 	if err != nil {
 		return 0, err
 	}
@@ -669,40 +656,31 @@ func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float
 	if keep != nil {
 		size = keep.chunk
 	}
-	var (
-		sent  atomic.Int64
-		first error
-		mu    sync.Mutex
-		wg    sync.WaitGroup
-	)
+	var sent atomic.Int64
+	var g errgroup.Group
 	work := make(chan []streamtypes.Record, 1000/size+1)
 	for range conc {
-		wg.Go(func() {
+		g.Go(func() (first error) {
 			for rs := range work {
-				n, err := b.floorChunk(ctx, arn, rs, keep)
-				mu.Lock()
-				first = cmpOr(first, err)
-				mu.Unlock()
+				n, err := b.floorChunk(ctx, st.arn, rs, keep)
+				first = cmp.Or(first, err)
 				sent.Add(int64(n))
 			}
+			return first
 		})
 	}
 	var chunk []streamtypes.Record
-	for _, iter := range iters {
-		for iter != nil && err == nil {
-			var out *dynamodbstreams.GetRecordsOutput
-			if out, err = client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)}); err != nil {
-				break
+	for i := range st.iters {
+		for st.iters[i] != nil && err == nil {
+			var rs []streamtypes.Record
+			if rs, err = st.read(ctx, i); err != nil || len(rs) == 0 {
+				break // an error, or the open shard's end for now
 			}
-			for _, r := range out.Records {
+			for _, r := range rs {
 				if chunk = append(chunk, r); len(chunk) == size {
 					work <- chunk
 					chunk = nil
 				}
-			}
-			iter = out.NextShardIterator
-			if len(out.Records) == 0 {
-				break // the open shard's end, for now
 			}
 		}
 	}
@@ -710,41 +688,38 @@ func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float
 		work <- chunk
 	}
 	close(work)
-	wg.Wait()
-	took := time.Since(start)
+	err = cmp.Or(err, g.Wait())
 	switch n := int(sent.Load()); {
-	case err != nil || first != nil:
-		return 0, cmpOr(err, first)
+	case err != nil:
+		return 0, err
 	case n != b.o.backlog:
 		return 0, fmt.Errorf("webhooks: the floor found %d vehicle.created events; want %d", n, b.o.backlog)
 	default:
-		return float64(n) / took.Seconds(), nil
+		return float64(n) / time.Since(start).Seconds(), nil
 	}
 }
 
 // floorTail tails the vehicles stream from now on and POSTs each vehicle.created as it comes, one at
 // a time, polling an idle shard as the local stream poller does, until ctx ends.
 func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
-	client := dynamodbstreams.NewFromConfig(b.cfg)
-	arn, iters, err := b.shardIterators(ctx, client, streamtypes.ShardIteratorTypeLatest)
+	st, err := b.openStream(ctx, streamtypes.ShardIteratorTypeLatest)
 	close(ready)
 	for err == nil && ctx.Err() == nil {
 		idle := true
-		for i, iter := range iters {
-			if iter == nil {
+		for i := range st.iters {
+			if st.iters[i] == nil {
 				continue
 			}
-			out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)})
+			rs, err := st.read(ctx, i)
 			if err != nil {
 				return err
 			}
-			for _, r := range out.Records {
-				if _, err := b.floorChunk(ctx, arn, []streamtypes.Record{r}, nil); err != nil && ctx.Err() == nil {
+			for _, r := range rs {
+				if _, err := b.floorChunk(ctx, st.arn, []streamtypes.Record{r}, nil); err != nil && ctx.Err() == nil {
 					return err
 				}
 			}
-			idle = idle && len(out.Records) == 0
-			iters[i] = out.NextShardIterator
+			idle = idle && len(rs) == 0
 		}
 		if idle {
 			sleepCtx(ctx, 200*time.Millisecond)
@@ -758,8 +733,7 @@ func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
 func (b *whBench) lagRun(ctx context.Context) (pipe, floor result, missing int, written map[string]time.Time) {
 	tailCtx, stopTail := context.WithCancel(ctx)
 	defer stopTail()
-	ready := make(chan struct{})
-	tailErr := make(chan error, 1)
+	ready, tailErr := make(chan struct{}), make(chan error, 1)
 	go func() { tailErr <- b.floorTail(tailCtx, ready) }()
 	<-ready
 	before := b.recv.arrivals(b.hook.ID)
@@ -808,12 +782,9 @@ func (b *whBench) startIndexer(ctx context.Context) (*indexTimes, func()) {
 	}
 	filter := must(localaws.ParseFilter([]string{`{"dynamodb": {"Keys": {"sk": {"S": [{"prefix": "` + storeformat.Vehicles.RowPrefix() + `"}]}}}}`}))
 	table := b.tables["VehiclesTable"]
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	return it, goUntilStop(ctx, func(ctx context.Context) {
 		_ = localaws.PollStreams(ctx, b.pipeCfg, []string{table}, h, b.logger, localaws.StreamOptions{Filters: map[string]localaws.Filter{table: filter}})
 	})
-	return it, func() { cancel(); wg.Wait() }
 }
 
 // times returns a copy of the times recorded.
@@ -827,21 +798,18 @@ func (it *indexTimes) times() map[string]time.Time {
 // long that took and whether it happened.
 func (it *indexTimes) wait(ctx context.Context, ids map[string]time.Time, limit time.Duration) (time.Duration, bool) {
 	start := time.Now()
-	for ctx.Err() == nil && time.Since(start) < limit {
-		done := 0
+	done := func() bool {
 		it.mu.Lock()
+		defer it.mu.Unlock()
 		for id := range ids {
-			if _, ok := it.at[id]; ok {
-				done++
+			if _, ok := it.at[id]; !ok {
+				return false
 			}
 		}
-		it.mu.Unlock()
-		if done == len(ids) {
-			return time.Since(start), true
-		}
-		sleepCtx(ctx, 50*time.Millisecond)
+		return true
 	}
-	return time.Since(start), false
+	ok := waitFor(ctx, limit, 50*time.Millisecond, done)
+	return time.Since(start), ok
 }
 
 // lags returns the p50 and p99 of arrival − write over the written ids (ignoring arrivals already
@@ -863,28 +831,31 @@ func lags(written, arrived, before map[string]time.Time) (result, int) {
 // waitArrivals waits until r has n events for webhookID (among ids, when given), and returns the
 // last arrival.
 func waitArrivals(ctx context.Context, r *benchReceiver, webhookID string, ids map[string]time.Time, n int, limit time.Duration) (time.Time, error) {
-	for deadline := time.Now().Add(limit); ; time.Sleep(50 * time.Millisecond) {
-		count, last := 0, time.Time{}
+	var count int
+	var last time.Time
+	if waitFor(ctx, limit, 50*time.Millisecond, func() bool {
+		count, last = 0, time.Time{}
 		for id, at := range r.arrivals(webhookID) {
 			if _, ok := ids[id]; ok || ids == nil {
-				count++
-				if at.After(last) {
+				if count++; at.After(last) {
 					last = at
 				}
 			}
 		}
-		if count >= n {
-			return last, nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return last, fmt.Errorf("webhooks: %d of %d events for %s arrived within %s", count, n, webhookID, limit)
-		}
+		return count >= n
+	}) {
+		return last, nil
 	}
+	return last, fmt.Errorf("webhooks: %d of %d events for %s arrived within %s", count, n, webhookID, limit)
 }
 
 // printWebhookReport prints the webhook bench's table and budgets.
 func printWebhookReport(w io.Writer, r *whReport) {
 	line := func(label, value string) { fmt.Fprintf(w, "  %-58s %10s\n", label, value) }
+	lat := func(label string, l result) {
+		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", label, ms(l.p50), ms(l.p99), l.n)
+	}
+	latHead := func() { fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n") }
 	fmt.Fprintf(w, "\nWebhooks (local pipeline: DynamoDB Local streams -> dispatcher -> moto SQS -> deliverer -> HTTPS receiver)\n\n")
 	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.o.backlog)
 	line("", "events/s")
@@ -914,34 +885,30 @@ func printWebhookReport(w io.Writer, r *whReport) {
 		fmt.Fprintf(w, "  %d never ended (pending after 15 minutes, by what held them last: %v)\n", n, t.pending)
 	}
 	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.o.rate, r.o.duration)
-	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
-	for _, l := range []struct {
-		label string
-		lag   result
-	}{{"floor loop (tailing the stream, one POST at a time)", r.floorA}, {"pipeline", r.lagA},
-		{"pipeline, beside a webhook whose receiver always times out", r.lagB}} {
-		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", l.label, ms(l.lag.p50), ms(l.lag.p99), l.lag.n)
-	}
+	latHead()
+	lat("floor loop (tailing the stream, one POST at a time)", r.floorA)
+	lat("pipeline", r.lagA)
+	lat("pipeline, beside a webhook whose receiver always times out", r.lagB)
 	fmt.Fprintf(w, "  (the timing-out webhook got %d attempts; missing arrivals: %d; bad signatures: %d)\n", r.slowSent, r.missingAB, r.badSignatures)
 	fmt.Fprintf(w, "\nFiltered-list lag, change committed -> the indexer done with it (q and brand find it), the first run\n")
-	fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n")
-	fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", "indexer, beside the pipeline", ms(r.searchLag.p50), ms(r.searchLag.p99), r.searchLag.n)
+	latHead()
+	lat("indexer, beside the pipeline", r.searchLag)
 	fmt.Fprintf(w, "  (changes it never followed: %d; the backlog of %d before: %s)\n", r.searchMissing, r.backlogN, r.indexBacklog.Round(time.Millisecond))
 	fmt.Fprintf(w, "\nWebhook budgets\n")
+	budget := func(ok bool, format string, args ...any) {
+		fmt.Fprintf(w, "  %-4s "+format+"\n", append([]any{verdict(ok)}, args...)...)
+	}
 	drain := r.drainRate / r.floorLoopRate
-	fmt.Fprintf(w, "  %-4s drain >= %.1fx the floor loop: %.2fx (%.2fx the 4-in-flight floor)\n", verdict(drain >= drainBudget), drainBudget, drain, r.drainRate/r.floor4)
-	fmt.Fprintf(w, "  %-4s drain to a 50 ms receiver >= %.0f/s (4x a fixed bound of 4): %s/s\n", verdict(r.slow50Rate >= slow50Budget), slow50Budget,
-		perSecond(r.slow50Rate))
-	fmt.Fprintf(w, "  %-4s a receiver's Retry-After: no request during a hold, every event delivered: %d early, %d of %d delivered\n",
-		verdict(t.early == 0 && t.delivered == t.backlog), t.early, t.delivered, t.backlog)
-	fmt.Fprintf(w, "  %-4s DynamoDB calls per delivered event <= %.1f: %.2f (%.1f write units per delivery)\n", verdict(r.drainDDB <= callsBudget),
-		callsBudget, r.drainDDB, r.drainWCU)
+	budget(drain >= drainBudget, "drain >= %.1fx the floor loop: %.2fx (%.2fx the 4-in-flight floor)", drainBudget, drain, r.drainRate/r.floor4)
+	budget(r.slow50Rate >= slow50Budget, "drain to a 50 ms receiver >= %.0f/s (4x a fixed bound of 4): %s/s", slow50Budget, perSecond(r.slow50Rate))
+	budget(t.early == 0 && t.delivered == t.backlog, "a receiver's Retry-After: no request during a hold, every event delivered: %d early, %d of %d delivered",
+		t.early, t.delivered, t.backlog)
+	budget(r.drainDDB <= callsBudget, "DynamoDB calls per delivered event <= %.1f: %.2f (%.1f write units per delivery)", callsBudget, r.drainDDB, r.drainWCU)
 	p50, p99 := ratio(r.lagA.p50, r.floorA.p50), ratio(r.lagA.p99, r.floorA.p99)
-	fmt.Fprintf(w, "  %-4s lag p50/p99 at %d writes/s <= %.1fx the floor loop's: %.2fx / %.2fx\n", verdict(p50 <= lagBudget && p99 <= lagBudget),
-		r.o.rate, lagBudget, p50, p99)
+	budget(p50 <= lagBudget && p99 <= lagBudget, "lag p50/p99 at %d writes/s <= %.1fx the floor loop's: %.2fx / %.2fx", r.o.rate, lagBudget, p50, p99)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
-	fmt.Fprintf(w, "  %-4s healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx\n", verdict(slow <= slowBudget && r.missingAB == 0), slowBudget, slow)
-	fmt.Fprintf(w, "  %-4s a filtered list (q, brand) reflects a write within p99 <= %s at %d writes/s: %s\n", verdict(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0),
+	budget(slow <= slowBudget && r.missingAB == 0, "healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx", slowBudget, slow)
+	budget(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0, "a filtered list (q, brand) reflects a write within p99 <= %s at %d writes/s: %s",
 		searchLagBudget, r.o.rate, ms(r.searchLag.p99))
 	fmt.Fprintf(w, "  (webhook bench took %s)\n", r.elapsed.Round(time.Second))
 }

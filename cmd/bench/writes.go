@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -96,7 +99,8 @@ func (env *benchEnv) measureWrites(ctx context.Context, o options) *writeReport 
 		}},
 		{"create, floor: raw; the row alone (PutItem)", func(ctx context.Context) error {
 			item, _, _ := vehicleCopy(template, plates.take())
-			return env.raw.putRow(ctx, item)
+			return env.raw.putItem(ctx, &types.Put{TableName: aws.String(env.tables.Vehicles), Item: item,
+				ConditionExpression: aws.String("attribute_not_exists(pk)")})
 		}},
 		{"status change, now: use case; read, tx of row, order item moved, status shard", func(ctx context.Context) error {
 			return now.toggle(ctx, func(id, status string) error {
