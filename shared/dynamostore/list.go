@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"context"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
@@ -337,6 +338,18 @@ func (r lister[T, R, Q]) streamPage(ctx context.Context, teamID string, lq patio
 			rd.project = append(slices.Clip(rd.project), rd.o.attr)
 		}
 	}
+	streams, offset := pageStreams(rd, r.bases(rd.o, d, lq.Status), d.bounds(), lq)
+	items, last, err := merged(ctx, streams, lq.Desc, offset, lq.Limit.Value)
+	if err != nil {
+		return nil, "", err
+	}
+	recs, err := r.decodeItems(items)
+	return recs, string(last), err
+}
+
+// pageStreams returns a stream of a page's reader per range prefix (within bounds, nil for
+// whole ranges), each from just after the list's position, and the offset the page starts at.
+func pageStreams(rd reader, bases []string, b *keyBounds, lq patio.ListQuery) ([]*stream, int) {
 	offset := 0
 	if lq.After == "" {
 		offset = lq.Offset()
@@ -350,16 +363,11 @@ func (r lister[T, R, Q]) streamPage(ctx context.Context, teamID string, lq patio
 		first++
 	}
 	var streams []*stream
-	for _, base := range r.bases(rd.o, d, lq.Status) {
-		streams = append(streams, &stream{rd: rd, segs: skipSegmentsBefore(rd.o.ranges(base, d.bounds()), after), after: after,
+	for _, base := range bases {
+		streams = append(streams, &stream{rd: rd, segs: skipSegmentsBefore(rd.o.ranges(base, b), after), after: after,
 			batch: min(max(first, 10), 1000)})
 	}
-	items, last, err := merged(ctx, streams, lq.Desc, offset, lq.Limit.Value)
-	if err != nil {
-		return nil, "", err
-	}
-	recs, err := r.decodeItems(items)
-	return recs, string(last), err
+	return streams, offset
 }
 
 // decodeItems decodes stored items (rows or their copies) into records.
@@ -418,7 +426,9 @@ func (r lister[T, R, Q]) memoryPage(recs []T, sp spec, keep conds) (patio.Listed
 // cut sorts matches in a list's order and returns the page it asks for: after its position, or
 // from its offset, at most limit.
 func cut[E any](matches []E, key func(E) orderKey, lq patio.ListQuery) []E {
-	slices.SortFunc(matches, func(a, b E) int { return compareOrder(key(a), key(b), lq.Desc) })
+	// sort.Slice rather than slices.SortFunc: one sort for every kind's matches, not a copy of the
+	// sort per record type in each function's binary.
+	sort.Slice(matches, func(i, j int) bool { return compareOrder(key(matches[i]), key(matches[j]), lq.Desc) < 0 })
 	start := lq.Offset()
 	if lq.After != "" {
 		start, _ = slices.BinarySearchFunc(matches, orderKey(lq.After), func(e E, after orderKey) int {

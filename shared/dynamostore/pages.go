@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -39,8 +40,11 @@ type order struct {
 	optional    bool   // records may lack the value: the 0# range follows the 1# range
 }
 
-func (r lister[T, R, Q]) order(sort string) order {
-	ix := r.k.layout.Sorts[sort]
+func (r lister[T, R, Q]) order(sort string) order { return orderIn(r.k.layout, sort) }
+
+// orderIn is where a sort's order lives in a layout.
+func orderIn(l *storeformat.Layout, sort string) order {
+	ix := l.Sorts[sort]
 	if ix.Index == "" {
 		return order{attr: "sk"}
 	}
