@@ -151,8 +151,8 @@ func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) 
 	for _, m := range moves {
 		t := s.db.Table(m.k.table(s.tables))
 		for n, part := range m.d.chunks() {
-			mark := t.Put(m.k.layout.Mark(m.team, m.k.layout.ChunkMarkKey(m.id, n), m.seq)).
-				If("attribute_not_exists('rev') OR 'rev' < ?", m.seq)
+			markIf, args := migration.MarkIf(m.seq)
+			mark := t.Put(m.k.layout.Mark(m.team, m.k.layout.ChunkMarkKey(m.id, n), m.seq)).If(markIf, args...)
 			err := s.run(ctx, append([]op{{put: mark, failed: errCounted}}, s.countOps(t, m.team, part)...))
 			if err != nil && !errors.Is(err, errCounted) {
 				return wrap(err, "index the counts of", m.id)

@@ -226,3 +226,89 @@ func TestRebuildIndex(t *testing.T) {
 		t.Errorf("after the rebuild: q=uno, q=zzz, brand=fiat total and items %v; want %v", got, want)
 	}
 }
+
+// TestUpgradeCountsWordsOnce: a vehicle as the previous release left it (its row without
+// `counted`, its words not in the word counts, its mark of the first format holding its revision)
+// gets its words counted by the backfill's rewrite, which keeps its revision, and once only: its
+// stream handed over again counts nothing twice.
+func TestUpgradeCountsWordsOnce(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	team := newTeam()
+	v := createVehicle(t, s, team, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Pulse"), Price: patio.Some(money.Cents(9_000_000))})
+	caughtUp(t)
+	table := testenv.Tables(t)["VehiclesTable"]
+	db := dynamo.New(testenv.AWSConfig(t)).Table(table)
+	pulses := func() int {
+		t.Helper()
+		var items []dynamo.Item
+		err := db.Get("pk", team).Range("sk", dynamo.BeginsWith, storeformat.FacetCountPrefix+storeformat.WordCountKey("pulse")+"#").
+			Consistent(true).All(ctx, &items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, it := range items {
+			n += storeformat.IntAttr(it, patio.VehicleActive)
+		}
+		return n
+	}
+	if n := pulses(); n != 1 {
+		t.Fatalf("pulse counted %d times after its creation; want 1", n)
+	}
+	// The previous release's state: no `counted` on the row (the indexer's move of that change is
+	// refused by the first-format mark, written after it), the word and bucket counts without it.
+	var row dynamo.Item
+	if err := db.Get("pk", team).Range("sk", dynamo.Equal, storeformat.Vehicles.RowKey(v.ID)).Consistent(true).One(ctx, &row); err != nil {
+		t.Fatal(err)
+	}
+	_, later := storeformat.Vehicles.Split(storeformat.Vehicles.Family(row))
+	for c, n := range later.Counts {
+		if storeformat.IsTally(c.Item) {
+			if err := db.Update("pk", team).Range("sk", storeformat.CounterKey(c.Item, 0)).Add("'"+c.Attr+"'", -n).Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.Put(map[string]any{"pk": team, "sk": storeformat.Vehicles.MarkKey(v.ID), "rev": v.Revision}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update("pk", team).Range("sk", storeformat.Vehicles.RowKey(v.ID)).Remove("'" + storeformat.CountedAttr + "'").Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t)
+	if n := pulses(); n != 0 {
+		t.Fatalf("pulse counted %d times as the previous release left it; want 0", n)
+	}
+	if _, err := s.Backfill(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t)
+	if n := pulses(); n != 1 {
+		t.Errorf("pulse counted %d times after the backfill; want 1", n)
+	}
+	names := testenv.Tables(t)
+	again := localaws.NewStreamReader(testenv.AWSConfig(t), names["VehiclesTable"])
+	err := again.CatchUp(ctx, func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		var ours []events.DynamoDBEventRecord
+		for _, rec := range ev.Records {
+			if rec.Change.Keys["pk"].String() == team {
+				ours = append(ours, rec)
+			}
+		}
+		return events.DynamoDBEventResponse{}, dynamostore.IndexerOf(s).Index(ctx, ours)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pulses(); n != 1 {
+		t.Errorf("pulse counted %d times after the team's records were handed over again; want 1", n)
+	}
+	q, err := patio.VehicleQuery{Q: ptr("pulse")}.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Vehicles().List(ctx, team, q); err != nil || got.Total != 1 || len(got.Items) != 1 {
+		t.Errorf("q=pulse = total %d, %d items, %v; want the vehicle", got.Total, len(got.Items), err)
+	}
+}

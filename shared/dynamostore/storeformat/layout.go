@@ -197,7 +197,7 @@ func (l *Layout) wordKey(status, word, id string) string {
 }
 
 // MarkKey is the sort key of the item in which the indexer keeps the sequence of the change of a
-// record whose counts it moved last (MarkRevAttr, CountSeq), so that it moves them once per
+// record whose counts it moved last (MarkSeqAttr, CountSeq), so that it moves them once per
 // change. A record whose counts move in more counter items than one transaction holds moves them
 // in several, chunks of MarkChunk items, each with a mark of its own (ChunkMarkKey).
 func (l *Layout) MarkKey(id string) string { return l.Letter + "x#" + id }
@@ -224,14 +224,15 @@ func (l *Layout) Marks(teamID, id string, seq, items int) []dynamo.Item {
 	return out
 }
 
-// MarkRevAttr holds, on a record's mark item (MarkKey), the sequence (CountSeq) of the change
-// whose counts the indexer moved last.
-const MarkRevAttr = "rev"
+// MarkSeqAttr holds, on a record's mark item (MarkKey), the sequence (CountSeq) of the change
+// whose counts the indexer moved last (marks of the first format held its revision instead:
+// package migration).
+const MarkSeqAttr = "seq"
 
 // Mark is a mark item (MarkKey, ChunkMarkKey: sk) holding seq.
 func (l *Layout) Mark(teamID, sk string, seq int) dynamo.Item {
 	return dynamo.Item{"pk": str(teamID), "sk": str(sk),
-		MarkRevAttr: &types.AttributeValueMemberN{Value: strconv.Itoa(seq)}}
+		MarkSeqAttr: &types.AttributeValueMemberN{Value: strconv.Itoa(seq)}}
 }
 
 // CountSeq orders the changes of a record's row (before → after, nil for none) as the indexer
