@@ -5,9 +5,11 @@
 //
 // A later release deletes it whole once `maintenance backfill --check` reports nothing left
 // ("scanned" 0 in every table) in every deployment: with it go the store's Backfill
-// (dynamostore/backfill.go), its one call to Family (a stored row's family is then always the
-// current one, storeformat.Layout.Family), the `maintenance backfill` command, and the webhook
-// row's two fields of the first rotation format (next_secret, rotates_at).
+// (dynamostore/backfill.go), its calls to Family (a stored row's family is then always the
+// current one, storeformat.Layout.Family), the indexer's call to MarkIf (its condition is then
+// the current marks' alone: every record the backfill rewrote into the word and bucket counts
+// has a current mark once the indexer has followed it), the `maintenance backfill` command, and
+// the webhook row's two fields of the first rotation format (next_secret, rotates_at).
 package migration
 
 import (
