@@ -55,8 +55,10 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 // again (the stream's retries of a batch) changes nothing. Counts are not so: each record's are
 // moved in a transaction with its mark item (MarkKey), which keeps the sequence of the change
 // whose counts were moved last (storeformat.CountSeq) and lets the transaction through only for
-// a later one, so a change handed over again is counted once (a record counted in more items
-// than a transaction holds moves them in chunks, each with its mark). A record's changes reach
+// a later one, so a change handed over again is counted once. The records of a team are counted
+// together, their marks and counters in one transaction of up to 100 items, and one by one when
+// a mark refuses it; a record counted in more items than a transaction holds moves them in
+// chunks, each with its mark. A record's changes reach
 // the stream in order, in one shard, and Lambda hands a shard's records over in that order. An
 // error means some writes may not have been made: the whole batch is to be handled again.
 func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
@@ -148,18 +150,73 @@ func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) 
 			return wrap(err, "index items in table", table)
 		}
 	}
-	for _, m := range moves {
+	// The records of one table and team are counted together, in transactions of up to 100 items
+	// (their marks and the counters they add to, which they often share: a brand, a word, a
+	// bucket); a group whose transaction a mark refuses (a change counted already) is counted
+	// again record by record, each with its mark.
+	mark := func(m countMove, n int) op {
+		markIf, args := migration.MarkIf(m.seq)
+		return op{put: s.db.Table(m.k.table(s.tables)).Put(m.k.layout.Mark(m.team, m.k.layout.ChunkMarkKey(m.id, n), m.seq)).If(markIf, args...),
+			failed: errCounted}
+	}
+	one := func(m countMove) error {
 		t := s.db.Table(m.k.table(s.tables))
 		for n, part := range m.d.chunks() {
-			markIf, args := migration.MarkIf(m.seq)
-			mark := t.Put(m.k.layout.Mark(m.team, m.k.layout.ChunkMarkKey(m.id, n), m.seq)).If(markIf, args...)
-			err := s.run(ctx, append([]op{{put: mark, failed: errCounted}}, s.countOps(t, m.team, part)...))
+			err := s.run(ctx, append([]op{mark(m, n)}, s.countOps(t, m.team, part)...))
 			if err != nil && !errors.Is(err, errCounted) {
 				return wrap(err, "index the counts of", m.id)
 			}
 		}
+		return nil
 	}
-	return nil
+	var group []countMove
+	sum := tally{}
+	flush := func() error {
+		defer func() { group, sum = nil, tally{} }()
+		if len(group) == 0 {
+			return nil
+		}
+		var ops []op
+		for _, m := range group {
+			ops = append(ops, mark(m, 0))
+		}
+		err := s.run(ctx, append(ops, s.countOps(s.db.Table(group[0].k.table(s.tables)), group[0].team, sum)...))
+		if !errors.Is(err, errCounted) {
+			return wrap(err, "index the counts of", group[0].id)
+		}
+		for _, m := range group {
+			if err := one(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, m := range moves {
+		items := m.d.items()
+		if len(items) > storeformat.MarkChunk {
+			if err := one(m); err != nil {
+				return err
+			}
+			continue
+		}
+		next := tally{}
+		for k, n := range sum {
+			next.add(k, n)
+		}
+		for k, n := range m.d {
+			next.add(k, n)
+		}
+		again := slices.ContainsFunc(group, func(g countMove) bool { return g.id == m.id }) // one item, once a transaction
+		if len(group) > 0 && (again || group[0].k.table(s.tables) != m.k.table(s.tables) || group[0].team != m.team ||
+			len(group)+1+len(next.items()) > 100) {
+			if err := flush(); err != nil {
+				return err
+			}
+			next = m.d
+		}
+		group, sum = append(group, m), next
+	}
+	return flush()
 }
 
 // chunks divides a record's counts into the parts its transactions move, each with its mark:

@@ -23,7 +23,7 @@ import (
 // team's only: two words' shards, and some.
 const wordProbe = 4 * countShards
 
-// Bounds of a range's page read from its buckets' items (bucketPage): the ranges merged (a whole
+// Bounds of a range's page read from its buckets' items (rangeOf): the ranges merged (a whole
 // bucket's items per shown status), and the matches of the buckets it holds in part, read whole.
 const (
 	maxBucketStreams = 12
@@ -119,12 +119,14 @@ func (tl tallier) counted(ctx context.Context) (tally, bool, error) {
 
 // term plans q of one term: when the term starts one word of the team's only (its counter items,
 // read up to wordProbe), that word's count is the total, and in creation order the page is read
-// from the word's items, merged from each shown status's range.
+// from the word's items, merged from each shown status's range. Those of the term itself are read
+// beside the counts (most terms are a whole word); those of another word, after them.
 func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
-	lq := tl.sp.lq
+	lq, term := tl.sp.lq, tl.sp.terms[0]
 	var (
 		complete, more bool
 		words          tally
+		page           idPage
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -132,12 +134,18 @@ func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
 		return err
 	})
 	g.Go(func() error {
-		lo := storeformat.FacetCountPrefix + storeformat.WordCountPrefix(tl.sp.terms[0])
+		lo := storeformat.FacetCountPrefix + storeformat.WordCountPrefix(term)
 		rd := reader{t: tl.t, teamID: tl.teamID, o: order{attr: "sk"}}
 		items, lek, err := rd.read(gctx, lo, lo+"\U0010FFFF", nil, wordProbe)
 		words, more = counterTally(items), lek != nil
 		return err
 	})
+	if lq.Sort == "created_at" {
+		g.Go(func() (err error) {
+			page, err = tl.firstItems(gctx, tl.wordBases(term))
+			return err
+		})
+	}
 	if err := g.Wait(); err != nil || !complete || more {
 		return talliedPage{}, false, err
 	}
@@ -161,34 +169,72 @@ func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
 		}
 		return p, true, nil
 	}
-	word := found[0][len(storeformat.WordCountPrefix("")):]
-	var bases []string
-	for _, status := range lq.Status {
-		bases = append(bases, tl.layout.WordPrefix(status)+word+"#")
+	if word := found[0][len(storeformat.WordCountPrefix("")):]; word != term {
+		var err error
+		if page, err = tl.firstItems(ctx, tl.wordBases(word)); err != nil {
+			return talliedPage{}, false, err
+		}
 	}
-	err := tl.idPage(ctx, &p, bases, nil)
-	return p, true, err
+	p.ids, p.after = page.cut(lq, nil)
+	return p, true, nil
 }
 
-// idPage cuts a page in creation order from ranges of items in id order (a word's items of each
-// shown status, a bucket's), merged with the items of held (read already, in the list's order, or
-// nil): the page's ids and position.
-func (tl tallier) idPage(ctx context.Context, p *talliedPage, bases []string, held *stream) error {
+// wordBases are the ranges of a word's items, one per shown status.
+func (tl tallier) wordBases(word string) []string {
+	var out []string
+	for _, status := range tl.sp.lq.Status {
+		out = append(out, tl.layout.WordPrefix(status)+word+"#")
+	}
+	return out
+}
+
+// idPage is the start of a page in creation order: the first offset+limit items after its
+// position of ranges in id order (a word's items of each shown status, a bucket's), merged.
+type idPage struct {
+	items  []dynamo.Item
+	offset int
+}
+
+// firstItems reads the start of a page in creation order from ranges of items in id order.
+func (tl tallier) firstItems(ctx context.Context, bases []string) (idPage, error) {
 	lq := tl.sp.lq
 	streams, offset := pageStreams(reader{t: tl.t, teamID: tl.teamID, o: order{attr: "sk"}, desc: lq.Desc}, bases, nil, lq)
-	if held != nil {
-		streams = append(streams, held)
+	items, _, err := merged(ctx, streams, lq.Desc, 0, offset+lq.Limit.Value)
+	return idPage{items: items, offset: offset}, err
+}
+
+// cut merges the start of a page with held (more matches, read whole, in any order) and cuts the
+// page: its records' ids and its position.
+func (pg idPage) cut(lq patio.ListQuery, held []dynamo.Item) (ids []string, after string) {
+	type keyed struct {
+		id  string
+		key orderKey
 	}
-	items, last, err := merged(ctx, streams, lq.Desc, offset, lq.Limit.Value)
-	p.ids, p.after = wordItemIDs(items), string(last)
-	return err
+	var all []keyed
+	for _, id := range wordItemIDs(pg.items) {
+		all = append(all, keyed{id, orderKey("1#" + id)})
+	}
+	for _, it := range held {
+		k := keyed{attrString(it, "id"), orderKey("1#" + attrString(it, "id"))}
+		if lq.After == "" || compareOrder(k.key, orderKey(lq.After), lq.Desc) > 0 {
+			all = append(all, k)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return compareOrder(all[i].key, all[j].key, lq.Desc) < 0 })
+	all = all[min(pg.offset, len(all)):min(pg.offset+lq.Limit.Value, len(all))]
+	for _, k := range all {
+		ids, after = append(ids, k.id), string(k.key)
+	}
+	return ids, after
 }
 
 // rangeOf plans a range alone on a counted attribute: its total is its whole buckets' counts
 // (storeformat.Range.Cover: a few runs of counter items) and its edges' records, counted in the
-// attribute's index. In the range's own order its page is read in order; in creation order, from
-// its buckets' items when it holds few (bucketPage); in another, from the list's order with the
-// range as a filter when that reads fewer items than the matches (limit × the records shown ÷
+// attribute's index. In the range's own order its page is read in order; in creation order, when
+// it holds few buckets of its PageLevel (storeformat.Range.PageCover), from their items (in id
+// order, per shown status) and the matches of the buckets it holds in part (read from its index,
+// when few), beside the counts; in another order, or past those bounds, from the list's order with
+// the range as a filter when that reads fewer items than the matches (limit × the records shown ÷
 // the matches), else the plan reads the matches.
 func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPage, bool, error) {
 	lq, rf := tl.sp.lq, tl.sp.ranges[0]
@@ -201,8 +247,11 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 	}
 	runs, edges := br.Cover(lo, hi)
 	var (
-		shards   tally
-		complete bool
+		shards     tally
+		complete   bool
+		page       idPage
+		parts      []dynamo.Item
+		partsWhole bool
 	)
 	counts := make([]int, len(runs)+len(edges)*len(lq.Status))
 	g, gctx := errgroup.WithContext(ctx)
@@ -232,6 +281,36 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 			})
 		}
 	}
+	var words []string
+	var rest []storeformat.Span
+	buckets := false
+	if lq.Sort == "created_at" && br.PageLevel > 0 {
+		words, rest, buckets = br.PageCover(lo, hi, maxBucketStreams/len(lq.Status))
+	}
+	if buckets {
+		var bases []string
+		for _, w := range words {
+			bases = append(bases, tl.wordBases(w)...)
+		}
+		g.Go(func() (err error) {
+			page, err = tl.firstItems(gctx, bases)
+			return err
+		})
+		var segs []segment
+		for _, e := range rest {
+			b := &keyBounds{lo: *storeformat.Padded(br.Width, e.Lo), hi: *storeformat.Padded(br.Width, e.Hi)}
+			for _, status := range lq.Status {
+				segs = append(segs, o.ranges(status+"#", b)...)
+			}
+		}
+		g.Go(func() error {
+			var ends []dynamo.PagingKey
+			var err error
+			parts, ends, err = readRanges(gctx, reader{t: tl.t, teamID: tl.teamID, o: o, project: []string{"pk", "sk", "id"}}, segs, maxPartMatches)
+			partsWhole = !slices.ContainsFunc(ends, func(k dynamo.PagingKey) bool { return k != nil })
+			return err
+		})
+	}
 	if err := g.Wait(); err != nil || !complete {
 		return talliedPage{}, false, err
 	}
@@ -242,11 +321,10 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 	if lo > hi || p.total == 0 {
 		return talliedPage{}, true, nil
 	}
-	if lq.Sort == "created_at" && br.PageLevel > 0 {
-		ok, err := tl.bucketPage(ctx, &p, br, rf, lo, hi)
-		if ok || err != nil {
-			return p, true, err
-		}
+	if buckets && partsWhole {
+		p.ids, p.after = page.cut(lq, parts)
+		p.keep = conds{{attr: rf.attr, op: opMin, args: []any{lo}}, {attr: rf.attr, op: opMax, args: []any{hi}}}
+		return p, true, nil
 	}
 	p.stream = &driver{sort: lq.Sort}
 	if rf.sort == lq.Sort {
@@ -255,47 +333,6 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 		return talliedPage{}, false, nil
 	}
 	return p, true, nil
-}
-
-// bucketPage cuts a range's page in creation order from the items of the PageLevel buckets it
-// holds whole (storeformat.Range.PageCover; each bucket's items of a status are in id order) and
-// the matches of the buckets it holds in part (read from the range's index, when few), merged;
-// ok is false when the range holds too many buckets, or too many matches in part.
-func (tl tallier) bucketPage(ctx context.Context, p *talliedPage, br storeformat.Range, rf rangeFilter, lo, hi int64) (bool, error) {
-	lq := tl.sp.lq
-	words, rest, ok := br.PageCover(lo, hi, maxBucketStreams/len(lq.Status))
-	if !ok {
-		return false, nil
-	}
-	o := orderIn(tl.layout, rf.sort)
-	var segs []segment
-	for _, e := range rest {
-		b := &keyBounds{lo: *storeformat.Padded(br.Width, e.Lo), hi: *storeformat.Padded(br.Width, e.Hi)}
-		for _, status := range lq.Status {
-			segs = append(segs, o.ranges(status+"#", b)...)
-		}
-	}
-	parts, ends, err := readRanges(ctx, reader{t: tl.t, teamID: tl.teamID, o: o, project: []string{"pk", "sk", "id"}}, segs, maxPartMatches)
-	if err != nil || slices.ContainsFunc(ends, func(k dynamo.PagingKey) bool { return k != nil }) {
-		return false, err
-	}
-	var bases []string
-	for _, w := range words {
-		for _, status := range lq.Status {
-			bases = append(bases, tl.layout.WordPrefix(status)+w+"#")
-		}
-	}
-	// The matches in part, as one stream already read: in the list's order, after its position.
-	held, after := &stream{}, orderKey(lq.After)
-	for _, it := range parts {
-		k := orderKey("1#" + attrString(it, "id"))
-		if after == "" || compareOrder(k, after, lq.Desc) > 0 {
-			held.buf = append(held.buf, streamed{item: it, key: k})
-		}
-	}
-	sort.Slice(held.buf, func(i, j int) bool { return compareOrder(held.buf[i].key, held.buf[j].key, lq.Desc) < 0 })
-	p.keep = conds{{attr: rf.attr, op: opMin, args: []any{lo}}, {attr: rf.attr, op: opMax, args: []any{hi}}}
-	return true, tl.idPage(ctx, p, bases, held)
 }
 
 // counterTally sums counter items as readCounters does.
