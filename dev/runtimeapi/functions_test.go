@@ -456,7 +456,8 @@ func TestIndexerFunction(t *testing.T) {
 		}
 	}
 	var want []string
-	// Its words, and its price's bucket of R$ 1.000 (the item a narrow price range pages from).
+	// Its words, and its price's bucket of its first two digits (the item a narrow price range
+	// pages from).
 	for _, w := range []string{"abc1d23", "corolla", "gli", "toyota", "~price:2:08:11"} {
 		want = append(want, "vw#ativo#"+w+"#"+kept)
 	}

@@ -114,7 +114,8 @@ func TestVehicleFiltersMatchTheOracle(t *testing.T) {
 			keep: func(v patio.Vehicle) bool { return brand("toyota")(v) && v.Fuel != nil && *v.Fuel != "diesel" }},
 		{name: "price range", q: patio.VehicleQuery{PriceMin: cents(3_000_000), PriceMax: cents(5_000_000)},
 			keep: price(3_000_000, 5_000_000)},
-		// Ranges of a few buckets of R$ 1.000 (their page merged from the buckets' items), with
+		// Ranges of a few buckets of their first two digits (R$ 1.000 wide at these prices; their
+		// page merged from the buckets' items), with
 		// prices held in part (read from the price index).
 		{name: "price range of a bucket", q: patio.VehicleQuery{PriceMin: cents(2_000_000), PriceMax: cents(2_099_999)},
 			keep: price(2_000_000, 2_099_999)},

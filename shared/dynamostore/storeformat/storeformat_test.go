@@ -35,7 +35,8 @@ func TestDealFamily(t *testing.T) {
 	}; !slices.Equal(got, want) {
 		t.Errorf("copies %v, want %v", got, want)
 	}
-	// Its word, and its value's bucket of R$ 1.000 (the pseudo-word of the range's page items).
+	// Its word, and its value's bucket of its first two digits (R$ 1.500,00: the values from
+	// R$ 1.500 to R$ 1.599,99), the pseudo-word of the range's page items.
 	if got, want := slices.Sorted(maps.Keys(f.Words)), []string{"dw#aberto#civic#id1", "dw#aberto#~value:2:06:15#id1"}; !slices.Equal(got, want) {
 		t.Errorf("word items %v, want %v", got, want)
 	}
