@@ -58,9 +58,9 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 // a later one, so a change handed over again is counted once. The records of a team are counted
 // together, their marks and counters in one transaction of up to 100 items, and one by one when
 // a mark refuses it; a record counted in more items than a transaction holds moves them in
-// chunks, each with its mark. A record's changes reach
-// the stream in order, in one shard, and Lambda hands a shard's records over in that order. An
-// error means some writes may not have been made: the whole batch is to be handled again.
+// chunks, each with its mark. A record's changes reach the stream in order, in one shard, and
+// Lambda hands a shard's records over in that order. An error means some writes may not have
+// been made: the whole batch is to be handled again.
 func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
 	type target struct{ table, pk, sk string }
 	type countMove struct {
@@ -292,9 +292,8 @@ type IndexReport struct {
 // RebuildIndex compares what the indexer keeps (Index: word items, the open facets' copies, and
 // the counts of open facet values, words and range buckets) with the records' rows of the
 // vehicles, clients and deals tables (two scans of each: rows, then the indexer's items) and,
-// without check, mends it: it puts the missing items,
-// deletes or rewrites the stale ones, and adds to each of its counts the difference from the
-// records. It is the operators' mend for a stretch of the indexer's batches that failed past
+// without check, mends it: it puts the missing items, deletes or rewrites the stale ones, and
+// adds to each of its counts the difference from the records. It is the operators' mend for a stretch of the indexer's batches that failed past
 // their retries (its on-failure queue). A record whose items differ is read again (strongly
 // consistent) just before they are written, so a live write between the scans and the mend is
 // not undone; the counts are corrected from the scans, so a write the indexer counts meanwhile

@@ -3,7 +3,6 @@ package dynamostore
 import (
 	"context"
 	"slices"
-	"sort"
 
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
@@ -70,17 +69,21 @@ func (r lister[T, R, Q]) talliedList(ctx context.Context, teamID string, sp spec
 		return patio.Listed[T]{Items: items, Total: p.total, After: after}, true, err
 	}
 	recs, err := r.fetch(ctx, teamID, p.ids)
-	out := patio.Listed[T]{Total: p.total, After: p.after}
-	for _, rec := range recs {
-		item, ierr := records[T, R, Q](r).rowItem(rec)
-		if ierr != nil {
-			return out, true, ierr
+	out := patio.Listed[T]{Items: recs, Total: p.total, After: p.after}
+	if err != nil || p.keep == nil {
+		return out, true, err
+	}
+	out.Items = nil
+	for _, rec := range recs { // leave out a record whose item the indexer has not moved yet
+		item, err := records[T, R, Q](r).rowItem(rec)
+		if err != nil {
+			return out, true, err
 		}
-		if p.keep == nil || p.keep.matchAll(item) { // an item the indexer has not moved yet
+		if p.keep.matchAll(item) {
 			out.Items = append(out.Items, rec)
 		}
 	}
-	return out, true, err
+	return out, true, nil
 }
 
 // plan plans the list, or reports it is not one the counts serve.
@@ -126,7 +129,7 @@ func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
 	var (
 		complete, more bool
 		words          tally
-		page           idPage
+		page           []dynamo.Item
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -134,7 +137,7 @@ func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
 		return err
 	})
 	g.Go(func() error {
-		lo := storeformat.FacetCountPrefix + storeformat.WordCountPrefix(term)
+		lo := storeformat.FacetCountPrefix + storeformat.WordCountKey(term)
 		rd := reader{t: tl.t, teamID: tl.teamID, o: order{attr: "sk"}}
 		items, lek, err := rd.read(gctx, lo, lo+"\U0010FFFF", nil, wordProbe)
 		words, more = counterTally(items), lek != nil
@@ -169,13 +172,13 @@ func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
 		}
 		return p, true, nil
 	}
-	if word := found[0][len(storeformat.WordCountPrefix("")):]; word != term {
+	if word := found[0][len(storeformat.WordCountKey("")):]; word != term {
 		var err error
 		if page, err = tl.firstItems(ctx, tl.wordBases(word)); err != nil {
 			return talliedPage{}, false, err
 		}
 	}
-	p.ids, p.after = page.cut(lq, nil)
+	p.ids, p.after = pageIDs(lq, page, nil)
 	return p, true, nil
 }
 
@@ -188,42 +191,26 @@ func (tl tallier) wordBases(word string) []string {
 	return out
 }
 
-// idPage is the start of a page in creation order: the first offset+limit items after its
-// position of ranges in id order (a word's items of each shown status, a bucket's), merged.
-type idPage struct {
-	items  []dynamo.Item
-	offset int
-}
-
-// firstItems reads the start of a page in creation order from ranges of items in id order.
-func (tl tallier) firstItems(ctx context.Context, bases []string) (idPage, error) {
+// firstItems reads the start of a page in creation order from ranges of items in id order (a
+// word's items of each shown status, a bucket's): their first offset+limit items after the
+// list's position, merged.
+func (tl tallier) firstItems(ctx context.Context, bases []string) ([]dynamo.Item, error) {
 	lq := tl.sp.lq
 	streams, offset := pageStreams(reader{t: tl.t, teamID: tl.teamID, o: order{attr: "sk"}, desc: lq.Desc}, bases, nil, lq)
 	items, _, err := merged(ctx, streams, lq.Desc, 0, offset+lq.Limit.Value)
-	return idPage{items: items, offset: offset}, err
+	return items, err
 }
 
-// cut merges the start of a page with held (more matches, read whole, in any order) and cuts the
-// page: its records' ids and its position.
-func (pg idPage) cut(lq patio.ListQuery, held []dynamo.Item) (ids []string, after string) {
-	type keyed struct {
-		id  string
-		key orderKey
-	}
-	var all []keyed
-	for _, id := range wordItemIDs(pg.items) {
-		all = append(all, keyed{id, orderKey("1#" + id)})
-	}
+// pageIDs cuts a page in creation order from the start firstItems read and held (more matches,
+// read whole, in any order): its records' ids and its position.
+func pageIDs(lq patio.ListQuery, first, held []dynamo.Item) (ids []string, after string) {
+	ids = wordItemIDs(first)
 	for _, it := range held {
-		k := keyed{attrString(it, "id"), orderKey("1#" + attrString(it, "id"))}
-		if lq.After == "" || compareOrder(k.key, orderKey(lq.After), lq.Desc) > 0 {
-			all = append(all, k)
-		}
+		ids = append(ids, attrString(it, "id"))
 	}
-	sort.Slice(all, func(i, j int) bool { return compareOrder(all[i].key, all[j].key, lq.Desc) < 0 })
-	all = all[min(pg.offset, len(all)):min(pg.offset+lq.Limit.Value, len(all))]
-	for _, k := range all {
-		ids, after = append(ids, k.id), string(k.key)
+	ids = cut(ids, func(id string) orderKey { return orderKey("1#" + id) }, lq)
+	if len(ids) > 0 {
+		after = "1#" + ids[len(ids)-1]
 	}
 	return ids, after
 }
@@ -249,7 +236,7 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 	var (
 		shards     tally
 		complete   bool
-		page       idPage
+		page       []dynamo.Item
 		parts      []dynamo.Item
 		partsWhole bool
 	)
@@ -322,7 +309,7 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 		return talliedPage{}, true, nil
 	}
 	if buckets && partsWhole {
-		p.ids, p.after = page.cut(lq, parts)
+		p.ids, p.after = pageIDs(lq, page, parts)
 		p.keep = conds{{attr: rf.attr, op: opMin, args: []any{lo}}, {attr: rf.attr, op: opMax, args: []any{hi}}}
 		return p, true, nil
 	}

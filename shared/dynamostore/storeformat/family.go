@@ -106,8 +106,8 @@ func (l *Layout) Family(row dynamo.Item) Family {
 			f.Counts[Count{Item: WordCountKey(w), Attr: status}]++
 		}
 		for _, r := range l.Ranges {
-			if _, ok := row[r.Attr].(*types.AttributeValueMemberN); ok {
-				for _, b := range r.Buckets(int64(IntAttr(row, r.Attr))) {
+			if v, ok := r.valueOf(row); ok {
+				for _, b := range r.Buckets(v) {
 					f.Counts[Count{Item: b, Attr: status}]++
 				}
 			}
@@ -125,10 +125,8 @@ func (l *Layout) Words(row dynamo.Item) map[string]dynamo.Item {
 	words := strings.Fields(attrString(row, WordsAttr))
 	if l.Tallies {
 		for _, r := range l.Ranges {
-			if _, ok := row[r.Attr].(*types.AttributeValueMemberN); ok && r.PageLevel > 0 {
-				if v := int64(IntAttr(row, r.Attr)); v >= 0 && v <= MaxBucketed {
-					words = append(words, r.PageWord(v))
-				}
+			if v, ok := r.valueOf(row); ok && r.PageLevel > 0 {
+				words = append(words, r.PageWord(v))
 			}
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
 )
 
 // What the indexer counts for q and the number ranges (docs/storage.md, "Totals of q and
@@ -32,7 +35,7 @@ type Range struct {
 
 // PageWord is the pseudo-word whose word items hold the records of a PageLevel bucket: "~" and
 // the bucket's counter name without "r=" ("~price:2:08:10"); no term of q starts with "~".
-func (r Range) PageWord(v int64) string { return "~" + r.BucketKey(r.PageLevel, v)[2:] }
+func (r Range) PageWord(v int64) string { return bucketOf(v, r.PageLevel).pageWord(r.Name) }
 
 // PageCover divides [lo, hi] into the PageLevel buckets it holds whole (their PageWord) and the
 // spans left (at most two, each within one such bucket); ok is false past max whole buckets.
@@ -45,14 +48,10 @@ func (r Range) PageCover(lo, hi int64, max int) (words []string, rest []Span, ok
 			if len(words) == max {
 				return nil, nil, false
 			}
-			words = append(words, "~"+b.key(r.Name)[2:])
+			words = append(words, b.pageWord(r.Name))
 		} else {
 			end = min(end, hi)
-			if n := len(rest); n > 0 && rest[n-1].Hi == x-1 {
-				rest[n-1].Hi = end
-			} else {
-				rest = append(rest, Span{x, end})
-			}
+			rest = addSpan(rest, x, end)
 		}
 		x = end + 1
 	}
@@ -63,17 +62,27 @@ func (r Range) PageCover(lo, hi int64, max int) (words []string, rest []Span, ok
 // reais); an open range's upper end.
 const MaxBucketed = int64(999_999_999_999_999_999)
 
-// WordCountKey is the counter item (CounterKey's item) of the records with a word.
+// WordCountKey is the counter item (CounterKey's item) of the records with a word; for a term, it
+// starts the counter items of the words starting with it.
 func WordCountKey(word string) string { return "q=" + keyValue(word) }
-
-// WordCountPrefix starts the counter items (CounterKey's items) of the words starting with term.
-func WordCountPrefix(term string) string { return "q=" + keyValue(term) }
 
 // bucket is one bucket of a range's values: its level, the values' digits and their prefix.
 type bucket struct {
 	level, digits int
 	prefix        int64
 }
+
+// addSpan adds [lo, hi] to spans, joined to the last when they touch.
+func addSpan(spans []Span, lo, hi int64) []Span {
+	if n := len(spans); n > 0 && spans[n-1].Hi == lo-1 {
+		spans[n-1].Hi = hi
+		return spans
+	}
+	return append(spans, Span{lo, hi})
+}
+
+// pageWord is the bucket's PageWord.
+func (b bucket) pageWord(name string) string { return "~" + b.key(name)[2:] }
 
 func (b bucket) key(name string) string {
 	return fmt.Sprintf("r=%s:%d:%02d:%0*d", name, b.level, b.digits, min(b.level, b.digits), b.prefix)
@@ -91,13 +100,20 @@ func bucketOf(v int64, level int) bucket {
 // BucketKey is the counter item (CounterKey's item) of the bucket of one of r's levels holding v.
 func (r Range) BucketKey(level int, v int64) string { return bucketOf(v, level).key(r.Name) }
 
-// Buckets returns the counter items (CounterKey's items) a value is counted in, one per level;
-// none for a negative value or one past MaxBucketed (which no range's count then holds: Cover
-// covers neither).
-func (r Range) Buckets(v int64) []string {
-	if v < 0 || v > MaxBucketed {
-		return nil
+// valueOf returns a row's value of the range, when it has one the buckets cover: none for a
+// negative value or one past MaxBucketed (which no range's count then holds: Cover covers
+// neither).
+func (r Range) valueOf(row dynamo.Item) (int64, bool) {
+	if _, ok := row[r.Attr].(*types.AttributeValueMemberN); !ok {
+		return 0, false
 	}
+	v := int64(IntAttr(row, r.Attr))
+	return v, v >= 0 && v <= MaxBucketed
+}
+
+// Buckets returns the counter items (CounterKey's items) a value the buckets cover (0 to
+// MaxBucketed) is counted in, one per level.
+func (r Range) Buckets(v int64) []string {
 	out := make([]string, len(r.Levels))
 	for i, l := range r.Levels {
 		out[i] = r.BucketKey(l, v)
@@ -146,11 +162,7 @@ func (r Range) Cover(lo, hi int64) (runs []BucketRun, edges []Span) {
 		if !found {
 			finest := bucketOf(x, r.Levels[len(r.Levels)-1])
 			end := min(hi, (finest.prefix+1)*finest.width()-1)
-			if n := len(edges); n > 0 && edges[n-1].Hi == x-1 {
-				edges[n-1].Hi = end
-			} else {
-				edges = append(edges, Span{x, end})
-			}
+			edges = addSpan(edges, x, end)
 			open, x = false, end+1
 			continue
 		}
