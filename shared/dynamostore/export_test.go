@@ -162,3 +162,38 @@ func WebhookItem(ctx context.Context, s *Store, teamID, id string) (dynamo.Item,
 	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, webhookSK(id)).Consistent(true).One(ctx, &item)
 	return item, err
 }
+
+// CountDrift returns how many of the indexer's counts of one team's vehicles (its open facets',
+// words' and buckets', by status) differ from what its records' rows say: 0 once the indexer has
+// counted every change once.
+func CountDrift(t *testing.T, s *Store, teamID string) int {
+	t.Helper()
+	ctx, l := context.Background(), storeformat.Vehicles
+	table := s.db.Table(s.tables.Vehicles)
+	var rows []dynamo.Item
+	if err := table.Get("pk", teamID).Range("sk", dynamo.BeginsWith, l.RowPrefix()).Consistent(true).All(ctx, &rows); err != nil {
+		t.Fatal(err)
+	}
+	want := tally{}
+	for _, row := range rows {
+		_, later := l.Split(l.Family(row))
+		for c, n := range later.Counts {
+			want.add(c, n)
+		}
+	}
+	var counters []dynamo.Item
+	if err := table.Get("pk", teamID).Range("sk", dynamo.BeginsWith, storeformat.FacetCountPrefix).Consistent(true).All(ctx, &counters); err != nil {
+		t.Fatal(err)
+	}
+	have := tally{}
+	for _, item := range counters {
+		counter := strings.TrimPrefix(attrString(item, "sk"), storeformat.FacetCountPrefix)
+		facet := counter[:max(strings.LastIndexByte(counter, '#'), 0)]
+		for attr := range item {
+			if attr != "pk" && attr != "sk" {
+				have.add(countKey{Item: facet, Attr: attr}, storeformat.IntAttr(item, attr))
+			}
+		}
+	}
+	return len(want.minus(have))
+}

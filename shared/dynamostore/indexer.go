@@ -7,7 +7,12 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/guregu/dynamo/v2"
@@ -49,177 +54,318 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 // that came, and moves the counts by the difference. Other records (guards, copies, counts,
 // kinds without words) are skipped by their keys, before an image is decoded.
 //
-// The batch's item writes are collapsed to each item's last, in the records' order (a record
-// changed twice in a batch is written once, as its last change leaves it), and made 25 at a
-// time without conditions: every one says what an item must be after its change, so one made
-// again (the stream's retries of a batch) changes nothing. Counts are not so: each record's are
-// moved in a transaction with its mark item (MarkKey), which keeps the sequence of the change
-// whose counts were moved last (storeformat.CountSeq) and lets the transaction through only for
-// a later one, so a change handed over again is counted once. The records of a team are counted
-// together, their marks and counters in one transaction of up to 100 items, and one by one when
-// a mark refuses it; a record counted in more items than a transaction holds moves them in
-// chunks, each with its mark. A record's changes reach the stream in order, in one shard, and
-// Lambda hands a shard's records over in that order. An error means some writes may not have
-// been made: the whole batch is to be handled again.
+// The batch's item writes are collapsed to each item's last (a record changed twice in a batch
+// is written once, as its last change leaves it) and made 25 at a time, a few calls side by
+// side, without conditions: every one says what an item must be after its change, so one made
+// again (the stream's retries of a batch) changes nothing. Counts are not so: they are summed
+// per team over the batch (a brand, a word, a bucket shared by many records is one addition) and
+// moved with the team's stream mark (countTeam), which lets them through once per change. An
+// error means some writes may not have been made: the whole batch is to be handled again.
 func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
-	type target struct{ table, pk, sk string }
-	type countMove struct {
-		k        streamKind
-		team, id string
-		seq      int
-		d        tally
-	}
-	last := map[target]dynamo.Item{} // each item's last write: nil deletes it
-	var order []target
-	var moves []countMove
-	set := func(k streamKind, team, sk string, item dynamo.Item) {
-		t := target{table: k.table(s.tables), pk: team, sk: sk}
-		if _, ok := last[t]; !ok {
-			order = append(order, t)
-		}
-		last[t] = item
-	}
+	b := indexBatch{last: map[indexTarget]dynamo.Item{}}
 	for _, rec := range recs {
-		k, ok := streamKindOf(rec.Change.Keys)
-		if !ok {
-			continue
-		}
-		before, err := streamItem(rec.Change.OldImage)
-		var after dynamo.Item
-		if err == nil {
-			after, err = streamItem(rec.Change.NewImage)
-		}
-		if err != nil {
-			return fmt.Errorf("dynamostore: index stream record %s: %w", rec.EventID, err)
-		}
-		var cur, next storeformat.Family
-		if before != nil {
-			// Items: whatever the old row's format could have (deleting one that is not there
-			// is harmless); counts: what it was counted in (package migration: less for a row of
-			// a previous format).
-			_, cur = k.layout.Split(k.layout.Family(before))
-			_, counted := k.layout.Split(migration.Family(k.layout, before))
-			cur.Counts = counted.Counts
-		}
-		if after != nil {
-			// Items: the current format's; counts: what the row's format is counted in.
-			_, next = k.layout.Split(k.layout.Family(after))
-			_, counted := k.layout.Split(migration.Family(k.layout, after))
-			next.Counts = counted.Counts
-		}
-		row := after
-		if row == nil {
-			row = before
-		}
-		team := attrString(row, "pk")
-		for _, items := range []map[string]dynamo.Item{cur.Copies, cur.Words} {
-			for _, sk := range slices.Sorted(maps.Keys(items)) {
-				if next.Copies[sk] == nil && next.Words[sk] == nil {
-					set(k, team, sk, nil)
-				}
-			}
-		}
-		for _, sk := range slices.Sorted(maps.Keys(next.Copies)) {
-			set(k, team, sk, next.Copies[sk])
-		}
-		for _, sk := range slices.Sorted(maps.Keys(next.Words)) {
-			if cur.Words[sk] == nil {
-				set(k, team, sk, next.Words[sk])
-			}
-		}
-		if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
-			moves = append(moves, countMove{k: k, team: team, id: attrString(row, "id"), seq: storeformat.CountSeq(before, after), d: d})
+		if err := b.derive(s.tables, rec); err != nil {
+			return err
 		}
 	}
-	byTable := map[string]*dynamo.BatchWrite{}
-	var tables []string
-	for _, t := range order {
-		w := byTable[t.table]
-		if w == nil {
-			w = s.db.Table(t.table).Batch("pk", "sk").Write()
-			byTable[t.table], tables = w, append(tables, t.table)
-		}
-		if item := last[t]; item != nil {
-			w.Put(item)
-		} else {
-			w.Delete(dynamo.Keys{t.pk, t.sk})
-		}
+	if err := s.writeItems(ctx, b); err != nil {
+		return err
 	}
-	for _, table := range tables {
-		if _, err := byTable[table].Run(ctx); err != nil {
-			return wrap(err, "index items in table", table)
-		}
+	return s.countAll(ctx, b.moves)
+}
+
+// indexTarget is an item the indexer writes.
+type indexTarget struct{ table, pk, sk string }
+
+// countMove is the difference one change makes to its team's counts.
+type countMove struct {
+	k        streamKind
+	team, id string
+	seq      int    // the change's sequence for its record (storeformat.CountSeq): the marks of the previous format
+	pos      string // the change's position in the stream (storeformat.StreamPos)
+	changed  int64  // when it was made (Unix ms: its row's updated_at)
+	d        tally
+}
+
+// indexBatch is what a batch of stream records leaves to write: each item's last write (nil
+// deletes it), in the order first written, and the counts' differences in the records' order.
+type indexBatch struct {
+	last  map[indexTarget]dynamo.Item
+	order []indexTarget
+	moves []countMove
+}
+
+func (b *indexBatch) set(t indexTarget, item dynamo.Item) {
+	if _, ok := b.last[t]; !ok {
+		b.order = append(b.order, t)
 	}
-	// The records of one table and team are counted together, in transactions of up to 100 items
-	// (their marks and the counters they add to, which they often share: a brand, a word, a
-	// bucket); a group whose transaction a mark refuses (a change counted already) is counted
-	// again record by record, each with its mark.
-	mark := func(m countMove, n int) op {
-		markIf, args := migration.MarkIf(m.seq)
-		return op{put: s.db.Table(m.k.table(s.tables)).Put(m.k.layout.Mark(m.team, m.k.layout.ChunkMarkKey(m.id, n), m.seq)).If(markIf, args...),
-			failed: errCounted}
-	}
-	one := func(m countMove) error {
-		t := s.db.Table(m.k.table(s.tables))
-		for n, part := range m.d.chunks() {
-			err := s.run(ctx, append([]op{mark(m, n)}, s.countOps(t, m.team, part)...))
-			if err != nil && !errors.Is(err, errCounted) {
-				return wrap(err, "index the counts of", m.id)
-			}
-		}
+	b.last[t] = item
+}
+
+// derive adds one stream record's writes and counts to the batch.
+func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error {
+	k, ok := streamKindOf(rec.Change.Keys)
+	if !ok {
 		return nil
 	}
-	var group []countMove
+	before, err := streamItem(rec.Change.OldImage)
+	var after dynamo.Item
+	if err == nil {
+		after, err = streamItem(rec.Change.NewImage)
+	}
+	var pos string
+	if err == nil {
+		pos, err = storeformat.StreamPos(rec.Change.SequenceNumber)
+	}
+	if err != nil {
+		return fmt.Errorf("dynamostore: index stream record %s: %w", rec.EventID, err)
+	}
+	cur, next := k.family(before), k.family(after)
+	row := after
+	if row == nil {
+		row = before
+	}
+	table, team := k.table(tables), attrString(row, "pk")
+	for _, items := range []map[string]dynamo.Item{cur.Copies, cur.Words} {
+		for _, sk := range slices.Sorted(maps.Keys(items)) {
+			if next.Copies[sk] == nil && next.Words[sk] == nil {
+				b.set(indexTarget{table, team, sk}, nil)
+			}
+		}
+	}
+	for _, sk := range slices.Sorted(maps.Keys(next.Copies)) {
+		b.set(indexTarget{table, team, sk}, next.Copies[sk])
+	}
+	for _, sk := range slices.Sorted(maps.Keys(next.Words)) {
+		if cur.Words[sk] == nil {
+			b.set(indexTarget{table, team, sk}, next.Words[sk])
+		}
+	}
+	if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
+		changed, _ := time.Parse(time.RFC3339Nano, attrString(row, "updated_at"))
+		b.moves = append(b.moves, countMove{k: k, team: team, id: attrString(row, "id"), seq: storeformat.CountSeq(before, after),
+			pos: pos, changed: changed.UnixMilli(), d: d})
+	}
+	return nil
+}
+
+// family returns the part of a row's family the indexer keeps (none for nil): its items whatever
+// the row's format could have (deleting one that is not there is harmless), its counts what the
+// row's format is counted in (package migration: less for a row of a previous format).
+func (k streamKind) family(row dynamo.Item) storeformat.Family {
+	if row == nil {
+		return storeformat.Family{}
+	}
+	_, items := k.layout.Split(k.layout.Family(row))
+	_, counted := k.layout.Split(migration.Family(k.layout, row))
+	items.Counts = counted.Counts
+	return items
+}
+
+// indexWriters is how many BatchWriteItem calls of a batch's items run side by side.
+const indexWriters = 4
+
+// writeItems makes a batch's item writes, 25 a call, indexWriters calls at a time.
+func (s *Indexer) writeItems(ctx context.Context, b indexBatch) error {
+	byTable := map[string][]indexTarget{}
+	for _, t := range b.order {
+		byTable[t.table] = append(byTable[t.table], t)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(indexWriters)
+	for table, targets := range byTable {
+		for part := range slices.Chunk(targets, 25) {
+			g.Go(func() error {
+				w := s.db.Table(table).Batch("pk", "sk").Write()
+				for _, t := range part {
+					if item := b.last[t]; item != nil {
+						w.Put(item)
+					} else {
+						w.Delete(dynamo.Keys{t.pk, t.sk})
+					}
+				}
+				_, err := w.Run(gctx)
+				return wrap(err, "index items in table", table)
+			})
+		}
+	}
+	return g.Wait()
+}
+
+// countAll moves a batch's counts, team by team (a few teams side by side).
+func (s *Indexer) countAll(ctx context.Context, moves []countMove) error {
+	type group struct {
+		k     streamKind
+		team  string
+		moves []countMove
+	}
+	var groups []*group
+	byTeam := map[[2]string]*group{}
+	for _, m := range moves {
+		key := [2]string{m.k.table(s.tables), m.team}
+		if byTeam[key] == nil {
+			byTeam[key] = &group{k: m.k, team: m.team}
+			groups = append(groups, byTeam[key])
+		}
+		byTeam[key].moves = append(byTeam[key].moves, m)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(indexWriters)
+	for _, gr := range groups {
+		g.Go(func() error { return s.countTeam(gctx, gr.k, gr.team, gr.moves) })
+	}
+	return g.Wait()
+}
+
+// countTeam moves one team's counts of a batch, in the stream's order, once per change: it reads
+// the team's stream mark (storeformat.Layout.StreamMarkKey), leaves out the changes at or before
+// its position (a batch handed over again), and moves the others' counts summed, in
+// transactions of at most 100 items, each with the mark moved to its last change and conditioned
+// on the mark being as read. A change whose counts are more counter items than a transaction
+// holds (a client with very many words) moves them in chunks, the mark counting the chunks moved
+// (storeformat.StreamPartAttr). A team without a stream mark yet may have changes the previous
+// release counted with a mark per record: those marks are read (unmarkedByRecord).
+func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, moves []countMove) error {
+	t := s.db.Table(k.table(s.tables))
+	var mark dynamo.Item
+	err := t.Get("pk", team).Range("sk", dynamo.Equal, k.layout.StreamMarkKey()).Consistent(true).One(ctx, &mark)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return wrap(err, "index: read the stream mark of team", team)
+	}
+	if mark == nil {
+		if moves, err = s.unmarkedByRecord(ctx, t, k, team, moves); err != nil {
+			return err
+		}
+	}
+	at := streamAt{pos: attrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
+	if _, ok := mark[storeformat.StreamChangedAttr]; ok {
+		at.changed = int64(storeformat.IntAttr(mark, storeformat.StreamChangedAttr))
+	}
+	var run []countMove
 	sum := tally{}
 	flush := func() error {
-		defer func() { group, sum = nil, tally{} }()
-		if len(group) == 0 {
+		if len(run) == 0 {
 			return nil
 		}
-		var ops []op
-		for _, m := range group {
-			ops = append(ops, mark(m, 0))
-		}
-		err := s.run(ctx, append(ops, s.countOps(s.db.Table(group[0].k.table(s.tables)), group[0].team, sum)...))
-		if !errors.Is(err, errCounted) {
-			return wrap(err, "index the counts of", group[0].id)
-		}
-		for _, m := range group {
-			if err := one(m); err != nil {
-				return err
-			}
-		}
-		return nil
+		next := at.after(run[len(run)-1], 0, false)
+		err := s.moveCounts(ctx, t, k, team, at, next, sum)
+		at, run, sum = next, nil, tally{}
+		return err
 	}
 	for _, m := range moves {
-		items := m.d.items()
-		if len(items) > storeformat.MarkChunk {
-			if err := one(m); err != nil {
-				return err
-			}
-			continue
+		if m.pos < at.pos || m.pos == at.pos && at.part == 0 {
+			continue // counted already
 		}
-		next := tally{}
-		for k, n := range sum {
-			next.add(k, n)
-		}
-		for k, n := range m.d {
-			next.add(k, n)
-		}
-		again := slices.ContainsFunc(group, func(g countMove) bool { return g.id == m.id }) // one item, once a transaction
-		if len(group) > 0 && (again || group[0].k.table(s.tables) != m.k.table(s.tables) || group[0].team != m.team ||
-			len(group)+1+len(next.items()) > 100) {
+		if len(m.d.items()) > storeformat.MarkChunk {
 			if err := flush(); err != nil {
 				return err
 			}
-			next = m.d
+			if at, err = s.moveChunks(ctx, t, k, team, at, m); err != nil {
+				return err
+			}
+			continue
 		}
-		group, sum = append(group, m), next
+		joined := maps.Clone(sum)
+		for c, n := range m.d {
+			joined.add(c, n)
+		}
+		if len(joined.items()) > storeformat.MarkChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+			joined = maps.Clone(m.d)
+		}
+		run, sum = append(run, m), joined
 	}
 	return flush()
 }
 
-// chunks divides a record's counts into the parts its transactions move, each with its mark:
+// streamAt is where a team's stream mark stands: the position of the last change counted, how
+// many of its chunks were counted when not all (0 when all), and when that change was made.
+type streamAt struct {
+	pos     string
+	part    int
+	changed int64
+}
+
+// after is the mark once m's counts are moved: wholly, or part chunks of them when partial.
+func (a streamAt) after(m countMove, part int, partial bool) streamAt {
+	next := streamAt{pos: m.pos, changed: max(a.changed, m.changed)}
+	if partial {
+		next.part = part
+	}
+	return next
+}
+
+// moveChunks moves the counts of one change in chunks of storeformat.MarkChunk counter items,
+// from the chunk the mark says is next, each chunk with the mark.
+func (s *Indexer) moveChunks(ctx context.Context, t dynamo.Table, k streamKind, team string, at streamAt, m countMove) (streamAt, error) {
+	chunks := m.d.chunks()
+	first := 0
+	if m.pos == at.pos {
+		first = at.part
+	}
+	for n := first; n < len(chunks); n++ {
+		next := at.after(m, n+1, n+1 < len(chunks))
+		if err := s.moveCounts(ctx, t, k, team, at, next, chunks[n]); err != nil {
+			return at, err
+		}
+		at = next
+	}
+	return at, nil
+}
+
+// moveCounts adds d to a team's counters and moves its stream mark from at to next, in one
+// transaction conditioned on the mark being at at.
+func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, team string, at, next streamAt, d tally) error {
+	mark := dynamo.Item{"pk": &types.AttributeValueMemberS{Value: team}, "sk": &types.AttributeValueMemberS{Value: k.layout.StreamMarkKey()},
+		storeformat.StreamPosAttr:     &types.AttributeValueMemberS{Value: next.pos},
+		storeformat.StreamAtAttr:      &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().UnixMilli(), 10)},
+		storeformat.StreamChangedAttr: &types.AttributeValueMemberN{Value: strconv.FormatInt(next.changed, 10)}}
+	if next.part > 0 {
+		mark[storeformat.StreamPartAttr] = &types.AttributeValueMemberN{Value: strconv.Itoa(next.part)}
+	}
+	put := t.Put(mark)
+	switch {
+	case at.pos == "":
+		put = put.If("attribute_not_exists($)", storeformat.StreamPosAttr)
+	case at.part > 0:
+		put = put.If("$ = ? AND $ = ?", storeformat.StreamPosAttr, at.pos, storeformat.StreamPartAttr, at.part)
+	default:
+		put = put.If("$ = ? AND attribute_not_exists($)", storeformat.StreamPosAttr, at.pos, storeformat.StreamPartAttr)
+	}
+	err := s.run(ctx, append([]op{{put: put, failed: errMarkMoved}}, s.countOps(t, team, d)...))
+	return wrap(err, "index the counts of team", team)
+}
+
+// errMarkMoved is a team's stream mark found elsewhere than where it was read: another handler
+// of the same changes moved it meanwhile. The batch is handled again, from the mark as it is.
+var errMarkMoved = errors.New("the team's stream mark moved meanwhile")
+
+// unmarkedByRecord returns the moves whose changes the marks kept per record, before the indexer
+// kept one stream mark per team (package migration), do not say were counted.
+func (s *Indexer) unmarkedByRecord(ctx context.Context, t dynamo.Table, k streamKind, team string, moves []countMove) ([]countMove, error) {
+	var keys []dynamo.Keyed
+	seen := map[string]bool{}
+	for _, m := range moves {
+		if !seen[m.id] {
+			seen[m.id] = true
+			keys = append(keys, dynamo.Keys{team, k.layout.MarkKey(m.id)})
+		}
+	}
+	var marks []dynamo.Item
+	err := t.Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &marks)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, wrap(err, "index: read the record marks of team", team)
+	}
+	byID := map[string]dynamo.Item{}
+	for _, mark := range marks {
+		byID[strings.TrimPrefix(attrString(mark, "sk"), k.layout.MarkKey(""))] = mark
+	}
+	return slices.DeleteFunc(moves, func(m countMove) bool { return migration.Counted(byID[m.id], m.seq) }), nil
+}
+
+// chunks divides a change's counts into the parts its transactions move, each with the mark:
 // storeformat.MarkChunk counter items at most, in the items' order.
 func (t tally) chunks() []tally {
 	items := t.items()
@@ -246,9 +392,6 @@ func (t tally) items() []string {
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
-
-// errCounted is a record's mark refusing a change whose counts were already moved.
-var errCounted = errors.New("counted already")
 
 // streamKindOf returns the kind whose record's row a stream record's keys are, when that kind has
 // words; ok false otherwise.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -228,7 +229,8 @@ func TestRebuildIndex(t *testing.T) {
 }
 
 // TestUpgradeCountsWordsOnce: a vehicle as the previous release left it (its row without
-// `counted`, its words not in the word counts, its mark of the first format holding its revision)
+// `counted`, its words not in the word counts, its mark of the first format holding its revision,
+// no stream mark of its team)
 // gets its words counted by the backfill's rewrite, which keeps its revision, and once only: its
 // stream handed over again counts nothing twice.
 func TestUpgradeCountsWordsOnce(t *testing.T) {
@@ -273,6 +275,9 @@ func TestUpgradeCountsWordsOnce(t *testing.T) {
 	if err := db.Put(map[string]any{"pk": team, "sk": storeformat.Vehicles.MarkKey(v.ID), "rev": v.Revision}).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.Delete("pk", team).Range("sk", storeformat.Vehicles.StreamMarkKey()).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := db.Update("pk", team).Range("sk", storeformat.Vehicles.RowKey(v.ID)).Remove("'" + storeformat.CountedAttr + "'").Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -310,5 +315,67 @@ func TestUpgradeCountsWordsOnce(t *testing.T) {
 	}
 	if got, err := s.Vehicles().List(ctx, team, q); err != nil || got.Total != 1 || len(got.Items) != 1 {
 		t.Errorf("q=pulse = total %d, %d items, %v; want the vehicle", got.Total, len(got.Items), err)
+	}
+}
+
+// TestIndexCountsOnceWhateverTheBatches: a team's changes handed to the indexer in batches that
+// overlap, are cut anywhere and handed over again (as Lambda retries a batch from a failed record,
+// with more records after it, or bisects it) are counted once each: the indexer's counts end as
+// the records' rows say, and so do the brand's list and its total.
+func TestIndexCountsOnceWhateverTheBatches(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	team := newTeam()
+	svc := patio.NewVehicles(s.Vehicles())
+	brands := []string{"Fiat", "Toyota", "Honda"}
+	var ids []string
+	for i := range 30 {
+		v := createVehicle(t, s, team, patio.VehicleInput{Brand: patio.Some(brands[i%3]), Model: patio.Some(fmt.Sprintf("Modelo%d", i%4)),
+			Plate: patio.Some(fmt.Sprintf("BAT%04d", i)), Price: patio.Some(money.Cents(int64(1_000_000 + i*70_000)))})
+		ids = append(ids, v.ID)
+	}
+	for i, id := range ids[:12] {
+		in := patio.VehicleInput{Brand: patio.Some(brands[(i+1)%3]), Price: patio.Some(money.Cents(int64(3_000_000 + i*1_000)))}
+		if i%4 == 0 {
+			in.Status = patio.Some(patio.VehicleArchived)
+		}
+		if _, err := svc.Update(ctx, team, id, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := testenv.Tables(t)
+	var recs []events.DynamoDBEventRecord
+	err := localaws.NewStreamReader(testenv.AWSConfig(t), names["VehiclesTable"]).CatchUp(ctx,
+		func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+			for _, rec := range ev.Records {
+				if rec.Change.Keys["pk"].String() == team {
+					recs = append(recs, rec)
+				}
+			}
+			return events.DynamoDBEventResponse{}, nil
+		})
+	if err != nil || len(recs) < 42 {
+		t.Fatalf("the team's stream: %d records, %v", len(recs), err)
+	}
+	x := dynamostore.IndexerOf(s)
+	// Windows as a stream's retries hand them over: from a failed record on, longer or shorter.
+	n := len(recs)
+	for _, w := range [][2]int{{0, n / 3}, {n / 4, n / 2}, {n / 4, n / 2}, {n / 5, 2 * n / 3}, {n / 2, n}, {0, n}, {n - 1, n}} {
+		if err := x.Index(ctx, recs[w[0]:w[1]]); err != nil {
+			t.Fatalf("Index(records %d to %d) = %v", w[0], w[1], err)
+		}
+	}
+	if d := dynamostore.CountDrift(t, s, team); d != 0 {
+		t.Errorf("%d of the indexer's counts differ from the records'", d)
+	}
+	for _, brand := range brands {
+		vq, err := patio.VehicleQuery{Brand: ptr(strings.ToLower(brand))}.Check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := svc.List(ctx, team, vq)
+		if err != nil || got.Total != len(got.Items) {
+			t.Errorf("brand=%s: total %d, %d items, %v; want as many", brand, got.Total, len(got.Items), err)
+		}
 	}
 }

@@ -50,13 +50,16 @@ func Rotation(secret, next string, rotatesAt *string) (current, old string, unti
 	return next, secret, until, err == nil, err
 }
 
-// MarkIf is the condition on a record's mark item (storeformat.Layout.MarkKey) under which the
-// indexer moves the counts of the change of sequence seq (storeformat.CountSeq): only after the
-// change it moved last. A mark of the current format holds that change's sequence (seq); one of
-// the first format, written before 29 November 2026, its revision (rev), which is the sequence
-// halved, rounded down, of the changes of that time. Writing a mark replaces the item, so a mark
-// of the first format is gone once the record's next change is counted.
-func MarkIf(seq int) (string, []any) {
-	return "(attribute_not_exists('rev') OR 'rev' < ?) AND (attribute_not_exists('" + storeformat.MarkSeqAttr + "') OR '" +
-		storeformat.MarkSeqAttr + "' < ?)", []any{(seq + 1) / 2, seq}
+// Counted reports whether a record's mark item (storeformat.Layout.MarkKey; nil for none), as
+// the indexer wrote it before it kept one stream mark per team, says the change of sequence seq
+// (storeformat.CountSeq) was counted: the record's mark holds that change or a later one. The
+// indexer asks it for a team that has no stream mark yet, so that the changes the previous
+// release counted are not counted again after the upgrade.
+func Counted(mark dynamo.Item, seq int) bool {
+	if mark == nil {
+		return false
+	}
+	_, hasRev := mark["rev"]
+	_, hasSeq := mark[storeformat.MarkSeqAttr]
+	return hasRev && storeformat.IntAttr(mark, "rev") >= (seq+1)/2 || hasSeq && storeformat.IntAttr(mark, storeformat.MarkSeqAttr) >= seq
 }

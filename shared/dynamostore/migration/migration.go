@@ -6,9 +6,8 @@
 // A later release deletes it whole once `maintenance backfill --check` reports nothing left
 // ("scanned" 0 in every table) in every deployment: with it go the store's Backfill
 // (dynamostore/backfill.go), its calls to Family (a stored row's family is then always the
-// current one, storeformat.Layout.Family), the indexer's call to MarkIf (its condition is then
-// the current marks' alone: every record the backfill rewrote into the word and bucket counts
-// has a current mark once the indexer has followed it), the `maintenance backfill` command, and
+// current one, storeformat.Layout.Family), the indexer's call to Counted (every team has its
+// stream mark once the indexer has followed one change of it), the `maintenance backfill` command, and
 // the webhook row's two fields of the first rotation format (next_secret, rotates_at).
 package migration
 

@@ -6,6 +6,7 @@
 package storeformat
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -196,40 +197,54 @@ func (l *Layout) wordKey(status, word, id string) string {
 	return l.WordPrefix(status) + word + "#" + id
 }
 
-// MarkKey is the sort key of the item in which the indexer keeps the sequence of the change of a
-// record whose counts it moved last (MarkSeqAttr, CountSeq), so that it moves them once per
-// change. A record whose counts move in more counter items than one transaction holds moves them
-// in several, chunks of MarkChunk items, each with a mark of its own (ChunkMarkKey).
+// StreamMarkKey is the sort key of a team's stream mark: the item in which the indexer keeps how
+// far in the table's stream it has moved the team's counts (StreamPosAttr, StreamPartAttr), so
+// that it moves them once per change. A team's records share one item collection, which DynamoDB
+// keeps in one partition (the tables have local indexes), so the team's changes reach the stream
+// in one shard at a time, in order; a split's child shards are read after their parent.
+func (l *Layout) StreamMarkKey() string { return l.Letter + "x#stream" }
+
+// The attributes of a stream mark (StreamMarkKey).
+const (
+	// StreamPosAttr holds the position (StreamPos) of the last change whose counts were moved,
+	// wholly or in part.
+	StreamPosAttr = "pos"
+	// StreamPartAttr, present only while a change's counts are moved in several transactions
+	// (more than MarkChunk counter items), holds how many of its chunks were moved.
+	StreamPartAttr = "part"
+	// StreamAtAttr holds when the mark was written (Unix milliseconds).
+	StreamAtAttr = "at_ms"
+	// StreamChangedAttr holds when the last change counted was made: the newest updated_at of
+	// the rows it counted (Unix milliseconds).
+	StreamChangedAttr = "changed_ms"
+)
+
+// StreamPos turns a stream record's sequence number (decimal digits, growing along a shard and
+// from a parent shard to its children) into a string that sorts as the number does: its length in
+// three digits, then its digits without leading zeros.
+func StreamPos(seq string) (string, error) {
+	digits := strings.TrimLeft(seq, "0")
+	if seq == "" || strings.Trim(seq, "0123456789") != "" || len(digits) > 999 {
+		return "", fmt.Errorf("storeformat: stream sequence number %q is not a decimal number", seq)
+	}
+	return fmt.Sprintf("%03d%s", len(digits), digits), nil
+}
+
+// MarkKey is the sort key of the item in which the indexer kept, before it kept one stream mark
+// per team (StreamMarkKey), the sequence of the change of a record whose counts it moved last
+// (MarkSeqAttr, CountSeq): package migration reads it, for a team without a stream mark yet.
 func (l *Layout) MarkKey(id string) string { return l.Letter + "x#" + id }
 
-// ChunkMarkKey is the sort key of the mark of chunk n of a record's counts: MarkKey(id) for the
-// first, MarkKey(id)+"#n" for the others.
-func (l *Layout) ChunkMarkKey(id string, n int) string {
-	if n == 0 {
-		return l.MarkKey(id)
-	}
-	return l.MarkKey(id) + "#" + strconv.Itoa(n)
-}
-
-// MarkChunk is the number of counter items whose counts move in one transaction with their mark
-// (a transaction holds at most 100 items).
+// MarkChunk is the number of counter items whose counts move in one transaction with the
+// team's stream mark (a transaction holds at most 100 items).
 const MarkChunk = 99
-
-// Marks are the mark items of a record whose counts are moved in items counter items, at seq.
-func (l *Layout) Marks(teamID, id string, seq, items int) []dynamo.Item {
-	var out []dynamo.Item
-	for n := 0; n*MarkChunk < items; n++ {
-		out = append(out, l.Mark(teamID, l.ChunkMarkKey(id, n), seq))
-	}
-	return out
-}
 
 // MarkSeqAttr holds, on a record's mark item (MarkKey), the sequence (CountSeq) of the change
 // whose counts the indexer moved last (marks of the first format held its revision instead:
 // package migration).
 const MarkSeqAttr = "seq"
 
-// Mark is a mark item (MarkKey, ChunkMarkKey: sk) holding seq.
+// Mark is a record's mark item (MarkKey: sk) holding seq.
 func (l *Layout) Mark(teamID, sk string, seq int) dynamo.Item {
 	return dynamo.Item{"pk": str(teamID), "sk": str(sk),
 		MarkSeqAttr: &types.AttributeValueMemberN{Value: strconv.Itoa(seq)}}
