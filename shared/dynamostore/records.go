@@ -7,9 +7,11 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
@@ -508,14 +510,13 @@ func placeholders(values []string) (string, []any) {
 // holds it: a family's copies leave it out, so it never rewrites them.
 const byKeyAttr = storeformat.ByKeyAttr
 
-// stamped returns the row to write for ctx's actor: row itself, or a copy naming the API key
-// when the actor is one.
+// stamped returns a copy of the row to write, with when it is written (storeformat.WrittenAttr)
+// and, when ctx's actor is an API key, the key.
 func stamped(ctx context.Context, row dynamo.Item) dynamo.Item {
-	a := patio.ActorOf(ctx)
-	if a.Kind != patio.ActorKey {
-		return row
-	}
 	out := maps.Clone(row)
-	out[byKeyAttr] = str(a.ID)
+	out[storeformat.WrittenAttr] = &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().UnixMilli(), 10)}
+	if a := patio.ActorOf(ctx); a.Kind == patio.ActorKey {
+		out[byKeyAttr] = str(a.ID)
+	}
 	return out
 }

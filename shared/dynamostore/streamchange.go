@@ -1,10 +1,12 @@
 package dynamostore
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -28,6 +30,11 @@ func StreamChange(rec events.DynamoDBEventRecord) (webhook.Change, bool, error) 
 		At: rec.Change.ApproximateCreationDateTime.Time}
 	if by, ok := rec.Change.NewImage[byKeyAttr]; ok && by.DataType() == events.DataTypeString {
 		c.By = by.String()
+	}
+	if w, ok := rec.Change.NewImage[storeformat.WrittenAttr]; ok && w.DataType() == events.DataTypeNumber {
+		if ms, err := strconv.ParseInt(w.Number(), 10, 64); err == nil {
+			c.Written = time.UnixMilli(ms).UTC()
+		}
 	}
 	if c.At.IsZero() {
 		c.At = time.Now()

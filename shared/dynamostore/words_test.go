@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/guregu/dynamo/v2"
@@ -377,5 +378,31 @@ func TestIndexCountsOnceWhateverTheBatches(t *testing.T) {
 		if err != nil || got.Total != len(got.Items) {
 			t.Errorf("brand=%s: total %d, %d items, %v; want as many", brand, got.Total, len(got.Items), err)
 		}
+	}
+}
+
+// TestStreamChangeSaysWhenWritten: a change read from the stream says when its row was written, to
+// the millisecond (what a webhook's creation is compared with), within the write's call.
+func TestStreamChangeSaysWhenWritten(t *testing.T) {
+	s := newStore(t)
+	ctx, team := context.Background(), newTeam()
+	before := time.Now().Truncate(time.Millisecond)
+	createVehicle(t, s, team, patio.VehicleInput{})
+	after := time.Now()
+	var got []time.Time
+	err := localaws.NewStreamReader(testenv.AWSConfig(t), testenv.Tables(t)["VehiclesTable"]).CatchUp(ctx,
+		func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+			for _, rec := range ev.Records {
+				if c, ok, err := dynamostore.StreamChange(rec); err == nil && ok && c.TeamID == team {
+					got = append(got, c.Written)
+				}
+			}
+			return events.DynamoDBEventResponse{}, nil
+		})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("the team's changes: %v, %v; want one", got, err)
+	}
+	if got[0].Before(before) || got[0].After(after) {
+		t.Errorf("Written = %s; want between %s and %s", got[0], before, after)
 	}
 }

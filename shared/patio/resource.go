@@ -21,6 +21,17 @@ func NewID() (string, time.Time) {
 	return u.String(), time.Unix(sec, nsec).UTC()
 }
 
+// IDTime returns the instant, to the millisecond, at which NewID made id; ok false for an id that
+// is not a UUIDv7.
+func IDTime(id string) (time.Time, bool) {
+	u, err := uuid.Parse(id)
+	if err != nil || u.Version() != 7 {
+		return time.Time{}, false
+	}
+	sec, nsec := u.Time().UnixTime()
+	return time.Unix(sec, nsec).UTC(), true
+}
+
 // Record is what every resource's record provides to the shared use cases: a copy of itself
 // stamped with a new updated_at, and its revision.
 type Record[T any] interface {

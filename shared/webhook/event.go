@@ -79,6 +79,10 @@ type Change struct {
 	// time (its created_at on creation, else its updated_at); At stands in only for a record
 	// without one.
 	At time.Time
+	// Written is when the change was written, to the millisecond (zero when its row does not say):
+	// what a webhook's creation is compared with (Webhook.Receives), where the record's own times
+	// are to the second.
+	Written time.Time
 }
 
 // Event is one event of a change, before it is addressed to a webhook.
@@ -162,8 +166,12 @@ func Derive(c Change) ([]Event, error) {
 	}
 	at := changeTime(newFields, c.Old == nil, c.At)
 	mkAt := func(typ string, prev map[string]json.RawMessage, at patio.Timestamp) Event {
+		recorded := at.Time()
+		if !c.Written.IsZero() && patio.NewTimestamp(c.Written) == at {
+			recorded = c.Written
+		}
 		return Event{ID: EventID(c.SourceID, typ), Type: typ, APIVersion: APIVersion, CreatedAt: at,
-			Data: Data{Object: object, PreviousAttributes: prev}, TeamID: c.TeamID, Recorded: at.Time()}
+			Data: Data{Object: object, PreviousAttributes: prev}, TeamID: c.TeamID, Recorded: recorded}
 	}
 	mk := func(typ string, prev map[string]json.RawMessage) Event { return mkAt(typ, prev, at) }
 	if c.Old == nil {

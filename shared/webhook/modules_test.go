@@ -99,3 +99,47 @@ func TestTimedEventReceivedByWebhooksOfItsFiring(t *testing.T) {
 		t.Error("a webhook created after the firing received it")
 	}
 }
+
+// A webhook receives the changes written at or after its creation to the millisecond: a vehicle
+// created earlier in the same second (both created_at read the same) is not received, one written
+// a millisecond after is, and a change whose row does not say when it was written counts as made
+// at its record's second.
+func TestReceivesWithinTheSecondOfItsCreation(t *testing.T) {
+	w, err := New("team", "https://example.com/hooks", []string{AllEvents}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := w.Created()
+	if created.Equal(w.CreatedAt.Time()) && created.Nanosecond() != 0 {
+		t.Fatalf("Created() = %s; want the instant its id holds", created)
+	}
+	event := func(written time.Time, exact bool) Event {
+		t.Helper()
+		at := patio.NewTimestamp(written)
+		v := patio.Vehicle{ID: "v1", Brand: "Fiat", Model: "Uno", Status: patio.VehicleActive, CreatedAt: at, UpdatedAt: at, Revision: 1}
+		c := Change{SourceID: "r" + written.String(), Resource: ResourceVehicle, TeamID: "team", New: v, At: written}
+		if exact {
+			c.Written = written
+		}
+		evs, err := Derive(c)
+		if err != nil || len(evs) != 1 {
+			t.Fatalf("Derive = %v, %v; want vehicle.created", evs, err)
+		}
+		return evs[0]
+	}
+	second := created.Truncate(time.Second)
+	if created.Sub(second) >= time.Millisecond {
+		if earlier := created.Add(-time.Millisecond); w.Receives(event(earlier, true)) {
+			t.Errorf("a change written at %s, before the webhook's creation at %s, was received", earlier, created)
+		}
+		if w.Receives(event(second, false)) {
+			t.Error("a change of the same second, its row not saying when it was written (its second's start), was received")
+		}
+	}
+	if later := created.Add(time.Millisecond); !w.Receives(event(later, true)) {
+		t.Errorf("a change written at %s, after the webhook's creation at %s, was not received", later, created)
+	}
+	if !w.Receives(event(created, true)) {
+		t.Error("a change written at the instant of the webhook's creation was not received")
+	}
+}

@@ -167,9 +167,19 @@ func (w Webhook) Subscribed(typ string) bool {
 
 // Receives reports whether the webhook is to receive event e (delivered, or recorded as skipped
 // while disabled): it is subscribed to e's type, and e's change was made at or after the
-// webhook's creation.
+// webhook's creation, both to the millisecond where they are known (Created), so that a change
+// made earlier in the second of the creation is not received.
 func (w Webhook) Receives(e Event) bool {
-	return w.Subscribed(e.Type) && !e.Recorded.Before(w.CreatedAt.Time())
+	return w.Subscribed(e.Type) && !e.Recorded.Before(w.Created())
+}
+
+// Created returns when the webhook was created: to the millisecond, from its id (a UUIDv7 made
+// at its creation), when that falls in the second of its created_at; else created_at.
+func (w Webhook) Created() time.Time {
+	if t, ok := patio.IDTime(w.ID); ok && patio.NewTimestamp(t) == w.CreatedAt {
+		return t
+	}
+	return w.CreatedAt.Time()
 }
 
 // New builds an active webhook for a team with a fresh secret, which it returns too (shown once).

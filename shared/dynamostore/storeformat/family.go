@@ -56,6 +56,10 @@ const (
 	// ByKeyAttr names, on a record's row, the API key whose request last wrote it
 	// (patio.KeyActor's ID). Only the row holds it: a family's copies leave it out.
 	ByKeyAttr = "by_key"
+	// WrittenAttr names, on a record's row, when it was last written, in Unix milliseconds (its
+	// updated_at is to the second): a webhook receives the changes written at or after its
+	// creation, to the millisecond. Only the row holds it.
+	WrittenAttr = "written_ms"
 )
 
 // Family derives the family a row of the current format has (rows of earlier formats have less:
@@ -151,6 +155,7 @@ func (l *Layout) copyOf(row dynamo.Item) dynamo.Item {
 	delete(out, SummedAttr)
 	delete(out, CountedAttr)
 	delete(out, ByKeyAttr)
+	delete(out, WrittenAttr)
 	return out
 }
 
