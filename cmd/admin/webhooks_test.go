@@ -695,7 +695,7 @@ func (q *queueWatcher) wait(t *testing.T, deliveryID string, series int) webhook
 func vehicleInsert(team string) webhook.Change {
 	ts := patio.NewTimestamp(time.Now())
 	return webhook.Change{
-		SourceID: uuid.NewString(), Resource: webhook.ResourceVehicle, TeamID: team, At: time.Now(),
+		SourceID: uuid.NewString(), Resource: webhook.ResourceVehicle, TeamID: team, At: time.Now(), Written: time.Now(),
 		New: patio.Vehicle{ID: uuid.NewString(), TeamID: team, Title: "Toyota Corolla", Brand: "Toyota", Model: "Corolla",
 			Price: 11999050, Phase: "preparacao", Status: patio.VehicleActive, CreatedAt: ts, UpdatedAt: ts},
 	}

@@ -166,8 +166,10 @@ func Derive(c Change) ([]Event, error) {
 	}
 	at := changeTime(newFields, c.Old == nil, c.At)
 	mkAt := func(typ string, prev map[string]json.RawMessage, at patio.Timestamp) Event {
+		// The write's own instant, to the millisecond, is later than the record's time, which the
+		// domain set before the write (and to the second): a write may end in the next second.
 		recorded := at.Time()
-		if !c.Written.IsZero() && patio.NewTimestamp(c.Written) == at {
+		if c.Written.After(recorded) {
 			recorded = c.Written
 		}
 		return Event{ID: EventID(c.SourceID, typ), Type: typ, APIVersion: APIVersion, CreatedAt: at,
