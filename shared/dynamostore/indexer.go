@@ -7,15 +7,11 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
@@ -83,7 +79,6 @@ type countMove struct {
 	team, id string
 	seq      int    // the change's sequence for its record (storeformat.CountSeq): the marks of the previous format
 	pos      string // the change's position in the stream (storeformat.StreamPos)
-	changed  int64  // when it was made (Unix ms: its row's updated_at)
 	d        tally
 }
 
@@ -142,9 +137,8 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 		}
 	}
 	if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
-		changed, _ := time.Parse(time.RFC3339Nano, attrString(row, "updated_at"))
 		b.moves = append(b.moves, countMove{k: k, team: team, id: attrString(row, "id"), seq: storeformat.CountSeq(before, after),
-			pos: pos, changed: changed.UnixMilli(), d: d})
+			pos: pos, d: d})
 	}
 	return nil
 }
@@ -238,16 +232,13 @@ func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, move
 		}
 	}
 	at := streamAt{pos: attrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
-	if _, ok := mark[storeformat.StreamChangedAttr]; ok {
-		at.changed = int64(storeformat.IntAttr(mark, storeformat.StreamChangedAttr))
-	}
 	var run []countMove
 	sum := tally{}
 	flush := func() error {
 		if len(run) == 0 {
 			return nil
 		}
-		next := at.after(run[len(run)-1], 0, false)
+		next := streamAt{pos: run[len(run)-1].pos}
 		err := s.moveCounts(ctx, t, k, team, at, next, sum)
 		at, run, sum = next, nil, tally{}
 		return err
@@ -280,21 +271,11 @@ func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, move
 	return flush()
 }
 
-// streamAt is where a team's stream mark stands: the position of the last change counted, how
-// many of its chunks were counted when not all (0 when all), and when that change was made.
+// streamAt is where a team's stream mark stands: the position of the last change counted, and
+// how many of its chunks were counted when not all (0 when all).
 type streamAt struct {
-	pos     string
-	part    int
-	changed int64
-}
-
-// after is the mark once m's counts are moved: wholly, or part chunks of them when partial.
-func (a streamAt) after(m countMove, part int, partial bool) streamAt {
-	next := streamAt{pos: m.pos, changed: max(a.changed, m.changed)}
-	if partial {
-		next.part = part
-	}
-	return next
+	pos  string
+	part int
 }
 
 // moveChunks moves the counts of one change in chunks of storeformat.MarkChunk counter items,
@@ -306,7 +287,10 @@ func (s *Indexer) moveChunks(ctx context.Context, t dynamo.Table, k streamKind, 
 		first = at.part
 	}
 	for n := first; n < len(chunks); n++ {
-		next := at.after(m, n+1, n+1 < len(chunks))
+		next := streamAt{pos: m.pos}
+		if n+1 < len(chunks) {
+			next.part = n + 1
+		}
 		if err := s.moveCounts(ctx, t, k, team, at, next, chunks[n]); err != nil {
 			return at, err
 		}
@@ -318,14 +302,7 @@ func (s *Indexer) moveChunks(ctx context.Context, t dynamo.Table, k streamKind, 
 // moveCounts adds d to a team's counters and moves its stream mark from at to next, in one
 // transaction conditioned on the mark being at at.
 func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, team string, at, next streamAt, d tally) error {
-	mark := dynamo.Item{"pk": &types.AttributeValueMemberS{Value: team}, "sk": &types.AttributeValueMemberS{Value: k.layout.StreamMarkKey()},
-		storeformat.StreamPosAttr:     &types.AttributeValueMemberS{Value: next.pos},
-		storeformat.StreamAtAttr:      &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().UnixMilli(), 10)},
-		storeformat.StreamChangedAttr: &types.AttributeValueMemberN{Value: strconv.FormatInt(next.changed, 10)}}
-	if next.part > 0 {
-		mark[storeformat.StreamPartAttr] = &types.AttributeValueMemberN{Value: strconv.Itoa(next.part)}
-	}
-	put := t.Put(mark)
+	put := t.Put(k.layout.StreamMark(team, next.pos, next.part))
 	switch {
 	case at.pos == "":
 		put = put.If("attribute_not_exists($)", storeformat.StreamPosAttr)

@@ -1,9 +1,12 @@
 package webhook
 
 import (
+	"encoding/binary"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -100,69 +103,71 @@ func TestTimedEventReceivedByWebhooksOfItsFiring(t *testing.T) {
 	}
 }
 
+// hookCreatedAt is a webhook of every event created at the instant t (its id a UUIDv7 of t, to
+// the millisecond, as New makes it).
+func hookCreatedAt(t time.Time) Webhook {
+	var id uuid.UUID
+	binary.BigEndian.PutUint64(id[:8], uint64(t.UnixMilli())<<16|0x7000) // 48-bit ms, version 7
+	id[8] = 0x80                                                         // the RFC 9562 variant
+	return Webhook{ID: id.String(), Events: []string{AllEvents}, CreatedAt: patio.NewTimestamp(t)}
+}
+
+// vehicleCreated derives the event of a vehicle created at its record's time at, its row written
+// at written (zero: the row does not say).
+func vehicleCreated(t *testing.T, at patio.Timestamp, written time.Time) Event {
+	t.Helper()
+	v := patio.Vehicle{ID: "v1", Brand: "Fiat", Model: "Uno", Status: patio.VehicleActive, CreatedAt: at, UpdatedAt: at, Revision: 1}
+	evs, err := Derive(Change{SourceID: "r", Resource: ResourceVehicle, TeamID: "team", New: v, At: at.Time(), Written: written})
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("Derive = %v, %v; want vehicle.created", evs, err)
+	}
+	return evs[0]
+}
+
 // A webhook receives the changes written at or after its creation to the millisecond: a vehicle
 // created earlier in the same second (both created_at read the same) is not received, one written
-// a millisecond after is, and a change whose row does not say when it was written counts as made
-// at its record's second.
+// at or after it is, and a change whose row does not say when it was written counts as made at
+// its record's second. New's webhook knows its creation to the millisecond.
 func TestReceivesWithinTheSecondOfItsCreation(t *testing.T) {
-	w, err := New("team", "https://example.com/hooks", []string{AllEvents}, time.Now())
+	created := time.Date(2026, 3, 15, 15, 0, 0, 500_000_000, time.UTC)
+	w := hookCreatedAt(created)
+	if got := w.Created(); !got.Equal(created) {
+		t.Fatalf("Created() = %s; want %s, the instant its id holds", got, created)
+	}
+	second := patio.NewTimestamp(created)
+	for _, tc := range []struct {
+		written time.Time
+		want    bool
+	}{
+		{created.Add(-time.Millisecond), false},
+		{time.Time{}, false}, // its second's start
+		{created, true},
+		{created.Add(time.Millisecond), true},
+	} {
+		if got := w.Receives(vehicleCreated(t, second, tc.written)); got != tc.want {
+			t.Errorf("a change of %s written at %v: received %t; want %t (the webhook created at %s)", second, tc.written, got, tc.want, created)
+		}
+	}
+	made, err := New("team", "https://example.com/hooks", []string{AllEvents}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	created := w.Created()
-	if created.Equal(w.CreatedAt.Time()) && created.Nanosecond() != 0 {
-		t.Fatalf("Created() = %s; want the instant its id holds", created)
-	}
-	event := func(written time.Time, exact bool) Event {
-		t.Helper()
-		at := patio.NewTimestamp(written)
-		v := patio.Vehicle{ID: "v1", Brand: "Fiat", Model: "Uno", Status: patio.VehicleActive, CreatedAt: at, UpdatedAt: at, Revision: 1}
-		c := Change{SourceID: "r" + written.String(), Resource: ResourceVehicle, TeamID: "team", New: v, At: written}
-		if exact {
-			c.Written = written
-		}
-		evs, err := Derive(c)
-		if err != nil || len(evs) != 1 {
-			t.Fatalf("Derive = %v, %v; want vehicle.created", evs, err)
-		}
-		return evs[0]
-	}
-	second := created.Truncate(time.Second)
-	if created.Sub(second) >= time.Millisecond {
-		if earlier := created.Add(-time.Millisecond); w.Receives(event(earlier, true)) {
-			t.Errorf("a change written at %s, before the webhook's creation at %s, was received", earlier, created)
-		}
-		if w.Receives(event(second, false)) {
-			t.Error("a change of the same second, its row not saying when it was written (its second's start), was received")
-		}
-	}
-	if later := created.Add(time.Millisecond); !w.Receives(event(later, true)) {
-		t.Errorf("a change written at %s, after the webhook's creation at %s, was not received", later, created)
-	}
-	if !w.Receives(event(created, true)) {
-		t.Error("a change written at the instant of the webhook's creation was not received")
+	if got, ok := patio.IDTime(made.ID); !ok || !made.Created().Equal(got) {
+		t.Errorf("New's webhook: Created() = %s; want its id's instant %s", made.Created(), got)
 	}
 }
 
 // A change whose write ended in the second after its record's time (the domain sets updated_at
 // before the write; a loaded engine takes a while) counts as made when it was written: a webhook
-// created between the two receives it.
+// created between the two receives it, and the event keeps the record's own time as created_at.
 func TestReceivesAWriteThatEndedInTheNextSecond(t *testing.T) {
-	w, err := New("team", "https://example.com/hooks", []string{AllEvents}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	created := w.Created()
-	at := patio.NewTimestamp(created.Truncate(time.Second).Add(-time.Second)) // the record's second, before the webhook's
-	v := patio.Vehicle{ID: "v1", Brand: "Fiat", Model: "Uno", Status: patio.VehicleActive, CreatedAt: at, UpdatedAt: at, Revision: 1}
-	evs, err := Derive(Change{SourceID: "r", Resource: ResourceVehicle, TeamID: "team", New: v, At: created, Written: created.Add(time.Millisecond)})
-	if err != nil || len(evs) != 1 {
-		t.Fatalf("Derive = %v, %v; want vehicle.created", evs, err)
-	}
-	if !w.Receives(evs[0]) {
+	created := time.Date(2026, 3, 15, 15, 0, 1, 1_000_000, time.UTC)
+	at := patio.NewTimestamp(created.Add(-time.Second)) // the record's second, before the webhook's
+	e := vehicleCreated(t, at, created.Add(time.Millisecond))
+	if !hookCreatedAt(created).Receives(e) {
 		t.Errorf("a change written at %s, after the webhook's creation at %s, its record's time %s, was not received", created.Add(time.Millisecond), created, at)
 	}
-	if evs[0].CreatedAt != at {
-		t.Errorf("created_at = %s; want the record's own time %s", evs[0].CreatedAt, at)
+	if e.CreatedAt != at {
+		t.Errorf("created_at = %s; want the record's own time %s", e.CreatedAt, at)
 	}
 }

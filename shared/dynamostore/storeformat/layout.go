@@ -212,12 +212,17 @@ const (
 	// StreamPartAttr, present only while a change's counts are moved in several transactions
 	// (more than MarkChunk counter items), holds how many of its chunks were moved.
 	StreamPartAttr = "part"
-	// StreamAtAttr holds when the mark was written (Unix milliseconds).
-	StreamAtAttr = "at_ms"
-	// StreamChangedAttr holds when the last change counted was made: the newest updated_at of
-	// the rows it counted (Unix milliseconds).
-	StreamChangedAttr = "changed_ms"
 )
+
+// StreamMark is a team's stream mark standing at the change of position pos, part of its chunks
+// counted (0: all of them).
+func (l *Layout) StreamMark(teamID, pos string, part int) dynamo.Item {
+	mark := dynamo.Item{"pk": str(teamID), "sk": str(l.StreamMarkKey()), StreamPosAttr: str(pos)}
+	if part > 0 {
+		mark[StreamPartAttr] = &types.AttributeValueMemberN{Value: strconv.Itoa(part)}
+	}
+	return mark
+}
 
 // StreamPos turns a stream record's sequence number (decimal digits, growing along a shard and
 // from a parent shard to its children) into a string that sorts as the number does: its length in
