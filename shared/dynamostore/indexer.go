@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/guregu/dynamo/v2"
@@ -58,16 +61,20 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 // moved with the team's stream mark (countTeam), which lets them through once per change. An
 // error means some writes may not have been made: the whole batch is to be handled again.
 func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
-	b := indexBatch{last: map[indexTarget]dynamo.Item{}}
+	b := indexBatch{last: map[indexTarget]dynamo.Item{}, teams: map[teamOf]*teamChanges{}}
 	for _, rec := range recs {
 		if err := b.derive(s.tables, rec); err != nil {
 			return err
 		}
 	}
+	token := strconv.FormatUint(rand.Uint64(), 36)
+	if err := s.fenceAll(ctx, b, token); err != nil {
+		return err
+	}
 	if err := s.writeItems(ctx, b); err != nil {
 		return err
 	}
-	return s.countAll(ctx, b.moves)
+	return s.countAll(ctx, b, token)
 }
 
 // indexTarget is an item the indexer writes.
@@ -87,7 +94,29 @@ type countMove struct {
 type indexBatch struct {
 	last  map[indexTarget]dynamo.Item
 	order []indexTarget
-	moves []countMove
+	teams map[teamOf]*teamChanges
+	byAt  []teamOf // the teams in the order first changed
+}
+
+// teamOf is a team in one kind's table.
+type teamOf struct{ table, team string }
+
+// teamChanges is what a batch changes of one team: the counts' differences in the records'
+// order, and the write time of its last change (storeformat.Fence's Through).
+type teamChanges struct {
+	k       streamKind
+	moves   []countMove
+	through time.Time
+}
+
+// changes returns what the batch changes of a team, added when first asked.
+func (b *indexBatch) changes(k streamKind, tables Tables, team string) *teamChanges {
+	key := teamOf{k.table(tables), team}
+	if b.teams[key] == nil {
+		b.teams[key] = &teamChanges{k: k}
+		b.byAt = append(b.byAt, key)
+	}
+	return b.teams[key]
 }
 
 func (b *indexBatch) set(t indexTarget, item dynamo.Item) {
@@ -121,6 +150,14 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 		row = before
 	}
 	table, team := k.table(tables), attrString(row, "pk")
+	tc := b.changes(k, tables, team)
+	written := rec.Change.ApproximateCreationDateTime.Time
+	if ms := storeformat.IntAttr(row, storeformat.WrittenAttr); ms > 0 {
+		written = time.UnixMilli(int64(ms))
+	}
+	if written.After(tc.through) {
+		tc.through = written
+	}
 	for _, items := range []map[string]dynamo.Item{cur.Copies, cur.Words} {
 		for _, sk := range slices.Sorted(maps.Keys(items)) {
 			if next.Copies[sk] == nil && next.Words[sk] == nil {
@@ -137,7 +174,7 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 		}
 	}
 	if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
-		b.moves = append(b.moves, countMove{k: k, team: team, id: attrString(row, "id"), seq: storeformat.CountSeq(before, after),
+		tc.moves = append(tc.moves, countMove{k: k, team: team, id: attrString(row, "id"), seq: storeformat.CountSeq(before, after),
 			pos: pos, d: d})
 	}
 	return nil
@@ -186,27 +223,41 @@ func (s *Indexer) writeItems(ctx context.Context, b indexBatch) error {
 	return g.Wait()
 }
 
-// countAll moves a batch's counts, team by team (a few teams side by side).
-func (s *Indexer) countAll(ctx context.Context, moves []countMove) error {
-	type group struct {
-		k     streamKind
-		team  string
-		moves []countMove
-	}
-	var groups []*group
-	byTeam := map[[2]string]*group{}
-	for _, m := range moves {
-		key := [2]string{m.k.table(s.tables), m.team}
-		if byTeam[key] == nil {
-			byTeam[key] = &group{k: m.k, team: m.team}
-			groups = append(groups, byTeam[key])
-		}
-		byTeam[key].moves = append(byTeam[key].moves, m)
-	}
+// fenceAll sets the fence of every team the batch changes (storeformat.Fence) before any of its
+// items is written, a few teams side by side: a list reading them waits for their counts.
+func (s *Indexer) fenceAll(ctx context.Context, b indexBatch, token string) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(indexWriters)
-	for _, gr := range groups {
-		g.Go(func() error { return s.countTeam(gctx, gr.k, gr.team, gr.moves) })
+	now := time.Now()
+	for _, key := range b.byAt {
+		g.Go(func() error {
+			return s.setFence(gctx, b.teams[key].k, key.team, storeformat.Fence{Writing: token, Since: now})
+		})
+	}
+	return g.Wait()
+}
+
+// setFence updates a team's stream mark to hold a fence, its position as it is.
+func (s *Indexer) setFence(ctx context.Context, k streamKind, team string, f storeformat.Fence) error {
+	set, remove := storeformat.FenceUpdate(f)
+	u := s.db.Table(k.table(s.tables)).Update("pk", team).Range("sk", k.layout.StreamMarkKey())
+	for _, attr := range slices.Sorted(maps.Keys(set)) {
+		u = u.Set(attr, set[attr])
+	}
+	for _, attr := range remove {
+		u = u.Remove(attr)
+	}
+	return wrap(u.Run(ctx), "index: fence the items of team", team)
+}
+
+// countAll moves a batch's counts and lifts its fences, team by team (a few teams side by side).
+func (s *Indexer) countAll(ctx context.Context, b indexBatch, token string) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(indexWriters)
+	for _, key := range b.byAt {
+		tc := b.teams[key]
+		done := storeformat.Fence{Wrote: token, Through: tc.through, Lag: time.Since(tc.through)}
+		g.Go(func() error { return s.countTeam(gctx, tc.k, key.team, tc.moves, token, done) })
 	}
 	return g.Wait()
 }
@@ -217,58 +268,87 @@ func (s *Indexer) countAll(ctx context.Context, moves []countMove) error {
 // transactions of at most 100 items, each with the mark moved to its last change and conditioned
 // on the mark being as read. A change whose counts are more counter items than a transaction
 // holds (a client with very many words) moves them in chunks, the mark counting the chunks moved
-// (storeformat.StreamPartAttr). A team without a stream mark yet may have changes the previous
-// release counted with a mark per record: those marks are read (unmarkedByRecord).
-func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, moves []countMove) error {
+// (storeformat.StreamPartAttr). The last transaction lifts the team's fence (done), which stays
+// set, as token, in those before; with nothing to count, an update lifts it. A team whose mark
+// has no position yet may have changes the previous release counted with a mark per record:
+// those marks are read (unmarkedByRecord).
+func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, moves []countMove, token string, done storeformat.Fence) error {
 	t := s.db.Table(k.table(s.tables))
 	var mark dynamo.Item
 	err := t.Get("pk", team).Range("sk", dynamo.Equal, k.layout.StreamMarkKey()).Consistent(true).One(ctx, &mark)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return wrap(err, "index: read the stream mark of team", team)
 	}
-	if mark == nil {
+	at := streamAt{pos: attrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
+	if at.pos == "" {
 		if moves, err = s.unmarkedByRecord(ctx, t, k, team, moves); err != nil {
 			return err
 		}
 	}
-	at := streamAt{pos: attrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
-	var run []countMove
-	sum := tally{}
-	flush := func() error {
-		if len(run) == 0 {
-			return nil
-		}
-		next := streamAt{pos: run[len(run)-1].pos}
-		err := s.moveCounts(ctx, t, k, team, at, next, sum)
-		at, run, sum = next, nil, tally{}
-		return err
+	steps := countSteps(at, moves)
+	if len(steps) == 0 {
+		return s.setFence(ctx, k, team, done)
 	}
+	fence := storeformat.Fence{Writing: token, Since: storeformat.FenceOf(mark).Since}
+	for i, st := range steps {
+		if i == len(steps)-1 {
+			fence = done
+		}
+		if err := s.moveCounts(ctx, t, k, team, at, st.next, st.d, fence); err != nil {
+			return err
+		}
+		at = st.next
+	}
+	return nil
+}
+
+// countStep is one transaction of a team's counts: the counts it adds, and where it moves the
+// team's stream mark.
+type countStep struct {
+	next streamAt
+	d    tally
+}
+
+// countSteps returns the transactions that move the counts of the changes past at: the changes'
+// counts summed while they fit in one (storeformat.MarkChunk counter items), and a change of more
+// in chunks, from the chunk at says is next.
+func countSteps(at streamAt, moves []countMove) []countStep {
+	var steps []countStep
+	run := -1 // the step summing changes, if the last one does
 	for _, m := range moves {
 		if m.pos < at.pos || m.pos == at.pos && at.part == 0 {
 			continue // counted already
 		}
 		if len(m.d.items()) > storeformat.MarkChunk {
-			if err := flush(); err != nil {
-				return err
+			run = -1
+			chunks := m.d.chunks()
+			first := 0
+			if m.pos == at.pos {
+				first = at.part
 			}
-			if at, err = s.moveChunks(ctx, t, k, team, at, m); err != nil {
-				return err
+			for n := first; n < len(chunks); n++ {
+				next := streamAt{pos: m.pos}
+				if n+1 < len(chunks) {
+					next.part = n + 1
+				}
+				steps = append(steps, countStep{next, chunks[n]})
 			}
 			continue
 		}
-		joined := maps.Clone(sum)
-		for c, n := range m.d {
-			joined.add(c, n)
-		}
-		if len(joined.items()) > storeformat.MarkChunk {
-			if err := flush(); err != nil {
-				return err
+		if run >= 0 {
+			joined := maps.Clone(steps[run].d)
+			for c, n := range m.d {
+				joined.add(c, n)
 			}
-			joined = maps.Clone(m.d)
+			if len(joined.items()) <= storeformat.MarkChunk {
+				steps[run] = countStep{streamAt{pos: m.pos}, joined}
+				continue
+			}
 		}
-		run, sum = append(run, m), joined
+		steps = append(steps, countStep{streamAt{pos: m.pos}, maps.Clone(m.d)})
+		run = len(steps) - 1
 	}
-	return flush()
+	return steps
 }
 
 // streamAt is where a team's stream mark stands: the position of the last change counted, and
@@ -278,31 +358,10 @@ type streamAt struct {
 	part int
 }
 
-// moveChunks moves the counts of one change in chunks of storeformat.MarkChunk counter items,
-// from the chunk the mark says is next, each chunk with the mark.
-func (s *Indexer) moveChunks(ctx context.Context, t dynamo.Table, k streamKind, team string, at streamAt, m countMove) (streamAt, error) {
-	chunks := m.d.chunks()
-	first := 0
-	if m.pos == at.pos {
-		first = at.part
-	}
-	for n := first; n < len(chunks); n++ {
-		next := streamAt{pos: m.pos}
-		if n+1 < len(chunks) {
-			next.part = n + 1
-		}
-		if err := s.moveCounts(ctx, t, k, team, at, next, chunks[n]); err != nil {
-			return at, err
-		}
-		at = next
-	}
-	return at, nil
-}
-
-// moveCounts adds d to a team's counters and moves its stream mark from at to next, in one
-// transaction conditioned on the mark being at at.
-func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, team string, at, next streamAt, d tally) error {
-	put := t.Put(k.layout.StreamMark(team, next.pos, next.part))
+// moveCounts adds d to a team's counters and moves its stream mark from at to next, with its
+// fence f, in one transaction conditioned on the mark being at at.
+func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, team string, at, next streamAt, d tally, f storeformat.Fence) error {
+	put := t.Put(k.layout.StreamMark(team, next.pos, next.part, f))
 	switch {
 	case at.pos == "":
 		put = put.If("attribute_not_exists($)", storeformat.StreamPosAttr)

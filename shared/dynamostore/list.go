@@ -2,9 +2,11 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
@@ -43,8 +45,117 @@ func (r lister[T, R, Q]) table() dynamo.Table { return r.s.db.Table(r.k.table(r.
 // ways.
 var fewPerRange = 100
 
-// list serves a list query.
+// list serves a list query: one that reads the indexer's items (derived) inside the team's fence.
 func (r lister[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+	if r.derived(sp) {
+		return r.fenced(ctx, teamID, sp)
+	}
+	return r.serve(ctx, teamID, sp)
+}
+
+// derived reports a list that may read what the indexer keeps: a facet whose items it copies,
+// q's words, or a range its buckets count.
+func (r lister[T, R, Q]) derived(sp spec) bool {
+	if sp.unique != nil {
+		return false
+	}
+	for _, f := range sp.facets {
+		if f.streamed {
+			return true
+		}
+	}
+	return len(sp.terms) > 0 || len(sp.ranges) > 0 && r.k.layout.Tallies
+}
+
+// Bounds of a fenced read (fenced): the first wait for the team's fence, doubled each time; the
+// reads tried before a list of few records is read exactly; the reads tried in all; and the
+// records a list may have to be read exactly.
+const (
+	fenceWait     = 5 * time.Millisecond
+	fenceTries    = 4
+	fenceMaxTries = 8
+	exactRecords  = 5000
+)
+
+// fenced serves a list that reads the indexer's items from one state of them: it reads the team's
+// stream mark (storeformat.Fence) before and after its reads and keeps the answer when no
+// handling of a batch was writing the team's items before and the mark is the same after (the
+// indexer wrote none of them meanwhile). Otherwise it waits a little, longer each time, and reads
+// again. When the indexer writes the team's items without a pause (a burst of writes), after
+// fenceTries reads a list of at most exactRecords records of the shown statuses is read exactly,
+// from the records (scanList: its lag is none), and a longer one is read again, until
+// fenceMaxTries reads (about 0.6 s of waits), the last kept whatever the mark says.
+func (r lister[T, R, Q]) fenced(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+	wait := fenceWait
+	for try := 1; ; try++ {
+		before, err := r.fence(ctx, teamID)
+		if err != nil {
+			return patio.Listed[T]{}, err
+		}
+		last := try == fenceMaxTries
+		if !before.busy(time.Now()) || last {
+			out, err := r.serve(ctx, teamID, sp)
+			if err != nil {
+				return out, err
+			}
+			after, err := r.fence(ctx, teamID)
+			if err != nil {
+				return patio.Listed[T]{}, err
+			}
+			if after.same(before) || last {
+				out.Index = &patio.IndexView{Through: after.Through, Lag: after.Lag}
+				return out, nil
+			}
+		}
+		if try == fenceTries {
+			t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
+			if err != nil {
+				return patio.Listed[T]{}, err
+			}
+			if t.status(sp.lq.Status) <= exactRecords {
+				now := time.Now()
+				out, err := r.scanList(ctx, teamID, sp)
+				out.Index = &patio.IndexView{Through: now}
+				return out, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return patio.Listed[T]{}, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// markState is a team's stream mark as a list reads it: its fence, and its position.
+type markState struct {
+	storeformat.Fence
+	pos  string
+	part int
+}
+
+func (m markState) busy(now time.Time) bool { return m.Fence.Busy(now) }
+
+// same reports whether the mark is unchanged: the indexer wrote nothing of the team between the
+// two reads.
+func (m markState) same(o markState) bool {
+	return m.pos == o.pos && m.part == o.part && m.Writing == o.Writing && m.Wrote == o.Wrote
+}
+
+// fence reads a team's stream mark (strongly consistent; a team without one has nothing indexed).
+func (r lister[T, R, Q]) fence(ctx context.Context, teamID string) (markState, error) {
+	var mark dynamo.Item
+	err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, r.k.layout.StreamMarkKey()).Consistent(true).One(ctx, &mark)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return markState{}, wrap(err, "read the stream mark of team", teamID)
+	}
+	return markState{Fence: storeformat.FenceOf(mark), pos: attrString(mark, storeformat.StreamPosAttr),
+		part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}, nil
+}
+
+// serve serves a list query by the ways above.
+func (r lister[T, R, Q]) serve(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	switch {
 	case sp.unique != nil:
 		return r.uniqueList(ctx, teamID, sp)

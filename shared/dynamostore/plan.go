@@ -18,7 +18,8 @@ type spec struct {
 // facetFilter keeps the records with one of a facet's values.
 type facetFilter struct {
 	name, attr string
-	closed     bool
+	closed     bool // counted in the status shards (a closed facet the write's transaction keeps)
+	streamed   bool // its items and counts kept by the indexer
 	values     []string
 }
 
@@ -29,11 +30,12 @@ type rangeFilter struct {
 }
 
 // spec reads a query's conditions from the listing's declarations and the kind's facets.
-func (l *listing[T, Q]) spec(facets []storeformat.Facet, q Q) spec {
+func (l *listing[T, Q]) spec(layout *storeformat.Layout, q Q) spec {
 	sp := spec{lq: l.query(q)}
-	for _, f := range facets {
+	for _, f := range layout.Facets {
 		if values := l.filters[f.Name](q); values != nil {
-			sp.facets = append(sp.facets, facetFilter{name: f.Name, attr: f.Attr, closed: f.Closed, values: values})
+			sp.facets = append(sp.facets, facetFilter{name: f.Name, attr: f.Attr, closed: f.Closed && !f.StreamCopies,
+				streamed: f.StreamCopies || !f.Closed && layout.StreamFacets, values: values})
 		}
 	}
 	for _, rf := range append(sharedRanges(l.query), l.ranges...) {

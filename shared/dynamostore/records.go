@@ -311,7 +311,7 @@ func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []op
 
 // List returns one page of a team's records, the total matching, and the position after it.
 func (r records[T, R, Q]) List(ctx context.Context, teamID string, q Q) (patio.Listed[T], error) {
-	out, err := lister[T, R, Q](r).list(ctx, teamID, r.k.list.spec(r.k.layout.Facets, q))
+	out, err := lister[T, R, Q](r).list(ctx, teamID, r.k.list.spec(r.k.layout, q))
 	return out, wrap(err, "list "+r.k.what+"s of team", teamID)
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -82,6 +83,10 @@ func writeList[T any](w http.ResponseWriter, page patio.Page[T], values url.Valu
 	if page.Next != "" {
 		next := cursor{Page: q.Page.Value + 1, After: page.Next, Query: queryFingerprint(values)}.encode()
 		pg.NextCursor = &next
+	}
+	if ix := page.Index; ix != nil && !ix.Through.IsZero() {
+		w.Header().Set("Patio-Index-Through", ix.Through.UTC().Format("2006-01-02T15:04:05.000Z"))
+		w.Header().Set("Patio-Index-Lag", strconv.FormatFloat(max(ix.Lag, 0).Seconds(), 'f', 3, 64))
 	}
 	writeJSON(w, http.StatusOK, envelope{Success: true, Data: items, Pagination: pg})
 }

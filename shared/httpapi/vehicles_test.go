@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -362,6 +363,28 @@ func TestListFilters(t *testing.T) {
 	checkFilters(t, c, "/api/v1/vehicles", good, bad)
 	if res := c.Do("GET", "/api/v1/vehicles?page=99", nil); res.Status != 200 || string(res.Data) != "[]" {
 		t.Errorf("page past the end = %d %s; want 200 []", res.Status, res.Data)
+	}
+}
+
+// TestListSaysHowCurrentItsIndexIs: a list read from what the indexer keeps (a brand) says, in
+// its headers, up to which write its derived items hold every change and how long the last one
+// took to reach them; a list read from the records alone (the default list) says nothing of it.
+func TestListSaysHowCurrentItsIndexIs(t *testing.T) {
+	s := newStack(t)
+	_, c := s.team(t)
+	before := time.Now().Add(-time.Second) // the API's clock may differ by its stamp's rounding
+	c.Do("POST", "/api/v1/vehicles", map[string]any{"brand": "Jeep", "model": "Renegade", "price": 90000})
+	testenv.Index(t, dynamostore.IndexerOf(s.store))
+	res := c.Do("GET", "/api/v1/vehicles?brand=jeep", nil)
+	through, err := time.Parse(time.RFC3339Nano, res.Header.Get("Patio-Index-Through"))
+	lag, lerr := strconv.ParseFloat(res.Header.Get("Patio-Index-Lag"), 64)
+	if res.Status != 200 || err != nil || lerr != nil || through.Before(before) || through.After(time.Now()) || lag < 0 {
+		t.Errorf("GET ?brand=jeep = %d, Patio-Index-Through %q (%v), Patio-Index-Lag %q (%v); want the create's write time and a lag",
+			res.Status, res.Header.Get("Patio-Index-Through"), err, res.Header.Get("Patio-Index-Lag"), lerr)
+	}
+	if res := c.Do("GET", "/api/v1/vehicles", nil); res.Header.Get("Patio-Index-Lag") != "" || res.Header.Get("Patio-Index-Through") != "" {
+		t.Errorf("the default list says Patio-Index-Lag %q, Through %q; want neither (it reads the records alone)",
+			res.Header.Get("Patio-Index-Lag"), res.Header.Get("Patio-Index-Through"))
 	}
 }
 

@@ -136,6 +136,17 @@ type Listed[T any] struct {
 	Items []T
 	Total int
 	After string
+	Index *IndexView
+}
+
+// IndexView says how current the derived items a list read are (the items the indexer keeps from
+// the table's stream: q's words, some facets' copies and their counts; nil for a list read from
+// the records' own items alone). The page and the total were read from one state of them, which
+// holds every change of the team written up to Through; the last change reached them Lag after
+// it was written.
+type IndexView struct {
+	Through time.Time
+	Lag     time.Duration
 }
 
 // Rules is what makes a resource: how a record is built from a create input, what an update
@@ -165,6 +176,7 @@ type Page[T any] struct {
 	Total int
 	List  ListQuery
 	Next  string
+	Index *IndexView // how current the derived items the page was read from are; nil for none
 }
 
 // Service is the use cases every resource shares (create, get, update, soft delete, list),
@@ -324,7 +336,7 @@ func (s Service[T, In, Q]) List(ctx context.Context, teamID string, q Q) (Page[T
 		return Page[T]{}, err
 	}
 	lq := q.listQuery()
-	page := Page[T]{Items: got.Items, Total: got.Total, List: lq}
+	page := Page[T]{Items: got.Items, Total: got.Total, List: lq, Index: got.Index}
 	if lq.Page.Value*lq.Limit.Value < got.Total && len(got.Items) > 0 {
 		page.Next = got.After
 	}

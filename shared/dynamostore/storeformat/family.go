@@ -94,7 +94,7 @@ func (l *Layout) Family(row dynamo.Item) Family {
 			}
 		}
 		f.Copies[attrString(item, "sk")] = item
-		if fc.Closed {
+		if fc.Closed && !fc.StreamCopies {
 			f.Counts[Count{Attr: key + "#" + status}]++
 			if amount != 0 {
 				f.Counts[Count{Attr: SumPrefix + key + "#" + status}] += amount

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
@@ -62,9 +63,10 @@ type Facet struct {
 	// Closed facets (enums) are counted in the status shards; open ones (text, linked records) in
 	// counter items of their own.
 	Closed bool
-	// StreamCopies says the indexer keeps a closed facet's copies from the table's stream (its
-	// counts stay in the status shards, in the write's transaction). An open facet's copies and
-	// counts follow Layout.StreamFacets.
+	// StreamCopies says the indexer keeps a closed facet's copies from the table's stream, and
+	// counts them in counter items as it counts an open facet's (a list reads its page and its
+	// total from one view, both the indexer's). An open facet's copies and counts follow
+	// Layout.StreamFacets.
 	StreamCopies bool
 }
 
@@ -212,17 +214,92 @@ const (
 	// StreamPartAttr, present only while a change's counts are moved in several transactions
 	// (more than MarkChunk counter items), holds how many of its chunks were moved.
 	StreamPartAttr = "part"
+	// Attributes of the mark's fence (Fence).
+	fenceWriting   = "writing"
+	fenceWritingMS = "writing_ms"
+	fenceWrote     = "wrote"
+	fenceThrough   = "through_ms"
+	fenceLag       = "lag_ms"
 )
 
+// Fence is what a team's stream mark says of the indexer's writes of the team's items and
+// counts, so that a list reading them can tell it read one view of them: the indexer sets
+// Writing (a token of its handling of a batch) before it writes the first of them, and clears it
+// with the last, naming the token in Wrote. A list that reads the mark before and after its
+// reads, with no token writing and the same mark both times, read items and counts that agree.
+// Through and Lag say how current they are: the write time of the last change they hold, and
+// how long it took to reach them.
+type Fence struct {
+	Writing string
+	Since   time.Time // when Writing was set
+	Wrote   string
+	Through time.Time
+	Lag     time.Duration
+}
+
+// Busy reports a fence whose writes are under way at now: set, and not older than a handling of
+// a batch takes (an older one is a handling that failed, whose batch the stream hands over again
+// or, past its retries, the operators' mend completes).
+func (f Fence) Busy(now time.Time) bool {
+	return f.Writing != "" && now.Sub(f.Since) < FenceTimeout
+}
+
+// FenceTimeout is how long a fence's writes may be under way before lists take them for a failed
+// handling's and read through them.
+const FenceTimeout = 10 * time.Second
+
+// FenceOf reads the fence of a stream mark as stored (nil: no mark yet).
+func FenceOf(mark dynamo.Item) Fence {
+	f := Fence{Writing: attrString(mark, fenceWriting), Wrote: attrString(mark, fenceWrote),
+		Lag: time.Duration(IntAttr(mark, fenceLag)) * time.Millisecond}
+	if ms := IntAttr(mark, fenceWritingMS); ms > 0 {
+		f.Since = time.UnixMilli(int64(ms))
+	}
+	if ms := IntAttr(mark, fenceThrough); ms > 0 {
+		f.Through = time.UnixMilli(int64(ms))
+	}
+	return f
+}
+
 // StreamMark is a team's stream mark standing at the change of position pos, part of its chunks
-// counted (0: all of them).
-func (l *Layout) StreamMark(teamID, pos string, part int) dynamo.Item {
+// counted (0: all of them), with its fence.
+func (l *Layout) StreamMark(teamID, pos string, part int, f Fence) dynamo.Item {
 	mark := dynamo.Item{"pk": str(teamID), "sk": str(l.StreamMarkKey()), StreamPosAttr: str(pos)}
 	if part > 0 {
-		mark[StreamPartAttr] = &types.AttributeValueMemberN{Value: strconv.Itoa(part)}
+		mark[StreamPartAttr] = num(part)
+	}
+	for attr, v := range f.attrs() {
+		mark[attr] = v
 	}
 	return mark
 }
+
+// attrs are a fence's attributes as a mark holds them (those it has).
+func (f Fence) attrs() dynamo.Item {
+	out := dynamo.Item{}
+	if f.Writing != "" {
+		out[fenceWriting], out[fenceWritingMS] = str(f.Writing), num(int(f.Since.UnixMilli()))
+	}
+	if f.Wrote != "" {
+		out[fenceWrote] = str(f.Wrote)
+	}
+	if !f.Through.IsZero() {
+		out[fenceThrough], out[fenceLag] = num(int(f.Through.UnixMilli())), num(int(f.Lag.Milliseconds()))
+	}
+	return out
+}
+
+// FenceUpdate returns what an update of a stream mark sets and removes to hold fence f, its
+// position and chunks left as they are (and, when f has none, its Wrote and Through).
+func FenceUpdate(f Fence) (set dynamo.Item, remove []string) {
+	set = f.attrs()
+	if f.Writing == "" {
+		remove = []string{fenceWriting, fenceWritingMS}
+	}
+	return set, remove
+}
+
+func num(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(n)} }
 
 // StreamPos turns a stream record's sequence number (decimal digits, growing along a shard and
 // from a parent shard to its children) into a string that sorts as the number does: its length in
