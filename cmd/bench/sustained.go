@@ -82,6 +82,8 @@ type sustainedReport struct {
 	drainFirst time.Duration  // from the stack's start to the drain's first event
 	drainCalls string         // the stack's AWS calls during the drain
 	problems   map[string]int // the stack's logged warnings and errors by level, message and error
+	probe      *indexProbe    // the lag of a filtered list during the steady load
+	indexed    time.Duration  // from the stack's start to the indexer having followed the drain's backlog
 }
 
 // countProblems counts the stack's JSON log lines by level, message and error (cut to 160 bytes).
@@ -141,12 +143,19 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 		stop = func() { _ = s.Shutdown(); cancel(); stop = func() {} }
 	}
 	start()
-	creds := must(s.NewTeam(ctx, "Sustained load", "bench@patio.local"))
-	newRawClient(s.AWS, s.Config.Tables).liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10)
-	hook := subscribe(ctx, s.Store, creds.TeamID, steady, "*")
-
-	l := &sustainedLoad{url: s.APIURL, key: creds.Key, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
+	raw := newRawClient(s.AWS, s.Config.Tables)
+	l := &sustainedLoad{url: s.APIURL, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: sustainedInFlight}}}
+	var hooks []webhook.Webhook
+	var teams []string
+	for i := range sustainedTeams {
+		creds := must(s.NewTeam(ctx, fmt.Sprintf("Sustained load %d", i+1), "bench@patio.local"))
+		raw.liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10)
+		hooks = append(hooks, subscribe(ctx, s.Store, creds.TeamID, steady, "*"))
+		l.keys, teams = append(l.keys, creds.Key), append(teams, creds.TeamID)
+	}
+	l.ids = make([][]string, len(l.keys))
+	rep.probe = &indexProbe{url: s.APIURL, key: l.keys[0], teamID: teams[0], client: l.client, raw: raw}
 	_ = calls.Take(time.Minute) // the set-up's calls are not the load's
 	minute := func(phase string, from time.Time) {
 		calls := calls.Take(time.Since(from))
@@ -164,7 +173,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 			wg.Go(func() {
 				rng := rand.New(rand.NewPCG(uint64(seed+i), 29))
 				for loadCtx.Err() == nil {
-					l.one(loadCtx, rng)
+					l.one(loadCtx, rng, i%len(l.keys))
 				}
 			})
 		}
@@ -174,11 +183,16 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	// The steady load, minute by minute.
 	progress("sustained: %d clients creating and updating vehicles for %s", o.clients, o.duration)
 	stopLoad := closedLoops(0)
+	probeCtx, stopProbe := context.WithCancel(ctx)
+	probed := make(chan struct{})
+	go func() { rep.probe.run(probeCtx); close(probed) }()
 	end := time.Now().Add(o.duration)
 	for from := time.Now(); from.Before(end) && ctx.Err() == nil; from = time.Now() {
 		sleepCtx(ctx, min(time.Minute, time.Until(end)))
 		minute("steady", from)
 	}
+	stopProbe()
+	<-probed
 	stopLoad()
 	// The burst: arrivals at twice the last steady minute's rate, whether or not earlier requests
 	// have been answered; then the closed-loop load again.
@@ -196,8 +210,15 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	// Every change of the load reaches the steady receiver.
 	want := int(l.created.Load() + l.updated.Load())
 	progress("sustained: waiting for the %d changes' events", want)
-	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return steady.distinctEvents(hook.ID) >= want })
-	rep.delivered = steady.distinctEvents(hook.ID)
+	delivered := func() int {
+		n := 0
+		for _, h := range hooks {
+			n += steady.distinctEvents(h.ID)
+		}
+		return n
+	}
+	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return delivered() >= want })
+	rep.delivered = delivered()
 	steady.mu.Lock()
 	rep.badSigs = steady.bad
 	steady.mu.Unlock()
@@ -208,9 +229,17 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	slowHook := subscribe(ctx, s.Store, drainTeam.TeamID, slow, webhook.VehicleCreated)
 	progress("sustained: writing a backlog of %d changes with the pipeline stopped", o.drain)
 	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain, 16, 0))
+	// The backlog's last change, stamped after every other: the indexer has followed the backlog
+	// when its stream mark holds a write at or after lastWrite.
+	lastWrite := time.Now()
+	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, 1, 1, 0))
 	_ = calls.Take(time.Minute) // the backlog's writes are not the drain's
 	began := time.Now()
 	start()
+	indexedAt, ok := raw.followedSince(ctx, drainTeam.TeamID, lastWrite, 5*time.Minute)
+	if ok {
+		rep.indexed = indexedAt.Sub(began)
+	}
 	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return len(slow.arrivals(slowHook.ID)) >= o.drain })
 	var first, last time.Time
 	for _, at := range slow.arrivals(slowHook.ID) {
@@ -276,13 +305,17 @@ func (r *benchReceiver) distinctEvents(webhookID string) int {
 
 // sustainedLoad is the load's HTTP client and what it recorded.
 type sustainedLoad struct {
-	url, key, description string
-	client                *http.Client
-	created, updated      atomic.Int64
-	mu                    sync.Mutex
-	calls                 []sustainedCall
-	ids                   []string // vehicles created, to update
+	url, description string
+	keys             []string // a key of each team of the load
+	client           *http.Client
+	created, updated atomic.Int64
+	mu               sync.Mutex
+	calls            []sustainedCall
+	ids              [][]string // vehicles created, to update, by team
 }
+
+// sustainedTeams is how many teams the load writes to, its clients spread over them.
+const sustainedTeams = 3
 
 // openLoop starts requests at rate per second for d, whatever is still in flight, and waits for them.
 func (l *sustainedLoad) openLoop(ctx context.Context, rate float64, d time.Duration) (dropped int) {
@@ -305,7 +338,7 @@ func (l *sustainedLoad) openLoop(ctx context.Context, rate float64, d time.Durat
 				r := rand.New(rand.NewPCG(rng.Uint64(), 29))
 				wg.Go(func() {
 					defer func() { <-slots }()
-					l.one(ctx, r)
+					l.one(ctx, r, r.IntN(len(l.keys)))
 				})
 			default:
 				dropped++
@@ -314,12 +347,13 @@ func (l *sustainedLoad) openLoop(ctx context.Context, rate float64, d time.Durat
 	}
 }
 
-// one makes one request, a create or (half the time) an update of a vehicle created before.
-func (l *sustainedLoad) one(ctx context.Context, rng *rand.Rand) {
+// one makes one request in a team, a create or (half the time) an update of a vehicle created
+// before.
+func (l *sustainedLoad) one(ctx context.Context, rng *rand.Rand, team int) {
 	l.mu.Lock()
 	var id string
-	if len(l.ids) > 0 && rng.IntN(2) == 0 {
-		id = l.ids[rng.IntN(len(l.ids))]
+	if ids := l.ids[team]; len(ids) > 0 && rng.IntN(2) == 0 {
+		id = ids[rng.IntN(len(ids))]
 	}
 	l.mu.Unlock()
 	method, path, body := http.MethodPut, "/api/v1/vehicles/"+id,
@@ -331,7 +365,7 @@ func (l *sustainedLoad) one(ctx context.Context, rng *rand.Rand) {
 			50_000+n%200_000, n%100, l.description)
 	}
 	c := sustainedCall{start: time.Now(), create: id == ""}
-	status, _, data, err := fetch(ctx, l.client, method, l.url+path, []byte(body), authorized(l.key, nil), 0, true)
+	status, _, data, err := fetch(ctx, l.client, method, l.url+path, []byte(body), authorized(l.keys[team], nil), 0, true)
 	c.took = time.Since(c.start)
 	if err != nil && ctx.Err() != nil {
 		return // the phase ended: not the stack's answer
@@ -341,7 +375,7 @@ func (l *sustainedLoad) one(ctx context.Context, rng *rand.Rand) {
 	case c.create && status == http.StatusCreated:
 		if json.Unmarshal(data, &out) == nil {
 			l.mu.Lock()
-			l.ids = append(l.ids, out.Data.ID)
+			l.ids[team] = append(l.ids[team], out.Data.ID)
 			l.mu.Unlock()
 		}
 		l.created.Add(1)
@@ -420,6 +454,26 @@ func printSustained(w io.Writer, r *sustainedReport) {
 	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s from the stack's start, %s, bound %d at the end\n",
 		r.o.drain, r.drainRate, first, r.drainBound)
 	fmt.Fprintf(w, "\nThe stack's AWS calls during the drain:\n%s", indent(r.drainCalls))
+	apiRate := 0.0
+	for _, m := range steady {
+		apiRate = max(apiRate, m.writesPerSecond())
+	}
+	var listed99 time.Duration
+	if p := r.probe; p != nil {
+		l50, l99 := percentiles(p.listed)
+		f50, f99 := percentiles(p.followed)
+		listed99 = l99
+		fmt.Fprintf(w, "\nA filtered list during the steady load (%d teams, up to %.1f writes/s): a probe of a brand of its own every %s, %d timed, %d not listed within a minute\n",
+			sustainedTeams, apiRate, probeEvery, len(p.listed), p.missed)
+		fmt.Fprintf(w, "  until ?brand=<probe> lists it:          p50 %s, p99 %s\n", ms(l50), ms(l99))
+		fmt.Fprintf(w, "  until the indexer has followed it:      p50 %s, p99 %s (its team's stream mark)\n", ms(f50), ms(f99))
+	}
+	indexRate := 0.0
+	if r.indexed > 0 {
+		indexRate = float64(r.o.drain+1) / r.indexed.Seconds()
+		fmt.Fprintf(w, "The indexer followed the drain's backlog of %d changes %s after the stack started: %.0f changes/s (the API sustained %.1f writes/s)\n",
+			r.o.drain+1, r.indexed.Round(time.Millisecond), indexRate, apiRate)
+	}
 	if len(r.problems) > 0 {
 		fmt.Fprintf(w, "\nThe stack's warnings and errors (.data/bench-sustained.log), by message:\n")
 		keys := slices.Sorted(maps.Keys(r.problems))
@@ -444,4 +498,10 @@ func printSustained(w io.Writer, r *sustainedReport) {
 	budget("p99 below the request deadline (8 s), every minute but the burst's", worstP99 < sustainedDeadline, "worst %s", worstP99.Round(time.Millisecond))
 	budget("no 5xx, every minute but the burst's", fivexx == 0, "%d (the burst's: %d)", fivexx, burst5xx)
 	budget("a 50 ms receiver drains >= 320 events/s (4x a fixed bound of 4)", r.drainRate >= 320, "%.0f/s", r.drainRate)
+	if r.probe != nil {
+		budget(fmt.Sprintf("a filtered list lists a write within p99 <= 3 s at the load's rate (%d teams)", sustainedTeams),
+			len(r.probe.listed) > 0 && listed99 <= 3*time.Second && r.probe.missed == 0, "%s (%d missed)", ms(listed99), r.probe.missed)
+	}
+	budget("the indexer follows >= 2x the API's sustained writes/s", apiRate > 0 && indexRate >= 2*apiRate,
+		"%.0f/s vs %.1f/s (x%.2f)", indexRate, apiRate, indexRate/max(apiRate, 1e-9))
 }

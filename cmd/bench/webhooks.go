@@ -55,7 +55,10 @@ const (
 	callsBudget     = 1.2
 	lagBudget       = 1.3
 	searchLagBudget = time.Second // how soon a filtered list (q) reflects a write at the lag runs' rate
-	slowBudget      = 1.5
+	// indexBacklogBudget is how soon the indexer follows the backlog of changes written while the
+	// pipeline was stopped (1,000 by default).
+	indexBacklogBudget = 5 * time.Second
+	slowBudget         = 1.5
 	// The throttling receiver answers every throttleEvery-th request 429; a request within
 	// throttleGrace of a 429 was in flight when it was answered.
 	throttledBacklog, throttleEvery, throttleRetryAfter = 200, 3, 2
@@ -910,5 +913,7 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	budget(slow <= slowBudget && r.missingAB == 0, "healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx", slowBudget, slow)
 	budget(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0, "a filtered list (q, brand) reflects a write within p99 <= %s at %d writes/s: %s",
 		searchLagBudget, r.o.rate, ms(r.searchLag.p99))
+	budget(r.indexBacklog > 0 && r.indexBacklog <= indexBacklogBudget, "the indexer follows a backlog of %d changes within %s: %s (%.0f changes/s)",
+		r.backlogN, indexBacklogBudget, r.indexBacklog.Round(time.Millisecond), float64(r.backlogN)/max(r.indexBacklog.Seconds(), 1e-9))
 	fmt.Fprintf(w, "  (webhook bench took %s)\n", r.elapsed.Round(time.Second))
 }

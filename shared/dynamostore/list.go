@@ -64,26 +64,35 @@ func (r lister[T, R, Q]) derived(sp spec) bool {
 			return true
 		}
 	}
-	return len(sp.terms) > 0 || len(sp.ranges) > 0 && r.k.layout.Tallies
+	if !r.k.layout.Tallies {
+		return len(sp.terms) > 0
+	}
+	for _, rf := range sp.ranges {
+		for _, br := range r.k.layout.Ranges {
+			if br.Name == rf.sort {
+				return true
+			}
+		}
+	}
+	return len(sp.terms) > 0
 }
 
 // Bounds of a fenced read (fenced): the first wait for the team's fence, doubled each time; the
-// reads tried before a list of few records is read exactly; the reads tried in all; and the
-// records a list may have to be read exactly.
+// reads tried before a list by a facet of few matches is read from its matches; the reads tried
+// in all.
 const (
 	fenceWait     = 5 * time.Millisecond
 	fenceTries    = 4
 	fenceMaxTries = 8
-	exactRecords  = 5000
 )
 
 // fenced serves a list that reads the indexer's items from one state of them: it reads the team's
 // stream mark (storeformat.Fence) before and after its reads and keeps the answer when no
 // handling of a batch was writing the team's items before and the mark is the same after (the
 // indexer wrote none of them meanwhile). Otherwise it waits a little, longer each time, and reads
-// again. When the indexer writes the team's items without a pause (a burst of writes), after
-// fenceTries reads a list of at most exactRecords records of the shown statuses is read exactly,
-// from the records (scanList: its lag is none), and a longer one is read again, until
+// again. When the indexer writes the team's items without a pause (a backlog), after fenceTries
+// reads a list by a facet the indexer keeps, when it matches few records, is served from those
+// matches (fewMatches: its page and total are one read); any other is read again until
 // fenceMaxTries reads (about 0.6 s of waits), the last kept whatever the mark says.
 func (r lister[T, R, Q]) fenced(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	wait := fenceWait
@@ -108,14 +117,9 @@ func (r lister[T, R, Q]) fenced(ctx context.Context, teamID string, sp spec) (pa
 			}
 		}
 		if try == fenceTries {
-			t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
-			if err != nil {
-				return patio.Listed[T]{}, err
-			}
-			if t.status(sp.lq.Status) <= exactRecords {
-				now := time.Now()
-				out, err := r.scanList(ctx, teamID, sp)
-				out.Index = &patio.IndexView{Through: now}
+			out, ok, err := r.fewMatches(ctx, teamID, sp)
+			if ok || err != nil {
+				out.Index = &patio.IndexView{Through: before.Through, Lag: before.Lag}
 				return out, err
 			}
 		}
@@ -126,6 +130,25 @@ func (r lister[T, R, Q]) fenced(ctx context.Context, teamID string, sp spec) (pa
 		}
 		wait *= 2
 	}
+}
+
+// fewMatches serves a list by a facet the indexer keeps from every item of that facet it
+// matches, when they are few (fewPerRange a range at most): its page and its total are those
+// items, of one read, whatever the indexer writes meanwhile. ok is false for another list, or
+// when the matches are more.
+func (r lister[T, R, Q]) fewMatches(ctx context.Context, teamID string, sp spec) (patio.Listed[T], bool, error) {
+	i := slices.IndexFunc(sp.facets, func(f facetFilter) bool { return f.streamed })
+	if i < 0 {
+		return patio.Listed[T]{}, false, nil
+	}
+	d := driver{facet: &sp.facets[i], sort: "created_at"}
+	rd, segs := r.driverRanges(teamID, sp.lq, d, d.rest(sp.conds()))
+	items, ends, err := readRanges(ctx, rd, segs, fewPerRange)
+	if err != nil || slices.ContainsFunc(ends, func(e dynamo.PagingKey) bool { return e != nil }) {
+		return patio.Listed[T]{}, false, err
+	}
+	out, err := r.fromMatches(items, sp)
+	return out, true, err
 }
 
 // markState is a team's stream mark as a list reads it: its fence, and its position.
