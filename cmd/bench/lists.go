@@ -29,6 +29,7 @@ const (
 	maxCursorDeviation = 0.2 // a deep cursor page costs page 1's, ± this
 	maxDeepPage        = 100 // how deep the cursor page goes at most
 	syncChanges        = 100 // records the sync recipe's window holds
+	maxSyncGrowth      = 1.2 // the sync recipe at the largest size (its history sold or archived) × at the smallest, p50 and items
 	// Toyota is one vehicle in 12, a price range of 20,000 about 5 % of them.
 	benchBrand    = "Toyota"
 	benchModel    = "Corolla"
@@ -616,6 +617,20 @@ func printListBudgets(w io.Writer, lr *listReport) {
 		x := big / max(little, 1e-9)
 		fmt.Fprintf(w, "  %s  %s: ratio to its floor at %d (×%.2f) ≤ %.1f × that at %d (×%.2f): ×%.2f\n", verdict(x <= maxListGrowth),
 			rw.endpoint, largest, big, maxListGrowth, smallest, little, x)
+	}
+	for _, rw := range lr.rows {
+		if rw.class != classSync || rw.size != largest || rw.conc != c1 || rw.missing != "" || smallest == largest {
+			continue
+		}
+		small, ok := lr.row(smallest, c1, named(rw.endpoint))
+		if !ok || small.missing != "" {
+			continue
+		}
+		bigItems, smallItems := rw.page+rw.count+rw.counters, small.page+small.count+small.counters
+		x, xi := ratio(rw.request.p50, small.request.p50), float64(bigItems)/float64(max(smallItems, 1))
+		fmt.Fprintf(w, "  %s  the sync recipe at %d vehicles (90 %% sold or archived) ≤ %.1f× its p50 and items at %d: %s vs %s (×%.2f), %d vs %d items (×%.2f)\n",
+			verdict(x <= maxSyncGrowth && xi <= maxSyncGrowth), largest, maxSyncGrowth, smallest, ms(rw.request.p50), ms(small.request.p50), x,
+			bigItems, smallItems, xi)
 	}
 	for _, t := range lr.teams {
 		if t.resource != patio.ResourceVehicle {

@@ -280,7 +280,7 @@ func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, move
 		return wrap(err, "index: read the stream mark of team", team)
 	}
 	at := streamAt{pos: attrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
-	if at.pos == "" {
+	if at.pos == "" && len(moves) > 0 {
 		if moves, err = s.unmarkedByRecord(ctx, t, k, team, moves); err != nil {
 			return err
 		}
