@@ -28,7 +28,7 @@ func (c *Console) routes() {
 
 	// Webhooks and deliveries.
 	c.handle("GET /console/webhooks", page, c.webhookList)
-	c.handle("GET /console/webhooks/new", may(patio.PermWebhooks), c.webhookNew)
+	c.handle("GET /console/webhooks/new", may(patio.PermWebhooks), c.tokenPage(c.webhookNew))
 	c.handle("POST /console/webhooks", may(patio.PermWebhooks), c.webhookCreate)
 	c.handle("GET /console/webhooks/{id}", page, c.webhookShow)
 	c.handle("POST /console/webhooks/{id}", may(patio.PermWebhooks), c.webhookSave)
@@ -66,7 +66,7 @@ func (c *Console) routes() {
 		confirmation{key: "confirm.vehicle.archive", name: c.vehicleName, back: backToRecord("/console/vehicles/")},
 		c.vehicleArchive()))
 	c.handle("POST /console/vehicles/{id}/restore", may(patio.PermModules), c.vehicleRestore())
-	c.handle("GET /console/vehicles/new", may(patio.PermModules), c.vehicleNew)
+	c.handle("GET /console/vehicles/new", may(patio.PermModules), c.tokenPage(c.vehicleNew))
 	c.handle("POST /console/vehicles", may(patio.PermModules), c.vehicleCreate)
 	c.handle("GET /console/vehicles/{id}", page, c.vehicleShow)
 	c.handle("POST /console/vehicles/{id}", may(patio.PermModules), c.vehicleSave)
@@ -77,14 +77,14 @@ func (c *Console) routes() {
 		confirmation{key: "confirm.client.deactivate", name: c.clientName, back: backToRecord("/console/clients/")},
 		c.clientDeactivate()))
 	c.handle("POST /console/clients/{id}/restore", may(patio.PermModules), c.clientRestore())
-	c.handle("GET /console/clients/new", may(patio.PermModules), c.clientNew)
+	c.handle("GET /console/clients/new", may(patio.PermModules), c.tokenPage(c.clientNew))
 	c.handle("POST /console/clients", may(patio.PermModules), c.clientCreate)
 	c.handle("GET /console/clients/{id}", page, c.clientShow)
 	c.handle("POST /console/clients/{id}", may(patio.PermModules), c.clientSave)
 
 	// Pipeline.
 	c.handle("GET /console/deals", page, c.dealBoard)
-	c.handle("GET /console/deals/new", may(patio.PermModules), c.dealNew)
+	c.handle("GET /console/deals/new", may(patio.PermModules), c.tokenPage(c.dealNew))
 	c.handle("POST /console/deals", may(patio.PermModules), c.dealCreate)
 	c.handle("GET /console/deals/{id}", page, c.dealShow)
 	c.handle("POST /console/deals/{id}", may(patio.PermModules), c.dealSave)
@@ -98,7 +98,7 @@ func (c *Console) routes() {
 
 	// Activities.
 	c.handle("GET /console/activities", page, c.activityList)
-	c.handle("GET /console/activities/new", may(patio.PermModules), c.activityNew)
+	c.handle("GET /console/activities/new", may(patio.PermModules), c.tokenPage(c.activityNew))
 	c.handle("POST /console/activities", may(patio.PermModules), c.activityCreate)
 	c.handle("GET /console/activities/{id}", page, c.activityShow)
 	c.handle("POST /console/activities/{id}", may(patio.PermModules), c.activitySave)
@@ -113,7 +113,7 @@ func (c *Console) routes() {
 	c.handle("GET /console/financial", page, c.financialList)
 	c.handle("GET /console/financial.csv", page, c.financialCSV)
 	c.handle("GET /console/financial/summary", page, c.financialSummary)
-	c.handle("GET /console/financial/new", may(patio.PermModules), c.financialNew)
+	c.handle("GET /console/financial/new", may(patio.PermModules), c.tokenPage(c.financialNew))
 	c.handle("POST /console/financial", may(patio.PermModules), c.financialCreate)
 	c.handle("GET /console/financial/{id}", page, c.financialShow)
 	c.handle("POST /console/financial/{id}", may(patio.PermModules), c.financialSave)

@@ -1,0 +1,131 @@
+package consoletest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// inEnglish switches a session to English and returns a console page's text as it reads then.
+func inEnglish(t *testing.T, session, path string) string {
+	t.Helper()
+	c := newClient(t, session)
+	c.post("/console/language", url.Values{"lang": {"en"}, "back": {path}}, nil)
+	resp, body := c.get(path)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("English GET %s = %d", path, resp.StatusCode)
+	}
+	return body
+}
+
+// apiTotal returns the total of a list of the public API.
+func apiTotal(t *testing.T, key, path string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, stack.APIURL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Pagination struct {
+			Total int `json:"total"`
+		} `json:"pagination"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d (%v)", path, resp.StatusCode, err)
+	}
+	return out.Pagination.Total
+}
+
+// pathOf is the browser's location without its origin and query.
+func pathOf(ctx context.Context) string {
+	p, _, _ := strings.Cut(strings.TrimPrefix(location(ctx), stack.ConsoleURL), "?")
+	return p
+}
+
+// TestSaleRevenueRecordedOnce: a hurried salesperson records a won deal's revenue, goes Back and
+// sends the same form again: the second post creates nothing and shows the record the first
+// made; a reload of the form's page keeps it that way. The won deal then says its revenue was
+// recorded and links to it, with no button to record it again, in both languages.
+func TestSaleRevenueRecordedOnce(t *testing.T) {
+	tm := newTeam(t)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
+	vehicle := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":65990}`)
+	deal := createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+client+`","vehicle_id":"`+vehicle+`","payment_method":"pix"}`)
+	apiSend(t, tm.Key, http.MethodPut, "/api/v1/deals/"+deal, `{"status":"ganho"}`, http.StatusOK)
+	ctx, session := invite(t, tm, patio.RoleMember)
+
+	open(t, ctx, "/console/deals/"+deal)
+	submit(t, ctx, `main .done a.button`)
+	if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("record the revenue = %d: %s", got, pageText(t, ctx))
+	}
+	record := pathOf(ctx)
+	if !strings.HasPrefix(record, "/console/financial/") {
+		t.Fatalf("after recording the revenue the browser is at %s; want the record's page", record)
+	}
+
+	// Back to the form, and the same button again; then a reload of the form and once more.
+	with(t, ctx, chromedp.NavigateBack())
+	if got := submit(t, ctx, `main form[action$="/console/financial"] button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("the form sent again = %d: %s", got, pageText(t, ctx))
+	}
+	if got := pathOf(ctx); got != record {
+		t.Errorf("the form sent again leads to %s; want the record the first post made (%s)", got, record)
+	}
+	if p := pageText(t, ctx); !strings.Contains(p, "já tinha sido enviado") {
+		t.Errorf("the form sent again does not say it was already sent: %s", p)
+	}
+	with(t, ctx, chromedp.NavigateBack(), chromedp.Reload())
+	submit(t, ctx, `main form[action$="/console/financial"] button[type=submit]`)
+
+	fin := patio.NewFinancial(stack.Store.Financial(), stack.Store.Accounts().Team)
+	page, err := fin.List(context.Background(), tm.TeamID, patio.FinancialQuery{DealID: &deal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 {
+		t.Fatalf("the deal has %d revenue records after Back and resubmit; want 1", len(page.Items))
+	}
+
+	open(t, ctx, "/console/deals/"+deal)
+	if n := count(t, ctx, `main a[href*="/console/financial/new"]`); n != 0 {
+		t.Errorf("the won deal still offers to record its revenue (%d links) after it was recorded", n)
+	}
+	link := `main .done a[href$="` + record + `"]`
+	if n := count(t, ctx, link); n != 1 || !strings.Contains(text(t, ctx, "main .done"), "já foi registrada") {
+		t.Errorf("the won deal's page does not say its revenue was recorded, with a link to it: %s", pageText(t, ctx))
+	}
+	if p := inEnglish(t, session, "/console/deals/"+deal); !strings.Contains(p, "revenue was recorded") || !strings.Contains(p, record) {
+		t.Errorf("in English the won deal's page does not say its revenue was recorded, with a link to it")
+	}
+}
+
+// TestNewFormBackAndResubmit: the same for every new-record form, here a vehicle: Back after
+// creating it and the same form sent again creates no second vehicle.
+func TestNewFormBackAndResubmit(t *testing.T) {
+	tm := newTeam(t)
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	open(t, ctx, "/console/vehicles/new")
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("brand"), "Fiat"), chromedp.SendKeys(chromedp.ID("model"), "Pulse"),
+		chromedp.SendKeys(chromedp.ID("price"), "99.990,00"))
+	submit(t, ctx, `main form button[type=submit]`)
+	first := pathOf(ctx)
+	with(t, ctx, chromedp.NavigateBack())
+	submit(t, ctx, `main form button[type=submit]`)
+	if got := pathOf(ctx); got != first {
+		t.Errorf("the vehicle form sent again leads to %s; want the vehicle the first post made (%s)", got, first)
+	}
+	if n := apiTotal(t, tm.Key, "/api/v1/vehicles"); n != 1 {
+		t.Errorf("the API lists %d vehicles after Back and resubmit; want 1", n)
+	}
+}
