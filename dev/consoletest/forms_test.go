@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -127,5 +128,91 @@ func TestNewFormBackAndResubmit(t *testing.T) {
 	}
 	if n := apiTotal(t, tm.Key, "/api/v1/vehicles"); n != 1 {
 		t.Errorf("the API lists %d vehicles after Back and resubmit; want 1", n)
+	}
+}
+
+// TestIrreversibleActionsAskFirst: winning a deal (it sells the vehicle for good), reversing a
+// payment and disabling a webhook each ask first, and asking changes nothing. The win's question
+// names the payment method, and asks for one when none was chosen.
+func TestIrreversibleActionsAskFirst(t *testing.T) {
+	tm := newTeam(t)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
+	argo := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":65990}`)
+	mobi := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Mobi","price":54990}`)
+	blank := createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+client+`","vehicle_id":"`+argo+`"}`)
+	chosen := createJSON(t, tm.Key, "deals", `{"title":"Mobi da Maria","client_id":"`+client+`","vehicle_id":"`+mobi+`"}`)
+	ctx, session := invite(t, tm, patio.RoleOwner)
+
+	// No payment method: the question asks for one.
+	open(t, ctx, "/console/deals/"+blank)
+	if got := submit(t, ctx, `form[action$="/win"] button`); got != http.StatusOK || count(t, ctx, "main .confirm form") != 1 {
+		t.Fatalf("win = %d at %s; want the confirmation page", got, location(ctx))
+	}
+	if obj := apiGet(t, tm.Key, "/api/v1/deals/"+blank); obj["status"] != "ativo" {
+		t.Fatalf("asking to win already won the deal: %v", obj["status"])
+	}
+	if n := count(t, ctx, `main .confirm select[name=payment_method][required]`); n != 1 {
+		t.Fatalf("the win's question for a deal without a payment method does not ask for one: %s", pageText(t, ctx))
+	}
+	with(t, ctx, chromedp.SetValue(chromedp.CSS(`main .confirm select[name=payment_method]`), "boleto"))
+	submit(t, ctx, `main .confirm button[type=submit]`)
+	if obj := apiGet(t, tm.Key, "/api/v1/deals/"+blank); obj["status"] != "ganho" || obj["payment_method"] != "boleto" {
+		t.Errorf("after confirming the API reads the deal as %v / %v; want ganho by boleto", obj["status"], obj["payment_method"])
+	}
+
+	// A method chosen on the deal's page: the question names it, in both languages.
+	open(t, ctx, "/console/deals/"+chosen)
+	with(t, ctx, chromedp.SetValue(chromedp.ID("win-method"), "financiamento"))
+	submit(t, ctx, `form[action$="/win"] button`)
+	if p := text(t, ctx, "main .confirm"); !strings.Contains(p, "Forma de pagamento: financiamento") || !strings.Contains(p, "Mobi") {
+		t.Errorf("the win's question = %q; want the payment method and the vehicle named", p)
+	}
+	c := newClient(t, session)
+	c.post("/console/language", url.Values{"lang": {"en"}, "back": {"/console/"}}, nil)
+	if _, body := c.post("/console/deals/"+chosen+"/win", url.Values{"team": {tm.TeamID}, "payment_method": {"financiamento"}}, nil); !strings.Contains(body, "Payment method: financing") {
+		t.Errorf("the English win question does not name the payment method")
+	}
+	c.post("/console/language", url.Values{"lang": {"pt-BR"}, "back": {"/console/"}}, nil)
+	if obj := apiGet(t, tm.Key, "/api/v1/deals/"+chosen); obj["status"] != "ativo" {
+		t.Errorf("asking to win already won the deal: %v", obj["status"])
+	}
+
+	// Reversing a payment.
+	fin := patio.NewFinancial(stack.Store.Financial(), stack.Store.Accounts().Team)
+	due, _ := patio.ParseDate("2030-07-09")
+	rec, err := fin.Create(context.Background(), tm.TeamID, patio.FinancialInput{Type: patio.Some("revenue"),
+		Category: patio.Some("comissao"), Description: patio.Some("Comissão do Argo"), Amount: patio.Some(money.Cents(150000)),
+		DueDate: patio.Some(due), PaymentMethod: patio.Some("pix")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, err = fin.Update(context.Background(), tm.TeamID, rec.ID, patio.FinancialInput{Status: patio.Some(patio.FinancialPaid)}); err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, "/console/financial/"+rec.ID)
+	if got := submit(t, ctx, `form[action$="/reopen"] button`); got != http.StatusOK || count(t, ctx, "main .confirm form") != 1 {
+		t.Fatalf("Estornar = %d at %s; want the confirmation page", got, location(ctx))
+	}
+	if got, _ := fin.Get(context.Background(), tm.TeamID, rec.ID); got.Status != patio.FinancialPaid {
+		t.Fatalf("asking to reverse the payment already reversed it: %s", got.Status)
+	}
+	submit(t, ctx, `main .confirm button[type=submit]`)
+	if got, _ := fin.Get(context.Background(), tm.TeamID, rec.ID); got.Status != patio.FinancialPending {
+		t.Errorf("after confirming the reversal the record is %s; want pending", got.Status)
+	}
+
+	// Disabling a webhook.
+	r := newReceiver(t, always(200))
+	hook, _ := createWebhook(t, ctx, r.url(), "vehicle.created")
+	open(t, ctx, "/console/webhooks/"+hook)
+	if got := submit(t, ctx, `form[action$="/disable"] button`); got != http.StatusOK || count(t, ctx, "main .confirm form") != 1 {
+		t.Fatalf("disable = %d at %s; want the confirmation page", got, location(ctx))
+	}
+	if w, _ := stack.Store.Webhooks().Webhook(context.Background(), tm.TeamID, hook); w.Status != "active" {
+		t.Fatalf("asking to disable the webhook already disabled it: %s", w.Status)
+	}
+	submit(t, ctx, `main .confirm button[type=submit]`)
+	if w, _ := stack.Store.Webhooks().Webhook(context.Background(), tm.TeamID, hook); w.Status != "disabled" {
+		t.Errorf("after confirming the webhook is %s; want disabled", w.Status)
 	}
 }

@@ -33,7 +33,8 @@ func (c *Console) routes() {
 	c.handle("GET /console/webhooks/{id}", page, c.webhookShow)
 	c.handle("POST /console/webhooks/{id}", may(patio.PermWebhooks), c.webhookSave)
 	c.handle("POST /console/webhooks/{id}/enable", may(patio.PermWebhooks), c.webhookEnable)
-	c.handle("POST /console/webhooks/{id}/disable", may(patio.PermWebhooks), c.webhookDisable)
+	c.handle("POST /console/webhooks/{id}/disable", may(patio.PermWebhooks), c.confirmFirst(
+		confirmation{key: "confirm.webhook.disable", name: c.webhookName, back: backToRecord("/console/webhooks/")}, c.webhookDisable))
 	c.handle("POST /console/webhooks/{id}/delete", may(patio.PermDeleteWebhooks), c.confirmFirst(
 		confirmation{key: "confirm.webhook.delete", name: c.webhookName, back: backToRecord("/console/webhooks/")}, c.webhookDelete))
 	c.handle("POST /console/webhooks/{id}/rotate", may(patio.PermWebhooks), c.confirmFirst(
@@ -89,7 +90,7 @@ func (c *Console) routes() {
 	c.handle("GET /console/deals/{id}", page, c.dealShow)
 	c.handle("POST /console/deals/{id}", may(patio.PermModules), c.dealSave)
 	c.handle("POST /console/deals/{id}/phase", may(patio.PermModules), c.dealPhase)
-	c.handle("POST /console/deals/{id}/win", may(patio.PermModules), c.dealMove(patio.DealWon))
+	c.handle("POST /console/deals/{id}/win", may(patio.PermModules), c.dealWin)
 	c.handle("POST /console/deals/{id}/lose", may(patio.PermModules), c.dealMove(patio.DealLost))
 	c.handle("POST /console/deals/{id}/reopen", may(patio.PermModules), c.dealMove(patio.DealOpen))
 	c.handle("POST /console/deals/{id}/archive", may(patio.PermModules), c.confirmFirst(
@@ -121,7 +122,7 @@ func (c *Console) routes() {
 	c.handle("POST /console/financial/{id}/cancel", may(patio.PermModules), c.confirmFirst(
 		confirmation{key: "confirm.financial.cancel", name: c.financialName, back: backToRecord("/console/financial/")},
 		c.financialMove(patio.FinancialCancelled)))
-	c.handle("POST /console/financial/{id}/reopen", may(patio.PermModules), c.financialMove(patio.FinancialPending))
+	c.handle("POST /console/financial/{id}/reopen", may(patio.PermModules), c.financialReopen)
 
 	// Audit log.
 	c.handle("GET /console/audit", page, c.auditPage)
