@@ -216,3 +216,20 @@ func TestIrreversibleActionsAskFirst(t *testing.T) {
 		t.Errorf("after confirming the webhook is %s; want disabled", w.Status)
 	}
 }
+
+// TestPayFormDefaultsToRecordMethod: the pay form offers the record's own payment method first.
+func TestPayFormDefaultsToRecordMethod(t *testing.T) {
+	tm := newTeam(t)
+	due, _ := patio.ParseDate("2030-07-09")
+	rec, err := patio.NewFinancial(stack.Store.Financial(), stack.Store.Accounts().Team).Create(context.Background(), tm.TeamID,
+		patio.FinancialInput{Type: patio.Some("revenue"), Category: patio.Some("venda-veiculo"), Description: patio.Some("Venda do Argo"),
+			Amount: patio.Some(money.Cents(6599000)), DueDate: patio.Some(due), PaymentMethod: patio.Some("boleto")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	open(t, ctx, "/console/financial/"+rec.ID)
+	if v := value(t, ctx, chromedp.Value(chromedp.ID("pay_method"))); v != "boleto" {
+		t.Errorf("the pay form's method = %q; want the record's own (boleto)", v)
+	}
+}
