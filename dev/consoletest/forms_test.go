@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -231,5 +232,27 @@ func TestPayFormDefaultsToRecordMethod(t *testing.T) {
 	open(t, ctx, "/console/financial/"+rec.ID)
 	if v := value(t, ctx, chromedp.Value(chromedp.ID("pay_method"))); v != "boleto" {
 		t.Errorf("the pay form's method = %q; want the record's own (boleto)", v)
+	}
+}
+
+// TestBackAfterRemovingMember: Back after removing a member (asked first, then a 303 to the team
+// page) lands on a console page, never on a form the browser offers to send again.
+func TestBackAfterRemovingMember(t *testing.T) {
+	tm := newTeam(t)
+	ctx, _ := invite(t, tm, patio.RoleOwner)
+	email := "vendedor@dealer.example"
+	if _, err := stack.Owner(context.Background(), tm.TeamID, email, "Member-Password-3!"); err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, "/console/team")
+	confirmed(t, ctx, `form[action$="/members/`+email+`/remove"] button`)
+	if got := pathOf(ctx); got != "/console/team" {
+		t.Fatalf("after removing the member the browser is at %s; want the team page", got)
+	}
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	_, _ = chromedp.Run(c, chromedp.NavigateBack())
+	cancel()
+	if u := location(ctx); !strings.HasPrefix(u, stack.ConsoleURL) {
+		t.Errorf("Back after removing a member shows %q; want a console page, not a resubmission", u)
 	}
 }

@@ -57,8 +57,9 @@ func (c *Console) routes() {
 	c.handle("POST /console/team/members", may(patio.PermInvite), c.memberInvite)
 	c.handle("POST /console/team/members/{user}/role", may(patio.PermMembers), c.memberRole)
 	c.handle("POST /console/team/members/{user}/reinvite", may(patio.PermInvite), c.memberReinvite)
-	c.handle("POST /console/team/members/{user}/remove", may(patio.PermMembers), c.confirmFirst(
-		confirmation{key: "confirm.member.remove", name: c.memberName, back: backTo("/console/team")}, c.memberRemove))
+	memberRemoval := confirmation{key: "confirm.member.remove", name: c.memberName, back: backTo("/console/team")}
+	c.handle("GET /console/team/members/{user}/remove", may(patio.PermMembers), c.confirmPage(memberRemoval))
+	c.handle("POST /console/team/members/{user}/remove", may(patio.PermMembers), c.confirmFirst(memberRemoval, c.memberRemove))
 	c.handle("POST /console/team/settings", may(patio.PermTeamSettings), c.teamSettings)
 
 	// Stock.
