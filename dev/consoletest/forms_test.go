@@ -256,3 +256,32 @@ func TestBackAfterRemovingMember(t *testing.T) {
 		t.Errorf("Back after removing a member shows %q; want a console page, not a resubmission", u)
 	}
 }
+
+// TestBoardSmallThings: a new card's age reads "hoje" ("today"), not "há 0 dias"; moving a card
+// to its own phase says nothing changed; a deal's page shows its expected close date.
+func TestBoardSmallThings(t *testing.T) {
+	tm := newTeam(t)
+	ctx, session := invite(t, tm, patio.RoleMember)
+	client := createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
+	deal := createJSON(t, tm.Key, "deals", `{"title":"Argo da Maria","client_id":"`+client+`","phase":"visita","expected_close_date":"2030-12-20"}`)
+	open(t, ctx, "/console/deals")
+	card := value(t, ctx, chromedp.Evaluate[string](`document.getElementById("move-`+deal+`").closest("article").innerText`))
+	if !strings.Contains(card, "hoje") || strings.Contains(card, "0 dias") {
+		t.Errorf("a new card's age reads %q; want hoje", card)
+	}
+	with(t, ctx, chromedp.SetValue(chromedp.ID("move-"+deal), "visita"))
+	submit(t, ctx, `form[action$="/deals/`+deal+`/phase"] button`)
+	if d := text(t, ctx, "p.done"); strings.Contains(d, "movido") || !strings.Contains(d, "já estava") {
+		t.Errorf("moving a card to its own phase says %q; want that nothing changed", d)
+	}
+	open(t, ctx, "/console/deals/"+deal)
+	if p := pageText(t, ctx); !strings.Contains(p, "20/12/2030") {
+		t.Errorf("the deal's page does not show its expected close date 20/12/2030: %s", p)
+	}
+	if en := inEnglish(t, session, "/console/deals"); !strings.Contains(en, "today") || strings.Contains(en, "0 days") {
+		t.Errorf("in English a new card's age does not read today")
+	}
+	if en := inEnglish(t, session, "/console/deals/"+deal); !strings.Contains(en, "Dec 20, 2030") {
+		t.Errorf("in English the deal's page does not show its expected close date Dec 20, 2030")
+	}
+}

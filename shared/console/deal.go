@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -171,7 +172,7 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 	for i, d := range deals {
 		days := int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))
 		out[i] = boardCard{ID: d.ID, Title: d.Title, Status: d.Status, Phase: d.Phase, Value: d.Value, Client: clients[d.ClientID],
-			Days: days, Path: rq.URL("/console/deals/" + d.ID), Age: rq.p.T("pipeline.age", days)}
+			Days: days, Path: rq.URL("/console/deals/" + d.ID), Age: age(rq.p, days)}
 		if d.Value != nil {
 			out[i].Amount = rq.p.Money(*d.Value)
 		}
@@ -180,6 +181,14 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 		}
 	}
 	return out, nil
+}
+
+// age is how long a deal has been open, in words: "hoje" on its first day, not "há 0 dias".
+func age(p locale.Printer, days int) string {
+	if days == 0 {
+		return p.T("pipeline.age.today")
+	}
+	return p.T("pipeline.age", days)
 }
 
 // cardNames reads the clients and the vehicles the board's cards name, one batch read each (at
