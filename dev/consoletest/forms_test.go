@@ -285,3 +285,20 @@ func TestBoardSmallThings(t *testing.T) {
 		t.Errorf("in English the deal's page does not show its expected close date Dec 20, 2030")
 	}
 }
+
+// TestActivityDuePastWarns: an activity saved with a due time in the past (2020, a year typed
+// wrong) is saved, as the domain allows, and the message says its due time has passed.
+func TestActivityDuePastWarns(t *testing.T) {
+	tm := newTeam(t)
+	ctx, session := invite(t, tm, patio.RoleMember)
+	open(t, ctx, "/console/activities/new")
+	with(t, ctx, chromedp.SetValue(chromedp.ID("type"), "call"), chromedp.SendKeys(chromedp.ID("title"), "Ligar para a Maria"),
+		chromedp.SetValue(chromedp.ID("due_at"), "2020-01-10T10:00"))
+	submit(t, ctx, `main form button[type=submit]`)
+	if d := text(t, ctx, "p.done"); !strings.Contains(d, "já passou") {
+		t.Errorf("an activity due in 2020 is created saying %q; want a warning that its due time has passed", d)
+	}
+	if en := inEnglish(t, session, strings.TrimPrefix(location(ctx), stack.ConsoleURL)); !strings.Contains(en, "already passed") {
+		t.Errorf("in English the past due warning is missing")
+	}
+}
