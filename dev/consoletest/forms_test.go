@@ -302,3 +302,43 @@ func TestActivityDuePastWarns(t *testing.T) {
 		t.Errorf("in English the past due warning is missing")
 	}
 }
+
+// TestSecretFormsBackAndResubmit: Back after creating an API key or a webhook (whose answer shows
+// its secret once) and the same form sent again creates no second one and shows no secret.
+func TestSecretFormsBackAndResubmit(t *testing.T) {
+	tm := newTeam(t)
+	ctx := browser(t)
+	signIn(t, ctx, tm.OwnerEmail, tm.OwnerPassword)
+
+	open(t, ctx, "/console/keys")
+	with(t, ctx, chromedp.SendKeys(chromedp.ID("name"), "marketplace"),
+		chromedp.Click(chromedp.CSS(`input[name=scopes][value="vehicles:read"]`)))
+	if got := submit(t, ctx, `form[aria-labelledby=new-key-title] button[type=submit]`); got != http.StatusOK {
+		t.Fatalf("create key = %d", got)
+	}
+	key := text(t, ctx, "#new-key")
+	with(t, ctx, chromedp.NavigateBack())
+	submit(t, ctx, `form[aria-labelledby=new-key-title] button[type=submit]`)
+	if n := count(t, ctx, "#new-key"); n != 0 || !strings.Contains(pageText(t, ctx), "já tinha sido enviado") {
+		t.Errorf("the key form sent again after Back shows %d new keys and says %q; want none, and that it was already sent",
+			n, text(t, ctx, "main"))
+	}
+	open(t, ctx, "/console/keys")
+	rows := value(t, ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("main tbody tr")].filter(r => r.innerText.includes("marketplace")).length`))
+	if rows != 1 {
+		t.Errorf("the keys page lists %d keys named marketplace after Back and resubmit; want 1 (%s…)", rows, key[:12])
+	}
+
+	r := newReceiver(t, always(200))
+	id, _ := createWebhook(t, ctx, r.url(), "vehicle.created")
+	with(t, ctx, chromedp.NavigateBack())
+	submit(t, ctx, `main form button[type=submit]`)
+	if got := pathOf(ctx); got != "/console/webhooks/"+id || count(t, ctx, "#secret") != 0 {
+		t.Errorf("the webhook form sent again after Back leads to %s (secret shown: %d); want the first webhook, no secret",
+			got, count(t, ctx, "#secret"))
+	}
+	open(t, ctx, "/console/webhooks")
+	if n := count(t, ctx, `main tbody tr`); n != 1 {
+		t.Errorf("the webhooks page lists %d webhooks after Back and resubmit; want 1", n)
+	}
+}

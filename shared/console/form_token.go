@@ -12,7 +12,8 @@ import (
 // formTokenLife is how long a form's one-time token is remembered once posted.
 const formTokenLife = 24 * time.Hour
 
-// tokenPage serves a new-record page at an address that carries its form's one-time token
+// tokenPage serves a page with a creation form (a new record's; the keys and team pages, which
+// hold the new key's and the invitation's) at an address that carries its form's one-time token
 // (form_token): a page opened without one is sent (303) to the same address with a fresh one.
 // Signed-in pages are no-store, so Back after the form was sent loads that address again: the form
 // comes back with the token its first post used, and sending it again shows what that post
@@ -30,8 +31,8 @@ func (c *Console) tokenPage(h handler) handler {
 	}
 }
 
-// newForm returns a new-record page's form with values and the one-time token its address
-// carries (see tokenPage).
+// newForm returns a creation form with values and the one-time token its page's address carries
+// (see tokenPage).
 func (rq *request) newForm(values url.Values) *render.Form {
 	return render.TokenForm(values, rq.r.URL.Query().Get("form_token"))
 }

@@ -47,13 +47,13 @@ func (c *Console) routes() {
 	c.handle("POST /console/deliveries/{id}/replay", may(patio.PermWebhooks), c.replayOne)
 
 	// API keys.
-	c.handle("GET /console/keys", may(patio.PermReadKeys), c.keyList)
+	c.handle("GET /console/keys", may(patio.PermReadKeys), c.tokenPage(c.keyList))
 	c.handle("POST /console/keys", may(patio.PermKeys), c.keyCreate)
 	c.handle("POST /console/keys/{id}/revoke", may(patio.PermKeys), c.confirmFirst(
 		confirmation{key: "confirm.key.revoke", name: c.keyName, back: backTo("/console/keys")}, c.keyRevoke))
 
 	// Team.
-	c.handle("GET /console/team", page, c.teamPage)
+	c.handle("GET /console/team", page, c.tokenPage(c.teamPage))
 	c.handle("POST /console/team/members", may(patio.PermInvite), c.memberInvite)
 	c.handle("POST /console/team/members/{user}/role", may(patio.PermMembers), c.memberRole)
 	c.handle("POST /console/team/members/{user}/reinvite", may(patio.PermInvite), c.memberReinvite)
