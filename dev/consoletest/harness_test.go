@@ -156,6 +156,10 @@ func browser(t *testing.T) context.Context {
 			chromedp.NoDefaultBrowserCheck, chromedp.WindowSize(1280, 900),
 			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 			chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
+			// Back loads the page again from the console, as a browser does when it has not kept
+			// it (the console's pages are no-store): the tests' Back is that case, the one that
+			// sends a form's token again.
+			chromedp.Flag("disable-features", "BackForwardCache"),
 			// A Brazilian dealership's browser: the console answers in its default language.
 			chromedp.Flag("lang", "pt-BR"), chromedp.Flag("accept-lang", "pt-BR,pt"),
 		}

@@ -328,7 +328,8 @@ func TestDayAtTheDealership(t *testing.T) {
 	}
 	open(t, ctx, "/console/deals/"+deal)
 	with(t, ctx, chromedp.SetValue(chromedp.ID("win-method"), "pix"))
-	if got := submit(t, ctx, `form[action$="/win"] button`); got != http.StatusOK {
+	// Winning sells the vehicle for good: it asks first, naming the payment method.
+	if got := confirmed(t, ctx, `form[action$="/win"] button`); got != http.StatusOK {
 		t.Fatalf("win = %d: %s", got, pageText(t, ctx))
 	}
 	if obj := apiGet(t, tm.Key, "/api/v1/vehicles/"+vehicle); obj["status"] != "vendido" || obj["sold_deal_id"] != deal {

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/url"
+	"time"
 
 	"github.com/patio-dev/patio/shared/console/form"
 	"github.com/patio-dev/patio/shared/patio"
@@ -39,7 +40,16 @@ func (c *Console) activityRecords() records[patio.Activity, patio.ActivityInput]
 		onEdit: func(in patio.ActivityInput) patio.ActivityInput { in.Status = patio.Opt[string]{}; return in },
 		id:     func(a patio.Activity) string { return a.ID },
 		links:  func(a patio.Activity) (*string, *string, *string) { return a.VehicleID, a.ClientID, a.DealID },
-		values: c.activityValues, editable: activityEditable}
+		values: c.activityValues, editable: activityEditable, notice: pastDue}
+}
+
+// pastDue warns of an activity saved with a due time already past (a typo of a year, often): it
+// is saved, as the domain allows (it fires activity.overdue at once), and the message says so.
+func pastDue(in patio.ActivityInput, now time.Time) string {
+	if in.DueAt.Set() && in.DueAt.Value.Time().Before(now) {
+		return "_past"
+	}
+	return ""
 }
 
 // activityName is the title of the path's activity, which its cancellation's confirmation names.

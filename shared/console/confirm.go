@@ -25,21 +25,49 @@ func (c *Console) confirmFirst(cf confirmation, act func(*request)) func(*reques
 			act(rq)
 			return
 		}
+		c.confirmPage(cf)(rq)
+	}
+}
+
+// confirmPage answers cf's page, to a POST without confirm=1 or to a GET: a button that only asks
+// may be a form of method get, so that Back after the confirmed post (a 303 to the result) comes
+// to a page the browser loads again, never to a form it asks to send again.
+func (c *Console) confirmPage(cf confirmation) handler {
+	return func(rq *request) {
 		name, ok := cf.name(rq)
 		if !ok {
 			return
 		}
-		// The confirmed post carries what the first one did (a reason, a status), and the team.
-		fields := url.Values{}
-		for k, v := range rq.r.PostForm {
-			if k != "confirm" && k != "team" {
-				fields[k] = v
-			}
-		}
-		c.render(rq, http.StatusOK, "confirm", view{Title: rq.p.T(cf.key + ".title"), Data: map[string]any{
-			"Body": rq.p.T(cf.key+".body", name), "Submit": rq.p.T(cf.key + ".submit"),
-			"Action": rq.r.URL.Path, "Fields": fields, "Back": cf.back(rq)}})
+		c.askConfirm(rq, cf.key, rq.p.T(cf.key+".body", name), "", cf.back(rq), asked(rq), nil)
 	}
+}
+
+// asked returns the fields the question's answer sends again: those of the post (or the query)
+// that asked, a reason or a status, but its confirm and team (the page's own).
+func asked(rq *request) url.Values {
+	from := rq.r.PostForm
+	if rq.r.Method == http.MethodGet {
+		from = rq.r.URL.Query()
+	}
+	fields := url.Values{}
+	for k, v := range from {
+		if k != "confirm" && k != "team" {
+			fields[k] = v
+		}
+	}
+	return fields
+}
+
+// askConfirm renders a confirmation page: key's title and submit, the body and a detail (may be
+// ""), the fields to send again with confirm=1, where cancelling goes, and more for the page
+// (Methods: the payment methods to pick one of).
+func (c *Console) askConfirm(rq *request, key, body, detail, back string, fields url.Values, more map[string]any) {
+	data := map[string]any{"Body": body, "Detail": detail, "Submit": rq.p.T(key + ".submit"),
+		"Action": rq.r.URL.Path, "Fields": fields, "Back": back}
+	for k, v := range more {
+		data[k] = v
+	}
+	c.render(rq, http.StatusOK, "confirm", view{Title: rq.p.T(key + ".title"), Data: data})
 }
 
 // Where cancelling a confirmation goes back to.

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -23,8 +24,10 @@ type dealFormData struct {
 	Phases      []string
 	Methods     []string
 	LostReasons []string
-	// Revenue is, after a win, the query string of the sale's revenue record, prefilled.
+	// Revenue is, after a win, the query string of the sale's revenue record, prefilled; Sale is
+	// that record once it was made (Revenue is then empty).
 	Revenue string
+	Sale    *patio.FinancialRecord
 	// Changed lists what changed since a stale edit form was loaded.
 	Changed []string
 	// History is a deal's latest audit entries, and Edit its edit form (its page).
@@ -93,6 +96,12 @@ func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit 
 		return
 	}
 	if d.Status == patio.DealWon {
+		if data.Sale, err = c.saleRevenue(ctx, team, d.ID); err != nil {
+			c.fail(rq, err)
+			return
+		}
+	}
+	if d.Status == patio.DealWon && data.Sale == nil {
 		q := url.Values{"type": {"revenue"}, "category": {"venda-veiculo"}, "description": {d.Title}, "deal_id": {d.ID},
 			"client_id": {d.ClientID}}
 		if d.Value != nil {
@@ -114,6 +123,20 @@ func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit 
 	}
 	data.Edit = edit
 	c.render(rq, status, "deal", view{Title: d.Title, Data: data, Form: moves})
+}
+
+// saleRevenue returns a won deal's sale revenue (a venda-veiculo revenue record of the deal, not
+// cancelled), or nil when none was recorded: its page then links to it instead of offering to
+// record it again. The records of a deal are read from their deal_id copies, written in the
+// record's own transaction, so one just made is found.
+func (c *Console) saleRevenue(ctx context.Context, teamID, dealID string) (*patio.FinancialRecord, error) {
+	page, err := c.d.Financial.List(ctx, teamID, patio.FinancialQuery{DealID: &dealID, Type: []string{"revenue"},
+		Category: []string{"venda-veiculo"}, ListQuery: patio.ListQuery{Limit: patio.Some(1),
+			Status: []string{patio.FinancialPending, patio.FinancialPaid}}})
+	if err != nil || len(page.Items) == 0 {
+		return nil, err
+	}
+	return &page.Items[0], nil
 }
 
 // boardCard is a deal as the board and the list show it: its own fields the cards name, its age
@@ -149,7 +172,7 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 	for i, d := range deals {
 		days := int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))
 		out[i] = boardCard{ID: d.ID, Title: d.Title, Status: d.Status, Phase: d.Phase, Value: d.Value, Client: clients[d.ClientID],
-			Days: days, Path: rq.URL("/console/deals/" + d.ID), Age: rq.p.T("pipeline.age", days)}
+			Days: days, Path: rq.URL("/console/deals/" + d.ID), Age: age(rq.p, days)}
 		if d.Value != nil {
 			out[i].Amount = rq.p.Money(*d.Value)
 		}
@@ -158,6 +181,14 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 		}
 	}
 	return out, nil
+}
+
+// age is how long a deal has been open, in words: "hoje" on its first day, not "há 0 dias".
+func age(p locale.Printer, days int) string {
+	if days == 0 {
+		return p.T("pipeline.age.today")
+	}
+	return p.T("pipeline.age", days)
 }
 
 // cardNames reads the clients and the vehicles the board's cards name, one batch read each (at

@@ -85,6 +85,11 @@ func (c *Console) renderFinancial(rq *request, status int, f patio.FinancialReco
 	d := c.financialFormData(&f)
 	d.Choices, d.Changed = choices, changed
 	d.Links = c.labelLinks(rq.ctx(), rq.team.ID, f.VehicleID, f.ClientID, f.DealID)
+	// The pay form offers the record's own payment method (the one a won deal's sale was agreed
+	// with), unless a refused payment chose another.
+	if fs != nil && fs.Value("pay_method") == "" && f.PaymentMethod != nil {
+		fs.Values.Set("pay_method", *f.PaymentMethod)
+	}
 	c.render(rq, status, "financial_record", view{Title: f.Description, Data: d, Form: fs})
 }
 

@@ -3,8 +3,6 @@ package console
 import (
 	"net/http"
 	"net/url"
-
-	"github.com/patio-dev/patio/shared/console/render"
 )
 
 // financialNew shows the form of a new financial record.
@@ -30,5 +28,5 @@ func (c *Console) financialNew(rq *request) {
 	values.Set("client", l.Client)
 	values.Set("deal", l.Deal)
 	c.render(rq, http.StatusOK, "financial_new", view{Title: rq.p.T("financial.new.title"), Data: c.financialFormData(nil),
-		Form: render.NewForm(values)})
+		Form: rq.newForm(values)})
 }

@@ -5,11 +5,37 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
 // formTokenLife is how long a form's one-time token is remembered once posted.
 const formTokenLife = 24 * time.Hour
+
+// tokenPage serves a page with a creation form (a new record's; the keys and team pages, which
+// hold the new key's and the invitation's) at an address that carries its form's one-time token
+// (form_token): a page opened without one is sent (303) to the same address with a fresh one.
+// Signed-in pages are no-store, so Back after the form was sent loads that address again: the form
+// comes back with the token its first post used, and sending it again shows what that post
+// created instead of creating it again. A link to the page (the menu's, a won deal's) starts a
+// new form.
+func (c *Console) tokenPage(h handler) handler {
+	return func(rq *request) {
+		q := rq.r.URL.Query()
+		if render.ValidToken(q.Get("form_token")) {
+			h(rq)
+			return
+		}
+		q.Set("form_token", render.NewToken())
+		c.redirect(rq, rq.r.URL.Path+"?"+q.Encode())
+	}
+}
+
+// newForm returns a creation form with values and the one-time token its page's address carries
+// (see tokenPage).
+func (rq *request) newForm(values url.Values) *render.Form {
+	return render.TokenForm(values, rq.r.URL.Query().Get("form_token"))
+}
 
 // createOnce runs a record's creation once per form token (once): a refusal by the use case (a
 // problem, a conflict, a duplicate) comes back through refuse with the form, another error fails

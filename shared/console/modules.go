@@ -158,6 +158,18 @@ type records[T, In any] struct {
 	// snapshot (loaded) of editable.
 	values   func(rq *request, rec T) url.Values
 	editable func(rq *request, rec T) map[string]string
+	// notice, when set, adds a warning to the message of a record saved from in at now: the suffix
+	// of its key ("_past": done.activity.created_past), or "" for none.
+	notice func(in In, now time.Time) string
+}
+
+// doneKey is the message of a record created or saved (what: "created", "saved") from in.
+func (m records[T, In]) doneKey(what string, in In, now time.Time) string {
+	key := "done." + m.name + "." + what
+	if m.notice != nil {
+		key += m.notice(in, now)
+	}
+	return key
 }
 
 // create creates a record from the new-record form: links found, the form read, the record
@@ -174,7 +186,7 @@ func (m records[T, In]) create(c *Console, rq *request, refuse func(err error, c
 		refuse(err, nil)
 		return
 	}
-	c.createOnce(rq, values, func(err error) { refuse(err, nil) }, m.base, "done."+m.name+".created", func() (string, error) {
+	c.createOnce(rq, values, func(err error) { refuse(err, nil) }, m.base, m.doneKey("created", in, rq.now), func() (string, error) {
 		rec, err := m.svc.Create(rq.ctx(), rq.team.ID, in)
 		if err != nil {
 			return "", err
@@ -210,7 +222,7 @@ func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status in
 	}
 	switch k := patio.KindOf(err); {
 	case err == nil:
-		c.done(rq, m.base+id, "done."+m.name+".saved")
+		c.done(rq, m.base+id, m.doneKey("saved", in, rq.now))
 	case k == patio.KindPrecondition:
 		if cur, err = m.svc.Get(ctx, rq.team.ID, id); err != nil {
 			c.fail(rq, err)

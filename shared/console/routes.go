@@ -28,12 +28,13 @@ func (c *Console) routes() {
 
 	// Webhooks and deliveries.
 	c.handle("GET /console/webhooks", page, c.webhookList)
-	c.handle("GET /console/webhooks/new", may(patio.PermWebhooks), c.webhookNew)
+	c.handle("GET /console/webhooks/new", may(patio.PermWebhooks), c.tokenPage(c.webhookNew))
 	c.handle("POST /console/webhooks", may(patio.PermWebhooks), c.webhookCreate)
 	c.handle("GET /console/webhooks/{id}", page, c.webhookShow)
 	c.handle("POST /console/webhooks/{id}", may(patio.PermWebhooks), c.webhookSave)
 	c.handle("POST /console/webhooks/{id}/enable", may(patio.PermWebhooks), c.webhookEnable)
-	c.handle("POST /console/webhooks/{id}/disable", may(patio.PermWebhooks), c.webhookDisable)
+	c.handle("POST /console/webhooks/{id}/disable", may(patio.PermWebhooks), c.confirmFirst(
+		confirmation{key: "confirm.webhook.disable", name: c.webhookName, back: backToRecord("/console/webhooks/")}, c.webhookDisable))
 	c.handle("POST /console/webhooks/{id}/delete", may(patio.PermDeleteWebhooks), c.confirmFirst(
 		confirmation{key: "confirm.webhook.delete", name: c.webhookName, back: backToRecord("/console/webhooks/")}, c.webhookDelete))
 	c.handle("POST /console/webhooks/{id}/rotate", may(patio.PermWebhooks), c.confirmFirst(
@@ -46,18 +47,19 @@ func (c *Console) routes() {
 	c.handle("POST /console/deliveries/{id}/replay", may(patio.PermWebhooks), c.replayOne)
 
 	// API keys.
-	c.handle("GET /console/keys", may(patio.PermReadKeys), c.keyList)
+	c.handle("GET /console/keys", may(patio.PermReadKeys), c.tokenPage(c.keyList))
 	c.handle("POST /console/keys", may(patio.PermKeys), c.keyCreate)
 	c.handle("POST /console/keys/{id}/revoke", may(patio.PermKeys), c.confirmFirst(
 		confirmation{key: "confirm.key.revoke", name: c.keyName, back: backTo("/console/keys")}, c.keyRevoke))
 
 	// Team.
-	c.handle("GET /console/team", page, c.teamPage)
+	c.handle("GET /console/team", page, c.tokenPage(c.teamPage))
 	c.handle("POST /console/team/members", may(patio.PermInvite), c.memberInvite)
 	c.handle("POST /console/team/members/{user}/role", may(patio.PermMembers), c.memberRole)
 	c.handle("POST /console/team/members/{user}/reinvite", may(patio.PermInvite), c.memberReinvite)
-	c.handle("POST /console/team/members/{user}/remove", may(patio.PermMembers), c.confirmFirst(
-		confirmation{key: "confirm.member.remove", name: c.memberName, back: backTo("/console/team")}, c.memberRemove))
+	memberRemoval := confirmation{key: "confirm.member.remove", name: c.memberName, back: backTo("/console/team")}
+	c.handle("GET /console/team/members/{user}/remove", may(patio.PermMembers), c.confirmPage(memberRemoval))
+	c.handle("POST /console/team/members/{user}/remove", may(patio.PermMembers), c.confirmFirst(memberRemoval, c.memberRemove))
 	c.handle("POST /console/team/settings", may(patio.PermTeamSettings), c.teamSettings)
 
 	// Stock.
@@ -66,7 +68,7 @@ func (c *Console) routes() {
 		confirmation{key: "confirm.vehicle.archive", name: c.vehicleName, back: backToRecord("/console/vehicles/")},
 		c.vehicleArchive()))
 	c.handle("POST /console/vehicles/{id}/restore", may(patio.PermModules), c.vehicleRestore())
-	c.handle("GET /console/vehicles/new", may(patio.PermModules), c.vehicleNew)
+	c.handle("GET /console/vehicles/new", may(patio.PermModules), c.tokenPage(c.vehicleNew))
 	c.handle("POST /console/vehicles", may(patio.PermModules), c.vehicleCreate)
 	c.handle("GET /console/vehicles/{id}", page, c.vehicleShow)
 	c.handle("POST /console/vehicles/{id}", may(patio.PermModules), c.vehicleSave)
@@ -77,19 +79,19 @@ func (c *Console) routes() {
 		confirmation{key: "confirm.client.deactivate", name: c.clientName, back: backToRecord("/console/clients/")},
 		c.clientDeactivate()))
 	c.handle("POST /console/clients/{id}/restore", may(patio.PermModules), c.clientRestore())
-	c.handle("GET /console/clients/new", may(patio.PermModules), c.clientNew)
+	c.handle("GET /console/clients/new", may(patio.PermModules), c.tokenPage(c.clientNew))
 	c.handle("POST /console/clients", may(patio.PermModules), c.clientCreate)
 	c.handle("GET /console/clients/{id}", page, c.clientShow)
 	c.handle("POST /console/clients/{id}", may(patio.PermModules), c.clientSave)
 
 	// Pipeline.
 	c.handle("GET /console/deals", page, c.dealBoard)
-	c.handle("GET /console/deals/new", may(patio.PermModules), c.dealNew)
+	c.handle("GET /console/deals/new", may(patio.PermModules), c.tokenPage(c.dealNew))
 	c.handle("POST /console/deals", may(patio.PermModules), c.dealCreate)
 	c.handle("GET /console/deals/{id}", page, c.dealShow)
 	c.handle("POST /console/deals/{id}", may(patio.PermModules), c.dealSave)
 	c.handle("POST /console/deals/{id}/phase", may(patio.PermModules), c.dealPhase)
-	c.handle("POST /console/deals/{id}/win", may(patio.PermModules), c.dealMove(patio.DealWon))
+	c.handle("POST /console/deals/{id}/win", may(patio.PermModules), c.dealWin)
 	c.handle("POST /console/deals/{id}/lose", may(patio.PermModules), c.dealMove(patio.DealLost))
 	c.handle("POST /console/deals/{id}/reopen", may(patio.PermModules), c.dealMove(patio.DealOpen))
 	c.handle("POST /console/deals/{id}/archive", may(patio.PermModules), c.confirmFirst(
@@ -98,7 +100,7 @@ func (c *Console) routes() {
 
 	// Activities.
 	c.handle("GET /console/activities", page, c.activityList)
-	c.handle("GET /console/activities/new", may(patio.PermModules), c.activityNew)
+	c.handle("GET /console/activities/new", may(patio.PermModules), c.tokenPage(c.activityNew))
 	c.handle("POST /console/activities", may(patio.PermModules), c.activityCreate)
 	c.handle("GET /console/activities/{id}", page, c.activityShow)
 	c.handle("POST /console/activities/{id}", may(patio.PermModules), c.activitySave)
@@ -113,7 +115,7 @@ func (c *Console) routes() {
 	c.handle("GET /console/financial", page, c.financialList)
 	c.handle("GET /console/financial.csv", page, c.financialCSV)
 	c.handle("GET /console/financial/summary", page, c.financialSummary)
-	c.handle("GET /console/financial/new", may(patio.PermModules), c.financialNew)
+	c.handle("GET /console/financial/new", may(patio.PermModules), c.tokenPage(c.financialNew))
 	c.handle("POST /console/financial", may(patio.PermModules), c.financialCreate)
 	c.handle("GET /console/financial/{id}", page, c.financialShow)
 	c.handle("POST /console/financial/{id}", may(patio.PermModules), c.financialSave)
@@ -121,7 +123,7 @@ func (c *Console) routes() {
 	c.handle("POST /console/financial/{id}/cancel", may(patio.PermModules), c.confirmFirst(
 		confirmation{key: "confirm.financial.cancel", name: c.financialName, back: backToRecord("/console/financial/")},
 		c.financialMove(patio.FinancialCancelled)))
-	c.handle("POST /console/financial/{id}/reopen", may(patio.PermModules), c.financialMove(patio.FinancialPending))
+	c.handle("POST /console/financial/{id}/reopen", may(patio.PermModules), c.financialReopen)
 
 	// Audit log.
 	c.handle("GET /console/audit", page, c.auditPage)

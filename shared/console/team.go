@@ -1,6 +1,7 @@
 package console
 
 import (
+	"net/http"
 	"net/url"
 
 	"github.com/patio-dev/patio/shared/console/render"
@@ -71,8 +72,24 @@ func (c *Console) pathMember(rq *request) (patio.Member, bool) {
 	return patio.Member{}, false
 }
 
-// memberName is the email of the path's member, which their removal's confirmation names.
+// memberName is the email of the path's member, which their removal's confirmation names. The
+// question asked again for a member no longer in the team (Back after the removal) goes to the
+// team page.
 func (c *Console) memberName(rq *request) (string, bool) {
-	m, ok := c.pathMember(rq)
-	return m.Email, ok
+	if rq.r.Method != http.MethodGet {
+		m, ok := c.pathMember(rq)
+		return m.Email, ok
+	}
+	ms, err := c.d.Members.List(rq.ctx(), rq.team.ID)
+	if err != nil {
+		c.fail(rq, err)
+		return "", false
+	}
+	for _, m := range ms {
+		if m.Email == rq.r.PathValue("user") {
+			return m.Email, true
+		}
+	}
+	c.redirect(rq, "/console/team")
+	return "", false
 }

@@ -4,12 +4,11 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
 // vehicleNew shows the new vehicle form.
 func (c *Console) vehicleNew(rq *request) {
 	c.render(rq, http.StatusOK, "vehicle_new", view{Title: rq.p.T("stock.new.title"), Data: newVehicleFormData(),
-		Form: render.NewForm(url.Values{"phase": {"preparacao"}, "status": {patio.VehicleActive}})})
+		Form: rq.newForm(url.Values{"phase": {"preparacao"}, "status": {patio.VehicleActive}})})
 }

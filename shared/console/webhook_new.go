@@ -1,13 +1,9 @@
 package console
 
-import (
-	"net/http"
-
-	"github.com/patio-dev/patio/shared/console/render"
-)
+import "net/http"
 
 // webhookNew shows the form of a new webhook.
 func (c *Console) webhookNew(rq *request) {
 	c.render(rq, http.StatusOK, "webhook_new", view{Title: rq.p.T("webhooks.new.title"),
-		Data: webhookFormData{Groups: eventGroups()}, Form: render.NewForm(nil)})
+		Data: webhookFormData{Groups: eventGroups()}, Form: rq.newForm(nil)})
 }

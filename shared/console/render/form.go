@@ -52,14 +52,25 @@ func NewForm(values url.Values) *Form {
 	if values == nil {
 		values = url.Values{}
 	}
-	return &Form{Values: values, Token: newToken()}
+	return &Form{Values: values, Token: NewToken()}
+}
+
+// TokenForm returns a form whose one-time token is token (a new-record page's, carried by its
+// address), or a fresh one when token is not one of NewToken's.
+func TokenForm(values url.Values, token string) *Form {
+	f := NewForm(values)
+	if ValidToken(token) {
+		f.Token = token
+	}
+	return f
 }
 
 // Refused returns the form as entered, with err's problems translated and put next to their
-// fields (known is the form's fields: a problem of another field is shown at the top), and a new
-// token.
+// fields (known is the form's fields: a problem of another field is shown at the top), and the
+// one-time token it was sent with (a refused form's token is given back, so the form sent again,
+// corrected or by Back and resubmit, still creates at most once), or a new one.
 func Refused(p locale.Printer, values url.Values, err error, known ...string) *Form {
-	f := NewForm(values)
+	f := TokenForm(values, values.Get("form_token"))
 	f.Problems = map[string][]string{}
 	var e *patio.Error
 	if errors.As(err, &e) && len(e.Details) > 0 {
@@ -97,9 +108,18 @@ func Refused(p locale.Printer, values url.Values, err error, known ...string) *F
 	return f
 }
 
-// newToken returns a random token for a form.
-func newToken() string {
-	var b [24]byte
+// tokenBytes is how many random bytes a form's token holds.
+const tokenBytes = 24
+
+// NewToken returns a random token for a form.
+func NewToken() string {
+	var b [tokenBytes]byte
 	_, _ = rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// ValidToken reports whether s has the shape of NewToken's tokens.
+func ValidToken(s string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == tokenBytes
 }
