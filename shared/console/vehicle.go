@@ -79,7 +79,9 @@ func (c *Console) vehicleRecords() records[patio.Vehicle, patio.VehicleInput] {
 // activities and financial records that name it, and its history.
 type vehiclePageData struct {
 	vehicleFormData
-	Plate string
+	// Plate is the plate as it was registered; OtherPlate its other spelling (br.OtherPlate), shown
+	// beside it with OtherPlateLabel's message ("Mercosul: XYZ9I76"), "" when it has none.
+	Plate, OtherPlate, OtherPlateLabel string
 	related
 }
 
@@ -89,7 +91,13 @@ func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *ren
 	data := vehiclePageData{vehicleFormData: newVehicleFormData()}
 	data.Vehicle, data.Changed = &v, changed
 	if v.Plate != nil {
-		data.Plate = br.PlateKey(*v.Plate)
+		data.Plate = *v.Plate
+		if other, ok := br.OtherPlate(*v.Plate); ok {
+			data.OtherPlate, data.OtherPlateLabel = other, "stock.plate.mercosul"
+			if br.PlateKey(*v.Plate) == *v.Plate { // registered in its Mercosul form
+				data.OtherPlateLabel = "stock.plate.old"
+			}
+		}
 	}
 	var err error
 	if data.related, err = c.relatedTo(rq.ctx(), rq.team.ID, patio.ResourceVehicle, v.ID); err != nil {
