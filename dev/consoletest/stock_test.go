@@ -197,7 +197,7 @@ func TestRegisterVehicle(t *testing.T) {
 	if p := text(t, ctx, "#plate-problem"); !strings.Contains(p, "ABC1C34") {
 		t.Errorf("the duplicate plate's problem reads %q; want it next to the plate, naming it", p)
 	}
-	if got := register("RIO2A26", "1.500"); got != http.StatusUnprocessableEntity {
+	if got := register("RIO2A26", "1,500"); got != http.StatusUnprocessableEntity {
 		t.Errorf("an ambiguous price = %d; want 422", got)
 	}
 	if p := text(t, ctx, "#price-problem"); !strings.Contains(p, "R$\u00a01.500,00") || !strings.Contains(p, "R$\u00a01,50") {
@@ -585,7 +585,7 @@ func TestPipelineListView(t *testing.T) {
 	if len(found) != 1 || !strings.Contains(found[0], "Compass da Ana") {
 		t.Errorf("q=compass lists %q; want the deal titled so", found)
 	}
-	if got := open(t, ctx, "/console/deals?view=list&value_min=1.500"); got != http.StatusBadRequest {
+	if got := open(t, ctx, "/console/deals?view=list&value_min=1,500"); got != http.StatusBadRequest {
 		t.Errorf("an ambiguous amount = %d; want 400 with both readings", got)
 	}
 }

@@ -3,10 +3,10 @@ package console
 import (
 	"context"
 	"net/url"
-	"time"
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -66,8 +66,8 @@ func vehicleEditable(rq *request, v patio.Vehicle) map[string]string {
 func (c *Console) vehicleRecords() records[patio.Vehicle, patio.VehicleInput] {
 	return records[patio.Vehicle, patio.VehicleInput]{svc: c.d.Records.Vehicles, name: "vehicle", base: "/console/vehicles/",
 		fields: form.VehicleFields,
-		read: func(values url.Values, _ *time.Location, edit bool) (patio.VehicleInput, error) {
-			return form.Vehicle(values, edit)
+		read: func(values url.Values, p locale.Printer, edit bool) (patio.VehicleInput, error) {
+			return form.Vehicle(values, p.Lang, edit)
 		},
 		id:       func(v patio.Vehicle) string { return v.ID },
 		links:    func(patio.Vehicle) (*string, *string, *string) { return nil, nil, nil },
