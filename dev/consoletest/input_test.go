@@ -171,3 +171,40 @@ func TestMoneyTypedTheBrazilianWay(t *testing.T) {
 		t.Errorf("the English ambiguous price's problem reads %q; want both readings", p)
 	}
 }
+
+// TestBrandFilterAsTheAPI: the stock's brand filter is the API's: the whole brand in any case,
+// with or without accents ("toyota", "CITROEN"), both finding what the API's brand finds; part of
+// a name ("volks") is the search's, which the field's hint says, and the search finds it.
+func TestBrandFilterAsTheAPI(t *testing.T) {
+	tm := newTeam(t)
+	createVehicleJSON(t, tm.Key, `{"brand":"Toyota","model":"Corolla","price":119990}`)
+	createVehicleJSON(t, tm.Key, `{"brand":"Citroën","model":"C3","price":70000}`)
+	createVehicleJSON(t, tm.Key, `{"brand":"Volkswagen","model":"Gol","price":50000}`)
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	var found []string
+	waitFor(t, "the brand filter to find the Gol, written last (the indexer's lag)", searchLag, func() bool {
+		found = stockSearch(t, ctx, "brand", "volkswagen")
+		return len(found) == 1
+	})
+	for _, tc := range []struct {
+		field, typed, want string
+	}{
+		{"brand", "toyota", "Corolla"}, {"brand", "TOYOTA ", "Corolla"}, {"brand", "CITROEN", "C3"}, {"brand", "citroën", "C3"},
+		{"model", "gol", "Gol"}, {"q", "volks", "Gol"},
+	} {
+		if got := stockSearch(t, ctx, tc.field, tc.typed); len(got) != 1 || !strings.Contains(got[0], tc.want) {
+			t.Errorf("the stock filtered by %s %q lists %q; want the %s", tc.field, tc.typed, got, tc.want)
+		}
+		if tc.field == "brand" {
+			if n := apiTotal(t, tm.Key, "/api/v1/vehicles?"+url.Values{"brand": {tc.typed}}.Encode()); n != 1 {
+				t.Errorf("the API's brand=%s = %d vehicles; want the %s, as the console", tc.typed, n, tc.want)
+			}
+		}
+	}
+	if got := stockSearch(t, ctx, "brand", "volks"); len(got) != 0 {
+		t.Errorf("the stock filtered by brand volks lists %q; want nothing (a brand is matched whole, as in the API)", got)
+	}
+	if hint := text(t, ctx, "#brand-hint"); !strings.Contains(hint, "marca inteira") || !strings.Contains(hint, "busca") {
+		t.Errorf("the brand field's hint reads %q; want it to say the whole brand, and the search for part of a name", hint)
+	}
+}
