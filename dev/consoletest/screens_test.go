@@ -128,18 +128,18 @@ func TestEveryScreen(t *testing.T) {
 			}
 			return open(t, ctx, "/console/vehicles")
 		}, 200},
-		{"stock-refused", path("/console/vehicles?price_min=1,500"), 400},
+		{"stock-refused", path("/console/vehicles?price_min=abc"), 400},
 		{"vehicle-new", path("/console/vehicles/new"), 200},
 		{"vehicle-new-refused", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/vehicles/new")
 			with(t, ctx, chromedp.SendKeys(chromedp.ID("brand"), "Fiat"), chromedp.SendKeys(chromedp.ID("model"), "Argo"),
-				chromedp.SendKeys(chromedp.ID("plate"), "RIO2A26"), chromedp.SendKeys(chromedp.ID("price"), "1.500"))
+				chromedp.SendKeys(chromedp.ID("plate"), "RIO2A26"), chromedp.SendKeys(chromedp.ID("price"), "abc"))
 			return submit(t, ctx, `main form button[type=submit]`)
 		}, 422},
 		{"vehicle", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/vehicles/"+vehicleID) }, 200},
 		{"vehicle-edit-refused", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/vehicles/"+vehicleID)
-			with(t, ctx, chromedp.SetValue(chromedp.ID("price"), "1.500"))
+			with(t, ctx, chromedp.SetValue(chromedp.ID("price"), "abc"))
 			return submit(t, ctx, `form[action$="/vehicles/`+vehicleID+`"] button[type=submit]`)
 		}, 422},
 		{"clients", func(t *testing.T, ctx context.Context) int64 {

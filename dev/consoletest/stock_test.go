@@ -16,7 +16,7 @@ import (
 
 // TestStockAsMember: a salesperson finds the team's vehicles with the API's filters: the counts per
 // status at the list's head, a brand, a word of the title, the plate typed in its old format; a
-// vehicle's page shows the plate in its Mercosul form and the vehicle's activities. A price range
+// vehicle's page shows the plate as it was registered and the vehicle's activities. A price range
 // typed ambiguously is refused next to its field, with both readings.
 func TestStockAsMember(t *testing.T) {
 	tm := newTeam(t)
@@ -155,7 +155,7 @@ func TestClientsAndPipeline(t *testing.T) {
 }
 
 // TestRegisterVehicle: a salesperson registers a vehicle with an old-format plate and a price typed
-// as people type it; its page shows the plate in its Mercosul form, the API reads exactly what was
+// as people type it; its page shows the plate as registered and its Mercosul form, the API reads exactly what was
 // saved, and the team's receiver gets vehicle.created, signed. The same plate again, in its other
 // spelling, comes back next to its field with nothing created; an ambiguous price with both readings.
 func TestRegisterVehicle(t *testing.T) {
@@ -197,7 +197,7 @@ func TestRegisterVehicle(t *testing.T) {
 	if p := text(t, ctx, "#plate-problem"); !strings.Contains(p, "ABC1C34") {
 		t.Errorf("the duplicate plate's problem reads %q; want it next to the plate, naming it", p)
 	}
-	if got := register("RIO2A26", "1.500"); got != http.StatusUnprocessableEntity {
+	if got := register("RIO2A26", "1,500"); got != http.StatusUnprocessableEntity {
 		t.Errorf("an ambiguous price = %d; want 422", got)
 	}
 	if p := text(t, ctx, "#price-problem"); !strings.Contains(p, "R$\u00a01.500,00") || !strings.Contains(p, "R$\u00a01,50") {
@@ -317,9 +317,9 @@ func TestDayAtTheDealership(t *testing.T) {
 	for _, phase := range []string{"contato", "visita", "proposta", "negociacao", "fechamento"} {
 		open(t, ctx, "/console/deals")
 		if phase == "contato" {
-			// The card names the deal's client and its vehicle (plate in Mercosul form).
+			// The card names the deal's client and its vehicle (its plate as it was registered).
 			card := value(t, ctx, chromedp.Evaluate[string](`document.getElementById("move-`+deal+`").closest("article").innerText`))
-			if !strings.Contains(card, "Maria da Silva") || !strings.Contains(card, "ABC1C34") {
+			if !strings.Contains(card, "Maria da Silva") || !strings.Contains(card, "ABC1234") {
 				t.Errorf("the deal's card on the board reads %q; want its client's name and its vehicle's plate", card)
 			}
 		}
@@ -586,7 +586,7 @@ func TestPipelineListView(t *testing.T) {
 	if len(found) != 1 || !strings.Contains(found[0], "Compass da Ana") {
 		t.Errorf("q=compass lists %q; want the deal titled so", found)
 	}
-	if got := open(t, ctx, "/console/deals?view=list&value_min=1.500"); got != http.StatusBadRequest {
+	if got := open(t, ctx, "/console/deals?view=list&value_min=1,500"); got != http.StatusBadRequest {
 		t.Errorf("an ambiguous amount = %d; want 400 with both readings", got)
 	}
 }

@@ -69,6 +69,26 @@ func PlateKey(normalized string) string {
 	return p
 }
 
+// OtherPlate returns the other spelling of a plate: the Mercosul one of an old-format plate
+// (the fifth character's digit d becomes the letter 'A'+d: "ABC1234" → "ABC1C34"), the old one
+// of a Mercosul plate whose fifth character is a letter from A to J ("ABC1C34" → "ABC1234").
+// ok is false for a Mercosul plate with a later letter there, which has no old spelling, and for
+// input NormalizePlate rejects. The input is normalised first; the result is in upper case
+// without a hyphen.
+func OtherPlate(plate string) (other string, ok bool) {
+	p, err := NormalizePlate(plate)
+	if err != nil {
+		return "", false
+	}
+	switch c := p[4]; {
+	case isDigit(c):
+		return p[:4] + string('A'+c-'0') + p[5:], true
+	case c <= 'J':
+		return p[:4] + string('0'+c-'A') + p[5:], true
+	}
+	return "", false
+}
+
 // renavamWeights apply to the first 10 digits of a RENAVAM, left to right.
 var renavamWeights = [10]int{3, 2, 9, 8, 7, 6, 5, 4, 3, 2}
 

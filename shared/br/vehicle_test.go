@@ -61,6 +61,28 @@ func TestPlateKey(t *testing.T) {
 	}
 }
 
+func TestOtherPlate(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		ok             bool
+	}{
+		{name: "old to Mercosul", in: "XYZ9876", want: "XYZ9I76", ok: true},
+		{name: "old 0 to A", in: "ABC1034", want: "ABC1A34", ok: true},
+		{name: "Mercosul to old", in: "XYZ9I76", want: "XYZ9876", ok: true},
+		{name: "Mercosul J to 9", in: "ABC1J34", want: "ABC1934", ok: true},
+		{name: "typed with a dash, lower case", in: "xyz-9876", want: "XYZ9I76", ok: true},
+		{name: "Mercosul without an old spelling", in: "RIO2K26", ok: false},
+		{name: "not a plate", in: "GR-Yaris", ok: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, ok := OtherPlate(tt.in); got != tt.want || ok != tt.ok {
+				t.Errorf("OtherPlate(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
 // RENAVAM vectors, weights 3,2,9,8,7,6,5,4,3,2 over the first 10 digits,
 // digit = (sum*10) % 11 with 10 -> 0:
 //

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -36,7 +37,9 @@ func (c *Console) activityValues(rq *request, a patio.Activity) url.Values {
 // activityRecords is the activities' part of the modules' shared flows.
 func (c *Console) activityRecords() records[patio.Activity, patio.ActivityInput] {
 	return records[patio.Activity, patio.ActivityInput]{svc: c.d.Activities, name: "activity", base: "/console/activities/",
-		fields: form.ActivityFields, read: form.Activity,
+		fields: form.ActivityFields, read: func(values url.Values, p locale.Printer, edit bool) (patio.ActivityInput, error) {
+			return form.Activity(values, p.Loc, edit)
+		},
 		onEdit: func(in patio.ActivityInput) patio.ActivityInput { in.Status = patio.Opt[string]{}; return in },
 		id:     func(a patio.Activity) string { return a.ID },
 		links:  func(a patio.Activity) (*string, *string, *string) { return a.VehicleID, a.ClientID, a.DealID },

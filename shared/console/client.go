@@ -2,10 +2,10 @@ package console
 
 import (
 	"net/url"
-	"time"
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -67,7 +67,7 @@ func clientEditable(_ *request, cl patio.Client) map[string]string {
 func (c *Console) clientRecords() records[patio.Client, patio.ClientInput] {
 	return records[patio.Client, patio.ClientInput]{svc: c.d.Records.Clients, name: "client", base: "/console/clients/",
 		fields: form.ClientFields,
-		read: func(values url.Values, _ *time.Location, edit bool) (patio.ClientInput, error) {
+		read: func(values url.Values, _ locale.Printer, edit bool) (patio.ClientInput, error) {
 			return form.Client(values, edit)
 		},
 		id:    func(cl patio.Client) string { return cl.ID },

@@ -59,8 +59,8 @@ func dealEditable(rq *request, d patio.Deal) map[string]string {
 func (c *Console) dealRecords() records[patio.Deal, patio.DealInput] {
 	return records[patio.Deal, patio.DealInput]{svc: c.d.Records.Deals, name: "deal", base: "/console/deals/",
 		fields: form.DealFields,
-		read: func(values url.Values, _ *time.Location, edit bool) (patio.DealInput, error) {
-			return form.Deal(values, edit)
+		read: func(values url.Values, p locale.Printer, edit bool) (patio.DealInput, error) {
+			return form.Deal(values, p.Lang, edit)
 		},
 		id:    func(d patio.Deal) string { return d.ID },
 		links: func(d patio.Deal) (*string, *string, *string) { return d.VehicleID, &d.ClientID, nil },

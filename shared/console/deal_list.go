@@ -21,7 +21,7 @@ type dealListData struct {
 func (c *Console) dealList(rq *request) {
 	q := rq.filters()
 	data := dealListData{Statuses: patio.DealStatuses, Phases: patio.DealPhases, Sorts: patio.DealSorts}
-	dq, err := form.DealQuery(q, moduleLimit)
+	dq, err := form.DealQuery(q, rq.p.Lang, moduleLimit)
 	if err == nil {
 		if err = parseCursor(q.Get("cursor"), &dq.ListQuery); err != nil {
 			err = patio.Invalidf("cursor is not valid for this search")

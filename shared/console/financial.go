@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -69,7 +70,9 @@ func (c *Console) financialValues(rq *request, f patio.FinancialRecord) url.Valu
 // financialRecords is the financial records' part of the modules' shared flows.
 func (c *Console) financialRecords() records[patio.FinancialRecord, patio.FinancialInput] {
 	return records[patio.FinancialRecord, patio.FinancialInput]{svc: c.d.Financial, name: "financial", base: "/console/financial/",
-		fields: form.FinancialFields, read: form.Financial,
+		fields: form.FinancialFields, read: func(values url.Values, p locale.Printer, edit bool) (patio.FinancialInput, error) {
+			return form.Financial(values, p.Loc, p.Lang, edit)
+		},
 		onEdit: func(in patio.FinancialInput) patio.FinancialInput {
 			in.Status, in.PaidAt = patio.Opt[string]{}, patio.Opt[patio.Timestamp]{} // moved by their own forms
 			return in

@@ -13,7 +13,7 @@ import (
 func (c *Console) financialPay(rq *request) {
 	ctx, id := rq.ctx(), rq.r.PathValue("id")
 	values := rq.r.PostForm
-	in, err := form.Financial(url.Values{"payment_method": values["payment_method"], "paid_at": values["paid_at"]}, rq.p.Loc, false)
+	in, err := form.Financial(url.Values{"payment_method": values["payment_method"], "paid_at": values["paid_at"]}, rq.p.Loc, rq.p.Lang, false)
 	if err == nil {
 		in.Status = patio.Some(patio.FinancialPaid)
 		_, err = c.d.Financial.Update(ctx, rq.team.ID, id, in)

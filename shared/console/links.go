@@ -135,13 +135,13 @@ func (c *Console) labelLinks(ctx context.Context, teamID string, vehicleID, clie
 	return l
 }
 
-// vehicleName is a vehicle as people at the lot name it: its plate (in Mercosul form) and its
+// vehicleName is a vehicle as people at the lot name it: its plate (as it was registered) and its
 // title.
 func vehicleName(v patio.Vehicle) string {
 	if v.Plate == nil {
 		return v.Title
 	}
-	return br.PlateKey(*v.Plate) + " " + v.Title
+	return *v.Plate + " " + v.Title
 }
 
 // derefOr is *s, or def when s is nil.

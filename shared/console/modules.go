@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -148,9 +149,10 @@ type records[T, In any] struct {
 	// base is the path of a record's page, less its id ("/console/activities/").
 	base   string
 	fields []string
-	// read reads the form into an input (edit: an emptied optional field is cleared); onEdit,
-	// when set, drops what the edit form does not move (a status, moved by its own buttons).
-	read   func(values url.Values, loc *time.Location, edit bool) (In, error)
+	// read reads the form into an input as the page's language and the team's time zone p write
+	// it (edit: an emptied optional field is cleared); onEdit, when set, drops what the edit form
+	// does not move (a status, moved by its own buttons).
+	read   func(values url.Values, p locale.Printer, edit bool) (In, error)
 	onEdit func(In) In
 	id     func(T) string
 	links  func(T) (vehicleID, clientID, dealID *string)
@@ -181,7 +183,7 @@ func (m records[T, In]) create(c *Console, rq *request, refuse func(err error, c
 		refuse(err, choices)
 		return
 	}
-	in, err := m.read(values, rq.p.Loc, false)
+	in, err := m.read(values, rq.p, false)
 	if err != nil {
 		refuse(err, nil)
 		return
@@ -213,7 +215,7 @@ func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status in
 		show(cur, http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, m.fields...), choices, nil)
 		return
 	}
-	in, err := m.read(values, rq.p.Loc, true)
+	in, err := m.read(values, rq.p, true)
 	if err == nil {
 		if m.onEdit != nil {
 			in = m.onEdit(in)

@@ -3,10 +3,10 @@ package console
 import (
 	"context"
 	"net/url"
-	"time"
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -66,8 +66,8 @@ func vehicleEditable(rq *request, v patio.Vehicle) map[string]string {
 func (c *Console) vehicleRecords() records[patio.Vehicle, patio.VehicleInput] {
 	return records[patio.Vehicle, patio.VehicleInput]{svc: c.d.Records.Vehicles, name: "vehicle", base: "/console/vehicles/",
 		fields: form.VehicleFields,
-		read: func(values url.Values, _ *time.Location, edit bool) (patio.VehicleInput, error) {
-			return form.Vehicle(values, edit)
+		read: func(values url.Values, p locale.Printer, edit bool) (patio.VehicleInput, error) {
+			return form.Vehicle(values, p.Lang, edit)
 		},
 		id:       func(v patio.Vehicle) string { return v.ID },
 		links:    func(patio.Vehicle) (*string, *string, *string) { return nil, nil, nil },
@@ -79,7 +79,9 @@ func (c *Console) vehicleRecords() records[patio.Vehicle, patio.VehicleInput] {
 // activities and financial records that name it, and its history.
 type vehiclePageData struct {
 	vehicleFormData
-	Plate string
+	// Plate is the plate as it was registered; OtherPlate its other spelling (br.OtherPlate), shown
+	// beside it with OtherPlateLabel's message ("Mercosul: XYZ9I76"), "" when it has none.
+	Plate, OtherPlate, OtherPlateLabel string
 	related
 }
 
@@ -89,7 +91,13 @@ func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *ren
 	data := vehiclePageData{vehicleFormData: newVehicleFormData()}
 	data.Vehicle, data.Changed = &v, changed
 	if v.Plate != nil {
-		data.Plate = br.PlateKey(*v.Plate)
+		data.Plate = *v.Plate
+		if other, ok := br.OtherPlate(*v.Plate); ok {
+			data.OtherPlate, data.OtherPlateLabel = other, "stock.plate.mercosul"
+			if br.PlateKey(*v.Plate) == *v.Plate { // registered in its Mercosul form
+				data.OtherPlateLabel = "stock.plate.old"
+			}
+		}
 	}
 	var err error
 	if data.related, err = c.relatedTo(rq.ctx(), rq.team.ID, patio.ResourceVehicle, v.ID); err != nil {

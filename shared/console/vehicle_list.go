@@ -29,7 +29,7 @@ func (c *Console) vehicleList(rq *request) {
 	q := rq.filters()
 	data := stockListData{Statuses: patio.VehicleStatuses, Phases: patio.VehiclePhases, Fuels: patio.VehicleFuels,
 		Sorts: patio.VehicleSorts}
-	vq, err := form.VehicleQuery(q, moduleLimit)
+	vq, err := form.VehicleQuery(q, rq.p.Lang, moduleLimit)
 	if err == nil {
 		if err = parseCursor(q.Get("cursor"), &vq.ListQuery); err != nil {
 			err = patio.Invalidf("cursor is not valid for this search")

@@ -20,16 +20,37 @@ import (
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
-// streamKind is a kind the indexer keeps items of: its layout and its table.
+// streamKind is a kind the indexer keeps items of: its layout, its table, the words a row of it
+// should store (its record's) and how a row is rewritten as it is (records.migrate), which
+// RebuildIndex does to a row whose words were derived by an earlier rule.
 type streamKind struct {
-	layout *storeformat.Layout
-	table  func(Tables) string
+	layout  *storeformat.Layout
+	table   func(Tables) string
+	words   func(row dynamo.Item) (string, error)
+	rewrite func(ctx context.Context, c *core, row dynamo.Item) (bool, error)
 }
 
 // streamKinds are the kinds with words (and, with storeformat.Layout.StreamFacets, open facets
 // kept from the stream).
-var streamKinds = []streamKind{
-	{vehicleKind.layout, vehicleKind.table}, {clientKind.layout, clientKind.table}, {dealKind.layout, dealKind.table},
+var streamKinds = []streamKind{indexedKind(&vehicleKind), indexedKind(&clientKind), indexedKind(&dealKind)}
+
+// indexedKind returns the indexer's view of k.
+func indexedKind[T, R, Q any](k *kind[T, R, Q]) streamKind {
+	return streamKind{layout: k.layout, table: k.table,
+		words: func(row dynamo.Item) (string, error) {
+			var r R
+			if err := dynamo.UnmarshalItem(row, &r); err != nil {
+				return "", err
+			}
+			rec, err := k.decode(r)
+			if err != nil {
+				return "", err
+			}
+			return storeformat.JoinWords(k.list.words(rec)), nil
+		},
+		rewrite: func(ctx context.Context, c *core, row dynamo.Item) (bool, error) {
+			return records[T, R, Q]{c, k}.migrate(ctx, row)
+		}}
 }
 
 // Indexer keeps what a record's write leaves to its table's stream (Index), and mends it
@@ -466,6 +487,7 @@ type IndexReport struct {
 	Missing int    `json:"missing"` // items a record should have and had not (put)
 	Stale   int    `json:"stale"`   // items no record has, or holding an old copy of its row (deleted or rewritten)
 	Counts  int    `json:"counts"`  // the indexer's counts (per open facet value, word or bucket, and status) that differed from the records (corrected)
+	Words   int    `json:"words"`   // rows whose stored words are not their record's, derived by an earlier rule (rewritten; the indexer then follows)
 }
 
 // RebuildIndex compares what the indexer keeps (Index: word items, the open facets' copies, and
@@ -476,7 +498,10 @@ type IndexReport struct {
 // their retries (its on-failure queue). A record whose items differ is read again (strongly
 // consistent) just before they are written, so a live write between the scans and the mend is
 // not undone; the counts are corrected from the scans, so a write the indexer counts meanwhile
-// makes a difference a second run finds (run it when writes are few, --check first).
+// makes a difference a second run finds (run it when writes are few, --check first). A row whose
+// stored words are not its record's (derived by an earlier rule: a plate in one spelling) is
+// rewritten as it is, same revision (records.migrate), after the rest: the indexer follows that
+// change from the stream, so its word items and counts are mended once it has caught up.
 func (s *Indexer) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, error) {
 	var out []IndexReport
 	for _, k := range streamKinds {
@@ -499,9 +524,19 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 	counts := map[string]tally{}  // the indexer's counts the rows say, by team
 	rows := table.Scan().Filter("begins_with('sk', ?)", k.layout.RowPrefix()).Consistent(true).Iter()
 	var row dynamo.Item
+	var rewords []dynamo.Item // rows whose words are not their record's
 	for rows.Next(ctx, &row) {
 		rep.Records++
 		team, id := attrString(row, "pk"), attrString(row, "id")
+		if row[storeformat.IndexedAttr] != nil { // a row without its family is the backfill's
+			words, err := k.words(row)
+			if err != nil {
+				return rep, wrap(err, "rebuild the index: decode", id)
+			}
+			if attrString(row, wordsAttr) != words {
+				rewords = append(rewords, row)
+			}
+		}
 		_, later := k.layout.Split(k.layout.Family(row))
 		for _, items := range []map[string]dynamo.Item{later.Copies, later.Words} {
 			for sk, item := range items {
@@ -586,6 +621,7 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 			}
 		}
 	}
+	rep.Words = len(rewords)
 	if check {
 		return rep, nil
 	}
@@ -599,6 +635,15 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 			if err := o.upd.Run(ctx); err != nil {
 				return rep, wrap(err, "rebuild the index: correct the counts of team", team)
 			}
+		}
+	}
+	// The items and counts above are those of the words rows store. A row whose words are not its
+	// record's is rewritten as it is (same revision and updated_at: no event, no audit entry),
+	// with the copies its write's transaction keeps; the indexer follows that change from the
+	// stream like any other, moving its word items and counts.
+	for _, row := range rewords {
+		if _, err := k.rewrite(ctx, s.core, row); err != nil {
+			return rep, wrap(err, "rebuild the index: rewrite the words of", attrString(row, "id"))
 		}
 	}
 	return rep, nil

@@ -406,3 +406,73 @@ func TestStreamChangeSaysWhenWritten(t *testing.T) {
 		t.Errorf("Written = %s; want between %s and %s", got[0], before, after)
 	}
 }
+
+// TestRebuildIndexMendsPlateWords: a vehicle written before a plate was a word in both its
+// spellings (its row and the copies its write's transaction keeps hold the old words, its word
+// items and counts follow them) is not found by its plate's other spelling; the rebuild reports
+// its row, --check writes nothing, and a run rewrites it as it is (same revision), after which the
+// indexer follows: q finds the plate old or Mercosul, in the creation order and by price, and
+// nothing is left to mend.
+func TestRebuildIndexMendsPlateWords(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	team := newTeam()
+	svc := patio.NewVehicles(s.Vehicles())
+	v := createVehicle(t, s, team, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Uno"),
+		Plate: patio.Some("xyz-9876"), Price: patio.Some(money.Cents(100))})
+	caughtUp(t)
+	find := func(q, sort string) int {
+		t.Helper()
+		vq, err := patio.VehicleQuery{Q: ptr(q), ListQuery: patio.ListQuery{Sort: sort}}.Check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := svc.List(ctx, team, vq)
+		if err != nil {
+			t.Fatalf("q=%s: %v", q, err)
+		}
+		if len(got.Items) != got.Total {
+			t.Errorf("q=%s sort=%s: %d items, total %d", q, sort, len(got.Items), got.Total)
+		}
+		return got.Total
+	}
+	// The vehicle as the previous release wrote it: its row's and order item's words without the
+	// Mercosul spelling; the indexer follows the row, dropping that word's item and count.
+	db := dynamo.New(testenv.AWSConfig(t)).Table(testenv.Tables(t)["VehiclesTable"])
+	old := storeformat.JoinWords([]string{"fiat", "uno", "xyz9876"})
+	for _, sk := range []string{storeformat.Vehicles.RowKey(v.ID), storeformat.Vehicles.OrderKey(patio.VehicleActive, v.ID)} {
+		if err := db.Update("pk", team).Range("sk", sk).Set(storeformat.WordsAttr, old).Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	caughtUp(t)
+	if n := find("xyz9i76", ""); n != 0 {
+		t.Fatalf("q=xyz9i76 on the previous release's row = %d; want 0 (the damage to mend)", n)
+	}
+	checked, err := dynamostore.IndexerOf(s).RebuildIndex(ctx, true)
+	if err != nil || checked[0].Words != 1 || checked[0].Missing != 0 || checked[0].Counts != 0 {
+		t.Fatalf("RebuildIndex(check) = %+v, %v; want the vehicle's row reported for its words alone", checked, err)
+	}
+	if n := find("xyz9i76", ""); n != 0 {
+		t.Errorf("--check wrote: q=xyz9i76 = %d", n)
+	}
+	if _, err := dynamostore.IndexerOf(s).RebuildIndex(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t)
+	for _, q := range []string{"xyz9i76", "XYZ-9I76", "xyz-9876", "xyz9876", "xyz9i"} {
+		for _, sort := range []string{"", "price"} {
+			if n := find(q, sort); n != 1 {
+				t.Errorf("after the rebuild: q=%s sort=%s = %d; want the Uno", q, sort, n)
+			}
+		}
+	}
+	got, err := svc.Get(ctx, team, v.ID)
+	if err != nil || got.Revision != v.Revision || got.UpdatedAt != v.UpdatedAt {
+		t.Errorf("after the rebuild the Uno is revision %d updated %v, %v; want it as it was (%d, %v)", got.Revision, got.UpdatedAt, err, v.Revision, v.UpdatedAt)
+	}
+	again, err := dynamostore.IndexerOf(s).RebuildIndex(ctx, true)
+	if err != nil || again[0].Words != 0 || again[0].Missing != 0 || again[0].Stale != 0 || again[0].Counts != 0 {
+		t.Errorf("RebuildIndex(check) after the rebuild = %+v, %v; want nothing to mend", again, err)
+	}
+}

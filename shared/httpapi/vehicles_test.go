@@ -342,8 +342,13 @@ func TestListFilters(t *testing.T) {
 		{"brand=CITROEN", 1},
 		{"q=gol", 1},
 		{"q=citro", 1},
-		{"q=c3", 1},       // word prefixes: the C3 (a plate is one word, its stored spelling GOL1234)
+		{"q=c3", 1},       // word prefixes: the C3 (a plate is one word in each spelling, GOL1234 and GOL1C34)
 		{"q=gol1", 1},     // the plate starts with it
+		{"q=gol1c34", 1},  // its Mercosul spelling
+		{"q=GOL1C", 1},    // which starts with this
+		{"q=gol-1234", 1}, // typed with its dash
+		{"q=Gol-1C34", 1},
+		{"q=gol-12", 0},   // a dash that is not a whole plate's cuts words apart: no word starts with 12
 		{"q=1c34", 0},     // not the start of a word
 		{"q=itroen", 0},   // nor is this
 		{"q=fiat+uno", 1}, // every term starts a word

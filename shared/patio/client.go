@@ -280,7 +280,7 @@ func (q ClientQuery) Check() (ClientQuery, error) {
 	var p Problems
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ClientSorts, statuses: ClientStatuses, softDeleted: ClientInactive})
 	checkEnumParam(&p, "type", q.Type, ClientTypes)
-	q.Terms = checkSearchParam(&p, &q.Q)
+	q.Terms = checkSearchParam(&p, &q.Q, false)
 	for _, f := range []struct {
 		name      string
 		v         **string

@@ -312,7 +312,7 @@ func (q DealQuery) Check() (DealQuery, error) {
 	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: DealSorts, statuses: DealStatuses, softDeleted: DealArchived})
 	checkEnumParam(&p, "phase", q.Phase, DealPhases)
 	checkRangeParams(&p, "value_min", "value_max", q.ValueMin, q.ValueMax)
-	q.Terms = checkSearchParam(&p, &q.Q)
+	q.Terms = checkSearchParam(&p, &q.Q, false)
 	for name, v := range map[string]**string{"client_id": &q.ClientID, "vehicle_id": &q.VehicleID} {
 		checkIDParam(&p, name, v)
 	}

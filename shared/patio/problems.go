@@ -52,6 +52,26 @@ func (p *Problems) AddError(in, field string, err error) {
 	p.list = append(p.list, fe)
 }
 
+// AddOthers records err's problems, as AddError does, but those of a member that has a problem
+// recorded already: a member an edge could not read (a form's amount typed "abc") is not refused
+// a second time for the value that stood in for it (not also "must be above zero").
+func (p *Problems) AddOthers(in string, err error) {
+	var e *Error
+	if !errors.As(err, &e) || len(e.Details) == 0 {
+		p.AddError(in, "", err)
+		return
+	}
+	had := map[string]bool{}
+	for _, fe := range p.list {
+		had[fe.Field] = true
+	}
+	for _, d := range e.Details {
+		if d.Field == "" || !had[d.Field] {
+			p.list = append(p.list, d)
+		}
+	}
+}
+
 // Has reports whether a problem of member field was recorded.
 func (p *Problems) Has(field string) bool {
 	for _, e := range p.list {

@@ -121,3 +121,31 @@ func shown(list []patio.FieldError) []patio.FieldError {
 	}
 	return out
 }
+
+// AddOthers leaves out the problems of a member that has one already, and keeps every other one
+// (several of one new member, and those of no member).
+func TestProblemsAddOthers(t *testing.T) {
+	var domain patio.Problems
+	domain.Add(patio.InBody, "amount", "%s must be above zero", "amount")
+	domain.Add(patio.InBody, "description", "%s is required", "description")
+	domain.Add(patio.InBody, "description", "%s must be at most %d characters", "description", 200)
+	var p patio.Problems
+	p.Add(patio.InBody, "amount", "%s must be an amount such as %s", "amount", "1234.56")
+	p.AddOthers(patio.InBody, domain.Err())
+	var e *patio.Error
+	if !errors.As(p.Err(), &e) {
+		t.Fatalf("Err() = %v; want the problems", p.Err())
+	}
+	var got []string
+	for _, d := range e.Details {
+		got = append(got, d.Message)
+	}
+	want := []string{"amount must be an amount such as 1234.56", "description is required", "description must be at most 200 characters"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("AddOthers: problems %q; want %q", got, want)
+	}
+	p.AddOthers(patio.InBody, errors.New("boom"))
+	if p.Len() != 4 {
+		t.Errorf("AddOthers(a plain error) = %d problems; want it recorded (4)", p.Len())
+	}
+}

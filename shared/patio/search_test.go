@@ -41,7 +41,13 @@ func TestRecordWords(t *testing.T) {
 		want []string
 	}{
 		{name: "vehicle", got: patio.Vehicle{Title: "Toyota Corolla XEi 2.0 2024", Brand: "Toyota", Model: "Corolla", Plate: &plate}.Words(),
-			want: []string{"0", "2", "2024", "abc1d23", "corolla", "toyota", "xei"}},
+			want: []string{"0", "2", "2024", "abc1323", "abc1d23", "corolla", "toyota", "xei"}},
+		{name: "vehicle with an old-format plate: both spellings", got: patio.Vehicle{Title: "Fiat Uno", Brand: "Fiat", Model: "Uno", Plate: ptr("XYZ9876")}.Words(),
+			want: []string{"fiat", "uno", "xyz9876", "xyz9i76"}},
+		{name: "vehicle with a Mercosul plate of an old spelling", got: patio.Vehicle{Title: "Uno", Brand: "Fiat", Model: "Uno", Plate: ptr("XYZ9I76")}.Words(),
+			want: []string{"fiat", "uno", "xyz9876", "xyz9i76"}},
+		{name: "vehicle with a Mercosul plate of no old spelling", got: patio.Vehicle{Title: "Uno", Brand: "Fiat", Model: "Uno", Plate: ptr("RIO2K26")}.Words(),
+			want: []string{"fiat", "rio2k26", "uno"}},
 		{name: "vehicle without plate", got: patio.Vehicle{Title: "GR-Yaris", Brand: "Toyota", Model: "GR-Yaris"}.Words(),
 			want: []string{"gr", "toyota", "yaris"}},
 		{name: "client", got: patio.Client{Name: "Maria Souza", CPF: &cpf, Email: &email, TradeName: &trade}.Words(),
@@ -89,6 +95,7 @@ func TestQueryTerms(t *testing.T) {
 		name    string
 		q       string
 		want    []string
+		others  []string // the terms of clients and deals, when not want: only a vehicles q folds plates
 		wantErr string
 	}{
 		{name: "one term", q: "Corolla", want: []string{"corolla"}},
@@ -97,6 +104,14 @@ func TestQueryTerms(t *testing.T) {
 		{name: "repeated", q: "gol gol", want: []string{"gol"}},
 		{name: "split like the fields", q: "GR-Yaris", want: []string{"yaris", "gr"}},
 		{name: "one letter", q: "a", want: []string{"a"}},
+		{name: "a plate typed with its dash is one term of a vehicles q", q: "xyz-9876", want: []string{"xyz9876"},
+			others: []string{"9876", "xyz"}},
+		{name: "a Mercosul plate typed with its dash", q: "Fiat XYZ-9I76", want: []string{"xyz9i76", "fiat"},
+			others: []string{"9i76", "fiat", "xyz"}},
+		{name: "a plate's dash among other words", q: "uno (abc-1234), gol", want: []string{"abc1234", "gol", "uno"},
+			others: []string{"1234", "abc", "gol", "uno"}},
+		{name: "not a plate: split at the dash", q: "BMW-3201x", want: []string{"3201x", "bmw"}},
+		{name: "not a plate: a word before it", q: "XABC-1234", want: []string{"1234", "xabc"}},
 		{name: "no letter or digit", q: "--", wantErr: "q must contain a letter or digit"},
 		{name: "blank", q: "  ", wantErr: "q must not be empty"},
 		{name: "too long", q: strings.Repeat("a", 201), wantErr: "q must be at most 200 characters"},
@@ -119,8 +134,12 @@ func TestQueryTerms(t *testing.T) {
 					}
 					continue
 				}
-				if err != nil || !reflect.DeepEqual(got, tt.want) {
-					t.Errorf("%s: Check(q=%q) terms = %q, %v; want %q", check.resource, tt.q, got, err, tt.want)
+				want := tt.want
+				if tt.others != nil && check.resource != "vehicles" {
+					want = tt.others
+				}
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: Check(q=%q) terms = %q, %v; want %q", check.resource, tt.q, got, err, want)
 				}
 			}
 		})

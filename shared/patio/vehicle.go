@@ -328,7 +328,7 @@ func (q VehicleQuery) Check() (VehicleQuery, error) {
 	checkEnumParam(&p, "fuel", q.Fuel, VehicleFuels)
 	checkTextParam(&p, "brand", &q.Brand)
 	checkTextParam(&p, "model", &q.Model)
-	q.Terms = checkSearchParam(&p, &q.Q)
+	q.Terms = checkSearchParam(&p, &q.Q, true)
 	checkYearParam(&p, "year_min", q.YearMin)
 	checkYearParam(&p, "year_max", q.YearMax)
 	checkRangeParams(&p, "year_min", "year_max", q.YearMin, q.YearMax)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/patio-dev/patio/shared/console/form"
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -12,17 +13,17 @@ import (
 // an emptied required field is left as it is.
 func TestEmptiedFieldsClearOnEdit(t *testing.T) {
 	values := url.Values{"color": {""}, "title": {" "}, "brand": {"Fiat"}}
-	in, err := form.Vehicle(values, true)
+	in, err := form.Vehicle(values, locale.PtBR, true)
 	if err != nil {
 		t.Fatalf("Vehicle(edit) = %v", err)
 	}
 	if in.Color != patio.Null[string]() || in.Title.Present {
 		t.Errorf("Vehicle(edit) color = %+v, title = %+v; want color null (cleared), title absent (kept)", in.Color, in.Title)
 	}
-	if in, _ := form.Vehicle(values, false); in.Color.Present {
+	if in, _ := form.Vehicle(values, locale.PtBR, false); in.Color.Present {
 		t.Errorf("Vehicle(new) color = %+v; want absent", in.Color)
 	}
-	deal, err := form.Deal(url.Values{"vehicle_id": {""}, "value": {""}, "title": {"Venda"}}, true)
+	deal, err := form.Deal(url.Values{"vehicle_id": {""}, "value": {""}, "title": {"Venda"}}, locale.PtBR, true)
 	if err != nil {
 		t.Fatalf("Deal(edit) = %v", err)
 	}

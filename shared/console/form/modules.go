@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -92,16 +93,17 @@ func Activity(v url.Values, loc *time.Location, edit bool) (patio.ActivityInput,
 }
 
 // Financial reads the financial record form into an input: type, category, description, amount
-// (a decimal with a comma or a point, thousands separators allowed), due_date (YYYY-MM-DD),
-// payment_method, notes, status, paid_at (a date and time in loc), and the links. edit makes an
-// emptied optional field null.
-func Financial(v url.Values, loc *time.Location, edit bool) (patio.FinancialInput, error) {
+// (money as people type it on a page in lang: Amount), due_date (YYYY-MM-DD), payment_method,
+// notes, status, paid_at (a date and time in loc), and the links. edit makes an emptied optional
+// field null. A field it could not read has that problem alone: the domain's checks of the value
+// that stood in for it are left out.
+func Financial(v url.Values, loc *time.Location, lang string, edit bool) (patio.FinancialInput, error) {
 	var p patio.Problems
 	in := patio.FinancialInput{Type: text(v, "type", false), Category: text(v, "category", false),
 		Description: text(v, "description", false), PaymentMethod: text(v, "payment_method", edit),
 		Notes: multiline(v, "notes", edit), Status: text(v, "status", false),
 		VehicleID: text(v, "vehicle_id", edit), ClientID: text(v, "client_id", edit), DealID: text(v, "deal_id", edit)}
-	in.Amount = amount(&p, v, "amount", false)
+	in.Amount = amount(&p, v, "amount", lang, false)
 	if d := text(v, "due_date", false); d.Set() {
 		date, err := patio.ParseDate(d.Value)
 		if err != nil {
@@ -117,18 +119,23 @@ func Financial(v url.Values, loc *time.Location, edit bool) (patio.FinancialInpu
 		in.PaidAt = patio.Some(ts)
 	}
 	if err := in.Validate(time.Time{}); err != nil {
-		p.AddError(patio.InBody, "", err)
+		p.AddOthers(patio.InBody, err)
 	}
 	return in, p.Err()
 }
 
-// Amount reads an amount as a person types it in either language: "84.990,90", "84990,90",
-// "R$ 84.990,90" as in Portuguese, "84,990.90", "84990.90" as in English. A separator followed by
-// one or two digits, the last one, is the decimal separator; the others separate thousands, in
-// groups of three. An amount with one separator followed by three digits ("1,500", "1.500")
-// reads two ways (a thousand and five hundred, or one and a half): it is refused with both
-// readings (AmbiguousAmount), never guessed. A negative amount is refused as such.
-func Amount(s string) (money.Cents, error) {
+// Amount reads an amount as a person types it on a page in lang (locale.PtBR or locale.En): the
+// page's language decides the marks. In Portuguese "." groups thousands and "," is the decimal
+// mark ("84.990,90", "84990,90", "R$ 84.990,90", "45.000", "R$ 2.500"); in English the reverse
+// ("84,990.90", "84990.90", "1,500"). A single mark followed by one or two digits is a decimal
+// mark in either language ("84990.90" on a Portuguese page); several of one mark, or both kinds
+// with the last one once, read one way only. An amount the page's language cannot read is read as
+// the other language reads it ("1,505" on a Portuguese page: no amount has three decimals, so it
+// is a thousand five hundred and five). Only an amount that the page's language reads one way and
+// the other language another, neither impossible ("1,500" on a Portuguese page, "1.500" on an
+// English one), is refused with both readings (AmbiguousAmount), never guessed. A negative amount
+// is refused as such (ErrNegativeAmount), anything else that is no amount with ErrAmountFormat.
+func Amount(s, lang string) (money.Cents, error) {
 	s = strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))
 	s = strings.TrimSpace(strings.TrimPrefix(s, "R$"))
 	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "\u2212") {
@@ -149,20 +156,8 @@ func Amount(s string) (money.Cents, error) {
 			return 0, ErrAmountFormat
 		}
 		whole, frac = s[:last], s[last+1:]
-	case dots+commas == 1 && len(s)-last-1 == 3 && s[:last] == "0":
-		return 0, ErrAmountFormat // "0,500": no thousands, and three decimals are no money
 	case dots+commas == 1 && len(s)-last-1 == 3:
-		thousands, err := parseWhole(s[:last] + s[last+1:])
-		if err != nil {
-			return 0, err
-		}
-		decimal, err := money.Parse(s[:last] + "." + s[last+1:last+3])
-		if err != nil || s[last+3] != '0' {
-			// "1,505" is a thousand five hundred and five or nothing: with three decimals it is
-			// no amount of money.
-			return thousands, nil
-		}
-		return 0, &AmbiguousAmount{Thousands: thousands, Decimal: decimal}
+		return oneMarkOfThree(s, last, lang)
 	case dots+commas == 1 && len(s)-last-1 <= 2:
 		whole, frac = s[:last], s[last+1:]
 	}
@@ -187,12 +182,28 @@ func Amount(s string) (money.Cents, error) {
 	return c, nil
 }
 
-func parseWhole(digits string) (money.Cents, error) {
-	c, err := money.Parse(digits)
-	if err != nil {
-		return 0, ErrAmountFormat
+// oneMarkOfThree reads an amount with a single mark, at last, followed by three digits ("1.500",
+// "1,500"), on a page in lang. Read as thousands, its whole part must be one to three digits and
+// not "0"; read as a decimal mark, its third decimal must be 0 (no amount of money has a third
+// decimal). The page's thousands mark reads as thousands ("45.000" in Portuguese); the page's
+// decimal mark reads two ways when both readings are possible ("1,500" in Portuguese: R$ 1,50 as
+// the page reads it, R$ 1.500,00 as an English reader means it), else the possible one.
+func oneMarkOfThree(s string, last int, lang string) (money.Cents, error) {
+	head, tail := s[:last], s[last+1:]
+	thousands, terr := money.Parse(head + tail)
+	thousandsOK := terr == nil && len(head) <= 3 && head != "0"
+	decimal, derr := money.Parse(head + "." + tail[:2])
+	decimalOK := derr == nil && tail[2] == '0'
+	pageDecimal := (s[last] == '.') == (lang == locale.En)
+	switch {
+	case thousandsOK && decimalOK && pageDecimal:
+		return 0, &AmbiguousAmount{Thousands: thousands, Decimal: decimal}
+	case thousandsOK:
+		return thousands, nil
+	case decimalOK:
+		return decimal, nil
 	}
-	return c, nil
+	return 0, ErrAmountFormat
 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
@@ -214,14 +225,14 @@ func (a *AmbiguousAmount) Error() string {
 	return fmt.Sprintf("ambiguous amount: %s or %s", a.Thousands, a.Decimal)
 }
 
-// amount reads a money field as people type it (Amount); clearable makes an emptied one null. A
-// text Amount refuses is a problem of the field.
-func amount(p *patio.Problems, v url.Values, name string, clearable bool) patio.Opt[money.Cents] {
+// amount reads a money field as people type it on a page in lang (Amount); clearable makes an
+// emptied one null. A text Amount refuses is a problem of the field.
+func amount(p *patio.Problems, v url.Values, name, lang string, clearable bool) patio.Opt[money.Cents] {
 	o := text(v, name, clearable)
 	if !o.Set() {
 		return patio.Opt[money.Cents]{Present: o.Present, Null: o.Null}
 	}
-	c, err := Amount(o.Value)
+	c, err := Amount(o.Value, lang)
 	if err != nil {
 		amountProblem(p, patio.InBody, name, err)
 	}
@@ -242,11 +253,12 @@ func date(p *patio.Problems, v url.Values, name string, clearable bool) patio.Op
 	return patio.Some(d)
 }
 
-// amountFilters reads a list's money filters (empty: any) into their query members.
-func amountFilters(p *patio.Problems, q url.Values, dst map[string]**money.Cents) {
+// amountFilters reads a list's money filters (empty: any), typed on a page in lang, into their
+// query members.
+func amountFilters(p *patio.Problems, q url.Values, lang string, dst map[string]**money.Cents) {
 	for name, d := range dst {
 		if v := strings.TrimSpace(q.Get(name)); v != "" {
-			c, err := Amount(v)
+			c, err := Amount(v, lang)
 			if err != nil {
 				amountProblem(p, patio.InQuery, name, err)
 				continue

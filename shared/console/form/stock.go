@@ -14,9 +14,9 @@ var VehicleFilters = []string{"status", "phase", "fuel", "brand", "model", "pric
 	"plate", "q", "sort"}
 
 // VehicleQuery reads the stock list's filters into the API's vehicle query: enum filters repeated,
-// amounts as people type them, years as plain digits. Empty values are "any" (the caller drops
-// them first). The domain's checks run when the list is read.
-func VehicleQuery(q url.Values, limit int) (patio.VehicleQuery, error) {
+// amounts as people type them on a page in lang (Amount), years as plain digits. Empty values are
+// "any" (the caller drops them first). The domain's checks run when the list is read.
+func VehicleQuery(q url.Values, lang string, limit int) (patio.VehicleQuery, error) {
 	var p patio.Problems
 	vq := patio.VehicleQuery{ListQuery: patio.ListQuery{Limit: patio.Some(limit), Status: splitEnum(q["status"])},
 		Phase: splitEnum(q["phase"]), Fuel: splitEnum(q["fuel"])}
@@ -28,7 +28,7 @@ func VehicleQuery(q url.Values, limit int) (patio.VehicleQuery, error) {
 			*dst = &v
 		}
 	}
-	amountFilters(&p, q, map[string]**money.Cents{"price_min": &vq.PriceMin, "price_max": &vq.PriceMax})
+	amountFilters(&p, q, lang, map[string]**money.Cents{"price_min": &vq.PriceMin, "price_max": &vq.PriceMax})
 	for name, dst := range map[string]**int{"year_min": &vq.YearMin, "year_max": &vq.YearMax} {
 		if v := strings.TrimSpace(q.Get(name)); v != "" {
 			n, err := strconv.Atoi(v)
@@ -46,9 +46,9 @@ func VehicleQuery(q url.Values, limit int) (patio.VehicleQuery, error) {
 var DealFilters = []string{"view", "status", "phase", "client_id", "vehicle_id", "value_min", "value_max", "q", "sort"}
 
 // DealQuery reads the pipeline list's filters into the API's deal query: enum filters repeated,
-// amounts as people type them. Empty values are "any" (the caller drops them first). The domain's
-// checks run when the list is read.
-func DealQuery(q url.Values, limit int) (patio.DealQuery, error) {
+// amounts as people type them on a page in lang (Amount). Empty values are "any" (the caller
+// drops them first). The domain's checks run when the list is read.
+func DealQuery(q url.Values, lang string, limit int) (patio.DealQuery, error) {
 	var p patio.Problems
 	dq := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(limit), Status: splitEnum(q["status"])},
 		Phase: splitEnum(q["phase"])}
@@ -60,7 +60,7 @@ func DealQuery(q url.Values, limit int) (patio.DealQuery, error) {
 			*dst = &v
 		}
 	}
-	amountFilters(&p, q, map[string]**money.Cents{"value_min": &dq.ValueMin, "value_max": &dq.ValueMax})
+	amountFilters(&p, q, lang, map[string]**money.Cents{"value_min": &dq.ValueMin, "value_max": &dq.ValueMax})
 	return dq, p.Err()
 }
 
@@ -82,11 +82,11 @@ var VehicleFields = []string{"title", "brand", "model", "version", "plate", "ren
 	"mileage_km", "color", "fuel", "transmission", "price", "purchase_price", "phase", "status", "description"}
 
 // Vehicle reads the vehicle form into the API's vehicle input: texts as typed, years and mileage as
-// whole numbers (mileage may carry thousands separators), money as people type it (Amount). edit
-// makes an emptied optional field null (cleared); an emptied title is left as it is (a new
-// vehicle's is made of its brand, model, version and year). The domain's checks run when it is
-// saved.
-func Vehicle(v url.Values, edit bool) (patio.VehicleInput, error) {
+// whole numbers (mileage may carry thousands separators), money as people type it on a page in
+// lang (Amount). edit makes an emptied optional field null (cleared); an emptied title is left as
+// it is (a new vehicle's is made of its brand, model, version and year). The domain's checks run
+// when it is saved.
+func Vehicle(v url.Values, lang string, edit bool) (patio.VehicleInput, error) {
 	var p patio.Problems
 	in := patio.VehicleInput{Title: text(v, "title", false), Brand: text(v, "brand", false), Model: text(v, "model", false),
 		Version: text(v, "version", edit), Plate: text(v, "plate", edit), Renavam: text(v, "renavam", edit), VIN: text(v, "vin", edit),
@@ -106,7 +106,7 @@ func Vehicle(v url.Values, edit bool) (patio.VehicleInput, error) {
 			*dst = patio.Some(n)
 		}
 	}
-	in.Price, in.PurchasePrice = amount(&p, v, "price", false), amount(&p, v, "purchase_price", edit)
+	in.Price, in.PurchasePrice = amount(&p, v, "price", lang, false), amount(&p, v, "purchase_price", lang, edit)
 	return in, p.Err()
 }
 
@@ -138,12 +138,13 @@ var DealFields = []string{"title", "client", "vehicle", "client_id", "vehicle_id
 	"expected_close_date", "notes"}
 
 // Deal reads the deal form into the API's deal input (client_id and vehicle_id resolved by the
-// console first); the value as people type money. edit makes an emptied optional field null
-// (cleared): a deal's vehicle, value, payment method, expected close date or notes.
-func Deal(v url.Values, edit bool) (patio.DealInput, error) {
+// console first); the value as people type money on a page in lang (Amount). edit makes an
+// emptied optional field null (cleared): a deal's vehicle, value, payment method, expected close
+// date or notes.
+func Deal(v url.Values, lang string, edit bool) (patio.DealInput, error) {
 	var p patio.Problems
 	in := patio.DealInput{Title: text(v, "title", false), ClientID: text(v, "client_id", edit), VehicleID: text(v, "vehicle_id", edit),
 		Phase: text(v, "phase", false), PaymentMethod: text(v, "payment_method", edit), Notes: multiline(v, "notes", edit)}
-	in.Value, in.ExpectedCloseDate = amount(&p, v, "value", edit), date(&p, v, "expected_close_date", edit)
+	in.Value, in.ExpectedCloseDate = amount(&p, v, "value", lang, edit), date(&p, v, "expected_close_date", edit)
 	return in, p.Err()
 }

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -57,8 +56,6 @@ var Funcs = template.FuncMap{
 		return slices.Contains(list, s)
 	},
 	"query": query,
-	// plate is a plate as the console shows it: in its Mercosul form.
-	"plate": func(p string) string { return br.PlateKey(p) },
 	// qs is a query string the console built with url.Values.Encode: escaped already, so the
 	// template must not escape its = and & again.
 	"qs":    func(s string) template.URL { return template.URL(s) }, //nolint:gosec // built by Encode
