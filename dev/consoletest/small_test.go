@@ -1,6 +1,7 @@
 package consoletest
 
 import (
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/patio-dev/patio/shared/patio"
 )
 
 // TestKeyScopesReadable: the keys page names a key's scopes, in its list and its form, in the
@@ -59,6 +62,41 @@ func TestDeliveriesShowEventID(t *testing.T) {
 		open(t, ctx, list+"?"+url.Values{"event": {strings.ToUpper(eventID)}}.Encode())
 		if n := count(t, ctx, "main tbody tr"); n != 1 {
 			t.Errorf("%s: the search by the event id in capitals lists %d rows; want its delivery", lang, n)
+		}
+	}
+}
+
+// TestFinancialSmallThings: a bookkeeper's cost in a revenue category is refused naming the cost
+// categories by their labels, not their codes; a pending record past its due date is flagged
+// overdue in the list; both in both languages.
+func TestFinancialSmallThings(t *testing.T) {
+	tm := newTeam(t)
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	for _, lang := range []struct {
+		code, label, late string
+	}{{"pt-BR", "higienização", "vencido"}, {"en", "cleaning", "overdue"}} {
+		if lang.code == "en" {
+			with(t, ctx, chromedp.SetValue(chromedp.ID("switch-lang"), "en"))
+			submit(t, ctx, `header form[action$="/console/language"] button`)
+		}
+		open(t, ctx, "/console/financial/new")
+		with(t, ctx, chromedp.SetValue(chromedp.ID("type"), "cost"), chromedp.SetValue(chromedp.ID("category"), "comissao"),
+			chromedp.SendKeys(chromedp.ID("description"), "Funilaria "+lang.code), chromedp.SendKeys(chromedp.ID("amount"), "100"),
+			chromedp.SetValue(chromedp.ID("due_date"), "2020-01-15"))
+		if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: a cost in a revenue category = %d; want 422", lang.code, got)
+		}
+		if p := text(t, ctx, "#category-problem"); strings.Contains(p, "higienizacao") || !strings.Contains(p, lang.label) {
+			t.Errorf("%s: the category problem reads %q; want the cost categories by their labels (%s)", lang.code, p, lang.label)
+		}
+		with(t, ctx, chromedp.SetValue(chromedp.ID("category"), "funilaria"))
+		if got := submit(t, ctx, `main form button[type=submit]`); got != http.StatusOK {
+			t.Fatalf("%s: a cost due in 2020 = %d; want it created: %s", lang.code, got, pageText(t, ctx))
+		}
+		open(t, ctx, "/console/financial")
+		row := value(t, ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("main tbody tr")].find(r => r.innerText.includes("Funilaria `+lang.code+`")).innerText`))
+		if !strings.Contains(row, lang.late) {
+			t.Errorf("%s: the list's row of a pending cost due in 2020 reads %q; want it flagged %q", lang.code, row, lang.late)
 		}
 	}
 }

@@ -85,6 +85,9 @@ func (v view) Date(d patio.Date) string { return v.p.Date(d) }
 // Overdue reports whether a due time has passed.
 func (v view) Overdue(t *patio.Timestamp) bool { return t != nil && t.Time().Before(v.now) }
 
+// Late reports whether a financial record is overdue now (patio.FinancialRecord.Overdue).
+func (v view) Late(f patio.FinancialRecord) bool { return f.Overdue(v.now) }
+
 // Local formats an instant as a datetime-local field shows it, in the team's time zone.
 func (v view) Local(t *patio.Timestamp) string {
 	if t == nil {
