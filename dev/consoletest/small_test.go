@@ -100,3 +100,21 @@ func TestFinancialSmallThings(t *testing.T) {
 		}
 	}
 }
+
+// TestTeamPageOneLanguage: the team page names the local stack, which made the first owner, in the
+// page's language.
+func TestTeamPageOneLanguage(t *testing.T) {
+	tm := newTeam(t)
+	ctx := browser(t)
+	signIn(t, ctx, tm.OwnerEmail, tm.OwnerPassword)
+	open(t, ctx, "/console/team")
+	if page := pageText(t, ctx); strings.Contains(page, "local stack") || !strings.Contains(page, "ambiente local") {
+		t.Errorf("the Portuguese team page names its first owner's inviter in English: %s", page)
+	}
+	with(t, ctx, chromedp.SetValue(chromedp.ID("switch-lang"), "en"))
+	submit(t, ctx, `header form[action$="/console/language"] button`)
+	open(t, ctx, "/console/team")
+	if page := pageText(t, ctx); !strings.Contains(page, "the local stack") {
+		t.Errorf("the English team page does not name the local stack: %s", page)
+	}
+}
