@@ -344,7 +344,7 @@ func (s *Stack) Owner(ctx context.Context, teamID, email, password string) (stri
 	}
 	ts := patio.NewTimestamp(time.Now())
 	err := s.Store.People().AddMember(ctx, patio.Member{TeamID: teamID, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
-		InvitedBy: "local stack", CreatedAt: ts, UpdatedAt: ts})
+		InvitedBy: patio.InvitedByLocalStack, CreatedAt: ts, UpdatedAt: ts})
 	if err != nil && !patio.IsKind(err, patio.KindConflict) {
 		return "", err
 	}

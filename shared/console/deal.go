@@ -62,6 +62,7 @@ func (c *Console) dealRecords() records[patio.Deal, patio.DealInput] {
 		read: func(values url.Values, p locale.Printer, edit bool) (patio.DealInput, error) {
 			return form.Deal(values, p.Lang, edit)
 		},
+		check: func(in patio.DealInput, _ time.Time) error { return in.ValidateNew() },
 		id:    func(d patio.Deal) string { return d.ID },
 		links: func(d patio.Deal) (*string, *string, *string) { return d.VehicleID, &d.ClientID, nil },
 		values: func(rq *request, d patio.Deal) url.Values {

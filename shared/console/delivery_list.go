@@ -18,7 +18,8 @@ func (c *Console) deliveryList(rq *request) {
 	}
 	data := deliveryListData{Webhook: w, Statuses: webhook.DeliveryStatuses, Types: webhook.EventTypes,
 		Replayable: webhook.BulkReplayable}
-	if ev := strings.TrimSpace(rq.filters().Get("event")); ev != "" {
+	// Event ids are lower case ("evt_" and hex digits): one typed or pasted in capitals is the same id.
+	if ev := strings.ToLower(strings.TrimSpace(rq.filters().Get("event"))); ev != "" {
 		c.deliveryOfEvent(rq, data, ev)
 		return
 	}

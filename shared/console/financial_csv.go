@@ -24,8 +24,13 @@ func (c *Console) financialCSV(rq *request) {
 		buf.WriteString("\ufeff")
 		w.Comma = ';'
 	}
-	_ = w.Write([]string{"id", "type", "category", "description", "amount", "due_date", "status", "payment_method", "paid_at",
-		"vehicle_id", "client_id", "deal_id", "notes", "created_at", "updated_at"})
+	// The header names the columns by their labels in the reader's language, as the page does.
+	var header []string
+	for _, name := range []string{"id", "type", "category", "description", "amount", "due_date", "status", "payment_method",
+		"paid_at", "vehicle_id", "client_id", "deal_id", "notes", "created_at", "updated_at"} {
+		header = append(header, rq.p.T("field."+name))
+	}
+	_ = w.Write(header)
 	err = patio.EachFinancial(rq.ctx(), c.d.Financial, rq.team.ID, fq, func(page []patio.FinancialRecord) error {
 		for _, f := range page {
 			paid := ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -160,6 +161,9 @@ type records[T, In any] struct {
 	// snapshot (loaded) of editable.
 	values   func(rq *request, rec T) url.Values
 	editable func(rq *request, rec T) map[string]string
+	// check, when set, is the domain's check of a new record's input (VehicleInput.ValidateNew):
+	// a form refused for what the console could not read or find lists its problems too.
+	check func(in In, now time.Time) error
 	// notice, when set, adds a warning to the message of a record saved from in at now: the suffix
 	// of its key ("_past": done.activity.created_past), or "" for none.
 	notice func(in In, now time.Time) string
@@ -179,13 +183,24 @@ func (m records[T, In]) doneKey(what string, in In, now time.Time) string {
 func (m records[T, In]) create(c *Console, rq *request, refuse func(err error, choices linkChoices)) {
 	values := rq.r.PostForm
 	choices, err := c.resolveLinks(rq, values)
-	if err != nil {
+	if err != nil && !patio.IsKind(err, patio.KindInvalid) {
 		refuse(err, choices)
 		return
 	}
+	// Every problem at once: the links not found, the fields not read and the domain's own.
+	var p patio.Problems
+	if err != nil {
+		p.AddError(patio.InBody, "", err)
+	}
 	in, err := m.read(values, rq.p, false)
 	if err != nil {
-		refuse(err, nil)
+		p.AddOthers(patio.InBody, err)
+	}
+	if p.Len() > 0 {
+		if m.check != nil {
+			addUnlinked(&p, m.check(in, rq.now))
+		}
+		refuse(p.Err(), choices)
 		return
 	}
 	c.createOnce(rq, values, func(err error) { refuse(err, nil) }, m.base, m.doneKey("created", in, rq.now), func() (string, error) {
@@ -195,6 +210,28 @@ func (m records[T, In]) create(c *Console, rq *request, refuse func(err error, c
 		}
 		return m.id(rec), nil
 	})
+}
+
+// addUnlinked records err's problems as AddOthers does, leaving out a link's (client_id) when
+// the text it was to be found by (client) has a problem already: a client not found is not also
+// a client missing.
+func addUnlinked(p *patio.Problems, err error) {
+	var e *patio.Error
+	if !errors.As(err, &e) || len(e.Details) == 0 {
+		if err != nil {
+			p.AddOthers(patio.InBody, err)
+		}
+		return
+	}
+	var keep patio.Problems
+	for _, d := range e.Details {
+		if text, ok := strings.CutSuffix(d.Field, "_id"); !ok || !p.Has(text) {
+			keep.AddError(d.In, d.Field, &patio.Error{Kind: patio.KindInvalid, Details: []patio.FieldError{d}})
+		}
+	}
+	if keep.Len() > 0 {
+		p.AddOthers(patio.InBody, keep.Err())
+	}
 }
 
 // save applies the edit form to the revision it was loaded with: a record changed meanwhile is not
@@ -211,11 +248,23 @@ func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status in
 	v, cl, d := m.links(cur)
 	keepLinks(values, c.labelLinks(ctx, rq.team.ID, v, cl, d), v, cl, d)
 	choices, err := c.resolveLinks(rq, values)
-	if err != nil {
-		show(cur, http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, m.fields...), choices, nil)
+	if err != nil && !patio.IsKind(err, patio.KindInvalid) {
+		c.fail(rq, err)
 		return
 	}
+	// The links not found and the fields not read are refused together.
+	var p patio.Problems
+	if err != nil {
+		p.AddError(patio.InBody, "", err)
+	}
 	in, err := m.read(values, rq.p, true)
+	if err != nil {
+		p.AddOthers(patio.InBody, err)
+	}
+	if p.Len() > 0 {
+		show(cur, http.StatusUnprocessableEntity, render.Refused(rq.p, values, p.Err(), m.fields...), choices, nil)
+		return
+	}
 	if err == nil {
 		if m.onEdit != nil {
 			in = m.onEdit(in)

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"net/url"
+	"time"
 
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/form"
@@ -69,6 +70,7 @@ func (c *Console) vehicleRecords() records[patio.Vehicle, patio.VehicleInput] {
 		read: func(values url.Values, p locale.Printer, edit bool) (patio.VehicleInput, error) {
 			return form.Vehicle(values, p.Lang, edit)
 		},
+		check:    func(in patio.VehicleInput, now time.Time) error { return in.ValidateNew(now) },
 		id:       func(v patio.Vehicle) string { return v.ID },
 		links:    func(patio.Vehicle) (*string, *string, *string) { return nil, nil, nil },
 		values:   func(rq *request, v patio.Vehicle) url.Values { return formValues(vehicleEditable(rq, v), v.Revision) },

@@ -85,6 +85,18 @@ func (v view) Date(d patio.Date) string { return v.p.Date(d) }
 // Overdue reports whether a due time has passed.
 func (v view) Overdue(t *patio.Timestamp) bool { return t != nil && t.Time().Before(v.now) }
 
+// Late reports whether a financial record is overdue now (patio.FinancialRecord.Overdue).
+func (v view) Late(f patio.FinancialRecord) bool { return f.Overdue(v.now) }
+
+// Inviter is who invited a member as the team page shows it: their email, or the local stack
+// named in the reader's language.
+func (v view) Inviter(invitedBy string) string {
+	if invitedBy == patio.InvitedByLocalStack {
+		return v.p.T("team.invitedby.local")
+	}
+	return invitedBy
+}
+
 // Local formats an instant as a datetime-local field shows it, in the team's time zone.
 func (v view) Local(t *patio.Timestamp) string {
 	if t == nil {

@@ -142,19 +142,32 @@ func (lookup VehicleLookup) vehicle(ctx context.Context, id string) (Vehicle, er
 	return v, err
 }
 
+// ValidateNew checks a create input's own rules as NewDeal does first, all at once (each member,
+// the required ones), without the stored records it also checks: an edge that could not read some
+// members calls it to list the others' problems beside its own. Errors are KindInvalid.
+func (in DealInput) ValidateNew() error {
+	var p Problems
+	in.checkNew(&p)
+	return p.Err()
+}
+
+func (in *DealInput) checkNew(p *Problems) {
+	in.check(p)
+	required(p, "title", in.Title)
+	required(p, "client_id", in.ClientID)
+	notNull(p, "phase", in.Phase)
+	notNull(p, "status", in.Status)
+	if in.Status.Set() && in.Status.Value != DealOpen {
+		p.Add(InBody, "status", "status must be ativo when creating a deal; close it with PUT")
+	}
+}
+
 // NewDeal returns the write that opens a deal from a create input: title and client_id required,
 // status ativo only; the client must be active and the vehicle, if any, dealable (KindConflict
 // otherwise); value defaults to the vehicle's price.
 func NewDeal(ctx context.Context, teamID, id string, now time.Time, in DealInput, vehicles VehicleLookup) (Write[Deal], error) {
 	var p Problems
-	in.check(&p)
-	required(&p, "title", in.Title)
-	required(&p, "client_id", in.ClientID)
-	notNull(&p, "phase", in.Phase)
-	notNull(&p, "status", in.Status)
-	if in.Status.Set() && in.Status.Value != DealOpen {
-		p.Add(InBody, "status", "status must be ativo when creating a deal; close it with PUT")
-	}
+	in.checkNew(&p)
 	if err := p.Err(); err != nil {
 		return Write[Deal]{}, err
 	}

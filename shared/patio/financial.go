@@ -80,6 +80,11 @@ func (f FinancialRecord) OverdueAt() time.Time {
 	return time.Date(f.DueDate.Year, f.DueDate.Month, f.DueDate.Day+1, 0, 0, 0, 0, loc)
 }
 
+// Overdue reports whether the record is overdue at now: pending, and past OverdueAt.
+func (f FinancialRecord) Overdue(now time.Time) bool {
+	return f.Status == FinancialPending && !now.Before(f.OverdueAt())
+}
+
 // NextAlarm returns the record's pending timed event, if any: financial.overdue while pending,
 // never before the record's last write (a due_date whose midnight is long past fires at the next
 // tick, dated when the record was written: an event is not dated before the write that armed it).

@@ -96,6 +96,10 @@ const (
 	MemberActive  = "active"
 )
 
+// InvitedByLocalStack is the InvitedBy of an owner the local stack made (no person invited them):
+// the console names it in the reader's language.
+const InvitedByLocalStack = "local stack"
+
 // Member is a person's membership of a team: keyed by the team and the person's email (never by
 // the identity provider's own user id, which a local stack forgets at each restart).
 type Member struct {

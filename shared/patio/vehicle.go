@@ -117,15 +117,7 @@ func (in *VehicleInput) check(p *Problems, now time.Time) {
 // only be ativo or reservado. Errors are KindInvalid, listing every problem.
 func NewVehicle(teamID, id string, now time.Time, in VehicleInput) (Vehicle, error) {
 	var p Problems
-	in.check(&p, now)
-	required(&p, "brand", in.Brand)
-	required(&p, "model", in.Model)
-	required(&p, "price", in.Price)
-	notNull(&p, "phase", in.Phase)
-	notNull(&p, "status", in.Status)
-	if in.Status.Set() && !p.Has("status") && in.Status.Value != VehicleActive && in.Status.Value != VehicleReserved {
-		p.Add(InBody, "status", "status must be ativo or reservado when creating a vehicle")
-	}
+	in.checkNew(&p, now)
 	if err := p.Err(); err != nil {
 		return Vehicle{}, err
 	}
@@ -135,10 +127,29 @@ func NewVehicle(teamID, id string, now time.Time, in VehicleInput) (Vehicle, err
 	if !in.Title.Set() {
 		v.Title = v.derivedTitle()
 	}
-	if err := v.checkYears(); err != nil {
-		return Vehicle{}, err
-	}
 	return v, nil
+}
+
+// ValidateNew checks a create input as NewVehicle does, every rule at once (each member, the
+// required ones, the years between them), without building the vehicle: an edge that could not
+// read some members calls it to list the others' problems beside its own. Errors are KindInvalid.
+func (in VehicleInput) ValidateNew(now time.Time) error {
+	var p Problems
+	in.checkNew(&p, now)
+	return p.Err()
+}
+
+func (in *VehicleInput) checkNew(p *Problems, now time.Time) {
+	in.check(p, now)
+	required(p, "brand", in.Brand)
+	required(p, "model", in.Model)
+	required(p, "price", in.Price)
+	notNull(p, "phase", in.Phase)
+	notNull(p, "status", in.Status)
+	if in.Status.Set() && !p.Has("status") && in.Status.Value != VehicleActive && in.Status.Value != VehicleReserved {
+		p.Add(InBody, "status", "status must be ativo or reservado when creating a vehicle")
+	}
+	checkYears(p, optPtr(in.ManufactureYear), optPtr(in.ModelYear))
 }
 
 // derivedTitle is "brand model version model_year" without the missing parts.
@@ -179,13 +190,23 @@ func (v *Vehicle) merge(in VehicleInput) {
 	apply(&v.Description, in.Description)
 }
 
-func (v Vehicle) checkYears() error {
-	if v.ManufactureYear != nil && v.ModelYear != nil {
-		if d := *v.ModelYear - *v.ManufactureYear; d != 0 && d != 1 {
-			return invalid("model_year", "model_year must be manufacture_year or the year after it")
-		}
+// checkYears records the rule between a vehicle's years, unless either year has a problem of its
+// own already (one problem per field).
+func checkYears(p *Problems, manufacture, model *int) {
+	if manufacture == nil || model == nil || p.Has("manufacture_year") || p.Has("model_year") {
+		return
 	}
-	return nil
+	if d := *model - *manufacture; d != 0 && d != 1 {
+		p.Add(InBody, "model_year", "model_year must be manufacture_year or the year after it")
+	}
+}
+
+// optPtr is a present member's value, nil when it is absent or null.
+func optPtr[T any](o Opt[T]) *T {
+	if !o.Set() {
+		return nil
+	}
+	return &o.Value
 }
 
 // Apply returns the vehicle after an update input. Required and defaulted members may not be null
@@ -199,12 +220,10 @@ func (v Vehicle) Apply(in VehicleInput, now time.Time) (Vehicle, error) {
 		notNull(&p, name, o)
 	}
 	notNull(&p, "price", in.Price)
-	if err := p.Err(); err != nil {
-		return v, err
-	}
 	next := v
 	next.merge(in)
-	if err := next.checkYears(); err != nil {
+	checkYears(&p, next.ManufactureYear, next.ModelYear)
+	if err := p.Err(); err != nil {
 		return v, err
 	}
 	if next.Status != v.Status {

@@ -121,17 +121,36 @@ func TestNewVehicle(t *testing.T) {
 
 // TestNewVehicleListsEveryProblem checks that one 400 names every missing member.
 func TestNewVehicleListsEveryProblem(t *testing.T) {
-	_, err := patio.NewVehicle(team, vehicleID, now, patio.VehicleInput{Status: status(patio.VehicleSold)})
-	e, ok := err.(*patio.Error)
-	if !ok {
-		t.Fatalf("NewVehicle({Status:vendido}) = %v; want a *patio.Error", err)
-	}
-	var got []string
-	for _, d := range e.Details {
-		got = append(got, d.Field)
-	}
-	if want := "brand model price status"; strings.Join(got, " ") != want {
-		t.Errorf("NewVehicle({Status:vendido}) names %v; want %s", got, want)
+	for _, tc := range []struct {
+		name string
+		in   patio.VehicleInput
+		want string
+	}{
+		{name: "sold", in: patio.VehicleInput{Status: status(patio.VehicleSold)}, want: "brand model price status"},
+		// The rule between the years is listed with the others, not after they are fixed.
+		{name: "years apart", in: patio.VehicleInput{ManufactureYear: patio.Some(2020), ModelYear: patio.Some(2024)},
+			want: "brand model price model_year"},
+		{name: "a year out of range", in: patio.VehicleInput{ManufactureYear: patio.Some(1800), ModelYear: patio.Some(2024)},
+			want: "manufacture_year brand model price"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for name, err := range map[string]error{
+				"NewVehicle":  func() error { _, err := patio.NewVehicle(team, vehicleID, now, tc.in); return err }(),
+				"ValidateNew": tc.in.ValidateNew(now),
+			} {
+				e, ok := err.(*patio.Error)
+				if !ok {
+					t.Fatalf("%s(%+v) = %v; want a *patio.Error", name, tc.in, err)
+				}
+				var got []string
+				for _, d := range e.Details {
+					got = append(got, d.Field)
+				}
+				if strings.Join(got, " ") != tc.want {
+					t.Errorf("%s(%+v) names %v; want %s", name, tc.in, got, tc.want)
+				}
+			}
+		})
 	}
 }
 

@@ -165,15 +165,39 @@ func (p Printer) args(args []any) []any {
 		case money.Cents:
 			out[i] = p.Money(v)
 		case string:
-			for _, prefix := range valueKeys {
-				if label, ok := catalogs[p.Lang][prefix+v]; ok && v != "" {
-					out[i] = label
-					break
+			if label, ok := p.label(v); ok {
+				out[i] = label
+				break
+			}
+			// A list of values ("funilaria, mecanica"): each by its label, when every one has one.
+			if parts := strings.Split(v, ", "); len(parts) > 1 {
+				labels := make([]string, len(parts))
+				all := true
+				for j, part := range parts {
+					var ok bool
+					labels[j], ok = p.label(part)
+					all = all && ok
+				}
+				if all {
+					out[i] = strings.Join(labels, ", ")
 				}
 			}
 		}
 	}
 	return out
+}
+
+// label returns the label of a field or a value people choose from (valueKeys).
+func (p Printer) label(v string) (string, bool) {
+	if v == "" {
+		return "", false
+	}
+	for _, prefix := range valueKeys {
+		if label, ok := catalogs[p.Lang][prefix+v]; ok {
+			return label, true
+		}
+	}
+	return "", false
 }
 
 // valueKeys are the catalogs' prefixes a message's argument is looked up under, in order: a

@@ -173,11 +173,13 @@ func TestProblemInOneLanguage(t *testing.T) {
 	p.Add(patio.InBody, "title", "%s is required", "title")
 	p.Add(patio.InBody, "category", "category must be one of %s for type %s", "aluguel, pessoal", "expense")
 	p.Add(patio.InBody, "amount", "%s reads two ways, %s or %s: type it with its cents", "amount", money.Cents(150000), money.Cents(150))
+	p.Add(patio.InBody, "category", "category must be one of %s for type %s", "higienizacao, documentacao", "cost")
 	var e *patio.Error
 	if !errors.As(p.Err(), &e) {
 		t.Fatal("no error")
 	}
-	for i, want := range []string{"Título é obrigatório", "para o tipo despesa", "Valor tem duas leituras, R$\u00a01.500,00 ou R$\u00a01,50"} {
+	for i, want := range []string{"Título é obrigatório", "para o tipo despesa", "Valor tem duas leituras, R$\u00a01.500,00 ou R$\u00a01,50",
+		"uma de higienização, documentação para o tipo custo"} {
 		if got := pt.Problem(e.Details[i]); !strings.Contains(got, want) {
 			t.Errorf("Problem(%s) = %q; want it to contain %q", e.Details[i].Code, got, want)
 		}

@@ -21,6 +21,49 @@ type Form struct {
 	Problems map[string][]string
 	// Token is the form's one-time token (its form_token field).
 	Token string
+	// Heading introduces the summary of the problems at the top of a refused form.
+	Heading string
+	// order is the fields in the order their first problem was found.
+	order []string
+}
+
+// Problem is one problem as a refused form's summary lists it: the field it is next to ("" for
+// none) and its text.
+type Problem struct {
+	Field, Text string
+}
+
+// Summary returns every problem of the form, those of no field first, then by field in the order
+// they were found (fields set otherwise after, by name): the list at the top of a refused form,
+// each also shown next to its field.
+func (f *Form) Summary() []Problem {
+	if f == nil {
+		return nil
+	}
+	fields := []string{""}
+	fields = append(fields, f.order...)
+	var rest []string
+	for k := range f.Problems {
+		if !slices.Contains(fields, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	var out []Problem
+	for _, k := range append(fields, rest...) {
+		for _, text := range f.Problems[k] {
+			out = append(out, Problem{Field: k, Text: text})
+		}
+	}
+	return out
+}
+
+// add records a problem of field.
+func (f *Form) add(field, text string) {
+	if _, ok := f.Problems[field]; !ok && field != "" {
+		f.order = append(f.order, field)
+	}
+	f.Problems[field] = append(f.Problems[field], text)
 }
 
 // Value returns a field's value.
@@ -65,21 +108,27 @@ func TokenForm(values url.Values, token string) *Form {
 	return f
 }
 
-// Refused returns the form as entered, with err's problems translated and put next to their
-// fields (known is the form's fields: a problem of another field is shown at the top), and the
+// Refused returns the form as entered, with every one of err's problems translated and put next
+// to its field (known is the form's fields: a problem of another field is shown at the top only;
+// a link's, client_id, is the problem of the text it is found by, client, when the form has that
+// field), all of them also in the summary at its top (Summary, introduced by Heading), and the
 // one-time token it was sent with (a refused form's token is given back, so the form sent again,
 // corrected or by Back and resubmit, still creates at most once), or a new one.
 func Refused(p locale.Printer, values url.Values, err error, known ...string) *Form {
 	f := TokenForm(values, values.Get("form_token"))
 	f.Problems = map[string][]string{}
+	f.Heading = p.T("form.problems")
 	var e *patio.Error
 	if errors.As(err, &e) && len(e.Details) > 0 {
 		for _, d := range e.Details {
 			field := d.Field
+			if text, ok := strings.CutSuffix(field, "_id"); ok && slices.Contains(known, text) {
+				field = text
+			}
 			if !slices.Contains(known, field) {
 				field = ""
 			}
-			f.Problems[field] = append(f.Problems[field], p.Problem(d))
+			f.add(field, p.Problem(d))
 		}
 		return f
 	}
@@ -104,7 +153,7 @@ func Refused(p locale.Printer, values url.Values, err error, known ...string) *F
 			field = strings.TrimSuffix(link, "_id")
 		}
 	}
-	f.Problems[field] = append(f.Problems[field], p.Error(err))
+	f.add(field, p.Error(err))
 	return f
 }
 
