@@ -270,6 +270,16 @@ func TestEveryScreen(t *testing.T) {
 			with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Revisão"), chromedp.SendKeys(chromedp.ID("link-vehicle"), "ZZZ9Z99"))
 			return submit(t, ctx, `main form button[type=submit]`)
 		}, 422},
+		{"activity-link-choice", func(t *testing.T, ctx context.Context) int64 {
+			// The two Marias of deal-client-choice: the link's choice among them.
+			open(t, ctx, "/console/activities/new")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Ligar"), chromedp.SendKeys(chromedp.ID("link-client"), "Maria"))
+			st := submit(t, ctx, `main form button[type=submit]`)
+			if n := count(t, ctx, "#link-client-choice option"); n != 2 {
+				t.Errorf("the activity's client choice offers %d clients; want 2", n)
+			}
+			return st
+		}, 422},
 		{"activity", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/activities/new")
 			with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Visita ao showroom"),
