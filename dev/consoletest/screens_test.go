@@ -264,6 +264,10 @@ func TestEveryScreen(t *testing.T) {
 			return submit(t, ctx, `form[aria-labelledby=new-key-title] button[type=submit]`)
 		}, 200},
 		{"team", path("/console/team"), 200},
+		{"confirm-member-remove", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/team")
+			return submit(t, ctx, `form[action$="/remove"] button`)
+		}, 200},
 		{"activity-new", path("/console/activities/new"), 200},
 		{"activity-new-refused", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/activities/new")
