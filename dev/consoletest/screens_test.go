@@ -199,6 +199,10 @@ func TestEveryScreen(t *testing.T) {
 		{"pipeline-list", path("/console/deals?view=list"), 200},
 		{"deal-new", path("/console/deals/new"), 200},
 		{"deal", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/deals/"+dealID) }, 200},
+		{"confirm-win", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/deals/"+dealID)
+			return submit(t, ctx, `form[action$="/win"] button[type=submit]`)
+		}, 200},
 		{"deal-client-choice", func(t *testing.T, ctx context.Context) int64 {
 			if !choiceMade { // a second Maria, of a long name, makes "Maria" a choice between two
 				createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria Aparecida dos Santos Albuquerque Cavalcanti de Oliveira","cpf":"39053344705"}`)
