@@ -264,7 +264,7 @@ lint: vet ## gofmt, go vet, staticcheck, govulncheck, go mod tidy, import bounda
 # Every console screen in both languages as PNG files, written by the browser test that scans them
 # with axe-core (dev/consoletest), into an ignored folder.
 SCREENSHOTS ?= screenshots
-screenshots: engines browser-tools $(LOCAL) ## a PNG of every console screen, in pt-BR and English, at 1280 and 390 px, into screenshots/ (SCREENSHOTS=dir)
+screenshots: engines browser-tools $(LOCAL) ## a PNG of every console screen, in pt-BR and English, at 1280, 390 and 360 px, into screenshots/ (SCREENSHOTS=dir)
 	PATIO_SCREENSHOTS=$(abspath $(SCREENSHOTS)) $(LOCAL) with-engines -- go test -count=1 -run '^TestEveryScreen$$' ./dev/consoletest
 	@echo "screenshots: $(SCREENSHOTS)/"
 

@@ -3,6 +3,7 @@ package consoletest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -56,6 +57,41 @@ func scan(t *testing.T, ctx context.Context, axe string) []violation {
 	return bad
 }
 
+// overflowCheck lists what of the page a person would have to scroll sideways to reach: the page
+// wider than the window, a part of it (a table, the header's menu) that scrolls sideways within
+// it, a section of the header's menu outside the window. A <pre> (a payload as sent, a receiver's
+// answer) may scroll: its lines are the bytes as they were.
+const overflowCheck = `(() => {
+  // A phone's browser may zoom out to show a wide page whole (innerWidth grows with it): the
+  // window is the narrower of the two.
+  const doc = document.documentElement, out = [], w = Math.min(window.innerWidth, doc.clientWidth);
+  const name = e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\s+/).join(".") : "");
+  if (doc.scrollWidth > w) {
+    // The innermost elements past the window's edge, not clipped by a box of their own: what
+    // widens the page.
+    const clipped = e => { for (let a = e.parentElement; a && a !== doc; a = a.parentElement) if (getComputedStyle(a).overflowX !== "visible") return true; return false };
+    const past = e => e.getBoundingClientRect().right > w + 0.5 && !clipped(e);
+    const culprits = [...document.querySelectorAll("body *")].filter(e => past(e) && ![...e.children].some(past)).slice(0, 3).map(name);
+    out.push("the page is " + doc.scrollWidth + " px wide in a window of " + w + " (" + culprits.join(", ") + ")");
+  }
+  document.querySelectorAll("body *").forEach(e => {
+    if (e.closest("pre")) return;
+    const ox = getComputedStyle(e).overflowX;
+    if ((ox === "auto" || ox === "scroll") && e.scrollWidth > e.clientWidth + 1)
+      out.push(name(e) + " scrolls sideways: " + e.scrollWidth + " px in " + e.clientWidth);
+  });
+  document.querySelectorAll("nav.main a").forEach(a => {
+    const r = a.getBoundingClientRect();
+    if (r.width === 0 || r.left < 0 || r.right > w) out.push("the menu's " + JSON.stringify(a.textContent.trim()) + " is outside the window (" + Math.round(r.left) + " to " + Math.round(r.right) + " px)");
+  });
+  return out })()`
+
+// overflows returns what of the page overflows the window sideways (overflowCheck).
+func overflows(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	return value(t, ctx, chromedp.Evaluate[[]string](overflowCheck))
+}
+
 // screen is one console screen: how to reach it, and the status it answers.
 type screen struct {
 	name   string
@@ -87,10 +123,12 @@ func untranslated(text string) []string {
 }
 
 // TestEveryScreen visits every screen of the console in both languages, as a signed-in owner (and
-// signed out for the sign-in page): each answers in the chosen language, and at 1280 px and at a
-// phone's 390 px axe-core finds no serious or critical violation and the screen is captured as a
-// PNG (into PATIO_SCREENSHOTS when set, as `make screenshots` does; into the test's temporary
-// folder otherwise).
+// signed out for the sign-in page): each answers in the chosen language, and at 1280 px and at
+// phones' 390 and 360 px nothing of it overflows the window sideways (overflowCheck: the page no
+// wider than the window, no table or menu scrolling sideways, every section of the header's menu
+// in view), axe-core finds no serious or critical violation and the screen is captured as a PNG
+// (into PATIO_SCREENSHOTS when set, as `make screenshots` does; into the test's temporary folder
+// otherwise).
 func TestEveryScreen(t *testing.T) {
 	axe := axeSource(t)
 	tm := newTeam(t)
@@ -109,6 +147,7 @@ func TestEveryScreen(t *testing.T) {
 	})
 
 	var webhookID, deliveryID, vehicleID, clientID, dealID string
+	var choiceMade bool
 	path := func(p string) func(t *testing.T, ctx context.Context) int64 {
 		return func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, p) }
 	}
@@ -160,6 +199,24 @@ func TestEveryScreen(t *testing.T) {
 		{"pipeline-list", path("/console/deals?view=list"), 200},
 		{"deal-new", path("/console/deals/new"), 200},
 		{"deal", func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, "/console/deals/"+dealID) }, 200},
+		{"confirm-win", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/deals/"+dealID)
+			return submit(t, ctx, `form[action$="/win"] button[type=submit]`)
+		}, 200},
+		{"deal-client-choice", func(t *testing.T, ctx context.Context) int64 {
+			if !choiceMade { // a second Maria, of a long name, makes "Maria" a choice between two
+				createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria Aparecida dos Santos Albuquerque Cavalcanti de Oliveira","cpf":"39053344705"}`)
+				choiceMade = true
+			}
+			var st int64
+			waitFor(t, "the choice between the two clients", searchLag, func() bool {
+				open(t, ctx, "/console/deals/new")
+				with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Argo"), chromedp.SendKeys(chromedp.ID("link-client"), "Maria"))
+				st = submit(t, ctx, `main form button[type=submit]`)
+				return count(t, ctx, "#link-client-choice option") == 2
+			})
+			return st
+		}, 422},
 		{"webhooks", path("/console/webhooks"), 200},
 		{"webhook-new", path("/console/webhooks/new"), 200},
 		{"webhook-new-refused", func(t *testing.T, ctx context.Context) int64 {
@@ -211,11 +268,25 @@ func TestEveryScreen(t *testing.T) {
 			return submit(t, ctx, `form[aria-labelledby=new-key-title] button[type=submit]`)
 		}, 200},
 		{"team", path("/console/team"), 200},
+		{"confirm-member-remove", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/team")
+			return submit(t, ctx, `form[action$="/remove"] button`)
+		}, 200},
 		{"activity-new", path("/console/activities/new"), 200},
 		{"activity-new-refused", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/activities/new")
 			with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Revisão"), chromedp.SendKeys(chromedp.ID("link-vehicle"), "ZZZ9Z99"))
 			return submit(t, ctx, `main form button[type=submit]`)
+		}, 422},
+		{"activity-link-choice", func(t *testing.T, ctx context.Context) int64 {
+			// The two Marias of deal-client-choice: the link's choice among them.
+			open(t, ctx, "/console/activities/new")
+			with(t, ctx, chromedp.SendKeys(chromedp.ID("title"), "Ligar"), chromedp.SendKeys(chromedp.ID("link-client"), "Maria"))
+			st := submit(t, ctx, `main form button[type=submit]`)
+			if n := count(t, ctx, "#link-client-choice option"); n != 2 {
+				t.Errorf("the activity's client choice offers %d clients; want 2", n)
+			}
+			return st
 		}, 422},
 		{"activity", func(t *testing.T, ctx context.Context) int64 {
 			open(t, ctx, "/console/activities/new")
@@ -263,13 +334,17 @@ func TestEveryScreen(t *testing.T) {
 						t.Errorf("%s in pt-BR shows %q: a catalog key, a JSON field name or an English message", s.name, leak)
 					}
 				}
-				// At the desktop's 1280 px, then at a phone's 390 px (the same page laid out again).
-				for _, width := range []int64{1280, 390} {
+				// At the desktop's 1280 px, then at phones' 390 and 360 px (the same page laid out
+				// again).
+				for _, width := range []int64{1280, 390, 360} {
 					file := lang + "-" + s.name + ".png"
 					with(t, ctx, chromedp.EmulateViewport(1280, 900))
-					if width == 390 {
-						with(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-						file = lang + "-" + s.name + "-390.png"
+					if width < 1280 {
+						with(t, ctx, chromedp.EmulateViewport(width, 800, chromedp.EmulateMobile))
+						file = fmt.Sprintf("%s-%s-%d.png", lang, s.name, width)
+					}
+					for _, p := range overflows(t, ctx) {
+						t.Errorf("%s at %d px: %s", s.name, width, p)
 					}
 					for _, v := range scan(t, ctx, axe) {
 						t.Errorf("%s at %d px: axe %s (%s): %s at %v", s.name, width, v.ID, v.Impact, v.Help, v.Nodes)

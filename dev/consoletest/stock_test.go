@@ -590,3 +590,30 @@ func TestPipelineListView(t *testing.T) {
 		t.Errorf("an ambiguous amount = %d; want 400 with both readings", got)
 	}
 }
+
+// TestStockListColumns: the stock's list shows each vehicle's plate (as registered), year, mileage
+// and whole days in stock, on the desktop and on a phone (where each row is a card, each value
+// after its column's name): a salesperson on the lot reads them without opening the vehicle.
+func TestStockListColumns(t *testing.T) {
+	tm := newTeam(t)
+	createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990,"plate":"rio-2a26","model_year":2024,"mileage_km":42000}`)
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	if got := open(t, ctx, "/console/vehicles"); got != http.StatusOK {
+		t.Fatalf("GET /console/vehicles = %d", got)
+	}
+	// The visible cells of the list's first row, by their column's name.
+	const cells = `Object.fromEntries([...document.querySelectorAll("main tbody tr:first-child td")]
+	  .filter(td => td.getClientRects().length > 0)
+	  .map((td, i) => [document.querySelectorAll("main thead th")[[...td.parentElement.children].indexOf(td)].innerText.trim(), td.innerText.trim()]))`
+	want := map[string]string{"Placa": "RIO2A26", "Ano": "2024", "Quilometragem": "42.000 km", "Dias em estoque": "0"}
+	for _, width := range []int64{1280, 390, 360} {
+		with(t, ctx, chromedp.EmulateViewport(width, 800, chromedp.EmulateMobile))
+		got := value(t, ctx, chromedp.Evaluate[map[string]string](cells))
+		for col, w := range want {
+			if got[col] != w {
+				t.Errorf("at %d px the stock's row shows %s %q; want %q (row %v)", width, col, got[col], w, got)
+			}
+		}
+	}
+	with(t, ctx, chromedp.EmulateReset())
+}

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -13,7 +14,7 @@ import (
 // stockListData is a page of the stock: the vehicles, how many match, the counts per status (from
 // the maintained counts) and the choices of the filters.
 type stockListData struct {
-	Items    []patio.Vehicle
+	Items    []stockRow
 	Total    int
 	Next     string
 	Counts   []statusCount
@@ -21,6 +22,26 @@ type stockListData struct {
 	Phases   []string
 	Fuels    []string
 	Sorts    []string
+}
+
+// stockRow is a vehicle of the stock's list with the whole days it has been in stock: since it
+// was registered, until it was sold (until now while it is not).
+type stockRow struct {
+	patio.Vehicle
+	DaysInStock int
+}
+
+// stockRows returns the page's vehicles with their days in stock at now.
+func stockRows(vs []patio.Vehicle, now time.Time) []stockRow {
+	out := make([]stockRow, len(vs))
+	for i, v := range vs {
+		until := now
+		if v.SoldAt != nil {
+			until = v.SoldAt.Time()
+		}
+		out[i] = stockRow{Vehicle: v, DaysInStock: max(0, int(until.Sub(v.CreatedAt.Time())/(24*time.Hour)))}
+	}
+	return out
 }
 
 // vehicleList shows the team's vehicles with the public API's filters, sorts and q, paged with
@@ -60,7 +81,7 @@ func (c *Console) vehicleList(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	data.Items, data.Total = page.Items, page.Total
+	data.Items, data.Total = stockRows(page.Items, rq.now), page.Total
 	data.Next = nextPage(q, form.VehicleFilters, page.List, page.Next)
 	c.render(rq, http.StatusOK, "vehicles", view{Title: rq.p.T("stock.title"), Data: data, Form: render.NewForm(q)})
 }
