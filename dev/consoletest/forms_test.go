@@ -2,7 +2,6 @@ package consoletest
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -30,21 +29,12 @@ func inEnglish(t *testing.T, session, path string) string {
 // apiTotal returns the total of a list of the public API.
 func apiTotal(t *testing.T, key, path string) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, stack.APIURL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var out struct {
 		Pagination struct {
 			Total int `json:"total"`
 		} `json:"pagination"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s = %d (%v)", path, resp.StatusCode, err)
-	}
+	apiRead(t, key, path, &out)
 	return out.Pagination.Total
 }
 

@@ -215,6 +215,17 @@ func TestRegisterVehicle(t *testing.T) {
 // apiGet reads one record through the public API with the key and returns its data object.
 func apiGet(t *testing.T, key, path string) map[string]any {
 	t.Helper()
+	var out struct {
+		Data map[string]any `json:"data"`
+	}
+	apiRead(t, key, path, &out)
+	return out.Data
+}
+
+// apiRead reads path through the public API with the key and decodes its answer into out,
+// failing the test on any answer but 200.
+func apiRead(t *testing.T, key, path string, out any) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, stack.APIURL+path, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := http.DefaultClient.Do(req)
@@ -222,13 +233,9 @@ func apiGet(t *testing.T, key, path string) map[string]any {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var out struct {
-		Data map[string]any `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s = %d, %v", path, resp.StatusCode, err)
 	}
-	return out.Data
 }
 
 // TestRegisterClient: a walk-in client registered with a formatted CPF is stored bare (as the API
