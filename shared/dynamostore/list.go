@@ -64,9 +64,6 @@ func (r lister[T, R, Q]) derived(sp spec) bool {
 			return true
 		}
 	}
-	if !r.k.layout.Tallies {
-		return len(sp.terms) > 0
-	}
 	for _, rf := range sp.ranges {
 		for _, br := range r.k.layout.Ranges {
 			if br.Name == rf.sort {
@@ -102,7 +99,7 @@ func (r lister[T, R, Q]) fenced(ctx context.Context, teamID string, sp spec) (pa
 			return patio.Listed[T]{}, err
 		}
 		last := try == fenceMaxTries
-		if !before.busy(time.Now()) || last {
+		if !before.Busy(time.Now()) || last {
 			out, err := r.serve(ctx, teamID, sp)
 			if err != nil {
 				return out, err
@@ -157,8 +154,6 @@ type markState struct {
 	pos  string
 	part int
 }
-
-func (m markState) busy(now time.Time) bool { return m.Fence.Busy(now) }
 
 // same reports whether the mark is unchanged: the indexer wrote nothing of the team between the
 // two reads.
