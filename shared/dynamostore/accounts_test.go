@@ -15,6 +15,8 @@ import (
 
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -28,31 +30,31 @@ func TestKeyAndTeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(s.DB()).CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	key, secret, err := patio.NewAPIKey(team.ID, "crm", []string{"vehicles:read"}, patio.TestKeyPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Accounts().CreateKey(ctx, key); err != nil {
+	if err := accountdb.NewAccounts(s.DB()).CreateKey(ctx, key); err != nil {
 		t.Fatal(err)
 	}
 
 	// The list shows the key's start, which tells it from the others, and never the rest.
-	if keys, err := s.Accounts().ListKeys(ctx, team.ID); err != nil || len(keys) != 1 || keys[0].Hint == "" ||
+	if keys, err := accountdb.NewAccounts(s.DB()).ListKeys(ctx, team.ID); err != nil || len(keys) != 1 || keys[0].Hint == "" ||
 		!strings.HasPrefix(secret, keys[0].Hint) || len(keys[0].Hint) > len(patio.TestKeyPrefix)+4 {
 		t.Errorf("ListKeys = %+v, %v; want the key with a hint of its first characters", keys, err)
 	}
-	k, got, err := s.Accounts().KeyAndTeam(ctx, patio.HashKey(secret), team.ID)
+	k, got, err := accountdb.NewAccounts(s.DB()).KeyAndTeam(ctx, patio.HashKey(secret), team.ID)
 	if err != nil || k.ID != key.ID || k.TeamID != team.ID || k.Status != patio.KeyActive || got.ID != team.ID || got.Plan != patio.PlanStarter {
 		t.Errorf("KeyAndTeam = %+v, %+v, %v; want the key and its team", k, got, err)
 	}
-	k, got, err = s.Accounts().KeyAndTeam(ctx, patio.HashKey(secret), newTeam())
+	k, got, err = accountdb.NewAccounts(s.DB()).KeyAndTeam(ctx, patio.HashKey(secret), newTeam())
 	if err != nil || k.ID != key.ID || got.ID != "" {
 		t.Errorf("KeyAndTeam with an unknown team = %+v, %+v, %v; want the key and no team", k, got, err)
 	}
-	_, _, err = s.Accounts().KeyAndTeam(ctx, patio.HashKey("dk_test_unknownunknownunknownunknownunkn"), team.ID)
+	_, _, err = accountdb.NewAccounts(s.DB()).KeyAndTeam(ctx, patio.HashKey("dk_test_unknownunknownunknownunknownunkn"), team.ID)
 	if !patio.IsKind(err, patio.KindNotFound) {
 		t.Errorf("KeyAndTeam with an unknown key: %v; want KindNotFound", err)
 	}
@@ -66,7 +68,7 @@ func TestCountTakesBackARefusedRequest(t *testing.T) {
 	at := time.Date(2031, 3, 4, 10, 0, 5, 0, time.UTC)
 	count := func(now time.Time, perMinute, perDay int) (int, int, patio.Window) {
 		t.Helper()
-		m, d, refused, err := s.Accounts().Count(ctx, team, now, perMinute, perDay)
+		m, d, refused, err := accountdb.NewCounters(s.DB()).Count(ctx, team, now, perMinute, perDay)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,10 +137,10 @@ func TestCountNeverCountsTwiceOnARetry(t *testing.T) {
 	ctx := context.Background()
 	team := newTeam()
 	at := time.Now()
-	if _, _, _, err := s.Accounts().Count(ctx, team, at, 100, 1000); err == nil {
+	if _, _, _, err := accountdb.NewCounters(s.DB()).Count(ctx, team, at, 100, 1000); err == nil {
 		t.Fatalf("Count with both answers lost = nil error; want the request failed")
 	}
-	minute, day, err := s.Accounts().RequestsCounted(ctx, team, at)
+	minute, day, err := accountdb.NewCounters(s.DB()).RequestsCounted(ctx, team, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,18 +166,18 @@ func TestALostAnswerIsNotAFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(s.DB()).CreateTeam(ctx, team); err != nil {
 		t.Fatalf("CreateTeam with its answer lost once = %v; want the team created", err)
 	}
 	if lossy.n != 0 {
 		t.Fatalf("the answer to CreateTeam's put was not lost; the test proves nothing")
 	}
-	if got, err := s.Accounts().Team(ctx, team.ID); err != nil || got.Name != "Loja" {
+	if got, err := accountdb.NewAccounts(s.DB()).Team(ctx, team.ID); err != nil || got.Name != "Loja" {
 		t.Errorf("Team = %+v, %v; want the team", got, err)
 	}
 	other := team
 	other.Name = "Outra"
-	if err := s.Accounts().CreateTeam(ctx, other); err == nil {
+	if err := accountdb.NewAccounts(s.DB()).CreateTeam(ctx, other); err == nil {
 		t.Errorf("CreateTeam of another team with a taken id = nil; want it refused")
 	}
 
@@ -202,7 +204,7 @@ func TestALostAnswerIsNotAFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Webhooks().CreateWebhook(ctx, w); err != nil {
+	if err := webhookdb.New(s.DB()).CreateWebhook(ctx, w); err != nil {
 		t.Fatalf("CreateWebhook with its answer lost once = %v; want it created", err)
 	}
 	if lossy.n != 0 {
@@ -213,13 +215,13 @@ func TestALostAnswerIsNotAFailure(t *testing.T) {
 	lossy.operation, lossy.n = "PutItem", 1
 	lossy.mu.Unlock()
 	form, now := "form-"+team.ID, time.Now()
-	if first, _, err := s.People().ClaimForm(ctx, form, now, now.Add(time.Hour)); err != nil || !first {
+	if first, _, err := accountdb.NewSessions(s.DB()).ClaimForm(ctx, form, now, now.Add(time.Hour)); err != nil || !first {
 		t.Errorf("ClaimForm with its answer lost once = %v, %v; want the first post's claim", first, err)
 	}
 	if lossy.n != 0 {
 		t.Fatalf("the answer to the form's claim was not lost; the test proves nothing")
 	}
-	if first, _, err := s.People().ClaimForm(ctx, form, now, now.Add(time.Hour)); err != nil || first {
+	if first, _, err := accountdb.NewSessions(s.DB()).ClaimForm(ctx, form, now, now.Add(time.Hour)); err != nil || first {
 		t.Errorf("ClaimForm of the same form again = %v, %v; want a repeat", first, err)
 	}
 }

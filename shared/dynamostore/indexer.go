@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
@@ -84,7 +85,7 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
 	b := indexBatch{last: map[indexTarget]dynamo.Item{}, teams: map[teamOf]*teamChanges{}}
 	for _, rec := range recs {
-		if err := b.derive(s.tables, rec); err != nil {
+		if err := b.derive(s.db.Tables, rec); err != nil {
 			return err
 		}
 	}
@@ -170,7 +171,7 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 	if row == nil {
 		row = before
 	}
-	table, team := k.table(tables), attrString(row, "pk")
+	table, team := k.table(tables), storecore.AttrString(row, "pk")
 	tc := b.changes(k, tables, team)
 	written := rec.Change.ApproximateCreationDateTime.Time
 	if ms := storeformat.IntAttr(row, storeformat.WrittenAttr); ms > 0 {
@@ -195,7 +196,7 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 		}
 	}
 	if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
-		tc.moves = append(tc.moves, countMove{k: k, team: team, id: attrString(row, "id"), seq: storeformat.CountSeq(before, after),
+		tc.moves = append(tc.moves, countMove{k: k, team: team, id: storecore.AttrString(row, "id"), seq: storeformat.CountSeq(before, after),
 			pos: pos, d: d})
 	}
 	return nil
@@ -228,7 +229,7 @@ func (s *Indexer) writeItems(ctx context.Context, b indexBatch) error {
 	for table, targets := range byTable {
 		for part := range slices.Chunk(targets, 25) {
 			g.Go(func() error {
-				w := s.db.Table(table).Batch("pk", "sk").Write()
+				w := s.db.Dynamo.Table(table).Batch("pk", "sk").Write()
 				for _, t := range part {
 					if item := b.last[t]; item != nil {
 						w.Put(item)
@@ -237,7 +238,7 @@ func (s *Indexer) writeItems(ctx context.Context, b indexBatch) error {
 					}
 				}
 				_, err := w.Run(gctx)
-				return wrap(err, "index items in table", table)
+				return storecore.Wrap(err, "index items in table", table)
 			})
 		}
 	}
@@ -261,14 +262,14 @@ func (s *Indexer) fenceAll(ctx context.Context, b indexBatch, token string) erro
 // setFence updates a team's stream mark to hold a fence, its position as it is.
 func (s *Indexer) setFence(ctx context.Context, k streamKind, team string, f storeformat.Fence) error {
 	set, remove := storeformat.FenceUpdate(f)
-	u := s.db.Table(k.table(s.tables)).Update("pk", team).Range("sk", k.layout.StreamMarkKey())
+	u := s.db.Dynamo.Table(k.table(s.db.Tables)).Update("pk", team).Range("sk", k.layout.StreamMarkKey())
 	for _, attr := range slices.Sorted(maps.Keys(set)) {
 		u = u.Set(attr, set[attr])
 	}
 	for _, attr := range remove {
 		u = u.Remove(attr)
 	}
-	return wrap(u.Run(ctx), "index: fence the items of team", team)
+	return storecore.Wrap(u.Run(ctx), "index: fence the items of team", team)
 }
 
 // countAll moves a batch's counts and lifts its fences, team by team (a few teams side by side).
@@ -294,13 +295,13 @@ func (s *Indexer) countAll(ctx context.Context, b indexBatch, token string) erro
 // has no position yet may have changes the previous release counted with a mark per record:
 // those marks are read (unmarkedByRecord).
 func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, moves []countMove, token string, done storeformat.Fence) error {
-	t := s.db.Table(k.table(s.tables))
+	t := s.db.Dynamo.Table(k.table(s.db.Tables))
 	var mark dynamo.Item
 	err := t.Get("pk", team).Range("sk", dynamo.Equal, k.layout.StreamMarkKey()).Consistent(true).One(ctx, &mark)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return wrap(err, "index: read the stream mark of team", team)
+		return storecore.Wrap(err, "index: read the stream mark of team", team)
 	}
-	at := streamAt{pos: attrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
+	at := streamAt{pos: storecore.AttrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
 	if at.pos == "" && len(moves) > 0 {
 		if moves, err = s.unmarkedByRecord(ctx, t, k, team, moves); err != nil {
 			return err
@@ -391,8 +392,8 @@ func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, 
 	default:
 		put = put.If("$ = ? AND attribute_not_exists($)", storeformat.StreamPosAttr, at.pos, storeformat.StreamPartAttr)
 	}
-	err := s.run(ctx, append([]op{{put: put, failed: errMarkMoved}}, s.countOps(t, team, d)...))
-	return wrap(err, "index the counts of team", team)
+	err := s.db.Run(ctx, append([]storecore.Op{{Put: put, Failed: errMarkMoved}}, s.countOps(t, team, d)...))
+	return storecore.Wrap(err, "index the counts of team", team)
 }
 
 // errMarkMoved is a team's stream mark found elsewhere than where it was read: another handler
@@ -413,11 +414,11 @@ func (s *Indexer) unmarkedByRecord(ctx context.Context, t dynamo.Table, k stream
 	var marks []dynamo.Item
 	err := t.Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &marks)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, wrap(err, "index: read the record marks of team", team)
+		return nil, storecore.Wrap(err, "index: read the record marks of team", team)
 	}
 	byID := map[string]dynamo.Item{}
 	for _, mark := range marks {
-		byID[strings.TrimPrefix(attrString(mark, "sk"), k.layout.MarkKey(""))] = mark
+		byID[strings.TrimPrefix(storecore.AttrString(mark, "sk"), k.layout.MarkKey(""))] = mark
 	}
 	return slices.DeleteFunc(moves, func(m countMove) bool { return migration.Counted(byID[m.id], m.seq) }), nil
 }
@@ -515,9 +516,9 @@ func (s *Indexer) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, 
 }
 
 func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (IndexReport, error) {
-	name := k.table(s.tables)
+	name := k.table(s.db.Tables)
 	rep := IndexReport{Table: name}
-	table := s.db.Table(name)
+	table := s.db.Dynamo.Table(name)
 	type key struct{ pk, sk string }
 	want := map[key]dynamo.Item{} // the indexer's items the rows say
 	owner := map[key]string{}     // their records' ids
@@ -527,13 +528,13 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 	var rewords []dynamo.Item // rows whose words are not their record's
 	for rows.Next(ctx, &row) {
 		rep.Records++
-		team, id := attrString(row, "pk"), attrString(row, "id")
+		team, id := storecore.AttrString(row, "pk"), storecore.AttrString(row, "id")
 		if row[storeformat.IndexedAttr] != nil { // a row without its family is the backfill's
 			words, err := k.words(row)
 			if err != nil {
-				return rep, wrap(err, "rebuild the index: decode", id)
+				return rep, storecore.Wrap(err, "rebuild the index: decode", id)
 			}
-			if attrString(row, wordsAttr) != words {
+			if storecore.AttrString(row, wordsAttr) != words {
 				rewords = append(rewords, row)
 			}
 		}
@@ -552,7 +553,7 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 		row = nil
 	}
 	if err := rows.Err(); err != nil {
-		return rep, wrap(err, "rebuild the index: scan rows of", name)
+		return rep, storecore.Wrap(err, "rebuild the index: scan rows of", name)
 	}
 	// The indexer's items: word items, the open facets' copies and every counter of its own.
 	filter, args := "begins_with('sk', ?)", []any{k.layout.Letter + "w#"}
@@ -569,7 +570,7 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 	items := table.Scan().Filter(filter, args...).Consistent(true).Iter()
 	var item dynamo.Item
 	for items.Next(ctx, &item) {
-		team, sk := attrString(item, "pk"), attrString(item, "sk")
+		team, sk := storecore.AttrString(item, "pk"), storecore.AttrString(item, "sk")
 		if counter, ok := strings.CutPrefix(sk, storeformat.FacetCountPrefix); ok {
 			facet := counter[:max(strings.LastIndexByte(counter, '#'), 0)]
 			if have[team] == nil {
@@ -600,7 +601,7 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 		item = nil
 	}
 	if err := items.Err(); err != nil {
-		return rep, wrap(err, "rebuild the index: scan the indexer's items of", name)
+		return rep, storecore.Wrap(err, "rebuild the index: scan the indexer's items of", name)
 	}
 	rep.Missing = len(want)
 	for w := range want {
@@ -632,8 +633,8 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 	}
 	for team, d := range fixes {
 		for _, o := range s.countOpsIn(table, team, d, 0) {
-			if err := o.upd.Run(ctx); err != nil {
-				return rep, wrap(err, "rebuild the index: correct the counts of team", team)
+			if err := o.Upd.Run(ctx); err != nil {
+				return rep, storecore.Wrap(err, "rebuild the index: correct the counts of team", team)
 			}
 		}
 	}
@@ -643,7 +644,7 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 	// stream like any other, moving its word items and counts.
 	for _, row := range rewords {
 		if _, err := k.rewrite(ctx, s.core, row); err != nil {
-			return rep, wrap(err, "rebuild the index: rewrite the words of", attrString(row, "id"))
+			return rep, storecore.Wrap(err, "rebuild the index: rewrite the words of", storecore.AttrString(row, "id"))
 		}
 	}
 	return rep, nil
@@ -655,7 +656,7 @@ func (s *Indexer) mendIndex(ctx context.Context, k streamKind, table dynamo.Tabl
 	var row dynamo.Item
 	err := table.Get("pk", teamID).Range("sk", dynamo.Equal, k.layout.RowKey(id)).Consistent(true).One(ctx, &row)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return wrap(err, "rebuild the index: read", id)
+		return storecore.Wrap(err, "rebuild the index: read", id)
 	}
 	var later storeformat.Family
 	if row != nil {
@@ -673,5 +674,5 @@ func (s *Indexer) mendIndex(ctx context.Context, k streamKind, table dynamo.Tabl
 		}
 	}
 	_, err = w.Run(ctx)
-	return wrap(err, "rebuild the index: write the items of", id)
+	return storecore.Wrap(err, "rebuild the index: write the items of", id)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -62,7 +63,7 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 				teamID, id := r.k.key(rec)
 				row, err := r.rowItem(rec)
 				if err != nil {
-					return wrap(err, "encode "+r.k.what, id)
+					return storecore.Wrap(err, "encode "+r.k.what, id)
 				}
 				f := r.k.layout.Family(row)
 				items = append(items, row)
@@ -89,7 +90,7 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 				}
 			}
 			_, err := r.table().Batch().Write().Put(items...).Run(gctx)
-			return wrap(err, "seed "+r.k.what+"s", fmt.Sprint(len(items)))
+			return storecore.Wrap(err, "seed "+r.k.what+"s", fmt.Sprint(len(items)))
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -124,7 +125,7 @@ func seed[T, R, Q any](ctx context.Context, r records[T, R, Q], recs []T) error 
 	g.SetLimit(seedWorkers)
 	for c := 0; c < len(items); c += 10 * seedChunk {
 		g.Go(func() error {
-			return wrap(r.addCounters(gctx, items[c:min(c+10*seedChunk, len(items))]), "seed the counts of", r.k.what+"s")
+			return storecore.Wrap(r.addCounters(gctx, items[c:min(c+10*seedChunk, len(items))]), "seed the counts of", r.k.what+"s")
 		})
 	}
 	return g.Wait()
@@ -148,7 +149,7 @@ func counterItems(teamID string, t tally, shard int) []dynamo.Item {
 func (r records[T, R, Q]) addCounters(ctx context.Context, items []dynamo.Item) error {
 	keys := make([]dynamo.Keyed, len(items))
 	for i, it := range items {
-		keys[i] = dynamo.Keys{attrString(it, "pk"), attrString(it, "sk")}
+		keys[i] = dynamo.Keys{storecore.AttrString(it, "pk"), storecore.AttrString(it, "sk")}
 	}
 	var stored []dynamo.Item
 	err := r.table().Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &stored)
@@ -157,11 +158,11 @@ func (r records[T, R, Q]) addCounters(ctx context.Context, items []dynamo.Item) 
 	}
 	have := map[[2]string]dynamo.Item{}
 	for _, it := range stored {
-		have[[2]string{attrString(it, "pk"), attrString(it, "sk")}] = it
+		have[[2]string{storecore.AttrString(it, "pk"), storecore.AttrString(it, "sk")}] = it
 	}
 	puts := make([]any, len(items))
 	for i, it := range items {
-		if old := have[[2]string{attrString(it, "pk"), attrString(it, "sk")}]; old != nil {
+		if old := have[[2]string{storecore.AttrString(it, "pk"), storecore.AttrString(it, "sk")}]; old != nil {
 			for attr, v := range old {
 				if _, ok := it[attr]; !ok {
 					it[attr] = v

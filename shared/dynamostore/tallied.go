@@ -7,6 +7,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -206,7 +207,7 @@ func (tl tallier) firstItems(ctx context.Context, bases []string) ([]dynamo.Item
 func pageIDs(lq patio.ListQuery, first, held []dynamo.Item) (ids []string, after string) {
 	ids = wordItemIDs(first)
 	for _, it := range held {
-		ids = append(ids, attrString(it, "id"))
+		ids = append(ids, storecore.AttrString(it, "id"))
 	}
 	ids = cut(ids, func(id string) orderKey { return orderKey("1#" + id) }, lq)
 	if len(ids) > 0 {
@@ -326,7 +327,7 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 func counterTally(items []dynamo.Item) tally {
 	out := tally{}
 	for _, item := range items {
-		owner, _ := storeformat.CounterOf(attrString(item, "sk"))
+		owner, _ := storeformat.CounterOf(storecore.AttrString(item, "sk"))
 		for name := range item {
 			if name != "pk" && name != "sk" {
 				out.add(countKey{Item: owner, Attr: name}, storeformat.IntAttr(item, name))

@@ -1,4 +1,4 @@
-package dynamostore
+package webhookdb
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/delivery"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -35,7 +36,7 @@ func (s *Webhooks) LoadGroup(ctx context.Context, teamID, webhookID string, ids 
 	iter := batch.IterWithTable(&table)
 	for iter.Next(ctx, &item) {
 		switch sk, _ := item["sk"].(*types.AttributeValueMemberS); {
-		case table == s.tables.Deliveries:
+		case table == s.db.Tables.Deliveries:
 			var r deliveryRow
 			if err := dynamo.UnmarshalItem(item, &r); err != nil {
 				decoded = err
@@ -67,10 +68,10 @@ func (s *Webhooks) LoadGroup(ctx context.Context, teamID, webhookID string, ids 
 		item = nil
 	}
 	if err := iter.Err(); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return w, gate, dels, wrap(err, "load deliveries of webhook", webhookID)
+		return w, gate, dels, storecore.Wrap(err, "load deliveries of webhook", webhookID)
 	}
 	if decoded != nil {
-		return w, gate, dels, wrap(decoded, "decode deliveries of webhook", webhookID)
+		return w, gate, dels, storecore.Wrap(decoded, "decode deliveries of webhook", webhookID)
 	}
 	if !found {
 		return w, gate, dels, patio.NotFoundf("webhook %s not found", webhookID)
