@@ -35,7 +35,6 @@ var longFuncs = map[string]string{
 	"shared/dynamostore tallier.rangeOf":              "to split",
 	"shared/httpapi scanJSON":                         "to split",
 	"shared/httpapi api.ServeHTTP":                    "to split",
-	"shared/dynamostore seed":                         "to split",
 	"shared/webhook Derive":                           "to split",
 	"shared/webhook Webhooks.Update":                  "to split",
 	"shared/console records.save":                     "to split",
