@@ -23,10 +23,10 @@ import (
 // due up to the end of its window with one query per table, whatever the hour, and an alarm a
 // missed tick left behind is still found by the next, however late.
 //
-// alarm_day holds one value, alarmSet (storeformat.AlarmSet), in every entry. It was the alarm's UTC date, which made a
-// tick whose window spans midnight read two partitions per table; the attribute keeps its name
-// because a global index's key schema cannot change in place (maintenance backfill moves entries
-// of that format). One partition key value takes the index writes of every team: DynamoDB serves
+// alarm_day holds one value, alarmSet (storeformat.AlarmSet), in every entry, so a tick reads one
+// partition per table whatever its window; the index's first format held the alarm's UTC date
+// there (package migration moves such entries), and a global index's key schema cannot change in
+// place, hence the name. One partition key value takes the index writes of every team: DynamoDB serves
 // about 1,000 writes a second to one value of an index, and arming, moving or clearing an alarm
 // is one or two of them, which is far above what the platform's activities and financial records
 // see; should it not be, alarmSet becomes a few values and a tick one query per value

@@ -50,7 +50,7 @@ func (s *Webhooks) NoteSuccess(ctx context.Context, teamID, id string, t time.Ti
 
 // gateRow is a webhook's gate item (delivery.Gate). Times are Unix ms, next_start Unix µs (a
 // max_rate of 1000 spaces starts by a millisecond). Every write of what SwapGate writes adds one
-// to ver. Items written by earlier versions hold slots (u0..u3, h0..h3) instead of leases; the
+// to ver. An item of the first gate format holds slots (u0..u3, h0..h3) instead of leases; its
 // first SwapGate removes them.
 type gateRow struct {
 	Ver         int64               `dynamo:"ver"`

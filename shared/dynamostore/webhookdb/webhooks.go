@@ -19,9 +19,9 @@ const webhookPrefix = "w#"
 
 // webhookRow is a webhook as stored in WebhooksTable: one partition per team, like the resources.
 // Instants the deactivation rule compares are Unix milliseconds. secret is the newest secret and
-// previous those in their grace period; next_secret and rotates_at are how earlier versions kept a
-// rotation (secret then was the old one), read by package migration, whose backfill rewrites
-// such rows in the current format.
+// previous those in their grace period; next_secret and rotates_at are the first rotation format
+// (secret then the old one), which package migration reads and its backfill rewrites in the
+// current format.
 type webhookRow struct {
 	PK            string           `dynamo:"pk,hash"`
 	SK            string           `dynamo:"sk,range"`
@@ -218,8 +218,7 @@ func (s *Webhooks) migrate(ctx context.Context, stored dynamo.Item) (bool, error
 
 // DisableForFailures disables the webhook, marks its alert pending and keeps the failure in one
 // transaction: only when it is active, was enabled no later than first, and had no success since
-// first (noted on the gate item; last_success_at on the webhook item is where earlier versions
-// noted it).
+// first (noted on the gate item, or on the webhook item in the first gate format).
 func (s *Webhooks) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {
 	err := s.db.RunTx(ctx, storecore.MaxTxAttempts, func() *dynamo.WriteTx {
 		return s.db.Dynamo.WriteTx().
