@@ -218,7 +218,7 @@ func (s *Webhooks) migrate(ctx context.Context, stored dynamo.Item) (bool, error
 
 // DisableForFailures disables the webhook, marks its alert pending and keeps the failure in one
 // transaction: only when it is active, was enabled no later than first, and had no success since
-// first (noted on the gate item, or on the webhook item in the first gate format).
+// first (noted on the gate item; a previous format noted it on the webhook item, last_success_at).
 func (s *Webhooks) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {
 	err := s.db.RunTx(ctx, storecore.MaxTxAttempts, func() *dynamo.WriteTx {
 		return s.db.Dynamo.WriteTx().
