@@ -24,57 +24,67 @@ func (s *Webhooks) LoadGroup(ctx context.Context, teamID, webhookID string, ids 
 	}
 	batch := s.webhooks().Batch("pk", "sk").Get(dynamo.Keys{teamID, webhookSK(webhookID)}, dynamo.Keys{teamID, gateSK(webhookID)}).
 		From(s.deliveries(), "pk", keys...).Consistent(true)
-	var (
-		table   string
-		item    map[string]types.AttributeValue
-		w       webhook.Webhook
-		found   bool
-		gate    delivery.Gate
-		dels    = make(map[string]webhook.Delivery, len(ids))
-		decoded error
-	)
+	var table string
+	var item dynamo.Item
+	var decoded error
+	g := group{dels: make(map[string]webhook.Delivery, len(ids))}
 	iter := batch.IterWithTable(&table)
 	for iter.Next(ctx, &item) {
-		switch sk, _ := item["sk"].(*types.AttributeValueMemberS); {
-		case table == s.db.Tables.Deliveries:
-			var r deliveryRow
-			if err := dynamo.UnmarshalItem(item, &r); err != nil {
-				decoded = err
-				continue
-			}
-			d, err := r.delivery()
-			if err != nil {
-				decoded = err
-				continue
-			}
-			dels[d.ID] = d
-		case sk != nil && strings.HasPrefix(sk.Value, webhookPrefix):
-			var r webhookRow
-			if err := dynamo.UnmarshalItem(item, &r); err != nil {
-				decoded = err
-				continue
-			}
-			if w, decoded = r.webhook(); decoded == nil {
-				found = true
-			}
-		default:
-			var r gateRow
-			if err := dynamo.UnmarshalItem(item, &r); err != nil {
-				decoded = err
-				continue
-			}
-			gate = r.gate()
+		if err := g.take(s.db.Tables.Deliveries, table, item); err != nil {
+			decoded = err
 		}
 		item = nil
 	}
 	if err := iter.Err(); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return w, gate, dels, storecore.Wrap(err, "load deliveries of webhook", webhookID)
+		return g.w, g.gate, g.dels, storecore.Wrap(err, "load deliveries of webhook", webhookID)
 	}
 	if decoded != nil {
-		return w, gate, dels, storecore.Wrap(decoded, "decode deliveries of webhook", webhookID)
+		return g.w, g.gate, g.dels, storecore.Wrap(decoded, "decode deliveries of webhook", webhookID)
 	}
-	if !found {
-		return w, gate, dels, patio.NotFoundf("webhook %s not found", webhookID)
+	if !g.found {
+		return g.w, g.gate, g.dels, patio.NotFoundf("webhook %s not found", webhookID)
 	}
-	return w, gate, dels, nil
+	return g.w, g.gate, g.dels, nil
+}
+
+// group is what LoadGroup has read of a webhook's delivery group.
+type group struct {
+	w     webhook.Webhook
+	found bool // w was read
+	gate  delivery.Gate
+	dels  map[string]webhook.Delivery
+}
+
+// take decodes one item the batch read from table: a delivery (of the deliveries table), the
+// webhook or its gate.
+func (g *group) take(deliveries, table string, item dynamo.Item) error {
+	switch sk, _ := item["sk"].(*types.AttributeValueMemberS); {
+	case table == deliveries:
+		var r deliveryRow
+		if err := dynamo.UnmarshalItem(item, &r); err != nil {
+			return err
+		}
+		d, err := r.delivery()
+		if err != nil {
+			return err
+		}
+		g.dels[d.ID] = d
+	case sk != nil && strings.HasPrefix(sk.Value, webhookPrefix):
+		var r webhookRow
+		if err := dynamo.UnmarshalItem(item, &r); err != nil {
+			return err
+		}
+		var err error
+		if g.w, err = r.webhook(); err != nil {
+			return err
+		}
+		g.found = true
+	default:
+		var r gateRow
+		if err := dynamo.UnmarshalItem(item, &r); err != nil {
+			return err
+		}
+		g.gate = r.gate()
+	}
+	return nil
 }
