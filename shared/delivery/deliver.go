@@ -180,31 +180,20 @@ type attempt struct {
 
 // deliver runs the group's steps: load, claim, send, record, schedule.
 func (g *group) deliver(ctx context.Context) {
-	d, t0 := g.d, g.tasks[0]
-	g.lane = d.lane(t0.TeamID, t0.WebhookID)
-	var (
-		mu        sync.Mutex
-		success   time.Time // the group's latest successful send
-		succeeded []int
-	)
-	defer func() {
-		if err := g.lane.leave(ctx, success); err != nil {
-			for _, k := range succeeded {
-				if g.errs[k] == nil {
-					g.errs[k] = err
-				}
-			}
-		}
-	}()
+	t0 := g.tasks[0]
+	g.lane = g.d.lane(t0.TeamID, t0.WebhookID)
+	var success time.Time // the group's latest successful send
+	var succeeded []int
+	defer func() { g.leave(ctx, success, succeeded) }()
 	for k := range g.tasks {
 		if g.tasks[k].Token == "" {
 			g.tasks[k].Token = newToken()
 		}
 	}
 	if g.lane.saturated(time.Now()) {
-		now := clock(d.Now)
+		now := clock(g.d.Now)
 		for k, t := range g.tasks {
-			g.errs[k] = d.park(ctx, t, now, webhook.HeldBound)
+			g.errs[k] = g.d.park(ctx, t, now, webhook.HeldBound)
 		}
 		return
 	}
@@ -220,25 +209,51 @@ func (g *group) deliver(ctx context.Context) {
 		g.cancel(ctx, ready)
 		return
 	}
+	success, succeeded = g.sendAll(ctx, ready)
+	sent, unsent := g.made(ctx, ready)
+	if ctx.Err() != nil {
+		g.release(ctx, unsent)
+	}
+	g.record(ctx, sent)
+}
+
+// leave hands the lane back with the group's latest success; when that fails, the tasks whose
+// sends succeeded fail with it.
+func (g *group) leave(ctx context.Context, success time.Time, succeeded []int) {
+	if err := g.lane.leave(ctx, success); err != nil {
+		for _, k := range succeeded {
+			if g.errs[k] == nil {
+				g.errs[k] = err
+			}
+		}
+	}
+}
+
+// sendAll sends the ready attempts side by side, as the lane admits them, and returns the latest
+// successful send and which attempts succeeded.
+func (g *group) sendAll(ctx context.Context, ready []*attempt) (success time.Time, succeeded []int) {
+	var mu sync.Mutex
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(slotWait)
 	for _, a := range ready {
 		wg.Go(func() {
-			if !g.send(ctx, a, deadline) {
+			if !g.send(ctx, a, deadline) || !a.res.OK() {
 				return
 			}
-			if a.res.OK() {
-				mu.Lock()
-				succeeded = append(succeeded, a.k)
-				if a.at.After(success) {
-					success = a.at
-				}
-				mu.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
+			succeeded = append(succeeded, a.k)
+			if a.at.After(success) {
+				success = a.at
 			}
 		})
 	}
 	wg.Wait()
-	var sent, unsent []*attempt
+	return success, succeeded
+}
+
+// made splits the ready attempts into those sent, to record, and those not made.
+func (g *group) made(ctx context.Context, ready []*attempt) (sent, unsent []*attempt) {
 	for _, a := range ready {
 		switch {
 		case a.at.IsZero():
@@ -251,10 +266,7 @@ func (g *group) deliver(ctx context.Context) {
 			sent = append(sent, a)
 		}
 	}
-	if ctx.Err() != nil {
-		g.release(ctx, unsent)
-	}
-	g.record(ctx, sent)
+	return sent, unsent
 }
 
 // release ends the claims of attempts a stopping worker did not make, so that the copies the sweep
