@@ -28,7 +28,6 @@ var longFuncs = map[string]string{
 	"shared/webhook SampleEvent":         "the sample payload of each event type, a table",
 	"shared/console Console.routes":      "the console's routes, a table",
 	"shared/httpapi bind":                "the API's routes, a table",
-	"shared/delivery lane.admit":         "to split",
 	"shared/dynamostore tallier.rangeOf": "to split",
 	"shared/httpapi scanJSON":            "to split",
 	"shared/httpapi api.ServeHTTP":       "to split",
