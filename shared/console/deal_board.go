@@ -92,8 +92,14 @@ func (c *Console) monthResults(ctx context.Context, rq *request) (monthResults, 
 	var won, lost []patio.Deal
 	var wonMore, lostMore bool
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { won, wonMore, err = c.closedSince(ctx, rq.team.ID, patio.DealWon, start); return err })
-	g.Go(func() (err error) { lost, lostMore, err = c.closedSince(ctx, rq.team.ID, patio.DealLost, start); return err })
+	g.Go(func() (err error) {
+		won, wonMore, err = c.closedSince(ctx, rq.team.ID, patio.DealWon, start)
+		return err
+	})
+	g.Go(func() (err error) {
+		lost, lostMore, err = c.closedSince(ctx, rq.team.ID, patio.DealLost, start)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return monthResults{}, err
 	}
