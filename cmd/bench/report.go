@@ -184,7 +184,7 @@ func printCalls(w io.Writer, sm sample) {
 			if c.items > 0 {
 				fmt.Fprintf(w, " (%d items)", c.items)
 			}
-			fmt.Fprintf(w, " %s→%s", kb(c.sent), kb(c.received))
+			fmt.Fprintf(w, " %s→%s, %g units", kb(c.sent), kb(c.received), c.units)
 			if c.scanned >= 0 {
 				fmt.Fprintf(w, " (%d examined)", c.scanned)
 			}
