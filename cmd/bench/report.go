@@ -139,23 +139,16 @@ func printReport(w io.Writer, r report) {
 		fmt.Fprintf(w, "  %s: %s\n", sm.endpoint, verdict)
 		printCalls(w, sm)
 	}
-	budgets := printFunctions(w, r.fn)
+	budgets := printModel(w, r)
+	budgets = append(budgets, printFunctions(w, r.fn)...)
 	printBudgets(w, nil)
 	for _, rw := range r.rows {
-		req, raw := rw.sides[0], rw.sides[1]
-		switch x := ratio(req.p50, raw.p50); {
-		case rw.conc != 1:
-		case req.n == 0 || raw.n == 0:
+		if req, raw := rw.sides[0], rw.sides[1]; rw.conc == 1 && (req.n == 0 || raw.n == 0) {
 			fmt.Fprintf(w, "  FAIL  %s: nothing measured at concurrency 1 (see the notes)\n", rw.endpoint)
-		case rw.floor:
-			fmt.Fprintf(w, "  n/a   %s: request/raw at p50 = %.2f: its raw side is the page's floor, not the same calls "+
-				"(issue 10's list budgets apply: see lists at any size)\n", rw.endpoint, x)
-		default:
-			fmt.Fprintf(w, "  %s  %s: request/raw at p50 = %.2f (≤ %.1f at concurrency 1)\n", verdict(x <= rw.budget), rw.endpoint, x, rw.budget)
 		}
 	}
 	if !slices.Contains(o.concurrency, 1) {
-		fmt.Fprintln(w, "  SKIP  latency ratios: concurrency 1 was not run")
+		fmt.Fprintln(w, "  SKIP  DynamoDB Local's ratios: concurrency 1 was not run")
 	}
 	fmt.Fprint(w, strings.Join(budgets, ""))
 	printLists(w, r.lists, o)
