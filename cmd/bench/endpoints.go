@@ -167,6 +167,27 @@ func (env *benchEnv) sampleOf(ctx context.Context, rng *rand.Rand, sm sample, re
 	return sm
 }
 
+// traced records call sampleRuns times and returns the calls and model of the median run (by
+// modeled latency).
+func (env *benchEnv) traced(call func() error) ([]sdkCall, modeled) {
+	var runs []sampleSide
+	for range sampleRuns {
+		t, err := env.rec.trace(call)
+		check(err)
+		runs = append(runs, sampleSide{calls: t.calls, m: model(t)})
+	}
+	slices.SortFunc(runs, func(a, b sampleSide) int { return cmp.Compare(a.m.latency(), b.m.latency()) })
+	return runs[len(runs)/2].calls, runs[len(runs)/2].m
+}
+
+// skipStreams passes over what the resource tables' streams hold: records seeded as the indexer
+// would leave them.
+func (env *benchEnv) skipStreams(ctx context.Context) {
+	check(env.streams.CatchUp(ctx, func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		return events.DynamoDBEventResponse{}, nil
+	}))
+}
+
 // followStreams runs the indexer over the records the resource tables' streams got since it last
 // ran, and returns the model of each of its batches when recorded.
 func (env *benchEnv) followStreams(ctx context.Context, recorded bool) []modeled {
