@@ -327,14 +327,15 @@ func (env *benchEnv) getEvents(ctx context.Context) (vehicle, client, deal []byt
 // now: the key and the team, the minute and day counters, and the record.
 func (env *benchEnv) floorEvent(now time.Time) ([]byte, error) {
 	now = now.UTC()
-	minute, day := rateKeys(env.main.teamID, now)
+	minute, day := storeformat.RateKeys(env.main.teamID, now)
 	limits := patio.PlanAutoshopping.Limits() // the main team's plan (getEvent's hint)
 	key := func(pk, sk string) map[string]any { return map[string]any{"pk": pk, "sk": sk} }
 	counter := func(pk string, limit int, expires time.Time) map[string]any {
-		return map[string]any{"pk": pk, "sk": "rate", "limit": limit, "expires_at": expires.Unix()}
+		return map[string]any{"pk": pk, "sk": storeformat.RateSort, "limit": limit, "expires_at": expires.Unix()}
 	}
 	return json.Marshal(map[string]any{"accounts": env.tables.Accounts, "records": env.tables.Vehicles,
-		"key": key("key#"+env.main.keyHash, "key"), "team": key("team#"+env.main.teamID, "team"),
+		"key":    key(storeformat.APIKeyKey(env.main.keyHash), storeformat.KeySort),
+		"team":   key(storeformat.TeamKey(env.main.teamID), storeformat.TeamSort),
 		"minute": counter(minute, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour)),
 		"day":    counter(day, limits.PerDay, now.Truncate(24*time.Hour).Add(48*time.Hour)),
 		"record": key(env.main.teamID, storeformat.Vehicles.RowKey(env.vehicleIDs[0]))})

@@ -105,10 +105,9 @@ func (rw listRow) share() float64 {
 
 // listReport is what the lists' measurements print.
 type listReport struct {
-	teams  []*sizedTeam
-	rows   []listRow
-	writes []writeCost
-	conc1  int
+	teams []*sizedTeam
+	rows  []listRow
+	conc1 int
 }
 
 // examined returns the items calls examined (their ScannedCount).
@@ -126,7 +125,7 @@ func classify(calls []sdkCall) (page, count, counters int) {
 		n := max(c.scanned, 0)
 		switch {
 		case c.op == "BatchGetItem":
-			page += strings.Count(c.body, `"sk":`)
+			page += strings.Count(c.body, `"`+storeformat.SortAttr+`":`)
 		case c.op != "Query":
 		case strings.Contains(c.body, `"n#`), strings.Contains(c.body, `"nf#`), strings.Contains(c.body, `"nm#`):
 			counters += n
@@ -408,7 +407,6 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) *listReport {
 		lr.teams = append(lr.teams, env.seedDeals(ctx, o.listDeals))
 	}
 	env.skipStreams(ctx)
-	lr.writes = env.measureWriteCosts(ctx)
 	// Every endpoint on every team of its resource, with a sample of each side.
 	type pair struct {
 		listRow
@@ -559,7 +557,6 @@ func printLists(w io.Writer, lr *listReport, o options) {
 		printCalls(w, rw.sample)
 	}
 	printListBudgets(w, lr)
-	printWriteCosts(w, lr.writes)
 }
 
 // printListBudgets prints the budgets of lists at any size.

@@ -4,7 +4,7 @@
 // without DynamoDB Local and moto, so it never creates tables on AWS. The parts: the API beside its
 // raw side with the bare SDK (endpoints.go, raw.go, measure.go); the functions' sizes and runs under
 // the Lambda Runtime API (lambdas.go; -lambdas-only); lists at any size and the write cost of a
-// vehicle (lists.go; -lists-only); the write rate of one team (writes.go); the webhook pipeline
+// vehicle (lists.go; -lists-only); the webhook pipeline
 // (webhooks.go, ceiling.go; -webhooks-only); the timer (timer.go; -timer-only); the console's pages
 // (console.go; -console-only); a sustained load on the stack as `make run` wires it (sustained.go;
 // -sustained-only).
@@ -33,7 +33,7 @@ type options struct {
 	listSizes               []int
 	listDuration            time.Duration
 	listClients, listDeals  int
-	listsOnly, writes       bool
+	listsOnly               bool
 	webhooks, webhooksOnly  bool
 	wh                      webhookOptions
 	timer, timerOnly        bool
@@ -78,7 +78,6 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.listClients, "list-clients", 50000, "clients of the team the clients' filters are measured on (0 for none)")
 	fs.IntVar(&o.listDeals, "list-deals", 10000, "deals of the team the deals' filters are measured on (0 for none)")
 	fs.BoolVar(&o.listsOnly, "lists-only", false, "measure the lists at any size only (and the write cost of a vehicle's create and update)")
-	fs.BoolVar(&o.writes, "writes", true, "measure the write rate of one team with 16 concurrent writers")
 	fs.BoolVar(&o.webhooks, "webhooks", true, "also measure the webhook pipeline (drain, lag, a timing-out receiver)")
 	fs.BoolVar(&o.webhooksOnly, "webhooks-only", false, "measure the webhook pipeline only")
 	fs.IntVar(&o.wh.backlog, "webhook-backlog", 3000, "changes in the webhook drain's backlog")
@@ -213,7 +212,6 @@ func run(ctx context.Context, o options) (err error) {
 	r := report{opts: o, env: env, samples: env.sample(ctx, eps)}
 	r.rows = env.measureAll(ctx, o, eps)
 	r.lists = env.measureLists(ctx, o)
-	r.writes = env.measureWrites(ctx, o)
 	check(ctx.Err())
 	r.fn = env.measureFunctions(ctx, o)
 	r.elapsed = time.Since(started)

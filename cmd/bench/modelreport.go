@@ -185,7 +185,7 @@ func printCostAllIn(w io.Writer, r report) (budgets []string) {
 			floor, all := s.sides[1].m.writes, side.m.writes+idx
 			x := all / max(floor, 1e-9)
 			budgets = append(budgets, fmt.Sprintf("  %s  a create's write units all in = %.2f × its floor's (≤ %.1f): %g with the indexer's, floor %g (record and plate guard)\n",
-				verdict(x <= maxCreateUnits), x, maxCreateUnits, all, floor))
+				verdict(x <= maxCreateUnits), x, maxCreateUnits, all, floor), teamWriteRate(r, s, idx))
 		case "GET by id":
 			x := side.m.reads / max(s.sides[1].m.reads, 1e-9)
 			budgets = append(budgets, fmt.Sprintf("  %s  a GET by id's read units = %.2f × its floor's (≤ %.1f)\n", verdict(x <= maxGetUnits), x, maxGetUnits))
@@ -196,6 +196,31 @@ func printCostAllIn(w io.Writer, r report) (budgets []string) {
 		monthIntegrations, monthCreates, monthUpdates, monthWins, monthReads)
 	fmt.Fprintf(w, "every change delivered to each integration): $%.2f a month on AWS, storage and free tiers aside\n", month)
 	return append(budgets, fmt.Sprintf("  info  the README's monthly figure: $%.2f for the dealership above\n", month))
+}
+
+// partitionWrites is the most write units a second DynamoDB serves on one partition key: a team's
+// records all share theirs (the team's id), so it bounds one team's write rate.
+const (
+	partitionWrites  = 1000.0
+	minTeamWriteRate = 0.6 // one team's creates/s × the floor's
+)
+
+// teamWriteRate is the budget of one team's creates a second on AWS, modeled: the partition's
+// write units over those a create writes to its table (the request's, but for the rate counters of
+// the accounts table, and the indexer's), beside the floor's.
+func teamWriteRate(r report, create sample, indexer float64) string {
+	units := func(calls []sdkCall) (n float64) {
+		for _, c := range calls {
+			if !strings.Contains(c.body, `"TableName":"`+r.env.tables.Accounts+`"`) {
+				_, w := awsUnits(c)
+				n += w
+			}
+		}
+		return n
+	}
+	now, floor := partitionWrites/max(units(create.sides[0].calls)+indexer, 1), partitionWrites/max(units(create.sides[1].calls), 1)
+	return fmt.Sprintf("  %s  one team's creates a second on AWS (its partition's %.0f write units/s), modeled = %.2f × the floor's (≥ %.1f): %.0f/s, floor %.0f/s\n",
+		verdict(now >= minTeamWriteRate*floor), partitionWrites, now/floor, minTeamWriteRate, now, floor)
 }
 
 // sampleNamed returns the sample of endpoint.

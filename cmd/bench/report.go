@@ -18,7 +18,6 @@ type report struct {
 	samples []sample
 	fn      functionsReport
 	lists   *listReport
-	writes  *writeReport
 	elapsed time.Duration
 }
 
@@ -152,7 +151,6 @@ func printReport(w io.Writer, r report) {
 	}
 	fmt.Fprint(w, strings.Join(budgets, ""))
 	printLists(w, r.lists, o)
-	printWrites(w, r.writes, o)
 	fmt.Fprintf(w, "\nbench took %s\n", r.elapsed.Round(time.Second))
 }
 

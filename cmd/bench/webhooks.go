@@ -229,6 +229,7 @@ type whReport struct {
 	badSignatures, missingAB                int
 	searchMissing, backlogN                 int
 	indexBacklog, elapsed                   time.Duration
+	trip                                    webhookTrip
 }
 
 // throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
@@ -264,6 +265,8 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	entryBytes := 0
 	rep.ceiling, entryBytes = b.ceiling(ctx)
 	rep.drainWCU = writeUnits(rep.ceiling.itemBytes, entryBytes, rep.drainGate)
+	progress("webhooks: one event's trip recorded function by function")
+	rep.trip = b.traceTrip(ctx)
 	progress("webhooks: a backlog of %d to a receiver that answers in %s", o.backlog, slow50Sleep)
 	rep.slow50Rate, rep.slow50Bound = b.drainSlow50(ctx)
 	progress("webhooks: a backlog of %d to a receiver that answers 429 to one request in %d", throttledBacklog, throttleEvery)
@@ -776,14 +779,14 @@ func (b *whBench) startIndexer(ctx context.Context) (*indexTimes, func()) {
 		it.mu.Lock()
 		defer it.mu.Unlock()
 		for _, rec := range ev.Records {
-			id := strings.TrimPrefix(rec.Change.Keys["sk"].String(), storeformat.Vehicles.RowPrefix())
+			id := strings.TrimPrefix(rec.Change.Keys[storeformat.SortAttr].String(), storeformat.Vehicles.RowPrefix())
 			if _, ok := it.at[id]; !ok {
 				it.at[id] = now
 			}
 		}
 		return resp, nil
 	}
-	filter := must(localaws.ParseFilter([]string{`{"dynamodb": {"Keys": {"sk": {"S": [{"prefix": "` + storeformat.Vehicles.RowPrefix() + `"}]}}}}`}))
+	filter := must(localaws.ParseFilter([]string{`{"dynamodb": {"Keys": {"` + storeformat.SortAttr + `": {"S": [{"prefix": "` + storeformat.Vehicles.RowPrefix() + `"}]}}}}`}))
 	table := b.tables["VehiclesTable"]
 	return it, goUntilStop(ctx, func(ctx context.Context) {
 		_ = localaws.PollStreams(ctx, b.pipeCfg, []string{table}, h, b.logger, localaws.StreamOptions{Filters: map[string]localaws.Filter{table: filter}})
@@ -897,7 +900,9 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	latHead()
 	lat("indexer, beside the pipeline", r.searchLag)
 	fmt.Fprintf(w, "  (changes it never followed: %d; the backlog of %d before: %s)\n", r.searchMissing, r.backlogN, r.indexBacklog.Round(time.Millisecond))
+	tripBudgets := printTrip(w, r.trip)
 	fmt.Fprintf(w, "\nWebhook budgets\n")
+	fmt.Fprint(w, strings.Join(tripBudgets, ""))
 	budget := func(ok bool, format string, args ...any) {
 		fmt.Fprintf(w, "  %-4s "+format+"\n", append([]any{verdict(ok)}, args...)...)
 	}
