@@ -121,6 +121,7 @@ type sample struct {
 	endpoint string
 	floor    bool
 	rawIs    string
+	budget   float64      // the endpoint's, on the model
 	sides    []sampleSide // request and raw
 }
 
@@ -212,7 +213,7 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) []sample {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var out []sample
 	for _, ep := range eps {
-		out = append(out, env.sampleOf(ctx, rng, sample{endpoint: ep.name, floor: ep.floor, rawIs: ep.rawIs}, ep.request, ep.raw))
+		out = append(out, env.sampleOf(ctx, rng, sample{endpoint: ep.name, floor: ep.floor, rawIs: ep.rawIs, budget: cmp.Or(ep.budget, maxModelWrite)}, ep.request, ep.raw))
 	}
 	check(ctx.Err())
 	return out

@@ -108,12 +108,7 @@ func modelBudget(r report, sm sample) []string {
 	if sm.floor {
 		return nil
 	}
-	limit := 0.0
-	for _, rw := range r.rows {
-		if rw.endpoint == sm.endpoint {
-			limit = rw.budget
-		}
-	}
+	limit := sm.budget
 	req, raw := sm.sides[0], sm.sides[1]
 	x := ratio(req.m.latency(), raw.m.latency())
 	line := fmt.Sprintf("  %s  %s: modeled on AWS %.2f × its raw side (≤ %.1f; %d rounds, raw %d)", verdict(x <= limit), sm.endpoint, x, limit,

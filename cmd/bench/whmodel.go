@@ -53,8 +53,11 @@ func (b *whBench) traceTrip(ctx context.Context) (trip webhookTrip) {
 		return resp, err
 	}))
 	q := sqs.NewFromConfig(b.cfg)
-	out := must(q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(b.conf.QueueURL), MaxNumberOfMessages: 10,
-		WaitTimeSeconds: 5, MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}}))
+	out := &sqs.ReceiveMessageOutput{}
+	for deadline := time.Now().Add(30 * time.Second); len(out.Messages) == 0 && time.Now().Before(deadline); {
+		out = must(q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(b.conf.QueueURL), MaxNumberOfMessages: 10,
+			WaitTimeSeconds: 1, MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}}))
+	}
 	var ev events.SQSEvent
 	for _, m := range out.Messages {
 		ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
