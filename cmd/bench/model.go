@@ -22,7 +22,6 @@ import (
 //     USENIX ATC 2023, §5): TransactGetItems is modeled at twice GetItem's figure.
 //   - DynamoDB Streams → Lambda p50 213 ms, p99 552 ms; SQS → Lambda p50 16 ms, p99 105 ms
 //     (bitesizedserverless.com, "serverless messaging latency compared").
-//   - Go on provided.al2023 arm64: Init 39–42 ms (maxday/lambda-perf).
 //   - Prices, us-east-1, on demand (aws.amazon.com/dynamodb, /lambda, /api-gateway, /sqs pricing):
 //     $0.625 per million write request units, $0.125 per million read request units, a
 //     transaction's item billed twice; Lambda $0.20 per million requests and $0.0000133334 per
@@ -53,11 +52,10 @@ var (
 	}
 )
 
-// Off-request hops and start-up, published (see above).
+// Off-request hops, published (see above).
 var (
 	streamHopP50 = 213 * time.Millisecond
 	queueHopP50  = 16 * time.Millisecond
-	goInit       = 40 * time.Millisecond
 )
 
 // Prices in dollars per million (see above); lambdaGB is template.yaml's MemorySize, 256 MB.
