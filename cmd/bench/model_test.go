@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -106,5 +107,41 @@ func TestRequestBill(t *testing.T) {
 	want := 3.50 + 0.20 + 0.073*0.25*13.3334 + 4*0.125 + 68*0.625
 	if got := b.perMillion(); math.Abs(got-want) > 1e-6 {
 		t.Errorf("requestBill(won deal).perMillion() = %.6f; want %.6f", got, want)
+	}
+}
+
+func TestAllIn(t *testing.T) {
+	// A create (the won deal's calls stand in) whose change the indexer followed in one batch of
+	// 40 ms writing 58 units, delivered to 3 webhooks: the dispatcher runs 7.55 + 24.28 ms (billed
+	// 32), each delivery 50 + 7.55 + 24.28 ms (billed 82).
+	req := model(winCalls)
+	side := sampleSide{m: req, off: []modeled{{dynamo: ms2(30), own: ms2(10), writes: 58}}}
+	got := allIn(side, 3).perMillion()
+	indexer := 0.20 + 0.040*0.25*13.3334 + 58*0.625
+	delivery := 0.20 + 0.082*0.25*13.3334 + 0.125 + writeUnits(deliveryItemBytes, deliveryEntry, deliveryGate)*0.625 + 3*0.40
+	dispatch := 0.20 + 0.032*0.25*13.3334 + 0.125
+	want := requestBill(req).perMillion() + indexer + dispatch + 3*delivery
+	if math.Abs(got-want) > 1e-6 {
+		t.Errorf("allIn(create, 3 webhooks) = %.4f $/M; want %.4f", got, want)
+	}
+	if got, want := allIn(sampleSide{m: model(boardCalls)}, 3).perMillion(), requestBill(model(boardCalls)).perMillion(); got != want {
+		t.Errorf("allIn(a read, 3 webhooks) = %.4f $/M; want the request's alone, %.4f", got, want)
+	}
+}
+
+func TestEmulatorGap(t *testing.T) {
+	tests := []struct {
+		name     string
+		req, raw []sdkCall
+		want     string
+	}{
+		{"bigger transaction", winCalls.calls, winFloor.calls, "a transaction's items one after another (10 items, raw 2)"},
+		{"more items read", []sdkCall{{op: "Query", scanned: 60}}, []sdkCall{{op: "Query", scanned: 20}}, "per-item read cost (60 items examined, raw 20)"},
+		{"same calls", winCalls.calls, winCalls.calls, "the emulator's noise"},
+	}
+	for _, tt := range tests {
+		if got := emulatorGap(tt.req, tt.raw); !strings.Contains(got, tt.want) {
+			t.Errorf("emulatorGap(%s) = %q; want it to say %q", tt.name, got, tt.want)
+		}
 	}
 }
