@@ -118,7 +118,7 @@ func TestAllIn(t *testing.T) {
 	side := sampleSide{m: req, off: []modeled{{dynamo: ms2(30), own: ms2(10), writes: 58}}}
 	got := allIn(side, 3).perMillion()
 	indexer := 0.20 + 0.040*0.25*13.3334 + 58*0.625
-	delivery := 0.20 + 0.082*0.25*13.3334 + 0.125 + writeUnits(deliveryItemBytes, deliveryEntry, deliveryGate)*0.625 + 3*0.40
+	delivery := 0.20 + 0.082*0.25*13.3334 + 0.125 + deliveryWrites*0.625 + 3*0.40
 	dispatch := 0.20 + 0.032*0.25*13.3334 + 0.125
 	want := requestBill(req).perMillion() + indexer + dispatch + 3*delivery
 	if math.Abs(got-want) > 1e-6 {

@@ -18,17 +18,15 @@ const (
 	maxEmulatorGap = 2.0
 )
 
-// The webhooks a change is delivered to, and what each delivery costs off the request (the
-// dispatcher's and the deliverer's work; docs/webhooks.md): a delivery item created pending and
-// recorded in transactions (writeUnits, an item of deliveryItemBytes), one SQS message sent and
-// received, and the deliverer's run: two rounds of DynamoDB (the group's load, the record) and the
-// receiver's answer.
+// What each delivery of a change to a webhook costs off the request (the dispatcher's and the
+// deliverer's work; docs/webhooks.md): deliveryWrites write units on AWS, as the webhook part's
+// traced trip records them (its "write units" line: the delivery created pending, its attempt
+// recorded, the gate), one SQS message sent, received and deleted, and the deliverer's run: two
+// rounds of DynamoDB (the group's load, the record) and the receiver's answer.
 const (
-	deliveryItemBytes = 1500 // the change's record and the delivery's fields
-	deliveryEntry     = 200
-	deliveryGate      = 0.1 // gate writes per delivery (one a second at most, shared by a batch)
-	receiverTime      = 50 * time.Millisecond
-	sqsPerDelivery    = 3 // SendMessage, ReceiveMessage, DeleteMessage (at worst one per message)
+	deliveryWrites = 23.0
+	receiverTime   = 50 * time.Millisecond
+	sqsPerDelivery = 3 // SendMessage, ReceiveMessage, DeleteMessage (at worst one per message)
 )
 
 // dispatchBill is the dispatcher's run for one change: one invocation (a dealership's changes come
@@ -42,7 +40,7 @@ func dispatchBill() bill {
 // deliveryBill is one delivery of a change to one webhook, off the request.
 func deliveryBill() bill {
 	b := lambdaRun(receiverTime + awsLatency(sdkCall{op: "Query"}) + awsLatency(sdkCall{op: "TransactWriteItems", items: 2}))
-	b.reads, b.writes, b.sqs = 1, writeUnits(deliveryItemBytes, deliveryEntry, deliveryGate), sqsPerDelivery
+	b.reads, b.writes, b.sqs = 1, deliveryWrites, sqsPerDelivery
 	return b
 }
 
@@ -158,7 +156,7 @@ func printCostAllIn(w io.Writer, r report) (budgets []string) {
 	}
 	fmt.Fprintln(w, "\nCost all in, per million requests (us-east-1 on demand): the request, the indexer's batches that follow it, the")
 	fmt.Fprintf(w, "dispatcher, and per webhook a delivery (%d units written, %d SQS requests, the deliverer's run with a %s receiver)\n",
-		int(writeUnits(deliveryItemBytes, deliveryEntry, deliveryGate)), sqsPerDelivery, receiverTime)
+		int(deliveryWrites), sqsPerDelivery, receiverTime)
 	tw := table(w, "request\tRRU\tWRU\tindexer WRU\trequest $/M\t+ indexer\t+ 1 webhook\t+ 3 webhooks\t")
 	var month float64
 	for _, k := range kinds {

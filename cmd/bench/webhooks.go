@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -98,13 +97,6 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 		}), middleware.Before)
 	})
 	return cfg
-}
-
-// writeUnits returns the write units of one delivery: created pending in a transaction with its two
-// index entries, recorded in one (by_webhook moved, by_due removed), and the gate's writes.
-func writeUnits(itemBytes, entryBytes int, gateWrites float64) float64 {
-	kb := func(n int) float64 { return math.Ceil(float64(max(n, 1)) / 1024) }
-	return 2*kb(itemBytes) + kb(entryBytes) + 1 + 2*kb(itemBytes) + 2*kb(entryBytes) + 1 + gateWrites
 }
 
 // benchReceiver is the bench's HTTPS receiver: it checks signatures and keeps, per webhook, each

@@ -97,9 +97,9 @@ func printTrip(w io.Writer, trip webhookTrip) []string {
 	perEvent := trip.deliver.latency() + slow50Sleep
 	drain := float64(delivery.MaxBound) / perEvent.Seconds()
 	fmt.Fprintln(w, "\nWebhooks modeled on AWS (cmd/bench/model.go), from one event's trip recorded function by function:")
-	fmt.Fprintf(w, "  dispatcher %s (%d rounds), deliverer to the POST %s (%d rounds), whole %s (%d rounds, %d calls)\n",
-		ms(trip.dispatch.latency()), trip.dispatch.rounds, ms(trip.toReceiver.latency()), trip.toReceiver.rounds,
-		ms(trip.deliver.latency()), trip.deliver.rounds, trip.deliver.calls)
+	fmt.Fprintf(w, "  dispatcher %s (%d rounds, %g write units), deliverer to the POST %s (%d rounds), whole %s (%d rounds, %d calls, %g write units)\n",
+		ms(trip.dispatch.latency()), trip.dispatch.rounds, trip.dispatch.writes, ms(trip.toReceiver.latency()), trip.toReceiver.rounds,
+		ms(trip.deliver.latency()), trip.deliver.rounds, trip.deliver.calls, trip.deliver.writes)
 	fmt.Fprintf(w, "  commit → receiver p50: streams → Lambda %s + dispatcher + SQS → Lambda %s + deliverer to the POST = %s\n",
 		ms(streamHopP50), ms(queueHopP50), ms(p50))
 	fmt.Fprintf(w, "  drain to a %s receiver at the bound of %d: %d ÷ (%s + %s a delivery) = %.0f events/s\n", slow50Sleep,
