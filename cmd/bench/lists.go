@@ -520,21 +520,24 @@ func printLists(w io.Writer, lr *listReport, o options) {
 	fmt.Fprintf(w, "      Query of limit items of the range the store reads first (first status shown, list order, from the cursor's position;\n")
 	fmt.Fprintf(w, "      a facet value's range for a list filtered by one)\n")
 	fmt.Fprintf(w, "      examined: items the sample request's calls examined, split: page (reads of records) + count (COUNT queries, counter items, word items)\n")
-	fmt.Fprintf(w, "      s: the share of the indexed filter's matches that pass the others; matches: the records the list matches\n\n")
+	fmt.Fprintf(w, "      s: the share of the indexed filter's matches that pass the others; matches: the records the list matches\n")
+	fmt.Fprintf(w, "      AWS: the production model of the sample (model.go): its p50, × its floor's, rounds, read units, $ per million\n\n")
 
-	tw := table(w, "endpoint\tsize\tc\tn\treq p50\treq p99\traw p50\t×p50\texamined page\tcount\tcounters\traw\tcalls\tmatches\ts\t")
+	tw := table(w, "endpoint\tsize\tc\tn\treq p50\treq p99\traw p50\t×p50\tAWS ms\tAWS ×floor\trounds\tRRU\t$/M\texamined page\tcount\tcounters\traw\tcalls\tmatches\ts\t")
 	for _, rw := range lr.rows {
 		if rw.missing != "" {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t\t%s\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.size, rw.conc, rw.missing)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t\t%s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.size, rw.conc, rw.missing)
 			continue
 		}
 		matches, share := "", ""
 		if rw.class != classGet && rw.class != classBase {
 			matches, share = strconv.Itoa(rw.match), fmt.Sprintf("%.3f", rw.share())
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
+		req, raw := rw.sample.sides[0].m, rw.sample.sides[1].m
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.2f\t%d\t%g\t%.2f\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
 			rw.endpoint, rw.size, rw.conc, rw.request.n, ms(rw.request.p50), ms(rw.request.p99), ms(rw.raw.p50),
-			times(rw.request.p50, rw.raw.p50), rw.page, rw.count, rw.counters, examined(rw.sample.sides[1].calls),
+			times(rw.request.p50, rw.raw.p50), ms(req.latency()), ratio(req.latency(), raw.latency()), req.rounds, req.reads,
+			requestBill(req).perMillion(), rw.page, rw.count, rw.counters, examined(rw.sample.sides[1].calls),
 			len(rw.sample.sides[0].calls), matches, share)
 	}
 	_ = tw.Flush()
