@@ -470,7 +470,7 @@ func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) {
 	f := env.measureFunctions(ctx, o)
 	w := os.Stdout
 	printHeader(w, " -lambdas-only")
-	fmt.Fprintf(w, "data: one team with %d clients and %d vehicles, seeded in batches by dynamostore.Seed\n", o.clients, lambdasOnlyVehicles)
+	fmt.Fprintf(w, "data: one team with %d clients and %d vehicles, seeded in batches by storeseed.Seed\n", o.clients, lambdasOnlyVehicles)
 	printBudgets(w, printFunctions(w, f))
 	fmt.Fprintf(w, "\nbench took %s\n", time.Since(started).Round(time.Second))
 }

@@ -499,7 +499,7 @@ func printLists(w io.Writer, lr *listReport, o options) {
 	if lr == nil || len(lr.teams) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nLists at any size (issues 10, 24): one team per size, seeded in batches in the store's own item format (dynamostore.Seed):\n")
+	fmt.Fprintf(w, "\nLists at any size (issues 10, 24): one team per size, seeded in batches in the store's own item format (storeseed.Seed):\n")
 	fmt.Fprintln(w, "      a history of vehicles (45 % vendido, 45 % arquivado, 5 % ativo, 5 % reservado, created evenly over 5 years);")
 	fmt.Fprintln(w, "      clients (one in five a company, 10 % inactive) and deals (over size/20 clients: 20 % open, 40 % won, 30 % lost, 10 % archived)")
 	for _, t := range lr.teams {

@@ -91,7 +91,7 @@ func printReport(w io.Writer, r report) {
 	printHeader(w, "")
 	fmt.Fprintf(w, "data: one team with %d vehicles and %d clients with valid CPFs or CNPJs; another with %d clients and 3 × %d open deals to win\n",
 		len(env.vehicleIDs), o.clients, dealClients, o.pool)
-	fmt.Fprintf(w, "      seeded in batches by dynamostore.Seed (each record built by the domain's constructors, written as the store writes it, without a transaction per record)\n")
+	fmt.Fprintf(w, "      seeded in batches by storeseed.Seed (each record built by the domain's constructors, written as the store writes it, without a transaction per record)\n")
 	if env.rateNote != "" {
 		fmt.Fprintf(w, "rate limits: %s\n", env.rateNote)
 	}
