@@ -21,12 +21,10 @@ import (
 // Plate indexes: each range gives distinct plates (and plate keys, since old-format plates map one
 // to one onto Mercosul spellings), so no write in the bench ever collides on a plate.
 const (
-	plateIndexSeeded    = 0          // AAA0000…: the seeded vehicles
-	plateIndexCreated   = 10_000_000 // BMM0000…: the vehicles POSTed (and put by the raw side)
-	plateIndexDeals     = 20_000_000 // CYY0000…: the vehicles the deals win
-	plateIndexWrites    = 30_000_000 // the vehicles the write-rate runs create
-	plateIndexWriteCost = 40_000_000 // the vehicle whose write cost is measured
-	plateIndexMax       = 26 * 26 * 26 * 10_000
+	plateIndexSeeded  = 0          // AAA0000…: the seeded vehicles
+	plateIndexCreated = 10_000_000 // BMM0000…: the vehicles POSTed (and put by the raw side)
+	plateIndexDeals   = 20_000_000 // CYY0000…: the vehicles the deals win
+	plateIndexMax     = 26 * 26 * 26 * 10_000
 )
 
 // oldPlate returns the i-th old-format plate (LLLDDDD): "AAA0000", "AAA0001", … "ZZZ9999".

@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
@@ -94,8 +93,7 @@ func (p *indexProbe) one(ctx context.Context, n int) {
 // fence reads a team's vehicles stream mark (strongly consistent).
 func (c *rawClient) fence(ctx context.Context, teamID string) (storeformat.Fence, error) {
 	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(c.tables.Vehicles), ConsistentRead: aws.Bool(true),
-		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: teamID},
-			"sk": &types.AttributeValueMemberS{Value: storeformat.Vehicles.StreamMarkKey()}}})
+		Key: key(teamID, storeformat.Vehicles.StreamMarkKey())})
 	if err != nil {
 		return storeformat.Fence{}, err
 	}

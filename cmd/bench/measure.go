@@ -9,24 +9,19 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
 // result is one run: one operation at one concurrency.
 type result struct {
-	n          int           // successful calls in the measured window
-	errors     int           // failed calls in the measured window
-	firstErr   error         // the first failure, to show what went wrong
-	p50, p99   time.Duration // nearest-rank percentiles of the successful calls' latencies
-	rps        float64       // successful calls per second of the window
-	cpuPerCall time.Duration // this process's CPU time (user and system) per call
-	exhausted  bool          // the run stopped early: its pool of prepared items ran out
-	// What merging rounds needs: the latencies, every call made, their CPU time and the window.
-	lat    []time.Duration
-	calls  int
-	cpu    time.Duration
-	window time.Duration
+	n         int           // successful calls in the measured window
+	errors    int           // failed calls in the measured window
+	firstErr  error         // the first failure, to show what went wrong
+	p50, p99  time.Duration // nearest-rank percentiles of the successful calls' latencies
+	exhausted bool          // the run stopped early: its pool of prepared items ran out
+	// What merging rounds needs: the latencies and every call made.
+	lat   []time.Duration
+	calls int
 }
 
 // notes says what went wrong in the run labelled label: failed calls, a pool run out.
@@ -62,17 +57,9 @@ func merge(parts ...result) result {
 		r.firstErr = cmp.Or(r.firstErr, p.firstErr)
 		r.exhausted = r.exhausted || p.exhausted
 		r.calls += p.calls
-		r.cpu += p.cpu
-		r.window += p.window
 	}
 	r.n = len(r.lat)
 	r.p50, r.p99 = percentiles(r.lat)
-	if r.window > 0 {
-		r.rps = float64(r.n) / r.window.Seconds()
-	}
-	if r.calls > 0 {
-		r.cpuPerCall = r.cpu / time.Duration(r.calls)
-	}
 	return r
 }
 
@@ -127,17 +114,12 @@ const (
 
 // measure runs op on conc workers, each calling it in a loop, and times every call completed after
 // warmup; workers stop starting calls once dur has passed after it (up to maxStretch·dur while
-// fewer than minCalls were counted). Throughput's window runs from the first counted call's start
-// to the last's end; cpuPerCall is the process's CPU time over the run divided by every call made.
+// fewer than minCalls were counted).
 func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint64, call op) result {
-	cpu0 := processCPU()
 	from := time.Now().Add(warmup)
 	until, hardUntil := from.Add(dur), from.Add(maxStretch*dur)
 	var counted atomic.Int64
-	ws := make([]struct {
-		result
-		first, last time.Time
-	}, conc)
+	ws := make([]result, conc)
 	var wg sync.WaitGroup
 	for i := range ws {
 		w := &ws[i]
@@ -158,10 +140,6 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 					continue
 				}
 				counted.Add(1)
-				if w.first.IsZero() {
-					w.first = t0
-				}
-				w.last = t1
 				if err != nil {
 					w.firstErr = cmp.Or(w.firstErr, err)
 					w.errors++
@@ -172,19 +150,7 @@ func measure(ctx context.Context, conc int, warmup, dur time.Duration, seed uint
 		})
 	}
 	wg.Wait()
-	var first, last time.Time
-	parts := make([]result, conc)
-	for i, w := range ws {
-		parts[i] = w.result
-		if !w.first.IsZero() && (first.IsZero() || w.first.Before(first)) {
-			first = w.first
-		}
-		if w.last.After(last) {
-			last = w.last
-		}
-	}
-	parts[0].cpu, parts[0].window = processCPU()-cpu0, max(last.Sub(first), 0)
-	return merge(parts...)
+	return merge(ws...)
 }
 
 // percentile returns the nearest-rank p-th percentile of sorted latencies (0 when there are none).
@@ -200,13 +166,4 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
 	slices.Sort(lat)
 	return percentile(lat, 50), percentile(lat, 99)
-}
-
-// processCPU returns the CPU time (user and system) this process has used so far (0: unknown).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

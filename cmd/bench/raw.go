@@ -5,9 +5,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
+	"github.com/guregu/dynamo/v2"
 
-	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
@@ -31,10 +29,9 @@ import (
 type rawClient struct {
 	db     *dynamodb.Client
 	tables dynamostore.Tables
-	// vehicle is a seeded vehicle's stored item, copied (with id and plate replaced) by every raw
-	// create, so raw items are the API's items byte for byte but for those values.
-	vehicle     map[string]types.AttributeValue
-	vehicleTeam string
+	// vehicle is a seeded vehicle, copied (with id and plate replaced) by every raw create and
+	// stored as the store stores it (storeformat.VehicleItem).
+	vehicle patio.Vehicle
 }
 
 // newRawClient returns a client configured as shared/dynamostore.New configures the store's: same
@@ -69,19 +66,16 @@ func strAttr(item map[string]types.AttributeValue, name string) string {
 	return ""
 }
 
-// revOf is an item's revision attribute.
-func revOf(item map[string]types.AttributeValue) (int, error) {
-	if v, ok := item["rev"].(*types.AttributeValueMemberN); ok {
-		return strconv.Atoi(v.Value)
-	}
-	return 0, errors.New("raw: item has no number rev")
+// key is an item's key.
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{storeformat.PartitionAttr: s(pk), storeformat.SortAttr: s(sk)}
 }
 
 // getItem is a strongly consistent GetItem of a whole item, as guregu/dynamo's Get(...).One sends
 // it. A missing item is an error.
 func (r *rawClient) getItem(ctx context.Context, table, pk, sk string) (map[string]types.AttributeValue, error) {
 	out, err := r.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
-		Key: map[string]types.AttributeValue{"pk": s(pk), "sk": s(sk)}, ConsistentRead: aws.Bool(true)})
+		Key: key(pk, sk), ConsistentRead: aws.Bool(true)})
 	if err == nil && len(out.Item) == 0 {
 		err = fmt.Errorf("raw: no item %s/%s in %s", pk, sk, table)
 	}
@@ -122,22 +116,22 @@ func both(a, b func() error) error {
 
 // authenticate is patio.Authenticate's reads: the key by hash, then the team it names.
 func (r *rawClient) authenticate(ctx context.Context, p principal) (string, patio.Limits, error) {
-	key, err := r.getItem(ctx, r.tables.Accounts, "key#"+p.keyHash, "key")
+	apiKey, err := r.getItem(ctx, r.tables.Accounts, storeformat.APIKeyKey(p.keyHash), storeformat.KeySort)
 	if err != nil {
 		return "", patio.Limits{}, err
 	}
-	teamID := strAttr(key, "team_id")
-	team, err := r.getItem(ctx, r.tables.Accounts, "team#"+teamID, "team")
+	teamID := strAttr(apiKey, storeformat.TeamIDAttr)
+	team, err := r.getItem(ctx, r.tables.Accounts, storeformat.TeamKey(teamID), storeformat.TeamSort)
 	if err != nil {
 		return "", patio.Limits{}, err
 	}
-	return teamID, patio.Plan(strAttr(team, "plan")).Limits(), nil
+	return teamID, patio.Plan(strAttr(team, storeformat.PlanAttr)).Limits(), nil
 }
 
 // count is patio.Throttle's counting: the team's minute and day counters at once.
 func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limits) error {
 	now := time.Now().UTC()
-	minute, day := rateKeys(teamID, now)
+	minute, day := storeformat.RateKeys(teamID, now)
 	return both(func() error {
 		return r.increment(ctx, minute, 1, limits.PerMinute, now.Truncate(time.Minute).Add(time.Hour).Unix())
 	}, func() error {
@@ -145,22 +139,15 @@ func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limit
 	})
 }
 
-// rateKeys returns the partition keys of a team's request counters for the UTC minute and day of
-// now (accountdb.Counters.Count).
-func rateKeys(teamID string, now time.Time) (minute, day string) {
-	now = now.UTC()
-	return "rate#" + teamID + "#m#" + now.Format("200601021504"), "rate#" + teamID + "#d#" + now.Format("20060102")
-}
-
 // increment is dynamostore's counter update: ADD delta to count, SET expires_at, returning the new
 // item; with limit > 0, only while count is below limit.
 func (r *rawClient) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) error {
-	count := placeholder("count") // "count" is a reserved word
+	count := placeholder(storeformat.CountAttr) // "count" is a reserved word
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(r.tables.Accounts),
-		Key:                       map[string]types.AttributeValue{"pk": s(pk), "sk": s("rate")},
-		UpdateExpression:          aws.String("SET expires_at = :v1 ADD " + count + " :v0"),
-		ExpressionAttributeNames:  map[string]string{count: "count"},
+		Key:                       key(pk, storeformat.RateSort),
+		UpdateExpression:          aws.String("SET " + storeformat.ExpiresAtAttr + " = :v1 ADD " + count + " :v0"),
+		ExpressionAttributeNames:  map[string]string{count: storeformat.CountAttr},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(delta), ":v1": n(expiresAt)},
 		ReturnValues:              types.ReturnValueAllNew,
 	}
@@ -182,7 +169,7 @@ func (r *rawClient) liftRateLimits(ctx context.Context, teamID string, minutes i
 	now := time.Now().UTC()
 	for m := range minutes {
 		at := now.Add(time.Duration(m) * time.Minute)
-		minute, _ := rateKeys(teamID, at)
+		minute, _ := storeformat.RateKeys(teamID, at)
 		if err := r.increment(ctx, minute, -rateCredit, 0, at.Truncate(time.Minute).Add(time.Hour).Unix()); err != nil {
 			check(fmt.Errorf("lift rate limits: %w", err))
 		}
@@ -197,31 +184,25 @@ func (r *rawClient) getRecord(ctx context.Context, p principal, table, resource,
 	})
 }
 
-// vehicleItem reads a vehicle's stored item.
-func (r *rawClient) vehicleItem(ctx context.Context, teamID, id string) (map[string]types.AttributeValue, error) {
-	return r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
+// vehicleOf reads a vehicle as stored.
+func (r *rawClient) vehicleOf(ctx context.Context, teamID, id string) (patio.Vehicle, error) {
+	var row storeformat.VehicleRow
+	item, err := r.getItem(ctx, r.tables.Vehicles, teamID, storeformat.Vehicles.RowKey(id))
+	if err == nil {
+		err = dynamo.UnmarshalItem(item, &row)
+	}
+	if err != nil {
+		return patio.Vehicle{}, err
+	}
+	return row.Vehicle()
 }
 
-// useVehicleTemplate keeps a seeded vehicle's item as the model of raw creates.
+// useVehicleTemplate keeps a seeded vehicle as the model of raw creates.
 func (r *rawClient) useVehicleTemplate(ctx context.Context, teamID, id string) {
-	item := must(r.vehicleItem(ctx, teamID, id))
-	if strAttr(item, "plate") == "" || strAttr(item, "plate_key") == "" {
+	r.vehicle = must(r.vehicleOf(ctx, teamID, id))
+	if r.vehicle.Plate == nil {
 		check(errors.New("raw: the template vehicle has no plate"))
 	}
-	r.vehicle, r.vehicleTeam = item, teamID
-}
-
-// replaceInStrings returns a copy of item in which every string attribute has each old value of
-// pairs (old, new, old, new, …) replaced.
-func replaceInStrings(item map[string]types.AttributeValue, pairs ...string) map[string]types.AttributeValue {
-	rep := strings.NewReplacer(pairs...)
-	out := maps.Clone(item)
-	for k, v := range out {
-		if sv, ok := v.(*types.AttributeValueMemberS); ok {
-			out[k] = s(rep.Replace(sv.Value))
-		}
-	}
-	return out
 }
 
 // A write's raw side is its floor: what any design must write, on items of the request's shape;
@@ -234,57 +215,39 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 	if err != nil {
 		return err
 	}
-	if teamID != r.vehicleTeam {
+	if teamID != r.vehicle.TeamID {
 		return errors.New("raw: create in a team other than the template's")
 	}
-	item, id, plateKey := vehicleCopy(r.vehicle, plateIndex)
-	return r.putWithGuard(ctx, teamID, item, id, plateKey)
-}
-
-// putWithGuard puts a new vehicle item and its plate guard in one transaction, each conditioned
-// on being new.
-func (r *rawClient) putWithGuard(ctx context.Context, teamID string, item map[string]types.AttributeValue, id, plateKey string) error {
-	guard := map[string]types.AttributeValue{"pk": s(teamID), "sk": s(storeformat.PlateGuardKey(plateKey)), "owner": s(id)}
-	var items []types.TransactWriteItem
-	for _, it := range []map[string]types.AttributeValue{item, guard} {
-		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(r.tables.Vehicles), Item: it,
-			ConditionExpression: aws.String("(attribute_not_exists(pk))")}})
-	}
-	_, err := r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	return err
-}
-
-// vehicleCopy returns a copy of a stored vehicle item with a new id and the plate of plateIndex,
-// its id and its plate key.
-func vehicleCopy(template map[string]types.AttributeValue, plateIndex int) (item map[string]types.AttributeValue, id, plateKey string) {
-	id, plate := uuid.Must(uuid.NewV7()).String(), oldPlate(plateIndex)
-	plateKey = br.PlateKey(plate)
-	was, wasKey := strAttr(template, "plate"), strAttr(template, "plate_key")
-	item = replaceInStrings(template, strAttr(template, "id"), id, was, plate, wasKey, plateKey,
-		strings.ToLower(was), strings.ToLower(plate), strings.ToLower(wasKey), strings.ToLower(plateKey))
-	return item, id, plateKey
-}
-
-// revised returns a put of item changed by change (updated_at set to now first) at the next
-// revision, conditioned on the one read.
-func (r *rawClient) revised(table string, item map[string]types.AttributeValue, change func(item map[string]types.AttributeValue, now string)) (*types.Put, error) {
-	rev, err := revOf(item)
+	v, plate := r.vehicle, oldPlate(plateIndex)
+	v.ID, v.Plate = uuid.Must(uuid.NewV7()).String(), &plate
+	item, err := storeformat.VehicleItem(v)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	now := time.Now().UTC().Format(patio.TimestampLayout)
-	item = replaceInStrings(item, strAttr(item, "updated_at"), now)
-	change(item, now)
-	item["rev"] = n(rev + 1)
-	return &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("(" + placeholder("rev") + " = :v0)"),
-		ExpressionAttributeNames: map[string]string{placeholder("rev"): "rev"}, ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(rev)}}, nil
+	guard := key(teamID, storeformat.PlateGuardKey(v.PlateKey()))
+	guard[storeformat.GuardOwnerAttr] = s(v.ID)
+	isNew := aws.String("attribute_not_exists(" + storeformat.PartitionAttr + ")")
+	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(r.tables.Vehicles), Item: item, ConditionExpression: isNew}},
+		{Put: &types.Put{TableName: aws.String(r.tables.Vehicles), Item: guard, ConditionExpression: isNew}},
+	}})
+	return err
 }
 
-// putItem sends put alone.
-func (r *rawClient) putItem(ctx context.Context, put *types.Put) error {
-	_, err := r.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
-		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues})
-	return err
+// revised returns a put of a record's item (built from the record as changed), conditioned on the
+// revision it was read at.
+func revised(table string, revision int, item dynamo.Item) *types.Put {
+	rev := placeholder(storeformat.RevisionAttr)
+	return &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("(" + rev + " = :v0)"),
+		ExpressionAttributeNames:  map[string]string{rev: storeformat.RevisionAttr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(storeformat.RevAttr(revision))}}
+}
+
+// touch stamps a record's next revision at now.
+func touch(updated *patio.Timestamp, revision *int, now patio.Timestamp) int {
+	was := *revision
+	*updated, *revision = now, was+1
+	return was
 }
 
 // winDeal is PUT /deals/{id} {"status":"ganho"} at its floor: auth, the deal, the vehicle it
@@ -294,27 +257,36 @@ func (r *rawClient) winDeal(ctx context.Context, p principal, dealID string) err
 	if err != nil {
 		return err
 	}
-	deal, err := r.getItem(ctx, r.tables.Deals, teamID, storeformat.Deals.RowKey(dealID))
+	var row storeformat.DealRow
+	item, err := r.getItem(ctx, r.tables.Deals, teamID, storeformat.Deals.RowKey(dealID))
+	if err == nil {
+		err = dynamo.UnmarshalItem(item, &row)
+	}
 	if err != nil {
 		return err
 	}
-	vehicle, err := r.vehicleItem(ctx, teamID, strAttr(deal, "vehicle_id"))
+	d, err := row.Deal()
+	if err != nil || d.VehicleID == nil {
+		return errors.Join(err, errors.New("raw: the deal names no vehicle"))
+	}
+	v, err := r.vehicleOf(ctx, teamID, *d.VehicleID)
 	if err != nil {
 		return err
 	}
-	dealPut, err := r.revised(r.tables.Deals, deal, func(it map[string]types.AttributeValue, now string) {
-		it["status"], it["closed_at"] = s("ganho"), s(now)
-	})
+	now := patio.NewTimestamp(time.Now())
+	d.Status, d.ClosedAt = patio.DealWon, &now
+	v.Status, v.SoldAt, v.SoldDealID = patio.VehicleSold, &now, &d.ID
+	dealWas, vehicleWas := touch(&d.UpdatedAt, &d.Revision, now), touch(&v.UpdatedAt, &v.Revision, now)
+	dealItem, err := storeformat.DealItem(d)
 	if err != nil {
 		return err
 	}
-	vehiclePut, err := r.revised(r.tables.Vehicles, vehicle, func(it map[string]types.AttributeValue, now string) {
-		it["status"], it["sold_at"], it["sold_deal_id"] = s("vendido"), s(now), s(dealID)
-	})
+	vehicleItem, err := storeformat.VehicleItem(v)
 	if err != nil {
 		return err
 	}
-	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: dealPut}, {Put: vehiclePut}}})
+	_, err = r.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: revised(r.tables.Deals, dealWas, dealItem)}, {Put: revised(r.tables.Vehicles, vehicleWas, vehicleItem)}}})
 	return err
 }
 
@@ -325,38 +297,20 @@ func (r *rawClient) updateVehicle(ctx context.Context, p principal, id, brand st
 	if err != nil {
 		return err
 	}
-	old, err := r.vehicleItem(ctx, teamID, id)
+	v, err := r.vehicleOf(ctx, teamID, id)
 	if err != nil {
 		return err
 	}
-	put, err := r.revised(r.tables.Vehicles, old, func(it map[string]types.AttributeValue, _ string) {
-		it["brand"], it["f_brand"] = s(brand), s(patio.Fold(brand))
-		it["price_cents"] = n(int64(price))
-		it["lsi_price"] = s(storeformat.SortKey(strAttr(old, "status"), storeformat.Padded(12, int64(price)), id))
-		plate := strAttr(old, "plate")
-		words := patio.Vehicle{Title: strAttr(old, "title"), Brand: brand, Model: strAttr(old, "model"), Plate: &plate}.Words()
-		it[storeformat.WordsAttr] = s(storeformat.JoinWords(words))
-	})
+	v.Brand, v.Price = brand, price
+	was := touch(&v.UpdatedAt, &v.Revision, patio.NewTimestamp(time.Now()))
+	item, err := storeformat.VehicleItem(v)
 	if err != nil {
 		return err
 	}
-	return r.putItem(ctx, put)
-}
-
-// setStatus is a status change as made before lists at any size: read the row, put it back.
-func (r *rawClient) setStatus(ctx context.Context, teamID, id, status string) error {
-	item, err := r.vehicleItem(ctx, teamID, id)
-	if err != nil {
-		return err
-	}
-	old := strAttr(item, "status")
-	put, err := r.revised(r.tables.Vehicles, replaceInStrings(item, old+"#", status+"#"), func(it map[string]types.AttributeValue, _ string) {
-		it["status"] = s(status)
-	})
-	if err != nil {
-		return err
-	}
-	return r.putItem(ctx, put)
+	put := revised(r.tables.Vehicles, was, item)
+	_, err = r.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
+		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues})
+	return err
 }
 
 // listFloor is the raw baseline of a list page: one strongly consistent Query of limit items of
@@ -382,14 +336,10 @@ func newListFloor(table, resource, field string, desc bool, status, facet string
 		if facet != "" {
 			base = l.FacetPrefix(facet, status)
 		}
-		f.attr, f.lo, f.hi = "sk", base, base+"\U0010FFFF"
+		f.attr, f.lo, f.hi = storeformat.SortAttr, base, base+"\U0010FFFF"
 		return f
 	}
-	base := status + "#1"
-	if facet != "" {
-		base = facet + "#" + base
-	}
-	f.lo, f.hi = base+"#", base+"$"
+	f.lo, f.hi = storeformat.ValuedRange(facet, status)
 	return f
 }
 
@@ -398,7 +348,7 @@ func (r *rawClient) list(ctx context.Context, p principal, f listFloor) error {
 	return r.read(ctx, p, func(teamID string) error {
 		in := &dynamodb.QueryInput{
 			TableName:                 aws.String(f.table),
-			KeyConditionExpression:    aws.String("pk = :pk AND #k BETWEEN :lo AND :hi"),
+			KeyConditionExpression:    aws.String(storeformat.PartitionAttr + " = :pk AND #k BETWEEN :lo AND :hi"),
 			ExpressionAttributeNames:  map[string]string{"#k": f.attr},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s(teamID), ":lo": s(f.lo), ":hi": s(f.hi)},
 			ConsistentRead:            aws.Bool(true),

@@ -9,12 +9,17 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // sdkCall is one DynamoDB API call seen on the wire.
@@ -23,8 +28,18 @@ type sdkCall struct {
 	sent, received int    // request and response body bytes
 	body           string // request body (JSON)
 	// scanned is the items a Query or Scan examined (its ScannedCount), -1 for other operations;
-	// items the items a TransactWriteItems writes or checks.
+	// items the items a transaction or batch names (0 for other operations).
 	scanned, items int
+	// units is the capacity DynamoDB Local reported for the call (ReturnConsumedCapacity TOTAL,
+	// which the recorder asks for on every call), summed over its tables and indexes.
+	units      float64
+	start, end time.Time // when the call was sent and its answer read
+}
+
+// trace is what one recorded request did: its DynamoDB calls, and when it started and ended.
+type trace struct {
+	calls      []sdkCall
+	start, end time.Time
 }
 
 // recorder is the AWS SDK's HTTP client, counting the TCP connections the SDK opens and the
@@ -61,6 +76,7 @@ func newRecorder(cfg aws.Config) (*recorder, aws.Config) {
 	})
 	cfg = cfg.Copy()
 	cfg.HTTPClient = r
+	cfg.APIOptions = append(slices.Clone(cfg.APIOptions), askCapacity)
 	return r, cfg
 }
 
@@ -68,7 +84,7 @@ func newRecorder(cfg aws.Config) (*recorder, aws.Config) {
 func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 	op := strings.TrimPrefix(req.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
 	recording := r.recording.Load()
-	c := sdkCall{op: op, scanned: -1}
+	c := sdkCall{op: op, scanned: -1, start: time.Now()}
 	if recording && req.Body != nil {
 		body, err := io.ReadAll(req.Body)
 		_ = req.Body.Close()
@@ -77,10 +93,7 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		c.sent, c.body = len(body), string(body)
-		var in struct{ TransactItems []json.RawMessage }
-		if op == "TransactWriteItems" && json.Unmarshal(body, &in) == nil {
-			c.items = len(in.TransactItems)
-		}
+		c.items = requestItems(op, body)
 	}
 	resp, err := r.inner.Do(req)
 	if op == "TransactWriteItems" {
@@ -97,11 +110,18 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(data))
 		c.received, err = len(data), cmp.Or(err, rerr)
-		var out struct{ ScannedCount int }
-		if (op == "Query" || op == "Scan") && json.Unmarshal(data, &out) == nil {
-			c.scanned = out.ScannedCount
+		var out struct {
+			ScannedCount     *int
+			ConsumedCapacity json.RawMessage
+		}
+		if json.Unmarshal(data, &out) == nil {
+			if out.ScannedCount != nil {
+				c.scanned = *out.ScannedCount
+			}
+			c.units = capacityUnits(out.ConsumedCapacity)
 		}
 	}
+	c.end = time.Now()
 	r.mu.Lock()
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
@@ -111,13 +131,103 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 // record runs f with recording on and returns the calls it made. Nothing else may call DynamoDB
 // meanwhile.
 func (r *recorder) record(f func() error) ([]sdkCall, error) {
+	t, err := r.trace(f)
+	return t.calls, err
+}
+
+// trace runs f with recording on and returns its trace. Nothing else may call DynamoDB meanwhile.
+func (r *recorder) trace(f func() error) (trace, error) {
 	r.mu.Lock()
 	r.calls = nil
 	r.mu.Unlock()
 	r.recording.Store(true)
+	t := trace{start: time.Now()}
 	err := f()
+	t.end = time.Now()
 	r.recording.Store(false)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.calls, err
+	t.calls = r.calls
+	return t, err
+}
+
+// capacityUnits sums the CapacityUnits of a response's ConsumedCapacity: one object, or one per
+// table (transactions and batches).
+func capacityUnits(raw json.RawMessage) float64 {
+	type consumed struct{ CapacityUnits float64 }
+	var one consumed
+	if json.Unmarshal(raw, &one) == nil {
+		return one.CapacityUnits
+	}
+	var many []consumed
+	_ = json.Unmarshal(raw, &many)
+	total := 0.0
+	for _, c := range many {
+		total += c.CapacityUnits
+	}
+	return total
+}
+
+// askCapacity is an SDK option that sets ReturnConsumedCapacity TOTAL on every DynamoDB call that
+// takes it, so that the recorder reads each call's units from its answer.
+func askCapacity(st *middleware.Stack) error {
+	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("benchCapacity", func(ctx context.Context,
+		in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		total := types.ReturnConsumedCapacityTotal
+		switch p := in.Parameters.(type) {
+		case *dynamodb.GetItemInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.PutItemInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.UpdateItemInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.DeleteItemInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.QueryInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.ScanInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.BatchGetItemInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.BatchWriteItemInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.TransactGetItemsInput:
+			p.ReturnConsumedCapacity = total
+		case *dynamodb.TransactWriteItemsInput:
+			p.ReturnConsumedCapacity = total
+		}
+		return next.HandleInitialize(ctx, in)
+	}), middleware.Before)
+}
+
+// requestItems is how many items a transaction or batch request names (0 for other operations).
+func requestItems(op string, body []byte) int {
+	var in struct {
+		TransactItems []json.RawMessage
+		RequestItems  map[string]json.RawMessage
+	}
+	if json.Unmarshal(body, &in) != nil {
+		return 0
+	}
+	switch op {
+	case "TransactWriteItems", "TransactGetItems":
+		return len(in.TransactItems)
+	case "BatchWriteItem":
+		n := 0
+		for _, reqs := range in.RequestItems {
+			var list []json.RawMessage
+			_ = json.Unmarshal(reqs, &list)
+			n += len(list)
+		}
+		return n
+	case "BatchGetItem":
+		n := 0
+		for _, reqs := range in.RequestItems {
+			var keys struct{ Keys []json.RawMessage }
+			_ = json.Unmarshal(reqs, &keys)
+			n += len(keys.Keys)
+		}
+		return n
+	}
+	return 0
 }

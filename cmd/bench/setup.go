@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/awsconfig"
@@ -48,6 +50,10 @@ type benchEnv struct {
 	srv      *http.Server
 	api      *apiClient
 	raw      *rawClient
+	// streams reads the resource tables' streams (outside the recorder: Lambda reads a stream
+	// for free) for indexer, the indexer function's handler, whose calls are recorded.
+	streams *localaws.StreamReader
+	indexer app.IndexHandler
 
 	vehicleIDs       []string      // the seeded vehicles of main
 	appWins, rawWins *pool[string] // open deals each side wins, each on a vehicle of its own
@@ -95,6 +101,8 @@ func setup(ctx context.Context) *benchEnv {
 	go func() { _ = env.srv.Serve(ln) }()
 	env.api = newAPIClient("http://" + ln.Addr().String())
 	env.raw = newRawClient(env.cfg, env.tables)
+	env.streams = localaws.NewStreamReader(must(awsconfig.Load(ctx)), env.tables.Vehicles, env.tables.Clients, env.tables.Deals)
+	env.indexer = must(app.Indexer(env.cfg, env.conf, slog.New(slog.DiscardHandler)))
 	progress("API served on %s", ln.Addr())
 	env.liftRateLimits(ctx)
 	return env
@@ -187,4 +195,7 @@ func (env *benchEnv) seed(ctx context.Context, o options) {
 	env.appWins, env.rawWins = &pool[string]{items: dealIDs[:o.pool]}, &pool[string]{items: dealIDs[o.pool:]}
 	env.vehicleIDs = ids(mainVehicles, func(v patio.Vehicle) string { return v.ID })
 	env.raw.useVehicleTemplate(ctx, env.main.teamID, env.vehicleIDs[0])
+	// The seeded records are written as the indexer would leave them: their stream records are
+	// passed over, so that the samples' indexer runs follow their own changes only.
+	env.skipStreams(ctx)
 }

@@ -7,12 +7,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,21 +19,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	dynamotypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
-	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/smithy-go/middleware"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/dev/localaws"
-	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
@@ -50,11 +41,9 @@ import (
 
 // The webhook budgets (docs/webhooks.md, "Throughput"), and the receivers they are measured with.
 const (
-	drainBudget     = 0.3
 	slow50Sleep     = 50 * time.Millisecond
 	slow50Budget    = 4 * 4 * float64(time.Second/slow50Sleep) // four times a fixed bound of 4, events/s
 	callsBudget     = 1.2
-	lagBudget       = 1.3
 	searchLagBudget = time.Second // how soon a filtered list (q) reflects a write at the lag runs' rate
 	// indexBacklogBudget is how soon the indexer follows the backlog of changes written while the
 	// pipeline was stopped (1,000 by default).
@@ -65,7 +54,6 @@ const (
 	throttledBacklog, throttleEvery, throttleRetryAfter = 200, 3, 2
 	throttleGrace                                       = 100 * time.Millisecond
 	throttleSchedule                                    = "0s,1s,1s,1s,1s,1s"
-	floorHook                                           = "floor" // the webhook id of the floor loop's payloads
 )
 
 // webhookOptions are the webhook bench's flags.
@@ -110,13 +98,6 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 		}), middleware.Before)
 	})
 	return cfg
-}
-
-// writeUnits returns the write units of one delivery: created pending in a transaction with its two
-// index entries, recorded in one (by_webhook moved, by_due removed), and the gate's writes.
-func writeUnits(itemBytes, entryBytes int, gateWrites float64) float64 {
-	kb := func(n int) float64 { return math.Ceil(float64(max(n, 1)) / 1024) }
-	return 2*kb(itemBytes) + kb(entryBytes) + 1 + 2*kb(itemBytes) + 2*kb(entryBytes) + 1 + gateWrites
 }
 
 // benchReceiver is the bench's HTTPS receiver: it checks signatures and keeps, per webhook, each
@@ -202,7 +183,6 @@ func (r *benchReceiver) arrivals(webhookID string) map[string]time.Time {
 type whBench struct {
 	o                   webhookOptions
 	cfg, pipeCfg        aws.Config
-	tpl                 *samtemplate.Template
 	calls               *callStats
 	conf                app.Config
 	tables              map[string]string
@@ -219,17 +199,16 @@ type whBench struct {
 // delivery, lags; searchLag is from a write of the first lag run to the indexer done with it.
 type whReport struct {
 	o                                       webhookOptions
-	floorLoopRate, floor4, drainRate        float64
+	drainRate                               float64
 	drainDDB, drainSQS, drainStr, drainGate float64
 	drainWCU, slow50Rate                    float64
 	slow50Bound, slowSent                   int
-	drainOps                                []opRow
-	ceiling                                 engineCeiling
 	throttled                               throttleReport
-	lagA, lagB, floorA, searchLag           result
+	lagA, lagB, searchLag                   result
 	badSignatures, missingAB                int
 	searchMissing, backlogN                 int
 	indexBacklog, elapsed                   time.Duration
+	trip                                    webhookTrip
 }
 
 // throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
@@ -240,14 +219,6 @@ type throttleReport struct {
 	took                                                         time.Duration
 }
 
-// opRow is one operation's share of the pipeline's AWS time.
-type opRow struct {
-	op    string
-	n     int
-	avg   time.Duration
-	share float64 // of the calls' total time
-}
-
 // runWebhookBench measures the webhook pipeline on tables of its own.
 func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	started := time.Now()
@@ -256,15 +227,11 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	rep := &whReport{o: o}
 	progress("webhooks: writing a backlog of %d vehicle changes", o.backlog)
 	backlog := must(writeVehicles(ctx, b.vehicles, b.teamID, o.backlog, 16, 0))
-	progress("webhooks: floor loops over the backlog") // the stream read, signed and POSTed, no bookkeeping
-	rep.floorLoopRate = must(b.floorDrain(ctx, 1, nil))
-	rep.floor4 = must(b.floorDrain(ctx, delivery.InitialBound, nil))
 	progress("webhooks: the pipeline drains the backlog")
 	b.drain(ctx, rep)
-	progress("webhooks: the engine's ceiling for a delivery's writes")
-	entryBytes := 0
-	rep.ceiling, entryBytes = b.ceiling(ctx)
-	rep.drainWCU = writeUnits(rep.ceiling.itemBytes, entryBytes, rep.drainGate)
+	progress("webhooks: one event's trip recorded function by function")
+	rep.trip = b.traceTrip(ctx)
+	rep.drainWCU = rep.trip.dispatch.writes + rep.trip.deliver.writes
 	progress("webhooks: a backlog of %d to a receiver that answers in %s", o.backlog, slow50Sleep)
 	rep.slow50Rate, rep.slow50Bound = b.drainSlow50(ctx)
 	progress("webhooks: a backlog of %d to a receiver that answers 429 to one request in %d", throttledBacklog, throttleEvery)
@@ -282,7 +249,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	defer stopPipe()
 	progress("webhooks: lag at %d writes/s for %s", o.rate, o.duration)
 	var written map[string]time.Time
-	rep.lagA, rep.floorA, rep.missingAB, written = b.lagRun(ctx)
+	rep.lagA, rep.missingAB, written = b.lagRun(ctx)
 	_, _ = indexed.wait(ctx, written, time.Minute)
 	rep.searchLag, rep.searchMissing = lags(written, indexed.times(), nil)
 	slow := newBenchReceiver(o.slowSleep, 0)
@@ -290,7 +257,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	_, sw := b.scenario(ctx, "", slow, "")
 	progress("webhooks: lag again, beside a webhook whose receiver always times out")
 	var missing int
-	rep.lagB, _, missing, _ = b.lagRun(ctx)
+	rep.lagB, missing, _ = b.lagRun(ctx)
 	rep.missingAB += missing
 	b.recv.mu.Lock()
 	rep.badSignatures = b.recv.bad
@@ -314,13 +281,9 @@ func (b *whBench) drain(ctx context.Context, rep *whReport) {
 	defer stopPipe()
 	last := must(waitArrivals(ctx, b.recv, b.hook.ID, nil, b.o.backlog, 5*time.Minute))
 	b.quiesce(ctx)
-	n, total := b.calls.take()
+	n, _ := b.calls.take()
 	backlog := float64(b.o.backlog)
 	rep.drainRate = backlog / last.Sub(start).Seconds()
-	all := time.Duration(0)
-	for _, t := range total {
-		all += t
-	}
 	for op, c := range n {
 		switch {
 		case strings.HasPrefix(op, "DynamoDB Streams "):
@@ -330,9 +293,7 @@ func (b *whBench) drain(ctx context.Context, rep *whReport) {
 		case strings.HasPrefix(op, "SQS "):
 			rep.drainSQS += float64(c) / backlog
 		}
-		rep.drainOps = append(rep.drainOps, opRow{op: op, n: c, avg: total[op] / time.Duration(c), share: float64(total[op]) / float64(all)})
 	}
-	slices.SortFunc(rep.drainOps, func(a, b opRow) int { return cmp.Compare(b.share, a.share) })
 	rep.drainGate = float64(n["DynamoDB UpdateItem"]) / backlog
 }
 
@@ -411,7 +372,7 @@ func (b *whBench) drainThrottled(ctx context.Context) throttleReport {
 // team whose webhook predates every change of the bench.
 func setupWebhookBench(ctx context.Context, o webhookOptions) *whBench {
 	cfg := must(awsconfig.Load(ctx))
-	tpl, _, res := provision(ctx, cfg, "wh")
+	_, _, res := provision(ctx, cfg, "wh")
 	recv := newBenchReceiver(0, 0)
 	tmp := func(kind string) string {
 		return filepath.Join(os.TempDir(), "patio-bench-"+kind+"-"+filepath.Base(res.Tables["VehiclesTable"]))
@@ -423,7 +384,7 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) *whBench {
 	conf := must(app.LoadConfig(func(name string) (string, bool) { v, ok := vars[name]; return v, ok },
 		app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction))
 	calls := &callStats{n: map[string]int{}, total: map[string]time.Duration{}}
-	b := &whBench{o: o, cfg: cfg, tpl: tpl, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
+	b := &whBench{o: o, cfg: cfg, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
 		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler), checkpoints: tmp("streams") + ".json"}
 	pool := x509.NewCertPool()
 	pool.AddCert(recv.srv.Certificate())
@@ -463,29 +424,6 @@ func goUntilStop(ctx context.Context, fs ...func(context.Context)) (stop func())
 		wg.Go(func() { f(ctx) })
 	}
 	return func() { cancel(); wg.Wait() }
-}
-
-// ceiling measures the engine's ceiling (ceiling.go) on a copy of the deliveries table with items
-// shaped like a delivery of the drain, and returns it with the size of its by_webhook entry.
-func (b *whBench) ceiling(ctx context.Context) (engineCeiling, int) {
-	db := dynamodb.NewFromConfig(b.cfg)
-	table := b.tables["DeliveriesTable"]
-	out := must(db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("by_webhook"),
-		KeyConditionExpression:    aws.String("webhook_id = :w"),
-		ExpressionAttributeValues: map[string]dynamotypes.AttributeValue{":w": s(b.hook.ID)}, Limit: aws.Int32(1)}))
-	tb, ok := b.tpl.Table("DeliveriesTable")
-	if len(out.Items) == 0 || !ok {
-		check(errors.New("webhooks: no delivery of the drain to copy, or no DeliveriesTable in template.yaml"))
-	}
-	// The index projects only what the lists read: the item itself is the sample.
-	item := must(db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
-		Key: map[string]dynamotypes.AttributeValue{"pk": out.Items[0]["pk"]}}))
-	copied := tb.CreateTableInput(table + "-ceiling")
-	copied.StreamSpecification = nil
-	c := measureCeiling(ctx, db, copied, item.Item, b.o.backlog, func(keep *keeper) (float64, error) {
-		return b.floorDrain(ctx, delivery.InitialBound, keep)
-	})
-	return c, itemSize(out.Items[0])
 }
 
 // quiesce waits until the pipeline made no DynamoDB write for 1.5 s (the idle pollers' reads go on).
@@ -549,211 +487,16 @@ func writeVehicles(ctx context.Context, vehicles patio.Vehicles, teamID string, 
 	return written, cmp.Or(first, ctx.Err())
 }
 
-// vehicleStream is the vehicles table's stream: its ARN and an iterator of each shard, from the
-// trim horizon or the latest record.
-type vehicleStream struct {
-	client *dynamodbstreams.Client
-	arn    string
-	iters  []*string
-}
-
-// openStream opens the vehicles table's stream at typ.
-func (b *whBench) openStream(ctx context.Context, typ streamtypes.ShardIteratorType) (*vehicleStream, error) {
-	st := &vehicleStream{client: dynamodbstreams.NewFromConfig(b.cfg)}
-	out, err := dynamodb.NewFromConfig(b.cfg).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(b.tables["VehiclesTable"])})
-	if err != nil {
-		return nil, err
-	}
-	st.arn = aws.ToString(out.Table.LatestStreamArn)
-	desc, err := st.client.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(st.arn)})
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range desc.StreamDescription.Shards {
-		it, err := st.client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(st.arn), ShardId: s.ShardId,
-			ShardIteratorType: typ})
-		if err != nil {
-			return nil, err
-		}
-		st.iters = append(st.iters, it.ShardIterator)
-	}
-	return st, nil
-}
-
-// read reads up to 1000 records of shard i, and moves its iterator on.
-func (st *vehicleStream) read(ctx context.Context, i int) ([]streamtypes.Record, error) {
-	out, err := st.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: st.iters[i], Limit: aws.Int32(1000)})
-	if err != nil {
-		return nil, err
-	}
-	st.iters[i] = out.NextShardIterator
-	return out.Records, nil
-}
-
-// keeper writes each delivery before its POST and after it, chunk at a time.
-type keeper struct {
-	chunk int
-	write func(ctx context.Context, ids []string, status string) error
-}
-
-// floorChunk POSTs the vehicle.created events of the team among rs, signed, one at a time, keep
-// writing their deliveries before and after; it returns how many it POSTed.
-func (b *whBench) floorChunk(ctx context.Context, arn string, rs []streamtypes.Record, keep *keeper) (int, error) {
-	var ids []string
-	var bodies [][]byte
-	for _, r := range rs {
-		rec := localaws.StreamRecord(arn, r)
-		if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
-			continue
-		}
-		resource, obj, team, ok, err := dynamostore.DecodeStreamImage(rec.Change.NewImage)
-		if err != nil {
-			return 0, err
-		} else if !ok || team != b.teamID {
-			continue
-		}
-		evs, err := webhook.Derive(webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: team, New: obj,
-			At: rec.Change.ApproximateCreationDateTime.Time})
-		if err != nil {
-			return 0, err
-		} else if len(evs) == 0 || evs[0].Type != webhook.VehicleCreated {
-			continue
-		}
-		body, err := evs[0].Payload(floorHook)
-		if err != nil {
-			return 0, err
-		}
-		ids, bodies = append(ids, evs[0].ID), append(bodies, body)
-	}
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	if keep != nil {
-		if err := keep.write(ctx, ids, webhook.DeliveryPending); err != nil {
-			return 0, err
-		}
-	}
-	for i, body := range bodies {
-		h := http.Header{}
-		for k, v := range webhook.Headers(ids[i], body, webhook.Keys{b.hook.Secret}, time.Now()) {
-			h[k] = []string{v}
-		}
-		if _, _, _, err := fetch(ctx, b.client, http.MethodPost, b.recv.srv.URL+"/in", body, h, 0, false); err != nil {
-			return i, err
-		}
-	}
-	if keep != nil {
-		return len(ids), keep.write(ctx, ids, webhook.DeliverySucceeded)
-	}
-	return len(ids), nil
-}
-
-// floorDrain POSTs each vehicle.created of the stream's backlog, conc chunks at a time (of
-// keep.chunk records with keep), and returns the events POSTed per second.
-func (b *whBench) floorDrain(ctx context.Context, conc int, keep *keeper) (float64, error) {
-	start := time.Now()
-	st, err := b.openStream(ctx, streamtypes.ShardIteratorTypeTrimHorizon)
-	if err != nil {
-		return 0, err
-	}
-	size := 1
-	if keep != nil {
-		size = keep.chunk
-	}
-	var sent atomic.Int64
-	var g errgroup.Group
-	work := make(chan []streamtypes.Record, 1000/size+1)
-	for range conc {
-		g.Go(func() (first error) {
-			for rs := range work {
-				n, err := b.floorChunk(ctx, st.arn, rs, keep)
-				first = cmp.Or(first, err)
-				sent.Add(int64(n))
-			}
-			return first
-		})
-	}
-	var chunk []streamtypes.Record
-	for i := range st.iters {
-		for st.iters[i] != nil && err == nil {
-			var rs []streamtypes.Record
-			if rs, err = st.read(ctx, i); err != nil || len(rs) == 0 {
-				break // an error, or the open shard's end for now
-			}
-			for _, r := range rs {
-				if chunk = append(chunk, r); len(chunk) == size {
-					work <- chunk
-					chunk = nil
-				}
-			}
-		}
-	}
-	if len(chunk) > 0 {
-		work <- chunk
-	}
-	close(work)
-	err = cmp.Or(err, g.Wait())
-	switch n := int(sent.Load()); {
-	case err != nil:
-		return 0, err
-	case n != b.o.backlog:
-		return 0, fmt.Errorf("webhooks: the floor found %d vehicle.created events; want %d", n, b.o.backlog)
-	default:
-		return float64(n) / time.Since(start).Seconds(), nil
-	}
-}
-
-// floorTail tails the vehicles stream from now on and POSTs each vehicle.created as it comes, one at
-// a time, polling an idle shard as the local stream poller does, until ctx ends.
-func (b *whBench) floorTail(ctx context.Context, ready chan<- struct{}) error {
-	st, err := b.openStream(ctx, streamtypes.ShardIteratorTypeLatest)
-	close(ready)
-	for err == nil && ctx.Err() == nil {
-		idle := true
-		for i := range st.iters {
-			if st.iters[i] == nil {
-				continue
-			}
-			rs, err := st.read(ctx, i)
-			if err != nil {
-				return err
-			}
-			for _, r := range rs {
-				if _, err := b.floorChunk(ctx, st.arn, []streamtypes.Record{r}, nil); err != nil && ctx.Err() == nil {
-					return err
-				}
-			}
-			idle = idle && len(rs) == 0
-		}
-		if idle {
-			sleepCtx(ctx, 200*time.Millisecond)
-		}
-	}
-	return err
-}
-
-// lagRun writes at o.rate for o.duration, and returns the pipeline's lags, the floor's, the
-// missing arrivals and the changes written.
-func (b *whBench) lagRun(ctx context.Context) (pipe, floor result, missing int, written map[string]time.Time) {
-	tailCtx, stopTail := context.WithCancel(ctx)
-	defer stopTail()
-	ready, tailErr := make(chan struct{}), make(chan error, 1)
-	go func() { tailErr <- b.floorTail(tailCtx, ready) }()
-	<-ready
+// lagRun writes at o.rate for o.duration, and returns the pipeline's lags, the missing arrivals
+// and the changes written.
+func (b *whBench) lagRun(ctx context.Context) (pipe result, missing int, written map[string]time.Time) {
 	before := b.recv.arrivals(b.hook.ID)
 	written = must(writeVehicles(ctx, b.vehicles, b.teamID, b.o.rate*int(b.o.duration/time.Second), 0, b.o.rate))
-	_, werr := waitArrivals(ctx, b.recv, b.hook.ID, written, len(written), time.Minute)
-	_, ferr := waitArrivals(ctx, b.recv, floorHook, written, len(written), 30*time.Second)
-	stopTail()
-	if err := <-tailErr; err != nil && !errors.Is(err, context.Canceled) {
-		check(err)
+	if _, err := waitArrivals(ctx, b.recv, b.hook.ID, written, len(written), time.Minute); err != nil {
+		progress("webhooks: %v", err)
 	}
-	if werr != nil || ferr != nil {
-		progress("webhooks: %v %v", werr, ferr)
-	}
-	pipe, m1 := lags(written, b.recv.arrivals(b.hook.ID), before)
-	floor, m2 := lags(written, b.recv.arrivals(floorHook), nil)
-	return pipe, floor, m1 + m2, written
+	pipe, missing = lags(written, b.recv.arrivals(b.hook.ID), before)
+	return pipe, missing, written
 }
 
 // indexTimes is when the indexer was done with each vehicle's first change it handled.
@@ -777,14 +520,14 @@ func (b *whBench) startIndexer(ctx context.Context) (*indexTimes, func()) {
 		it.mu.Lock()
 		defer it.mu.Unlock()
 		for _, rec := range ev.Records {
-			id := strings.TrimPrefix(rec.Change.Keys["sk"].String(), storeformat.Vehicles.RowPrefix())
+			id := strings.TrimPrefix(rec.Change.Keys[storeformat.SortAttr].String(), storeformat.Vehicles.RowPrefix())
 			if _, ok := it.at[id]; !ok {
 				it.at[id] = now
 			}
 		}
 		return resp, nil
 	}
-	filter := must(localaws.ParseFilter([]string{`{"dynamodb": {"Keys": {"sk": {"S": [{"prefix": "` + storeformat.Vehicles.RowPrefix() + `"}]}}}}`}))
+	filter := must(localaws.ParseFilter([]string{`{"dynamodb": {"Keys": {"` + storeformat.SortAttr + `": {"S": [{"prefix": "` + storeformat.Vehicles.RowPrefix() + `"}]}}}}`}))
 	table := b.tables["VehiclesTable"]
 	return it, goUntilStop(ctx, func(ctx context.Context) {
 		_ = localaws.PollStreams(ctx, b.pipeCfg, []string{table}, h, b.logger, localaws.StreamOptions{Filters: map[string]localaws.Filter{table: filter}})
@@ -863,17 +606,10 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	fmt.Fprintf(w, "\nWebhooks (local pipeline: DynamoDB Local streams -> dispatcher -> moto SQS -> deliverer -> HTTPS receiver)\n\n")
 	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.o.backlog)
 	line("", "events/s")
-	line("floor: a loop reading the stream, signing, POSTing (1 at once)", perSecond(r.floorLoopRate))
-	line("floor with 4 POSTs in flight (the bound a webhook starts at)", perSecond(r.floor4))
 	line("pipeline", perSecond(r.drainRate))
 	fmt.Fprintf(w, "  calls per delivery: DynamoDB %.2f, SQS %.2f, DynamoDB Streams %.2f\n", r.drainDDB, r.drainSQS, r.drainStr)
-	fmt.Fprintf(w, "  DynamoDB write capacity units per delivery: %.0f (computed from the sizes written: an item of %d B, its\n", r.drainWCU, r.ceiling.itemBytes)
-	fmt.Fprintf(w, "  by_webhook entry; created and recorded in transactions, the gate's writes %.3f per delivery)\n", r.drainGate)
-	fmt.Fprintf(w, "  where the pipeline's AWS time went:\n")
-	for _, op := range r.drainOps {
-		fmt.Fprintf(w, "    %-40s %7d calls  %8s avg  %5.1f%%\n", op.op, op.n, ms(op.avg), 100*op.share)
-	}
-	r.ceiling.print(w, r.floorLoopRate)
+	fmt.Fprintf(w, "  write units per delivery on AWS: %g (the traced event's dispatcher and deliverer, transactions billed twice;\n", r.drainWCU)
+	fmt.Fprintf(w, "  the gate's writes in the drain: %.3f per delivery)\n", r.drainGate)
 	fmt.Fprintf(w, "\nThe same drain to a receiver that answers in %s\n", slow50Sleep)
 	line("a fixed bound of 4 would allow at most", perSecond(4*float64(time.Second/slow50Sleep)))
 	line("pipeline", perSecond(r.slow50Rate))
@@ -890,7 +626,6 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	}
 	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.o.rate, r.o.duration)
 	latHead()
-	lat("floor loop (tailing the stream, one POST at a time)", r.floorA)
 	lat("pipeline", r.lagA)
 	lat("pipeline, beside a webhook whose receiver always times out", r.lagB)
 	fmt.Fprintf(w, "  (the timing-out webhook got %d attempts; missing arrivals: %d; bad signatures: %d)\n", r.slowSent, r.missingAB, r.badSignatures)
@@ -898,18 +633,16 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	latHead()
 	lat("indexer, beside the pipeline", r.searchLag)
 	fmt.Fprintf(w, "  (changes it never followed: %d; the backlog of %d before: %s)\n", r.searchMissing, r.backlogN, r.indexBacklog.Round(time.Millisecond))
+	tripBudgets := printTrip(w, r.trip)
 	fmt.Fprintf(w, "\nWebhook budgets\n")
+	fmt.Fprint(w, strings.Join(tripBudgets, ""))
 	budget := func(ok bool, format string, args ...any) {
 		fmt.Fprintf(w, "  %-4s "+format+"\n", append([]any{verdict(ok)}, args...)...)
 	}
-	drain := r.drainRate / r.floorLoopRate
-	budget(drain >= drainBudget, "drain >= %.1fx the floor loop: %.2fx (%.2fx the 4-in-flight floor)", drainBudget, drain, r.drainRate/r.floor4)
 	budget(r.slow50Rate >= slow50Budget, "drain to a 50 ms receiver >= %.0f/s (4x a fixed bound of 4): %s/s", slow50Budget, perSecond(r.slow50Rate))
 	budget(t.early == 0 && t.delivered == t.backlog, "a receiver's Retry-After: no request during a hold, every event delivered: %d early, %d of %d delivered",
 		t.early, t.delivered, t.backlog)
 	budget(r.drainDDB <= callsBudget, "DynamoDB calls per delivered event <= %.1f: %.2f (%.1f write units per delivery)", callsBudget, r.drainDDB, r.drainWCU)
-	p50, p99 := ratio(r.lagA.p50, r.floorA.p50), ratio(r.lagA.p99, r.floorA.p99)
-	budget(p50 <= lagBudget && p99 <= lagBudget, "lag p50/p99 at %d writes/s <= %.1fx the floor loop's: %.2fx / %.2fx", r.o.rate, lagBudget, p50, p99)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
 	budget(slow <= slowBudget && r.missingAB == 0, "healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx", slowBudget, slow)
 	budget(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0, "a filtered list (q, brand) reflects a write within p99 <= %s at %d writes/s: %s",

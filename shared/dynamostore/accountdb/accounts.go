@@ -3,6 +3,7 @@ package accountdb
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -47,8 +49,8 @@ type keyRow struct {
 	LastUsedMs int64 `dynamo:"last_used_ms,omitempty"`
 }
 
-func teamPK(id string) string  { return "team#" + id }
-func keyPK(hash string) string { return "key#" + hash }
+func teamPK(id string) string  { return storeformat.TeamKey(id) }
+func keyPK(hash string) string { return storeformat.APIKeyKey(hash) }
 
 func (r teamRow) team() (patio.Team, error) {
 	created, err := patio.ParseTimestamp(r.CreatedAt)
@@ -63,7 +65,7 @@ func (r teamRow) team() (patio.Team, error) {
 func (r keyRow) key() (patio.APIKey, error) {
 	created, err := patio.ParseTimestamp(r.CreatedAt)
 	k := patio.APIKey{
-		ID: r.KeyID, TeamID: r.TeamID, Name: r.Name, Hint: r.Hint, Hash: r.PK[len("key#"):],
+		ID: r.KeyID, TeamID: r.TeamID, Name: r.Name, Hint: r.Hint, Hash: strings.TrimPrefix(r.PK, storeformat.APIKeyKey("")),
 		Scopes: r.Scopes, Status: r.Status, CreatedAt: created,
 	}
 	if r.LastUsedMs > 0 {
@@ -304,8 +306,8 @@ func (s *Counters) Count(ctx context.Context, teamID string, now time.Time, perM
 // expires (an hour after its minute, two days after its day).
 func rateKeys(teamID string, now time.Time) (minuteKey, dayKey string, minuteExpiry, dayExpiry int64) {
 	now = now.UTC()
-	return "rate#" + teamID + "#m#" + now.Format("200601021504"), "rate#" + teamID + "#d#" + now.Format("20060102"),
-		now.Truncate(time.Minute).Add(time.Hour).Unix(), now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()
+	minuteKey, dayKey = storeformat.RateKeys(teamID, now)
+	return minuteKey, dayKey, now.Truncate(time.Minute).Add(time.Hour).Unix(), now.Truncate(24 * time.Hour).Add(48 * time.Hour).Unix()
 }
 
 // Uncount implements patio.RateCounter: the minute's and the day's counts of now each lose one, at
@@ -382,5 +384,5 @@ func (s *Accounts) KeyByID(ctx context.Context, id string) (patio.APIKey, error)
 	if err := s.accounts().Get("key_id", id).Index("by_key_id").One(ctx, &found); err != nil {
 		return patio.APIKey{}, storecore.Wrap(storecore.NotFound(err, "key"), "find key", id)
 	}
-	return s.KeyByHash(ctx, found.PK[len("key#"):])
+	return s.KeyByHash(ctx, strings.TrimPrefix(found.PK, storeformat.APIKeyKey("")))
 }

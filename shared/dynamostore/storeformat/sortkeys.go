@@ -24,6 +24,17 @@ func SortKey(status string, value *string, id string) string {
 	}, *value) + "\x01" + id
 }
 
+// ValuedRange is the inclusive range of the index sort keys (SortKey) of a status's records that
+// have a value, of the rows, or of a facet's copies when facetKey is not "" (whose index
+// attributes are the facet key, "#", then the row's).
+func ValuedRange(facetKey, status string) (lo, hi string) {
+	base := status + "#1"
+	if facetKey != "" {
+		base = facetKey + "#" + base
+	}
+	return base + "#", base + "$"
+}
+
 // Padded is a number as sort keys hold it: zero-padded to width digits, so that keys sort as
 // the numbers do (money in cents takes 12, years 4).
 func Padded(width int, n int64) *string { s := fmt.Sprintf("%0*d", width, n); return &s }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/patio-dev/patio/dev/localaws"
+	"github.com/patio-dev/patio/shared/app/workers"
+	"github.com/patio-dev/patio/shared/delivery"
+)
+
+// Webhook budgets on the model (issue 46): an event's p50 from commit to the receiver within the
+// published hops and the receiver's time plus our own work's margin, and a webhook's drain to a
+// 50 ms receiver at its bound.
+const (
+	maxTripMargin   = 20 * time.Millisecond
+	minModeledDrain = 300.0 // events/s per webhook
+)
+
+// webhookTrip is one event's trip through the pipeline, each function's run recorded: the
+// dispatcher's over its stream record, the deliverer's over its queue message, up to the moment
+// the receiver got the POST (toReceiver) and whole.
+type webhookTrip struct {
+	dispatch, toReceiver, deliver modeled
+	err                           error
+}
+
+// traceTrip writes one change with the pipeline stopped, then hands its stream record to the
+// dispatcher and its queue message to the deliverer, each recorded.
+func (b *whBench) traceTrip(ctx context.Context) (trip webhookTrip) {
+	defer catch(&trip.err)
+	rec, rcfg := newRecorder(b.cfg)
+	dispatch := must(workers.Dispatcher(rcfg, b.conf, b.logger))
+	deliver := must(workers.Deliverer(rcfg, b.conf, b.logger))
+	reader := localaws.NewStreamReader(b.cfg, b.tables["VehiclesTable"])
+	check(reader.CatchUp(ctx, func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		return events.DynamoDBEventResponse{}, nil
+	}))
+	written := must(writeVehicles(ctx, b.vehicles, b.teamID, 1, 1, 0))
+	check(reader.CatchUp(ctx, func(ctx context.Context, ev events.DynamoDBEvent) (resp events.DynamoDBEventResponse, err error) {
+		t, err := rec.trace(func() (err error) {
+			resp, err = dispatch(ctx, ev)
+			return err
+		})
+		trip.dispatch = model(t)
+		return resp, err
+	}))
+	q := sqs.NewFromConfig(b.cfg)
+	out := &sqs.ReceiveMessageOutput{}
+	for deadline := time.Now().Add(30 * time.Second); len(out.Messages) == 0 && time.Now().Before(deadline); {
+		out = must(q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(b.conf.QueueURL), MaxNumberOfMessages: 10,
+			WaitTimeSeconds: 1, MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}}))
+	}
+	var ev events.SQSEvent
+	for _, m := range out.Messages {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+			Body: aws.ToString(m.Body), Attributes: m.Attributes, EventSource: "aws:sqs"})
+		defer q.DeleteMessage(context.WithoutCancel(ctx), &sqs.DeleteMessageInput{QueueUrl: aws.String(b.conf.QueueURL), ReceiptHandle: m.ReceiptHandle})
+	}
+	if len(ev.Records) == 0 {
+		check(fmt.Errorf("trace a webhook event: the dispatcher queued nothing"))
+	}
+	t, err := rec.trace(func() error { _, err := deliver(ctx, ev); return err })
+	check(err)
+	trip.deliver = model(t)
+	for id := range written {
+		arrived, ok := b.recv.arrivals(b.hook.ID)[id]
+		if !ok {
+			check(fmt.Errorf("trace a webhook event: the receiver did not get %s", id))
+		}
+		before := trace{start: t.start, end: arrived}
+		for _, c := range t.calls {
+			if !c.end.After(arrived) {
+				before.calls = append(before.calls, c)
+			}
+		}
+		trip.toReceiver = model(before)
+	}
+	return trip
+}
+
+// printTrip prints the modeled trip of an event and the modeled drain, and returns their budgets.
+func printTrip(w io.Writer, trip webhookTrip) []string {
+	if trip.err != nil {
+		fmt.Fprintf(w, "\nWebhooks modeled on AWS: not measured: %v\n", trip.err)
+		return []string{fmt.Sprintf("  FAIL  webhooks modeled: %v\n", trip.err)}
+	}
+	work := trip.dispatch.latency() + trip.toReceiver.latency()
+	p50 := streamHopP50 + queueHopP50 + work
+	perEvent := trip.deliver.latency() + slow50Sleep
+	drain := float64(delivery.MaxBound) / perEvent.Seconds()
+	fmt.Fprintln(w, "\nWebhooks modeled on AWS (cmd/bench/model.go), from one event's trip recorded function by function:")
+	fmt.Fprintf(w, "  dispatcher %s (%d rounds, %g write units), deliverer to the POST %s (%d rounds), whole %s (%d rounds, %d calls, %g write units)\n",
+		ms(trip.dispatch.latency()), trip.dispatch.rounds, trip.dispatch.writes, ms(trip.toReceiver.latency()), trip.toReceiver.rounds,
+		ms(trip.deliver.latency()), trip.deliver.rounds, trip.deliver.calls, trip.deliver.writes)
+	fmt.Fprintf(w, "  commit → receiver p50: streams → Lambda %s + dispatcher + SQS → Lambda %s + deliverer to the POST = %s\n",
+		ms(streamHopP50), ms(queueHopP50), ms(p50))
+	fmt.Fprintf(w, "  drain to a %s receiver at the bound of %d: %d ÷ (%s + %s a delivery) = %.0f events/s\n", slow50Sleep,
+		delivery.MaxBound, delivery.MaxBound, ms(trip.deliver.latency()), slow50Sleep, drain)
+	return []string{
+		fmt.Sprintf("  %s  modeled commit → receiver p50 %s ≤ streams p50 + one queue hop + the receiver's time + %s: our work %s\n",
+			verdict(work <= maxTripMargin), ms(p50), maxTripMargin, ms(work)),
+		fmt.Sprintf("  %s  modeled drain to a 50 ms receiver at its bound ≥ %.0f events/s per webhook: %.0f\n",
+			verdict(drain >= minModeledDrain), minModeledDrain, drain),
+	}
+}
