@@ -30,7 +30,6 @@ var longFuncs = map[string]string{
 	"shared/httpapi bind":            "the API's routes, a table",
 	"shared/httpapi scanJSON":        "to split",
 	"shared/httpapi api.ServeHTTP":   "to split",
-	"shared/webhook Derive":          "to split",
 	"shared/webhook Webhooks.Update": "to split",
 	"shared/console records.save":    "to split",
 }
