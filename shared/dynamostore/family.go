@@ -4,8 +4,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
@@ -40,5 +38,3 @@ func (r records[T, R, Q]) familyOps(teamID string, cur, next storeformat.Family)
 	}
 	return append(ops, r.s.countOps(t, teamID, tally(next.Counts).minus(cur.Counts))...)
 }
-
-func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }

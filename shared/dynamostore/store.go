@@ -34,12 +34,9 @@ type core struct {
 	indexed sync.Map
 }
 
-// New returns a store on the given AWS configuration (storecore.New).
-func New(cfg aws.Config, tables Tables) *Store { return On(storecore.New(cfg, tables)) }
-
-// On returns the records' store on db, whose clients (and retry quota) it shares with the other
-// parts built on it.
-func On(db *storecore.DB) *Store { return &Store{&core{db: db}} }
+// New returns a store on the given AWS configuration (storecore.New). Its DB is for the other
+// parts of the store, which then share its clients and retry quota.
+func New(cfg aws.Config, tables Tables) *Store { return &Store{&core{db: storecore.New(cfg, tables)}} }
 
 // DB returns the clients and tables the store is built on, for the other parts of the store.
 func (s *Store) DB() *storecore.DB { return s.db }

@@ -275,18 +275,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	sw := &httplog.StatusWriter{ResponseWriter: w}
 	teamID, plan := "", ""
-	defer func() {
-		if p := recover(); p != nil {
-			a.log.ErrorContext(r.Context(), "panic", slog.String("request_id", id), slog.Any("panic", p))
-			if sw.Status == 0 {
-				a.writeError(sw, r, patio.Internal(errors.New("panic")))
-			}
-		}
-		// plan and status also make the request metrics on Lambda (package emf).
-		a.log.InfoContext(r.Context(), "request", slog.String("request_id", id), slog.String("team_id", teamID),
-			slog.String("plan", plan), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", sw.Status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
-	}()
+	defer a.finish(sw, r, id, start, &teamID, &plan)
 
 	op, name, itemID, ok := a.route(r)
 	if !ok {
@@ -311,11 +300,32 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	teamID, plan = p.Team.ID, string(p.Team.Plan)
 	defer a.noteKeyUse(r, p)()
-	serve := func(w http.ResponseWriter) {
+	a.serveCounted(sw, r, p, func(w http.ResponseWriter) {
 		if err := a.serveAuthenticated(w, r, p, op, name, itemID); err != nil {
 			a.writeError(w, r, err)
 		}
+	})
+}
+
+// finish ends a request: a panic answered as an internal error (when nothing was written yet),
+// and the request's log line, whose plan and status also make the request metrics on Lambda
+// (package emf).
+func (a *api) finish(sw *httplog.StatusWriter, r *http.Request, id string, start time.Time, teamID, plan *string) {
+	if p := recover(); p != nil {
+		a.log.ErrorContext(r.Context(), "panic", slog.String("request_id", id), slog.Any("panic", p))
+		if sw.Status == 0 {
+			a.writeError(sw, r, patio.Internal(errors.New("panic")))
+		}
 	}
+	a.log.InfoContext(r.Context(), "request", slog.String("request_id", id), slog.String("team_id", *teamID),
+		slog.String("plan", *plan), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", sw.Status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+}
+
+// serveCounted serves an authenticated request as its team's plan allows: a write once the
+// request is counted, a read while it is counted (a read changes nothing: one round trip saved),
+// its answer sent only if the count lets the request through.
+func (a *api) serveCounted(sw *httplog.StatusWriter, r *http.Request, p patio.Principal, serve func(http.ResponseWriter)) {
 	switch {
 	case a.limiter == nil:
 		serve(sw)
@@ -325,8 +335,6 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			serve(sw)
 		}
 	default:
-		// A read changes nothing: it runs while the request is counted (one round trip saved),
-		// and its answer is sent only if the count lets the request through.
 		var st patio.RateStatus
 		var err error
 		counted := make(chan struct{})

@@ -18,91 +18,120 @@ const maxNumberLength = 40
 // surrogate escapes. Problems name the member (a dotted path for nested objects). Anything else
 // that is malformed is left to the decoder.
 func scanJSON(data []byte) error {
-	type frame struct {
-		object    bool
-		keys      map[string]bool
-		key       string
-		index     int
-		expectKey bool
-	}
-	var stack []*frame
-	path := func() string {
-		p := ""
-		for _, f := range stack {
-			switch {
-			case f.object && f.key != "" && p != "":
-				p += "." + f.key
-			case f.object:
-				p += f.key
-			default:
-				p += "[" + strconv.Itoa(f.index) + "]"
-			}
-		}
-		return p
-	}
-	top := func() *frame {
-		if len(stack) == 0 {
-			return nil
-		}
-		return stack[len(stack)-1]
-	}
+	sc := &scanner{data: data}
 	for i := 0; i < len(data); {
+		var err error
 		switch c := data[i]; {
 		case c == '{' || c == '[':
-			stack = append(stack, &frame{object: c == '{', keys: map[string]bool{}, expectKey: c == '{'})
+			sc.stack = append(sc.stack, &frame{object: c == '{', keys: map[string]bool{}, expectKey: c == '{'})
 			i++
 		case c == '}' || c == ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			if len(sc.stack) > 0 {
+				sc.stack = sc.stack[:len(sc.stack)-1]
 			}
 			i++
 		case c == ',':
-			if f := top(); f != nil {
+			if f := sc.top(); f != nil {
 				f.expectKey = f.object
 				f.index++
 			}
 			i++
 		case c == '"':
-			end, ok := scanString(data, i)
-			if !ok {
-				field := path()
-				if f := top(); f != nil && f.object && f.expectKey {
-					field = ""
-				}
-				if field == "" {
-					return problem(patio.InBody, field, "the body must be valid UTF-8 text")
-				}
-				return problem(patio.InBody, field, "%s must be valid UTF-8 text", field)
-			}
-			if f := top(); f != nil && f.object && f.expectKey {
-				var key string
-				if json.Unmarshal(data[i:end], &key) == nil {
-					if f.keys[key] {
-						f.key = key
-						return problem(patio.InBody, path(), "%s is given twice", path())
-					}
-					f.keys[key] = true
-					f.key = key
-				}
-				f.expectKey = false
-			}
-			i = end
+			i, err = sc.str(i)
 		case c == '-' || (c >= '0' && c <= '9'):
-			j := i
-			for j < len(data) && j-i <= maxNumberLength && isNumberByte(data[j]) {
-				j++
-			}
-			if j-i > maxNumberLength {
-				field := path()
-				return problem(patio.InBody, field, "%s must be a number of at most %d characters",
-					nameOr(field, "a number"), maxNumberLength)
-			}
-			i = j
+			i, err = sc.number(i)
 		default:
 			i++
 		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// scanner is scanJSON's position in a body: the objects and arrays it is in.
+type scanner struct {
+	data  []byte
+	stack []*frame
+}
+
+// frame is an object or array the scanner is in.
+type frame struct {
+	object    bool
+	keys      map[string]bool // an object's member names so far
+	key       string          // an object's current member
+	index     int             // an array's current element
+	expectKey bool            // an object's next string is a member name
+}
+
+// path names where the scanner is: a dotted path of member names, [i] for array elements.
+func (sc *scanner) path() string {
+	p := ""
+	for _, f := range sc.stack {
+		switch {
+		case f.object && f.key != "" && p != "":
+			p += "." + f.key
+		case f.object:
+			p += f.key
+		default:
+			p += "[" + strconv.Itoa(f.index) + "]"
+		}
+	}
+	return p
+}
+
+// top is the innermost object or array, or nil.
+func (sc *scanner) top() *frame {
+	if len(sc.stack) == 0 {
+		return nil
+	}
+	return sc.stack[len(sc.stack)-1]
+}
+
+// str checks the string at i (valid UTF-8; a member name not given twice) and returns where it
+// ends.
+func (sc *scanner) str(i int) (int, error) {
+	end, ok := scanString(sc.data, i)
+	f := sc.top()
+	isKey := f != nil && f.object && f.expectKey
+	if !ok {
+		field := sc.path()
+		if isKey {
+			field = ""
+		}
+		if field == "" {
+			return end, problem(patio.InBody, field, "the body must be valid UTF-8 text")
+		}
+		return end, problem(patio.InBody, field, "%s must be valid UTF-8 text", field)
+	}
+	if isKey {
+		var key string
+		if json.Unmarshal(sc.data[i:end], &key) == nil {
+			f.key = key
+			if f.keys[key] {
+				return end, problem(patio.InBody, sc.path(), "%s is given twice", sc.path())
+			}
+			f.keys[key] = true
+		}
+		f.expectKey = false
+	}
+	return end, nil
+}
+
+// number checks the number literal at i is at most maxNumberLength long, reading no further, and
+// returns where it ends.
+func (sc *scanner) number(i int) (int, error) {
+	j := i
+	for j < len(sc.data) && j-i <= maxNumberLength && isNumberByte(sc.data[j]) {
+		j++
+	}
+	if j-i > maxNumberLength {
+		field := sc.path()
+		return j, problem(patio.InBody, field, "%s must be a number of at most %d characters",
+			nameOr(field, "a number"), maxNumberLength)
+	}
+	return j, nil
 }
 
 func nameOr(field, whole string) string {

@@ -173,39 +173,10 @@ func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error
 // events (when events is not nil) and its max_rate (when maxRate is not nil; 0 clears it). A
 // deleted webhook is KindConflict; nothing to change is KindInvalid.
 func (s Webhooks) Update(ctx context.Context, id string, c SettingsChange) (Webhook, error) {
-	url, events, maxRate := c.URL, c.Events, c.MaxRate
-	if url == nil && events == nil && maxRate == nil && c.Description == nil {
-		return Webhook{}, patio.Invalidf("give --url, --events, --max-rate, --description or several")
-	}
-	var description string
-	if c.Description != nil {
-		var err error
-		if description, err = checkDescription(*c.Description); err != nil {
-			return Webhook{}, err
-		}
-	}
-	if maxRate != nil {
-		if _, err := maxRate.Check(); err != nil {
-			return Webhook{}, err
-		}
-	}
-	if url != nil {
-		u, err := ValidateURL(*url)
-		if err != nil {
-			return Webhook{}, err
-		}
-		if s.Targets != nil {
-			if err := s.Targets.CheckTarget(ctx, u); err != nil {
-				return Webhook{}, err
-			}
-		}
-	}
-	var evs []string
-	if events != nil {
-		var err error
-		if evs, err = ParseEvents(events); err != nil {
-			return Webhook{}, err
-		}
+	url, maxRate := c.URL, c.MaxRate
+	description, evs, err := s.checkChange(ctx, c)
+	if err != nil {
+		return Webhook{}, err
 	}
 	var changed []string
 	w, err := s.update(ctx, id, func(w Webhook) (Webhook, error) {
@@ -235,6 +206,41 @@ func (s Webhooks) Update(ctx context.Context, id string, c SettingsChange) (Webh
 		return w, err
 	}
 	return w, s.audit(ctx, w.TeamID, "webhook.update", "webhook:"+w.ID, changed...)
+}
+
+// checkChange checks a change of settings as Create checks them (the URL's target too), and
+// returns its description and events as they are stored; KindInvalid when it changes nothing.
+func (s Webhooks) checkChange(ctx context.Context, c SettingsChange) (description string, evs []string, err error) {
+	if c.URL == nil && c.Events == nil && c.MaxRate == nil && c.Description == nil {
+		return "", nil, patio.Invalidf("give --url, --events, --max-rate, --description or several")
+	}
+	if c.Description != nil {
+		if description, err = checkDescription(*c.Description); err != nil {
+			return "", nil, err
+		}
+	}
+	if c.MaxRate != nil {
+		if _, err := c.MaxRate.Check(); err != nil {
+			return "", nil, err
+		}
+	}
+	if c.URL != nil {
+		u, err := ValidateURL(*c.URL)
+		if err != nil {
+			return "", nil, err
+		}
+		if s.Targets != nil {
+			if err := s.Targets.CheckTarget(ctx, u); err != nil {
+				return "", nil, err
+			}
+		}
+	}
+	if c.Events != nil {
+		if evs, err = ParseEvents(c.Events); err != nil {
+			return "", nil, err
+		}
+	}
+	return description, evs, nil
 }
 
 // RotateSecret gives a webhook a new secret (returned, shown once); the one it replaces keeps

@@ -164,27 +164,49 @@ func Derive(c Change) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := changeTime(newFields, c.Old == nil, c.At)
-	mkAt := func(typ string, prev map[string]json.RawMessage, at patio.Timestamp) Event {
-		// The write's own instant, to the millisecond, is later than the record's time, which the
-		// domain set before the write (and to the second): a write may end in the next second.
-		recorded := at.Time()
-		if c.Written.After(recorded) {
-			recorded = c.Written
-		}
-		return Event{ID: EventID(c.SourceID, typ), Type: typ, APIVersion: APIVersion, CreatedAt: at,
-			Data: Data{Object: object, PreviousAttributes: prev}, TeamID: c.TeamID, Recorded: recorded}
-	}
-	mk := func(typ string, prev map[string]json.RawMessage) Event { return mkAt(typ, prev, at) }
+	mk := maker{c: c, object: object, at: changeTime(newFields, c.Old == nil, c.At)}
 	if c.Old == nil {
-		return []Event{mk(c.Resource+".created", nil)}, nil
+		return []Event{mk.event(c.Resource+".created", nil)}, nil
 	}
 	oldFields, _, err := fields(c.Old)
 	if err != nil {
 		return nil, err
 	}
-	prev := map[string]json.RawMessage{}
-	real := false
+	prev, real := previous(oldFields, newFields)
+	if !real {
+		// A change of no representation field may still be a timed event firing.
+		var events []Event
+		for _, te := range timedEvents(c) {
+			e := mk.eventAt(te.typ, map[string]json.RawMessage{}, patio.NewTimestamp(te.at))
+			e.Recorded = later(e.Recorded, te.recorded)
+			events = append(events, e)
+		}
+		return events, nil
+	}
+	var events []Event
+	if !quiet[c.Resource] {
+		events = append(events, mk.event(c.Resource+".updated", prev))
+	}
+	for _, fe := range fieldEvents[c.Resource] {
+		if _, ok := prev[fe.field]; ok {
+			events = append(events, mk.event(fe.typ, prev))
+		}
+	}
+	if _, ok := prev["status"]; ok {
+		var status string
+		if err := json.Unmarshal(newFields["status"], &status); err == nil {
+			if typ, ok := statusEvents[c.Resource][status]; ok {
+				events = append(events, mk.event(typ, prev))
+			}
+		}
+	}
+	return events, nil
+}
+
+// previous returns the old values of the fields a change changed (null for a field it added),
+// and whether it changed a field besides updated_at and revision.
+func previous(oldFields, newFields map[string]json.RawMessage) (prev map[string]json.RawMessage, real bool) {
+	prev = map[string]json.RawMessage{}
 	for k, nv := range newFields {
 		if ov, ok := oldFields[k]; !ok || !bytes.Equal(ov, nv) {
 			if ok {
@@ -195,34 +217,31 @@ func Derive(c Change) ([]Event, error) {
 			real = real || (k != "updated_at" && k != "revision")
 		}
 	}
-	if !real {
-		// A change of no representation field may still be a timed event firing.
-		var events []Event
-		for _, te := range timedEvents(c) {
-			e := mkAt(te.typ, map[string]json.RawMessage{}, patio.NewTimestamp(te.at))
-			e.Recorded = later(e.Recorded, te.recorded)
-			events = append(events, e)
-		}
-		return events, nil
+	return prev, real
+}
+
+// maker makes the events of one change, its record's representation their object.
+type maker struct {
+	c      Change
+	object json.RawMessage
+	at     patio.Timestamp // the change's time
+}
+
+// event is an event of the change at its time.
+func (m maker) event(typ string, prev map[string]json.RawMessage) Event {
+	return m.eventAt(typ, prev, m.at)
+}
+
+// eventAt is an event of the change at a time of its own (a timed event's).
+func (m maker) eventAt(typ string, prev map[string]json.RawMessage, at patio.Timestamp) Event {
+	// The write's own instant, to the millisecond, is later than the record's time, which the
+	// domain set before the write (and to the second): a write may end in the next second.
+	recorded := at.Time()
+	if m.c.Written.After(recorded) {
+		recorded = m.c.Written
 	}
-	var events []Event
-	if !quiet[c.Resource] {
-		events = append(events, mk(c.Resource+".updated", prev))
-	}
-	for _, fe := range fieldEvents[c.Resource] {
-		if _, ok := prev[fe.field]; ok {
-			events = append(events, mk(fe.typ, prev))
-		}
-	}
-	if _, ok := prev["status"]; ok {
-		var status string
-		if err := json.Unmarshal(newFields["status"], &status); err == nil {
-			if typ, ok := statusEvents[c.Resource][status]; ok {
-				events = append(events, mk(typ, prev))
-			}
-		}
-	}
-	return events, nil
+	return Event{ID: EventID(m.c.SourceID, typ), Type: typ, APIVersion: APIVersion, CreatedAt: at,
+		Data: Data{Object: m.object, PreviousAttributes: prev}, TeamID: m.c.TeamID, Recorded: recorded}
 }
 
 // timed is a timed event a change records, at its scheduled instant, and when it was recorded.
