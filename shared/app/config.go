@@ -21,6 +21,12 @@ type Config struct {
 	// Tables are VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE, ACCOUNTS_TABLE, WEBHOOKS_TABLE,
 	// DELIVERIES_TABLE, ACTIVITIES_TABLE, FINANCIAL_TABLE and AUDIT_TABLE.
 	Tables dynamostore.Tables
+	// PhotosBucket is the bucket of vehicles' photos (PHOTOS_BUCKET); without it the photo routes
+	// are not served.
+	PhotosBucket string
+	// PhotosURL is where the photos' variants are public (PHOTOS_URL): the distribution's address
+	// on AWS, the local stack's photo server locally.
+	PhotosURL string
 	// QueueURL is the webhook delivery queue (DELIVERY_QUEUE_URL).
 	QueueURL string
 	// AlertSender is the verified SES identity alerts and invitations come from
@@ -123,6 +129,8 @@ func (c *Config) stringVars() map[string]*string {
 		"ACTIVITIES_TABLE":        &c.Tables.Activities,
 		"FINANCIAL_TABLE":         &c.Tables.Financial,
 		"AUDIT_TABLE":             &c.Tables.Audit,
+		"PHOTOS_BUCKET":           &c.PhotosBucket,
+		"PHOTOS_URL":              &c.PhotosURL,
 		"COGNITO_USER_POOL_ID":    &c.UserPoolID,
 		"COGNITO_CLIENT_ID":       &c.UserPoolClientID,
 		"CONSOLE_URL":             &c.ConsoleURL,
