@@ -36,7 +36,7 @@ var forbiddenStd = []string{"net/http", "os/exec", "database/sql", "plugin"}
 // adapters must not import one another; each depends on the domain only. Missing ones are skipped
 // so the list can name adapters before they exist.
 var adapters = []string{"shared/dynamostore", "shared/httpapi", "shared/sqsqueue", "shared/webhookhttp", "shared/sesmail", "shared/authorizer", "shared/usageplans", "shared/xray",
-	"shared/console", "shared/cognito"}
+	"shared/console", "shared/cognito", "shared/s3photos"}
 
 type pkg struct {
 	ImportPath string
