@@ -89,6 +89,8 @@ const (
 	SweeperFunction Function = "sweeper"
 	// ConsoleFunction serves the console, the dealership's web application.
 	ConsoleFunction Function = "console"
+	// ImagesFunction turns uploaded photos into their variants.
+	ImagesFunction Function = "images"
 	// AdminTool is the operators' tool (cmd/admin): teams and keys, webhooks and deliveries. It
 	// needs DELIVERY_QUEUE_URL only to replay deliveries.
 	AdminTool Function = "admin"
@@ -110,7 +112,8 @@ var needs = map[Function][]string{
 	ConsoleFunction: {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL", "ACTIVITIES_TABLE",
 		"FINANCIAL_TABLE", "VEHICLES_TABLE", "CLIENTS_TABLE", "DEALS_TABLE", "AUDIT_TABLE", "ALERT_SENDER_EMAIL",
 		"COGNITO_USER_POOL_ID", "COGNITO_CLIENT_ID"},
-	TimerFunction: {"ACTIVITIES_TABLE", "FINANCIAL_TABLE"},
+	TimerFunction:  {"ACTIVITIES_TABLE", "FINANCIAL_TABLE"},
+	ImagesFunction: {"VEHICLES_TABLE", "PHOTOS_BUCKET", "PHOTOS_URL"},
 }
 
 // localKnobs are the variables that exist only on the local stack and in tests: a Lambda function

@@ -144,6 +144,8 @@ var lean = struct{ functions, forbidden []string }{
 		module + "shared/sqsqueue", module + "shared/sesmail", module + "shared/webhookhttp", module + "shared/app/workers",
 		module + "shared/console", module + "shared/cognito", module + "shared/app/consoleapp",
 		"github.com/aws/aws-sdk-go-v2/service/sqs", "github.com/aws/aws-sdk-go-v2/service/sesv2",
+		// The image function's codecs and resizer (shared/app/imagesapp builds it).
+		module + "shared/photos", module + "shared/app/imagesapp", "github.com/disintegration/imaging",
 	},
 }
 
