@@ -6,9 +6,8 @@ package imagesapp
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"log/slog"
-	"net/url"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,8 +19,21 @@ import (
 	"github.com/patio-dev/patio/shared/s3photos"
 )
 
-// Handler handles the photos bucket's S3 events (objects created under s3photos.OriginalsPrefix).
-type Handler func(context.Context, events.S3Event) error
+// Handler handles the photos bucket's "Object Created" events, as EventBridge delivers them (the
+// bucket sends its events to EventBridge; a rule passes those of originals to the function).
+type Handler func(context.Context, events.CloudWatchEvent) error
+
+// ObjectCreated is the detail of an S3 "Object Created" event on EventBridge (the members Patio
+// reads).
+type ObjectCreated struct {
+	Bucket struct {
+		Name string `json:"name"`
+	} `json:"bucket"`
+	Object struct {
+		Key  string `json:"key"`
+		Size int64  `json:"size"`
+	} `json:"object"`
+}
 
 // Build returns the image function's handler on the configured bucket and vehicles table.
 func Build(cfg aws.Config, c app.Config, logger *slog.Logger) (Handler, error) {
@@ -39,28 +51,27 @@ func Lambda(ctx context.Context, logger *slog.Logger) (Handler, error) {
 	return app.LambdaBuild(ctx, logger, Build, app.ImagesFunction)
 }
 
-// NewHandler returns the handler of a worker: it processes each record's original. A key that names no original is logged and skipped;
-// a record that fails (reading, writing, recording; never a refused image, which is a result) is
-// logged, and the handler returns an error so that Lambda invokes it again with the event (an
-// asynchronous invocation's retries): the records processed already are processed again to the
-// same result.
+// NewHandler returns the handler of a worker: it processes the event's original. A key that names
+// no original is logged and skipped; a failure (reading, writing, recording; never a refused
+// image, which is a result) is logged and returned, so that Lambda invokes the function with the
+// event again (an asynchronous invocation's retries), to the same result.
 func NewHandler(w photos.Worker, logger *slog.Logger) Handler {
-	return func(ctx context.Context, ev events.S3Event) error {
-		var errs []error
-		for _, rec := range ev.Records {
-			// S3 events carry keys URL-encoded (a space as +).
-			key, err := url.QueryUnescape(rec.S3.Object.Key)
-			ref, ok := s3photos.RefOf(key)
-			if err != nil || !ok {
-				logger.WarnContext(ctx, "not a photo's original", slog.String("key", rec.S3.Object.Key))
-				continue
-			}
-			if err := w.Handle(ctx, ref); err != nil {
-				logger.ErrorContext(ctx, "photo not processed", slog.String("team_id", ref.TeamID),
-					slog.String("photo_id", ref.PhotoID), slog.String("error", err.Error()))
-				errs = append(errs, err)
-			}
+	return func(ctx context.Context, ev events.CloudWatchEvent) error {
+		var d ObjectCreated
+		if err := json.Unmarshal(ev.Detail, &d); err != nil {
+			logger.WarnContext(ctx, "not an S3 object event", slog.String("event_id", ev.ID))
+			return nil
 		}
-		return errors.Join(errs...)
+		ref, ok := s3photos.RefOf(d.Object.Key)
+		if !ok {
+			logger.WarnContext(ctx, "not a photo's original", slog.String("key", d.Object.Key))
+			return nil
+		}
+		if err := w.Handle(ctx, ref); err != nil {
+			logger.ErrorContext(ctx, "photo not processed", slog.String("team_id", ref.TeamID),
+				slog.String("photo_id", ref.PhotoID), slog.String("error", err.Error()))
+			return err
+		}
+		return nil
 	}
 }

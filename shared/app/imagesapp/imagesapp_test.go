@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -94,8 +95,9 @@ func (e env) upload(t *testing.T, vehicles patio.Vehicles, data []byte) (patio.V
 	}
 	_ = res.Body.Close()
 	key := s3photos.OriginalKey(patio.PhotoRef{TeamID: e.team, VehicleID: v.ID, PhotoID: p.ID})
-	ev := events.S3Event{Records: []events.S3EventRecord{{EventSource: "aws:s3", EventName: "ObjectCreated:Post",
-		S3: events.S3Entity{Bucket: events.S3Bucket{Name: e.bucket}, Object: events.S3Object{Key: key, Size: int64(len(data))}}}}}
+	detail, _ := json.Marshal(map[string]any{"bucket": map[string]any{"name": e.bucket},
+		"object": map[string]any{"key": key, "size": len(data)}})
+	ev := events.CloudWatchEvent{ID: "ev-" + p.ID, Source: "aws.s3", DetailType: "Object Created", Detail: detail}
 	if err := e.handler(ctx, ev); err != nil {
 		t.Fatalf("the image function = %v; want nil", err)
 	}
