@@ -62,6 +62,12 @@ func createBuckets(ctx context.Context, queues *sqs.Client, tpl *Template, prefi
 			VersioningConfiguration: &s3types.VersioningConfiguration{Status: s3types.BucketVersioningStatusEnabled}}); err != nil {
 			return nil, fmt.Errorf("samtemplate: bucket %s: %w", name, err)
 		}
+		// What the distribution does on AWS: anyone reads the variants, nothing else.
+		policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject",` +
+			`"Resource":"arn:aws:s3:::` + name + `/photos/*"}]}`
+		if _, err := client.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: &name, Policy: &policy}); err != nil {
+			return nil, fmt.Errorf("samtemplate: policy of %s: %w", name, err)
+		}
 		q, err := queues.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(prefix + id + "Events")})
 		if err != nil {
 			return nil, fmt.Errorf("samtemplate: events queue of %s: %w", name, err)
@@ -74,7 +80,11 @@ func createBuckets(ctx context.Context, queues *sqs.Client, tpl *Template, prefi
 		arn := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
 		if _, err := client.PutBucketNotificationConfiguration(ctx, &s3.PutBucketNotificationConfigurationInput{Bucket: &name,
 			NotificationConfiguration: &s3types.NotificationConfiguration{QueueConfigurations: []s3types.QueueConfiguration{{
-				QueueArn: &arn, Events: []s3types.Event{"s3:ObjectCreated:*"}}}}}); err != nil {
+				QueueArn: &arn, Events: []s3types.Event{"s3:ObjectCreated:*"},
+				// The template's rule passes originals only (ImagesFunction's event pattern).
+				Filter: &s3types.NotificationConfigurationFilter{Key: &s3types.S3KeyFilter{
+					FilterRules: []s3types.FilterRule{{Name: s3types.FilterRuleNamePrefix, Value: aws.String("originals/")}}}},
+			}}}}); err != nil {
 			return nil, fmt.Errorf("samtemplate: notifications of %s: %w", name, err)
 		}
 		out[id] = Bucket{Name: name, URL: strings.TrimRight(aws.ToString(o.BaseEndpoint), "/") + "/" + name,

@@ -82,6 +82,8 @@ func Provision(ctx context.Context, db *dynamodb.Client, queues *sqs.Client, tpl
 	// The photos' public address: on AWS the distribution's, locally the bucket's in moto.
 	if b, ok := buckets["PhotosBucket"]; ok {
 		env["PHOTOS_URL"] = b.URL
+		// Where the local stack reads the bucket's notifications (dev/localstack).
+		env["PHOTOS_EVENTS_QUEUE_URL"] = b.Events
 	}
 	urls := make(map[string]string, len(tpl.queues))
 	for _, q := range tpl.queues {
