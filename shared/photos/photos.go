@@ -100,13 +100,14 @@ func Process(data []byte) (Variants, error) {
 	return v, nil
 }
 
-// fit returns img scaled so its long side is at most size, never enlarged.
+// fit returns img scaled so its long side is at most size, never enlarged. Catmull-Rom keeps a
+// photo's edges as sharp as Lanczos does to the eye at these ratios, at two thirds of its cost.
 func fit(img image.Image, size int) image.Image {
 	b := img.Bounds()
 	if b.Dx() <= size && b.Dy() <= size {
 		return img
 	}
-	return imaging.Fit(img, size, size, imaging.Lanczos)
+	return imaging.Fit(img, size, size, imaging.CatmullRom)
 }
 
 // IsRefusal reports whether err is a refusal, and its reason.
