@@ -242,6 +242,7 @@ ifeq ($(ARGS),)
 	$(LOCAL) with-engines -- bin/bench -webhooks-only
 	$(LOCAL) with-engines -- bin/bench -timer-only
 	$(LOCAL) with-engines -- bin/bench -console-only
+	$(LOCAL) with-engines -- bin/bench photos
 	bin/bench -sustained-only
 else
 	$(LOCAL) with-engines -- bin/bench $(ARGS)
