@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,9 +61,19 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 		Records: console.Records{Vehicles: patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle),
 			Clients: patio.NewClients(store.Clients()).WithAudit(store, patio.ResourceClient),
 			Deals:   patio.NewDeals(store.Deals(), store.Vehicles()).WithAudit(store, patio.ResourceDeal)},
-		Usage:  store.Accounts(),
-		Logger: logger,
+		Usage:        store.Accounts(),
+		PhotosOrigin: origin(c.PhotosURL),
+		Logger:       logger,
 	}), nil
+}
+
+// origin is a URL's scheme and host ("" for none).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // identityOverrides are the variables that point the Cognito client elsewhere than Cognito itself:
