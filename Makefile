@@ -29,7 +29,7 @@ STANDARDWEBHOOKS_PY_VERSION  := 1.1.0
 # ---------------------------------------------------------------- functions
 # Every AWS::Serverless::Function of template.yaml, built from functions/<name> where <name> is the
 # logical id without "Function", lower-cased (VehiclesFunction -> functions/vehicles).
-FUNCTIONS := VehiclesFunction ClientsFunction DealsFunction AuthorizerFunction DispatcherFunction IndexerFunction DelivererFunction TimerFunction SweeperFunction ConsoleFunction
+FUNCTIONS := VehiclesFunction ClientsFunction DealsFunction AuthorizerFunction DispatcherFunction IndexerFunction DelivererFunction TimerFunction SweeperFunction ConsoleFunction ImagesFunction
 fn_dir = functions/$(shell tr '[:upper:]' '[:lower:]' <<< '$(patsubst %Function,%,$(1))')
 
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
@@ -242,6 +242,7 @@ ifeq ($(ARGS),)
 	$(LOCAL) with-engines -- bin/bench -webhooks-only
 	$(LOCAL) with-engines -- bin/bench -timer-only
 	$(LOCAL) with-engines -- bin/bench -console-only
+	$(LOCAL) with-engines -- bin/bench photos
 	bin/bench -sustained-only
 else
 	$(LOCAL) with-engines -- bin/bench $(ARGS)

@@ -205,6 +205,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		"AWS_ENDPOINT_URL_DYNAMODB":                  s.DynamoDBEndpoint,
 		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS":          s.DynamoDBEndpoint,
 		"AWS_ENDPOINT_URL_SQS":                       s.MotoEndpoint,
+		"AWS_ENDPOINT_URL_S3":                        s.MotoEndpoint,
 		"AWS_ENDPOINT_URL_SES":                       s.MotoEndpoint,
 		"AWS_ENDPOINT_URL_SESV2":                     s.MotoEndpoint,
 		"AWS_ENDPOINT_URL_API_GATEWAY":               s.MotoEndpoint,

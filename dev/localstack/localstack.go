@@ -1,6 +1,7 @@
 // Package localstack runs Patio's programs in one process against local engines, as AWS runs them
 // as functions: the API and the console served over plain HTTP on loopback, the dispatcher and the
-// indexer on the resource tables' streams, the deliverer on the delivery queue, the sweeper and the
+// indexer on the resource tables' streams, the deliverer on the delivery queue, the image function
+// on the photos bucket's notifications, the sweeper and the
 // timer on tickers. The local stack (cmd/local: `make run`, with-api) and the console's browser tests
 // (dev/consoletest) start it the same way.
 //
@@ -246,6 +247,9 @@ func startWorkers(ctx context.Context, as func(component string) aws.Config, c a
 		return err
 	}
 	go localaws.RunTimer(ctx, c.TimerPeriod, timer.Tick, logger)
+	if err := startImages(ctx, as("images"), c, logger); err != nil {
+		return err
+	}
 	// The sweep runs every minute on AWS; with a compressed WEBHOOK_SWEEP_AFTER, more often.
 	go localaws.Every(ctx, min(time.Minute, c.SweepAfter/2), sweep, logger)
 	return nil

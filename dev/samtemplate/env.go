@@ -105,7 +105,7 @@ func (t *Template) resolveEnv(vars map[string]any, path string, refs map[string]
 	env := make(map[string]string, len(vars))
 	for _, k := range sortedKeys(vars) {
 		v, err := t.resolve(vars[k], refs)
-		if errors.Is(err, errLocalAPI) {
+		if errors.Is(err, errLocalAPI) || errors.Is(err, errLocalDistribution) {
 			continue
 		}
 		if err != nil {
@@ -147,6 +147,9 @@ func (t *Template) ref(name string, refs map[string]string) (string, error) {
 	}
 	if r, ok := t.resources[name]; ok && r.typ == typeAPI {
 		return "", errLocalAPI
+	}
+	if r, ok := t.resources[strings.Split(name, ".")[0]]; ok && r.typ == typeDistribution {
+		return "", errLocalDistribution
 	}
 	if p, ok := t.params[name]; ok {
 		if !p.hasDefault {

@@ -25,6 +25,8 @@ type Resources struct {
 	Tables map[string]string
 	// Queues maps each queue's logical id to its URL, which is what !Ref of a queue returns.
 	Queues map[string]string
+	// Buckets maps each bucket's logical id to the bucket moto holds for it.
+	Buckets map[string]Bucket
 	// Env is the environment of one process that runs every function (see Template.Env), resolved
 	// to these tables and queues: VEHICLES_TABLE, DELIVERY_QUEUE_URL, LOG_LEVEL and the like.
 	Env map[string]string
@@ -63,16 +65,29 @@ func Provision(ctx context.Context, db *dynamodb.Client, queues *sqs.Client, tpl
 	if err != nil {
 		return Resources{}, err
 	}
+	buckets, err := createBuckets(ctx, queues, tpl, prefix)
+	if err != nil {
+		return Resources{}, err
+	}
 	refs := maps.Clone(tables)
 	maps.Copy(refs, queueRefs)
 	maps.Copy(refs, pools)
+	for id, b := range buckets {
+		refs[id] = b.Name
+	}
 	env, err := tpl.Env(refs)
 	if err != nil {
 		return Resources{}, err
+	}
+	// The photos' public address: on AWS the distribution's, locally the bucket's in moto.
+	if b, ok := buckets["PhotosBucket"]; ok {
+		env["PHOTOS_URL"] = b.URL
+		// Where the local stack reads the bucket's notifications (dev/localstack).
+		env["PHOTOS_EVENTS_QUEUE_URL"] = b.Events
 	}
 	urls := make(map[string]string, len(tpl.queues))
 	for _, q := range tpl.queues {
 		urls[q.LogicalID] = queueRefs[q.LogicalID]
 	}
-	return Resources{Tables: tables, Queues: urls, Env: env}, nil
+	return Resources{Tables: tables, Queues: urls, Buckets: buckets, Env: env}, nil
 }

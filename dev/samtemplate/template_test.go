@@ -266,7 +266,7 @@ func TestRepoTemplateEnv(t *testing.T) {
 		"WebhooksTable": "p-WebhooksTable", "DeliveriesTable": "p-DeliveriesTable",
 		"ActivitiesTable": "p-ActivitiesTable", "FinancialTable": "p-FinancialTable",
 		"DeliveryQueue": "http://sqs/p-DeliveryQueue", "AuditTable": "p-AuditTable",
-		"ConsoleUserPool": "us-east-1_pool", "ConsoleUserPoolClient": "client",
+		"ConsoleUserPool": "us-east-1_pool", "ConsoleUserPoolClient": "client", "PhotosBucket": "p-photosbucket",
 	}
 	want := map[string]string{
 		"VEHICLES_TABLE": "p-VehiclesTable", "CLIENTS_TABLE": "p-ClientsTable",

@@ -21,6 +21,7 @@ import (
 	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/s3photos"
 )
 
 // Resource names one API resource a handler serves.
@@ -132,7 +133,11 @@ func api(cfg aws.Config, c Config, logger *slog.Logger, teamHint func(*http.Requ
 	for _, r := range resources {
 		switch r {
 		case Vehicles:
-			o.Vehicles = patio.NewVehicles(store.Vehicles()).WithClaims(store)
+			vehicles := patio.NewVehicles(store.Vehicles()).WithClaims(store)
+			o.Vehicles = vehicles
+			if c.PhotosBucket != "" {
+				o.Photos = patio.NewPhotos(vehicles, s3photos.New(cfg, c.PhotosBucket, c.PhotosURL))
+			}
 		case Clients:
 			o.Clients = patio.NewClients(store.Clients()).WithClaims(store)
 		case Deals:

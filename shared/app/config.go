@@ -21,6 +21,12 @@ type Config struct {
 	// Tables are VEHICLES_TABLE, CLIENTS_TABLE, DEALS_TABLE, ACCOUNTS_TABLE, WEBHOOKS_TABLE,
 	// DELIVERIES_TABLE, ACTIVITIES_TABLE, FINANCIAL_TABLE and AUDIT_TABLE.
 	Tables dynamostore.Tables
+	// PhotosBucket is the bucket of vehicles' photos (PHOTOS_BUCKET); without it the photo routes
+	// are not served.
+	PhotosBucket string
+	// PhotosURL is where the photos' variants are public (PHOTOS_URL): the distribution's address
+	// on AWS, the local stack's photo server locally.
+	PhotosURL string
 	// QueueURL is the webhook delivery queue (DELIVERY_QUEUE_URL).
 	QueueURL string
 	// AlertSender is the verified SES identity alerts and invitations come from
@@ -83,6 +89,8 @@ const (
 	SweeperFunction Function = "sweeper"
 	// ConsoleFunction serves the console, the dealership's web application.
 	ConsoleFunction Function = "console"
+	// ImagesFunction turns uploaded photos into their variants.
+	ImagesFunction Function = "images"
 	// AdminTool is the operators' tool (cmd/admin): teams and keys, webhooks and deliveries. It
 	// needs DELIVERY_QUEUE_URL only to replay deliveries.
 	AdminTool Function = "admin"
@@ -104,7 +112,8 @@ var needs = map[Function][]string{
 	ConsoleFunction: {"ACCOUNTS_TABLE", "WEBHOOKS_TABLE", "DELIVERIES_TABLE", "DELIVERY_QUEUE_URL", "ACTIVITIES_TABLE",
 		"FINANCIAL_TABLE", "VEHICLES_TABLE", "CLIENTS_TABLE", "DEALS_TABLE", "AUDIT_TABLE", "ALERT_SENDER_EMAIL",
 		"COGNITO_USER_POOL_ID", "COGNITO_CLIENT_ID"},
-	TimerFunction: {"ACTIVITIES_TABLE", "FINANCIAL_TABLE"},
+	TimerFunction:  {"ACTIVITIES_TABLE", "FINANCIAL_TABLE"},
+	ImagesFunction: {"VEHICLES_TABLE", "PHOTOS_BUCKET", "PHOTOS_URL"},
 }
 
 // localKnobs are the variables that exist only on the local stack and in tests: a Lambda function
@@ -123,6 +132,8 @@ func (c *Config) stringVars() map[string]*string {
 		"ACTIVITIES_TABLE":        &c.Tables.Activities,
 		"FINANCIAL_TABLE":         &c.Tables.Financial,
 		"AUDIT_TABLE":             &c.Tables.Audit,
+		"PHOTOS_BUCKET":           &c.PhotosBucket,
+		"PHOTOS_URL":              &c.PhotosURL,
 		"COGNITO_USER_POOL_ID":    &c.UserPoolID,
 		"COGNITO_CLIENT_ID":       &c.UserPoolClientID,
 		"CONSOLE_URL":             &c.ConsoleURL,

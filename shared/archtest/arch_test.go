@@ -36,7 +36,7 @@ var forbiddenStd = []string{"net/http", "os/exec", "database/sql", "plugin"}
 // adapters must not import one another; each depends on the domain only. Missing ones are skipped
 // so the list can name adapters before they exist.
 var adapters = []string{"shared/dynamostore", "shared/httpapi", "shared/sqsqueue", "shared/webhookhttp", "shared/sesmail", "shared/authorizer", "shared/usageplans", "shared/xray",
-	"shared/console", "shared/cognito"}
+	"shared/console", "shared/cognito", "shared/s3photos"}
 
 type pkg struct {
 	ImportPath string
@@ -144,6 +144,8 @@ var lean = struct{ functions, forbidden []string }{
 		module + "shared/sqsqueue", module + "shared/sesmail", module + "shared/webhookhttp", module + "shared/app/workers",
 		module + "shared/console", module + "shared/cognito", module + "shared/app/consoleapp",
 		"github.com/aws/aws-sdk-go-v2/service/sqs", "github.com/aws/aws-sdk-go-v2/service/sesv2",
+		// The image function's codecs and resizer (shared/app/imagesapp builds it).
+		module + "shared/photos", module + "shared/app/imagesapp", "github.com/disintegration/imaging",
 	},
 }
 

@@ -91,8 +91,11 @@ type Deps struct {
 	// Records are the public API's records, which activities and financial records link to.
 	Records Records
 	// Usage reads the team's API requests counted so far this minute and today.
-	Usage  Usage
-	Logger *slog.Logger
+	Usage Usage
+	// PhotosOrigin is where the photos' variants are served from (PHOTOS_URL's scheme and host):
+	// pages show vehicles' covers from there. Empty shows none.
+	PhotosOrigin string
+	Logger       *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }

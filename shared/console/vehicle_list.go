@@ -31,6 +31,23 @@ type stockRow struct {
 	DaysInStock int
 }
 
+// Cover is the thumbnail URL of the vehicle's first photo when it is ready, or "".
+func (r stockRow) Cover() string {
+	if len(r.Photos) == 0 || r.Photos[0].URLs == nil {
+		return ""
+	}
+	return r.Photos[0].URLs.Thumb
+}
+
+// photosSource is the Content-Security-Policy's img-src addition for the covers: " <origin>", or
+// "" when the console shows none.
+func (c *Console) photosSource() string {
+	if c.d.PhotosOrigin == "" {
+		return ""
+	}
+	return " " + c.d.PhotosOrigin
+}
+
 // stockRows returns the page's vehicles with their days in stock at now.
 func stockRows(vs []patio.Vehicle, now time.Time) []stockRow {
 	out := make([]stockRow, len(vs))

@@ -32,3 +32,21 @@ func TestStockRows(t *testing.T) {
 		})
 	}
 }
+
+// The stock list shows a vehicle's cover only once its first photo is ready.
+func TestStockRowCover(t *testing.T) {
+	ready := patio.Photo{ID: "p1", Status: patio.PhotoReady, URLs: &patio.PhotoURLs{Thumb: "https://cdn/p1/320.jpg"}}
+	for _, tc := range []struct {
+		name   string
+		photos patio.PhotoList
+		want   string
+	}{
+		{"no photos", nil, ""},
+		{"first ready", patio.PhotoList{ready, {ID: "p2", Status: patio.PhotoProcessing}}, "https://cdn/p1/320.jpg"},
+		{"first processing", patio.PhotoList{{ID: "p2", Status: patio.PhotoProcessing}, ready}, ""},
+	} {
+		if got := (stockRow{Vehicle: patio.Vehicle{Photos: tc.photos}}).Cover(); got != tc.want {
+			t.Errorf("Cover(%s) = %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}

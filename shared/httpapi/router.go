@@ -53,7 +53,9 @@ type Options struct {
 	Vehicles Service[patio.Vehicle, patio.VehicleInput, patio.VehicleQuery]
 	Clients  Service[patio.Client, patio.ClientInput, patio.ClientQuery]
 	Deals    Service[patio.Deal, patio.DealInput, patio.DealQuery]
-	Logger   *slog.Logger
+	// Photos serves /vehicles/{id}/photos (photos.go) beside Vehicles; nil leaves it unserved.
+	Photos PhotoService
+	Logger *slog.Logger
 	// Deadline bounds each request (DefaultDeadline when zero), and is shortened to end before the
 	// caller's own deadline (a Lambda invocation's) when that comes sooner.
 	Deadline time.Duration
@@ -84,6 +86,7 @@ type api struct {
 	now       func() time.Time
 	log       *slog.Logger
 	resources map[string]resource
+	photos    PhotoService
 	teamHint  func(*http.Request) patio.Team
 	// keyUses holds, per key hash, when this process last recorded the key's use: requests of one
 	// key arriving together record it once, not each.
@@ -93,7 +96,7 @@ type api struct {
 // New returns the API handler.
 func New(o Options) http.Handler {
 	a := &api{keys: o.Keys, limiter: o.Limiter, log: o.Logger, deadline: o.Deadline, resources: map[string]resource{},
-		teamHint: o.TeamHint}
+		teamHint: o.TeamHint, photos: o.Photos}
 	if a.deadline <= 0 {
 		a.deadline = DefaultDeadline
 	}
@@ -544,6 +547,10 @@ func (a *api) route(r *http.Request) (op func(http.ResponseWriter, *http.Request
 	}
 	name, id, hasID := strings.Cut(rest, "/")
 	res, known := a.resources[name]
+	if id, sub, ok := strings.Cut(id, "/"); ok && known && name == "vehicles" && id != "" {
+		op, ok = a.photoRoute(r, sub)
+		return op, name, id, ok
+	}
 	if !known || strings.Contains(id, "/") || (hasID && id == "") {
 		return nil, "", "", false
 	}

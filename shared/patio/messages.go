@@ -153,6 +153,11 @@ var messages = []Message{
 	{"lost_reason_required", "lost_reason is required when status is perdido"},
 	{"lost_reason_not_allowed", "lost_reason is only allowed when status is perdido"},
 	{"status_one_of", "status must be one of %s"},
+	{"photo_not_found", "photo not found"},
+	{"photos_full", "a vehicle holds at most %d photos; delete one first"},
+	{"photos_archived_vehicle", "an archived vehicle takes no photos; restore it first"},
+	{"photos_order_list", "order must be a list of photo ids"},
+	{"photos_order", "order must name each of the vehicle's %d photos once"},
 
 	// Activities and financial records.
 	{"title_required", "title is required"},

@@ -55,8 +55,11 @@ type Vehicle struct {
 	Description     *string      `json:"description"`
 	SoldAt          *Timestamp   `json:"sold_at"`
 	SoldDealID      *string      `json:"sold_deal_id"`
-	CreatedAt       Timestamp    `json:"created_at"`
-	UpdatedAt       Timestamp    `json:"updated_at"`
+	// Photos are the vehicle's photos in their order (the first is the cover); nil for none,
+	// which the JSON form shows as [].
+	Photos    PhotoList `json:"photos"`
+	CreatedAt Timestamp `json:"created_at"`
+	UpdatedAt Timestamp `json:"updated_at"`
 	// Revision starts at 1 and grows by one with every write that changes the record; the store
 	// sets it. Receivers keep the highest per id.
 	Revision int `json:"revision"`

@@ -57,6 +57,9 @@ func TestDerive(t *testing.T) {
 		{name: "only updated_at and rev", resource: ResourceVehicle, old: v, new: with(func(*patio.Vehicle) {})},
 		{name: "nothing", resource: ResourceVehicle, old: v, new: v},
 		{name: "removal", resource: ResourceVehicle, old: v},
+		{name: "photo added", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) {
+			n.Photos = patio.PhotoList{{ID: "p1", Position: 1, Status: patio.PhotoProcessing}}
+		}), want: []string{VehicleUpdated}, prev: []string{"photos", "revision", "updated_at"}},
 		{name: "data change", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) { n.Title = "X" }),
 			want: []string{VehicleUpdated}, prev: []string{"revision", "title", "updated_at"}},
 		{name: "price", resource: ResourceVehicle, old: v, new: with(func(n *patio.Vehicle) { n.Price = 1 }),

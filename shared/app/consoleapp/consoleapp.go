@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -63,9 +64,19 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 		Records: console.Records{Vehicles: patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle),
 			Clients: patio.NewClients(store.Clients()).WithAudit(store, patio.ResourceClient),
 			Deals:   patio.NewDeals(store.Deals(), store.Vehicles()).WithAudit(store, patio.ResourceDeal)},
-		Usage:  accountdb.NewCounters(store.DB()),
-		Logger: logger,
+		Usage:        accountdb.NewCounters(store.DB()),
+		PhotosOrigin: origin(c.PhotosURL),
+		Logger:       logger,
 	}), nil
+}
+
+// origin is a URL's scheme and host ("" for none).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // sessionStore is the console's store: its sessions, and the memberships a sign-in starts them

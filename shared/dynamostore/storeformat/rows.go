@@ -90,6 +90,9 @@ type VehicleRow struct {
 	UpdatedAt       string  `dynamo:"updated_at"`
 	Rev             int     `dynamo:"rev"`
 
+	// Photos, in the vehicle's order (photos.go).
+	Photos []PhotoRow `dynamo:"photos,omitempty"`
+
 	// Derived attributes for filters and sorted indexes.
 	FBrand     string `dynamo:"f_brand"`
 	FModel     string `dynamo:"f_model"`
@@ -134,7 +137,7 @@ func ToVehicleRow(v patio.Vehicle) VehicleRow {
 		Color: v.Color, Fuel: v.Fuel, Transmission: v.Transmission,
 		PriceCents: int64(v.Price), PurchaseCents: centsPtr(v.PurchasePrice),
 		Phase: v.Phase, Status: v.Status, Description: v.Description,
-		SoldAt: tsPtr(v.SoldAt), SoldDealID: v.SoldDealID,
+		SoldAt: tsPtr(v.SoldAt), SoldDealID: v.SoldDealID, Photos: toPhotoRows(v.Photos),
 		CreatedAt: v.CreatedAt.String(), UpdatedAt: v.UpdatedAt.String(), Rev: RevAttr(v.Revision),
 
 		FBrand:     patio.Fold(v.Brand),
@@ -155,7 +158,7 @@ func (r VehicleRow) Vehicle() (patio.Vehicle, error) {
 		ManufactureYear: r.ManufactureYear, ModelYear: r.ModelYear, MileageKm: r.MileageKm,
 		Color: r.Color, Fuel: r.Fuel, Transmission: r.Transmission,
 		Price: money.Cents(r.PriceCents), Phase: r.Phase, Status: r.Status, Description: r.Description,
-		SoldDealID: r.SoldDealID, Revision: RevisionOf(r.Rev),
+		SoldDealID: r.SoldDealID, Photos: photosOf(r.Photos), Revision: RevisionOf(r.Rev),
 	}
 	if r.PurchaseCents != nil {
 		c := money.Cents(*r.PurchaseCents)

@@ -1,0 +1,157 @@
+package photos_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"testing"
+
+	"github.com/patio-dev/patio/shared/photos"
+)
+
+// gradient is a w×h image whose left half is red and right half blue, so that a rotation shows.
+func gradient(w, h int) image.Image {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.RGBA{R: 220, A: 255}
+			if x >= w/2 {
+				c = color.RGBA{B: 220, A: 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	return img
+}
+
+func encodePNG(t *testing.T, img image.Image) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// jpegWithExif is a JPEG of img with an APP1 Exif segment holding an orientation tag and a GPS
+// pointer, as a phone writes them.
+func jpegWithExif(t *testing.T, img image.Image, orientation uint16) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	return insertExif(b.Bytes(), orientation)
+}
+
+// insertExif puts after the JPEG's SOI an Exif segment with Orientation and a GPSInfo pointer to
+// an IFD holding a latitude reference.
+func insertExif(jpg []byte, orientation uint16) []byte {
+	var tiff bytes.Buffer
+	le := binary.BigEndian
+	tiff.WriteString("MM\x00\x2a")
+	_ = binary.Write(&tiff, le, uint32(8))
+	// IFD0: 2 entries (Orientation, GPSInfo), then next IFD offset 0.
+	_ = binary.Write(&tiff, le, uint16(2))
+	_ = binary.Write(&tiff, le, [6]uint16{0x0112, 3, 0, 1, orientation, 0})
+	gpsOffset := uint32(8 + 2 + 2*12 + 4)
+	_ = binary.Write(&tiff, le, [2]uint16{0x8825, 4})
+	_ = binary.Write(&tiff, le, [2]uint32{1, gpsOffset})
+	_ = binary.Write(&tiff, le, uint32(0))
+	// GPS IFD: GPSLatitudeRef "S".
+	_ = binary.Write(&tiff, le, uint16(1))
+	_ = binary.Write(&tiff, le, [2]uint16{0x0001, 2})
+	_ = binary.Write(&tiff, le, uint32(2))
+	tiff.WriteString("S\x00\x00\x00")
+	_ = binary.Write(&tiff, le, uint32(0))
+	seg := append([]byte("Exif\x00\x00"), tiff.Bytes()...)
+	out := append([]byte{}, jpg[:2]...)
+	out = append(out, 0xFF, 0xE1, byte((len(seg)+2)>>8), byte(len(seg)+2))
+	out = append(out, seg...)
+	return append(out, jpg[2:]...)
+}
+
+func TestProcessMakesThreeVariantsWithoutMetadata(t *testing.T) {
+	// Orientation 6: the camera was turned; the stored 4000×3000 pixels show upright as 3000×4000.
+	data := jpegWithExif(t, gradient(4000, 3000), 6)
+	v, err := photos.Process(data)
+	if err != nil {
+		t.Fatalf("Process = %v", err)
+	}
+	if v.Width != 3000 || v.Height != 4000 {
+		t.Errorf("Process size = %d×%d; want 3000×4000 (orientation applied)", v.Width, v.Height)
+	}
+	for i, size := range photos.Sizes {
+		cfg, err := jpeg.DecodeConfig(bytes.NewReader(v.JPEG[i]))
+		if err != nil {
+			t.Fatalf("variant %d is not a JPEG: %v", size, err)
+		}
+		if cfg.Height != size || cfg.Width != size*3/4 {
+			t.Errorf("variant %d = %d×%d; want %d×%d (portrait, long side %d)", size, cfg.Width, cfg.Height, size*3/4, size, size)
+		}
+		if bytes.Contains(v.JPEG[i], []byte("Exif")) || bytes.Contains(v.JPEG[i], []byte{0xFF, 0xE1}) {
+			t.Errorf("variant %d carries an APP1 (Exif) segment; want no metadata", size)
+		}
+	}
+	// Rotated 90° clockwise, the red left half is now the top.
+	img, _ := jpeg.Decode(bytes.NewReader(v.JPEG[0]))
+	top, bottom := img.At(120, 10), img.At(120, 310)
+	if r, _, b, _ := top.RGBA(); r < b {
+		t.Errorf("the top of the thumb is %v; want red (the original's left, turned upright)", top)
+	}
+	if r, _, b, _ := bottom.RGBA(); b < r {
+		t.Errorf("the bottom of the thumb is %v; want blue", bottom)
+	}
+}
+
+func TestProcessNeverEnlarges(t *testing.T) {
+	v, err := photos.Process(encodePNG(t, gradient(40, 30)))
+	if err != nil {
+		t.Fatalf("Process(small PNG) = %v", err)
+	}
+	for i := range photos.Sizes {
+		if cfg, _ := jpeg.DecodeConfig(bytes.NewReader(v.JPEG[i])); cfg.Width != 40 || cfg.Height != 30 {
+			t.Errorf("variant %d of a 40×30 PNG = %d×%d; want 40×30", photos.Sizes[i], cfg.Width, cfg.Height)
+		}
+	}
+}
+
+// bombPNG is a PNG whose header declares w×h pixels, followed by nothing that decodes: its
+// header alone must refuse it.
+func bombPNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	data := encodePNG(t, gradient(2, 2))
+	binary.BigEndian.PutUint32(data[16:], uint32(w))
+	binary.BigEndian.PutUint32(data[20:], uint32(h))
+	binary.BigEndian.PutUint32(data[29:], crc32.ChecksumIEEE(data[12:29])) // IHDR's CRC
+	return data
+}
+
+func TestProcessRefusals(t *testing.T) {
+	tests := []struct {
+		name   string
+		data   []byte
+		reason string
+	}{
+		{name: "text", data: []byte("hello, this is not a photo"), reason: "not an image: only JPEG, PNG and WebP photos are accepted"},
+		{name: "GIF", data: []byte("GIF89a\x01\x00\x01\x00"), reason: "not an image: only JPEG, PNG and WebP photos are accepted"},
+		{name: "too large", data: append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 15<<20)...), reason: "the file is larger than 15 MB"},
+		{name: "decompression bomb", data: bombPNG(t, 50000, 50000), reason: "the image has 50000 × 50000 pixels, more than 40 megapixels"},
+		{name: "truncated JPEG", data: truncated(jpegWithExif(t, gradient(640, 480), 1)), reason: "the image could not be read: its data is damaged or truncated"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := photos.Process(tt.data)
+			if reason, ok := photos.IsRefusal(err); !ok || reason != tt.reason {
+				t.Errorf("Process(%s) = %v; want the refusal %q", tt.name, err, tt.reason)
+			}
+		})
+	}
+}
+
+// truncated is the first half of data.
+func truncated(data []byte) []byte { return data[:len(data)/2] }

@@ -1,0 +1,129 @@
+// Package s3photos is the S3 adapter of vehicles' photos: the bucket's layout (originals private
+// under their team and vehicle, variants public under the photo's id), presigned POST upload
+// targets, removal, and the image function's reads and writes. It implements patio.PhotoBucket.
+package s3photos
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// Bucket is the photos' bucket.
+type Bucket struct {
+	client *s3.Client
+	bucket string
+	creds  aws.CredentialsProvider
+	region string
+	// post is where upload forms are sent: the bucket's virtual-hosted address on AWS, its
+	// path-style address under an endpoint set in the environment (the local stack's moto).
+	post string
+	// public is where the variants are served (PHOTOS_URL).
+	public string
+}
+
+// URLs are the public addresses of a photo's variants, under the bucket's public URL.
+func (b *Bucket) URLs(photoID string) patio.PhotoURLs { return URLs(b.public, photoID) }
+
+// New returns the bucket named name, whose variants are public under publicURL (the
+// distribution's address; "" for a bucket only the API uses). An endpoint set in the environment (AWS_ENDPOINT_URL_S3 or
+// AWS_ENDPOINT_URL, through cfg) is addressed path-style, as moto expects.
+func New(cfg aws.Config, name, publicURL string) *Bucket {
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.UsePathStyle = o.BaseEndpoint != nil
+		// Variants are written and read whole by this adapter; a response without a checksum
+		// (moto's) is not worth a log line each.
+		o.DisableLogOutputChecksumValidationSkipped = true
+	})
+	post := "https://" + name + ".s3." + cfg.Region + ".amazonaws.com/"
+	if ep := client.Options().BaseEndpoint; ep != nil {
+		post = strings.TrimRight(*ep, "/") + "/" + url.PathEscape(name)
+	}
+	return &Bucket{client: client, bucket: name, creds: cfg.Credentials, region: cfg.Region, post: post, public: publicURL}
+}
+
+// UploadTarget returns a presigned POST for the photo's original, valid until expires, refusing a
+// body over patio.MaxPhotoBytes or a Content-Type other than image/*.
+func (b *Bucket) UploadTarget(ctx context.Context, ref patio.PhotoRef, expires time.Time) (patio.UploadTarget, error) {
+	if b.creds == nil {
+		return patio.UploadTarget{}, errors.New("s3photos: no credentials to sign an upload")
+	}
+	creds, err := b.creds.Retrieve(ctx)
+	if err != nil {
+		return patio.UploadTarget{}, fmt.Errorf("s3photos: credentials: %w", err)
+	}
+	fields, err := postPolicy(creds, b.region, b.bucket, OriginalKey(ref), patio.MaxPhotoBytes, expires, time.Now())
+	if err != nil {
+		return patio.UploadTarget{}, fmt.Errorf("s3photos: policy of %s: %w", ref.PhotoID, err)
+	}
+	return patio.UploadTarget{URL: b.post, Fields: fields, MaxBytes: patio.MaxPhotoBytes, Expires: patio.NewTimestamp(expires)}, nil
+}
+
+// Remove deletes the photo's original and variants. The bucket is versioned: a deletion keeps
+// the bytes as a noncurrent version, which the bucket's lifecycle rule removes 30 days later.
+func (b *Bucket) Remove(ctx context.Context, ref patio.PhotoRef) error {
+	objects := []types.ObjectIdentifier{{Key: aws.String(OriginalKey(ref))}}
+	for _, size := range Sizes {
+		objects = append(objects, types.ObjectIdentifier{Key: aws.String(VariantKey(ref.PhotoID, size))})
+	}
+	out, err := b.client.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: &b.bucket,
+		Delete: &types.Delete{Objects: objects, Quiet: aws.Bool(true)}})
+	if err != nil {
+		return fmt.Errorf("s3photos: remove %s: %w", ref.PhotoID, err)
+	}
+	if len(out.Errors) > 0 {
+		return fmt.Errorf("s3photos: remove %s: %s", ref.PhotoID, aws.ToString(out.Errors[0].Message))
+	}
+	return nil
+}
+
+// ReadOriginal returns the photo's original; tooLarge, without reading it, when it has more than
+// limit bytes.
+func (b *Bucket) ReadOriginal(ctx context.Context, ref patio.PhotoRef, limit int64) ([]byte, bool, error) {
+	key := OriginalKey(ref)
+	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key})
+	if err != nil {
+		return nil, false, fmt.Errorf("s3photos: read %s: %w", key, err)
+	}
+	defer out.Body.Close()
+	if aws.ToInt64(out.ContentLength) > limit {
+		return nil, true, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(out.Body, limit+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("s3photos: read %s: %w", key, err)
+	}
+	return data, int64(len(data)) > limit, nil
+}
+
+// WriteVariant stores a photo's variant of size: a JPEG, cacheable for a year (its URL never
+// names other bytes).
+func (b *Bucket) WriteVariant(ctx context.Context, photoID string, size int, jpeg []byte) error {
+	_, err := b.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &b.bucket, Key: aws.String(VariantKey(photoID, size)),
+		Body: bytes.NewReader(jpeg), ContentType: aws.String("image/jpeg"),
+		CacheControl: aws.String("public, max-age=31536000, immutable")})
+	if err != nil {
+		return fmt.Errorf("s3photos: write %s: %w", VariantKey(photoID, size), err)
+	}
+	return nil
+}
+
+// RemoveOriginal deletes an original the image function refused, so nothing of it stays current.
+func (b *Bucket) RemoveOriginal(ctx context.Context, ref patio.PhotoRef) error {
+	key := OriginalKey(ref)
+	if _, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.bucket, Key: &key}); err != nil {
+		return fmt.Errorf("s3photos: remove %s: %w", key, err)
+	}
+	return nil
+}
