@@ -1,0 +1,242 @@
+// Command chaos runs the local stack through AWS's everyday failures and checks afterwards that
+// nothing its promises cover was lost: Jepsen's way, a history of every request and answer checked
+// against the store once the stack has drained.
+//
+// Usage:
+//
+//	go run ./cmd/chaos [-fault-for 30s] [-quiet-for 50s] [-phases dynamodb-throttle,sqs-refuse] [-dir .data/chaos]
+//
+// It starts a whole stack in memory (engines, API, dispatcher, indexer, deliverer, sweeper) with a
+// fault injector (package dev/faults) in front of its engines, a team, and two webhooks of every
+// event to receivers of its own. Eight clients register vehicles and clients, open deals, edit
+// them and win some, retrying as the README tells integrators (a 429, a 5xx or a lost connection
+// sent again after Retry-After, a POST with its Idempotency-Key), through a baseline, then each
+// fault for -fault-for followed by -quiet-for without faults. Every attempt and its answer goes to
+// <dir>/history.jsonl. Then it waits for the deliveries to stop and checks: every 2xx is in the
+// store as answered, every Idempotency-Key made at most one record, every committed change reached
+// both webhooks with one event id per type, no event names a change that did not commit, the
+// team's request counter equals the requests let through, and `maintenance index --check` finds
+// nothing to mend. It prints a table per phase (also <dir>/ledger.json) and exits 1 when a budget
+// is broken. This is `make chaos`.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/patio-dev/patio/dev/faults"
+	"github.com/patio-dev/patio/dev/samtemplate"
+	"github.com/patio-dev/patio/shared/dynamostore"
+)
+
+// phase is one fault of the run: its name and the injector's spec while it lasts.
+type phase struct{ name, spec string }
+
+// phases are the faults of a run, in order; the baseline has none.
+var phases = []phase{
+	{"baseline", ""},
+	{"dynamodb-throttle", "dynamodb:throttle=25%,throttling=5%"},
+	{"dynamodb-500", "dynamodb:error500=10%"},
+	{"dynamodb-timeout-after", "dynamodb:timeout-after=3%"},
+	{"streams-throttle", "streams:throttle=30%,error500=10%"},
+	{"sqs-refuse", "sqs/SendMessage:throttle=100%;sqs/SendMessageBatch:throttle=100%"},
+	{"sqs-duplicate", "sqs:lose-delete=50%"},
+	{"ses-fail", "ses:error500=100%"},
+}
+
+// phaseWindow is when a phase ran: its fault from start to faultEnd, quiet until end.
+type phaseWindow struct {
+	name                 string
+	start, faultEnd, end time.Time
+}
+
+// options configure a run.
+type options struct {
+	clients      int
+	rate         float64 // requests a second, all clients together
+	faultFor     time.Duration
+	quietFor     time.Duration
+	drain        time.Duration
+	phases       []phase
+	dir          string
+	steadyWithin float64
+}
+
+func main() {
+	o := options{}
+	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
+	fs.IntVar(&o.clients, "clients", 8, "clients sending requests at once")
+	fs.Float64Var(&o.rate, "rate", 12, "requests a second of all clients together (under the plan's 1,000 a minute)")
+	fs.DurationVar(&o.faultFor, "fault-for", 30*time.Second, "how long each fault lasts (the baseline lasts as long)")
+	fs.DurationVar(&o.quietFor, "quiet-for", 50*time.Second, "the quiet time after each fault")
+	fs.DurationVar(&o.drain, "drain", 3*time.Minute, "at most this long waiting for the deliveries after the last phase")
+	only := fs.String("phases", "", "comma-separated phases to run after the baseline (default all: "+phaseNames()+")")
+	fs.StringVar(&o.dir, "dir", ".data/chaos", "where the history, the ledger and the logs go")
+	fs.Float64Var(&o.steadyWithin, "steady-within", 30, "budget: seconds after a fault ends to steady throughput")
+	_ = fs.Parse(os.Args[1:])
+	o.phases = phases
+	if *only != "" {
+		o.phases = phases[:1]
+		for _, name := range strings.Split(*only, ",") {
+			i := slices.IndexFunc(phases, func(p phase) bool { return p.name == name })
+			if i < 0 {
+				fmt.Fprintf(os.Stderr, "chaos: unknown phase %q (one of %s)\n", name, phaseNames())
+				os.Exit(2)
+			}
+			o.phases = append(o.phases, phases[i])
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	l, err := run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaos:", err)
+		os.Exit(1)
+	}
+	if b := l.broken(o.steadyWithin); len(b) > 0 {
+		fmt.Fprintf(os.Stderr, "chaos: budgets broken:\n  %s\n", strings.Join(b, "\n  "))
+		os.Exit(1)
+	}
+}
+
+func phaseNames() string {
+	var names []string
+	for _, p := range phases[1:] {
+		names = append(names, p.name)
+	}
+	return strings.Join(names, ",")
+}
+
+// run starts the stack, runs the phases, drains and checks; it prints the ledger and returns it.
+func run(ctx context.Context, o options) (_ *ledger, err error) {
+	began := time.Now()
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	tpl, err := samtemplate.Find(wd)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return nil, err
+	}
+	st, err := startStack(ctx, filepath.Dir(tpl), o.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if stopErr := st.stop(); err == nil && stopErr != nil {
+			fmt.Fprintln(os.Stderr, "chaos: stopping the stack:", stopErr)
+		}
+	}()
+	f, err := os.Create(filepath.Join(o.dir, "history.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	hist := newHistory(f)
+	a := &api{base: st.apiURL, key: st.key, hist: hist, http: &http.Client{Timeout: 30 * time.Second}}
+	total := time.Duration(len(o.phases)) * (o.faultFor + o.quietFor)
+	a.giveUp = time.Now().Add(total + 2*time.Minute)
+	fmt.Fprintf(os.Stderr, "chaos: %d phases of %s fault + %s quiet, %d clients at %.0f requests/s; history in %s\n",
+		len(o.phases), o.faultFor, o.quietFor, o.clients, o.rate, f.Name())
+	windows := runPhases(ctx, o, st, a)
+	fmt.Fprintln(os.Stderr, "chaos: phases done; waiting for the deliveries to stop")
+	st.waitQuiet(ctx, 30*time.Second, time.Now().Add(o.drain))
+	return ledgerOf(ctx, o, st, a, windows, began)
+}
+
+// runPhases runs the clients through every phase and returns when each phase ran.
+func runPhases(ctx context.Context, o options, st *stack, a *api) []phaseWindow {
+	clientsCtx, stopClients := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	run := tag()
+	for n := range o.clients {
+		w := &worker{n: n, api: a, run: run, rnd: rand.New(rand.NewPCG(uint64(n), uint64(time.Now().UnixNano())))}
+		wg.Go(func() { w.loop(clientsCtx, time.Duration(float64(o.clients)/o.rate*float64(time.Second))) })
+	}
+	var windows []phaseWindow
+	for _, p := range o.phases {
+		w := phaseWindow{name: p.name, start: time.Now()}
+		spec, _ := faults.Parse(p.spec)
+		st.inj.Set(spec)
+		a.hist.setPhase(p.name, p.spec != "")
+		fmt.Fprintf(os.Stderr, "chaos: %s %s: faults %s\n", time.Now().Format(time.TimeOnly), p.name, spec)
+		before := st.inj.Injected()
+		sleep(ctx, o.faultFor)
+		st.inj.Set(nil)
+		printInjected(before, st.inj.Injected())
+		a.hist.setPhase(p.name, false)
+		w.faultEnd = time.Now()
+		if p.name != "baseline" {
+			sleep(ctx, o.quietFor)
+		}
+		w.end = time.Now()
+		windows = append(windows, w)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	a.hist.setPhase("drain", false)
+	stopClients()
+	wg.Wait()
+	return windows
+}
+
+// ledgerOf checks the history against the drained stack, prints the table and writes ledger.json.
+func ledgerOf(ctx context.Context, o options, st *stack, a *api, windows []phaseWindow, began time.Time) (*ledger, error) {
+	recs, err := a.readRecords(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var got [][]delivery
+	for _, r := range st.receivers {
+		got = append(got, r.deliveries())
+	}
+	hist := a.hist.all()
+	l := check(hist, recs, got, windows)
+	recovery(l, hist, windows)
+	if l.CountDrift, err = countDrift(ctx, st.store, st.teamID, hist); err != nil {
+		return nil, err
+	}
+	reports, err := dynamostore.IndexerOf(st.store).RebuildIndex(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range reports {
+		l.IndexMend += r.Missing + r.Stale + r.Counts + r.Words
+	}
+	l.Duration = time.Since(began).Round(time.Second).String()
+	l.print(os.Stdout)
+	data, _ := json.MarshalIndent(l, "", "  ")
+	return l, os.WriteFile(filepath.Join(o.dir, "ledger.json"), data, 0o644)
+}
+
+// printInjected prints the faults injected between two counts of the injector.
+func printInjected(before, after map[string]int) {
+	for _, k := range faults.Keys(after) {
+		if n := after[k] - before[k]; n > 0 {
+			fmt.Fprintf(os.Stderr, "chaos:   injected %-45s %d\n", k, n)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
