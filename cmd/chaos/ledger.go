@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/patio"
 )
 
 // record is a record as the API lists it after the run: its marker is the Idempotency-Key of the
@@ -113,6 +114,7 @@ type row struct {
 	Phantom            int            `json:"events_for_uncommitted"`
 	ExtraEventIDs      int            `json:"extra_event_ids"`
 	Repeated           int            `json:"repeated_deliveries"`
+	AuditDrift         int            `json:"audit_drift"` // records whose audit entries are not one per revision
 	FaultyFiveHundreds int            `json:"faulty_500s"`
 	Recovery           float64        `json:"recovery_seconds"` // -1: not steady again before the phase ended
 }
@@ -123,28 +125,38 @@ type ledger struct {
 	CountDrift int    `json:"count_drift"` // the team's day counter minus the requests let through
 	IndexMend  int    `json:"index_to_mend"`
 	Duration   string `json:"duration"`
+
+	rows map[string]*row
+	born map[string]string // record id → the phase of the create that made it
+}
+
+// row returns the row of a phase, added at the end when new.
+func (l *ledger) row(name string) *row {
+	if r, ok := l.rows[name]; ok {
+		return r
+	}
+	r := &row{Phase: name, Answers: map[string]int{}}
+	l.rows[name] = r
+	l.Rows = append(l.Rows, r)
+	return r
+}
+
+// phaseOf is the phase a record was made in, as far as the history says.
+func phaseOf(born map[string]string, id string) string {
+	if p, ok := born[id]; ok {
+		return p
+	}
+	return "(unattributed)"
 }
 
 // check builds the ledger: hist's answers against recs (the records after the drain) and what the
 // receivers got. phases lists the phases in order with their fault windows.
 func check(hist []entry, recs map[string]record, deliveries [][]delivery, phases []phaseWindow) *ledger {
-	l := &ledger{}
-	rows := map[string]*row{}
+	l := &ledger{rows: map[string]*row{}, born: map[string]string{}}
 	for _, p := range phases {
-		r := &row{Phase: p.name, Answers: map[string]int{}}
-		rows[p.name] = r
-		l.Rows = append(l.Rows, r)
+		l.row(p.name)
 	}
-	get := func(name string) *row {
-		if r, ok := rows[name]; ok {
-			return r
-		}
-		r := &row{Phase: name, Answers: map[string]int{}}
-		rows[name] = r
-		l.Rows = append(l.Rows, r)
-		return r
-	}
-	born := map[string]string{} // record id → phase of the create that made it
+	get, born := l.row, l.born
 	for _, e := range hist {
 		if e.Op == "ledger list" {
 			continue
@@ -185,20 +197,16 @@ func check(hist []entry, recs map[string]record, deliveries [][]delivery, phases
 			get(keyPhase[m]).Duplicates += n - 1
 		}
 	}
-	checkEvents(l, get, recs, deliveries, born)
+	checkEvents(l, recs, deliveries)
 	return l
 }
 
 // checkEvents counts, per receiver, the changes (record, revision) with no event delivered, the
 // events of no committed change, the changes with more than one event id of one type, and the
 // deliveries of an event after its first.
-func checkEvents(l *ledger, get func(string) *row, recs map[string]record, deliveries [][]delivery, born map[string]string) {
-	phaseOf := func(id string) string {
-		if p, ok := born[id]; ok {
-			return p
-		}
-		return "(unattributed)"
-	}
+func checkEvents(l *ledger, recs map[string]record, deliveries [][]delivery) {
+	get := l.row
+	phaseOf := func(id string) string { return phaseOf(l.born, id) }
 	for _, got := range deliveries {
 		ids := map[string]string{} // "id#rev#type" → event id
 		seen := map[string]bool{}  // event id
@@ -231,6 +239,35 @@ func checkEvents(l *ledger, get func(string) *row, recs map[string]record, deliv
 	}
 }
 
+// auditDrift counts, by the phase each record was made in, the records whose audit entries are not
+// one per change: as many as the record's revisions.
+func (l *ledger) auditDrift(ctx context.Context, store *dynamostore.Store, teamID string, recs map[string]record) error {
+	entries := map[string]int{} // record id → its entries
+	q := patio.AuditQuery{Limit: patio.MaxAuditLimit}
+	for {
+		page, next, err := store.AuditPage(ctx, teamID, q)
+		if err != nil {
+			return err
+		}
+		for _, e := range page {
+			if _, id, ok := strings.Cut(e.Target, ":"); ok {
+				entries[id]++
+			}
+		}
+		if next == "" {
+			break
+		}
+		q.Cursor = next
+	}
+	for _, rec := range recs {
+		if entries[rec.id] != rec.revision {
+			l.row(phaseOf(l.born, rec.id)).AuditDrift++
+		}
+	}
+	return nil
+}
+
+// statusClass is the column of a status in the table.
 func statusClass(s int) string {
 	switch {
 	case s == 0:
@@ -304,15 +341,15 @@ func countDrift(ctx context.Context, store *dynamostore.Store, teamID string, hi
 // print writes the ledger's table.
 func (l *ledger) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "phase\trequests\t2xx\t4xx\t429\t500\t503\tnone\tlost writes\tduplicate records\tmissing events\tuncommitted events\textra event ids\trepeated deliveries\t500s under fault\tsteady after (s)\t")
+	fmt.Fprintln(tw, "phase\trequests\t2xx\t4xx\t429\t500\t503\tnone\tlost writes\tduplicate records\tmissing events\tuncommitted events\textra event ids\trepeated deliveries\taudit drift\t500s under fault\tsteady after (s)\t")
 	for _, r := range l.Rows {
 		rec := fmt.Sprintf("%.0f", r.Recovery)
 		if r.Recovery < 0 {
 			rec = "never"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", r.Phase, r.Requests, r.Answers["2xx"], r.Answers["4xx"],
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", r.Phase, r.Requests, r.Answers["2xx"], r.Answers["4xx"],
 			r.Answers["429"], r.Answers["500"], r.Answers["503"], r.Answers["none"], r.Lost, r.Duplicates, r.MissingEvents, r.Phantom,
-			r.ExtraEventIDs, r.Repeated, r.FaultyFiveHundreds, rec)
+			r.ExtraEventIDs, r.Repeated, r.AuditDrift, r.FaultyFiveHundreds, rec)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "count drift (day counter - requests let through): %d; index items to mend: %d; run took %s\n", l.CountDrift, l.IndexMend, l.Duration)
@@ -323,7 +360,8 @@ func (l *ledger) broken(steadyWithin float64) []string {
 	var out []string
 	for _, r := range l.Rows {
 		for name, n := range map[string]int{"lost writes": r.Lost, "duplicate records": r.Duplicates, "missing events": r.MissingEvents,
-			"events for uncommitted changes": r.Phantom, "extra event ids": r.ExtraEventIDs, "500s under fault": r.FaultyFiveHundreds} {
+			"events for uncommitted changes": r.Phantom, "extra event ids": r.ExtraEventIDs, "500s under fault": r.FaultyFiveHundreds,
+			"records without one audit entry per change": r.AuditDrift} {
 			if n > 0 {
 				out = append(out, fmt.Sprintf("%s: %d %s", r.Phase, n, name))
 			}

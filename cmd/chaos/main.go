@@ -15,8 +15,8 @@
 // <dir>/history.jsonl. Then it waits for the deliveries to stop and checks: every 2xx is in the
 // store as answered, every Idempotency-Key made at most one record, every committed change reached
 // both webhooks with one event id per type, no event names a change that did not commit, the
-// team's request counter equals the requests let through, and `maintenance index --check` finds
-// nothing to mend. It prints a table per phase (also <dir>/ledger.json) and exits 1 when a budget
+// team's request counter equals the requests let through, every record has one audit entry per
+// change, and `maintenance index --check` finds nothing to mend. It prints a table per phase (also <dir>/ledger.json) and exits 1 when a budget
 // is broken. This is `make chaos`.
 package main
 
@@ -209,6 +209,9 @@ func ledgerOf(ctx context.Context, o options, st *stack, a *api, windows []phase
 	hist := a.hist.all()
 	l := check(hist, recs, got, windows)
 	recovery(l, hist, windows)
+	if err := l.auditDrift(ctx, st.store, st.teamID, recs); err != nil {
+		return nil, err
+	}
 	if l.CountDrift, err = countDrift(ctx, st.store, st.teamID, hist); err != nil {
 		return nil, err
 	}
