@@ -33,8 +33,12 @@ type pagination struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// internalMessage is all a client learns of an unexpected error.
-const internalMessage = "an internal error occurred; retry later and quote the X-Request-Id if it persists"
+// internalMessage is all a client learns of an unexpected error, unavailableMessage of a service
+// throttling or failing.
+const (
+	internalMessage    = "an internal error occurred; retry later and quote the X-Request-Id if it persists"
+	unavailableMessage = "the service is briefly unavailable; retry after the seconds Retry-After gives"
+)
 
 // status returns the HTTP status and error code of a kind: the one place that maps them.
 func status(kind patio.Kind) (int, string) {
@@ -107,7 +111,7 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var details []patio.FieldError
 	var pe *patio.Error
 	if kind == patio.KindUnavailable {
-		msg = patio.Unavailable(nil).Message
+		msg = unavailableMessage
 		w.Header().Set("Retry-After", unavailableRetryAfter)
 		a.log.WarnContext(r.Context(), "dependency unavailable", slog.String("request_id", requestID(r.Context())),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))

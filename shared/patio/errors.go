@@ -97,7 +97,7 @@ func Internal(err error) *Error {
 // Unavailable wraps the failure of a service the request depends on (throttled, failing, out of
 // reach) as KindUnavailable, keeping it for logs.
 func Unavailable(err error) *Error {
-	return &Error{Kind: KindUnavailable, Message: "the service is briefly unavailable; retry after the time Retry-After gives", Err: err}
+	return &Error{Kind: KindUnavailable, Message: "service unavailable", Err: err}
 }
 
 // KindOf returns the kind of err: the Kind of the first *Error in its chain, KindInternal otherwise;
