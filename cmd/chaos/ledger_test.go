@@ -30,9 +30,9 @@ func TestCheckFindsBrokenPromises(t *testing.T) {
 	both := []delivery{ev("e1", "v1", 1, "vehicle.created"), ev("e2", "v1", 2, "vehicle.updated"), ev("e3", "c1", 1, "client.created"),
 		ev("e4", "c2", 1, "client.created")}
 	second := append(append([]delivery(nil), both[:3]...), // c2's event never reached the second receiver
-		ev("e2", "v1", 2, "vehicle.updated"),             // repeated
-		ev("e5", "v1", 2, "vehicle.updated"),             // a second event id for one change
-		ev("e6", "v1", 3, "vehicle.updated"),             // a revision that never committed
+		ev("e2", "v1", 2, "vehicle.updated"), // repeated
+		ev("e5", "v1", 2, "vehicle.updated"), // a second event id for one change
+		ev("e6", "v1", 3, "vehicle.updated"), // a revision that never committed
 	)
 	l := check(hist, recs, [][]delivery{both, second}, phases)
 	base, fault := l.rows["baseline"], l.rows["fault"]

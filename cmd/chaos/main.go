@@ -4,11 +4,12 @@
 //
 // Usage:
 //
-//	go run ./cmd/chaos [-fault-for 30s] [-quiet-for 50s] [-phases dynamodb-throttle,sqs-refuse] [-dir .data/chaos]
+//	go run ./cmd/chaos [-fault-for 25s] [-quiet-for 45s] [-phases dynamodb-throttle,sqs-refuse] [-dir .data/chaos]
 //
-// It starts a whole stack in memory (engines, API, dispatcher, indexer, deliverer, sweeper) with a
-// fault injector (package dev/faults) in front of its engines, a team, and two webhooks of every
-// event to receivers of its own. Eight clients register vehicles and clients, open deals, edit
+// It starts a whole stack in memory (engines, API, dispatcher, indexer, deliverer, sweeper; the API
+// and the workers in a child process that the sigkill phase kills and starts again) with a fault
+// injector (package dev/faults) in front of its engines, a team, and two webhooks of every event to
+// receivers of its own. Eight clients register vehicles and clients, open deals, edit
 // them and win some, retrying as the README tells integrators (a 429, a 5xx or a lost connection
 // sent again after Retry-After, a POST with its Idempotency-Key), through a baseline, then each
 // fault for -fault-for followed by -quiet-for without faults. Every attempt and its answer goes to
@@ -54,7 +55,12 @@ var phases = []phase{
 	{"sqs-refuse", "sqs/SendMessage:throttle=100%;sqs/SendMessageBatch:throttle=100%"},
 	{"sqs-duplicate", "sqs:lose-delete=50%"},
 	{"ses-fail", "ses:error500=100%"},
+	{"sigkill", killSpec},
 }
+
+// killSpec marks the phase whose fault is a SIGKILL of the stack's process and its restart on the
+// same data, rather than an injector's spec.
+const killSpec = "kill"
 
 // phaseWindow is when a phase ran: its fault from start to faultEnd, quiet until end.
 type phaseWindow struct {
@@ -75,12 +81,15 @@ type options struct {
 }
 
 func main() {
+	if os.Getenv(serveVar) != "" {
+		os.Exit(serveChild())
+	}
 	o := options{}
 	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
 	fs.IntVar(&o.clients, "clients", 8, "clients sending requests at once")
 	fs.Float64Var(&o.rate, "rate", 12, "requests a second of all clients together (under the plan's 1,000 a minute)")
-	fs.DurationVar(&o.faultFor, "fault-for", 30*time.Second, "how long each fault lasts (the baseline lasts as long)")
-	fs.DurationVar(&o.quietFor, "quiet-for", 50*time.Second, "the quiet time after each fault")
+	fs.DurationVar(&o.faultFor, "fault-for", 25*time.Second, "how long each fault lasts (the baseline lasts as long)")
+	fs.DurationVar(&o.quietFor, "quiet-for", 45*time.Second, "the quiet time after each fault")
 	fs.DurationVar(&o.drain, "drain", 3*time.Minute, "at most this long waiting for the deliveries after the last phase")
 	only := fs.String("phases", "", "comma-separated phases to run after the baseline (default all: "+phaseNames()+")")
 	fs.StringVar(&o.dir, "dir", ".data/chaos", "where the history, the ledger and the logs go")
@@ -154,8 +163,11 @@ func run(ctx context.Context, o options) (_ *ledger, err error) {
 	fmt.Fprintf(os.Stderr, "chaos: %d phases of %s fault + %s quiet, %d clients at %.0f requests/s; history in %s\n",
 		len(o.phases), o.faultFor, o.quietFor, o.clients, o.rate, f.Name())
 	windows := runPhases(ctx, o, st, a)
-	fmt.Fprintln(os.Stderr, "chaos: phases done; waiting for the deliveries to stop")
-	st.waitQuiet(ctx, 30*time.Second, time.Now().Add(o.drain))
+	fmt.Fprintln(os.Stderr, "chaos: phases done; waiting for every change to reach both webhooks")
+	if err := drain(ctx, st, a, time.Now().Add(o.drain)); err != nil {
+		return nil, err
+	}
+	st.waitQuiet(ctx, 10*time.Second, time.Now().Add(30*time.Second)) // repeated deliveries still on their way
 	return ledgerOf(ctx, o, st, a, windows, began)
 }
 
@@ -171,14 +183,18 @@ func runPhases(ctx context.Context, o options, st *stack, a *api) []phaseWindow 
 	var windows []phaseWindow
 	for _, p := range o.phases {
 		w := phaseWindow{name: p.name, start: time.Now()}
-		spec, _ := faults.Parse(p.spec)
-		st.inj.Set(spec)
 		a.hist.setPhase(p.name, p.spec != "")
-		fmt.Fprintf(os.Stderr, "chaos: %s %s: faults %s\n", time.Now().Format(time.TimeOnly), p.name, spec)
-		before := st.inj.Injected()
-		sleep(ctx, o.faultFor)
-		st.inj.Set(nil)
-		printInjected(before, st.inj.Injected())
+		if p.spec == killSpec {
+			kill(ctx, o, st)
+		} else {
+			spec, _ := faults.Parse(p.spec)
+			st.inj.Set(spec)
+			fmt.Fprintf(os.Stderr, "chaos: %s %s: faults %s\n", time.Now().Format(time.TimeOnly), p.name, spec)
+			before := st.inj.Injected()
+			sleep(ctx, o.faultFor)
+			st.inj.Set(nil)
+			printInjected(before, st.inj.Injected())
+		}
 		a.hist.setPhase(p.name, false)
 		w.faultEnd = time.Now()
 		if p.name != "baseline" {
@@ -194,6 +210,34 @@ func runPhases(ctx context.Context, o options, st *stack, a *api) []phaseWindow 
 	stopClients()
 	wg.Wait()
 	return windows
+}
+
+// drain waits until every committed change reached both webhooks and the indexer has caught up
+// with every record (`maintenance index --check` finds nothing), or until deadline.
+func drain(ctx context.Context, st *stack, a *api, deadline time.Time) error {
+	for {
+		recs, err := a.readRecords(ctx)
+		if err != nil {
+			return err
+		}
+		var got [][]delivery
+		for _, r := range st.receivers {
+			got = append(got, r.deliveries())
+		}
+		missing := 0
+		for _, r := range check(nil, recs, got, nil).Rows {
+			missing += r.MissingEvents
+		}
+		mend, err := indexToMend(ctx, st.store)
+		if err != nil {
+			return err
+		}
+		if (missing == 0 && mend == 0) || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil
+		}
+		fmt.Fprintf(os.Stderr, "chaos: %s draining: %d changes not yet at a webhook, %d index items behind\n", time.Now().Format(time.TimeOnly), missing, mend)
+		sleep(ctx, 5*time.Second)
+	}
 }
 
 // ledgerOf checks the history against the drained stack, prints the table and writes ledger.json.
@@ -212,20 +256,31 @@ func ledgerOf(ctx context.Context, o options, st *stack, a *api, windows []phase
 	if err := l.auditDrift(ctx, st.store, st.teamID, recs); err != nil {
 		return nil, err
 	}
-	if l.CountDrift, err = countDrift(ctx, st.store, st.teamID, hist); err != nil {
+	if err := l.countDrift(ctx, st.store, st.teamID, hist); err != nil {
 		return nil, err
 	}
-	reports, err := dynamostore.IndexerOf(st.store).RebuildIndex(ctx, true)
-	if err != nil {
+	if l.IndexMend, err = indexToMend(ctx, st.store); err != nil {
 		return nil, err
-	}
-	for _, r := range reports {
-		l.IndexMend += r.Missing + r.Stale + r.Counts + r.Words
 	}
 	l.Duration = time.Since(began).Round(time.Second).String()
 	l.print(os.Stdout)
 	data, _ := json.MarshalIndent(l, "", "  ")
 	return l, os.WriteFile(filepath.Join(o.dir, "ledger.json"), data, 0o644)
+}
+
+// kill SIGKILLs the stack's process a few times during the fault's time, each time starting it
+// again at once on the same data.
+func kill(ctx context.Context, o options, st *stack) {
+	end := time.Now().Add(o.faultFor)
+	for time.Now().Before(end) && ctx.Err() == nil {
+		sleep(ctx, min(10*time.Second, o.faultFor/3))
+		began := time.Now()
+		if err := st.kill(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "chaos: %s sigkill: the stack killed and serving again after %.1f s\n", time.Now().Format(time.TimeOnly), time.Since(began).Seconds())
+	}
 }
 
 // printInjected prints the faults injected between two counts of the injector.
@@ -235,6 +290,17 @@ func printInjected(before, after map[string]int) {
 			fmt.Fprintf(os.Stderr, "chaos:   injected %-45s %d\n", k, n)
 		}
 	}
+}
+
+// indexToMend is what `maintenance index --check` finds to mend: items missing and stale, counts
+// that differ, rows with old words.
+func indexToMend(ctx context.Context, store *dynamostore.Store) (int, error) {
+	reports, err := dynamostore.IndexerOf(store).RebuildIndex(ctx, true)
+	n := 0
+	for _, r := range reports {
+		n += r.Missing + r.Stale + r.Counts + r.Words
+	}
+	return n, err
 }
 
 func sleep(ctx context.Context, d time.Duration) {

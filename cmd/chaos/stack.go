@@ -8,30 +8,53 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/patio-dev/patio/dev/faults"
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
+	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// stack is a whole local stack in memory with a fault injector in front of its engines, a team
-// with a key, and two webhooks of the team (every event) to receivers of this process.
+// stack is a whole local stack with a fault injector in front of its engines, a team with a key,
+// and two webhooks of the team (every event) to receivers of this process. The engines and the
+// injector run beside this process; the API and the workers (dispatcher, indexer, deliverer,
+// sweeper, timer) run in a child process of their own, as Lambda runs them apart from the engines,
+// so that the kill phase can SIGKILL it and start it again on the same data.
 type stack struct {
 	apiURL, key, teamID string
 	inj                 *faults.Injector
 	store               *dynamostore.Store
 	receivers           []*receiver
 	stop                func() error
+
+	child       *exec.Cmd
+	childEnv    []string
+	childLog    *os.File
+	apiAddr     string
+	checkpoints string
 }
+
+// Variables of the child process that serves the stack (serveChild).
+const (
+	serveVar  = "PATIO_CHAOS_SERVE"  // the API's address; set only in the child
+	tablesVar = "PATIO_CHAOS_TABLES" // the template's tables (logical id → name), as JSON
+	checksVar = "PATIO_CHAOS_CHECKPOINTS"
+)
 
 // chaosKnobs are the webhook settings of the run, unless the environment sets them: a short
 // sweep, so a delivery whose queue message SQS refused is queued again within the run.
@@ -41,9 +64,9 @@ var chaosKnobs = map[string]string{
 	"LOG_LEVEL":              "WARN",
 }
 
-// startStack starts the stack with its engines in memory, logs under dir.
+// startStack starts the stack with its engines in memory, logs and checkpoints under dir.
 func startStack(ctx context.Context, root, dir string) (_ *stack, err error) {
-	s := &stack{}
+	s := &stack{checkpoints: filepath.Join(dir, "stream-checkpoints.json")}
 	var stops []func() error
 	s.stop = func() error {
 		var errs []error
@@ -73,6 +96,8 @@ func startStack(ctx context.Context, root, dir string) (_ *stack, err error) {
 			os.Setenv(k, v)
 		}
 	}
+	os.Remove(s.checkpoints)
+	os.Remove(localstack.IndexCheckpoints(s.checkpoints))
 	st, err := localaws.Start(ctx, localaws.Options{Dir: root, LogFile: filepath.Join(dir, "engines.log")})
 	if err != nil {
 		return nil, err
@@ -86,31 +111,135 @@ func startStack(ctx context.Context, root, dir string) (_ *stack, err error) {
 	if err := st.Setenv(); err != nil {
 		return nil, err
 	}
-	logs, err := os.Create(filepath.Join(dir, "stack.log"))
-	if err != nil {
+	if err := s.team(ctx); err != nil {
 		return nil, err
 	}
-	stops = append(stops, logs.Close)
-	workersCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
-	ls, err := localstack.Start(workersCtx, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", Dir: root,
-		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if err != nil {
-		stopWorkers()
+	tables, _ := json.Marshal(st.Tables)
+	if s.apiAddr, err = freeAddr(); err != nil {
 		return nil, err
 	}
-	stops = append(stops, func() error { stopWorkers(); return ls.Shutdown() })
-	creds, err := ls.NewTeam(ctx, "Chaos dealership", "chaos@patio.local")
-	if err != nil {
+	s.apiURL = "http://" + s.apiAddr
+	s.childEnv = append(os.Environ(), serveVar+"="+s.apiAddr, tablesVar+"="+string(tables), checksVar+"="+s.checkpoints)
+	if s.childLog, err = os.Create(filepath.Join(dir, "stack.log")); err != nil {
 		return nil, err
 	}
-	s.apiURL, s.key, s.teamID, s.store = ls.APIURL, creds.Key, creds.TeamID, ls.Store
-	hooks := webhook.Webhooks{Store: workers.NewWebhookStore(ls.Store)}
+	stops = append(stops, s.childLog.Close, s.stopChild)
+	return s, s.startChild(ctx)
+}
+
+// team creates the run's team, its key and its two webhooks.
+func (s *stack) team(ctx context.Context) error {
+	cfg, err := awsconfig.Load(ctx)
+	if err != nil {
+		return err
+	}
+	conf, err := app.LoadConfig(os.LookupEnv, app.AdminTool, app.VehiclesFunction, app.ClientsFunction, app.DealsFunction)
+	if err != nil {
+		return err
+	}
+	s.store = dynamostore.New(cfg, conf.Tables)
+	team, err := patio.NewTeam("Chaos dealership", "chaos@patio.local", string(patio.PlanAutoshopping))
+	if err != nil {
+		return err
+	}
+	if err := s.store.Accounts().CreateTeam(ctx, team); err != nil {
+		return err
+	}
+	key, secret, err := patio.NewAPIKey(team.ID, "chaos", patio.Scopes, patio.TestKeyPrefix)
+	if err != nil {
+		return err
+	}
+	if err := s.store.Accounts().CreateKey(ctx, key); err != nil {
+		return err
+	}
+	s.teamID, s.key = team.ID, secret
+	hooks := webhook.Webhooks{Store: workers.NewWebhookStore(s.store)}
 	for _, r := range s.receivers {
 		if _, _, err := hooks.Create(ctx, s.teamID, webhook.Settings{URL: r.srv.URL + "/hook", Events: []string{"*"}}); err != nil {
-			return nil, fmt.Errorf("create webhook: %w", err)
+			return fmt.Errorf("create webhook: %w", err)
 		}
 	}
-	return s, nil
+	return nil
+}
+
+// startChild starts the process that serves the API and runs the workers, and waits until the
+// API answers.
+func (s *stack) startChild(ctx context.Context) error {
+	s.child = exec.Command(os.Args[0])
+	s.child.Env, s.child.Stdout, s.child.Stderr = s.childEnv, s.childLog, s.childLog
+	if err := s.child.Start(); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Get(s.apiURL + "/api/v1/unknown")
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the stack's API did not answer on %s within 2 minutes: %w (see %s)", s.apiURL, err, s.childLog.Name())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// kill ends the child with SIGKILL (no shutdown, batches cut off wherever they were) and starts
+// it again on the same data and stream checkpoints.
+func (s *stack) kill(ctx context.Context) error {
+	_ = s.child.Process.Signal(syscall.SIGKILL)
+	_ = s.child.Wait()
+	return s.startChild(ctx)
+}
+
+// stopChild stops the child with SIGTERM (SIGKILL after 10 s).
+func (s *stack) stopChild() error {
+	if s.child == nil || s.child.Process == nil {
+		return nil
+	}
+	_ = s.child.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = s.child.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = s.child.Process.Kill()
+		<-done
+	}
+	return nil
+}
+
+// serveChild is the child process: it serves the API on the address serveVar gives and runs the
+// workers until SIGTERM (or SIGKILL).
+func serveChild() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var tables map[string]string
+	if err := json.Unmarshal([]byte(os.Getenv(tablesVar)), &tables); err != nil {
+		fmt.Fprintln(os.Stderr, "chaos: stack:", err)
+		return 1
+	}
+	ls, err := localstack.Start(ctx, localstack.Options{Tables: tables, APIAddr: os.Getenv(serveVar),
+		Checkpoints: os.Getenv(checksVar), Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaos: stack:", err)
+		return 1
+	}
+	if err := ls.Wait(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "chaos: stack:", err)
+		return 1
+	}
+	return 0
+}
+
+// freeAddr returns a loopback address with a port free now, for the API to keep across restarts.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 // delivery is one webhook request a receiver got: the event it carried.
