@@ -77,7 +77,7 @@ func Parse(s string) (Spec, error) {
 		}
 		target, faults, ok := strings.Cut(group, ":")
 		if !ok {
-			return nil, fmt.Errorf("faults: %q: want service[/Operation]:fault=rate,...", group)
+			return nil, fmt.Errorf("faults: %q: want service[/Operation]:fault=rate[,fault=rate]", group)
 		}
 		service, op, _ := strings.Cut(strings.TrimSpace(target), "/")
 		if !slices.Contains(Services, service) {
