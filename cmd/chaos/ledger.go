@@ -123,11 +123,13 @@ type row struct {
 type ledger struct {
 	Rows       []*row `json:"rows"`
 	CountDrift int    `json:"count_drift"` // the team's day counter minus the requests let through
-	// Unanswered are the attempts whose connection failed: each may have been counted or not (the
-	// process killed before or after its count), so a drift from 0 to Unanswered is exact.
-	Unanswered int    `json:"unanswered"`
-	IndexMend  int    `json:"index_to_mend"`
-	Duration   string `json:"duration"`
+	// Unknown are the attempts whose count the client cannot know: those whose connection failed
+	// (the process killed before or after its count) and the 503s without rate headers (the
+	// counter's own increment failed, perhaps after DynamoDB applied it). A drift from 0 to Unknown
+	// is exact.
+	Unknown   int    `json:"unknown"`
+	IndexMend int    `json:"index_to_mend"`
+	Duration  string `json:"duration"`
 
 	rows map[string]*row
 	born map[string]string // record id → the phase of the create that made it
@@ -337,8 +339,8 @@ func (l *ledger) countDrift(ctx context.Context, store *dynamostore.Store, teamI
 		if e.Counted {
 			through++
 		}
-		if e.Status == 0 {
-			l.Unanswered++
+		if e.Status == 0 || (e.Status == http.StatusServiceUnavailable && !e.Counted) {
+			l.Unknown++
 		}
 	}
 	l.CountDrift = day - through
@@ -359,8 +361,8 @@ func (l *ledger) print(w io.Writer) {
 			r.ExtraEventIDs, r.Repeated, r.AuditDrift, r.FaultyFiveHundreds, rec)
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "count drift (day counter - requests let through): %d (exact from 0 to %d, the attempts whose answer was lost); index items to mend: %d; run took %s\n",
-		l.CountDrift, l.Unanswered, l.IndexMend, l.Duration)
+	fmt.Fprintf(w, "count drift (day counter - requests let through): %d (exact from 0 to %d, the attempts whose count is unknown); index items to mend: %d; run took %s\n",
+		l.CountDrift, l.Unknown, l.IndexMend, l.Duration)
 }
 
 // broken lists the budgets the run broke.
@@ -378,8 +380,8 @@ func (l *ledger) broken(steadyWithin float64) []string {
 			out = append(out, fmt.Sprintf("%s: steady throughput not back within %.0f s", r.Phase, steadyWithin))
 		}
 	}
-	if l.CountDrift < 0 || l.CountDrift > l.Unanswered {
-		out = append(out, fmt.Sprintf("count drift %d (exact from 0 to %d)", l.CountDrift, l.Unanswered))
+	if l.CountDrift < 0 || l.CountDrift > l.Unknown {
+		out = append(out, fmt.Sprintf("count drift %d (exact from 0 to %d)", l.CountDrift, l.Unknown))
 	}
 	if l.IndexMend != 0 {
 		out = append(out, fmt.Sprintf("%d index items to mend", l.IndexMend))
