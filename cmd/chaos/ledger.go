@@ -130,6 +130,8 @@ type ledger struct {
 	Unknown   int    `json:"unknown"`
 	IndexMend int    `json:"index_to_mend"`
 	Duration  string `json:"duration"`
+	// SteadyRate is the 2xx answers a second of the stack without faults (see recovery).
+	SteadyRate float64 `json:"steady_rate"`
 
 	rows map[string]*row
 	born map[string]string // record id → the phase of the create that made it
@@ -289,7 +291,8 @@ func statusClass(s int) string {
 }
 
 // recovery sets each phase's seconds from its fault's end to steady throughput: the first second
-// from which the 2xx answers of the next 5 seconds average at least 80% of the baseline's rate.
+// from which the 2xx answers of the next 5 seconds average at least 80% of the steady rate, the
+// rate of the second halves of every quiet time (the stack without faults, warmed up).
 func recovery(l *ledger, hist []entry, phases []phaseWindow) {
 	perSecond := map[int64]int{}
 	for _, e := range hist {
@@ -297,19 +300,23 @@ func recovery(l *ledger, hist []entry, phases []phaseWindow) {
 			perSecond[e.At.Unix()]++
 		}
 	}
-	rate := func(from, to time.Time) float64 {
-		n := 0
+	count := func(from, to time.Time) (n int) {
 		for s := from.Unix(); s < to.Unix(); s++ {
 			n += perSecond[s]
 		}
-		return float64(n) / max(to.Sub(from).Seconds(), 1)
+		return n
 	}
-	var base float64
+	var n int
+	var secs float64
 	for _, p := range phases {
-		if p.name == "baseline" {
-			base = rate(p.start.Add(5*time.Second), p.faultEnd)
+		if p.end.After(p.faultEnd) {
+			mid := p.faultEnd.Add(p.end.Sub(p.faultEnd) / 2)
+			n += count(mid, p.end)
+			secs += float64(p.end.Unix() - mid.Unix())
 		}
 	}
+	steady := float64(n) / max(secs, 1)
+	l.SteadyRate = steady
 	for i, p := range phases {
 		r := l.Rows[i]
 		r.Recovery = -1
@@ -318,7 +325,7 @@ func recovery(l *ledger, hist []entry, phases []phaseWindow) {
 			continue
 		}
 		for t := p.faultEnd; !t.Add(5 * time.Second).After(p.end); t = t.Add(time.Second) {
-			if rate(t, t.Add(5*time.Second)) >= 0.8*base {
+			if float64(count(t, t.Add(5*time.Second)))/5 >= 0.8*steady {
 				r.Recovery = t.Sub(p.faultEnd).Seconds()
 				break
 			}
@@ -361,6 +368,7 @@ func (l *ledger) print(w io.Writer) {
 			r.ExtraEventIDs, r.Repeated, r.AuditDrift, r.FaultyFiveHundreds, rec)
 	}
 	_ = tw.Flush()
+	fmt.Fprintf(w, "steady throughput without faults: %.1f answers a second\n", l.SteadyRate)
 	fmt.Fprintf(w, "count drift (day counter - requests let through): %d (exact from 0 to %d, the attempts whose count is unknown); index items to mend: %d; run took %s\n",
 		l.CountDrift, l.Unknown, l.IndexMend, l.Duration)
 }

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/chaos [-fault-for 25s] [-quiet-for 45s] [-phases dynamodb-throttle,sqs-refuse] [-dir .data/chaos]
+//	go run ./cmd/chaos [-fault-for 25s] [-quiet-for 40s] [-phases dynamodb-throttle,sqs-refuse] [-dir .data/chaos]
 //
 // It starts a whole stack in memory (engines, API, dispatcher, indexer, deliverer, sweeper; the API
 // and the workers in a child process that the sigkill phase kills and starts again) with a fault
@@ -89,7 +89,7 @@ func main() {
 	fs.IntVar(&o.clients, "clients", 8, "clients sending requests at once")
 	fs.Float64Var(&o.rate, "rate", 12, "requests a second of all clients together (under the plan's 1,000 a minute)")
 	fs.DurationVar(&o.faultFor, "fault-for", 25*time.Second, "how long each fault lasts (the baseline lasts as long)")
-	fs.DurationVar(&o.quietFor, "quiet-for", 45*time.Second, "the quiet time after each fault")
+	fs.DurationVar(&o.quietFor, "quiet-for", 40*time.Second, "the quiet time after each fault")
 	fs.DurationVar(&o.drain, "drain", 3*time.Minute, "at most this long waiting for the deliveries after the last phase")
 	only := fs.String("phases", "", "comma-separated phases to run after the baseline (default all: "+phaseNames()+")")
 	fs.StringVar(&o.dir, "dir", ".data/chaos", "where the history, the ledger and the logs go")
