@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -36,7 +37,7 @@ func TestDeliveriesBulkReplay(t *testing.T) {
 	}
 	add(webhook.DeliverySucceeded, 1)
 	add(webhook.DeliveryPending, 1)
-	if _, _, _, err := store.DeliveryLog().CreateDeliveries(ctx, ds); err != nil {
+	if _, _, _, err := webhookdb.New(store.DB()).CreateDeliveries(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/usageplans"
 )
@@ -93,7 +94,7 @@ func (c *cli) connectEdge(ctx context.Context, cfg aws.Config) error {
 func (c *cli) createTeam(ctx context.Context, t *patio.Team) error {
 	if c.edge == nil {
 		c.warnNoEdge(t.ID)
-		return c.store.Accounts().CreateTeam(ctx, *t)
+		return accountdb.NewAccounts(c.store.DB()).CreateTeam(ctx, *t)
 	}
 	id, value, err := c.edge.Create(ctx, *t)
 	if err != nil {
@@ -101,7 +102,7 @@ func (c *cli) createTeam(ctx context.Context, t *patio.Team) error {
 	}
 	defer c.publishKeyCount(ctx)
 	t.GatewayKeyID, t.GatewayKey = id, value
-	if err := c.store.Accounts().CreateTeam(ctx, *t); err != nil {
+	if err := accountdb.NewAccounts(c.store.DB()).CreateTeam(ctx, *t); err != nil {
 		if derr := c.edge.Delete(context.WithoutCancel(ctx), id); derr != nil {
 			err = errors.Join(err, derr)
 		}
@@ -115,7 +116,7 @@ func (c *cli) createTeam(ctx context.Context, t *patio.Team) error {
 // key if it has none (a team created without usage plans). Rerunning it after a failure completes
 // the move.
 func (c *cli) setPlan(ctx context.Context, teamID string, plan patio.Plan) (patio.Team, error) {
-	t, err := c.store.Accounts().SetPlan(ctx, teamID, plan)
+	t, err := accountdb.NewAccounts(c.store.DB()).SetPlan(ctx, teamID, plan)
 	if err != nil {
 		return patio.Team{}, err
 	}
@@ -131,7 +132,7 @@ func (c *cli) setPlan(ctx context.Context, teamID string, plan patio.Plan) (pati
 			return patio.Team{}, err
 		}
 		defer c.publishKeyCount(ctx)
-		if t, err = c.store.Accounts().SetGatewayKey(ctx, teamID, id, value); err != nil {
+		if t, err = accountdb.NewAccounts(c.store.DB()).SetGatewayKey(ctx, teamID, id, value); err != nil {
 			if derr := c.edge.Delete(context.WithoutCancel(ctx), id); derr != nil {
 				err = errors.Join(err, derr)
 			}

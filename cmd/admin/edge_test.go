@@ -18,6 +18,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/usageplans"
 )
@@ -78,7 +79,7 @@ func TestTeamsOnTheEdge(t *testing.T) {
 	// checkKey checks that the team's stored key is the API Gateway key and sits in plan's usage plan.
 	checkKey := func(t *testing.T, teamID string, plan patio.Plan) {
 		t.Helper()
-		team, err := store.Accounts().Team(ctx, teamID)
+		team, err := accountdb.NewAccounts(store.DB()).Team(ctx, teamID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +126,7 @@ func TestTeamsOnTheEdge(t *testing.T) {
 	t.Run("a team created without usage plans gets its key on set-plan", func(t *testing.T) {
 		created := admin(t, true, "teams", "create", "--name", "Legacy", "--email", "ops@example.com", "--usage-plans", "none")
 		id, _ := created["id"].(string)
-		if team, err := store.Accounts().Team(ctx, id); err != nil || team.GatewayKeyID != "" {
+		if team, err := accountdb.NewAccounts(store.DB()).Team(ctx, id); err != nil || team.GatewayKeyID != "" {
 			t.Fatalf("Team(%s) = %+v, %v; want no gateway key with --usage-plans none", id, team, err)
 		}
 		admin(t, true, "teams", "set-plan", "--team", id, "--plan", "professional", "--usage-plans", "env")

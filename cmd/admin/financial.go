@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -21,7 +22,7 @@ func (c *cli) financialCmd() *cobra.Command {
 		one: "a financial record", noun: "financial record", many: "financial records",
 		overdue: "pending records past their due date (in the team's time zone)",
 		service: func() patio.Financial {
-			return patio.NewFinancial(c.store.Financial(), c.store.Accounts().Team).WithAudit(c.store, patio.ResourceFinancial)
+			return patio.NewFinancial(c.store.Financial(), accountdb.NewAccounts(c.store.DB()).Team).WithAudit(c.store, patio.ResourceFinancial)
 		},
 		types: patio.FinancialTypes, statuses: patio.FinancialStatuses,
 		inputFlags: func(fs *pflag.FlagSet) {

@@ -31,6 +31,7 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -234,7 +235,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 
 	get := &cobra.Command{Use: "get", Short: "Show a team", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			t, err := c.store.Accounts().Team(ctx, team)
+			t, err := accountdb.NewAccounts(c.store.DB()).Team(ctx, team)
 			if err != nil {
 				return err
 			}
@@ -268,7 +269,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 			if _, err := patio.CheckTimeZone(tz); err != nil {
 				return err
 			}
-			t, err := c.store.Accounts().SetTimeZone(ctx, team, tz)
+			t, err := accountdb.NewAccounts(c.store.DB()).SetTimeZone(ctx, team, tz)
 			if err != nil {
 				return err
 			}
@@ -301,7 +302,7 @@ func (c *cli) keysCmd() *cobra.Command {
 
 	create := &cobra.Command{Use: "create", Short: "Create an API key (the key is shown once)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			if _, err := c.store.Accounts().Team(ctx, team); err != nil {
+			if _, err := accountdb.NewAccounts(c.store.DB()).Team(ctx, team); err != nil {
 				return err
 			}
 			sc, err := patio.ParseScopes(scopes)
@@ -338,7 +339,7 @@ func (c *cli) keysCmd() *cobra.Command {
 
 	list := &cobra.Command{Use: "list", Short: "List a team's API keys", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			ks, err := c.store.Accounts().ListKeys(ctx, team)
+			ks, err := accountdb.NewAccounts(c.store.DB()).ListKeys(ctx, team)
 			if err != nil {
 				return err
 			}
@@ -358,7 +359,7 @@ func (c *cli) keysCmd() *cobra.Command {
 
 // keys is the API key use cases, on the configured store, with this tool's key prefix.
 func (c *cli) keys() patio.Keys {
-	return patio.Keys{Store: c.store.Accounts(), Audit: c.store, Prefix: c.prefix}
+	return patio.Keys{Store: accountdb.NewAccounts(c.store.DB()), Audit: c.store, Prefix: c.prefix}
 }
 
 func mustRequire(cmd *cobra.Command, names ...string) {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +35,7 @@ lists do not see) are counted in "legacy".`,
 			if err := c.needResourceTables("maintenance backfill"); err != nil {
 				return err
 			}
-			reports, err := c.store.Backfill(cmd.Context(), check)
+			reports, err := c.store.Backfill(cmd.Context(), check, webhookdb.Migration(c.store.DB()))
 			if err != nil {
 				return c.fail(err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/cognito"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
 )
@@ -17,7 +18,7 @@ import (
 // members is the membership use cases, the console's own: inviting needs the user pool
 // (COGNITO_USER_POOL_ID, COGNITO_CLIENT_ID) and the mail sender (ALERT_SENDER_EMAIL).
 func (c *cli) members(ctx context.Context, inviting bool) (patio.Members, error) {
-	m := patio.Members{Store: c.store.People(), Teams: c.store.Accounts(), Audit: c.store}
+	m := patio.Members{Store: accountdb.NewMembers(c.store.DB()), Teams: accountdb.NewAccounts(c.store.DB()), Audit: c.store}
 	if !inviting {
 		return m, nil
 	}
@@ -69,7 +70,7 @@ func (c *cli) membersCmd() *cobra.Command {
 
 	list := &cobra.Command{Use: "list", Short: "List a team's members", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			if _, err := c.store.Accounts().Team(ctx, team); err != nil {
+			if _, err := accountdb.NewAccounts(c.store.DB()).Team(ctx, team); err != nil {
 				return err
 			}
 			ms, _ := c.members(ctx, false)

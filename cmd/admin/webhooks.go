@@ -11,6 +11,7 @@ import (
 
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -64,7 +65,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 
 	create := &cobra.Command{Use: "create", Short: "Create a webhook (the secret is shown once)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			if _, err := c.store.Accounts().Team(ctx, team); err != nil {
+			if _, err := accountdb.NewAccounts(c.store.DB()).Team(ctx, team); err != nil {
 				return err
 			}
 			svc, err := c.webhooks(ctx)

@@ -23,6 +23,7 @@ import (
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/workers"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/webhooksig"
 )
@@ -112,7 +113,7 @@ func TestWebhooksTestUpdateDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Webhooks().CreateWebhook(ctx, w); err != nil { // stored directly: the tool refuses private targets
+	if err := webhookdb.New(store.DB()).CreateWebhook(ctx, w); err != nil { // stored directly: the tool refuses private targets
 		t.Fatal(err)
 	}
 	recv.mu.Lock()
@@ -201,7 +202,7 @@ func TestWebhooksTestUpdateDelete(t *testing.T) {
 	ev := "evt_pending_" + w.ID[:8]
 	pendingID := webhook.DeliveryID(ev, w.ID)
 	now := time.Now().UTC()
-	if _, _, _, err := store.DeliveryLog().CreateDeliveries(ctx, []webhook.Delivery{{ID: pendingID, WebhookID: w.ID, TeamID: team, EventID: ev,
+	if _, _, _, err := webhookdb.New(store.DB()).CreateDeliveries(ctx, []webhook.Delivery{{ID: pendingID, WebhookID: w.ID, TeamID: team, EventID: ev,
 		EventType: webhook.VehicleCreated, Status: webhook.DeliveryPending, Payload: []byte(`{}`), CreatedAt: now, UpdatedAt: now}}); err != nil {
 		t.Fatal(err)
 	}

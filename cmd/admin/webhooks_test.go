@@ -23,9 +23,10 @@ import (
 
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
-	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sqsqueue"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -207,7 +208,7 @@ func newTeam(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := setup(t).Accounts().CreateTeam(context.Background(), team); err != nil {
+	if err := accountdb.NewAccounts(setup(t).DB()).CreateTeam(context.Background(), team); err != nil {
 		t.Fatalf("CreateTeam: %v", err)
 	}
 	return team.ID
@@ -299,7 +300,7 @@ func TestWebhooksCreate(t *testing.T) {
 			}
 
 			// The secret printed is the one that signs; get shows the webhook without it.
-			stored, err := store.Webhooks().WebhookByID(ctx, w.ID)
+			stored, err := webhookdb.New(store.DB()).WebhookByID(ctx, w.ID)
 			if err != nil {
 				t.Fatalf("WebhookByID(%s): %v", w.ID, err)
 			}
@@ -503,7 +504,7 @@ func TestWebhooksRotateSecret(t *testing.T) {
 			noSecret(t, listArgs, out, secrets...)
 
 			// The secrets that sign now.
-			stored, err := store.Webhooks().WebhookByID(ctx, w.ID)
+			stored, err := webhookdb.New(store.DB()).WebhookByID(ctx, w.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -707,7 +708,7 @@ func TestDeliveriesReplay(t *testing.T) {
 	store := setup(t)
 	ctx := context.Background()
 	queue, watcher := deliveryQueue(t)
-	dispatcher := &delivery.Dispatcher{Store: workers.NewWebhookStore(store), Queue: queue, Logger: slog.New(slog.DiscardHandler)}
+	dispatcher := &delivery.Dispatcher{Store: webhookdb.New(store.DB()), Queue: queue, Logger: slog.New(slog.DiscardHandler)}
 
 	tests := []struct {
 		name string

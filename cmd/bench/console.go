@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/app/consoleapp"
-	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/br"
 	"github.com/patio-dev/patio/shared/console/session"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -140,18 +141,21 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) *consoleRepo
 func (env *benchEnv) ownerSession(ctx context.Context, team string) (string, error) {
 	email := "owner+" + team + "@dealer.example" // one person per team: Start signs them in to it
 	ts := patio.NewTimestamp(time.Now())
-	err := env.store.People().AddMember(ctx, patio.Member{TeamID: team, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
+	err := accountdb.NewMembers(env.store.DB()).AddMember(ctx, patio.Member{TeamID: team, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
 		CreatedAt: ts, UpdatedAt: ts})
 	if err != nil && !patio.IsKind(err, patio.KindConflict) { // the Runtime API part made them already
 		return "", err
 	}
-	return session.Start(ctx, env.store.People(), email, "", time.Now())
+	return session.Start(ctx, struct {
+		*accountdb.Sessions
+		*accountdb.Members
+	}{accountdb.NewSessions(env.store.DB()), accountdb.NewMembers(env.store.DB())}, email, "", time.Now())
 }
 
 // seedDeliveries creates a webhook of the team with n logged deliveries (a tenth failed, the others
 // succeeded), spread over the last 30 days, and returns its id.
 func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) string {
-	w, _ := must2(webhook.Webhooks{Store: workers.NewWebhookStore(env.store)}.Create(ctx, team, webhook.Settings{URL: "https://hooks.bench.example/patio",
+	w, _ := must2(webhook.Webhooks{Store: webhookdb.New(env.store.DB())}.Create(ctx, team, webhook.Settings{URL: "https://hooks.bench.example/patio",
 		Events: []string{"*"}}))
 	progress("console: %d deliveries of one webhook", n)
 	now := time.Now()
@@ -168,7 +172,7 @@ func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) str
 			ds = append(ds, webhook.Delivery{ID: webhook.DeliveryID(ev, w.ID), WebhookID: w.ID, TeamID: team, EventID: ev,
 				EventType: webhook.VehicleUpdated, Status: st, Attempt: 1, Payload: []byte(`{"id":"` + ev + `"}`), CreatedAt: at, UpdatedAt: at})
 		}
-		_, _, _, err := env.store.DeliveryLog().CreateDeliveries(ctx, ds)
+		_, _, _, err := webhookdb.New(env.store.DB()).CreateDeliveries(ctx, ds)
 		return err
 	}))
 	return w.ID
@@ -177,7 +181,7 @@ func (env *benchEnv) seedDeliveries(ctx context.Context, team string, n int) str
 // seedModules seeds the team's activities (due over 60 days around now) and financial records (due
 // over a year around now), a tenth of the past ones still open, the others done.
 func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOptions) {
-	t := must(env.store.Accounts().Team(ctx, team))
+	t := must(accountdb.NewAccounts(env.store.DB()).Team(ctx, team))
 	now := time.Now()
 	seedAll(ctx, env.store, history(o.activities, now, 0, func(i int, id string, at time.Time) (patio.Activity, error) {
 		due := patio.NewTimestamp(now.Add(time.Duration(i%60-30) * 24 * time.Hour).Add(time.Duration(i%24) * time.Hour))

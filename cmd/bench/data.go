@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/dev/storeseed"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -221,10 +222,10 @@ func historyDeals(teamID string, n int, end time.Time, clientIDs []string) []pat
 	})
 }
 
-// seedAll writes records with dynamostore.Seed and returns how long it took.
+// seedAll writes records with storeseed.Seed and returns how long it took.
 func seedAll[T any](ctx context.Context, store *dynamostore.Store, recs []T) time.Duration {
 	start := time.Now()
-	check(dynamostore.Seed(ctx, store, recs))
+	check(storeseed.Seed(ctx, store.DB(), recs))
 	took := time.Since(start)
 	progress("seeded %d %T in %s (%.0f/s)", len(recs), recs, took.Round(time.Millisecond), float64(len(recs))/took.Seconds())
 	return took

@@ -146,7 +146,7 @@ func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limit
 }
 
 // rateKeys returns the partition keys of a team's request counters for the UTC minute and day of
-// now (dynamostore.Accounts.Count).
+// now (accountdb.Counters.Count).
 func rateKeys(teamID string, now time.Time) (minute, day string) {
 	now = now.UTC()
 	return "rate#" + teamID + "#m#" + now.Format("200601021504"), "rate#" + teamID + "#d#" + now.Format("20060102")

@@ -22,6 +22,7 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -136,7 +137,7 @@ func must2[A, B any](a A, b B, err error) (A, B) {
 // storeTeam stores a new team on the Autoshopping plan (the highest limits).
 func storeTeam(ctx context.Context, store *dynamostore.Store, name string) patio.Team {
 	team := must(patio.NewTeam(name, "bench@patio.local", string(patio.PlanAutoshopping)))
-	check(store.Accounts().CreateTeam(ctx, team))
+	check(accountdb.NewAccounts(store.DB()).CreateTeam(ctx, team))
 	return team
 }
 
@@ -145,7 +146,7 @@ func createTeam(ctx context.Context, store *dynamostore.Store, name string) prin
 	team := storeTeam(ctx, store, name)
 	key, secret, err := patio.NewAPIKey(team.ID, "bench", patio.Scopes, patio.TestKeyPrefix)
 	check(err)
-	check(store.Accounts().CreateKey(ctx, key))
+	check(accountdb.NewAccounts(store.DB()).CreateKey(ctx, key))
 	return principal{teamID: team.ID, secret: secret, keyHash: key.Hash}
 }
 

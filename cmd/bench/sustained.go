@@ -24,6 +24,7 @@ import (
 	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -255,7 +256,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 		return rep, fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", n, o.drain)
 	}
 	rep.drainRate = float64(o.drain) / last.Sub(began).Seconds()
-	rep.drainBound = must(s.Store.Webhooks().Gate(ctx, drainTeam.TeamID, slowHook.ID)).Bound
+	rep.drainBound = must(webhookdb.New(s.Store.DB()).Gate(ctx, drainTeam.TeamID, slowHook.ID)).Bound
 	return rep, nil
 }
 
@@ -263,7 +264,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 func subscribe(ctx context.Context, store *dynamostore.Store, teamID string, r *benchReceiver, event string) webhook.Webhook {
 	hook := must(webhook.New(teamID, r.srv.URL+"/in", []string{event}, time.Now().Add(-time.Minute)))
 	r.secret = hook.Secret
-	check(store.Webhooks().CreateWebhook(ctx, hook))
+	check(webhookdb.New(store.DB()).CreateWebhook(ctx, hook))
 	return hook
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -89,12 +90,12 @@ func (b *whBench) timerDelays(ctx context.Context, rep *timerReport) {
 	for deadline := first.Add(o.spread + 3*app.TimerPeriod); len(recorded) < o.due && time.Now().Before(deadline); {
 		sleepCtx(ctx, 2*time.Second)
 		check(ctx.Err())
-		for _, d := range must(b.store.DeliveryLog().Deliveries(ctx, hook.ID, "")) {
+		for _, d := range must(webhookdb.New(b.store.DB()).Deliveries(ctx, hook.ID, "")) {
 			if seen[d.ID] {
 				continue
 			}
 			// The webhook's delivery list carries no payload: the record has it.
-			d = must(b.store.DeliveryLog().Delivery(ctx, d.ID))
+			d = must(webhookdb.New(b.store.DB()).Delivery(ctx, d.ID))
 			seen[d.ID] = true
 			var ev struct {
 				Data struct{ Object struct{ ID string } }

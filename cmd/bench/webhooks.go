@@ -42,6 +42,7 @@ import (
 	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -294,7 +295,7 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	b.recv.mu.Lock()
 	rep.badSignatures = b.recv.bad
 	b.recv.mu.Unlock()
-	if ds, err := b.store.DeliveryLog().Deliveries(ctx, sw.ID, ""); err == nil {
+	if ds, err := webhookdb.New(b.store.DB()).Deliveries(ctx, sw.ID, ""); err == nil {
 		for _, d := range ds {
 			rep.slowSent += d.Attempt
 		}
@@ -362,7 +363,7 @@ func (b *whBench) drainSlow50(ctx context.Context) (float64, int) {
 	team, hook, start, stop := b.backlogTo(ctx, "Webhook bench, 50 ms receiver", recv, b.o.backlog, b.conf)
 	defer stop()
 	last := must(waitArrivals(ctx, recv, hook.ID, nil, b.o.backlog, 5*time.Minute))
-	return float64(b.o.backlog) / last.Sub(start).Seconds(), must(b.store.Webhooks().Gate(ctx, team, hook.ID)).Bound
+	return float64(b.o.backlog) / last.Sub(start).Seconds(), must(webhookdb.New(b.store.DB()).Gate(ctx, team, hook.ID)).Bound
 }
 
 // drainThrottled drains a backlog of throttledBacklog changes to a receiver that answers every
@@ -378,7 +379,7 @@ func (b *whBench) drainThrottled(ctx context.Context) throttleReport {
 	defer stop()
 	// Every delivery ends, delivered or failed after its six attempts; what never does fails the budget.
 	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
-		ds := must(b.store.DeliveryLog().Deliveries(ctx, hook.ID, ""))
+		ds := must(webhookdb.New(b.store.DB()).Deliveries(ctx, hook.ID, ""))
 		rep.delivered, rep.failed, rep.pending = 0, 0, map[string]int{}
 		for _, d := range ds {
 			switch d.Status {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -337,7 +338,7 @@ func recovery(l *ledger, hist []entry, phases []phaseWindow) {
 // the answers that carried the rate headers, but a 429 (a request whose count could not be kept,
 // the counter's store throttled, is answered 503 without them: refused, not counted).
 func (l *ledger) countDrift(ctx context.Context, store *dynamostore.Store, teamID string, hist []entry) error {
-	_, day, err := store.Accounts().RequestsCounted(ctx, teamID, time.Now())
+	_, day, err := accountdb.NewCounters(store.DB()).RequestsCounted(ctx, teamID, time.Now())
 	if err != nil {
 		return err
 	}

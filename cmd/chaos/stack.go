@@ -24,8 +24,9 @@ import (
 	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/awsconfig"
-	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -80,21 +81,9 @@ func startStack(ctx context.Context, root, dir string) (_ *stack, err error) {
 			err = errors.Join(err, s.stop())
 		}
 	}()
-	for range 2 {
-		r := newReceiver()
-		s.receivers = append(s.receivers, r)
-		stops = append(stops, func() error { r.srv.Close(); return nil })
-	}
-	// Every httptest TLS server shares one certificate: the deliverer trusts it.
-	ca := filepath.Join(dir, "receivers-ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.receivers[0].srv.Certificate().Raw}), 0o600); err != nil {
+	stops = append(stops, s.closeReceivers)
+	if err := s.startReceivers(dir); err != nil {
 		return nil, err
-	}
-	os.Setenv("WEBHOOK_CA_FILE", ca)
-	for k, v := range chaosKnobs {
-		if _, ok := os.LookupEnv(k); !ok {
-			os.Setenv(k, v)
-		}
 	}
 	os.Remove(s.checkpoints)
 	os.Remove(localstack.IndexCheckpoints(s.checkpoints))
@@ -127,6 +116,32 @@ func startStack(ctx context.Context, root, dir string) (_ *stack, err error) {
 	return s, s.startChild(ctx)
 }
 
+// startReceivers starts the two webhook receivers and sets the workers' knobs: the receivers'
+// certificate (every httptest TLS server shares one) as WEBHOOK_CA_FILE, and chaosKnobs.
+func (s *stack) startReceivers(dir string) error {
+	for range 2 {
+		s.receivers = append(s.receivers, newReceiver())
+	}
+	ca := filepath.Join(dir, "receivers-ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.receivers[0].srv.Certificate().Raw}), 0o600); err != nil {
+		return err
+	}
+	os.Setenv("WEBHOOK_CA_FILE", ca)
+	for k, v := range chaosKnobs {
+		if _, ok := os.LookupEnv(k); !ok {
+			os.Setenv(k, v)
+		}
+	}
+	return nil
+}
+
+func (s *stack) closeReceivers() error {
+	for _, r := range s.receivers {
+		r.srv.Close()
+	}
+	return nil
+}
+
 // team creates the run's team, its key and its two webhooks.
 func (s *stack) team(ctx context.Context) error {
 	cfg, err := awsconfig.Load(ctx)
@@ -142,18 +157,18 @@ func (s *stack) team(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(s.store.DB()).CreateTeam(ctx, team); err != nil {
 		return err
 	}
 	key, secret, err := patio.NewAPIKey(team.ID, "chaos", patio.Scopes, patio.TestKeyPrefix)
 	if err != nil {
 		return err
 	}
-	if err := s.store.Accounts().CreateKey(ctx, key); err != nil {
+	if err := accountdb.NewAccounts(s.store.DB()).CreateKey(ctx, key); err != nil {
 		return err
 	}
 	s.teamID, s.key = team.ID, secret
-	hooks := webhook.Webhooks{Store: workers.NewWebhookStore(s.store)}
+	hooks := webhook.Webhooks{Store: webhookdb.New(s.store.DB())}
 	for _, r := range s.receivers {
 		if _, _, err := hooks.Create(ctx, s.teamID, webhook.Settings{URL: r.srv.URL + "/hook", Events: []string{"*"}}); err != nil {
 			return fmt.Errorf("create webhook: %w", err)

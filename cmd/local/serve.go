@@ -12,6 +12,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -108,7 +109,7 @@ func localTeam(ctx context.Context, s *localstack.Stack) (localstack.Creds, erro
 	var c localstack.Creds
 	ok := false
 	if data, err := os.ReadFile(credsFile); err == nil && json.Unmarshal(data, &c) == nil {
-		if _, err := patio.Authenticate(ctx, s.Store.Accounts(), "Bearer "+c.Key); err == nil {
+		if _, err := patio.Authenticate(ctx, accountdb.NewAccounts(s.Store.DB()), "Bearer "+c.Key); err == nil {
 			ok = true
 		} else if !patio.IsKind(err, patio.KindUnauthenticated) {
 			return c, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -88,7 +89,7 @@ func invite(t *testing.T, tm team, role patio.Role) (context.Context, string) {
 		t.Fatal(err)
 	}
 	// Owner made them an owner; give them their role, as an owner would in the console.
-	members := patio.Members{Store: stack.Store.People(), Teams: stack.Store.Accounts(), Audit: stack.Store}
+	members := patio.Members{Store: accountdb.NewMembers(stack.Store.DB()), Teams: accountdb.NewAccounts(stack.Store.DB()), Audit: stack.Store}
 	if role != patio.RoleOwner {
 		if _, err := members.ChangeRole(context.Background(), tm.TeamID, email, role); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -80,7 +82,7 @@ func TestSaleRevenueRecordedOnce(t *testing.T) {
 	with(t, ctx, chromedp.NavigateBack(), chromedp.Reload())
 	submit(t, ctx, `main form[action$="/console/financial"] button[type=submit]`)
 
-	fin := patio.NewFinancial(stack.Store.Financial(), stack.Store.Accounts().Team)
+	fin := patio.NewFinancial(stack.Store.Financial(), accountdb.NewAccounts(stack.Store.DB()).Team)
 	page, err := fin.List(context.Background(), tm.TeamID, patio.FinancialQuery{DealID: &deal})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +171,7 @@ func TestIrreversibleActionsAskFirst(t *testing.T) {
 	}
 
 	// Reversing a payment.
-	fin := patio.NewFinancial(stack.Store.Financial(), stack.Store.Accounts().Team)
+	fin := patio.NewFinancial(stack.Store.Financial(), accountdb.NewAccounts(stack.Store.DB()).Team)
 	due, _ := patio.ParseDate("2030-07-09")
 	rec, err := fin.Create(context.Background(), tm.TeamID, patio.FinancialInput{Type: patio.Some("revenue"),
 		Category: patio.Some("comissao"), Description: patio.Some("Comissão do Argo"), Amount: patio.Some(money.Cents(150000)),
@@ -199,11 +201,11 @@ func TestIrreversibleActionsAskFirst(t *testing.T) {
 	if got := submit(t, ctx, `form[action$="/disable"] button`); got != http.StatusOK || count(t, ctx, "main .confirm form") != 1 {
 		t.Fatalf("disable = %d at %s; want the confirmation page", got, location(ctx))
 	}
-	if w, _ := stack.Store.Webhooks().Webhook(context.Background(), tm.TeamID, hook); w.Status != "active" {
+	if w, _ := webhookdb.New(stack.Store.DB()).Webhook(context.Background(), tm.TeamID, hook); w.Status != "active" {
 		t.Fatalf("asking to disable the webhook already disabled it: %s", w.Status)
 	}
 	submit(t, ctx, `main .confirm button[type=submit]`)
-	if w, _ := stack.Store.Webhooks().Webhook(context.Background(), tm.TeamID, hook); w.Status != "disabled" {
+	if w, _ := webhookdb.New(stack.Store.DB()).Webhook(context.Background(), tm.TeamID, hook); w.Status != "disabled" {
 		t.Errorf("after confirming the webhook is %s; want disabled", w.Status)
 	}
 }
@@ -212,7 +214,7 @@ func TestIrreversibleActionsAskFirst(t *testing.T) {
 func TestPayFormDefaultsToRecordMethod(t *testing.T) {
 	tm := newTeam(t)
 	due, _ := patio.ParseDate("2030-07-09")
-	rec, err := patio.NewFinancial(stack.Store.Financial(), stack.Store.Accounts().Team).Create(context.Background(), tm.TeamID,
+	rec, err := patio.NewFinancial(stack.Store.Financial(), accountdb.NewAccounts(stack.Store.DB()).Team).Create(context.Background(), tm.TeamID,
 		patio.FinancialInput{Type: patio.Some("revenue"), Category: patio.Some("venda-veiculo"), Description: patio.Some("Venda do Argo"),
 			Amount: patio.Some(money.Cents(6599000)), DueDate: patio.Some(due), PaymentMethod: patio.Some("boleto")})
 	if err != nil {

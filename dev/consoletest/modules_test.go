@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -153,7 +154,7 @@ func TestFinancialPaidAsMember(t *testing.T) {
 // the same records, in Portuguese (";", decimal comma, byte order mark) and in English.
 func TestSummaryChartAndCSV(t *testing.T) {
 	tm := newTeam(t)
-	fin := patio.NewFinancial(stack.Store.Financial(), stack.Store.Accounts().Team)
+	fin := patio.NewFinancial(stack.Store.Financial(), accountdb.NewAccounts(stack.Store.DB()).Team)
 	ctx := context.Background()
 	records := []struct {
 		typ, cat, due string
@@ -294,7 +295,7 @@ func TestModulesAsViewer(t *testing.T) {
 func TestFormatsByLanguage(t *testing.T) {
 	tm := newTeam(t)
 	due, _ := patio.ParseDate("2030-07-09")
-	_, err := patio.NewFinancial(stack.Store.Financial(), stack.Store.Accounts().Team).Create(context.Background(), tm.TeamID,
+	_, err := patio.NewFinancial(stack.Store.Financial(), accountdb.NewAccounts(stack.Store.DB()).Team).Create(context.Background(), tm.TeamID,
 		patio.FinancialInput{Type: patio.Some("revenue"), Category: patio.Some("comissao"), Description: patio.Some("Comissão"),
 			Amount: patio.Some(money.Cents(123456)), DueDate: patio.Some(due)})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +149,7 @@ func TestEveryScreen(t *testing.T) {
 
 	var webhookID, deliveryID, vehicleID, clientID, dealID string
 	var choiceMade bool
+	var staleEdits int
 	path := func(p string) func(t *testing.T, ctx context.Context) int64 {
 		return func(t *testing.T, ctx context.Context) int64 { return open(t, ctx, p) }
 	}
@@ -181,6 +183,13 @@ func TestEveryScreen(t *testing.T) {
 			with(t, ctx, chromedp.SetValue(chromedp.ID("price"), "abc"))
 			return submit(t, ctx, `form[action$="/vehicles/`+vehicleID+`"] button[type=submit]`)
 		}, 422},
+		{"vehicle-edit-stale", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/vehicles/"+vehicleID)
+			staleEdits++ // someone else changes the price after the page was loaded
+			apiSend(t, tm.Key, http.MethodPut, "/api/v1/vehicles/"+vehicleID, `{"price":`+strconv.Itoa(79990+staleEdits)+`}`, http.StatusOK)
+			with(t, ctx, chromedp.SetValue(chromedp.ID("mileage_km"), "12000"))
+			return submit(t, ctx, `form[action$="/vehicles/`+vehicleID+`"] button[type=submit]`)
+		}, 409},
 		{"clients", func(t *testing.T, ctx context.Context) int64 {
 			if clientID == "" {
 				clientID = createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria da Silva","cpf":"52998224725"}`)
@@ -203,6 +212,10 @@ func TestEveryScreen(t *testing.T) {
 			open(t, ctx, "/console/deals/"+dealID)
 			return submit(t, ctx, `form[action$="/win"] button[type=submit]`)
 		}, 200},
+		{"deal-lose-refused", func(t *testing.T, ctx context.Context) int64 {
+			open(t, ctx, "/console/deals/"+dealID)
+			return submit(t, ctx, `form[action$="/lose"] button[type=submit]`)
+		}, 422},
 		{"deal-client-choice", func(t *testing.T, ctx context.Context) int64 {
 			if !choiceMade { // a second Maria, of a long name, makes "Maria" a choice between two
 				createJSON(t, tm.Key, "clients", `{"type":"individual","name":"Maria Aparecida dos Santos Albuquerque Cavalcanti de Oliveira","cpf":"39053344705"}`)

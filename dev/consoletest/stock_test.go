@@ -426,6 +426,10 @@ func TestOverviewStockAndPipeline(t *testing.T) {
 	createJSON(t, tm.Key, "deals", `{"title":"Corolla","client_id":"`+client+`","vehicle_id":"`+reserved+`","value":119990,"phase":"negociacao"}`)
 	won := createJSON(t, tm.Key, "deals", `{"title":"Argo vendido","client_id":"`+client+`","vehicle_id":"`+argo+`","value":79990,"phase":"fechamento"}`)
 	apiSend(t, tm.Key, http.MethodPut, "/api/v1/deals/"+won, `{"status":"ganho"}`, http.StatusOK)
+	lost := createJSON(t, tm.Key, "deals", `{"title":"Mobi perdido","client_id":"`+client+`","value":54990}`)
+	apiSend(t, tm.Key, http.MethodPut, "/api/v1/deals/"+lost, `{"status":"perdido","lost_reason":"preco"}`, http.StatusOK)
+	moved := createJSON(t, tm.Key, "deals", `{"title":"Movido","client_id":"`+client+`","phase":"contato"}`)
+	apiSend(t, tm.Key, http.MethodPut, "/api/v1/deals/"+moved, `{"phase":"visita"}`, http.StatusOK)
 
 	ctx, _ := invite(t, tm, patio.RoleViewer)
 	open(t, ctx, "/console/")
@@ -448,6 +452,13 @@ func TestOverviewStockAndPipeline(t *testing.T) {
 	head := text(t, ctx, "#phase-lead + p")
 	if !strings.Contains(head, ": "+strconv.Itoa(leads)) || !strings.Contains(head, leadsValue) || !strings.Contains(head, strconv.Itoa(shown)) {
 		t.Errorf("the lead column's head reads %q; want %d deals worth %s, %d of them shown", head, leads, leadsValue, shown)
+	}
+	// The board's head says how the month went; each card how long it has been in its phase.
+	if got, want := text(t, ctx, ".month-results"), "Este mês — ganhos: 1 (R$\u00a079.990,00) · perdidos: 1"; got != want {
+		t.Errorf("the board's head reads %q; want %q", got, want)
+	}
+	if got := text(t, ctx, "section[aria-labelledby=phase-visita] article"); !strings.Contains(got, "nesta fase desde hoje") {
+		t.Errorf("the card moved to visita today reads %q; want it to say it is in this phase since today", got)
 	}
 	if n := count(t, ctx, "section[aria-labelledby=phase-lead] article"); n != shown {
 		t.Errorf("the lead column shows %d cards; want %d", n, shown)

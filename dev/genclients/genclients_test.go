@@ -14,6 +14,7 @@ import (
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -160,14 +161,14 @@ func serveAPI(t *testing.T) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	k, secret, err := patio.NewAPIKey(team.ID, "roundtrip", patio.Scopes, patio.TestKeyPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Accounts().CreateKey(ctx, k); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateKey(ctx, k); err != nil {
 		t.Fatal(err)
 	}
 	return srv.URL, secret

@@ -35,6 +35,7 @@ import (
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/cognito"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
 )
@@ -316,14 +317,14 @@ func (s *Stack) NewTeam(ctx context.Context, name, ownerEmail string) (Creds, er
 	if err != nil {
 		return Creds{}, err
 	}
-	if err := s.Store.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(s.Store.DB()).CreateTeam(ctx, team); err != nil {
 		return Creds{}, err
 	}
 	key, secret, err := patio.NewAPIKey(team.ID, "local", patio.Scopes, patio.TestKeyPrefix)
 	if err != nil {
 		return Creds{}, err
 	}
-	if err := s.Store.Accounts().CreateKey(ctx, key); err != nil {
+	if err := accountdb.NewAccounts(s.Store.DB()).CreateKey(ctx, key); err != nil {
 		return Creds{}, err
 	}
 	return Creds{TeamID: team.ID, KeyID: key.ID, Key: secret}, nil
@@ -343,7 +344,7 @@ func (s *Stack) Owner(ctx context.Context, teamID, email, password string) (stri
 		}
 	}
 	ts := patio.NewTimestamp(time.Now())
-	err := s.Store.People().AddMember(ctx, patio.Member{TeamID: teamID, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
+	err := accountdb.NewMembers(s.Store.DB()).AddMember(ctx, patio.Member{TeamID: teamID, Email: email, Role: patio.RoleOwner, Status: patio.MemberActive,
 		InvitedBy: patio.InvitedByLocalStack, CreatedAt: ts, UpdatedAt: ts})
 	if err != nil && !patio.IsKind(err, patio.KindConflict) {
 		return "", err

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/patio-dev/patio/dev/runtimeapi"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -52,13 +53,13 @@ func TestConsoleFunction(t *testing.T) {
 	// A session of the team's owner, as signing in leaves it.
 	email := "owner+runtime@dealer.example"
 	ts := patio.NewTimestamp(time.Now())
-	if err := fx.store.People().AddMember(ctx, patio.Member{TeamID: fx.team.ID, Email: email, Role: patio.RoleOwner,
+	if err := accountdb.NewMembers(fx.store.DB()).AddMember(ctx, patio.Member{TeamID: fx.team.ID, Email: email, Role: patio.RoleOwner,
 		Status: patio.MemberActive, CreatedAt: ts, UpdatedAt: ts}); err != nil {
 		t.Fatal(err)
 	}
 	id, hash, _ := patio.NewSessionID()
 	now := time.Now()
-	if err := fx.store.People().CreateSession(ctx, patio.Session{Hash: hash, Email: email, TeamID: fx.team.ID, CreatedAt: now, SeenAt: now}); err != nil {
+	if err := accountdb.NewSessions(fx.store.DB()).CreateSession(ctx, patio.Session{Hash: hash, Email: email, TeamID: fx.team.ID, CreatedAt: now, SeenAt: now}); err != nil {
 		t.Fatal(err)
 	}
 

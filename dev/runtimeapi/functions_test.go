@@ -22,6 +22,8 @@ import (
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/xray"
@@ -176,11 +178,11 @@ func newFixture(t *testing.T) fixture {
 	ctx := context.Background()
 	store := dynamostore.New(cfg, conf.Tables)
 	team, _ := patio.NewTeam("Runtime API", "ops@example.com", "starter")
-	if err := store.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	key, secret, _ := patio.NewAPIKey(team.ID, "runtime", patio.Scopes, patio.TestKeyPrefix)
-	if err := store.Accounts().CreateKey(ctx, key); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateKey(ctx, key); err != nil {
 		t.Fatal(err)
 	}
 	client, err := patio.NewClients(store.Clients()).Create(ctx, team.ID, patio.ClientInput{
@@ -356,7 +358,7 @@ func TestWebhookFunctions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := hookStore.Webhooks().CreateWebhook(ctx, hook); err != nil {
+		if err := webhookdb.New(hookStore.DB()).CreateWebhook(ctx, hook); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -127,7 +128,7 @@ func api(cfg aws.Config, c Config, logger *slog.Logger, teamHint func(*http.Requ
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	o := httpapi.Options{Keys: store.Accounts(), Limiter: store.Accounts(), Logger: logger, TeamHint: teamHint}
+	o := httpapi.Options{Keys: accountdb.NewAccounts(store.DB()), Limiter: accountdb.NewCounters(store.DB()), Logger: logger, TeamHint: teamHint}
 	for _, r := range resources {
 		switch r {
 		case Vehicles:

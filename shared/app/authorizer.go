@@ -8,7 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/patio-dev/patio/shared/authorizer"
-	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 )
 
 // AuthorizerHandler handles API Gateway REST API REQUEST authorizer events.
@@ -21,7 +22,7 @@ func Authorizer(cfg aws.Config, c Config, logger *slog.Logger) (AuthorizerHandle
 	if err := c.Require(AuthorizerFunction); err != nil {
 		return nil, err
 	}
-	h := authorizer.Handler{Keys: dynamostore.New(cfg, c.Tables).Accounts(), Logger: logger}
+	h := authorizer.Handler{Keys: accountdb.NewAccounts(storecore.New(cfg, c.Tables)), Logger: logger}
 	return h.Handle, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -51,23 +52,23 @@ func TestAuthorizerSampleEvents(t *testing.T) {
 
 	team, _ := patio.NewTeam("Edge", "ops@example.com", "starter")
 	team.GatewayKeyID, team.GatewayKey = "k7gw3a9x1b", "GatewayKeyValueOfTheTeam0123456789abcdef"
-	if err := store.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	bare, _ := patio.NewTeam("No gateway key", "ops@example.com", "starter")
-	if err := store.Accounts().CreateTeam(ctx, bare); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateTeam(ctx, bare); err != nil {
 		t.Fatal(err)
 	}
 	newKey := func(teamID string) (patio.APIKey, string) {
 		k, secret, _ := patio.NewAPIKey(teamID, "edge", patio.Scopes, patio.TestKeyPrefix)
-		if err := store.Accounts().CreateKey(ctx, k); err != nil {
+		if err := accountdb.NewAccounts(store.DB()).CreateKey(ctx, k); err != nil {
 			t.Fatal(err)
 		}
 		return k, secret
 	}
 	valid, validSecret := newKey(team.ID)
 	revoked, revokedSecret := newKey(team.ID)
-	if _, err := store.Accounts().RevokeKey(ctx, revoked.ID); err != nil {
+	if _, err := accountdb.NewAccounts(store.DB()).RevokeKey(ctx, revoked.ID); err != nil {
 		t.Fatal(err)
 	}
 	bareKey, bareSecret := newKey(bare.ID)

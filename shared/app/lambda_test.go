@@ -15,6 +15,7 @@ import (
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -80,11 +81,11 @@ func TestLambdaEventsThroughTheAdapter(t *testing.T) {
 	ctx := context.Background()
 	store := dynamostore.New(cfg, envConfig(t).Tables)
 	team, _ := patio.NewTeam("Lambda", "ops@example.com", "starter")
-	if err := store.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	key, secret, _ := patio.NewAPIKey(team.ID, "lambda", patio.Scopes, patio.TestKeyPrefix)
-	if err := store.Accounts().CreateKey(ctx, key); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateKey(ctx, key); err != nil {
 		t.Fatal(err)
 	}
 

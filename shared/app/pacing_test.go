@@ -14,6 +14,7 @@ import (
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/delivery"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -142,7 +143,7 @@ func TestWebhookTwoWorkersShareOneBound(t *testing.T) {
 	// A worker writes the bound its answers moved with its next write of the gate (a second
 	// later at most while it sends, or when its batch ends), so the stored bound is read until then.
 	waitFor(t, "the webhook's bound at 1 after a run of 500s", 10*time.Second, func() bool {
-		return check[delivery.Gate](t)(p.store.Webhooks().Gate(ctx, team.ID, hook.ID)).Bound == 1
+		return check[delivery.Gate](t)(webhookdb.New(p.store.DB()).Gate(ctx, team.ID, hook.ID)).Bound == 1
 	})
 }
 
@@ -194,7 +195,7 @@ func TestWebhookRestartMidDrain(t *testing.T) {
 	deadline := time.Now().Add(bound)
 	for len(ids()) < n {
 		if time.Now().After(deadline) {
-			ds, err := p.store.DeliveryLog().Deliveries(context.Background(), hook.ID, "")
+			ds, err := webhookdb.New(p.store.DB()).Deliveries(context.Background(), hook.ID, "")
 			seen := map[string]int{}
 			for _, d := range ds {
 				seen[d.Status+" "+d.HeldBy]++

@@ -18,6 +18,7 @@ import (
 	"github.com/patio-dev/patio/dev/samtemplate"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/delivery"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/webhooksig"
@@ -211,7 +212,7 @@ func TestWebhookRestartMidSeries(t *testing.T) {
 			t.Errorf("the receiver got event %v; want only %s", g.event["id"], pending.EventID)
 		}
 	}
-	d := check[webhook.Delivery](t)(p.store.DeliveryLog().Delivery(ctx2, pending.ID))
+	d := check[webhook.Delivery](t)(webhookdb.New(p.store.DB()).Delivery(ctx2, pending.ID))
 	if d.Status != webhook.DeliverySucceeded || d.Attempt != 3 {
 		t.Errorf("after the restart the delivery is %s at attempt %d; want succeeded at 3", d.Status, d.Attempt)
 	}
@@ -233,7 +234,7 @@ func TestWebhookSweepRecoversLostMessage(t *testing.T) {
 		FirstAttemptAt: due.Add(-time.Second), NextAttemptAt: &due,
 		Attempts: []webhook.Attempt{{N: 1, At: due.Add(-time.Second), StatusCode: 503, ErrorClass: webhook.ErrHTTPStatus, NextAttemptAt: &due}},
 		Payload:  []byte(fmt.Sprintf(`{"id":%q}`, eventID)), CreatedAt: due.Add(-2 * time.Second), UpdatedAt: due.Add(-time.Second)}
-	if _, _, _, err := p.store.DeliveryLog().CreateDeliveries(ctx, []webhook.Delivery{lost}); err != nil {
+	if _, _, _, err := webhookdb.New(p.store.DB()).CreateDeliveries(ctx, []webhook.Delivery{lost}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the lost attempt, sent by the sweep", 2*testSweepAfter+5*time.Second, func() bool { return len(recv.snapshot()) >= 1 })
@@ -241,7 +242,7 @@ func TestWebhookSweepRecoversLostMessage(t *testing.T) {
 	if n := len(recv.snapshot()); n != 1 {
 		t.Errorf("the receiver got %d requests; want the lost attempt once", n)
 	}
-	if d := check[webhook.Delivery](t)(p.store.DeliveryLog().Delivery(ctx, lost.ID)); d.Status != webhook.DeliverySucceeded || d.Attempt != 2 {
+	if d := check[webhook.Delivery](t)(webhookdb.New(p.store.DB()).Delivery(ctx, lost.ID)); d.Status != webhook.DeliverySucceeded || d.Attempt != 2 {
 		t.Errorf("the recovered delivery is %s at attempt %d; want succeeded at 2", d.Status, d.Attempt)
 	}
 }

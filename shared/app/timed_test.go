@@ -9,6 +9,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/shared/app"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -161,7 +162,7 @@ func TestTimedNothingOnceDone(t *testing.T) {
 	recv := newReceiver(t, always(200))
 	p.timedHook(t, team, recv)
 	activities := patio.NewActivities(p.store.Activities())
-	financial := patio.NewFinancial(p.store.Financial(), p.store.Accounts().Team)
+	financial := patio.NewFinancial(p.store.Financial(), accountdb.NewAccounts(p.store.DB()).Team)
 
 	t.Run("activity completed", func(t *testing.T) {
 		now := time.Now()
@@ -187,7 +188,7 @@ func TestTimedNothingOnceDone(t *testing.T) {
 	})
 
 	t.Run("financial record paid", func(t *testing.T) {
-		tm := check[patio.Team](t)(p.store.Accounts().Team(ctx, team.ID))
+		tm := check[patio.Team](t)(accountdb.NewAccounts(p.store.DB()).Team(ctx, team.ID))
 		loc, err := patio.CheckTimeZone(tm.TimeZone)
 		if err != nil {
 			t.Fatal(err)
@@ -263,7 +264,7 @@ func TestTimedDueAtMovedRearms(t *testing.T) {
 func TestTimedFinancialOverdueAtLocalMidnight(t *testing.T) {
 	p := startPipeline(t)
 	ctx := context.Background()
-	financial := patio.NewFinancial(p.store.Financial(), p.store.Accounts().Team)
+	financial := patio.NewFinancial(p.store.Financial(), accountdb.NewAccounts(p.store.DB()).Team)
 	zones := []string{"Asia/Tokyo", "America/Sao_Paulo"}
 	d := time.Now().UTC().AddDate(0, 0, 20)
 	due := patio.Date{Year: d.Year(), Month: d.Month(), Day: d.Day()}
@@ -272,7 +273,7 @@ func TestTimedFinancialOverdueAtLocalMidnight(t *testing.T) {
 	midnights := make([]time.Time, len(zones))
 	for i, zone := range zones {
 		team := p.team(t)
-		check[patio.Team](t)(p.store.Accounts().SetTimeZone(ctx, team.ID, zone))
+		check[patio.Team](t)(accountdb.NewAccounts(p.store.DB()).SetTimeZone(ctx, team.ID, zone))
 		recvs[i] = newReceiver(t, always(200))
 		p.timedHook(t, team, recvs[i])
 		records[i] = check[patio.FinancialRecord](t)(financial.Create(ctx, team.ID, financialIn(due)))

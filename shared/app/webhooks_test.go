@@ -30,6 +30,8 @@ import (
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
@@ -295,7 +297,7 @@ func (p *pipeline) team(t testing.TB) patio.Team {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.store.Accounts().CreateTeam(context.Background(), team); err != nil {
+	if err := accountdb.NewAccounts(p.store.DB()).CreateTeam(context.Background(), team); err != nil {
 		t.Fatal(err)
 	}
 	return team
@@ -322,7 +324,7 @@ func (p *pipeline) hookAt(t testing.TB, team patio.Team, r *receiver, at time.Ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.store.Webhooks().CreateWebhook(context.Background(), w); err != nil {
+	if err := webhookdb.New(p.store.DB()).CreateWebhook(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
 	r.mu.Lock()
@@ -548,7 +550,7 @@ func TestWebhookRetriesThenDeactivation(t *testing.T) {
 	check[patio.Vehicle](t)(patio.NewVehicles(p.store.Vehicles()).Create(ctx, team.ID, vehicleIn(t, `{"brand":"Honda","model":"Civic","price":150000}`)))
 	waitFor(t, "six attempts", 40*time.Second, func() bool { return len(recv.snapshot()) >= 6 })
 	waitFor(t, "the webhook disabled", 10*time.Second, func() bool {
-		w, err := p.store.Webhooks().Webhook(ctx, team.ID, hook.ID)
+		w, err := webhookdb.New(p.store.DB()).Webhook(ctx, team.ID, hook.ID)
 		return err == nil && w.Status == webhook.StatusDisabled
 	})
 	time.Sleep(2 * time.Second) // a seventh attempt would show now
@@ -660,7 +662,7 @@ func TestWebhookReceiverRecovers(t *testing.T) {
 	if len(ok) != 1 || ok[0].Attempt != 3 {
 		t.Errorf("succeeded deliveries = %+v; want one after 3 attempts", ok)
 	}
-	if w := check[webhook.Webhook](t)(p.store.Webhooks().Webhook(ctx, team.ID, hook.ID)); w.Status != webhook.StatusActive {
+	if w := check[webhook.Webhook](t)(webhookdb.New(p.store.DB()).Webhook(ctx, team.ID, hook.ID)); w.Status != webhook.StatusActive {
 		t.Errorf("webhook status = %s; want active", w.Status)
 	}
 }

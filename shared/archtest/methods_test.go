@@ -14,19 +14,30 @@ import (
 )
 
 // maxMethods bounds the exported methods of each exported type of the packages in small: a type
-// above it does too many things to read as one (the DynamoDB store once had 72; its webhooks,
-// delivery log, accounts and people became types of their own).
-const maxMethods = 25
+// above it does too many things to read as one.
+const maxMethods = 15
 
-// small lists the packages whose exported types keep at most maxMethods exported methods.
-var small = []string{"shared/dynamostore"}
+// small lists the packages whose exported types keep at most maxMethods exported methods: the
+// store's (storeParts and what they stand on).
+var small = append([]string{"shared/dynamostore/storecore", "shared/dynamostore/storeformat", "shared/dynamostore/migration"},
+	storeParts...)
+
+// largeTypes are the exported types allowed above maxMethods, each with why. The list only
+// shrinks: a type leaves it when it is split.
+var largeTypes = map[string]string{
+	// It joins Webhooks and DeliveryLog, each within the budget, because webhook.Store,
+	// delivery.Store and delivery.SweepStore each span a webhook and its deliveries.
+	"shared/dynamostore/webhookdb.Store": "a join of two parts",
+	// A listed kind's whole format (keys, sorts, facets, family, month sums) in one value.
+	"shared/dynamostore/storeformat.Layout": "to split by concern",
+}
 
 func TestTypesHaveFewMethods(t *testing.T) {
 	for _, path := range small {
 		t.Run(path, func(t *testing.T) {
 			pkg := typeCheck(t, module+path)
 			for name, n := range exportedMethods(pkg) {
-				if n > maxMethods {
+				if _, ok := largeTypes[path+"."+name]; !ok && n > maxMethods {
 					t.Errorf("%s.%s has %d exported methods (on T and *T); at most %d: make a part of it a type of its own",
 						path, name, n, maxMethods)
 				}

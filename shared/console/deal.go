@@ -151,8 +151,8 @@ type boardCard struct {
 	Days                     int
 	Client, Vehicle          string
 	// Path is the deal's page under the base path, Amount its value in the page's language (""
-	// for none), Age how long it has been open, in words.
-	Path, Amount, Age string
+	// for none), InPhase how long it has been in its phase, in words.
+	Path, Amount, InPhase string
 }
 
 // cards returns deals as the board and the list show them: with their age in days and the names
@@ -171,9 +171,9 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 	}
 	out := make([]boardCard, len(deals))
 	for i, d := range deals {
-		days := int(rq.now.Sub(d.CreatedAt.Time()) / (24 * time.Hour))
 		out[i] = boardCard{ID: d.ID, Title: d.Title, Status: d.Status, Phase: d.Phase, Value: d.Value, Client: clients[d.ClientID],
-			Days: days, Path: rq.URL("/console/deals/" + d.ID), Age: age(rq.p, days)}
+			Days: daysSince(rq.now, d.CreatedAt), Path: rq.URL("/console/deals/" + d.ID),
+			InPhase: inPhase(rq.p, daysSince(rq.now, d.InPhaseSince()))}
 		if d.Value != nil {
 			out[i].Amount = rq.p.Money(*d.Value)
 		}
@@ -184,10 +184,19 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 	return out, nil
 }
 
-// age is how long a deal has been open, in words: "hoje" on its first day, not "há 0 dias".
-func age(p locale.Printer, days int) string {
-	if days == 0 {
+// daysSince is how many whole days have passed from t to now.
+func daysSince(now time.Time, t patio.Timestamp) int {
+	return int(now.Sub(t.Time()) / (24 * time.Hour))
+}
+
+// inPhase is how long a deal has been in its phase, in words: "nesta fase desde hoje" on its
+// first day there, not "há 0 dias".
+func inPhase(p locale.Printer, days int) string {
+	switch days {
+	case 0:
 		return p.T("pipeline.age.today")
+	case 1:
+		return p.T("pipeline.age.one")
 	}
 	return p.T("pipeline.age", days)
 }
@@ -239,10 +248,10 @@ type phasePage struct {
 
 // phases reads the board at once: the totals by phase (phaseTotals) and every phase's newest
 // boardCards open deals, a page each.
-func (c *Console) phases(rq *request) ([]phasePage, error) {
+func (c *Console) phases(ctx context.Context, rq *request) ([]phasePage, error) {
 	out := make([]phasePage, len(patio.DealPhases))
 	var totals map[string]phaseTotal
-	g, ctx := errgroup.WithContext(rq.ctx())
+	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		totals, err = c.phaseTotals(ctx, rq.team.ID)
 		return err

@@ -1,9 +1,14 @@
 package console
 
 import (
+	"context"
 	"html/template"
 	"net/http"
+	"time"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -24,16 +29,39 @@ type boardColumn struct {
 	Options template.HTML
 }
 
+// boardData is the board: its columns and how the month went.
+type boardData struct {
+	Columns []boardColumn
+	Month   monthResults
+}
+
+// monthResults is how the pipeline's month went: the deals won since the first of the month (in
+// the team's time zone) and their value in the page's language, and the deals lost.
+type monthResults struct {
+	Won, Lost int
+	WonValue  string
+	// Partial is the number of closings read when there were more (the newest of each kind).
+	Partial int
+}
+
+// monthClosings is how many closings of each kind the board reads: a dealership closes far fewer
+// in a month; past it the head says its figures count the most recent.
+const monthClosings = 5 * patio.MaxLimit
+
 // dealBoard shows the pipeline: the team's open deals in columns by phase, each headed by its
 // count and value, each read as one page of its own (the board reads one page per column,
-// however many deals the team has).
+// however many deals the team has), and this month's won and lost deals above them.
 func (c *Console) dealBoard(rq *request) {
 	if rq.filters().Get("view") == "list" {
 		c.dealList(rq)
 		return
 	}
-	phases, err := c.phases(rq)
-	if err != nil {
+	var phases []phasePage
+	var month monthResults
+	g, ctx := errgroup.WithContext(rq.ctx())
+	g.Go(func() (err error) { phases, err = c.phases(ctx, rq); return err })
+	g.Go(func() (err error) { month, err = c.monthResults(ctx, rq); return err })
+	if err := g.Wait(); err != nil {
 		c.fail(rq, err)
 		return
 	}
@@ -53,5 +81,56 @@ func (c *Console) dealBoard(rq *request) {
 			Partial: ph.Partial, More: max(0, ph.Total-n), Deals: cards[:n], Options: phaseOptions(rq.p, ph.Phase)}
 		cards = cards[n:]
 	}
-	c.render(rq, http.StatusOK, "deals", view{Title: rq.p.T("pipeline.title"), Data: cols})
+	c.render(rq, http.StatusOK, "deals", view{Title: rq.p.T("pipeline.title"), Data: boardData{Columns: cols, Month: month}})
+}
+
+// monthResults reads the deals won and lost this month: those of each status updated since the
+// month began (a closing updates its deal), kept when they closed in it.
+func (c *Console) monthResults(ctx context.Context, rq *request) (monthResults, error) {
+	today := patio.DateOf(rq.now.In(rq.p.Loc))
+	start := time.Date(today.Year, today.Month, 1, 0, 0, 0, 0, rq.p.Loc)
+	var won, lost []patio.Deal
+	var wonMore, lostMore bool
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { won, wonMore, err = c.closedSince(ctx, rq.team.ID, patio.DealWon, start); return err })
+	g.Go(func() (err error) { lost, lostMore, err = c.closedSince(ctx, rq.team.ID, patio.DealLost, start); return err })
+	if err := g.Wait(); err != nil {
+		return monthResults{}, err
+	}
+	var value money.Cents
+	for _, d := range won {
+		if d.Value != nil {
+			value += *d.Value
+		}
+	}
+	out := monthResults{Won: len(won), Lost: len(lost), WonValue: rq.p.Money(value)}
+	if wonMore || lostMore {
+		out.Partial = monthClosings
+	}
+	return out, nil
+}
+
+// closedSince returns the team's deals of a status closed at or after since (up to
+// monthClosings, the newest; more says there were others).
+func (c *Console) closedSince(ctx context.Context, teamID, status string, since time.Time) (out []patio.Deal, more bool, err error) {
+	q := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{status},
+		UpdatedSince: new(patio.NewTimestamp(since)), NoTotal: true, Sort: "updated_at", Desc: true}}
+	for {
+		page, err := c.d.Records.Deals.List(ctx, teamID, q)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, d := range page.Items {
+			if d.ClosedAt != nil && !d.ClosedAt.Time().Before(since) {
+				out = append(out, d)
+			}
+		}
+		if page.Next == "" {
+			return out, false, nil
+		}
+		if len(out) >= monthClosings {
+			return out, true, nil
+		}
+		q.After, q.Page = page.Next, patio.Some(page.List.Page.Value+1)
+	}
 }

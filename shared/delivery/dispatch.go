@@ -51,23 +51,56 @@ type subscribers struct {
 // them, or, with an error, those before the first change that must be dispatched again (with every
 // change after it). What was already done is not repeated then.
 func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (int, error) {
-	type planned struct {
-		change int
-		del    webhook.Delivery
-		at     time.Time // the event's time, for the dispatch lag metric
+	events, newest, stop, stErr := derive(changes)
+	if n, err := d.audit(ctx, changes[:stop]); err != nil {
+		return n, err
 	}
-	var (
-		plan  []planned
-		stop  = len(changes)
-		stErr error
-	)
-	newest := map[string]time.Time{} // per team, its latest change time in the batch
-	events := make([][]webhook.Event, len(changes))
+	hooks, n, err := d.hooksOf(ctx, changes[:stop], events, newest)
+	if err != nil {
+		stop, stErr = n, err
+	}
+	now := clock(d.Now)
+	plan, n, err := planDeliveries(changes[:stop], events, hooks, now)
+	if err != nil {
+		return n, err
+	}
+	if len(plan) == 0 {
+		return stop, stErr
+	}
+	tasks, err := d.store(ctx, plan, now)
+	if err != nil {
+		return tasks.failed, err
+	}
+	if n, err := d.enqueue(ctx, tasks, now); err != nil {
+		return n, err
+	}
+	return stop, stErr
+}
+
+// planned is a delivery to store for one event of a change.
+type planned struct {
+	change int // the change's index in the batch
+	del    webhook.Delivery
+	at     time.Time // the event's time, for the dispatch lag metric
+}
+
+// firstAttempts are the first attempts of a batch's stored deliveries, to queue.
+type firstAttempts struct {
+	tasks  []webhook.Task
+	owner  []int       // the change of each task
+	lags   []time.Time // the event time of each task
+	failed int         // with an error storing them, the first change to dispatch again
+}
+
+// derive returns the events of each change and, per team, the latest event time; stop is the
+// first change whose events could not be derived (len(changes) when none), with its error.
+func derive(changes []webhook.Change) (events [][]webhook.Event, newest map[string]time.Time, stop int, err error) {
+	newest = map[string]time.Time{}
+	events = make([][]webhook.Event, len(changes))
 	for i, c := range changes {
 		evs, err := webhook.Derive(c)
 		if err != nil {
-			stop, stErr = i, err
-			break
+			return events, newest, i, err
 		}
 		events[i] = evs
 		for _, e := range evs {
@@ -76,24 +109,32 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (in
 			}
 		}
 	}
-	if n, err := d.audit(ctx, changes[:stop]); err != nil {
-		return n, err
-	}
+	return events, newest, len(changes), nil
+}
+
+// hooksOf reads the webhooks of each team with events among changes; with an error, the index of
+// the first change whose team's could not be read.
+func (d *Dispatcher) hooksOf(ctx context.Context, changes []webhook.Change, events [][]webhook.Event,
+	newest map[string]time.Time) (map[string][]webhook.Webhook, int, error) {
 	hooks := map[string][]webhook.Webhook{}
-	for i := range stop {
-		team := changes[i].TeamID
-		if _, ok := hooks[team]; ok || len(events[i]) == 0 {
+	for i, c := range changes {
+		if _, ok := hooks[c.TeamID]; ok || len(events[i]) == 0 {
 			continue
 		}
-		hs, err := d.subscribers(ctx, team, newest[team])
+		hs, err := d.subscribers(ctx, c.TeamID, newest[c.TeamID])
 		if err != nil {
-			stop, stErr = i, err
-			break
+			return hooks, i, err
 		}
-		hooks[team] = hs
+		hooks[c.TeamID] = hs
 	}
-	now := clock(d.Now)
-	for i := range stop {
+	return hooks, len(changes), nil
+}
+
+// planDeliveries returns a delivery per (event, subscribed webhook not deleted): pending for an active
+// webhook, skipped for a disabled one; with an error, the index of the change whose payload failed.
+func planDeliveries(changes []webhook.Change, events [][]webhook.Event, hooks map[string][]webhook.Webhook, now time.Time) ([]planned, int, error) {
+	var out []planned
+	for i := range changes {
 		for _, e := range events[i] {
 			for _, w := range hooks[changes[i].TeamID] {
 				if !w.Receives(e) || w.Status == webhook.StatusDeleted {
@@ -101,7 +142,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (in
 				}
 				payload, err := e.Payload(w.ID)
 				if err != nil {
-					return i, err
+					return out, i, err
 				}
 				del := webhook.Delivery{
 					ID: webhook.DeliveryID(e.ID, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: e.ID, EventType: e.Type,
@@ -110,26 +151,25 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (in
 				if w.Status != webhook.StatusActive {
 					del.Status = webhook.DeliverySkipped
 				}
-				plan = append(plan, planned{change: i, del: del, at: e.CreatedAt.Time()})
+				out = append(out, planned{change: i, del: del, at: e.CreatedAt.Time()})
 			}
 		}
 	}
-	if len(plan) == 0 {
-		return stop, stErr
-	}
+	return out, len(changes), nil
+}
+
+// store creates the planned deliveries and returns the first attempts to queue: those of the
+// pending deliveries not attempted yet.
+func (d *Dispatcher) store(ctx context.Context, plan []planned, now time.Time) (firstAttempts, error) {
 	ds := make([]webhook.Delivery, len(plan))
 	for i, p := range plan {
 		ds[i] = p.del
 	}
 	stored, created, n, err := d.Store.CreateDeliveries(ctx, ds)
 	if err != nil {
-		return plan[n].change, err
+		return firstAttempts{failed: plan[n].change}, err
 	}
-	var (
-		tasks []webhook.Task
-		owner []int       // the change of each task
-		lags  []time.Time // the event time of each task
-	)
+	var out firstAttempts
 	log := logger(d.Logger)
 	for i, del := range stored {
 		if del.Status == webhook.DeliverySkipped && created[i] {
@@ -142,25 +182,31 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (in
 		if del.Status != webhook.DeliveryPending || del.Series != 0 || del.Attempt != 0 {
 			continue
 		}
-		tasks = append(tasks, webhook.Task{DeliveryID: del.ID, TeamID: del.TeamID, WebhookID: del.WebhookID,
+		out.tasks = append(out.tasks, webhook.Task{DeliveryID: del.ID, TeamID: del.TeamID, WebhookID: del.WebhookID,
 			EventID: del.EventID, Attempt: 1, Due: now, Copy: !created[i]})
-		owner = append(owner, plan[i].change)
-		lags = append(lags, plan[i].at)
+		out.owner = append(out.owner, plan[i].change)
+		out.lags = append(out.lags, plan[i].at)
 	}
-	if len(tasks) == 0 {
-		return stop, stErr
+	return out, nil
+}
+
+// enqueue queues the first attempts; with an error, the change of the first that failed.
+func (d *Dispatcher) enqueue(ctx context.Context, a firstAttempts, now time.Time) (int, error) {
+	if len(a.tasks) == 0 {
+		return 0, nil
 	}
-	errs := d.Queue.EnqueueAll(ctx, tasks)
-	for i, err := range errs {
+	log := logger(d.Logger)
+	for i, err := range d.Queue.EnqueueAll(ctx, a.tasks) {
 		if err != nil {
-			return owner[i], err
+			return a.owner[i], err
 		}
-		log.InfoContext(ctx, "delivery queued", slog.String("event_id", tasks[i].EventID),
-			slog.String("webhook_id", tasks[i].WebhookID), slog.String("team_id", tasks[i].TeamID),
-			slog.String("delivery_id", tasks[i].DeliveryID),
-			slog.Int64("dispatch_lag_ms", now.Sub(lags[i]).Milliseconds())) // emf: DispatchLag
+		t := a.tasks[i]
+		log.InfoContext(ctx, "delivery queued", slog.String("event_id", t.EventID),
+			slog.String("webhook_id", t.WebhookID), slog.String("team_id", t.TeamID),
+			slog.String("delivery_id", t.DeliveryID),
+			slog.Int64("dispatch_lag_ms", now.Sub(a.lags[i]).Milliseconds())) // emf: DispatchLag
 	}
-	return stop, stErr
+	return 0, nil
 }
 
 // audit records the audit entries of the changes that API keys made. On error it returns the first

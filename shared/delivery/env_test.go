@@ -14,6 +14,7 @@ import (
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -44,8 +45,7 @@ var (
 // deactivation rule's calls noted: the store's webhooks and delivery log, which delivery.Store
 // spans.
 type store struct {
-	*dynamostore.Webhooks
-	*dynamostore.DeliveryLog
+	webhookdb.Store
 
 	mu   sync.Mutex
 	fail map[string]*planned
@@ -134,7 +134,7 @@ func newEnv(t *testing.T, deliveries ...func(*env) webhook.Delivery) *env {
 	s := dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{Accounts: names["AccountsTable"],
 		Webhooks: names["WebhooksTable"], Deliveries: names["DeliveriesTable"]})
 	n := unique.Add(1)
-	e := &env{t: t, store: &store{Webhooks: s.Webhooks(), DeliveryLog: s.DeliveryLog(), fail: map[string]*planned{}}, queue: &queue{}, sender: &sender{result: failure},
+	e := &env{t: t, store: &store{Store: webhookdb.New(s.DB()), fail: map[string]*planned{}}, queue: &queue{}, sender: &sender{result: failure},
 		mailer: &mailer{}, prefix: fmt.Sprintf("dlv_%d_%d_", time.Now().UnixNano()%1e9, n)}
 	e.team = patio.Team{ID: fmt.Sprintf("team_%d_%d", time.Now().UnixNano(), n), Name: "Acme Motors", Email: "ops@acme.example",
 		Language: "en"}

@@ -164,98 +164,12 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 	}()
 	for {
 		now := time.Now()
-		var wake time.Duration // how long to wait for a change before looking again
-		switch room := l.capacity(now); {
-		case now.Before(l.hold):
-			if l.hold.After(deadline) {
-				l.mu.Unlock()
-				return admission{retry: l.hold.Sub(now), reason: webhook.HeldRetryAfter}
-			}
-			heldBy, wake = webhook.HeldRetryAfter, l.hold.Sub(now)
-		case l.inFlight < room && l.rate > 0 && l.nextStart(now).Add(spacing(l.rate)).After(l.startsTo):
-			// The block reserved under the max_rate is used up: another must be reserved first.
-			if l.syncing || now.Before(l.nextTry) {
-				wake = pause
-				break
-			}
-			l.sync(ctx)
+		st := l.look(ctx, now, deadline, pause, &heldBy)
+		if st.done {
+			return st.adm
+		}
+		if st.again {
 			continue
-		case l.inFlight < room && l.rate > 0:
-			start := l.nextStart(now)
-			if start.After(deadline) {
-				l.mu.Unlock()
-				return admission{retry: start.Sub(now), reason: webhook.HeldMaxRate}
-			}
-			l.starts = start.Add(spacing(l.rate))
-			l.lend(start)
-			wait := start.Sub(now)
-			if wait <= 0 {
-				l.mu.Unlock()
-				return admission{ok: true, heldBy: heldBy, lent: start}
-			}
-			if wait >= quickAnswer {
-				heldBy = webhook.HeldMaxRate
-			}
-			l.mu.Unlock()
-			select {
-			case <-ctx.Done():
-			case <-time.After(wait):
-			}
-			l.mu.Lock()
-			if !time.Now().Before(l.hold) {
-				l.mu.Unlock()
-				return admission{ok: true, heldBy: heldBy, lent: start}
-			}
-			// A receiver asked for a pause meanwhile: the start is given up.
-			l.unlend(start)
-			continue
-		case l.inFlight < room:
-			l.lend(now)
-			l.mu.Unlock()
-			return admission{ok: true, heldBy: heldBy, lent: now}
-		case l.syncing:
-			// A write of the gate under way may grant more, or tell more: wait for it.
-			wake = pause
-		default:
-			// More may be had when the bound left some over, or, every syncEvery, when others
-			// gave theirs back meanwhile.
-			short := l.lease < l.inFlight+l.waiting
-			left := l.bound-l.gate.others(l.holder, now) > l.lease
-			if short && (left || now.Sub(l.synced) >= syncEvery) && !now.Before(l.nextTry) {
-				l.sync(ctx)
-				continue
-			}
-			if short && left && l.nextTry.Before(deadline) {
-				// The bound has room this process has not asked for yet (it pauses between two
-				// writes of the gate): the send waits to ask, rather than be judged on the lease
-				// held now, which says neither that the bound is all in flight nor how long the
-				// sends ahead take. (A batch that comes right after the last one gave its lease
-				// back would otherwise send its excess attempts back to the queue, even those of
-				// a slow webhook, which are to be parked.)
-				wake = l.nextTry.Sub(now)
-				break
-			}
-			full := room > 0 && l.inFlight >= room
-			oldest := time.Duration(0) // how long the oldest send in flight has been out
-			if len(l.lentAt) > 0 {
-				oldest = max(now.Sub(slices.MinFunc(l.lentAt, time.Time.Compare)), 0)
-			}
-			strained := !l.strainedAt.IsZero() && now.Sub(l.strainedAt) < strainedFor
-			slow := strained && (oldest >= slowSend || l.sendTime >= slowSend)
-			if now.Before(l.busyUntil) || (full && slow) {
-				if !now.Before(l.busyUntil) {
-					l.busyUntil = now.Add(busyFor)
-				}
-				l.mu.Unlock()
-				return admission{slow: true, reason: webhook.HeldBound}
-			}
-			// The sends ahead take at least as long as the oldest has been out.
-			expected := time.Duration(l.waiting) * max(l.sendTime, oldest) / time.Duration(max(room, 1))
-			if !now.Before(deadline) || now.Add(expected).After(deadline) {
-				l.mu.Unlock()
-				return admission{retry: max(expected, time.Second), reason: webhook.HeldBound}
-			}
-			heldBy, wake = webhook.HeldBound, pause
 		}
 		changed := l.changed
 		l.mu.Unlock()
@@ -263,11 +177,129 @@ func (l *lane) admit(ctx context.Context, deadline time.Time) admission {
 		case <-ctx.Done():
 			return admission{retry: time.Second, reason: heldBy}
 		case <-changed:
-		case <-time.After(min(wake, max(deadline.Sub(now), time.Millisecond))):
+		case <-time.After(min(st.wake, max(deadline.Sub(now), time.Millisecond))):
 		}
 		pause = min(2*pause, 200*time.Millisecond)
 		l.mu.Lock()
 	}
+}
+
+// step is what one look at the lane decided for a waiting send: its admission (done, mu
+// released), another look at once (again), or a look after a change of the lane or wake.
+type step struct {
+	adm   admission
+	done  bool
+	again bool
+	wake  time.Duration
+}
+
+// look is one look at the lane for a send admit holds, at now; heldBy is what made it wait last.
+// The caller holds mu; look releases it only with done.
+func (l *lane) look(ctx context.Context, now, deadline time.Time, pause time.Duration, heldBy *string) step {
+	switch room := l.capacity(now); {
+	case now.Before(l.hold):
+		if l.hold.After(deadline) {
+			l.mu.Unlock()
+			return step{done: true, adm: admission{retry: l.hold.Sub(now), reason: webhook.HeldRetryAfter}}
+		}
+		*heldBy = webhook.HeldRetryAfter
+		return step{wake: l.hold.Sub(now)}
+	case l.inFlight < room && l.rate > 0 && l.nextStart(now).Add(spacing(l.rate)).After(l.startsTo):
+		// The block reserved under the max_rate is used up: another must be reserved first.
+		if l.syncing || now.Before(l.nextTry) {
+			return step{wake: pause}
+		}
+		l.sync(ctx)
+		return step{again: true}
+	case l.inFlight < room && l.rate > 0:
+		return l.startUnderRate(ctx, now, deadline, heldBy)
+	case l.inFlight < room:
+		l.lend(now)
+		l.mu.Unlock()
+		return step{done: true, adm: admission{ok: true, heldBy: *heldBy, lent: now}}
+	case l.syncing:
+		// A write of the gate under way may grant more, or tell more: wait for it.
+		return step{wake: pause}
+	default:
+		return l.lookAtBound(ctx, now, deadline, room, pause, heldBy)
+	}
+}
+
+// startUnderRate takes the next start the max_rate allows and waits for it, unless it comes after
+// deadline; a hold asked for meanwhile gives the start up (again).
+func (l *lane) startUnderRate(ctx context.Context, now, deadline time.Time, heldBy *string) step {
+	start := l.nextStart(now)
+	if start.After(deadline) {
+		l.mu.Unlock()
+		return step{done: true, adm: admission{retry: start.Sub(now), reason: webhook.HeldMaxRate}}
+	}
+	l.starts = start.Add(spacing(l.rate))
+	l.lend(start)
+	wait := start.Sub(now)
+	if wait <= 0 {
+		l.mu.Unlock()
+		return step{done: true, adm: admission{ok: true, heldBy: *heldBy, lent: start}}
+	}
+	if wait >= quickAnswer {
+		*heldBy = webhook.HeldMaxRate
+	}
+	l.mu.Unlock()
+	select {
+	case <-ctx.Done():
+	case <-time.After(wait):
+	}
+	l.mu.Lock()
+	if !time.Now().Before(l.hold) {
+		l.mu.Unlock()
+		return step{done: true, adm: admission{ok: true, heldBy: *heldBy, lent: start}}
+	}
+	// A receiver asked for a pause meanwhile: the start is given up.
+	l.unlend(start)
+	return step{again: true}
+}
+
+// lookAtBound is a look when this process's lease is all in flight: ask the gate for more, wait
+// for the sends ahead, or give up (the webhook slow, or the wait past deadline).
+func (l *lane) lookAtBound(ctx context.Context, now, deadline time.Time, room int, pause time.Duration, heldBy *string) step {
+	// More may be had when the bound left some over, or, every syncEvery, when others gave
+	// theirs back meanwhile.
+	short := l.lease < l.inFlight+l.waiting
+	left := l.bound-l.gate.others(l.holder, now) > l.lease
+	if short && (left || now.Sub(l.synced) >= syncEvery) && !now.Before(l.nextTry) {
+		l.sync(ctx)
+		return step{again: true}
+	}
+	if short && left && l.nextTry.Before(deadline) {
+		// The bound has room this process has not asked for yet (it pauses between two writes
+		// of the gate): the send waits to ask, rather than be judged on the lease held now,
+		// which says neither that the bound is all in flight nor how long the sends ahead take.
+		// (A batch that comes right after the last one gave its lease back would otherwise send
+		// its excess attempts back to the queue, even those of a slow webhook, which are to be
+		// parked.)
+		return step{wake: l.nextTry.Sub(now)}
+	}
+	full := room > 0 && l.inFlight >= room
+	oldest := time.Duration(0) // how long the oldest send in flight has been out
+	if len(l.lentAt) > 0 {
+		oldest = max(now.Sub(slices.MinFunc(l.lentAt, time.Time.Compare)), 0)
+	}
+	strained := !l.strainedAt.IsZero() && now.Sub(l.strainedAt) < strainedFor
+	slow := strained && (oldest >= slowSend || l.sendTime >= slowSend)
+	if now.Before(l.busyUntil) || (full && slow) {
+		if !now.Before(l.busyUntil) {
+			l.busyUntil = now.Add(busyFor)
+		}
+		l.mu.Unlock()
+		return step{done: true, adm: admission{slow: true, reason: webhook.HeldBound}}
+	}
+	// The sends ahead take at least as long as the oldest has been out.
+	expected := time.Duration(l.waiting) * max(l.sendTime, oldest) / time.Duration(max(room, 1))
+	if !now.Before(deadline) || now.Add(expected).After(deadline) {
+		l.mu.Unlock()
+		return step{done: true, adm: admission{retry: max(expected, time.Second), reason: webhook.HeldBound}}
+	}
+	*heldBy = webhook.HeldBound
+	return step{wake: pause}
 }
 
 // nextStart returns when the next send may start under the max_rate: as soon as the block this

@@ -9,6 +9,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -22,10 +23,10 @@ import (
 // due up to the end of its window with one query per table, whatever the hour, and an alarm a
 // missed tick left behind is still found by the next, however late.
 //
-// alarm_day holds one value, alarmSet (storeformat.AlarmSet), in every entry. It was the alarm's UTC date, which made a
-// tick whose window spans midnight read two partitions per table; the attribute keeps its name
-// because a global index's key schema cannot change in place (maintenance backfill moves entries
-// of that format). One partition key value takes the index writes of every team: DynamoDB serves
+// alarm_day holds one value, alarmSet (storeformat.AlarmSet), in every entry, so a tick reads one
+// partition per table whatever its window; the index's first format held the alarm's UTC date
+// there (package migration moves such entries), and a global index's key schema cannot change in
+// place, hence the name. One partition key value takes the index writes of every team: DynamoDB serves
 // about 1,000 writes a second to one value of an index, and arming, moving or clearing an alarm
 // is one or two of them, which is far above what the platform's activities and financial records
 // see; should it not be, alarmSet becomes a few values and a tick one query per value
@@ -61,7 +62,7 @@ type alarmIndexRow struct {
 // alarmTables returns the configured tables that hold alarms.
 func (s *core) alarmTables() []string {
 	var tables []string
-	for _, t := range []string{s.tables.Activities, s.tables.Financial} {
+	for _, t := range []string{s.db.Tables.Activities, s.db.Tables.Financial} {
 		if t != "" {
 			tables = append(tables, t)
 		}
@@ -78,12 +79,12 @@ func (s *Store) DueAlarms(ctx context.Context, until time.Time) ([]patio.AlarmRe
 	g, gctx := errgroup.WithContext(ctx)
 	for i, table := range tables {
 		g.Go(func() error {
-			return s.db.Table(table).Get("alarm_day", alarmSet).Index("by_alarm").
+			return s.db.Dynamo.Table(table).Get("alarm_day", alarmSet).Index("by_alarm").
 				Range("alarm_key", dynamo.LessOrEqual, hi).All(gctx, &results[i])
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, wrap(err, "read due alarms until", hi)
+		return nil, storecore.Wrap(err, "read due alarms until", hi)
 	}
 	var out []patio.AlarmRef
 	for _, rows := range results {
@@ -143,5 +144,5 @@ func fire[T, R, Q any](ctx context.Context, r records[T, R, Q], a patio.AlarmRef
 	if dynamo.IsCondCheckFailed(err) {
 		return false, nil
 	}
-	return err == nil, wrap(err, "fire alarm", a.Key)
+	return err == nil, storecore.Wrap(err, "fire alarm", a.Key)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -38,7 +39,7 @@ type auditRow struct {
 	ExpiresAt int64    `dynamo:"expires_at"`
 }
 
-func (s *core) audit() dynamo.Table { return s.db.Table(s.tables.Audit) }
+func (s *core) audit() dynamo.Table { return s.db.Dynamo.Table(s.db.Tables.Audit) }
 
 func (r auditRow) entry() (patio.AuditEntry, error) {
 	at, err := patio.ParseTimestamp(r.At)
@@ -69,7 +70,7 @@ func newAuditRow(e patio.AuditEntry) auditRow {
 
 // RecordAudit implements patio.Auditor.
 func (s *Store) RecordAudit(ctx context.Context, e patio.AuditEntry) error {
-	return wrap(s.audit().Put(newAuditRow(e)).Run(ctx), "record audit entry", e.ID)
+	return storecore.Wrap(s.audit().Put(newAuditRow(e)).Run(ctx), "record audit entry", e.ID)
 }
 
 // RecordAudits implements delivery.Auditor: BatchWriteItem, 25 entries a call (the batch retries
@@ -80,7 +81,7 @@ func (s *Store) RecordAudits(ctx context.Context, es []patio.AuditEntry) error {
 		rows[i] = newAuditRow(e)
 	}
 	_, err := s.audit().Batch().Write().Put(rows...).Run(ctx)
-	return wrap(err, "record audit entries", fmt.Sprint(len(es)))
+	return storecore.Wrap(err, "record audit entries", fmt.Sprint(len(es)))
 }
 
 // AuditPage implements patio.AuditLog: one Query of the index the filters choose (the action is
@@ -115,7 +116,7 @@ func (s *Store) AuditPage(ctx context.Context, teamID string, q patio.AuditQuery
 	}
 	var rows []auditRow
 	if err := query.All(ctx, &rows); err != nil {
-		return nil, "", wrap(err, "read audit log", teamID)
+		return nil, "", storecore.Wrap(err, "read audit log", teamID)
 	}
 	sortValue := func(r auditRow) string {
 		switch attr {
@@ -134,8 +135,8 @@ func (s *Store) AuditPage(ctx context.Context, teamID string, q patio.AuditQuery
 		rows = rows[:q.Limit]
 		next = base64.RawURLEncoding.EncodeToString([]byte(sortValue(rows[len(rows)-1])))
 	}
-	out, err := decodeRows(rows, auditRow.entry)
-	return out, next, wrap(err, "decode audit log", teamID)
+	out, err := storecore.DecodeRows(rows, auditRow.entry)
+	return out, next, storecore.Wrap(err, "decode audit log", teamID)
 }
 
 // ms formats t as the zero-padded unix milliseconds of the sort keys; zero t gives def.

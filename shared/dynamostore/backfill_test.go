@@ -5,9 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -206,59 +204,4 @@ func TestWinningDealSellsALegacyVehicle(t *testing.T) {
 	if got, err := s.Vehicles().List(ctx, team, q); err != nil || got.Total != 1 || len(got.Items) != 1 || got.Items[0].ID != v.ID {
 		t.Errorf("List(vendido) = %+v, %v; want the sold vehicle, total 1", got, err)
 	}
-}
-
-// A webhook stored in the first rotation format (the new secret in next_secret, the old one still
-// in secret) reads as the current format does, and the backfill rewrites it so: the new secret
-// current, the old one signing until the end of its grace period, no webhook event, nothing left.
-func TestBackfillRewritesFirstRotationFormat(t *testing.T) {
-	names := testenv.Tables(t)
-	s := dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{Vehicles: names["VehiclesTable"], Clients: names["ClientsTable"],
-		Deals: names["DealsTable"], Webhooks: names["WebhooksTable"]})
-	ctx := context.Background()
-	hooks := s.Webhooks()
-	w := newHook(t, hooks)
-	oldSecret, newSecret := w.Secret, "whsec_"+strings.Repeat("n", 32)
-	until := patio.Timestamp(time.Now().Add(time.Hour).UTC().Truncate(time.Second))
-	dynamostore.PutFirstRotation(t, s, w, newSecret, until)
-
-	want := func(when string) {
-		t.Helper()
-		got, err := hooks.Webhook(ctx, w.TeamID, w.ID)
-		if err != nil {
-			t.Fatalf("%s: Webhook = %v", when, err)
-		}
-		if got.Secret != newSecret || len(got.Previous) != 1 || got.Previous[0].Secret != oldSecret ||
-			!time.Time(got.Previous[0].Until).Equal(time.Time(until)) || got.Revision != w.Revision {
-			t.Errorf("%s: secret %q, previous %+v, revision %d; want the new secret, the old one until %v, revision %d",
-				when, got.Secret, got.Previous, got.Revision, until, w.Revision)
-		}
-	}
-	want("before the backfill")
-	checked, err := s.Backfill(ctx, true)
-	if err != nil || webhookReport(checked).Scanned != 1 {
-		t.Fatalf("Backfill(check) = %+v, %v; want the webhook found", checked, err)
-	}
-	reports, err := s.Backfill(ctx, false)
-	if err != nil || webhookReport(reports).Migrated != 1 {
-		t.Fatalf("Backfill = %+v, %v; want the webhook migrated", reports, err)
-	}
-	want("after the backfill")
-	item, err := dynamostore.WebhookItem(ctx, s, w.TeamID, w.ID)
-	if err != nil || item["next_secret"] != nil || item["rotates_at"] != nil {
-		t.Errorf("stored webhook = %v, %v; want no next_secret or rotates_at", item, err)
-	}
-	if again, err := s.Backfill(ctx, true); err != nil || webhookReport(again).Scanned != 0 {
-		t.Errorf("Backfill(check) after the backfill = %+v, %v; want nothing left", again, err)
-	}
-}
-
-// webhookReport returns the webhooks table's report.
-func webhookReport(reports []dynamostore.BackfillReport) dynamostore.BackfillReport {
-	for _, r := range reports {
-		if strings.Contains(strings.ToLower(r.Table), "webhook") {
-			return r
-		}
-	}
-	return dynamostore.BackfillReport{}
 }

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
@@ -50,17 +51,17 @@ func (t tally) minus(o tally) tally {
 // countOps writes a difference of counts in a write's transaction: one update per item counted
 // in, all in one shard number drawn at random, so a status change moves a record's count within
 // one item, atomically for any reader.
-func (s *core) countOps(t dynamo.Table, teamID string, d tally) []op {
+func (s *core) countOps(t dynamo.Table, teamID string, d tally) []storecore.Op {
 	return s.countOpsIn(t, teamID, d, rand.IntN(countShards))
 }
 
 // countOpsIn writes a difference of counts in one shard number.
-func (s *core) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []op {
+func (s *core) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []storecore.Op {
 	byItem := map[string][]countKey{}
 	for k := range d {
 		byItem[k.Item] = append(byItem[k.Item], k)
 	}
-	var ops []op
+	var ops []storecore.Op
 	for _, item := range slices.Sorted(maps.Keys(byItem)) {
 		u := t.Update("pk", teamID).Range("sk", storeformat.CounterKey(item, shard))
 		keys := byItem[item]
@@ -68,7 +69,7 @@ func (s *core) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []o
 		for _, k := range keys {
 			u = u.Add("'"+k.Attr+"'", d[k]) // quoted: the name may hold "=" and "#"
 		}
-		ops = append(ops, op{upd: u})
+		ops = append(ops, storecore.Op{Upd: u})
 	}
 	return ops
 }

@@ -18,8 +18,8 @@ var dealKind = kind[patio.Deal, dealRow, patio.DealQuery]{
 	revision:     func(d patio.Deal) int { return d.Revision },
 	withRevision: func(d patio.Deal, n int) patio.Deal { d.Revision = n; return d },
 	guards:       func(patio.Deal) []guard { return nil },
-	brief: []string{"pk", "sk", "id", "title", "client_id", "vehicle_id", "value_cents", "phase", "status", "created_at",
-		"updated_at", "rev"},
+	brief: []string{"pk", "sk", "id", "title", "client_id", "vehicle_id", "value_cents", "phase", "phase_since", "status",
+		"created_at", "updated_at", "rev"},
 	list: &listing[patio.Deal, patio.DealQuery]{
 		statuses: patio.DealStatuses,
 		query:    func(q patio.DealQuery) patio.ListQuery { return q.ListQuery },

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -18,9 +19,9 @@ func PutUnsummedFinancial(t *testing.T, s *Store, f patio.FinancialRecord) {
 		t.Fatal(err)
 	}
 	delete(row, summedAttr)
-	ops := []op{{put: r.table().Put(row)}}
+	ops := []storecore.Op{{Put: r.table().Put(row)}}
 	ops = append(ops, r.familyOps(f.TeamID, storeformat.Family{}, r.k.layout.Family(row))...)
-	if err := s.run(context.Background(), ops); err != nil {
+	if err := s.db.Run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}
 }

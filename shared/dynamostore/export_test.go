@@ -5,14 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
-	"github.com/patio-dev/patio/shared/webhook"
 )
 
 // PutLegacy stores a vehicle the way the previous version did: index keys without the status, no
@@ -32,7 +31,7 @@ func PutLegacy(t *testing.T, s *Store, v patio.Vehicle) {
 			item[name], _ = dynamo.Marshal(strings.TrimPrefix(key, v.Status+"#"))
 		}
 	}
-	if err := s.db.Table(s.tables.Vehicles).Put(item).Run(context.Background()); err != nil {
+	if err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Put(item).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -48,9 +47,9 @@ func PutCounted(t *testing.T, s *Store, v patio.Vehicle) {
 	}
 	delete(row, wordsAttr)
 	delete(row, indexedAttr)
-	ops := []op{{put: r.table().Put(row)}}
+	ops := []storecore.Op{{Put: r.table().Put(row)}}
 	ops = append(ops, r.familyOps(v.TeamID, storeformat.Family{}, migration.Family(r.k.layout, row))...)
-	if err := s.run(context.Background(), ops); err != nil {
+	if err := s.db.Run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -58,7 +57,7 @@ func PutCounted(t *testing.T, s *Store, v patio.Vehicle) {
 // VehicleCounts returns a team's maintained vehicle counts by status, and how many of its
 // vehicles have their whole family.
 func VehicleCounts(ctx context.Context, s *Store, teamID string) (map[string]int, int, error) {
-	t, err := s.tallies(ctx, s.db.Table(s.tables.Vehicles), teamID, true, nil)
+	t, err := s.tallies(ctx, s.db.Dynamo.Table(s.db.Tables.Vehicles), teamID, true, nil)
 	out := map[string]int{}
 	for _, status := range patio.VehicleStatuses {
 		if n := t.status([]string{status}); n != 0 {
@@ -72,7 +71,7 @@ func VehicleCounts(ctx context.Context, s *Store, teamID string) (map[string]int
 // status and shard, "n#<status>#<shard>", its count in "count" (for the backfill's tests).
 func PutPerStatusCount(t *testing.T, s *Store, teamID, status string, shard, n int) {
 	t.Helper()
-	err := s.db.Table(s.tables.Vehicles).Put(map[string]any{"pk": teamID, "sk": countPrefix + status + "#" + strconv.Itoa(shard),
+	err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Put(map[string]any{"pk": teamID, "sk": countPrefix + status + "#" + strconv.Itoa(shard),
 		"count": n}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -82,11 +81,11 @@ func PutPerStatusCount(t *testing.T, s *Store, teamID, status string, shard, n i
 // VehicleCounterKeys returns the sort keys of a team's vehicle counter items.
 func VehicleCounterKeys(ctx context.Context, s *Store, teamID string) ([]string, error) {
 	var items []dynamo.Item
-	err := s.db.Table(s.tables.Vehicles).Get("pk", teamID).Range("sk", dynamo.BeginsWith, countPrefix).
+	err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Get("pk", teamID).Range("sk", dynamo.BeginsWith, countPrefix).
 		Consistent(true).All(ctx, &items)
 	keys := make([]string, len(items))
 	for i, it := range items {
-		keys[i] = attrString(it, "sk")
+		keys[i] = storecore.AttrString(it, "sk")
 	}
 	return keys, err
 }
@@ -96,7 +95,7 @@ func VehicleCounterKeys(ctx context.Context, s *Store, teamID string) ([]string,
 func IndexAlarmUnderDay(t *testing.T, s *Store, teamID, id string) {
 	t.Helper()
 	var row activityRow
-	tbl := s.db.Table(s.tables.Activities)
+	tbl := s.db.Dynamo.Table(s.db.Tables.Activities)
 	if err := tbl.Get("pk", teamID).Range("sk", dynamo.Equal, storeformat.Activities.RowKey(id)).Consistent(true).One(context.Background(), &row); err != nil {
 		t.Fatal(err)
 	}
@@ -119,15 +118,6 @@ func ServeFewMatchesUpTo(t *testing.T, n int) {
 // CountShards is the number of status shards a team's counts are spread over.
 const CountShards = countShards
 
-// DeliveryExpiry returns when the table's TTL may take a delivery's item (its expires_at).
-func DeliveryExpiry(ctx context.Context, s *DeliveryLog, id string) (time.Time, error) {
-	var row struct {
-		ExpiresAt int64 `dynamo:"expires_at"`
-	}
-	err := s.deliveries().Get("pk", id).Consistent(true).One(ctx, &row)
-	return time.Unix(row.ExpiresAt, 0), err
-}
-
 // PutUnsummed stores a deal the way the previous version did: its row and whole family, without
 // the mark of its value in the sums, and its value in none of them.
 func PutUnsummed(t *testing.T, s *Store, d patio.Deal) {
@@ -138,29 +128,11 @@ func PutUnsummed(t *testing.T, s *Store, d patio.Deal) {
 		t.Fatal(err)
 	}
 	delete(row, summedAttr)
-	ops := []op{{put: r.table().Put(row)}}
+	ops := []storecore.Op{{Put: r.table().Put(row)}}
 	ops = append(ops, r.familyOps(d.TeamID, storeformat.Family{}, r.k.layout.Family(row))...)
-	if err := s.run(context.Background(), ops); err != nil {
+	if err := s.db.Run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// PutFirstRotation stores a webhook the way the first rotation format kept a rotation: secret
-// still the old one, the new one in next_secret until rotates_at.
-func PutFirstRotation(t *testing.T, s *Store, w webhook.Webhook, next string, rotatesAt patio.Timestamp) {
-	t.Helper()
-	row := toWebhookRow(w)
-	row.NextSecret, row.RotatesAt = next, ptrTo(rotatesAt.String())
-	if err := s.webhooks().Put(row).Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// WebhookItem returns a webhook's item as stored.
-func WebhookItem(ctx context.Context, s *Store, teamID, id string) (dynamo.Item, error) {
-	var item dynamo.Item
-	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, webhookSK(id)).Consistent(true).One(ctx, &item)
-	return item, err
 }
 
 // CountDrift returns how many of the indexer's counts of one team's vehicles (its open facets',
@@ -169,7 +141,7 @@ func WebhookItem(ctx context.Context, s *Store, teamID, id string) (dynamo.Item,
 func CountDrift(t *testing.T, s *Store, teamID string) int {
 	t.Helper()
 	ctx, l := context.Background(), storeformat.Vehicles
-	table := s.db.Table(s.tables.Vehicles)
+	table := s.db.Dynamo.Table(s.db.Tables.Vehicles)
 	var rows []dynamo.Item
 	if err := table.Get("pk", teamID).Range("sk", dynamo.BeginsWith, l.RowPrefix()).Consistent(true).All(ctx, &rows); err != nil {
 		t.Fatal(err)
@@ -187,7 +159,7 @@ func CountDrift(t *testing.T, s *Store, teamID string) int {
 	}
 	have := tally{}
 	for _, item := range counters {
-		counter := strings.TrimPrefix(attrString(item, "sk"), storeformat.FacetCountPrefix)
+		counter := strings.TrimPrefix(storecore.AttrString(item, "sk"), storeformat.FacetCountPrefix)
 		facet := counter[:max(strings.LastIndexByte(counter, '#'), 0)]
 		for attr := range item {
 			if attr != "pk" && attr != "sk" {

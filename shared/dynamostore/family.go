@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
@@ -26,15 +27,15 @@ const (
 
 // familyOps is the write of next's family over cur's: every copy put, what cur had and next has
 // not deleted, and the counts moved by the difference (what the indexer keeps aside: Index).
-func (r records[T, R, Q]) familyOps(teamID string, cur, next storeformat.Family) []op {
+func (r records[T, R, Q]) familyOps(teamID string, cur, next storeformat.Family) []storecore.Op {
 	t := r.table()
-	var ops []op
+	var ops []storecore.Op
 	for _, sk := range slices.Sorted(maps.Keys(next.Copies)) {
-		ops = append(ops, op{put: t.Put(next.Copies[sk])})
+		ops = append(ops, storecore.Op{Put: t.Put(next.Copies[sk])})
 	}
 	for _, sk := range slices.Sorted(maps.Keys(cur.Copies)) {
 		if next.Copies[sk] == nil {
-			ops = append(ops, op{del: t.Delete("pk", teamID).Range("sk", sk)})
+			ops = append(ops, storecore.Op{Del: t.Delete("pk", teamID).Range("sk", sk)})
 		}
 	}
 	return append(ops, r.s.countOps(t, teamID, tally(next.Counts).minus(cur.Counts))...)

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
@@ -84,7 +85,7 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
 	b := indexBatch{last: map[indexTarget]dynamo.Item{}, teams: map[teamOf]*teamChanges{}}
 	for _, rec := range recs {
-		if err := b.derive(s.tables, rec); err != nil {
+		if err := b.derive(s.db.Tables, rec); err != nil {
 			return err
 		}
 	}
@@ -170,7 +171,7 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 	if row == nil {
 		row = before
 	}
-	table, team := k.table(tables), attrString(row, "pk")
+	table, team := k.table(tables), storecore.AttrString(row, "pk")
 	tc := b.changes(k, tables, team)
 	written := rec.Change.ApproximateCreationDateTime.Time
 	if ms := storeformat.IntAttr(row, storeformat.WrittenAttr); ms > 0 {
@@ -195,7 +196,7 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 		}
 	}
 	if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
-		tc.moves = append(tc.moves, countMove{k: k, team: team, id: attrString(row, "id"), seq: storeformat.CountSeq(before, after),
+		tc.moves = append(tc.moves, countMove{k: k, team: team, id: storecore.AttrString(row, "id"), seq: storeformat.CountSeq(before, after),
 			pos: pos, d: d})
 	}
 	return nil
@@ -228,7 +229,7 @@ func (s *Indexer) writeItems(ctx context.Context, b indexBatch) error {
 	for table, targets := range byTable {
 		for part := range slices.Chunk(targets, 25) {
 			g.Go(func() error {
-				w := s.db.Table(table).Batch("pk", "sk").Write()
+				w := s.db.Dynamo.Table(table).Batch("pk", "sk").Write()
 				for _, t := range part {
 					if item := b.last[t]; item != nil {
 						w.Put(item)
@@ -237,7 +238,7 @@ func (s *Indexer) writeItems(ctx context.Context, b indexBatch) error {
 					}
 				}
 				_, err := w.Run(gctx)
-				return wrap(err, "index items in table", table)
+				return storecore.Wrap(err, "index items in table", table)
 			})
 		}
 	}
@@ -261,14 +262,14 @@ func (s *Indexer) fenceAll(ctx context.Context, b indexBatch, token string) erro
 // setFence updates a team's stream mark to hold a fence, its position as it is.
 func (s *Indexer) setFence(ctx context.Context, k streamKind, team string, f storeformat.Fence) error {
 	set, remove := storeformat.FenceUpdate(f)
-	u := s.db.Table(k.table(s.tables)).Update("pk", team).Range("sk", k.layout.StreamMarkKey())
+	u := s.db.Dynamo.Table(k.table(s.db.Tables)).Update("pk", team).Range("sk", k.layout.StreamMarkKey())
 	for _, attr := range slices.Sorted(maps.Keys(set)) {
 		u = u.Set(attr, set[attr])
 	}
 	for _, attr := range remove {
 		u = u.Remove(attr)
 	}
-	return wrap(u.Run(ctx), "index: fence the items of team", team)
+	return storecore.Wrap(u.Run(ctx), "index: fence the items of team", team)
 }
 
 // countAll moves a batch's counts and lifts its fences, team by team (a few teams side by side).
@@ -294,13 +295,13 @@ func (s *Indexer) countAll(ctx context.Context, b indexBatch, token string) erro
 // has no position yet may have changes the previous release counted with a mark per record:
 // those marks are read (unmarkedByRecord).
 func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, moves []countMove, token string, done storeformat.Fence) error {
-	t := s.db.Table(k.table(s.tables))
+	t := s.db.Dynamo.Table(k.table(s.db.Tables))
 	var mark dynamo.Item
 	err := t.Get("pk", team).Range("sk", dynamo.Equal, k.layout.StreamMarkKey()).Consistent(true).One(ctx, &mark)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return wrap(err, "index: read the stream mark of team", team)
+		return storecore.Wrap(err, "index: read the stream mark of team", team)
 	}
-	at := streamAt{pos: attrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
+	at := streamAt{pos: storecore.AttrString(mark, storeformat.StreamPosAttr), part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}
 	if at.pos == "" && len(moves) > 0 {
 		if moves, err = s.unmarkedByRecord(ctx, t, k, team, moves); err != nil {
 			return err
@@ -391,8 +392,8 @@ func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, 
 	default:
 		put = put.If("$ = ? AND attribute_not_exists($)", storeformat.StreamPosAttr, at.pos, storeformat.StreamPartAttr)
 	}
-	err := s.run(ctx, append([]op{{put: put, failed: errMarkMoved}}, s.countOps(t, team, d)...))
-	return wrap(err, "index the counts of team", team)
+	err := s.db.Run(ctx, append([]storecore.Op{{Put: put, Failed: errMarkMoved}}, s.countOps(t, team, d)...))
+	return storecore.Wrap(err, "index the counts of team", team)
 }
 
 // errMarkMoved is a team's stream mark found elsewhere than where it was read: another handler
@@ -413,11 +414,11 @@ func (s *Indexer) unmarkedByRecord(ctx context.Context, t dynamo.Table, k stream
 	var marks []dynamo.Item
 	err := t.Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &marks)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, wrap(err, "index: read the record marks of team", team)
+		return nil, storecore.Wrap(err, "index: read the record marks of team", team)
 	}
 	byID := map[string]dynamo.Item{}
 	for _, mark := range marks {
-		byID[strings.TrimPrefix(attrString(mark, "sk"), k.layout.MarkKey(""))] = mark
+		byID[strings.TrimPrefix(storecore.AttrString(mark, "sk"), k.layout.MarkKey(""))] = mark
 	}
 	return slices.DeleteFunc(moves, func(m countMove) bool { return migration.Counted(byID[m.id], m.seq) }), nil
 }
@@ -514,126 +515,47 @@ func (s *Indexer) RebuildIndex(ctx context.Context, check bool) ([]IndexReport, 
 	return out, nil
 }
 
+// rebuild is one table's RebuildIndex: what its rows say the indexer keeps, what it keeps, and the
+// report of their differences.
+type rebuild struct {
+	k       streamKind
+	table   dynamo.Table
+	rep     IndexReport
+	want    map[itemKey]dynamo.Item // the indexer's items the rows say
+	owner   map[itemKey]string      // their records' ids
+	counts  map[string]tally        // the indexer's counts the rows say, by team
+	rewords []dynamo.Item           // rows whose words are not their record's
+	mend    map[itemKey][]string    // records (team, id) to mend → their stale items
+	have    map[string]tally        // the indexer's counts stored, by team
+}
+
+// itemKey is an item's key (or a record's: team and id).
+type itemKey struct{ pk, sk string }
+
 func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (IndexReport, error) {
-	name := k.table(s.tables)
-	rep := IndexReport{Table: name}
-	table := s.db.Table(name)
-	type key struct{ pk, sk string }
-	want := map[key]dynamo.Item{} // the indexer's items the rows say
-	owner := map[key]string{}     // their records' ids
-	counts := map[string]tally{}  // the indexer's counts the rows say, by team
-	rows := table.Scan().Filter("begins_with('sk', ?)", k.layout.RowPrefix()).Consistent(true).Iter()
-	var row dynamo.Item
-	var rewords []dynamo.Item // rows whose words are not their record's
-	for rows.Next(ctx, &row) {
-		rep.Records++
-		team, id := attrString(row, "pk"), attrString(row, "id")
-		if row[storeformat.IndexedAttr] != nil { // a row without its family is the backfill's
-			words, err := k.words(row)
-			if err != nil {
-				return rep, wrap(err, "rebuild the index: decode", id)
-			}
-			if attrString(row, wordsAttr) != words {
-				rewords = append(rewords, row)
-			}
-		}
-		_, later := k.layout.Split(k.layout.Family(row))
-		for _, items := range []map[string]dynamo.Item{later.Copies, later.Words} {
-			for sk, item := range items {
-				want[key{team, sk}], owner[key{team, sk}] = item, id
-			}
-		}
-		if counts[team] == nil {
-			counts[team] = tally{}
-		}
-		for c, n := range later.Counts {
-			counts[team].add(c, n)
-		}
-		row = nil
+	name := k.table(s.db.Tables)
+	b := &rebuild{k: k, table: s.db.Dynamo.Table(name), rep: IndexReport{Table: name}, want: map[itemKey]dynamo.Item{},
+		owner: map[itemKey]string{}, counts: map[string]tally{}, mend: map[itemKey][]string{}, have: map[string]tally{}}
+	if err := b.readRows(ctx); err != nil {
+		return b.rep, err
 	}
-	if err := rows.Err(); err != nil {
-		return rep, wrap(err, "rebuild the index: scan rows of", name)
+	if err := b.readItems(ctx); err != nil {
+		return b.rep, err
 	}
-	// The indexer's items: word items, the open facets' copies and every counter of its own.
-	filter, args := "begins_with('sk', ?)", []any{k.layout.Letter + "w#"}
-	for _, fc := range k.layout.Facets {
-		if fc.StreamCopies || (k.layout.StreamFacets && !fc.Closed) {
-			filter, args = filter+" OR begins_with('sk', ?)", append(args, k.layout.Letter+"f#"+fc.Name+"=")
-		}
-	}
-	if k.layout.StreamFacets || k.layout.Tallies {
-		filter, args = filter+" OR begins_with('sk', ?)", append(args, storeformat.FacetCountPrefix)
-	}
-	mend := map[key][]string{} // records (team, id) to mend → their stale items
-	have := map[string]tally{} // the indexer's counts stored, by team
-	items := table.Scan().Filter(filter, args...).Consistent(true).Iter()
-	var item dynamo.Item
-	for items.Next(ctx, &item) {
-		team, sk := attrString(item, "pk"), attrString(item, "sk")
-		if counter, ok := strings.CutPrefix(sk, storeformat.FacetCountPrefix); ok {
-			facet := counter[:max(strings.LastIndexByte(counter, '#'), 0)]
-			if have[team] == nil {
-				have[team] = tally{}
-			}
-			for attr := range item {
-				if attr != "pk" && attr != "sk" {
-					have[team].add(countKey{Item: facet, Attr: attr}, storeformat.IntAttr(item, attr))
-				}
-			}
-			item = nil
-			continue
-		}
-		rep.Items++
-		w := key{team, sk}
-		if exp, ok := want[w]; ok {
-			if !reflect.DeepEqual(exp, item) {
-				rep.Stale++
-				rec := key{team, owner[w]}
-				mend[rec] = append(mend[rec], sk)
-			}
-			delete(want, w)
-		} else {
-			rep.Stale++
-			rec := key{team, sk[strings.LastIndexByte(sk, '#')+1:]}
-			mend[rec] = append(mend[rec], sk)
-		}
-		item = nil
-	}
-	if err := items.Err(); err != nil {
-		return rep, wrap(err, "rebuild the index: scan the indexer's items of", name)
-	}
-	rep.Missing = len(want)
-	for w := range want {
-		if rec := (key{w.pk, owner[w]}); mend[rec] == nil {
-			mend[rec] = []string{}
-		}
-	}
-	fixes := map[string]tally{}
-	for team := range counts {
-		if d := counts[team].minus(have[team]); len(d) > 0 {
-			fixes[team], rep.Counts = d, rep.Counts+len(d)
-		}
-	}
-	for team := range have {
-		if _, ok := counts[team]; !ok {
-			if d := (tally{}).minus(have[team]); len(d) > 0 {
-				fixes[team], rep.Counts = d, rep.Counts+len(d)
-			}
-		}
-	}
-	rep.Words = len(rewords)
+	fixes := b.countFixes()
+	b.rep.Words = len(b.rewords)
 	if check {
-		return rep, nil
+		return b.rep, nil
 	}
-	for rec, stale := range mend {
-		if err := s.mendIndex(ctx, k, table, rec.pk, rec.sk, stale); err != nil {
-			return rep, err
+	for rec, stale := range b.mend {
+		if err := s.mendIndex(ctx, k, b.table, rec.pk, rec.sk, stale); err != nil {
+			return b.rep, err
 		}
 	}
 	for team, d := range fixes {
-		for _, o := range s.countOpsIn(table, team, d, 0) {
-			if err := o.upd.Run(ctx); err != nil {
-				return rep, wrap(err, "rebuild the index: correct the counts of team", team)
+		for _, o := range s.countOpsIn(b.table, team, d, 0) {
+			if err := o.Upd.Run(ctx); err != nil {
+				return b.rep, storecore.Wrap(err, "rebuild the index: correct the counts of team", team)
 			}
 		}
 	}
@@ -641,12 +563,128 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 	// record's is rewritten as it is (same revision and updated_at: no event, no audit entry),
 	// with the copies its write's transaction keeps; the indexer follows that change from the
 	// stream like any other, moving its word items and counts.
-	for _, row := range rewords {
+	for _, row := range b.rewords {
 		if _, err := k.rewrite(ctx, s.core, row); err != nil {
-			return rep, wrap(err, "rebuild the index: rewrite the words of", attrString(row, "id"))
+			return b.rep, storecore.Wrap(err, "rebuild the index: rewrite the words of", storecore.AttrString(row, "id"))
 		}
 	}
-	return rep, nil
+	return b.rep, nil
+}
+
+// readRows scans the table's record rows for the items and counts the indexer should keep, and
+// the rows whose stored words are not their record's.
+func (b *rebuild) readRows(ctx context.Context) error {
+	rows := b.table.Scan().Filter("begins_with('sk', ?)", b.k.layout.RowPrefix()).Consistent(true).Iter()
+	var row dynamo.Item
+	for rows.Next(ctx, &row) {
+		b.rep.Records++
+		team, id := storecore.AttrString(row, "pk"), storecore.AttrString(row, "id")
+		if row[storeformat.IndexedAttr] != nil { // a row without its family is the backfill's
+			words, err := b.k.words(row)
+			if err != nil {
+				return storecore.Wrap(err, "rebuild the index: decode", id)
+			}
+			if storecore.AttrString(row, wordsAttr) != words {
+				b.rewords = append(b.rewords, row)
+			}
+		}
+		_, later := b.k.layout.Split(b.k.layout.Family(row))
+		for _, items := range []map[string]dynamo.Item{later.Copies, later.Words} {
+			for sk, item := range items {
+				b.want[itemKey{team, sk}], b.owner[itemKey{team, sk}] = item, id
+			}
+		}
+		if b.counts[team] == nil {
+			b.counts[team] = tally{}
+		}
+		for c, n := range later.Counts {
+			b.counts[team].add(c, n)
+		}
+		row = nil
+	}
+	return storecore.Wrap(rows.Err(), "rebuild the index: scan rows of", b.table.Name())
+}
+
+// readItems scans the indexer's items (word items, the open facets' copies and its counters):
+// the counters into have, each other item checked against want, a stale one's record to mend;
+// what want has left is missing, its records to mend too.
+func (b *rebuild) readItems(ctx context.Context) error {
+	l := b.k.layout
+	filter, args := "begins_with('sk', ?)", []any{l.Letter + "w#"}
+	for _, fc := range l.Facets {
+		if fc.StreamCopies || (l.StreamFacets && !fc.Closed) {
+			filter, args = filter+" OR begins_with('sk', ?)", append(args, l.Letter+"f#"+fc.Name+"=")
+		}
+	}
+	if l.StreamFacets || l.Tallies {
+		filter, args = filter+" OR begins_with('sk', ?)", append(args, storeformat.FacetCountPrefix)
+	}
+	items := b.table.Scan().Filter(filter, args...).Consistent(true).Iter()
+	var item dynamo.Item
+	for items.Next(ctx, &item) {
+		b.readItem(item)
+		item = nil
+	}
+	if err := items.Err(); err != nil {
+		return storecore.Wrap(err, "rebuild the index: scan the indexer's items of", b.table.Name())
+	}
+	b.rep.Missing = len(b.want)
+	for w := range b.want {
+		if rec := (itemKey{w.pk, b.owner[w]}); b.mend[rec] == nil {
+			b.mend[rec] = []string{}
+		}
+	}
+	return nil
+}
+
+// readItem takes one of the indexer's items: a counter's numbers into have, any other checked
+// against want.
+func (b *rebuild) readItem(item dynamo.Item) {
+	team, sk := storecore.AttrString(item, "pk"), storecore.AttrString(item, "sk")
+	if counter, ok := strings.CutPrefix(sk, storeformat.FacetCountPrefix); ok {
+		facet := counter[:max(strings.LastIndexByte(counter, '#'), 0)]
+		if b.have[team] == nil {
+			b.have[team] = tally{}
+		}
+		for attr := range item {
+			if attr != "pk" && attr != "sk" {
+				b.have[team].add(countKey{Item: facet, Attr: attr}, storeformat.IntAttr(item, attr))
+			}
+		}
+		return
+	}
+	b.rep.Items++
+	w := itemKey{team, sk}
+	exp, ok := b.want[w]
+	switch {
+	case !ok:
+		b.rep.Stale++
+		rec := itemKey{team, sk[strings.LastIndexByte(sk, '#')+1:]}
+		b.mend[rec] = append(b.mend[rec], sk)
+	case !reflect.DeepEqual(exp, item):
+		b.rep.Stale++
+		rec := itemKey{team, b.owner[w]}
+		b.mend[rec] = append(b.mend[rec], sk)
+	}
+	delete(b.want, w)
+}
+
+// countFixes returns, by team, what to add to the indexer's counts to make them the rows'.
+func (b *rebuild) countFixes() map[string]tally {
+	fixes := map[string]tally{}
+	for team := range b.counts {
+		if d := b.counts[team].minus(b.have[team]); len(d) > 0 {
+			fixes[team], b.rep.Counts = d, b.rep.Counts+len(d)
+		}
+	}
+	for team := range b.have {
+		if _, ok := b.counts[team]; !ok {
+			if d := (tally{}).minus(b.have[team]); len(d) > 0 {
+				fixes[team], b.rep.Counts = d, b.rep.Counts+len(d)
+			}
+		}
+	}
+	return fixes
 }
 
 // mendIndex makes one record's indexer items what its row says now: it reads the row, puts its
@@ -655,7 +693,7 @@ func (s *Indexer) mendIndex(ctx context.Context, k streamKind, table dynamo.Tabl
 	var row dynamo.Item
 	err := table.Get("pk", teamID).Range("sk", dynamo.Equal, k.layout.RowKey(id)).Consistent(true).One(ctx, &row)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return wrap(err, "rebuild the index: read", id)
+		return storecore.Wrap(err, "rebuild the index: read", id)
 	}
 	var later storeformat.Family
 	if row != nil {
@@ -673,5 +711,5 @@ func (s *Indexer) mendIndex(ctx context.Context, k streamKind, table dynamo.Tabl
 		}
 	}
 	_, err = w.Run(ctx)
-	return wrap(err, "rebuild the index: write the items of", id)
+	return storecore.Wrap(err, "rebuild the index: write the items of", id)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -37,7 +38,7 @@ type lister[T, R, Q any] struct {
 	k *kind[T, R, Q]
 }
 
-func (r lister[T, R, Q]) table() dynamo.Table { return r.s.db.Table(r.k.table(r.s.tables)) }
+func (r lister[T, R, Q]) table() dynamo.Table { return r.s.db.Dynamo.Table(r.k.table(r.s.db.Tables)) }
 
 // fewPerRange bounds the matches a count reads in full, per range, to cut the page from them in
 // memory rather than read the page again (they are few enough that reading them costs less than
@@ -166,9 +167,9 @@ func (r lister[T, R, Q]) fence(ctx context.Context, teamID string) (markState, e
 	var mark dynamo.Item
 	err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, r.k.layout.StreamMarkKey()).Consistent(true).One(ctx, &mark)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return markState{}, wrap(err, "read the stream mark of team", teamID)
+		return markState{}, storecore.Wrap(err, "read the stream mark of team", teamID)
 	}
-	return markState{Fence: storeformat.FenceOf(mark), pos: attrString(mark, storeformat.StreamPosAttr),
+	return markState{Fence: storeformat.FenceOf(mark), pos: storecore.AttrString(mark, storeformat.StreamPosAttr),
 		part: storeformat.IntAttr(mark, storeformat.StreamPartAttr)}, nil
 }
 
@@ -342,15 +343,15 @@ func (r lister[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d
 	}
 	all := make([]keyed, len(items))
 	for i, it := range items {
-		k := orderKey("1#" + attrString(it, "id"))
+		k := orderKey("1#" + storecore.AttrString(it, "id"))
 		if o.index != "" {
-			v := attrString(it, o.attr)
+			v := storecore.AttrString(it, o.attr)
 			if d.facet != nil {
 				v = v[strings.IndexByte(v, '#')+1:] // past "<facet>=<value>#"
 			}
-			k = orderKey(strings.TrimPrefix(v, attrString(it, "status")+"#"))
+			k = orderKey(strings.TrimPrefix(v, storecore.AttrString(it, "status")+"#"))
 		}
-		all[i] = keyed{attrString(it, "id"), k}
+		all[i] = keyed{storecore.AttrString(it, "id"), k}
 	}
 	page := cut(all, func(k keyed) orderKey { return k.key }, sp.lq)
 	ids := make([]string, len(page))
@@ -573,11 +574,11 @@ func cut[E any](matches []E, key func(E) orderKey, lq patio.ListQuery) []E {
 // orderKeyOf is a row's order key in a sort.
 func (r lister[T, R, Q]) orderKeyOf(row dynamo.Item, sort string) orderKey {
 	o := r.order(sort)
-	status := attrString(row, "status")
+	status := storecore.AttrString(row, "status")
 	if o.index == "" {
-		return orderKey("1#" + attrString(row, "id"))
+		return orderKey("1#" + storecore.AttrString(row, "id"))
 	}
-	return orderKey(strings.TrimPrefix(attrString(row, o.attr), status+"#"))
+	return orderKey(strings.TrimPrefix(storecore.AttrString(row, o.attr), status+"#"))
 }
 
 // uniqueList serves a list filtered by a unique value: the record its guard names, if it meets
@@ -727,7 +728,7 @@ func (r lister[T, R, Q]) wordSegments(statuses []string, term string) []segment 
 func wordItemIDs(items []dynamo.Item) []string {
 	ids := make([]string, 0, len(items))
 	for _, it := range items {
-		sk := attrString(it, "sk")
+		sk := storecore.AttrString(it, "sk")
 		ids = append(ids, sk[strings.LastIndexByte(sk, '#')+1:])
 	}
 	return ids
@@ -749,7 +750,7 @@ func (r lister[T, R, Q]) rowWords(ctx context.Context, teamID string, ids []stri
 		return nil, err
 	}
 	for _, it := range items {
-		out[strings.TrimPrefix(attrString(it, "sk"), r.k.prefix)] = attrString(it, wordsAttr)
+		out[strings.TrimPrefix(storecore.AttrString(it, "sk"), r.k.prefix)] = storecore.AttrString(it, wordsAttr)
 	}
 	return out, nil
 }
@@ -780,7 +781,7 @@ func (r lister[T, R, Q]) fetch(ctx context.Context, teamID string, ids []string)
 	if err := r.table().Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &rows); err != nil {
 		return nil, err
 	}
-	recs, err := decodeRows(rows, r.k.decode)
+	recs, err := storecore.DecodeRows(rows, r.k.decode)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -536,6 +537,6 @@ func TestFinancialFiltersMatchTheOracle(t *testing.T) {
 		{name: "overdue expenses", q: patio.FinancialQuery{Overdue: true, Today: today, Type: []string{"expense"}},
 			keep: func(f patio.FinancialRecord) bool { return overdue(f) && f.Type == "expense" }},
 	}
-	checkLists(t, patio.NewFinancial(s.Financial(), s.Accounts().Team), team, financialOracle, all, cases,
+	checkLists(t, patio.NewFinancial(s.Financial(), accountdb.NewAccounts(s.DB()).Team), team, financialOracle, all, cases,
 		func(q *patio.FinancialQuery) *patio.ListQuery { return &q.ListQuery })
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -23,19 +24,19 @@ import (
 // creation) to the row next: one update of each month whose totals change, in one shard number
 // drawn at random. A write that changes no summed value (a description, a payment method) has
 // none; a due date moved to another month has two.
-func (r records[T, R, Q]) monthSumOps(teamID string, stored, next dynamo.Item) []op {
+func (r records[T, R, Q]) monthSumOps(teamID string, stored, next dynamo.Item) []storecore.Op {
 	if r.k.layout == nil || r.k.layout.Months == nil {
 		return nil
 	}
 	d := r.k.layout.MonthSumsDiff(stored, next)
 	shard := rand.IntN(countShards)
-	var ops []op
+	var ops []storecore.Op
 	for _, month := range slices.Sorted(maps.Keys(d)) {
 		u := r.table().Update("pk", teamID).Range("sk", storeformat.MonthSumKey(month, shard))
 		for _, attr := range slices.Sorted(maps.Keys(d[month])) {
 			u = u.Add("'"+attr+"'", d[month][attr]) // quoted: the name holds "#"
 		}
-		ops = append(ops, op{upd: u})
+		ops = append(ops, storecore.Op{Upd: u})
 	}
 	return ops
 }
@@ -55,7 +56,7 @@ func (r records[T, R, Q]) monthSums(ctx context.Context, teamID, first, last str
 	out := map[string]map[string]int{}
 	var item dynamo.Item
 	for iter.Next(ctx, &item) {
-		sk := attrString(item, "sk")
+		sk := storecore.AttrString(item, "sk")
 		month, ok := storeformat.MonthOfSumKey(sk)
 		if !ok {
 			continue
@@ -90,13 +91,13 @@ type financialRecords struct {
 func (f financialRecords) MonthTotals(ctx context.Context, teamID string, first, last patio.Date) ([]patio.FinancialTotal, bool, error) {
 	sums, ok, err := f.monthSums(ctx, teamID, monthKey(first), monthKey(last))
 	if err != nil || !ok {
-		return nil, false, wrap(err, "sum financial records of team", teamID)
+		return nil, false, storecore.Wrap(err, "sum financial records of team", teamID)
 	}
 	var out []patio.FinancialTotal
 	for _, month := range slices.Sorted(maps.Keys(sums)) {
 		start, err := patio.ParseDate(month + "-01")
 		if err != nil {
-			return nil, false, wrap(err, "sum financial records of team", teamID)
+			return nil, false, storecore.Wrap(err, "sum financial records of team", teamID)
 		}
 		at := map[string]int{}
 		for _, attr := range slices.Sorted(maps.Keys(sums[month])) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"golang.org/x/sync/errgroup"
 )
@@ -199,7 +200,7 @@ func (st *stream) next(ctx context.Context) (streamed, bool, error) {
 			return streamed{}, false, err
 		}
 		for _, it := range items {
-			k := st.rd.o.key(seg, attrString(it, st.rd.o.attr))
+			k := st.rd.o.key(seg, storecore.AttrString(it, st.rd.o.attr))
 			if st.after != "" && k == st.after {
 				continue
 			}
@@ -226,15 +227,6 @@ func skipSegmentsBefore(segs []segment, after orderKey) []segment {
 		segs = segs[1:]
 	}
 	return segs
-}
-
-// attrString returns a string attribute of an item, or "".
-func attrString(item dynamo.Item, name string) string {
-	var s string
-	if v, ok := item[name]; ok {
-		_ = dynamo.Unmarshal(v, &s)
-	}
-	return s
 }
 
 // merged reads the offset-th to (offset+limit)-th records after a position, merged from the

@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -82,7 +79,7 @@ type records[T, R, Q any] struct {
 	k *kind[T, R, Q]
 }
 
-func (r records[T, R, Q]) table() dynamo.Table { return r.s.db.Table(r.k.table(r.s.tables)) }
+func (r records[T, R, Q]) table() dynamo.Table { return r.s.db.Dynamo.Table(r.k.table(r.s.db.Tables)) }
 
 // Get returns a team's record (strongly consistent), or KindNotFound.
 func (r records[T, R, Q]) Get(ctx context.Context, teamID, id string) (T, error) {
@@ -118,14 +115,14 @@ func (r records[T, R, Q]) Names(ctx context.Context, teamID string, ids []string
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, wrap(err, "get "+r.k.what+"s of team", teamID)
+		return nil, storecore.Wrap(err, "get "+r.k.what+"s of team", teamID)
 	}
 	rows := slices.Concat(got...)
 	out := make([]T, 0, len(rows))
 	for _, row := range rows {
 		rec, err := r.k.decode(row)
 		if err != nil {
-			return nil, wrap(err, "decode "+r.k.what+"s of team", teamID)
+			return nil, storecore.Wrap(err, "decode "+r.k.what+"s of team", teamID)
 		}
 		out = append(out, rec)
 	}
@@ -137,7 +134,7 @@ func (r records[T, R, Q]) Names(ctx context.Context, teamID string, ids []string
 func (r records[T, R, Q]) Counts(ctx context.Context, teamID string) (map[string]int, error) {
 	t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
 	if err != nil {
-		return nil, wrap(err, "count "+r.k.what+"s of team", teamID)
+		return nil, storecore.Wrap(err, "count "+r.k.what+"s of team", teamID)
 	}
 	out := make(map[string]int, len(r.k.list.statuses))
 	for _, st := range r.k.list.statuses {
@@ -155,7 +152,7 @@ func (r records[T, R, Q]) Sums(ctx context.Context, teamID, facet, status string
 	}
 	t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
 	if err != nil {
-		return nil, false, wrap(err, "sum "+r.k.what+"s of team", teamID)
+		return nil, false, storecore.Wrap(err, "sum "+r.k.what+"s of team", teamID)
 	}
 	if t[countKey{Attr: summedAttr}] < t.status(r.k.list.statuses) {
 		return nil, false, nil
@@ -182,14 +179,14 @@ func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, dynamo
 	sk := r.k.prefix + id
 	var zero T
 	if err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, sk).Consistent(true).One(ctx, &item); err != nil {
-		return zero, nil, wrap(notFound(err, r.k.what), "get "+r.k.what, sk)
+		return zero, nil, storecore.Wrap(storecore.NotFound(err, r.k.what), "get "+r.k.what, sk)
 	}
 	var row R
 	if err := dynamo.UnmarshalItem(item, &row); err != nil {
-		return zero, nil, wrap(err, "decode "+r.k.what, sk)
+		return zero, nil, storecore.Wrap(err, "decode "+r.k.what, sk)
 	}
 	rec, err := r.k.decode(row)
-	return rec, item, wrap(err, "decode "+r.k.what, sk)
+	return rec, item, storecore.Wrap(err, "decode "+r.k.what, sk)
 }
 
 // rowItem is a record's row as stored: its row struct's attributes and, for listed kinds, what
@@ -210,44 +207,44 @@ func (r records[T, R, Q]) rowItem(rec T) (dynamo.Item, error) {
 func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, error) {
 	rec := r.k.withRevision(w.Record, 1)
 	teamID, id := r.k.key(rec)
-	var ops []op
+	var ops []storecore.Op
 	if w.Claim != nil {
 		// First, so that a repeat of a creation answers "claimed" before any other condition.
 		claim, err := r.s.claimOp(*w.Claim, rec, time.Now())
 		if err != nil {
-			return rec, wrap(err, "create "+r.k.what, id)
+			return rec, storecore.Wrap(err, "create "+r.k.what, id)
 		}
 		ops = append(ops, claim)
 	}
 	row, err := r.rowItem(rec)
 	if err != nil {
-		return rec, wrap(err, "encode "+r.k.what, id)
+		return rec, storecore.Wrap(err, "encode "+r.k.what, id)
 	}
-	ops = append(ops, op{put: r.table().Put(stamped(ctx, row)).If("attribute_not_exists(pk)"),
-		failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
+	ops = append(ops, storecore.Op{Put: r.table().Put(storecore.Stamped(ctx, row)).If("attribute_not_exists(pk)"),
+		Failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
 	ops = append(ops, r.trackOps(teamID, nil, row)...)
 	ops = append(ops, r.monthSumOps(teamID, nil, row)...)
 	ops = append(ops, r.guardOps(teamID, id, nil, r.k.guards(rec))...)
 	more, err := r.s.related(ctx, teamID, w.Requires, w.Also, false)
 	if err != nil {
-		return rec, wrap(err, "create "+r.k.what, id)
+		return rec, storecore.Wrap(err, "create "+r.k.what, id)
 	}
-	err = r.s.run(ctx, append(ops, more...))
+	err = r.s.db.Run(ctx, append(ops, more...))
 	if errors.Is(err, patio.ErrClaimTaken) {
 		return rec, err
 	}
-	return rec, wrap(err, "create "+r.k.what, id)
+	return rec, storecore.Wrap(err, "create "+r.k.what, id)
 }
 
 // Update is the one update path of every record type: read the record, ask change for the write,
 // and when it changes something write it conditioned on the revision read, with its unique values
 // moved and its requirements checked in the same transaction. A lost race re-reads and asks
-// again, with jittered backoff, until the request's context or raceBudget runs out. The first
+// again, with jittered backoff, until the request's context or storecore.RaceBudget runs out. The first
 // attempt takes the other records it revises to have their whole family (see related); the
 // following ones read them.
 func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change func(T) (patio.Write[T], error)) (T, error) {
 	attempts := 0
-	return retryRaces(ctx, func() (T, error) {
+	return storecore.RetryRaces(ctx, func() (T, error) {
 		attempts++
 		cur, stored, err := r.get(ctx, teamID, id)
 		if err != nil {
@@ -260,25 +257,25 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 		next := r.k.withRevision(w.Record, r.k.revision(cur)+1)
 		ops, err := r.replace(ctx, teamID, cur, stored, next)
 		if err != nil {
-			return cur, wrap(err, "update "+r.k.what, id)
+			return cur, storecore.Wrap(err, "update "+r.k.what, id)
 		}
 		more, err := r.s.related(ctx, teamID, w.Requires, w.Also, attempts == 1)
 		if err != nil {
-			return cur, wrap(err, "update "+r.k.what, id)
+			return cur, storecore.Wrap(err, "update "+r.k.what, id)
 		}
-		return next, wrap(r.s.runRace(ctx, append(ops, more...)), "update "+r.k.what, id)
+		return next, storecore.Wrap(r.s.db.RunRace(ctx, append(ops, more...)), "update "+r.k.what, id)
 	})
 }
 
 // replace is the write of next over cur (stored as its row's item), conditioned on cur's
 // revision, with its family and unique values kept in step, by ctx's actor.
-func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, stored dynamo.Item, next T) ([]op, error) {
+func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, stored dynamo.Item, next T) ([]storecore.Op, error) {
 	_, id := r.k.key(next)
 	row, err := r.rowItem(next)
 	if err != nil {
 		return nil, err
 	}
-	put := r.table().Put(stamped(ctx, row)).If("'rev' = ?", revAttr(r.k.revision(cur)))
+	put := r.table().Put(storecore.Stamped(ctx, row)).If("'rev' = ?", revAttr(r.k.revision(cur)))
 	if r.k.alarmKey != nil {
 		if key := r.k.alarmKey(r.k.encode(cur)); key != "" {
 			put = put.If("'alarm_key' = ?", key)
@@ -286,7 +283,7 @@ func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, sto
 			put = put.If("attribute_not_exists('alarm_key')")
 		}
 	}
-	ops := []op{{put: put, failed: errRevConflict}}
+	ops := []storecore.Op{{Put: put, Failed: storecore.ErrRevConflict}}
 	ops = append(ops, r.trackOps(teamID, stored, row)...)
 	ops = append(ops, r.monthSumOps(teamID, stored, row)...)
 	return append(ops, r.guardOps(teamID, id, r.k.guards(cur), r.k.guards(next))...), nil
@@ -296,7 +293,7 @@ func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, sto
 // closed facets' items, the status shards' counts: storeformat.Layout.Split) in step with a write
 // of the row next over the row stored (nil for a creation). The indexer keeps the rest from the
 // stream (Index).
-func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []op {
+func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []storecore.Op {
 	if r.k.list == nil {
 		return nil
 	}
@@ -312,13 +309,13 @@ func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []op
 // List returns one page of a team's records, the total matching, and the position after it.
 func (r records[T, R, Q]) List(ctx context.Context, teamID string, q Q) (patio.Listed[T], error) {
 	out, err := lister[T, R, Q](r).list(ctx, teamID, r.k.list.spec(r.k.layout, q))
-	return out, wrap(err, "list "+r.k.what+"s of team", teamID)
+	return out, storecore.Wrap(err, "list "+r.k.what+"s of team", teamID)
 }
 
 // guardOps reserves the unique values next holds that cur did not, and releases those cur held
 // that next does not.
-func (r records[T, R, Q]) guardOps(teamID, owner string, cur, next []guard) []op {
-	var ops []op
+func (r records[T, R, Q]) guardOps(teamID, owner string, cur, next []guard) []storecore.Op {
+	var ops []storecore.Op
 	held := map[string]bool{}
 	for _, g := range cur {
 		held[g.sk] = true
@@ -327,13 +324,13 @@ func (r records[T, R, Q]) guardOps(teamID, owner string, cur, next []guard) []op
 	for _, g := range next {
 		kept[g.sk] = true
 		if !held[g.sk] {
-			ops = append(ops, op{put: r.table().Put(guardRow{PK: teamID, SK: g.sk, Owner: owner}).If("attribute_not_exists(pk)"),
-				failed: g.taken})
+			ops = append(ops, storecore.Op{Put: r.table().Put(guardRow{PK: teamID, SK: g.sk, Owner: owner}).If("attribute_not_exists(pk)"),
+				Failed: g.taken})
 		}
 	}
 	for _, g := range cur {
 		if !kept[g.sk] {
-			ops = append(ops, op{del: r.table().Delete("pk", teamID).Range("sk", g.sk)})
+			ops = append(ops, storecore.Op{Del: r.table().Delete("pk", teamID).Range("sk", g.sk)})
 		}
 	}
 	return ops
@@ -346,16 +343,16 @@ func (r records[T, R, Q]) guardOps(teamID, owner string, cur, next []guard) []op
 // the domain's record gives it, and its write is conditioned on that too, which saves that read
 // on every write but the rare one over a row awaiting the backfill, whose condition fails like a
 // lost race: the caller's next attempt reads it.
-func (s *core) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised, assumeIndexed bool) ([]op, error) {
-	var ops []op
+func (s *core) related(ctx context.Context, teamID string, reqs []patio.Requirement, also []patio.Revised, assumeIndexed bool) ([]storecore.Op, error) {
+	var ops []storecore.Op
 	for _, req := range reqs {
 		table, prefix, err := s.resource(req.Resource)
 		if err != nil {
 			return nil, err
 		}
 		marks, args := placeholders(req.Statuses)
-		ops = append(ops, op{check: table.Check("pk", teamID).Range("sk", prefix+req.ID).If("'status' IN ("+marks+")", args...),
-			failed: req.Err})
+		ops = append(ops, storecore.Op{Check: table.Check("pk", teamID).Range("sk", prefix+req.ID).If("'status' IN ("+marks+")", args...),
+			Failed: req.Err})
 	}
 	for _, rv := range also {
 		switch cur := rv.Cur.(type) {
@@ -382,7 +379,7 @@ func (s *core) related(ctx context.Context, teamID string, reqs []patio.Requirem
 				return nil, err
 			}
 			if assumeIndexed {
-				replace[0].put = replace[0].put.If("attribute_exists('" + indexedAttr + "')")
+				replace[0].Put = replace[0].Put.If("attribute_exists('" + indexedAttr + "')")
 			}
 			ops = append(ops, replace...)
 		default:
@@ -396,98 +393,13 @@ func (s *core) related(ctx context.Context, teamID string, reqs []patio.Requirem
 func (s *core) resource(name string) (dynamo.Table, string, error) {
 	switch name {
 	case patio.ResourceVehicle:
-		return s.db.Table(s.tables.Vehicles), storeformat.Vehicles.RowPrefix(), nil
+		return s.db.Dynamo.Table(s.db.Tables.Vehicles), storeformat.Vehicles.RowPrefix(), nil
 	case patio.ResourceClient:
-		return s.db.Table(s.tables.Clients), storeformat.Clients.RowPrefix(), nil
+		return s.db.Dynamo.Table(s.db.Tables.Clients), storeformat.Clients.RowPrefix(), nil
 	case patio.ResourceDeal:
-		return s.db.Table(s.tables.Deals), storeformat.Deals.RowPrefix(), nil
+		return s.db.Dynamo.Table(s.db.Tables.Deals), storeformat.Deals.RowPrefix(), nil
 	}
 	return dynamo.Table{}, "", fmt.Errorf("dynamostore: unknown resource %q", name)
-}
-
-// op is one item of a write, and what it means when its condition fails.
-type op struct {
-	put    *dynamo.Put
-	check  *dynamo.ConditionCheck
-	del    *dynamo.Delete
-	upd    *dynamo.Update
-	failed error
-}
-
-// run performs ops in one transaction (a single put too: a transaction's idempotency token makes
-// the SDK's retry of an applied attempt safe, see runTx), whose conflicts with other transactions
-// are retried by runTx. The first item whose condition failed answers its
-// failed error.
-func (s *core) run(ctx context.Context, ops []op) error { return s.perform(ctx, ops, false) }
-
-// runRace is run for a write conditioned on a revision read: a transaction conflict means another
-// writer of the record is committing, so it answers errRevConflict at once, and the update path
-// re-reads rather than resending a write that has most likely lost already.
-func (s *core) runRace(ctx context.Context, ops []op) error { return s.perform(ctx, ops, true) }
-
-func (s *core) perform(ctx context.Context, ops []op, conflictIsRace bool) error {
-	attempts := maxTxAttempts
-	if conflictIsRace {
-		attempts = 1
-	}
-	err := s.runTx(ctx, attempts, func() *dynamo.WriteTx {
-		tx := s.db.WriteTx()
-		for _, o := range ops {
-			switch {
-			case o.put != nil:
-				tx.Put(o.put)
-			case o.check != nil:
-				tx.Check(o.check)
-			case o.del != nil:
-				tx.Delete(o.del)
-			case o.upd != nil:
-				tx.Update(o.upd)
-			}
-		}
-		return tx
-	})
-	for i, o := range ops {
-		if cancelReason(err, i) == "ConditionalCheckFailed" && o.failed != nil {
-			return o.failed
-		}
-	}
-	if conflictIsRace && isTxConflict(err) {
-		return errRevConflict
-	}
-	return err
-}
-
-// errRevConflict reports a lost optimistic-concurrency race: re-read and re-apply.
-var errRevConflict = errors.New("record changed concurrently")
-
-// raceBudget bounds how long an update keeps re-reading and re-applying after lost races, when
-// the request's context allows longer.
-const raceBudget = 7 * time.Second
-
-// retryRaces runs attempt until it does not lose a race, sleeping a jittered, growing backoff
-// between attempts ("full jitter"), so that writers contending for one record spread out rather
-// than collide again. Past raceBudget or the context's deadline it gives up with an internal error.
-func retryRaces[T any](ctx context.Context, attempt func() (T, error)) (T, error) {
-	deadline := time.Now().Add(raceBudget)
-	backoff := 5 * time.Millisecond
-	for {
-		v, err := attempt()
-		if !errors.Is(err, errRevConflict) {
-			return v, err
-		}
-		sleep := rand.N(backoff) + time.Millisecond
-		if time.Now().Add(sleep).After(deadline) {
-			var zero T
-			return zero, patio.Internal(errRevConflict)
-		}
-		select {
-		case <-ctx.Done():
-			var zero T
-			return zero, patio.Internal(fmt.Errorf("%w: %w", errRevConflict, ctx.Err()))
-		case <-time.After(sleep):
-		}
-		backoff = min(backoff*2, 250*time.Millisecond)
-	}
 }
 
 // placeholders returns "?, ?, ..." for values, and the values as arguments.
@@ -502,21 +414,4 @@ func placeholders(values []string) (string, []any) {
 		args[i] = v
 	}
 	return marks, args
-}
-
-// byKeyAttr names, on a record's row, the API key whose request last wrote it (patio.KeyActor's
-// ID). The dispatcher audits such a change from the table's stream; the console's and the
-// operators' changes are audited where they are made, and their rows do not carry it. Only the row
-// holds it: a family's copies leave it out, so it never rewrites them.
-const byKeyAttr = storeformat.ByKeyAttr
-
-// stamped returns a copy of the row to write, with when it is written (storeformat.WrittenAttr)
-// and, when ctx's actor is an API key, the key.
-func stamped(ctx context.Context, row dynamo.Item) dynamo.Item {
-	out := maps.Clone(row)
-	out[storeformat.WrittenAttr] = &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().UnixMilli(), 10)}
-	if a := patio.ActorOf(ctx); a.Kind == patio.ActorKey {
-		out[byKeyAttr] = str(a.ID)
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/patio-dev/patio/dev/storeseed"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -21,7 +22,7 @@ func TestSeedReadsBackAsCreated(t *testing.T) {
 		}
 		vs = append(vs, newVehicle(t, team, patio.VehicleInput{Brand: patio.Some(brand), Plate: patio.Some(fmt.Sprintf("SED%04d", i))}))
 	}
-	if err := dynamostore.Seed(ctx, s, vs); err != nil {
+	if err := storeseed.Seed(ctx, s.DB(), vs); err != nil {
 		t.Fatalf("Seed = %v; want nil", err)
 	}
 	if got, err := s.Vehicles().Get(ctx, team, vs[7].ID); err != nil || got.Revision != 1 || got.Plate == nil || *got.Plate != "SED0007" {

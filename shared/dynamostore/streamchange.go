@@ -28,7 +28,7 @@ func StreamChange(rec events.DynamoDBEventRecord) (webhook.Change, bool, error) 
 	}
 	c := webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: teamID, New: newRec,
 		At: rec.Change.ApproximateCreationDateTime.Time}
-	if by, ok := rec.Change.NewImage[byKeyAttr]; ok && by.DataType() == events.DataTypeString {
+	if by, ok := rec.Change.NewImage[storeformat.ByKeyAttr]; ok && by.DataType() == events.DataTypeString {
 		c.By = by.String()
 	}
 	if w, ok := rec.Change.NewImage[storeformat.WrittenAttr]; ok && w.DataType() == events.DataTypeNumber {

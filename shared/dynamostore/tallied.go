@@ -7,6 +7,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -206,7 +207,7 @@ func (tl tallier) firstItems(ctx context.Context, bases []string) ([]dynamo.Item
 func pageIDs(lq patio.ListQuery, first, held []dynamo.Item) (ids []string, after string) {
 	ids = wordItemIDs(first)
 	for _, it := range held {
-		ids = append(ids, attrString(it, "id"))
+		ids = append(ids, storecore.AttrString(it, "id"))
 	}
 	ids = cut(ids, func(id string) orderKey { return orderKey("1#" + id) }, lq)
 	if len(ids) > 0 {
@@ -232,71 +233,20 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 	if rf.hi != nil {
 		hi = min(hi, rf.hi.value.(int64))
 	}
-	runs, edges := br.Cover(lo, hi)
-	var (
-		shards     tally
-		complete   bool
-		page       []dynamo.Item
-		parts      []dynamo.Item
-		partsWhole bool
-	)
-	counts := make([]int, len(runs)+len(edges)*len(lq.Status))
+	o := orderIn(tl.layout, rf.sort)
+	var shards tally
+	var complete bool
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		shards, complete, err = tl.counted(gctx)
 		return err
 	})
-	for i, run := range runs {
-		g.Go(func() error {
-			clo, chi := run.Counters()
-			t, err := readCounters(gctx, tl.t, tl.teamID, clo, chi)
-			for _, item := range t.items() {
-				counts[i] += t.itemStatus(item, lq.Status)
-			}
-			return err
-		})
-	}
-	o := orderIn(tl.layout, rf.sort)
-	rd := reader{t: tl.t, teamID: tl.teamID, o: o}
-	for i, e := range edges {
-		b := &keyBounds{lo: *storeformat.Padded(br.Width, e.Lo), hi: *storeformat.Padded(br.Width, e.Hi)}
-		for j, status := range lq.Status {
-			g.Go(func() (err error) {
-				seg := o.ranges(status+"#", b)[0]
-				counts[len(runs)+i*len(lq.Status)+j], err = rd.count(gctx, seg.lo, seg.hi, nil)
-				return err
-			})
-		}
-	}
-	var words []string
-	var rest []storeformat.Span
-	buckets := false
+	counts := tl.countRange(gctx, g, br, lo, hi, o)
+	bp := &bucketPage{}
 	if lq.Sort == "created_at" && br.PageLevel > 0 {
-		words, rest, buckets = br.PageCover(lo, hi, maxBucketStreams/len(lq.Status))
-	}
-	if buckets {
-		var bases []string
-		for _, w := range words {
-			bases = append(bases, tl.wordBases(w)...)
+		if words, rest, ok := br.PageCover(lo, hi, maxBucketStreams/len(lq.Status)); ok {
+			bp = tl.readBucketPage(gctx, g, br, words, rest, o)
 		}
-		g.Go(func() (err error) {
-			page, err = tl.firstItems(gctx, bases)
-			return err
-		})
-		var segs []segment
-		for _, e := range rest {
-			b := &keyBounds{lo: *storeformat.Padded(br.Width, e.Lo), hi: *storeformat.Padded(br.Width, e.Hi)}
-			for _, status := range lq.Status {
-				segs = append(segs, o.ranges(status+"#", b)...)
-			}
-		}
-		g.Go(func() error {
-			var ends []dynamo.PagingKey
-			var err error
-			parts, ends, err = readRanges(gctx, reader{t: tl.t, teamID: tl.teamID, o: o, project: []string{"pk", "sk", "id"}}, segs, maxPartMatches)
-			partsWhole = !slices.ContainsFunc(ends, func(k dynamo.PagingKey) bool { return k != nil })
-			return err
-		})
 	}
 	if err := g.Wait(); err != nil || !complete {
 		return talliedPage{}, false, err
@@ -308,8 +258,8 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 	if lo > hi || p.total == 0 {
 		return talliedPage{}, true, nil
 	}
-	if buckets && partsWhole {
-		p.ids, p.after = pageIDs(lq, page, parts)
+	if bp.read && bp.partsWhole {
+		p.ids, p.after = pageIDs(lq, bp.first, bp.parts)
 		p.keep = conds{{attr: rf.attr, op: opMin, args: []any{lo}}, {attr: rf.attr, op: opMax, args: []any{hi}}}
 		return p, true, nil
 	}
@@ -322,11 +272,80 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 	return p, true, nil
 }
 
+// countRange starts on g the counts of the range lo..hi in the shown statuses: its whole buckets'
+// counter items (storeformat.Range.Cover's runs), its edges' records in the attribute's index
+// (order o). The counts are in the slice once g is done.
+func (tl tallier) countRange(ctx context.Context, g *errgroup.Group, br storeformat.Range, lo, hi int64, o order) []int {
+	statuses := tl.sp.lq.Status
+	runs, edges := br.Cover(lo, hi)
+	counts := make([]int, len(runs)+len(edges)*len(statuses))
+	for i, run := range runs {
+		g.Go(func() error {
+			clo, chi := run.Counters()
+			t, err := readCounters(ctx, tl.t, tl.teamID, clo, chi)
+			for _, item := range t.items() {
+				counts[i] += t.itemStatus(item, statuses)
+			}
+			return err
+		})
+	}
+	rd := reader{t: tl.t, teamID: tl.teamID, o: o}
+	for i, e := range edges {
+		b := &keyBounds{lo: *storeformat.Padded(br.Width, e.Lo), hi: *storeformat.Padded(br.Width, e.Hi)}
+		for j, status := range statuses {
+			g.Go(func() (err error) {
+				seg := o.ranges(status+"#", b)[0]
+				counts[len(runs)+i*len(statuses)+j], err = rd.count(ctx, seg.lo, seg.hi, nil)
+				return err
+			})
+		}
+	}
+	return counts
+}
+
+// bucketPage is a range's page in creation order read from its buckets: the first items of its
+// whole buckets' words and the matches of the spans it holds in part (partsWhole when all of
+// them were read).
+type bucketPage struct {
+	read         bool
+	first, parts []dynamo.Item
+	partsWhole   bool
+}
+
+// readBucketPage starts on g the reads of a range's page from its buckets: the items of words
+// (whole buckets, per shown status) and the matches of rest (the spans held in part, from the
+// attribute's index, order o, at most maxPartMatches). The page is in it once g is done.
+func (tl tallier) readBucketPage(ctx context.Context, g *errgroup.Group, br storeformat.Range, words []string, rest []storeformat.Span, o order) *bucketPage {
+	bp := &bucketPage{read: true}
+	var bases []string
+	for _, w := range words {
+		bases = append(bases, tl.wordBases(w)...)
+	}
+	g.Go(func() (err error) {
+		bp.first, err = tl.firstItems(ctx, bases)
+		return err
+	})
+	var segs []segment
+	for _, e := range rest {
+		b := &keyBounds{lo: *storeformat.Padded(br.Width, e.Lo), hi: *storeformat.Padded(br.Width, e.Hi)}
+		for _, status := range tl.sp.lq.Status {
+			segs = append(segs, o.ranges(status+"#", b)...)
+		}
+	}
+	g.Go(func() error {
+		parts, ends, err := readRanges(ctx, reader{t: tl.t, teamID: tl.teamID, o: o, project: []string{"pk", "sk", "id"}}, segs, maxPartMatches)
+		bp.parts = parts
+		bp.partsWhole = !slices.ContainsFunc(ends, func(k dynamo.PagingKey) bool { return k != nil })
+		return err
+	})
+	return bp
+}
+
 // counterTally sums counter items as readCounters does.
 func counterTally(items []dynamo.Item) tally {
 	out := tally{}
 	for _, item := range items {
-		owner, _ := storeformat.CounterOf(attrString(item, "sk"))
+		owner, _ := storeformat.CounterOf(storecore.AttrString(item, "sk"))
 		for name := range item {
 			if name != "pk" && name != "sk" {
 				out.add(countKey{Item: owner, Attr: name}, storeformat.IntAttr(item, name))

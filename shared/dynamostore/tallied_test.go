@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/patio-dev/patio/dev/storeseed"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/money"
@@ -51,7 +52,7 @@ func TestTotalsOfRangeAndWordReadFewItems(t *testing.T) {
 		vs = append(vs, newVehicle(t, team, patio.VehicleInput{Model: patio.Some(model), Plate: patio.Some(fmt.Sprintf("TAL%04d", i)),
 			Price: patio.Some(money.Cents(2_000_000 + i*10_000))}))
 	}
-	if err := dynamostore.Seed(ctx, s, vs); err != nil {
+	if err := storeseed.Seed(ctx, s.DB(), vs); err != nil {
 		t.Fatal(err)
 	}
 	caughtUp(t) // the seeded rows' stream: the indexer finds them counted

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/dev/apitest"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -29,7 +30,7 @@ func hintedStack(t *testing.T, now *atomic.Int64) *stack {
 	t.Helper()
 	s := newStack(t)
 	h := httpapi.New(httpapi.Options{
-		Keys: s.store.Accounts(), Limiter: s.store.Accounts(), Vehicles: patio.NewVehicles(s.store.Vehicles()),
+		Keys: accountdb.NewAccounts(s.store.DB()), Limiter: accountdb.NewCounters(s.store.DB()), Vehicles: patio.NewVehicles(s.store.Vehicles()),
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Now:    func() time.Time { return time.Unix(0, now.Load()) },
 		TeamHint: func(r *http.Request) patio.Team {
@@ -51,7 +52,7 @@ func hinted(c *apitest.Client, path, team string, plan patio.Plan) *apitest.Resp
 // counted returns the requests the team's counters of the minute and the day of now hold.
 func (s *stack) counted(t *testing.T, teamID string, now time.Time) (minute, day int) {
 	t.Helper()
-	minute, day, err := s.store.Accounts().RequestsCounted(context.Background(), teamID, now)
+	minute, day, err := accountdb.NewCounters(s.store.DB()).RequestsCounted(context.Background(), teamID, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestHintedReadCountsOnceOnTheCurrentPlan(t *testing.T) {
 	}
 
 	// The plan changed after the edge cached its answer: the request counts once, on the new plan.
-	if _, err := s.store.Accounts().SetPlan(context.Background(), team.ID, patio.PlanProfessional); err != nil {
+	if _, err := accountdb.NewAccounts(s.store.DB()).SetPlan(context.Background(), team.ID, patio.PlanProfessional); err != nil {
 		t.Fatal(err)
 	}
 	res = hinted(c, "/api/v1/vehicles/"+v.ID, team.ID, patio.PlanStarter)
@@ -123,7 +124,7 @@ func TestHintedReadOfAnInvalidKeyCountsNothing(t *testing.T) {
 	st := newStarter(t, hintedStack)
 	s, now, team, c, v := st.stack, st.now, st.team, st.c, st.v
 	revoked, key := s.client(t, team.ID)
-	if _, err := s.store.Accounts().RevokeKey(context.Background(), key.ID); err != nil {
+	if _, err := accountdb.NewAccounts(s.store.DB()).RevokeKey(context.Background(), key.ID); err != nil {
 		t.Fatal(err)
 	}
 	unknown := &apitest.Client{T: t, BaseURL: s.url, Key: patio.TestKeyPrefix + strings.Repeat("a", len(strings.TrimPrefix(c.Key, patio.TestKeyPrefix)))}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -28,11 +29,11 @@ func BenchmarkLimiter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := store.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateTeam(ctx, team); err != nil {
 		b.Fatal(err)
 	}
 	key, secret, _ := patio.NewAPIKey(team.ID, "bench", patio.Scopes, patio.TestKeyPrefix)
-	if err := store.Accounts().CreateKey(ctx, key); err != nil {
+	if err := accountdb.NewAccounts(store.DB()).CreateKey(ctx, key); err != nil {
 		b.Fatal(err)
 	}
 	vehicles := patio.NewVehicles(store.Vehicles())
@@ -47,10 +48,10 @@ func BenchmarkLimiter(b *testing.B) {
 		limiter patio.RateCounter
 	}{
 		{name: "without-limiter", limiter: nil},
-		{name: "with-limiter", limiter: store.Accounts()},
+		{name: "with-limiter", limiter: accountdb.NewCounters(store.DB())},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
-			srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store.Accounts(), Limiter: tt.limiter, Vehicles: vehicles, Logger: logger}))
+			srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: accountdb.NewAccounts(store.DB()), Limiter: tt.limiter, Vehicles: vehicles, Logger: logger}))
 			defer srv.Close()
 			req, _ := http.NewRequest("GET", srv.URL+"/api/v1/vehicles/"+v.ID, nil)
 			req.Header.Set("Authorization", "Bearer "+secret)

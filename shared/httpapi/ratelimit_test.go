@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/patio-dev/patio/dev/apitest"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -22,7 +23,7 @@ func limitedStack(t *testing.T, now *atomic.Int64) *stack {
 	t.Helper()
 	s := newStack(t)
 	h := httpapi.New(httpapi.Options{
-		Keys: s.store.Accounts(), Limiter: s.store.Accounts(), Vehicles: patio.NewVehicles(s.store.Vehicles()),
+		Keys: accountdb.NewAccounts(s.store.DB()), Limiter: accountdb.NewCounters(s.store.DB()), Vehicles: patio.NewVehicles(s.store.Vehicles()),
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Now:    func() time.Time { return time.Unix(0, now.Load()) },
 	})
@@ -36,7 +37,7 @@ func limitedStack(t *testing.T, now *atomic.Int64) *stack {
 func (s *stack) planTeam(t *testing.T, plan patio.Plan) (patio.Team, *apitest.Client) {
 	t.Helper()
 	team, c := s.team(t)
-	if _, err := s.store.Accounts().SetPlan(context.Background(), team.ID, plan); err != nil {
+	if _, err := accountdb.NewAccounts(s.store.DB()).SetPlan(context.Background(), team.ID, plan); err != nil {
 		t.Fatal(err)
 	}
 	return team, c
@@ -92,7 +93,7 @@ func TestStarterMinuteLimit(t *testing.T) {
 		t.Errorf("another team = %d remaining %s; want 200 and 59", res.Status, res.Header.Get("X-RateLimit-Remaining"))
 	}
 	// A plan change applies to the next request, and the 429s above consumed nothing.
-	if _, err := s.store.Accounts().SetPlan(context.Background(), team.ID, patio.PlanProfessional); err != nil {
+	if _, err := accountdb.NewAccounts(s.store.DB()).SetPlan(context.Background(), team.ID, patio.PlanProfessional); err != nil {
 		t.Fatal(err)
 	}
 	if res := c.Do("GET", "/api/v1/vehicles", nil); res.Status != 200 || header(t, res, "X-RateLimit-Remaining") != 300-61 {
@@ -100,7 +101,7 @@ func TestStarterMinuteLimit(t *testing.T) {
 	}
 	// The next minute starts over.
 	clock.Store(start.Add(time.Minute).UnixNano())
-	if _, err := s.store.Accounts().SetPlan(context.Background(), team.ID, patio.PlanStarter); err != nil {
+	if _, err := accountdb.NewAccounts(s.store.DB()).SetPlan(context.Background(), team.ID, patio.PlanStarter); err != nil {
 		t.Fatal(err)
 	}
 	if res := c.Do("GET", "/api/v1/vehicles", nil); res.Status != 200 || header(t, res, "X-RateLimit-Remaining") != 59 {
@@ -168,7 +169,7 @@ func TestStarterDayLimit(t *testing.T) {
 	if len(failed) != 0 {
 		t.Fatalf("of 1000 requests on Autoshopping, these failed (status: how many): %v", failed)
 	}
-	if _, err := s.store.Accounts().SetPlan(context.Background(), team.ID, patio.PlanStarter); err != nil {
+	if _, err := accountdb.NewAccounts(s.store.DB()).SetPlan(context.Background(), team.ID, patio.PlanStarter); err != nil {
 		t.Fatal(err)
 	}
 	clock.Store(start.Add(time.Minute).UnixNano()) // a fresh minute: only the day binds

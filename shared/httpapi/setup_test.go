@@ -12,6 +12,7 @@ import (
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -53,7 +54,7 @@ func (s *stack) team(t *testing.T, scopes ...string) (patio.Team, *apitest.Clien
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.store.Accounts().CreateTeam(ctx, team); err != nil {
+	if err := accountdb.NewAccounts(s.store.DB()).CreateTeam(ctx, team); err != nil {
 		t.Fatal(err)
 	}
 	c, _ := s.client(t, team.ID, scopes...)
@@ -70,7 +71,7 @@ func (s *stack) client(t *testing.T, teamID string, scopes ...string) (*apitest.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.store.Accounts().CreateKey(context.Background(), k); err != nil {
+	if err := accountdb.NewAccounts(s.store.DB()).CreateKey(context.Background(), k); err != nil {
 		t.Fatal(err)
 	}
 	return &apitest.Client{T: t, BaseURL: s.url, Key: secret}, k

@@ -20,6 +20,7 @@ import (
 	"github.com/patio-dev/patio/dev/apitest"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/httpapi"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -414,7 +415,7 @@ func TestAuthAndRouting(t *testing.T) {
 		t.Errorf("read-only GET = %d; want 200", res.Status)
 	}
 	revoked, key := s.client(t, team.ID)
-	if _, err := s.store.Accounts().RevokeKey(t.Context(), key.ID); err != nil {
+	if _, err := accountdb.NewAccounts(s.store.DB()).RevokeKey(t.Context(), key.ID); err != nil {
 		t.Fatal(err)
 	}
 	if res := revoked.Do("GET", "/api/v1/vehicles", nil); res.Status != 401 || res.ErrorCode() != "UNAUTHORIZED" {
@@ -469,7 +470,7 @@ func TestDatabaseDownIsUnavailable(t *testing.T) {
 	cfg.BaseEndpoint = aws.String(dead)
 	cfg.ConfigSources = nil // else AWS_ENDPOINT_URL_DYNAMODB, which names the live engine, wins
 	store := dynamostore.New(cfg, envConfig(t).Tables)
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store.Accounts(), Limiter: store.Accounts(),
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: accountdb.NewAccounts(store.DB()), Limiter: accountdb.NewCounters(store.DB()),
 		Vehicles: patio.NewVehicles(store.Vehicles()), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
 	t.Cleanup(srv.Close)
 	c := &apitest.Client{T: t, BaseURL: srv.URL, Key: "dk_test_" + strings.Repeat("a", 40)}
@@ -520,7 +521,7 @@ func TestDatabaseHungIsUnavailable(t *testing.T) {
 	cfg.BaseEndpoint = aws.String("http://" + ln.Addr().String())
 	cfg.ConfigSources = nil
 	store := dynamostore.New(cfg, envConfig(t).Tables)
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: store.Accounts(), Limiter: store.Accounts(), Deadline: time.Second,
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Keys: accountdb.NewAccounts(store.DB()), Limiter: accountdb.NewCounters(store.DB()), Deadline: time.Second,
 		Vehicles: patio.NewVehicles(store.Vehicles()), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}))
 	t.Cleanup(srv.Close)
 	c := &apitest.Client{T: t, BaseURL: srv.URL, Key: "dk_test_" + strings.Repeat("a", 40),

@@ -43,8 +43,12 @@ type Deal struct {
 	ExpectedCloseDate *Date        `json:"expected_close_date"`
 	Notes             *string      `json:"notes"`
 	ClosedAt          *Timestamp   `json:"closed_at"`
-	CreatedAt         Timestamp    `json:"created_at"`
-	UpdatedAt         Timestamp    `json:"updated_at"`
+	// PhaseSince is when the deal entered its current phase (nil when the store does not know:
+	// then since its creation, as far as anyone can tell); the console's board counts a card's
+	// days in its phase from it. It is not part of the API's deal.
+	PhaseSince *Timestamp `json:"-"`
+	CreatedAt  Timestamp  `json:"created_at"`
+	UpdatedAt  Timestamp  `json:"updated_at"`
 	// Revision starts at 1 and grows by one with every write that changes the record; the store
 	// sets it. Receivers keep the highest per id.
 	Revision int `json:"revision"`
@@ -172,7 +176,7 @@ func NewDeal(ctx context.Context, teamID, id string, now time.Time, in DealInput
 		return Write[Deal]{}, err
 	}
 	ts := NewTimestamp(now)
-	d := Deal{ID: id, TeamID: teamID, Phase: DefaultDealPhase, Status: DealOpen, CreatedAt: ts, UpdatedAt: ts}
+	d := Deal{ID: id, TeamID: teamID, Phase: DefaultDealPhase, Status: DealOpen, PhaseSince: &ts, CreatedAt: ts, UpdatedAt: ts}
 	d.merge(in)
 	if err := d.checkFields(in); err != nil {
 		return Write[Deal]{}, err
@@ -212,6 +216,9 @@ func (d Deal) Apply(ctx context.Context, in DealInput, now time.Time, vehicles V
 	next.merge(in)
 	if err := next.checkFields(in); err != nil {
 		return Write[Deal]{}, err
+	}
+	if next.Phase != d.Phase {
+		next.PhaseSince = ptr(NewTimestamp(now))
 	}
 	w := Write[Deal]{Record: next}
 	won, err := d.wonItsVehicle(ctx, vehicles)
@@ -299,6 +306,15 @@ func transition(ctx context.Context, w *Write[Deal], cur Deal, won bool, now tim
 		w.Record.LostReason = nil
 	}
 	return nil
+}
+
+// InPhaseSince is when the deal entered its current phase: PhaseSince, or its creation when that
+// is not known.
+func (d Deal) InPhaseSince() Timestamp {
+	if d.PhaseSince != nil {
+		return *d.PhaseSince
+	}
+	return d.CreatedAt
 }
 
 func sameID(a, b *string) bool {

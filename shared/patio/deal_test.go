@@ -356,6 +356,10 @@ func dealApplyCases() []dealApplyCase {
 		{name: "changing vehicle_id requires a dealable vehicle", cur: openDeal, in: patio.DealInput{VehicleID: patio.Some(takenCarID)},
 			want:     ptr(with(openDeal, func(d *patio.Deal) { d.VehicleID = ptr(takenCarID) })),
 			requires: []requirement{dealableVehicle(takenCarID)}},
+		{name: "another phase starts the days in it", cur: openDeal, in: patio.DealInput{Phase: patio.Some("visita")},
+			want: ptr(with(openDeal, func(d *patio.Deal) { d.Phase, d.PhaseSince = "visita", ptr(nowTS) }))},
+		{name: "the same phase keeps the days in it", cur: openDeal, in: patio.DealInput{Phase: patio.Some(openDeal.Phase)},
+			want: &openDeal},
 		{name: "same vehicle_id requires nothing", cur: openDeal, in: patio.DealInput{VehicleID: patio.Some(carID)}, want: &openDeal},
 		{name: "clearing vehicle_id requires nothing", cur: openDeal, in: patio.DealInput{VehicleID: patio.Null[string]()},
 			want: ptr(with(openDeal, func(d *patio.Deal) { d.VehicleID = nil }))},
@@ -445,7 +449,7 @@ func TestDealTransitionTableIsComplete(t *testing.T) {
 
 func TestNewDeal(t *testing.T) {
 	base := patio.Deal{ID: dealID, TeamID: team, Title: "Argo para Ana", ClientID: buyerID, Phase: patio.DefaultDealPhase,
-		Status: patio.DealOpen, CreatedAt: nowTS, UpdatedAt: nowTS}
+		Status: patio.DealOpen, PhaseSince: ptr(nowTS), CreatedAt: nowTS, UpdatedAt: nowTS}
 	minimal := patio.DealInput{Title: patio.Some("Argo para Ana"), ClientID: patio.Some(buyerID)}
 	tests := []struct {
 		name   string

@@ -18,6 +18,8 @@ import (
 	"github.com/patio-dev/patio/shared/cognito"
 	"github.com/patio-dev/patio/shared/console"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/sesmail"
 	"github.com/patio-dev/patio/shared/sqsqueue"
@@ -42,27 +44,35 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
+	accounts, members := accountdb.NewAccounts(store.DB()), accountdb.NewMembers(store.DB())
 	identity := cognito.New(cfg, c.UserPoolID, c.UserPoolClientID)
-	webhooks := webhook.Webhooks{Store: workers.NewWebhookStore(store), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Targets: sender, Audit: store}
+	webhooks := webhook.Webhooks{Store: webhookdb.New(store.DB()), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Targets: sender, Audit: store}
 	return console.New(console.Deps{
-		Store:    store.People(),
+		Store:    sessionStore{accountdb.NewSessions(store.DB()), members},
 		Identity: identity,
-		Members: patio.Members{Store: store.People(), Teams: store.Accounts(), Identity: identity, Mail: sesmail.New(cfg, c.AlertSender),
+		Members: patio.Members{Store: members, Teams: accounts, Identity: identity, Mail: sesmail.New(cfg, c.AlertSender),
 			Audit: store},
-		Teams:      patio.Teams{Store: store.Accounts(), Audit: store},
-		Keys:       patio.Keys{Store: store.Accounts(), Audit: store, Prefix: o.KeyPrefix},
+		Teams:      patio.Teams{Store: accounts, Audit: store},
+		Keys:       patio.Keys{Store: accounts, Audit: store, Prefix: o.KeyPrefix},
 		Webhooks:   webhooks,
 		Audit:      store,
 		Activities: patio.NewActivities(store.Activities()).WithAudit(store, patio.ResourceActivity),
-		Financial:  patio.NewFinancial(store.Financial(), store.Accounts().Team).WithAudit(store, patio.ResourceFinancial),
+		Financial:  patio.NewFinancial(store.Financial(), accounts.Team).WithAudit(store, patio.ResourceFinancial),
 		// The API's records, which the console shows and moves with the same use cases, each change
 		// in the audit log.
 		Records: console.Records{Vehicles: patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle),
 			Clients: patio.NewClients(store.Clients()).WithAudit(store, patio.ResourceClient),
 			Deals:   patio.NewDeals(store.Deals(), store.Vehicles()).WithAudit(store, patio.ResourceDeal)},
-		Usage:  store.Accounts(),
+		Usage:  accountdb.NewCounters(store.DB()),
 		Logger: logger,
 	}), nil
+}
+
+// sessionStore is the console's store: its sessions, and the memberships a sign-in starts them
+// with.
+type sessionStore struct {
+	*accountdb.Sessions
+	*accountdb.Members
 }
 
 // identityOverrides are the variables that point the Cognito client elsewhere than Cognito itself:

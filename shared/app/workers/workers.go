@@ -14,24 +14,14 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/sesmail"
 	"github.com/patio-dev/patio/shared/sqsqueue"
 	"github.com/patio-dev/patio/shared/webhook"
 	"github.com/patio-dev/patio/shared/webhookhttp"
 )
-
-// WebhookStore joins the store's webhooks and deliveries, two types of package dynamostore: the
-// interfaces of the webhook use cases and workers (webhook.Store, delivery.Store,
-// delivery.DispatchStore) each span both.
-type WebhookStore struct {
-	*dynamostore.Webhooks
-	*dynamostore.DeliveryLog
-}
-
-// NewWebhookStore returns the webhooks and deliveries of store, joined.
-func NewWebhookStore(store *dynamostore.Store) WebhookStore {
-	return WebhookStore{store.Webhooks(), store.DeliveryLog()}
-}
 
 // StreamHandler handles DynamoDB Streams events, reporting partial batch failures.
 type StreamHandler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
@@ -49,7 +39,7 @@ func Dispatcher(cfg aws.Config, c app.Config, logger *slog.Logger) (StreamHandle
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	d := &delivery.Dispatcher{Store: NewWebhookStore(store), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Audit: store, Logger: logger}
+	d := &delivery.Dispatcher{Store: webhookdb.New(store.DB()), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Audit: store, Logger: logger}
 	return streamHandler(d, logger), nil
 }
 
@@ -66,8 +56,8 @@ func Deliverer(cfg aws.Config, c app.Config, logger *slog.Logger) (QueueHandler,
 	}
 	store := dynamostore.New(cfg, c.Tables)
 	d := &delivery.Deliverer{
-		Store: NewWebhookStore(store), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
-		Mailer: sesmail.New(cfg, c.AlertSender), Teams: store.Accounts(), Schedule: c.RetrySchedule,
+		Store: webhookdb.New(store.DB()), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
+		Mailer: sesmail.New(cfg, c.AlertSender), Teams: accountdb.NewAccounts(store.DB()), Schedule: c.RetrySchedule,
 		Timeout: c.WebhookTimeout, SweepAfter: c.SweepAfter, Logger: logger, ConsoleURL: c.ConsoleURL,
 	}
 	return sqsqueue.Handler(d, logger), nil
@@ -83,7 +73,7 @@ func Sweeper(cfg aws.Config, c app.Config, logger *slog.Logger) (SweepHandler, e
 	if err := c.Require(app.SweeperFunction); err != nil {
 		return nil, err
 	}
-	s := delivery.Sweeper{Store: dynamostore.New(cfg, c.Tables).DeliveryLog(), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop),
+	s := delivery.Sweeper{Store: webhookdb.New(storecore.New(cfg, c.Tables)), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop),
 		After: c.SweepAfter, Logger: logger}
 	return func(ctx context.Context, _ events.CloudWatchEvent) error {
 		n, err := s.Sweep(ctx)
@@ -104,7 +94,7 @@ func Webhooks(cfg aws.Config, c app.Config) (webhook.Webhooks, error) {
 	if err != nil {
 		return webhook.Webhooks{}, err
 	}
-	w := webhook.Webhooks{Store: NewWebhookStore(dynamostore.New(cfg, c.Tables)), Targets: sender}
+	w := webhook.Webhooks{Store: webhookdb.New(storecore.New(cfg, c.Tables)), Targets: sender}
 	if c.QueueURL != "" {
 		w.Queue = sqsqueue.New(cfg, c.QueueURL, c.MaxHop)
 	}

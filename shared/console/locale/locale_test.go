@@ -87,14 +87,19 @@ func TestNegotiate(t *testing.T) {
 }
 
 // TestDomainMessagesInPortuguese: a domain error is shown from its code's message in the
-// printer's language, arguments and all; its English message stays the API's.
+// printer's language, arguments and all; in English too the console names a field as its page
+// does, not by the API's member name.
 func TestDomainMessagesInPortuguese(t *testing.T) {
 	err := patio.Invalidf("url must be at most %d characters", 2048)
 	if got := locale.New(locale.PtBR, nil).Error(err); got != "a URL pode ter no máximo 2048 caracteres" {
 		t.Errorf("pt-BR = %q", got)
 	}
-	if got := locale.New(locale.En, nil).Error(err); got != err.Message {
-		t.Errorf("en = %q; want %q", got, err.Message)
+	if got := locale.New(locale.En, nil).Error(err); got != "the URL must be at most 2048 characters" {
+		t.Errorf("en = %q; want the URL by its name on the page", got)
+	}
+	won := patio.Invalidf("vehicle_id is required to win a deal")
+	if got := locale.New(locale.En, nil).Error(won); strings.Contains(got, "vehicle_id") {
+		t.Errorf("en = %q; want the vehicle named as the page names it", got)
 	}
 	if got := locale.New(locale.PtBR, nil).Error(patio.Internal(nil)); strings.Contains(got, "internal error") || got == "" {
 		t.Errorf("an internal error reads %q; want the generic sentence", got)

@@ -280,6 +280,7 @@ type DealRow struct {
 	ExpectedCloseDate *string `dynamo:"expected_close_date"`
 	Notes             *string `dynamo:"notes,allowempty"`
 	ClosedAt          *string `dynamo:"closed_at"`
+	PhaseSince        *string `dynamo:"phase_since"`
 	CreatedAt         string  `dynamo:"created_at"`
 	UpdatedAt         string  `dynamo:"updated_at"`
 	Rev               int     `dynamo:"rev"`
@@ -307,8 +308,8 @@ func ToDealRow(d patio.Deal) DealRow {
 		PK: d.TeamID, SK: Deals.RowKey(d.ID), ID: d.ID, Title: d.Title, ClientID: d.ClientID,
 		VehicleID: d.VehicleID, ValueCents: centsPtr(d.Value), Phase: d.Phase, Status: d.Status,
 		LostReason: d.LostReason, PaymentMethod: d.PaymentMethod, ExpectedCloseDate: dateStr(d.ExpectedCloseDate),
-		Notes: d.Notes, ClosedAt: tsPtr(d.ClosedAt), CreatedAt: d.CreatedAt.String(), UpdatedAt: d.UpdatedAt.String(),
-		Rev: RevAttr(d.Revision),
+		Notes: d.Notes, ClosedAt: tsPtr(d.ClosedAt), PhaseSince: tsPtr(d.PhaseSince), CreatedAt: d.CreatedAt.String(),
+		UpdatedAt: d.UpdatedAt.String(), Rev: RevAttr(d.Revision),
 
 		LSIUpdated: SortKey(d.Status, ptrTo(d.UpdatedAt.String()), d.ID),
 		LSIValue:   SortKey(d.Status, value, d.ID),
@@ -341,6 +342,13 @@ func (r DealRow) Deal() (patio.Deal, error) {
 			return d, err
 		}
 		d.ClosedAt = &t
+	}
+	if r.PhaseSince != nil {
+		t, err := patio.ParseTimestamp(*r.PhaseSince)
+		if err != nil {
+			return d, err
+		}
+		d.PhaseSince = &t
 	}
 	if d.CreatedAt, err = patio.ParseTimestamp(r.CreatedAt); err != nil {
 		return d, err

@@ -1,4 +1,4 @@
-package dynamostore
+package webhookdb
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
@@ -59,7 +60,7 @@ func (s *DeliveryLog) logAttempts(ctx context.Context, deliveryID string, attemp
 		return nil
 	}
 	_, err := s.deliveries().Batch().Write().Put(rows...).Run(ctx)
-	return wrap(err, "log attempts of", deliveryID)
+	return storecore.Wrap(err, "log attempts of", deliveryID)
 }
 
 // AttemptLog returns every attempt of d, oldest first: those of the current series from d (as
@@ -75,7 +76,7 @@ func (s *DeliveryLog) AttemptLog(ctx context.Context, d webhook.Delivery) ([]web
 	var rows []attemptLogRow
 	err := s.deliveries().Batch("pk").Get(keys...).All(ctx, &rows)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, wrap(err, "read the attempt log of", d.ID)
+		return nil, storecore.Wrap(err, "read the attempt log of", d.ID)
 	}
 	type at struct{ series, n int }
 	seen := map[at]bool{}

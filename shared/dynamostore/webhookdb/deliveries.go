@@ -1,4 +1,4 @@
-package dynamostore
+package webhookdb
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/delivery"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -176,8 +177,6 @@ func decodeHeaders(s string) map[string]string {
 	return h
 }
 
-func (s *core) deliveries() dynamo.Table { return s.db.Table(s.tables.Deliveries) }
-
 // Limits of one TransactWriteItems call (DynamoDB: 100 items, 4 MB).
 const (
 	txItems = 100
@@ -212,8 +211,8 @@ func (s *DeliveryLog) CreateDeliveries(ctx context.Context, ds []webhook.Deliver
 		}
 		chunk, from := ds[start:end], start
 		wg.Go(func() {
-			err := s.runTx(ctx, maxTxAttempts, func() *dynamo.WriteTx {
-				tx := s.db.WriteTx()
+			err := s.db.RunTx(ctx, storecore.MaxTxAttempts, func() *dynamo.WriteTx {
+				tx := s.db.Dynamo.WriteTx()
 				for _, d := range chunk {
 					tx.Put(s.deliveries().Put(toDeliveryRow(d)).If("attribute_not_exists(pk)"))
 				}
@@ -234,7 +233,7 @@ func (s *DeliveryLog) CreateDeliveries(ctx context.Context, ds []webhook.Deliver
 					stored[from+i], created[from+i] = got, c
 				}
 			default:
-				fail(from, wrap(err, "create deliveries from", chunk[0].ID))
+				fail(from, storecore.Wrap(err, "create deliveries from", chunk[0].ID))
 			}
 		})
 		start = end
@@ -246,7 +245,7 @@ func (s *DeliveryLog) CreateDeliveries(ctx context.Context, ds []webhook.Deliver
 // conditionFailed reports a transaction of n items cancelled because a condition failed.
 func conditionFailed(err error, n int) bool {
 	for i := range n {
-		if cancelReason(err, i) == "ConditionalCheckFailed" {
+		if storecore.CancelReason(err, i) == "ConditionalCheckFailed" {
 			return true
 		}
 	}
@@ -260,14 +259,14 @@ func (s *DeliveryLog) createDelivery(ctx context.Context, d webhook.Delivery) (b
 		stored, err := s.Delivery(ctx, d.ID)
 		return false, stored, err
 	}
-	return err == nil, d, wrap(err, "create delivery", d.ID)
+	return err == nil, d, storecore.Wrap(err, "create delivery", d.ID)
 }
 
 // Delivery returns a delivery (strongly consistent), or KindNotFound.
 func (s *DeliveryLog) Delivery(ctx context.Context, id string) (webhook.Delivery, error) {
 	var row deliveryRow
 	if err := s.deliveries().Get("pk", id).Consistent(true).One(ctx, &row); err != nil {
-		return webhook.Delivery{}, wrap(notFound(err, "delivery"), "get delivery", id)
+		return webhook.Delivery{}, storecore.Wrap(storecore.NotFound(err, "delivery"), "get delivery", id)
 	}
 	return row.delivery()
 }
@@ -285,7 +284,7 @@ func (s *DeliveryLog) ClaimDelivery(ctx context.Context, id string, series, n in
 		return d, false, err
 	}
 	if err != nil {
-		return webhook.Delivery{}, false, wrap(err, "claim delivery", id)
+		return webhook.Delivery{}, false, storecore.Wrap(err, "claim delivery", id)
 	}
 	d, err := row.delivery()
 	return d, err == nil, err
@@ -336,7 +335,7 @@ func (s *DeliveryLog) RecordAttempts(ctx context.Context, recs []delivery.Record
 		if dynamo.IsCondCheckFailed(err) {
 			err = conflict(0)
 		}
-		errs[0] = wrap(err, "record attempt of delivery", recs[0].Delivery.ID)
+		errs[0] = storecore.Wrap(err, "record attempt of delivery", recs[0].Delivery.ID)
 		return errs
 	}
 	for start := 0; start < len(recs); {
@@ -350,8 +349,8 @@ func (s *DeliveryLog) RecordAttempts(ctx context.Context, recs []delivery.Record
 			chunk = append(chunk, i)
 		}
 		for len(chunk) > 0 {
-			err := s.runTx(ctx, maxTxAttempts, func() *dynamo.WriteTx {
-				tx := s.db.WriteTx()
+			err := s.db.RunTx(ctx, storecore.MaxTxAttempts, func() *dynamo.WriteTx {
+				tx := s.db.Dynamo.WriteTx()
 				for _, i := range chunk {
 					tx.Put(put(i))
 				}
@@ -362,7 +361,7 @@ func (s *DeliveryLog) RecordAttempts(ctx context.Context, recs []delivery.Record
 			}
 			var rest []int
 			for k, i := range chunk {
-				if cancelReason(err, k) == "ConditionalCheckFailed" {
+				if storecore.CancelReason(err, k) == "ConditionalCheckFailed" {
 					errs[i] = conflict(i)
 				} else {
 					rest = append(rest, i)
@@ -370,7 +369,7 @@ func (s *DeliveryLog) RecordAttempts(ctx context.Context, recs []delivery.Record
 			}
 			if len(rest) == len(chunk) {
 				for _, i := range chunk {
-					errs[i] = wrap(err, "record attempts from", recs[chunk[0]].Delivery.ID)
+					errs[i] = storecore.Wrap(err, "record attempts from", recs[chunk[0]].Delivery.ID)
 				}
 				break
 			}
@@ -410,7 +409,7 @@ func (s *DeliveryLog) SetDeliveryStatus(ctx context.Context, id string, from []s
 	if dynamo.IsCondCheckFailed(err) {
 		return d, patio.Conflictf("delivery %s changed meanwhile", id)
 	}
-	return d, wrap(err, "set status of delivery", id)
+	return d, storecore.Wrap(err, "set status of delivery", id)
 }
 
 // OverdueDeliveries reads the sparse by_due index, partition by partition, for pending deliveries
@@ -423,7 +422,7 @@ func (s *DeliveryLog) OverdueDeliveries(ctx context.Context, before time.Time, l
 		err := s.deliveries().Get("sweep_key", key).Index("by_due").Range("due_at", dynamo.Less, before.UnixMilli()).
 			Limit(limit-len(out)).All(ctx, &rows)
 		if err != nil {
-			return out, wrap(err, "list overdue deliveries of", key)
+			return out, storecore.Wrap(err, "list overdue deliveries of", key)
 		}
 		for _, r := range rows {
 			due := fromMilli(r.DueAt)
@@ -452,7 +451,7 @@ func (s *DeliveryLog) ParkDelivery(ctx context.Context, id string, series, n int
 	if dynamo.IsCondCheckFailed(err) {
 		return nil
 	}
-	return wrap(err, "park delivery", id)
+	return storecore.Wrap(err, "park delivery", id)
 }
 
 // MarkSwept sets a pending delivery's due_at to now, conditioned on its being what the sweep read;
@@ -465,5 +464,5 @@ func (s *DeliveryLog) MarkSwept(ctx context.Context, d webhook.Delivery, now tim
 	if dynamo.IsCondCheckFailed(err) {
 		return false, nil
 	}
-	return err == nil, wrap(err, "mark delivery swept", d.ID)
+	return err == nil, storecore.Wrap(err, "mark delivery swept", d.ID)
 }

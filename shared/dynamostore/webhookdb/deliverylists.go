@@ -1,4 +1,4 @@
-package dynamostore
+package webhookdb
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -78,8 +79,8 @@ func (s *DeliveryLog) ListDeliveries(ctx context.Context, webhookIDs []string, q
 		last := all[len(all)-1]
 		next = deliveryCursor{last.CreatedAt, last.PK}.String()
 	}
-	out, err := decodeRows(all, deliveryRow.delivery)
-	return out, next, wrap(err, "decode deliveries of webhooks", strings.Join(webhookIDs, ","))
+	out, err := storecore.DecodeRows(all, deliveryRow.delivery)
+	return out, next, storecore.Wrap(err, "decode deliveries of webhooks", strings.Join(webhookIDs, ","))
 }
 
 // listDeliveriesOf reads one webhook's part of a delivery list: up to Limit+1 rows per status,
@@ -110,7 +111,7 @@ func (s *DeliveryLog) listDeliveriesOf(ctx context.Context, webhookID string, q 
 		g.Go(func() error {
 			var rows []deliveryRow
 			if err := query.All(ctx, &rows); err != nil {
-				return wrap(err, "list deliveries of webhook", webhookID)
+				return storecore.Wrap(err, "list deliveries of webhook", webhookID)
 			}
 			for _, r := range rows {
 				if cur == nil || r.CreatedAt != cur.ms || r.PK != cur.id {
@@ -133,8 +134,8 @@ func (s *DeliveryLog) Deliveries(ctx context.Context, webhookID, status string) 
 	}
 	var rows []deliveryRow
 	if err := q.All(ctx, &rows); err != nil {
-		return nil, wrap(err, "list deliveries of webhook", webhookID)
+		return nil, storecore.Wrap(err, "list deliveries of webhook", webhookID)
 	}
-	out, err := decodeRows(rows, deliveryRow.delivery)
-	return out, wrap(err, "decode deliveries of webhook", webhookID)
+	out, err := storecore.DecodeRows(rows, deliveryRow.delivery)
+	return out, storecore.Wrap(err, "decode deliveries of webhook", webhookID)
 }

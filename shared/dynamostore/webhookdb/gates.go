@@ -1,4 +1,4 @@
-package dynamostore
+package webhookdb
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/delivery"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 )
 
 // gateSK is the sort key of a webhook's gate item (beside the webhook, in the team's partition):
@@ -24,7 +25,7 @@ func (s *Webhooks) ClaimWarning(ctx context.Context, teamID, id string, first, n
 	if dynamo.IsCondCheckFailed(err) {
 		return false, nil
 	}
-	return err == nil, wrap(err, "claim warning of webhook", id)
+	return err == nil, storecore.Wrap(err, "claim warning of webhook", id)
 }
 
 // ReleaseWarning removes warned_at when it is at.
@@ -33,7 +34,7 @@ func (s *Webhooks) ReleaseWarning(ctx context.Context, teamID, id string, at tim
 	if dynamo.IsCondCheckFailed(err) {
 		return nil
 	}
-	return wrap(err, "release warning of webhook", id)
+	return storecore.Wrap(err, "release warning of webhook", id)
 }
 
 // NoteSuccess records a successful delivery at t on the webhook's gate, keeping the latest time
@@ -44,12 +45,12 @@ func (s *Webhooks) NoteSuccess(ctx context.Context, teamID, id string, t time.Ti
 	if dynamo.IsCondCheckFailed(err) {
 		return nil
 	}
-	return wrap(err, "note success of webhook", id)
+	return storecore.Wrap(err, "note success of webhook", id)
 }
 
 // gateRow is a webhook's gate item (delivery.Gate). Times are Unix ms, next_start Unix µs (a
 // max_rate of 1000 spaces starts by a millisecond). Every write of what SwapGate writes adds one
-// to ver. Items written by earlier versions hold slots (u0..u3, h0..h3) instead of leases; the
+// to ver. An item of the first gate format holds slots (u0..u3, h0..h3) instead of leases; its
 // first SwapGate removes them.
 type gateRow struct {
 	Ver         int64               `dynamo:"ver"`
@@ -87,7 +88,7 @@ func (s *Webhooks) Gate(ctx context.Context, teamID, webhookID string) (delivery
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return delivery.Gate{}, nil
 	}
-	return r.gate(), wrap(err, "read gate of webhook", webhookID)
+	return r.gate(), storecore.Wrap(err, "read gate of webhook", webhookID)
 }
 
 // SwapGate writes g's pacing to the webhook's gate in one update conditioned on the version it was
@@ -131,7 +132,7 @@ func (s *Webhooks) SwapGate(ctx context.Context, teamID, webhookID string, g del
 		return stored, false, err
 	}
 	if err != nil {
-		return delivery.Gate{}, false, wrap(err, "write gate of webhook", webhookID)
+		return delivery.Gate{}, false, storecore.Wrap(err, "write gate of webhook", webhookID)
 	}
 	return r.gate(), true, nil
 }

@@ -1,4 +1,4 @@
-package dynamostore_test
+package webhookdb_test
 
 import (
 	"context"
@@ -11,23 +11,23 @@ import (
 
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/delivery"
-	"github.com/patio-dev/patio/shared/dynamostore"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
+	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
 // webhookStore returns a store on the package's webhook tables.
-func webhookStore(t *testing.T) hookStore {
+func webhookStore(t *testing.T) webhookdb.Store {
 	t.Helper()
 	names := testenv.Tables(t)
-	s := dynamostore.New(testenv.AWSConfig(t), dynamostore.Tables{Webhooks: names["WebhooksTable"], Deliveries: names["DeliveriesTable"]})
-	return hookStore{s.Webhooks(), s.DeliveryLog()}
+	return webhookdb.New(storecore.New(testenv.AWSConfig(t), storecore.Tables{Webhooks: names["WebhooksTable"], Deliveries: names["DeliveriesTable"]}))
 }
 
-// hookStore is the store's webhooks and delivery log together, as the webhook use cases see them.
-type hookStore struct {
-	*dynamostore.Webhooks
-	*dynamostore.DeliveryLog
+// newTeam returns the id of a team no other test uses.
+func newTeam() string {
+	id, _ := patio.NewID()
+	return id
 }
 
 // newHook stores an active webhook of a new team.
@@ -269,7 +269,7 @@ func TestWaitingDeliveryKept(t *testing.T) {
 		d    webhook.Delivery
 		from time.Time // the expiry is the retention after this, at least
 	}{{parked, due}, {swept, start}} {
-		exp, err := dynamostore.DeliveryExpiry(ctx, s.DeliveryLog, tt.d.ID)
+		exp, err := webhookdb.DeliveryExpiry(ctx, s.DeliveryLog, tt.d.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +278,7 @@ func TestWaitingDeliveryKept(t *testing.T) {
 		}
 	}
 	// The control: a delivery left alone since more than the retention ago has expired.
-	if exp, err := dynamostore.DeliveryExpiry(ctx, s.DeliveryLog, idle.ID); err != nil || !exp.Before(start) {
+	if exp, err := webhookdb.DeliveryExpiry(ctx, s.DeliveryLog, idle.ID); err != nil || !exp.Before(start) {
 		t.Errorf("the idle delivery expires at %s, %v; want before now (its last change is older than the retention)", exp, err)
 	}
 }

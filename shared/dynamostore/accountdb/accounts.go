@@ -1,4 +1,4 @@
-package dynamostore
+package accountdb
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -49,8 +50,6 @@ type keyRow struct {
 func teamPK(id string) string  { return "team#" + id }
 func keyPK(hash string) string { return "key#" + hash }
 
-func (s *core) accounts() dynamo.Table { return s.db.Table(s.tables.Accounts) }
-
 func (r teamRow) team() (patio.Team, error) {
 	created, err := patio.ParseTimestamp(r.CreatedAt)
 	tz := r.TimeZone
@@ -82,7 +81,7 @@ func (s *Accounts) NoteKeyUse(ctx context.Context, hash string, at time.Time) er
 	if dynamo.IsCondCheckFailed(err) {
 		return nil
 	}
-	return wrap(err, "note key use", "")
+	return storecore.Wrap(err, "note key use", "")
 }
 
 // CreateTeam stores a new team.
@@ -90,7 +89,7 @@ func (s *Accounts) CreateTeam(ctx context.Context, t patio.Team) error {
 	row := teamRow{PK: teamPK(t.ID), SK: "team", ID: t.ID, Name: t.Name, Email: t.Email,
 		Plan: string(t.Plan), CreatedAt: t.CreatedAt.String(), GatewayKeyID: t.GatewayKeyID, GatewayKey: t.GatewayKey,
 		TimeZone: t.TimeZone}
-	return wrap(s.putNew(ctx, s.accounts(), row), "create team", t.ID)
+	return storecore.Wrap(s.db.PutNew(ctx, s.accounts(), row), "create team", t.ID)
 }
 
 // Team returns a team (strongly consistent, so a plan change applies to the next request), or
@@ -99,10 +98,10 @@ func (s *Accounts) Team(ctx context.Context, id string) (patio.Team, error) {
 	var row teamRow
 	err := s.accounts().Get("pk", teamPK(id)).Range("sk", dynamo.Equal, "team").Consistent(true).One(ctx, &row)
 	if err != nil {
-		return patio.Team{}, wrap(notFound(err, "team"), "get team", id)
+		return patio.Team{}, storecore.Wrap(storecore.NotFound(err, "team"), "get team", id)
 	}
 	t, err := row.team()
-	return t, wrap(err, "decode team", id)
+	return t, storecore.Wrap(err, "decode team", id)
 }
 
 // SetPlan changes a team's plan; an unknown team is KindNotFound.
@@ -114,10 +113,10 @@ func (s *Accounts) SetPlan(ctx context.Context, id string, plan patio.Plan) (pat
 		return patio.Team{}, patio.NotFoundf("team not found")
 	}
 	if err != nil {
-		return patio.Team{}, wrap(err, "set plan", id)
+		return patio.Team{}, storecore.Wrap(err, "set plan", id)
 	}
 	t, err := row.team()
-	return t, wrap(err, "decode team", id)
+	return t, storecore.Wrap(err, "decode team", id)
 }
 
 // SetTimeZone sets a team's time zone (an IANA name the caller checked, patio.CheckTimeZone) and
@@ -130,10 +129,10 @@ func (s *Accounts) SetTimeZone(ctx context.Context, id, tz string) (patio.Team, 
 		return patio.Team{}, patio.NotFoundf("team not found")
 	}
 	if err != nil {
-		return patio.Team{}, wrap(err, "set time zone", id)
+		return patio.Team{}, storecore.Wrap(err, "set time zone", id)
 	}
 	t, err := row.team()
-	return t, wrap(err, "decode team", id)
+	return t, storecore.Wrap(err, "decode team", id)
 }
 
 // SetGatewayKey records the team's API Gateway key (its id and value, see patio.Team) and returns
@@ -147,17 +146,17 @@ func (s *Accounts) SetGatewayKey(ctx context.Context, id, keyID, value string) (
 		return patio.Team{}, patio.NotFoundf("team not found")
 	}
 	if err != nil {
-		return patio.Team{}, wrap(err, "set gateway key", id)
+		return patio.Team{}, storecore.Wrap(err, "set gateway key", id)
 	}
 	t, err := row.team()
-	return t, wrap(err, "decode team", id)
+	return t, storecore.Wrap(err, "decode team", id)
 }
 
 // CreateKey stores a new key (by its hash).
 func (s *Accounts) CreateKey(ctx context.Context, k patio.APIKey) error {
 	row := keyRow{PK: keyPK(k.Hash), SK: "key", KeyID: k.ID, TeamID: k.TeamID, Name: k.Name, Hint: k.Hint,
 		Scopes: k.Scopes, Status: k.Status, CreatedAt: k.CreatedAt.String()}
-	return wrap(s.putNew(ctx, s.accounts(), row), "create key", k.ID)
+	return storecore.Wrap(s.db.PutNew(ctx, s.accounts(), row), "create key", k.ID)
 }
 
 // KeyByHash returns the key with this hash (strongly consistent, so a revocation applies to the next
@@ -166,10 +165,10 @@ func (s *Accounts) KeyByHash(ctx context.Context, hash string) (patio.APIKey, er
 	var row keyRow
 	err := s.accounts().Get("pk", keyPK(hash)).Range("sk", dynamo.Equal, "key").Consistent(true).One(ctx, &row)
 	if err != nil {
-		return patio.APIKey{}, wrap(notFound(err, "key"), "get key", "")
+		return patio.APIKey{}, storecore.Wrap(storecore.NotFound(err, "key"), "get key", "")
 	}
 	k, err := row.key()
-	return k, wrap(err, "decode key", row.KeyID)
+	return k, storecore.Wrap(err, "decode key", row.KeyID)
 }
 
 // KeyAndTeam reads the key with this hash and the team with this id in one strongly consistent
@@ -181,7 +180,7 @@ func (s *Accounts) KeyAndTeam(ctx context.Context, hash, teamID string) (patio.A
 		Get(dynamo.Keys{keyPK(hash), "key"}, dynamo.Keys{teamPK(teamID), "team"}).
 		Consistent(true).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return patio.APIKey{}, patio.Team{}, wrap(err, "get key and team", teamID)
+		return patio.APIKey{}, patio.Team{}, storecore.Wrap(err, "get key and team", teamID)
 	}
 	var key keyRow
 	var team teamRow
@@ -191,7 +190,7 @@ func (s *Accounts) KeyAndTeam(ctx context.Context, hash, teamID string) (patio.A
 			dst = &key
 		}
 		if err := dynamo.UnmarshalItem(item, dst); err != nil {
-			return patio.APIKey{}, patio.Team{}, wrap(err, "decode key and team", teamID)
+			return patio.APIKey{}, patio.Team{}, storecore.Wrap(err, "decode key and team", teamID)
 		}
 	}
 	if key.PK == "" {
@@ -199,13 +198,13 @@ func (s *Accounts) KeyAndTeam(ctx context.Context, hash, teamID string) (patio.A
 	}
 	k, err := key.key()
 	if err != nil {
-		return patio.APIKey{}, patio.Team{}, wrap(err, "decode key", key.KeyID)
+		return patio.APIKey{}, patio.Team{}, storecore.Wrap(err, "decode key", key.KeyID)
 	}
 	if team.PK == "" {
 		return k, patio.Team{}, nil
 	}
 	t, err := team.team()
-	return k, t, wrap(err, "decode team", teamID)
+	return k, t, storecore.Wrap(err, "decode team", teamID)
 }
 
 // RevokeKey marks a key revoked; an unknown key id is KindNotFound.
@@ -213,16 +212,16 @@ func (s *Accounts) RevokeKey(ctx context.Context, id string) (patio.APIKey, erro
 	var found keyRow
 	err := s.accounts().Get("key_id", id).Index("by_key_id").One(ctx, &found)
 	if err != nil {
-		return patio.APIKey{}, wrap(notFound(err, "key"), "find key", id)
+		return patio.APIKey{}, storecore.Wrap(storecore.NotFound(err, "key"), "find key", id)
 	}
 	var row keyRow
 	err = s.accounts().Update("pk", found.PK).Range("sk", "key").Set("status", patio.KeyRevoked).
 		If("attribute_exists(pk)").Value(ctx, &row)
 	if err != nil {
-		return patio.APIKey{}, wrap(err, "revoke key", id)
+		return patio.APIKey{}, storecore.Wrap(err, "revoke key", id)
 	}
 	k, err := row.key()
-	return k, wrap(err, "decode key", id)
+	return k, storecore.Wrap(err, "decode key", id)
 }
 
 // ListKeys returns a team's keys.
@@ -230,13 +229,13 @@ func (s *Accounts) ListKeys(ctx context.Context, teamID string) ([]patio.APIKey,
 	var rows []keyRow
 	err := s.accounts().Get("team_id", teamID).Index("by_team").All(ctx, &rows)
 	if err != nil {
-		return nil, wrap(err, "list keys", teamID)
+		return nil, storecore.Wrap(err, "list keys", teamID)
 	}
 	out := make([]patio.APIKey, 0, len(rows))
 	for _, r := range rows {
 		k, err := r.key()
 		if err != nil {
-			return nil, wrap(err, "decode key", r.KeyID)
+			return nil, storecore.Wrap(err, "decode key", r.KeyID)
 		}
 		out = append(out, k)
 	}
@@ -253,7 +252,7 @@ type rateRow struct {
 // refuses, the minute increment is taken back, so a refused request consumes nothing. A request that
 // meanwhile finds the minute full while that increment is being taken back is refused rightly: the
 // day limit would have refused it too. No transaction is used, so hot counters never conflict.
-func (s *Accounts) Count(ctx context.Context, teamID string, now time.Time, perMinute, perDay int) (int, int, patio.Window, error) {
+func (s *Counters) Count(ctx context.Context, teamID string, now time.Time, perMinute, perDay int) (int, int, patio.Window, error) {
 	minuteKey, dayKey, minuteExpiry, dayExpiry := rateKeys(teamID, now)
 
 	// The two windows are counted at once (one round trip, not two); a window that refuses the
@@ -272,12 +271,12 @@ func (s *Accounts) Count(ctx context.Context, teamID string, now time.Time, perM
 	var errs []error
 	if minuteErr == nil {
 		if _, err := s.increment(undo, minuteKey, -1, 0, minuteExpiry); err != nil {
-			errs = append(errs, wrap(err, "take back the minute's count", teamID))
+			errs = append(errs, storecore.Wrap(err, "take back the minute's count", teamID))
 		}
 	}
 	if dayErr == nil {
 		if _, err := s.increment(undo, dayKey, -1, 0, dayExpiry); err != nil {
-			errs = append(errs, wrap(err, "take back the day's count", teamID))
+			errs = append(errs, storecore.Wrap(err, "take back the day's count", teamID))
 		}
 	}
 	refused := patio.WindowNone
@@ -285,7 +284,7 @@ func (s *Accounts) Count(ctx context.Context, teamID string, now time.Time, perM
 	case dynamo.IsCondCheckFailed(minuteErr):
 		refused = patio.WindowMinute
 	case minuteErr != nil:
-		errs = append(errs, wrap(minuteErr, "count minute", teamID))
+		errs = append(errs, storecore.Wrap(minuteErr, "count minute", teamID))
 	}
 	switch {
 	case dynamo.IsCondCheckFailed(dayErr):
@@ -293,7 +292,7 @@ func (s *Accounts) Count(ctx context.Context, teamID string, now time.Time, perM
 			refused = patio.WindowDay
 		}
 	case dayErr != nil:
-		errs = append(errs, wrap(dayErr, "count day", teamID))
+		errs = append(errs, storecore.Wrap(dayErr, "count day", teamID))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return 0, 0, patio.WindowNone, err
@@ -311,24 +310,24 @@ func rateKeys(teamID string, now time.Time) (minuteKey, dayKey string, minuteExp
 
 // Uncount implements patio.RateCounter: the minute's and the day's counts of now each lose one, at
 // once.
-func (s *Accounts) Uncount(ctx context.Context, teamID string, now time.Time) error {
+func (s *Counters) Uncount(ctx context.Context, teamID string, now time.Time) error {
 	minuteKey, dayKey, minuteExpiry, dayExpiry := rateKeys(teamID, now)
 	var minuteErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { _, minuteErr = s.increment(ctx, minuteKey, -1, 0, minuteExpiry) })
 	_, dayErr := s.increment(ctx, dayKey, -1, 0, dayExpiry)
 	wg.Wait()
-	return errors.Join(wrap(minuteErr, "take back the minute's count", teamID), wrap(dayErr, "take back the day's count", teamID))
+	return errors.Join(storecore.Wrap(minuteErr, "take back the minute's count", teamID), storecore.Wrap(dayErr, "take back the day's count", teamID))
 }
 
 // RequestsCounted returns how many requests of the team the minute and the UTC day of now have
 // counted (the rate limiter's own counters), in one BatchGetItem.
-func (s *Accounts) RequestsCounted(ctx context.Context, teamID string, now time.Time) (int, int, error) {
+func (s *Counters) RequestsCounted(ctx context.Context, teamID string, now time.Time) (int, int, error) {
 	minuteKey, dayKey, _, _ := rateKeys(teamID, now)
 	var items []dynamo.Item
 	err := s.accounts().Batch("pk", "sk").Get(dynamo.Keys{minuteKey, "rate"}, dynamo.Keys{dayKey, "rate"}).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return 0, 0, wrap(err, "read request counters of", teamID)
+		return 0, 0, storecore.Wrap(err, "read request counters of", teamID)
 	}
 	var minute, day int
 	for _, item := range items {
@@ -337,7 +336,7 @@ func (s *Accounts) RequestsCounted(ctx context.Context, teamID string, now time.
 			Count int    `dynamo:"count"`
 		}
 		if err := dynamo.UnmarshalItem(item, &row); err != nil {
-			return 0, 0, wrap(err, "decode request counter of", teamID)
+			return 0, 0, storecore.Wrap(err, "decode request counter of", teamID)
 		}
 		if row.PK == minuteKey {
 			minute = row.Count
@@ -351,8 +350,8 @@ func (s *Accounts) RequestsCounted(ctx context.Context, teamID string, now time.
 // increment adds delta to a counter and returns the new count. With limit > 0 it only adds while
 // the count is below limit (a failed condition otherwise). It is sent again only when DynamoDB
 // surely did not apply it (counterRetryables), so no retry counts a request twice.
-func (s *Accounts) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) (int, error) {
-	u := s.counters.Table(s.tables.Accounts).Update("pk", pk).Range("sk", "rate").Add("count", delta).Set("expires_at", expiresAt)
+func (s *Counters) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) (int, error) {
+	u := s.db.Counters.Table(s.db.Tables.Accounts).Update("pk", pk).Range("sk", "rate").Add("count", delta).Set("expires_at", expiresAt)
 	if limit > 0 {
 		u = u.If("attribute_not_exists('count') OR 'count' < ?", limit)
 	}
@@ -370,10 +369,10 @@ func (s *Accounts) SetTeamProfile(ctx context.Context, id, name, email, timeZone
 		return patio.Team{}, patio.NotFoundf("team not found")
 	}
 	if err != nil {
-		return patio.Team{}, wrap(err, "set team profile", id)
+		return patio.Team{}, storecore.Wrap(err, "set team profile", id)
 	}
 	t, err := row.team()
-	return t, wrap(err, "decode team", id)
+	return t, storecore.Wrap(err, "decode team", id)
 }
 
 // KeyByID implements patio.KeyAdminStore: the by_key_id index finds the key's hash, then the key
@@ -381,7 +380,7 @@ func (s *Accounts) SetTeamProfile(ctx context.Context, id, name, email, timeZone
 func (s *Accounts) KeyByID(ctx context.Context, id string) (patio.APIKey, error) {
 	var found keyRow
 	if err := s.accounts().Get("key_id", id).Index("by_key_id").One(ctx, &found); err != nil {
-		return patio.APIKey{}, wrap(notFound(err, "key"), "find key", id)
+		return patio.APIKey{}, storecore.Wrap(storecore.NotFound(err, "key"), "find key", id)
 	}
 	return s.KeyByHash(ctx, found.PK[len("key#"):])
 }

@@ -1,12 +1,16 @@
-package dynamostore
+package webhookdb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
+	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/webhook"
 )
@@ -15,9 +19,9 @@ const webhookPrefix = "w#"
 
 // webhookRow is a webhook as stored in WebhooksTable: one partition per team, like the resources.
 // Instants the deactivation rule compares are Unix milliseconds. secret is the newest secret and
-// previous those in their grace period; next_secret and rotates_at are how earlier versions kept a
-// rotation (secret then was the old one), read by package migration, whose backfill rewrites
-// such rows in the current format.
+// previous those in their grace period; next_secret and rotates_at are the first rotation format
+// (secret then the old one), which package migration reads and its backfill rewrites in the
+// current format.
 type webhookRow struct {
 	PK            string           `dynamo:"pk,hash"`
 	SK            string           `dynamo:"sk,range"`
@@ -69,7 +73,7 @@ func toWebhookRow(w webhook.Webhook) webhookRow {
 	r := webhookRow{
 		PK: w.TeamID, SK: webhookSK(w.ID), WebhookID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events, Status: w.Status, MaxRate: int(w.MaxRate),
 		Secret: w.Secret, EnabledAt: unixMilli(w.EnabledAt), LastSuccessAt: unixMilli(w.LastSuccessAt), AlertPending: w.AlertPending,
-		Cancelled: w.Cancelled, CreatedAt: w.CreatedAt.String(), UpdatedAt: w.UpdatedAt.String(), Rev: revAttr(w.Revision),
+		Cancelled: w.Cancelled, CreatedAt: w.CreatedAt.String(), UpdatedAt: w.UpdatedAt.String(), Rev: storeformat.RevAttr(w.Revision),
 	}
 	for _, p := range w.Previous {
 		r.Previous = append(r.Previous, previousSecret{Secret: p.Secret, Until: p.Until.String()})
@@ -84,7 +88,7 @@ func (r webhookRow) webhook() (webhook.Webhook, error) {
 	w := webhook.Webhook{
 		ID: r.WebhookID, TeamID: r.PK, URL: r.URL, Description: r.Description, Events: r.Events, Status: r.Status, MaxRate: webhook.Rate(r.MaxRate), Secret: r.Secret,
 		EnabledAt: fromMilli(r.EnabledAt), LastSuccessAt: fromMilli(r.LastSuccessAt),
-		AlertPending: r.AlertPending, Cancelled: r.Cancelled, Revision: revisionOf(r.Rev),
+		AlertPending: r.AlertPending, Cancelled: r.Cancelled, Revision: storeformat.RevisionOf(r.Rev),
 	}
 	var err error
 	if w.CreatedAt, err = patio.ParseTimestamp(r.CreatedAt); err != nil {
@@ -114,33 +118,27 @@ func (r webhookRow) webhook() (webhook.Webhook, error) {
 	return w, nil
 }
 
-func (s *core) webhooks() dynamo.Table { return s.db.Table(s.tables.Webhooks) }
-
-// webhookKind declares how webhooks are stored (no lists: TeamWebhooks reads them all).
-var webhookKind = kind[webhook.Webhook, webhookRow, struct{}]{
-	what: "webhook", prefix: webhookPrefix,
-	table:        func(t Tables) string { return t.Webhooks },
-	key:          func(w webhook.Webhook) (string, string) { return w.TeamID, w.ID },
-	encode:       toWebhookRow,
-	decode:       webhookRow.webhook,
-	revision:     func(w webhook.Webhook) int { return w.Revision },
-	withRevision: func(w webhook.Webhook, n int) webhook.Webhook { w.Revision = n; return w },
-	guards:       func(webhook.Webhook) []guard { return nil },
-}
-
-func (s *Webhooks) webhookRecords() records[webhook.Webhook, webhookRow, struct{}] {
-	return records[webhook.Webhook, webhookRow, struct{}]{s.core, &webhookKind}
-}
-
-// CreateWebhook stores a new webhook.
+// CreateWebhook stores a new webhook, at revision 1.
 func (s *Webhooks) CreateWebhook(ctx context.Context, w webhook.Webhook) error {
-	_, err := s.webhookRecords().Create(ctx, patio.Write[webhook.Webhook]{Record: w})
-	return err
+	w.Revision = 1
+	item, err := dynamo.MarshalItem(toWebhookRow(w))
+	if err != nil {
+		return storecore.Wrap(err, "encode webhook", w.ID)
+	}
+	err = s.db.Run(ctx, []storecore.Op{{Put: s.webhooks().Put(storecore.Stamped(ctx, item)).If("attribute_not_exists(pk)"),
+		Failed: fmt.Errorf("webhook %s already exists", w.ID)}})
+	return storecore.Wrap(err, "create webhook", w.ID)
 }
 
 // Webhook returns a team's webhook (strongly consistent), or KindNotFound.
 func (s *Webhooks) Webhook(ctx context.Context, teamID, id string) (webhook.Webhook, error) {
-	return s.webhookRecords().Get(ctx, teamID, id)
+	var row webhookRow
+	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, webhookSK(id)).Consistent(true).One(ctx, &row)
+	if err != nil {
+		return webhook.Webhook{}, storecore.Wrap(storecore.NotFound(err, "webhook"), "get webhook", webhookSK(id))
+	}
+	w, err := row.webhook()
+	return w, storecore.Wrap(err, "decode webhook", webhookSK(id))
 }
 
 // WebhookByID finds a webhook by its id alone (index by_id, then a consistent read), or
@@ -148,7 +146,7 @@ func (s *Webhooks) Webhook(ctx context.Context, teamID, id string) (webhook.Webh
 func (s *Webhooks) WebhookByID(ctx context.Context, id string) (webhook.Webhook, error) {
 	var row webhookRow
 	if err := s.webhooks().Get("webhook_id", id).Index("by_id").One(ctx, &row); err != nil {
-		return webhook.Webhook{}, wrap(notFound(err, "webhook"), "find webhook", id)
+		return webhook.Webhook{}, storecore.Wrap(storecore.NotFound(err, "webhook"), "find webhook", id)
 	}
 	return s.Webhook(ctx, row.PK, id)
 }
@@ -158,30 +156,72 @@ func (s *Webhooks) TeamWebhooks(ctx context.Context, teamID string) ([]webhook.W
 	var rows []webhookRow
 	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.BeginsWith, webhookPrefix).Consistent(true).All(ctx, &rows)
 	if err != nil {
-		return nil, wrap(err, "list webhooks", teamID)
+		return nil, storecore.Wrap(err, "list webhooks", teamID)
 	}
-	out, err := decodeRows(rows, webhookRow.webhook)
-	return out, wrap(err, "decode webhooks of team", teamID)
+	out, err := storecore.DecodeRows(rows, webhookRow.webhook)
+	return out, storecore.Wrap(err, "decode webhooks of team", teamID)
 }
 
-// UpdateWebhook applies change to the stored webhook through the store's one update path
-// (conditioned on the revision read; a lost race re-reads and re-applies). A change that alters
-// nothing writes nothing.
+// UpdateWebhook applies change to the stored webhook, conditioned on the revision read: a lost
+// race re-reads and re-applies (storecore.RetryRaces). A change that alters nothing writes nothing.
 func (s *Webhooks) UpdateWebhook(ctx context.Context, teamID, id string,
 	change func(webhook.Webhook) (webhook.Webhook, error)) (webhook.Webhook, error) {
-	return s.webhookRecords().Update(ctx, teamID, id, func(cur webhook.Webhook) (patio.Write[webhook.Webhook], error) {
+	return storecore.RetryRaces(ctx, func() (webhook.Webhook, error) {
+		cur, err := s.Webhook(ctx, teamID, id)
+		if err != nil {
+			return cur, err
+		}
 		next, err := change(cur)
-		return patio.Write[webhook.Webhook]{Record: next, Changed: patio.Changed(cur, next)}, err
+		if err != nil || !patio.Changed(cur, next) {
+			return cur, err
+		}
+		next.Revision = cur.Revision + 1
+		item, err := dynamo.MarshalItem(toWebhookRow(next))
+		if err != nil {
+			return cur, storecore.Wrap(err, "update webhook", id)
+		}
+		put := s.webhooks().Put(storecore.Stamped(ctx, item)).If("'rev' = ?", storeformat.RevAttr(cur.Revision))
+		err = s.db.RunRace(ctx, []storecore.Op{{Put: put, Failed: storecore.ErrRevConflict}})
+		return next, storecore.Wrap(err, "update webhook", id)
 	})
+}
+
+// Migration declares db's webhooks table to the backfill (package migration): a row of the first
+// rotation format is rewritten as it is, in the current one.
+func Migration(db *storecore.DB) migration.Table {
+	s := &Webhooks{part{db}}
+	return migration.Table{Name: db.Tables.Webhooks, Prefix: webhookPrefix, Rewrite: s.migrate}
+}
+
+// migrate rewrites one stored webhook row in the current format, conditioned on its revision;
+// false when a live write got there first.
+func (s *Webhooks) migrate(ctx context.Context, stored dynamo.Item) (bool, error) {
+	var row webhookRow
+	if err := dynamo.UnmarshalItem(stored, &row); err != nil {
+		return false, err
+	}
+	w, err := row.webhook()
+	if err != nil {
+		return false, err
+	}
+	item, err := dynamo.MarshalItem(toWebhookRow(w))
+	if err != nil {
+		return false, err
+	}
+	put := s.webhooks().Put(storecore.Stamped(ctx, item)).If("'rev' = ?", storeformat.RevAttr(w.Revision))
+	err = s.db.Run(ctx, []storecore.Op{{Put: put, Failed: storecore.ErrRevConflict}})
+	if errors.Is(err, storecore.ErrRevConflict) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // DisableForFailures disables the webhook, marks its alert pending and keeps the failure in one
 // transaction: only when it is active, was enabled no later than first, and had no success since
-// first (noted on the gate item; last_success_at on the webhook item is where earlier versions
-// noted it).
+// first (noted on the gate item; a previous format noted it on the webhook item, last_success_at).
 func (s *Webhooks) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {
-	err := s.runTx(ctx, maxTxAttempts, func() *dynamo.WriteTx {
-		return s.db.WriteTx().
+	err := s.db.RunTx(ctx, storecore.MaxTxAttempts, func() *dynamo.WriteTx {
+		return s.db.Dynamo.WriteTx().
 			Check(s.webhooks().Check("pk", teamID).Range("sk", gateSK(id)).
 				If("attribute_not_exists('last_success_at') OR 'last_success_at' < ?", first.UnixMilli())).
 			Update(s.webhooks().Update("pk", teamID).Range("sk", webhookSK(id)).
@@ -192,17 +232,17 @@ func (s *Webhooks) DisableForFailures(ctx context.Context, teamID, id string, fi
 				If("'status' = ? AND 'enabled_at' <= ? AND (attribute_not_exists('last_success_at') OR 'last_success_at' < ?)",
 					webhook.StatusActive, first.UnixMilli(), first.UnixMilli()))
 	})
-	if cancelReason(err, 0) == "ConditionalCheckFailed" || cancelReason(err, 1) == "ConditionalCheckFailed" {
+	if storecore.CancelReason(err, 0) == "ConditionalCheckFailed" || storecore.CancelReason(err, 1) == "ConditionalCheckFailed" {
 		return false, nil
 	}
-	return err == nil, wrap(err, "disable webhook", id)
+	return err == nil, storecore.Wrap(err, "disable webhook", id)
 }
 
 // NoteCancelled adds n to the webhook's count of deliveries cancelled on disable.
 func (s *Webhooks) NoteCancelled(ctx context.Context, teamID, id string, n int) error {
 	err := s.webhooks().Update("pk", teamID).Range("sk", webhookSK(id)).Add("cancelled_on_disable", n).
 		If("attribute_exists(pk)").Run(ctx)
-	return wrap(err, "note cancelled deliveries of webhook", id)
+	return storecore.Wrap(err, "note cancelled deliveries of webhook", id)
 }
 
 // ClaimAlert clears a pending alert and reports whether it was pending.
@@ -212,12 +252,12 @@ func (s *Webhooks) ClaimAlert(ctx context.Context, teamID, id string) (bool, err
 	if dynamo.IsCondCheckFailed(err) {
 		return false, nil
 	}
-	return err == nil, wrap(err, "claim alert of webhook", id)
+	return err == nil, storecore.Wrap(err, "claim alert of webhook", id)
 }
 
 // ReleaseAlert marks the alert pending again after a failed send.
 func (s *Webhooks) ReleaseAlert(ctx context.Context, teamID, id string) error {
 	err := s.webhooks().Update("pk", teamID).Range("sk", webhookSK(id)).Set("alert_pending", true).Add("rev", 1).
 		If("attribute_exists(pk)").Run(ctx)
-	return wrap(err, "release alert of webhook", id)
+	return storecore.Wrap(err, "release alert of webhook", id)
 }

@@ -1,0 +1,35 @@
+// Package webhookdb stores the webhooks and their deliveries on DynamoDB: the webhooks with their
+// gates (the delivery pace, warnings and last success) in WebhooksTable, the deliveries with
+// their lists and attempt logs in DeliveriesTable.
+//
+// Storage shapes live on unexported row structs; see docs/storage.md ("Webhooks") and
+// docs/webhooks.md.
+package webhookdb
+
+import (
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/patio-dev/patio/shared/dynamostore/storecore"
+)
+
+// Store is the webhooks and deliveries on one DB: webhook.Store, delivery.Store and
+// delivery.SweepStore.
+type Store struct {
+	*Webhooks
+	*DeliveryLog
+}
+
+// New returns the webhooks and deliveries stored on db.
+func New(db *storecore.DB) Store { return Store{&Webhooks{part{db}}, &DeliveryLog{part{db}}} }
+
+// Webhooks stores the webhooks, their gates and reads a delivery group at once (LoadGroup).
+type Webhooks struct{ part }
+
+// DeliveryLog stores the webhooks' deliveries, their lists and their attempt logs.
+type DeliveryLog struct{ part }
+
+// part is what each of the package's stores holds: the store's clients and tables.
+type part struct{ db *storecore.DB }
+
+func (p part) webhooks() dynamo.Table   { return p.db.Dynamo.Table(p.db.Tables.Webhooks) }
+func (p part) deliveries() dynamo.Table { return p.db.Dynamo.Table(p.db.Tables.Deliveries) }
