@@ -213,31 +213,41 @@ func runPhases(ctx context.Context, o options, st *stack, a *api) []phaseWindow 
 }
 
 // drain waits until every committed change reached both webhooks and the indexer has caught up
-// with every record (`maintenance index --check` finds nothing), or until deadline.
+// with every record (`maintenance index --check` finds nothing), or until deadline. A check that
+// fails (the engine too slow for a scan on a loaded machine) is tried again.
 func drain(ctx context.Context, st *stack, a *api, deadline time.Time) error {
 	for {
-		recs, err := a.readRecords(ctx)
-		if err != nil {
-			return err
-		}
-		var got [][]delivery
-		for _, r := range st.receivers {
-			got = append(got, r.deliveries())
-		}
-		missing := 0
-		for _, r := range check(nil, recs, got, nil).Rows {
-			missing += r.MissingEvents
-		}
-		mend, err := indexToMend(ctx, st.store)
-		if err != nil {
-			return err
-		}
-		if (missing == 0 && mend == 0) || time.Now().After(deadline) || ctx.Err() != nil {
+		missing, mend, err := behind(ctx, st, a)
+		if err == nil && missing == 0 && mend == 0 {
 			return nil
 		}
-		fmt.Fprintf(os.Stderr, "chaos: %s draining: %d changes not yet at a webhook, %d index items behind\n", time.Now().Format(time.TimeOnly), missing, mend)
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "chaos: %s draining: a check failed, trying again: %v\n", time.Now().Format(time.TimeOnly), err)
+		} else {
+			fmt.Fprintf(os.Stderr, "chaos: %s draining: %d changes not yet at a webhook, %d index items behind\n", time.Now().Format(time.TimeOnly), missing, mend)
+		}
 		sleep(ctx, 5*time.Second)
 	}
+}
+
+// behind returns the changes not yet delivered to a webhook and the index items not yet mended.
+func behind(ctx context.Context, st *stack, a *api) (missing, mend int, err error) {
+	recs, err := a.readRecords(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	var got [][]delivery
+	for _, r := range st.receivers {
+		got = append(got, r.deliveries())
+	}
+	for _, r := range check(nil, recs, got, nil).Rows {
+		missing += r.MissingEvents
+	}
+	mend, err = indexToMend(ctx, st.store)
+	return missing, mend, err
 }
 
 // ledgerOf checks the history against the drained stack, prints the table and writes ledger.json.
@@ -259,7 +269,12 @@ func ledgerOf(ctx context.Context, o options, st *stack, a *api, windows []phase
 	if err := l.countDrift(ctx, st.store, st.teamID, hist); err != nil {
 		return nil, err
 	}
-	if l.IndexMend, err = indexToMend(ctx, st.store); err != nil {
+	for try := 1; ; try++ { // a scan may time out on a loaded machine
+		if l.IndexMend, err = indexToMend(ctx, st.store); err == nil || try == 3 {
+			break
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	l.Duration = time.Since(began).Round(time.Second).String()
