@@ -271,8 +271,13 @@ screenshots: engines browser-tools $(LOCAL) ## a PNG of every console screen, in
 
 # ---------------------------------------------------------------- local stack
 
-run: engines $(LOCAL) ## run the API locally on DynamoDB Local and moto (data kept in .data/; ARGS=-fresh wipes it)
+run: engines $(LOCAL) ## run the API locally on DynamoDB Local and moto (data kept in .data/; ARGS=-fresh wipes it; ARGS='-faults dynamodb:throttle=10%' injects AWS's failures)
 	$(LOCAL) $(ARGS)
+
+.PHONY: chaos
+chaos: engines ## the stack through AWS's failures (throttling, 500s, lost answers, SQS refusing and repeating, SES failing), then the ledger of every write and event (cmd/chaos, ~10 min; ARGS='-fault-for 10s -quiet-for 15s -phases sqs-refuse' is quicker)
+	go build -o bin/chaos ./cmd/chaos
+	bin/chaos $(ARGS)
 
 clean: ## remove build output (keeps tools and local data)
 	rm -rf bin .aws-sam

@@ -2,9 +2,9 @@
 //
 // Usage:
 //
-//	go run ./cmd/local [-fresh]
+//	go run ./cmd/local [-fresh] [-faults spec]
 //	go run ./cmd/local with-engines -- <command> [args...]
-//	go run ./cmd/local with-api -- <command> [args...]
+//	go run ./cmd/local [-faults spec] with-api -- <command> [args...]
 //
 // Without a subcommand it starts the engines with the database kept under .data/ (-fresh deletes
 // it first), creates the tables, queues and user pool of template.yaml, serves the API (port 3000)
@@ -25,6 +25,10 @@
 // everything when the command ends and exits with the command's status. This is how `make test`
 // and `make fuzz` run Schemathesis.
 //
+// -faults puts a fault injector (package faults) between the stack and its engines, with the spec
+// in force from the start ("off" for none yet); the injector's control URL is printed and handed
+// to the command as PATIO_FAULTS_URL, to change the faults while the stack runs.
+//
 // Engine output goes to .data/engines.log (.data/test-engines.log for with-engines,
 // .data/api-engines.log for with-api).
 package main
@@ -42,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/patio-dev/patio/dev/faults"
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/dev/samtemplate"
@@ -56,12 +61,17 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("local", flag.ContinueOnError)
 	fresh := fs.Bool("fresh", false, "delete the local database (.data/dynamodb) before starting")
 	calls := fs.Duration("calls", 0, "print the AWS calls of the API, the console, the pollers and the workers every `interval` (e.g. 10s): the stack's profile")
+	fs.StringVar(&faultSpec, "faults", "", "inject AWS's failures between the stack and its engines: a `spec` such as 'dynamodb:throttle=10%,timeout-after=2%;sqs/SendMessage:throttle=100%', or off (see package dev/faults)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: local [-fresh]\n       local with-engines -- <command> [args...]\n"+
 			"       local with-api -- <command> [args...]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if _, err := faults.Parse(faultSpec); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
 		return 2
 	}
 	root, err := repoRoot()
@@ -128,6 +138,12 @@ func serveLocal(root string, fresh bool, callsEvery time.Duration) int {
 			fmt.Fprintln(os.Stderr, "local:", err)
 		}
 	}()
+	closeFaults, err := injectFaults(st)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	defer closeFaults()
 	// serve builds its AWS clients from the environment, exactly as the Lambda functions do.
 	if err := st.Setenv(); err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
@@ -203,6 +219,12 @@ func withAPI(root string, argv []string) int {
 			fmt.Fprintln(os.Stderr, "local:", err)
 		}
 	}()
+	closeFaults, err := injectFaults(st)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		return 1
+	}
+	defer closeFaults()
 	localstack.LocalEnv(st)
 	if err := st.Setenv(); err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
@@ -317,4 +339,25 @@ func untilOrphaned(parent context.Context) context.Context {
 		localaws.Tick(ctx, time.Second, func(time.Time) bool { return os.Getppid() == ppid })
 	}()
 	return ctx
+}
+
+// faultSpec is the -faults flag: "" runs the stack without an injector.
+var faultSpec string
+
+// injectFaults puts the injector of -faults in front of st's engines (nothing without the flag)
+// and returns what stops it.
+func injectFaults(st *localaws.Stack) (func(), error) {
+	if faultSpec == "" {
+		return func() {}, nil
+	}
+	spec, err := faults.Parse(faultSpec)
+	if err != nil {
+		return nil, err
+	}
+	inj, err := faults.Wrap(st, spec)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "local: faults %s; change them with curl -X PUT %s -d '<spec>'\n", spec, inj.ControlURL())
+	return func() { _ = inj.Close() }, nil
 }

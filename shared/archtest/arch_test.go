@@ -234,3 +234,23 @@ func TestConsolePartsStandApart(t *testing.T) {
 		})
 	}
 }
+
+// faultInjector is the local stack's fault injector. The stack meets it only through the SDK's
+// endpoint variables, so nothing that ships (the functions, shared/) links it: production code has
+// no switch for faults.
+const faultInjector = module + "dev/faults"
+
+func TestShippedCodeLinksNoFaultInjector(t *testing.T) {
+	pkgs := list(t, module+"functions/...", module+"shared/...")
+	if len(pkgs) < 20 {
+		t.Fatalf("go list functions/... shared/... = %d packages; want every one (update archtest if they moved)", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if p.Error != nil {
+			t.Fatalf("go list %s: %v", p.ImportPath, p.Error)
+		}
+		if slices.Contains(p.Deps, faultInjector) {
+			t.Errorf("%s links %s; faults reach the stack only through AWS_ENDPOINT_URL_* (cmd/local -faults)", p.ImportPath, faultInjector)
+		}
+	}
+}

@@ -33,8 +33,12 @@ type pagination struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// internalMessage is all a client learns of an unexpected error.
-const internalMessage = "an internal error occurred; retry later and quote the X-Request-Id if it persists"
+// internalMessage is all a client learns of an unexpected error, unavailableMessage of a service
+// throttling or failing.
+const (
+	internalMessage    = "an internal error occurred; retry later and quote the X-Request-Id if it persists"
+	unavailableMessage = "the service is briefly unavailable; retry after the seconds Retry-After gives"
+)
 
 // status returns the HTTP status and error code of a kind: the one place that maps them.
 func status(kind patio.Kind) (int, string) {
@@ -55,6 +59,8 @@ func status(kind patio.Kind) (int, string) {
 		return http.StatusTooManyRequests, "RATE_LIMIT_EXCEEDED"
 	case patio.KindPrecondition:
 		return http.StatusPreconditionFailed, "PRECONDITION_FAILED"
+	case patio.KindUnavailable:
+		return http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE"
 	default:
 		return http.StatusInternalServerError, "INTERNAL_ERROR"
 	}
@@ -91,15 +97,25 @@ func writeList[T any](w http.ResponseWriter, page patio.Page[T], values url.Valu
 	writeJSON(w, http.StatusOK, envelope{Success: true, Data: items, Pagination: pg})
 }
 
+// unavailableRetryAfter is the Retry-After of a 503: a throttled or failing database usually
+// recovers within seconds, and clients that wait this long spread their retries past the burst.
+const unavailableRetryAfter = "2"
+
 // writeError answers err in the envelope. Internal errors are logged here, once, with the whole
-// chain and the request id; the client gets a generic message.
+// chain and the request id; the client gets a generic message. An unavailable service is logged
+// as a warning (the alarms count them) and answered 503 with Retry-After.
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := patio.KindOf(err)
 	code, name := status(kind)
 	msg := internalMessage
 	var details []patio.FieldError
 	var pe *patio.Error
-	if kind != patio.KindInternal && errors.As(err, &pe) {
+	if kind == patio.KindUnavailable {
+		msg = unavailableMessage
+		w.Header().Set("Retry-After", unavailableRetryAfter)
+		a.log.WarnContext(r.Context(), "dependency unavailable", slog.String("request_id", requestID(r.Context())),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	} else if kind != patio.KindInternal && errors.As(err, &pe) {
 		msg, details = pe.Message, pe.Details
 	} else {
 		a.log.ErrorContext(r.Context(), "request failed", slog.String("request_id", requestID(r.Context())),

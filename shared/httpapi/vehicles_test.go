@@ -457,7 +457,8 @@ func TestAuthAndRouting(t *testing.T) {
 	_ = patio.Scopes
 }
 
-func TestDatabaseDownIsInternalError(t *testing.T) {
+// A database out of reach is a 503 with Retry-After, in the envelope, leaking nothing of why.
+func TestDatabaseDownIsUnavailable(t *testing.T) {
 	testenv.Tables(t)
 	cfg := testenv.AWSConfig(t).Copy()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -475,20 +476,21 @@ func TestDatabaseDownIsInternalError(t *testing.T) {
 	c := &apitest.Client{T: t, BaseURL: srv.URL, Key: "dk_test_" + strings.Repeat("a", 40)}
 	for _, req := range [][2]string{{"GET", "/api/v1/vehicles"}, {"POST", "/api/v1/vehicles"}} {
 		res := c.Do(req[0], req[1], newVehicle(nil))
-		if res.Status != 500 || res.ErrorCode() != "INTERNAL_ERROR" {
-			t.Fatalf("%s with the database down = %d %s; want 500 INTERNAL_ERROR", req[0], res.Status, res.Body)
+		if res.Status != 503 || res.ErrorCode() != "SERVICE_UNAVAILABLE" || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("%s with the database down = %d %s (Retry-After %q); want 503 SERVICE_UNAVAILABLE with Retry-After",
+				req[0], res.Status, res.Body, res.Header.Get("Retry-After"))
 		}
 		for _, leak := range []string{"127.0.0.1", "dial", "dynamo", "connect", strings.TrimPrefix(dead, "http://")} {
 			if strings.Contains(strings.ToLower(string(res.Body)), leak) {
-				t.Errorf("500 body %s leaks %q", res.Body, leak)
+				t.Errorf("503 body %s leaks %q", res.Body, leak)
 			}
 		}
 	}
 }
 
 // A database that accepts connections and never answers (hung, not down) still gets every request
-// a prompt 500 in the envelope: the request's deadline ends the wait.
-func TestDatabaseHungIsInternalError(t *testing.T) {
+// a prompt 503 in the envelope: the request's deadline ends the wait.
+func TestDatabaseHungIsUnavailable(t *testing.T) {
 	testenv.Tables(t)
 	cfg := testenv.AWSConfig(t).Copy()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -525,7 +527,7 @@ func TestDatabaseHungIsInternalError(t *testing.T) {
 	c := &apitest.Client{T: t, BaseURL: srv.URL, Key: "dk_test_" + strings.Repeat("a", 40),
 		HTTP: &http.Client{Timeout: 30 * time.Second}} // a hung answer fails the test instead of hanging it
 	res := c.Do("GET", "/api/v1/vehicles", nil)
-	if res.Status != 500 || res.ErrorCode() != "INTERNAL_ERROR" {
-		t.Fatalf("GET with the database hung = %d %s; want 500 INTERNAL_ERROR", res.Status, res.Body)
+	if res.Status != 503 || res.ErrorCode() != "SERVICE_UNAVAILABLE" {
+		t.Fatalf("GET with the database hung = %d %s; want 503 SERVICE_UNAVAILABLE", res.Status, res.Body)
 	}
 }

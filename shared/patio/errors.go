@@ -35,6 +35,10 @@ const (
 	// KindPrecondition is an If-Match that does not match the stored record (412
 	// PRECONDITION_FAILED): nothing was written.
 	KindPrecondition
+	// KindUnavailable is a service the request depends on throttling, failing or out of reach
+	// (503 SERVICE_UNAVAILABLE, with Retry-After): nothing the client did wrong. A write may or may
+	// not have been applied; a POST retried with its Idempotency-Key is answered as the first.
+	KindUnavailable
 )
 
 // Error is the one error type of the service. Message is safe to show to the API client (except for
@@ -90,17 +94,28 @@ func Internal(err error) *Error {
 	return &Error{Kind: KindInternal, Message: "internal error", Err: err}
 }
 
-// KindOf returns the kind of err: the Kind of the first *Error in its chain, KindInternal otherwise.
-func KindOf(err error) Kind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return KindInternal
+// Unavailable wraps the failure of a service the request depends on (throttled, failing, out of
+// reach) as KindUnavailable, keeping it for logs.
+func Unavailable(err error) *Error {
+	return &Error{Kind: KindUnavailable, Message: "service unavailable", Err: err}
 }
 
-// IsKind reports whether err carries an *Error of the given kind.
+// KindOf returns the kind of err: the Kind of the first *Error in its chain, KindInternal otherwise;
+// an internal error whose cause is an unavailable service is KindUnavailable, since that is all
+// the client can act on.
+func KindOf(err error) Kind {
+	var e *Error
+	if !errors.As(err, &e) {
+		return KindInternal
+	}
+	if e.Kind == KindInternal && e.Err != nil && KindOf(e.Err) == KindUnavailable {
+		return KindUnavailable
+	}
+	return e.Kind
+}
+
+// IsKind reports whether err carries an *Error of the given kind (KindOf's judgement).
 func IsKind(err error, kind Kind) bool {
 	var e *Error
-	return errors.As(err, &e) && e.Kind == kind
+	return errors.As(err, &e) && KindOf(err) == kind
 }

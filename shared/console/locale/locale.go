@@ -140,10 +140,10 @@ func (p Printer) T(key string, args ...any) string {
 }
 
 // Error returns the message of an error for a person to read: a domain error's message in the
-// printer's language, and a generic sentence for anything internal.
+// printer's language, and a generic sentence for anything internal or a service briefly unavailable.
 func (p Printer) Error(err error) string {
 	var e *patio.Error
-	if !errors.As(err, &e) || e.Kind == patio.KindInternal {
+	if !errors.As(err, &e) || e.Kind == patio.KindInternal || patio.KindOf(err) == patio.KindUnavailable {
 		return p.T("error.internal")
 	}
 	return p.problem(e.Message, e.Code, e.Args)

@@ -57,6 +57,7 @@ type DB struct {
 // unreachable database turns into a prompt error rather than a hung request.
 func New(cfg aws.Config, tables Tables) *DB {
 	quota := ratelimit.NewTokenRateLimit(retryQuota)
+	cfg = withUnavailable(cfg)
 	counters := cfg.Copy()
 	if c, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok {
 		// A counter's increment is not sent again after a timeout, so its one attempt may wait
