@@ -84,6 +84,8 @@ type vehiclePageData struct {
 	// Plate is the plate as it was registered; OtherPlate its other spelling (br.OtherPlate), shown
 	// beside it with OtherPlateLabel's message ("Mercosul: XYZ9I76"), "" when it has none.
 	Plate, OtherPlate, OtherPlateLabel string
+	// Photos are the vehicle's photos in their order.
+	Photos []photoView
 	related
 }
 
@@ -91,7 +93,7 @@ type vehiclePageData struct {
 // a stale edit, what changed.
 func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *render.Form, changed []string) {
 	data := vehiclePageData{vehicleFormData: newVehicleFormData()}
-	data.Vehicle, data.Changed = &v, changed
+	data.Vehicle, data.Changed, data.Photos = &v, changed, photoViews(rq.p, v.Photos)
 	if v.Plate != nil {
 		data.Plate = *v.Plate
 		if other, ok := br.OtherPlate(*v.Plate); ok {

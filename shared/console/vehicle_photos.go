@@ -1,0 +1,50 @@
+package console
+
+import (
+	"strings"
+
+	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/patio"
+)
+
+// photoView is one of a vehicle's photos as its page shows it: the thumbnail and the large variant
+// of a ready photo, or its state in words (processing, or why it failed).
+type photoView struct {
+	Position     int
+	Thumb, Large string
+	// State is "" for a ready photo, else its status in the page's language (with the reason of a
+	// failure).
+	State string
+}
+
+// photoViews returns the vehicle's photos as its page shows them, in their order.
+func photoViews(p locale.Printer, photos patio.PhotoList) []photoView {
+	out := make([]photoView, len(photos))
+	for i, ph := range photos {
+		out[i] = photoView{Position: ph.Position}
+		switch {
+		case ph.Status == patio.PhotoReady && ph.URLs != nil:
+			out[i].Thumb, out[i].Large = ph.URLs.Thumb, ph.URLs.Large
+		case ph.Status == patio.PhotoFailed:
+			out[i].State = p.T("photo.failed", p.T(photoFailure(ph.Reason)))
+		default:
+			out[i].State = p.T("photo.processing")
+		}
+	}
+	return out
+}
+
+// photoFailure is the catalog key of a failed photo's reason: the image function's reasons are
+// sentences an integrator shows as they are, which the console says in the page's language.
+func photoFailure(reason *string) string {
+	r := derefOr(reason, "")
+	switch {
+	case strings.HasPrefix(r, "not an image"):
+		return "photo.failed.not_image"
+	case strings.HasPrefix(r, "the file is larger"):
+		return "photo.failed.too_large"
+	case strings.HasPrefix(r, "the image has"):
+		return "photo.failed.too_many_pixels"
+	}
+	return "photo.failed.other"
+}
