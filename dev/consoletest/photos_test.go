@@ -2,11 +2,17 @@ package consoletest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"image"
+	"image/color"
+	"image/jpeg"
 	"image/png"
+	"io"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -95,8 +101,134 @@ func TestVehiclePhotos(t *testing.T) {
 	if got := text(t, ctx, "ul.photos .photo-state"); got != "Foto 2 de Fiat Argo: falhou: não é uma foto JPEG, PNG ou WebP" {
 		t.Errorf("the refused photo reads %q; want why, in Portuguese", got)
 	}
+	if n := count(t, ctx, `form[action$="/photos"], ul.photos form`); n != 0 {
+		t.Errorf("a viewer's page offers %d photo forms; want none", n)
+	}
 	with(t, ctx, chromedp.EmulateViewport(390, 800, chromedp.EmulateMobile))
 	for _, p := range overflows(t, ctx) {
 		t.Errorf("the vehicle's photos at 390 px: %s", p)
+	}
+
+	// A member moves the second photo first: it becomes the cover.
+	member, _ := invite(t, tm, patio.RoleMember)
+	open(t, member, "/console/vehicles/"+id)
+	submit(t, member, `ul.photos li:nth-child(2) form[action$="/move"] button`)
+	if got := text(t, member, "ul.photos li:first-child"); !strings.HasPrefix(got, "Foto 1 de Fiat Argo: falhou") {
+		t.Errorf("after the move the first photo reads %q; want the refused one, now first", got)
+	}
+}
+
+// phoneJPEG is a JPEG of w × h pixels, its left half red and its right half blue, with an Exif
+// segment holding an orientation tag and a GPS latitude, as a phone writes them.
+func phoneJPEG(t *testing.T, w, h int, orientation uint16) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.RGBA{R: 220, A: 255}
+			if x >= w/2 {
+				c = color.RGBA{B: 220, A: 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	var tiff bytes.Buffer
+	be := binary.BigEndian
+	tiff.WriteString("MM\x00\x2a")
+	_ = binary.Write(&tiff, be, uint32(8))
+	_ = binary.Write(&tiff, be, uint16(2)) // IFD0: Orientation and the GPS IFD's offset
+	_ = binary.Write(&tiff, be, [6]uint16{0x0112, 3, 0, 1, orientation, 0})
+	_ = binary.Write(&tiff, be, [2]uint16{0x8825, 4})
+	_ = binary.Write(&tiff, be, [2]uint32{1, 8 + 2 + 2*12 + 4})
+	_ = binary.Write(&tiff, be, uint32(0))
+	_ = binary.Write(&tiff, be, uint16(1)) // the GPS IFD: GPSLatitudeRef "S"
+	_ = binary.Write(&tiff, be, [2]uint16{0x0001, 2})
+	_ = binary.Write(&tiff, be, uint32(2))
+	tiff.WriteString("S\x00\x00\x00")
+	_ = binary.Write(&tiff, be, uint32(0))
+	seg := append([]byte("Exif\x00\x00"), tiff.Bytes()...)
+	jpg := b.Bytes()
+	out := append([]byte{}, jpg[:2]...)
+	out = append(out, 0xFF, 0xE1, byte((len(seg)+2)>>8), byte(len(seg)+2))
+	out = append(out, seg...)
+	return append(out, jpg[2:]...)
+}
+
+// TestAddPhotoFromThePhone: a salesperson on a phone adds a photo on the vehicle's page: the file
+// (the camera's JPEG, turned, with its GPS) goes from the browser straight to the bucket, which
+// sends the browser back to the vehicle; the photo becomes ready, its variants upright and
+// without metadata; then it is deleted, asked first.
+func TestAddPhotoFromThePhone(t *testing.T) {
+	tm := newTeam(t)
+	id := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990}`)
+	file := filepath.Join(t.TempDir(), "IMG_0001.jpg")
+	if err := os.WriteFile(file, phoneJPEG(t, 2000, 1500, 6), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	with(t, ctx, chromedp.EmulateViewport(390, 800, chromedp.EmulateMobile))
+	open(t, ctx, "/console/vehicles/"+id)
+	if got := submit(t, ctx, `form[action$="/photos"] button[type=submit]`); got != http.StatusOK || text(t, ctx, "h1") != "Foto 1 de Fiat Argo" {
+		t.Fatalf("add a photo = %d, %q at %s; want its upload page", got, text(t, ctx, "h1"), location(ctx))
+	}
+	for _, p := range overflows(t, ctx) {
+		t.Errorf("the upload page at 390 px: %s", p)
+	}
+	with(t, ctx, chromedp.SetUploadFiles(`#file`, []string{file}))
+	submit(t, ctx, `main form button[type=submit]`)
+	if u := location(ctx); !strings.Contains(u, "/console/vehicles/"+id) || !strings.Contains(pageText(t, ctx), "Foto enviada") {
+		t.Fatalf("after the upload the browser is at %s (%q); want back on the vehicle's page", u, text(t, ctx, "main"))
+	}
+
+	var ready patio.Photo
+	waitFor(t, "the photo processed", 60*time.Second, func() bool {
+		var v struct {
+			Data struct {
+				Photos []patio.Photo `json:"photos"`
+			} `json:"data"`
+		}
+		apiRead(t, tm.Key, "/api/v1/vehicles/"+id, &v)
+		if len(v.Data.Photos) == 1 && v.Data.Photos[0].Status != patio.PhotoProcessing {
+			ready = v.Data.Photos[0]
+			return true
+		}
+		return false
+	})
+	if ready.Status != patio.PhotoReady || ready.URLs == nil || ready.Width == nil || *ready.Width != 1500 || *ready.Height != 2000 {
+		t.Fatalf("the photo = %+v; want ready, 1500×2000 (upright)", ready)
+	}
+	resp, err := http.Get(ready.URLs.Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	medium, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	img, err := jpeg.Decode(bytes.NewReader(medium))
+	if err != nil {
+		t.Fatalf("the medium variant is not a JPEG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 768 || b.Dy() != 1024 {
+		t.Errorf("the medium variant is %d×%d; want 768×1024 (portrait)", b.Dx(), b.Dy())
+	}
+	if r, _, bl, _ := img.At(384, 20).RGBA(); r < bl {
+		t.Errorf("the medium variant's top is blue; want red (the photo turned upright)")
+	}
+	if bytes.Contains(medium, []byte("Exif")) || bytes.Contains(medium, []byte{0xFF, 0xE1}) {
+		t.Errorf("the medium variant carries Exif metadata; want none (no GPS leaves the dealership)")
+	}
+
+	open(t, ctx, "/console/vehicles/"+id)
+	if n := count(t, ctx, `ul.photos img[alt="Foto 1 de Fiat Argo"]`); n != 1 {
+		t.Errorf("the vehicle's page shows %d thumbnails; want the photo's", n)
+	}
+	if got := confirmed(t, ctx, `ul.photos form[action$="/delete"] button`); got != http.StatusOK {
+		t.Fatalf("delete the photo = %d", got)
+	}
+	if n := count(t, ctx, "ul.photos li"); n != 0 {
+		t.Errorf("after its deletion the page shows %d photos; want none", n)
 	}
 }

@@ -95,7 +95,10 @@ type Deps struct {
 	// PhotosOrigin is where the photos' variants are served from (PHOTOS_URL's scheme and host):
 	// pages show vehicles' covers from there. Empty shows none.
 	PhotosOrigin string
-	Logger       *slog.Logger
+	// Photos are the vehicles' photo use cases (audited through Records.Vehicles); nil when the
+	// console has no photos' bucket: a vehicle's page then only shows its photos.
+	Photos *patio.Photos
+	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }

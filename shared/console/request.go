@@ -52,6 +52,17 @@ func (rq *request) Can(p string) bool {
 	return rq.sess != nil && rq.member.Role.May(patio.Permission(p))
 }
 
+// contentPolicy is the pages' Content-Security-Policy: their forms post to the console itself,
+// and to formTarget too when it is not "" (the photos' bucket, on a photo's upload page).
+func (c *Console) contentPolicy(formTarget string) string {
+	forms := "'self'"
+	if formTarget != "" {
+		forms += " " + formTarget
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:" + c.photosSource() +
+		"; form-action " + forms + "; frame-ancestors 'none'; base-uri 'none'"
+}
+
 // ServeHTTP serves the console: security headers on every answer, then the route, with 404 for an
 // unknown route or method.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -60,8 +71,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(ctx)
 	h := w.Header()
 	// The one script (copy buttons, an enhancement) and the styles are the console's own files.
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:"+c.photosSource()+
-		"; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", c.contentPolicy(""))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")

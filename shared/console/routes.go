@@ -72,6 +72,14 @@ func (c *Console) routes() {
 	c.handle("POST /console/vehicles", may(patio.PermModules), c.vehicleCreate)
 	c.handle("GET /console/vehicles/{id}", page, c.vehicleShow)
 	c.handle("POST /console/vehicles/{id}", may(patio.PermModules), c.vehicleSave)
+	if c.d.Photos != nil {
+		c.handle("POST /console/vehicles/{id}/photos", may(patio.PermModules), c.vehiclePhotoAdd)
+		c.handle("GET /console/vehicles/{id}/photos/{photo}", may(patio.PermModules), c.vehiclePhotoUpload)
+		c.handle("POST /console/vehicles/{id}/photos/{photo}/move", may(patio.PermModules), c.vehiclePhotoMove)
+		c.handle("POST /console/vehicles/{id}/photos/{photo}/delete", may(patio.PermModules), c.confirmFirst(
+			confirmation{key: "confirm.photo.remove", name: c.photoName, back: backToRecord("/console/vehicles/")},
+			c.vehiclePhotoRemove))
+	}
 
 	// Clients.
 	c.handle("GET /console/clients", page, c.clientList)

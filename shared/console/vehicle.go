@@ -84,8 +84,11 @@ type vehiclePageData struct {
 	// Plate is the plate as it was registered; OtherPlate its other spelling (br.OtherPlate), shown
 	// beside it with OtherPlateLabel's message ("Mercosul: XYZ9I76"), "" when it has none.
 	Plate, OtherPlate, OtherPlateLabel string
-	// Photos are the vehicle's photos in their order.
-	Photos []photoView
+	// Photos are the vehicle's photos in their order; PhotosEditable says the console can add,
+	// move and delete them (it has the photos' bucket), PhotoToken is the add form's one-time token.
+	Photos         []photoView
+	PhotosEditable bool
+	PhotoToken     string
 	related
 }
 
@@ -94,6 +97,7 @@ type vehiclePageData struct {
 func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *render.Form, changed []string) {
 	data := vehiclePageData{vehicleFormData: newVehicleFormData()}
 	data.Vehicle, data.Changed, data.Photos = &v, changed, photoViews(rq.p, v.Photos)
+	data.PhotosEditable, data.PhotoToken = c.d.Photos != nil && v.Status != patio.VehicleArchived, render.NewToken()
 	if v.Plate != nil {
 		data.Plate = *v.Plate
 		if other, ok := br.OtherPlate(*v.Plate); ok {

@@ -10,6 +10,7 @@ import (
 // photoView is one of a vehicle's photos as its page shows it: the thumbnail and the large variant
 // of a ready photo, or its state in words (processing, or why it failed).
 type photoView struct {
+	ID           string
 	Position     int
 	Thumb, Large string
 	// State is "" for a ready photo, else its status in the page's language (with the reason of a
@@ -21,7 +22,7 @@ type photoView struct {
 func photoViews(p locale.Printer, photos patio.PhotoList) []photoView {
 	out := make([]photoView, len(photos))
 	for i, ph := range photos {
-		out[i] = photoView{Position: ph.Position}
+		out[i] = photoView{ID: ph.ID, Position: ph.Position}
 		switch {
 		case ph.Status == patio.PhotoReady && ph.URLs != nil:
 			out[i].Thumb, out[i].Large = ph.URLs.Thumb, ph.URLs.Large

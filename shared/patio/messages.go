@@ -154,6 +154,7 @@ var messages = []Message{
 	{"lost_reason_not_allowed", "lost_reason is only allowed when status is perdido"},
 	{"status_one_of", "status must be one of %s"},
 	{"photo_not_found", "photo not found"},
+	{"photo_not_waiting", "photo %s is %s; only a photo waiting for its bytes takes them"},
 	{"photos_full", "a vehicle holds at most %d photos; delete one first"},
 	{"photos_archived_vehicle", "an archived vehicle takes no photos; restore it first"},
 	{"photos_order_list", "order must be a list of photo ids"},

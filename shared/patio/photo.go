@@ -79,8 +79,10 @@ type UploadTarget struct {
 // PhotoBucket is where photos' bytes live. The domain never touches bytes: it asks for an upload
 // target and for a photo's bytes to be removed.
 type PhotoBucket interface {
-	// UploadTarget returns a presigned POST for the photo's original, valid until expires.
-	UploadTarget(ctx context.Context, ref PhotoRef, expires time.Time) (UploadTarget, error)
+	// UploadTarget returns a presigned POST for the photo's original, valid until expires. With a
+	// back address, the storage sends the browser there (303) once the bytes are in: an HTML
+	// form's upload returns to the page it came from.
+	UploadTarget(ctx context.Context, ref PhotoRef, expires time.Time, back string) (UploadTarget, error)
 	// Remove deletes the photo's original and variants. The bucket keeps removed bytes for a
 	// while (its lifecycle rule removes them for good), so a removal is soft.
 	Remove(ctx context.Context, ref PhotoRef) error
@@ -216,9 +218,43 @@ func (s Photos) Add(ctx context.Context, teamID, vehicleID string, pre Precondit
 	if err != nil {
 		return Photo{}, UploadTarget{}, Internal(err)
 	}
-	target, err := s.bucket.UploadTarget(ctx, PhotoRef{teamID, v.ID, photoID}, now.Add(PhotoUploadWindow))
+	target, err := s.bucket.UploadTarget(ctx, PhotoRef{teamID, v.ID, photoID}, now.Add(PhotoUploadWindow), "")
 	if err != nil {
 		return Photo{}, UploadTarget{}, Internal(err)
+	}
+	return p, target, nil
+}
+
+// AddSlot adds a processing photo to the team's vehicle, its bytes to come (see UploadTargetOf).
+func (s Photos) AddSlot(ctx context.Context, teamID, vehicleID string) (Photo, error) {
+	photoID, _ := NewID()
+	v, err := s.vehicles.Revise(ctx, teamID, vehicleID, Precondition{}, func(cur Vehicle, _ time.Time) (Vehicle, error) {
+		return cur.AddPhoto(photoID)
+	})
+	if err != nil {
+		return Photo{}, err
+	}
+	return v.Photo(photoID)
+}
+
+// UploadTargetOf returns a new upload target of a photo still waiting for its bytes, sending the
+// browser to back once they are in (an HTML form's upload). KindNotFound for an unknown vehicle
+// or photo; KindConflict for a photo already processed.
+func (s Photos) UploadTargetOf(ctx context.Context, teamID, vehicleID, photoID, back string, now time.Time) (Photo, UploadTarget, error) {
+	v, err := s.vehicles.Get(ctx, teamID, vehicleID)
+	if err != nil {
+		return Photo{}, UploadTarget{}, err
+	}
+	p, err := v.Photo(photoID)
+	if err != nil {
+		return Photo{}, UploadTarget{}, err
+	}
+	if p.Status != PhotoProcessing {
+		return p, UploadTarget{}, Conflictf("photo %s is %s; only a photo waiting for its bytes takes them", photoID, p.Status)
+	}
+	target, err := s.bucket.UploadTarget(ctx, PhotoRef{teamID, v.ID, photoID}, now.Add(PhotoUploadWindow), back)
+	if err != nil {
+		return p, UploadTarget{}, Internal(err)
 	}
 	return p, target, nil
 }

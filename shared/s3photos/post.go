@@ -14,8 +14,9 @@ import (
 // postPolicy builds the fields of a presigned S3 POST (AWS Signature Version 4 for a POST policy,
 // as S3's "Browser-Based Uploads Using POST" documents it): the form's fields, the policy that
 // bounds them (bucket, exact key, a content-type starting with image/, a body of 1 to maxBytes
-// bytes) and the policy's signature. The SDK signs requests, not POST policies, so this does.
-func postPolicy(creds aws.Credentials, region, bucket, key string, maxBytes int, expires, now time.Time) (map[string]string, error) {
+// bytes; with back, the address S3 sends the browser to once the bytes are in) and the policy's
+// signature. The SDK signs requests, not POST policies, so this does.
+func postPolicy(creds aws.Credentials, region, bucket, key string, maxBytes int, expires, now time.Time, back string) (map[string]string, error) {
 	date := now.UTC().Format("20060102")
 	credential := creds.AccessKeyID + "/" + date + "/" + region + "/s3/aws4_request"
 	amzDate := now.UTC().Format("20060102T150405Z")
@@ -30,6 +31,9 @@ func postPolicy(creds aws.Credentials, region, bucket, key string, maxBytes int,
 	}
 	if creds.SessionToken != "" {
 		conditions = append(conditions, map[string]string{"x-amz-security-token": creds.SessionToken})
+	}
+	if back != "" {
+		conditions = append(conditions, map[string]string{"success_action_redirect": back})
 	}
 	doc, err := json.Marshal(map[string]any{"expiration": expires.UTC().Format("2006-01-02T15:04:05.000Z"), "conditions": conditions})
 	if err != nil {
@@ -50,6 +54,9 @@ func postPolicy(creds aws.Credentials, region, bucket, key string, maxBytes int,
 	}
 	if creds.SessionToken != "" {
 		fields["x-amz-security-token"] = creds.SessionToken
+	}
+	if back != "" {
+		fields["success_action_redirect"] = back
 	}
 	return fields, nil
 }

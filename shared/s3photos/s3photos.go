@@ -55,7 +55,7 @@ func New(cfg aws.Config, name, publicURL string) *Bucket {
 
 // UploadTarget returns a presigned POST for the photo's original, valid until expires, refusing a
 // body over patio.MaxPhotoBytes or a Content-Type other than image/*.
-func (b *Bucket) UploadTarget(ctx context.Context, ref patio.PhotoRef, expires time.Time) (patio.UploadTarget, error) {
+func (b *Bucket) UploadTarget(ctx context.Context, ref patio.PhotoRef, expires time.Time, back string) (patio.UploadTarget, error) {
 	if b.creds == nil {
 		return patio.UploadTarget{}, errors.New("s3photos: no credentials to sign an upload")
 	}
@@ -63,7 +63,7 @@ func (b *Bucket) UploadTarget(ctx context.Context, ref patio.PhotoRef, expires t
 	if err != nil {
 		return patio.UploadTarget{}, fmt.Errorf("s3photos: credentials: %w", err)
 	}
-	fields, err := postPolicy(creds, b.region, b.bucket, OriginalKey(ref), patio.MaxPhotoBytes, expires, time.Now())
+	fields, err := postPolicy(creds, b.region, b.bucket, OriginalKey(ref), patio.MaxPhotoBytes, expires, time.Now(), back)
 	if err != nil {
 		return patio.UploadTarget{}, fmt.Errorf("s3photos: policy of %s: %w", ref.PhotoID, err)
 	}

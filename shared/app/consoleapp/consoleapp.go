@@ -22,6 +22,7 @@ import (
 	"github.com/patio-dev/patio/shared/dynamostore/accountdb"
 	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
 	"github.com/patio-dev/patio/shared/patio"
+	"github.com/patio-dev/patio/shared/s3photos"
 	"github.com/patio-dev/patio/shared/sesmail"
 	"github.com/patio-dev/patio/shared/sqsqueue"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -48,6 +49,11 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 	accounts, members := accountdb.NewAccounts(store.DB()), accountdb.NewMembers(store.DB())
 	identity := cognito.New(cfg, c.UserPoolID, c.UserPoolClientID)
 	webhooks := webhook.Webhooks{Store: webhookdb.New(store.DB()), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Targets: sender, Audit: store}
+	vehicles := patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle)
+	var photos *patio.Photos
+	if c.PhotosBucket != "" {
+		photos = new(patio.NewPhotos(vehicles, s3photos.New(cfg, c.PhotosBucket, c.PhotosURL)))
+	}
 	return console.New(console.Deps{
 		Store:    sessionStore{accountdb.NewSessions(store.DB()), members},
 		Identity: identity,
@@ -61,11 +67,12 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 		Financial:  patio.NewFinancial(store.Financial(), accounts.Team).WithAudit(store, patio.ResourceFinancial),
 		// The API's records, which the console shows and moves with the same use cases, each change
 		// in the audit log.
-		Records: console.Records{Vehicles: patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle),
+		Records: console.Records{Vehicles: vehicles,
 			Clients: patio.NewClients(store.Clients()).WithAudit(store, patio.ResourceClient),
 			Deals:   patio.NewDeals(store.Deals(), store.Vehicles()).WithAudit(store, patio.ResourceDeal)},
 		Usage:        accountdb.NewCounters(store.DB()),
 		PhotosOrigin: origin(c.PhotosURL),
+		Photos:       photos,
 		Logger:       logger,
 	}), nil
 }
