@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // DynamoDB Local keeps every table's stream records in one SQLite table (us: stream, shard,
@@ -39,9 +40,29 @@ func indexStreams(ctx context.Context, java, lib, db string) error {
 	if err := os.WriteFile(src, streamIndexSource, 0o644); err != nil {
 		return fmt.Errorf("localaws: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, java, "-Djava.library.path="+lib, "-cp", filepath.Join(lib, "sqlite4java.jar"), src, db)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("localaws: index DynamoDB Local's stream records in %s: %w: %s", db, err, strings.TrimSpace(string(out)))
+	// The engine may answer its first request before its database file can be opened by another
+	// process (seen under load at the start of `make test`: "unable to open database file"): wait
+	// for the file, and run again a run that could not open it, for a while.
+	deadline := time.Now().Add(dbFileWait)
+	for {
+		_, statErr := os.Stat(db)
+		if statErr == nil || time.Now().After(deadline) {
+			cmd := exec.CommandContext(ctx, java, "-Djava.library.path="+lib, "-cp", filepath.Join(lib, "sqlite4java.jar"), src, db)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				return nil
+			}
+			if time.Now().After(deadline) || !strings.Contains(string(out), "unable to open database file") {
+				return fmt.Errorf("localaws: index DynamoDB Local's stream records in %s: %w: %s", db, err, strings.TrimSpace(string(out)))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	return nil
 }
+
+// dbFileWait is how long indexStreams waits for the engine's database file to be there and open.
+const dbFileWait = 15 * time.Second
