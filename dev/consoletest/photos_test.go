@@ -2,10 +2,8 @@ package consoletest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/patio-dev/patio/dev/phonephoto"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -118,46 +117,6 @@ func TestVehiclePhotos(t *testing.T) {
 	}
 }
 
-// phoneJPEG is a JPEG of w × h pixels, its left half red and its right half blue, with an Exif
-// segment holding an orientation tag and a GPS latitude, as a phone writes them.
-func phoneJPEG(t *testing.T, w, h int, orientation uint16) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			c := color.RGBA{R: 220, A: 255}
-			if x >= w/2 {
-				c = color.RGBA{B: 220, A: 255}
-			}
-			img.Set(x, y, c)
-		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 85}); err != nil {
-		t.Fatal(err)
-	}
-	var tiff bytes.Buffer
-	be := binary.BigEndian
-	tiff.WriteString("MM\x00\x2a")
-	_ = binary.Write(&tiff, be, uint32(8))
-	_ = binary.Write(&tiff, be, uint16(2)) // IFD0: Orientation and the GPS IFD's offset
-	_ = binary.Write(&tiff, be, [6]uint16{0x0112, 3, 0, 1, orientation, 0})
-	_ = binary.Write(&tiff, be, [2]uint16{0x8825, 4})
-	_ = binary.Write(&tiff, be, [2]uint32{1, 8 + 2 + 2*12 + 4})
-	_ = binary.Write(&tiff, be, uint32(0))
-	_ = binary.Write(&tiff, be, uint16(1)) // the GPS IFD: GPSLatitudeRef "S"
-	_ = binary.Write(&tiff, be, [2]uint16{0x0001, 2})
-	_ = binary.Write(&tiff, be, uint32(2))
-	tiff.WriteString("S\x00\x00\x00")
-	_ = binary.Write(&tiff, be, uint32(0))
-	seg := append([]byte("Exif\x00\x00"), tiff.Bytes()...)
-	jpg := b.Bytes()
-	out := append([]byte{}, jpg[:2]...)
-	out = append(out, 0xFF, 0xE1, byte((len(seg)+2)>>8), byte(len(seg)+2))
-	out = append(out, seg...)
-	return append(out, jpg[2:]...)
-}
-
 // TestAddPhotoFromThePhone: a salesperson on a phone adds a photo on the vehicle's page: the file
 // (the camera's JPEG, turned, with its GPS) goes from the browser straight to the bucket, which
 // sends the browser back to the vehicle; the photo becomes ready, its variants upright and
@@ -166,7 +125,11 @@ func TestAddPhotoFromThePhone(t *testing.T) {
 	tm := newTeam(t)
 	id := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990}`)
 	file := filepath.Join(t.TempDir(), "IMG_0001.jpg")
-	if err := os.WriteFile(file, phoneJPEG(t, 2000, 1500, 6), 0o600); err != nil {
+	data, err := phonephoto.JPEG(phonephoto.Halves(2000, 1500), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, _ := invite(t, tm, patio.RoleMember)

@@ -5,28 +5,16 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"testing"
 
+	"github.com/patio-dev/patio/dev/phonephoto"
 	"github.com/patio-dev/patio/shared/photos"
 )
 
 // gradient is a w×h image whose left half is red and right half blue, so that a rotation shows.
-func gradient(w, h int) image.Image {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			c := color.RGBA{R: 220, A: 255}
-			if x >= w/2 {
-				c = color.RGBA{B: 220, A: 255}
-			}
-			img.Set(x, y, c)
-		}
-	}
-	return img
-}
+func gradient(w, h int) image.Image { return phonephoto.Halves(w, h) }
 
 func encodePNG(t *testing.T, img image.Image) []byte {
 	t.Helper()
@@ -37,42 +25,14 @@ func encodePNG(t *testing.T, img image.Image) []byte {
 	return b.Bytes()
 }
 
-// jpegWithExif is a JPEG of img with an APP1 Exif segment holding an orientation tag and a GPS
-// pointer, as a phone writes them.
+// jpegWithExif is a JPEG of img as a phone writes it: an orientation tag and a GPS pointer.
 func jpegWithExif(t *testing.T, img image.Image, orientation uint16) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
+	data, err := phonephoto.JPEG(img, orientation)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return insertExif(b.Bytes(), orientation)
-}
-
-// insertExif puts after the JPEG's SOI an Exif segment with Orientation and a GPSInfo pointer to
-// an IFD holding a latitude reference.
-func insertExif(jpg []byte, orientation uint16) []byte {
-	var tiff bytes.Buffer
-	le := binary.BigEndian
-	tiff.WriteString("MM\x00\x2a")
-	_ = binary.Write(&tiff, le, uint32(8))
-	// IFD0: 2 entries (Orientation, GPSInfo), then next IFD offset 0.
-	_ = binary.Write(&tiff, le, uint16(2))
-	_ = binary.Write(&tiff, le, [6]uint16{0x0112, 3, 0, 1, orientation, 0})
-	gpsOffset := uint32(8 + 2 + 2*12 + 4)
-	_ = binary.Write(&tiff, le, [2]uint16{0x8825, 4})
-	_ = binary.Write(&tiff, le, [2]uint32{1, gpsOffset})
-	_ = binary.Write(&tiff, le, uint32(0))
-	// GPS IFD: GPSLatitudeRef "S".
-	_ = binary.Write(&tiff, le, uint16(1))
-	_ = binary.Write(&tiff, le, [2]uint16{0x0001, 2})
-	_ = binary.Write(&tiff, le, uint32(2))
-	tiff.WriteString("S\x00\x00\x00")
-	_ = binary.Write(&tiff, le, uint32(0))
-	seg := append([]byte("Exif\x00\x00"), tiff.Bytes()...)
-	out := append([]byte{}, jpg[:2]...)
-	out = append(out, 0xFF, 0xE1, byte((len(seg)+2)>>8), byte(len(seg)+2))
-	out = append(out, seg...)
-	return append(out, jpg[2:]...)
+	return data
 }
 
 func TestProcessMakesThreeVariantsWithoutMetadata(t *testing.T) {
