@@ -20,16 +20,11 @@ type photoUploadData struct {
 func (c *Console) vehiclePhotoUpload(rq *request) {
 	id, photoID := rq.r.PathValue("id"), rq.r.PathValue("photo")
 	back := absoluteURL(rq, rq.URL("/console/vehicles/"+id+"?done="+url.QueryEscape("done.photo.sent")+"#photos"))
-	p, target, err := c.d.Photos.UploadTargetOf(rq.ctx(), rq.team.ID, id, photoID, back, rq.now)
+	v, p, target, err := c.d.Photos.UploadTargetOf(rq.ctx(), rq.team.ID, id, photoID, back, rq.now)
 	if patio.IsKind(err, patio.KindConflict) {
 		c.done(rq, "/console/vehicles/"+id+"#photos", "done.photo.processed")
 		return
 	}
-	if err != nil {
-		c.fail(rq, err)
-		return
-	}
-	v, err := c.d.Records.Vehicles.Get(rq.ctx(), rq.team.ID, id)
 	if err != nil {
 		c.fail(rq, err)
 		return

@@ -237,26 +237,26 @@ func (s Photos) AddSlot(ctx context.Context, teamID, vehicleID string) (Photo, e
 	return v.Photo(photoID)
 }
 
-// UploadTargetOf returns a new upload target of a photo still waiting for its bytes, sending the
-// browser to back once they are in (an HTML form's upload). KindNotFound for an unknown vehicle
-// or photo; KindConflict for a photo already processed.
-func (s Photos) UploadTargetOf(ctx context.Context, teamID, vehicleID, photoID, back string, now time.Time) (Photo, UploadTarget, error) {
+// UploadTargetOf returns the vehicle read, its photo still waiting for its bytes and a new upload
+// target of them, sending the browser to back once they are in (an HTML form's upload).
+// KindNotFound for an unknown vehicle or photo; KindConflict for a photo already processed.
+func (s Photos) UploadTargetOf(ctx context.Context, teamID, vehicleID, photoID, back string, now time.Time) (Vehicle, Photo, UploadTarget, error) {
 	v, err := s.vehicles.Get(ctx, teamID, vehicleID)
 	if err != nil {
-		return Photo{}, UploadTarget{}, err
+		return v, Photo{}, UploadTarget{}, err
 	}
 	p, err := v.Photo(photoID)
 	if err != nil {
-		return Photo{}, UploadTarget{}, err
+		return v, Photo{}, UploadTarget{}, err
 	}
 	if p.Status != PhotoProcessing {
-		return p, UploadTarget{}, Conflictf("photo %s is %s; only a photo waiting for its bytes takes them", photoID, p.Status)
+		return v, p, UploadTarget{}, Conflictf("photo %s is %s; only a photo waiting for its bytes takes them", photoID, p.Status)
 	}
 	target, err := s.bucket.UploadTarget(ctx, PhotoRef{teamID, v.ID, photoID}, now.Add(PhotoUploadWindow), back)
 	if err != nil {
-		return p, UploadTarget{}, Internal(err)
+		return v, p, UploadTarget{}, Internal(err)
 	}
-	return p, target, nil
+	return v, p, target, nil
 }
 
 // Reorder puts the vehicle's photos in the order of ids (ReorderPhotos' rules).
