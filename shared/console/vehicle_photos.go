@@ -1,8 +1,6 @@
 package console
 
 import (
-	"strings"
-
 	"github.com/patio-dev/patio/shared/console/locale"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -27,7 +25,7 @@ func photoViews(p locale.Printer, photos patio.PhotoList) []photoView {
 		case ph.Status == patio.PhotoReady && ph.URLs != nil:
 			out[i].Thumb, out[i].Large = ph.URLs.Thumb, ph.URLs.Large
 		case ph.Status == patio.PhotoFailed:
-			out[i].State = p.T("photo.failed", p.T(photoFailure(ph.Reason)))
+			out[i].State = p.T("photo.failed", p.T(photoFailure(ph.ReasonCode)))
 		default:
 			out[i].State = p.T("photo.processing")
 		}
@@ -35,17 +33,16 @@ func photoViews(p locale.Printer, photos patio.PhotoList) []photoView {
 	return out
 }
 
-// photoFailure is the catalog key of a failed photo's reason: the image function's reasons are
-// sentences an integrator shows as they are, which the console says in the page's language.
-func photoFailure(reason *string) string {
-	r := derefOr(reason, "")
-	switch {
-	case strings.HasPrefix(r, "not an image"):
-		return "photo.failed.not_image"
-	case strings.HasPrefix(r, "the file is larger"):
-		return "photo.failed.too_large"
-	case strings.HasPrefix(r, "the image has"):
-		return "photo.failed.too_many_pixels"
+// photoFailure is the catalog key of a failed photo's reason, by its code: the API's reason is a
+// sentence in English, which the console says in the page's language. A code this console does
+// not know (or none) reads as a failure to process the image.
+func photoFailure(code *patio.PhotoFailure) string {
+	if code == nil {
+		return "photo.failed.other"
+	}
+	switch *code {
+	case patio.PhotoNotAnImage, patio.PhotoTooLarge, patio.PhotoTooManyPixels, patio.PhotoUnreadable:
+		return "photo.failed." + string(*code)
 	}
 	return "photo.failed.other"
 }

@@ -8,13 +8,33 @@ import (
 )
 
 // Photo statuses: a photo is processing from the moment its upload target is issued until the
-// image function has read its bytes; then it is ready (its variants written) or failed (Reason
-// says why, in words an integrator can show).
+// image function has read its bytes; then it is ready (its variants written) or failed (ReasonCode
+// says why, and Reason in words an integrator can show).
 const (
 	PhotoProcessing = "processing"
 	PhotoReady      = "ready"
 	PhotoFailed     = "failed"
 )
+
+// PhotoFailure is why the image function refused a photo's bytes: a code that stays the same
+// when the words of the reason change, so that a client (the console, in its reader's language)
+// can act on it or say it its own way.
+type PhotoFailure string
+
+// The refusals of a photo's bytes.
+const (
+	// PhotoNotAnImage: the bytes are not a JPEG, PNG or WebP, whatever type was declared.
+	PhotoNotAnImage PhotoFailure = "not_an_image"
+	// PhotoTooLarge: the file has more than MaxPhotoBytes.
+	PhotoTooLarge PhotoFailure = "too_large"
+	// PhotoTooManyPixels: the image's header declares more than MaxPhotoPixels.
+	PhotoTooManyPixels PhotoFailure = "too_many_pixels"
+	// PhotoUnreadable: the image's header or data is damaged or truncated.
+	PhotoUnreadable PhotoFailure = "unreadable"
+)
+
+// PhotoFailures are every refusal's code.
+var PhotoFailures = []PhotoFailure{PhotoNotAnImage, PhotoTooLarge, PhotoTooManyPixels, PhotoUnreadable}
 
 // Photo limits: how many photos a vehicle holds, and what an upload may be. The upload target
 // enforces the size; the image function checks both again on the bytes themselves.
@@ -28,15 +48,17 @@ const (
 const PhotoUploadWindow = 15 * time.Minute
 
 // Photo is one photo of a vehicle, as the API shows it inside the vehicle's representation. Width,
-// Height and URLs are null until the photo is ready; Reason is null unless it failed.
+// Height and URLs are null until the photo is ready; Reason and ReasonCode are null unless it
+// failed.
 type Photo struct {
-	ID       string     `json:"id"`
-	Position int        `json:"position"` // 1 is the cover; the vehicle's order, renumbered on every change
-	Status   string     `json:"status"`
-	Width    *int       `json:"width"`
-	Height   *int       `json:"height"`
-	Reason   *string    `json:"reason"`
-	URLs     *PhotoURLs `json:"urls"`
+	ID         string        `json:"id"`
+	Position   int           `json:"position"` // 1 is the cover; the vehicle's order, renumbered on every change
+	Status     string        `json:"status"`
+	Width      *int          `json:"width"`
+	Height     *int          `json:"height"`
+	Reason     *string       `json:"reason"`
+	ReasonCode *PhotoFailure `json:"reason_code"`
+	URLs       *PhotoURLs    `json:"urls"`
 }
 
 // PhotoList is a vehicle's photos in their order. Its JSON form is an array, [] for none: every
@@ -89,10 +111,12 @@ type PhotoBucket interface {
 }
 
 // PhotoResult is what the image function found in a photo's bytes: the original's size (after its
-// orientation) and its variants' URLs when they were written (Reason ""), or why it refused them.
+// orientation) and its variants' URLs when they were written (Failure ""), or why it refused them
+// (Failure, and Reason in words).
 type PhotoResult struct {
 	Width, Height int
 	URLs          PhotoURLs
+	Failure       PhotoFailure
 	Reason        string
 }
 
@@ -170,7 +194,7 @@ func (v Vehicle) RemovePhoto(id string) (Vehicle, error) {
 }
 
 // PhotoProcessed returns the vehicle with the image function's result on its photo of id: ready
-// with its size and URLs, or failed with the reason. A photo removed meanwhile is KindNotFound
+// with its size and URLs, or failed with the reason's code and words. A photo removed meanwhile is KindNotFound
 // (the result is dropped).
 func (v Vehicle) PhotoProcessed(id string, res PhotoResult) (Vehicle, error) {
 	if _, err := v.Photo(id); err != nil {
@@ -181,11 +205,13 @@ func (v Vehicle) PhotoProcessed(id string, res PhotoResult) (Vehicle, error) {
 		if p.ID != id {
 			continue
 		}
-		if res.Reason != "" {
-			p.Status, p.Reason, p.Width, p.Height, p.URLs = PhotoFailed, ptr(res.Reason), nil, nil, nil
+		if res.Failure != "" {
+			p.Status, p.Width, p.Height, p.URLs = PhotoFailed, nil, nil, nil
+			p.Reason, p.ReasonCode = ptr(res.Reason), ptr(res.Failure)
 		} else {
 			urls := res.URLs
-			p.Status, p.Reason, p.Width, p.Height, p.URLs = PhotoReady, nil, ptr(res.Width), ptr(res.Height), &urls
+			p.Status, p.Width, p.Height, p.URLs = PhotoReady, ptr(res.Width), ptr(res.Height), &urls
+			p.Reason, p.ReasonCode = nil, nil
 		}
 		photos[i] = p
 	}

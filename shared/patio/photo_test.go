@@ -117,14 +117,19 @@ func TestRemoveAndProcessPhoto(t *testing.T) {
 	}
 	urls := patio.PhotoURLs{Thumb: "t", Medium: "m", Large: "l"}
 	ready, err := v.PhotoProcessed("p2", patio.PhotoResult{Width: 4000, Height: 3000, URLs: urls})
-	if p, _ := ready.Photo("p2"); err != nil || p.Status != patio.PhotoReady || *p.Width != 4000 || *p.URLs != urls || p.Reason != nil {
+	if p, _ := ready.Photo("p2"); err != nil || p.Status != patio.PhotoReady || *p.Width != 4000 || *p.URLs != urls || p.Reason != nil || p.ReasonCode != nil {
 		t.Errorf("PhotoProcessed(ready) = %+v, %v; want ready 4000x3000 with its URLs", p, err)
 	}
-	failed, err := ready.PhotoProcessed("p2", patio.PhotoResult{Reason: "not an image"})
-	if p, _ := failed.Photo("p2"); err != nil || p.Status != patio.PhotoFailed || p.URLs != nil || p.Width != nil || *p.Reason != "not an image" {
-		t.Errorf("PhotoProcessed(failed) = %+v, %v; want failed with its reason only", p, err)
+	failed, err := ready.PhotoProcessed("p2", patio.PhotoResult{Failure: patio.PhotoNotAnImage, Reason: "not an image"})
+	if p, _ := failed.Photo("p2"); err != nil || p.Status != patio.PhotoFailed || p.URLs != nil || p.Width != nil ||
+		*p.Reason != "not an image" || *p.ReasonCode != patio.PhotoNotAnImage {
+		t.Errorf("PhotoProcessed(failed) = %+v, %v; want failed with its reason's code and words only", p, err)
 	}
-	if _, err := v.PhotoProcessed("p9", patio.PhotoResult{Reason: "x"}); !patio.IsKind(err, patio.KindNotFound) {
+	again, err := failed.PhotoProcessed("p2", patio.PhotoResult{Width: 4000, Height: 3000, URLs: urls})
+	if p, _ := again.Photo("p2"); err != nil || p.Status != patio.PhotoReady || p.Reason != nil || p.ReasonCode != nil {
+		t.Errorf("PhotoProcessed(ready after failed) = %+v, %v; want ready, its reason gone", p, err)
+	}
+	if _, err := v.PhotoProcessed("p9", patio.PhotoResult{Failure: patio.PhotoUnreadable, Reason: "x"}); !patio.IsKind(err, patio.KindNotFound) {
 		t.Errorf("PhotoProcessed(p9) = %v; want KindNotFound (a removed photo's result is dropped)", err)
 	}
 }

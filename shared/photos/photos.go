@@ -28,20 +28,25 @@ var Sizes = [3]int{320, 1024, 1920}
 // jpegQuality is the variants' JPEG quality: listings' usual trade of size for detail.
 const jpegQuality = 82
 
-// Refusal is a photo the image function will not take, with the reason shown on the photo.
-type Refusal struct{ Reason string }
+// Refusal is a photo the image function will not take: its code, and the reason shown on the photo
+// in words.
+type Refusal struct {
+	Code   patio.PhotoFailure
+	Reason string
+}
 
 func (r *Refusal) Error() string { return "photos: refused: " + r.Reason }
 
-// The refusals' reasons.
+// The refusals whose words never change.
 var (
-	ErrNotImage = &Refusal{"not an image: only JPEG, PNG and WebP photos are accepted"}
-	ErrTooLarge = &Refusal{fmt.Sprintf("the file is larger than %d MB", patio.MaxPhotoBytes>>20)}
+	ErrNotImage = &Refusal{patio.PhotoNotAnImage, "not an image: only JPEG, PNG and WebP photos are accepted"}
+	ErrTooLarge = &Refusal{patio.PhotoTooLarge, fmt.Sprintf("the file is larger than %d MB", patio.MaxPhotoBytes>>20)}
 )
 
 // tooManyPixels is the refusal of an image of w × h pixels.
 func tooManyPixels(w, h int) *Refusal {
-	return &Refusal{fmt.Sprintf("the image has %d × %d pixels, more than %d megapixels", w, h, patio.MaxPhotoPixels/1_000_000)}
+	return &Refusal{patio.PhotoTooManyPixels,
+		fmt.Sprintf("the image has %d × %d pixels, more than %d megapixels", w, h, patio.MaxPhotoPixels/1_000_000)}
 }
 
 // Variants is a processed photo: the original's size after its orientation, and each size's JPEG.
@@ -75,14 +80,14 @@ func Process(data []byte) (Variants, error) {
 	// The header says how large the decoded image would be: refuse before decoding it.
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return Variants{}, &Refusal{"the image could not be read: its header is damaged"}
+		return Variants{}, &Refusal{patio.PhotoUnreadable, "the image could not be read: its header is damaged"}
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > patio.MaxPhotoPixels {
 		return Variants{}, tooManyPixels(cfg.Width, cfg.Height)
 	}
 	img, err := imaging.Decode(bytes.NewReader(data), imaging.AutoOrientation(true))
 	if err != nil {
-		return Variants{}, &Refusal{"the image could not be read: its data is damaged or truncated"}
+		return Variants{}, &Refusal{patio.PhotoUnreadable, "the image could not be read: its data is damaged or truncated"}
 	}
 	b := img.Bounds()
 	v := Variants{Width: b.Dx(), Height: b.Dy()}
@@ -110,11 +115,11 @@ func fit(img image.Image, size int) image.Image {
 	return imaging.Fit(img, size, size, imaging.CatmullRom)
 }
 
-// IsRefusal reports whether err is a refusal, and its reason.
-func IsRefusal(err error) (string, bool) {
+// IsRefusal reports whether err is a refusal, and which.
+func IsRefusal(err error) (*Refusal, bool) {
 	var r *Refusal
 	if errors.As(err, &r) {
-		return r.Reason, true
+		return r, true
 	}
-	return "", false
+	return nil, false
 }

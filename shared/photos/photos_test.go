@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/patio-dev/patio/dev/phonephoto"
+	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/photos"
 )
 
@@ -95,19 +96,27 @@ func TestProcessRefusals(t *testing.T) {
 	tests := []struct {
 		name   string
 		data   []byte
+		code   patio.PhotoFailure
 		reason string
 	}{
-		{name: "text", data: []byte("hello, this is not a photo"), reason: "not an image: only JPEG, PNG and WebP photos are accepted"},
-		{name: "GIF", data: []byte("GIF89a\x01\x00\x01\x00"), reason: "not an image: only JPEG, PNG and WebP photos are accepted"},
-		{name: "too large", data: append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 15<<20)...), reason: "the file is larger than 15 MB"},
-		{name: "decompression bomb", data: bombPNG(t, 50000, 50000), reason: "the image has 50000 × 50000 pixels, more than 40 megapixels"},
-		{name: "truncated JPEG", data: truncated(jpegWithExif(t, gradient(640, 480), 1)), reason: "the image could not be read: its data is damaged or truncated"},
+		{name: "text", data: []byte("hello, this is not a photo"), code: patio.PhotoNotAnImage,
+			reason: "not an image: only JPEG, PNG and WebP photos are accepted"},
+		{name: "GIF", data: []byte("GIF89a\x01\x00\x01\x00"), code: patio.PhotoNotAnImage,
+			reason: "not an image: only JPEG, PNG and WebP photos are accepted"},
+		{name: "too large", data: append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 15<<20)...), code: patio.PhotoTooLarge,
+			reason: "the file is larger than 15 MB"},
+		{name: "decompression bomb", data: bombPNG(t, 50000, 50000), code: patio.PhotoTooManyPixels,
+			reason: "the image has 50000 × 50000 pixels, more than 40 megapixels"},
+		{name: "damaged header", data: []byte("\xFF\xD8\xFF\xE0 a JPEG cut after its first marker"), code: patio.PhotoUnreadable,
+			reason: "the image could not be read: its header is damaged"},
+		{name: "truncated JPEG", data: truncated(jpegWithExif(t, gradient(640, 480), 1)), code: patio.PhotoUnreadable,
+			reason: "the image could not be read: its data is damaged or truncated"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := photos.Process(tt.data)
-			if reason, ok := photos.IsRefusal(err); !ok || reason != tt.reason {
-				t.Errorf("Process(%s) = %v; want the refusal %q", tt.name, err, tt.reason)
+			if r, ok := photos.IsRefusal(err); !ok || r.Code != tt.code || r.Reason != tt.reason {
+				t.Errorf("Process(%s) = %v; want the refusal %s %q", tt.name, err, tt.code, tt.reason)
 			}
 		})
 	}

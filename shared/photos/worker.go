@@ -47,13 +47,13 @@ func (w Worker) Handle(ctx context.Context, ref patio.PhotoRef) error {
 	} else {
 		v, err = Process(data)
 	}
-	if reason, refused := IsRefusal(err); refused {
+	if refusal, refused := IsRefusal(err); refused {
 		if err := w.Bucket.RemoveOriginal(ctx, ref); err != nil {
 			return err
 		}
 		w.Log.InfoContext(ctx, "photo refused", slog.String("team_id", ref.TeamID), slog.String("vehicle_id", ref.VehicleID),
-			slog.String("photo_id", ref.PhotoID), slog.String("reason", reason))
-		return w.record(ctx, ref, patio.PhotoResult{Reason: reason})
+			slog.String("photo_id", ref.PhotoID), slog.String("reason", string(refusal.Code)))
+		return w.record(ctx, ref, patio.PhotoResult{Failure: refusal.Code, Reason: refusal.Reason})
 	}
 	if err != nil {
 		return err

@@ -176,18 +176,21 @@ func TestRefusedUploadsFailWithTheirReason(t *testing.T) {
 	binary.BigEndian.PutUint32(bomb[29:], crc32.ChecksumIEEE(bomb[12:29]))
 	for _, tt := range []struct {
 		name, reason string
+		code         patio.PhotoFailure
 		data         []byte
 	}{
-		{"not an image", "not an image: only JPEG, PNG and WebP photos are accepted", []byte("%PDF-1.7 a brochure, not a car")},
-		{"decompression bomb", "the image has 60000 × 60000 pixels, more than 40 megapixels", bomb},
+		{"not an image", "not an image: only JPEG, PNG and WebP photos are accepted", patio.PhotoNotAnImage,
+			[]byte("%PDF-1.7 a brochure, not a car")},
+		{"decompression bomb", "the image has 60000 × 60000 pixels, more than 40 megapixels", patio.PhotoTooManyPixels, bomb},
 		// Storage refuses it on AWS (the policy's content-length-range); moto does not, so the
 		// function's own check is what this sees.
-		{"too large", "the file is larger than 15 MB", append(pngOf(t, 8, 8), make([]byte, 15<<20)...)},
+		{"too large", "the file is larger than 15 MB", patio.PhotoTooLarge, append(pngOf(t, 8, 8), make([]byte, 15<<20)...)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, p := e.upload(t, vehicles, tt.data)
-			if p.Status != patio.PhotoFailed || p.Reason == nil || *p.Reason != tt.reason || p.URLs != nil {
-				t.Errorf("photo = %+v; want failed with %q and no URLs", p, tt.reason)
+			if p.Status != patio.PhotoFailed || p.Reason == nil || *p.Reason != tt.reason || p.ReasonCode == nil ||
+				*p.ReasonCode != tt.code || p.URLs != nil {
+				t.Errorf("photo = %+v; want failed with %s %q and no URLs", p, tt.code, tt.reason)
 			}
 			if keys := e.keys(t); len(keys) != 0 {
 				t.Errorf("the bucket holds %q after a refusal; want nothing", keys)

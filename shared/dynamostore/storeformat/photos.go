@@ -12,6 +12,7 @@ type PhotoRow struct {
 	Width  *int    `dynamo:"w"`
 	Height *int    `dynamo:"h"`
 	Reason *string `dynamo:"r"`
+	Code   *string `dynamo:"rc"` // a failed photo's patio.PhotoFailure
 	Thumb  *string `dynamo:"u1"`
 	Medium *string `dynamo:"u2"`
 	Large  *string `dynamo:"u3"`
@@ -25,6 +26,9 @@ func toPhotoRows(photos patio.PhotoList) []PhotoRow {
 	rows := make([]PhotoRow, len(photos))
 	for i, p := range photos {
 		rows[i] = PhotoRow{ID: p.ID, Status: p.Status, Width: p.Width, Height: p.Height, Reason: p.Reason}
+		if p.ReasonCode != nil {
+			rows[i].Code = new(string(*p.ReasonCode))
+		}
 		if p.URLs != nil {
 			rows[i].Thumb, rows[i].Medium, rows[i].Large = &p.URLs.Thumb, &p.URLs.Medium, &p.URLs.Large
 		}
@@ -40,6 +44,9 @@ func photosOf(rows []PhotoRow) patio.PhotoList {
 	photos := make(patio.PhotoList, len(rows))
 	for i, r := range rows {
 		photos[i] = patio.Photo{ID: r.ID, Position: i + 1, Status: r.Status, Width: r.Width, Height: r.Height, Reason: r.Reason}
+		if r.Code != nil {
+			photos[i].ReasonCode = new(patio.PhotoFailure(*r.Code))
+		}
 		if r.Thumb != nil && r.Medium != nil && r.Large != nil {
 			photos[i].URLs = &patio.PhotoURLs{Thumb: *r.Thumb, Medium: *r.Medium, Large: *r.Large}
 		}
