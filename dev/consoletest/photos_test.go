@@ -115,6 +115,38 @@ func TestVehiclePhotos(t *testing.T) {
 	if got := text(t, member, "ul.photos li:first-child"); !strings.HasPrefix(got, "Foto 1 de Fiat Argo: falhou") {
 		t.Errorf("after the move the first photo reads %q; want the refused one, now first", got)
 	}
+
+	// The member tries the refused photo again, with a real picture this time: it keeps its place
+	// and becomes ready.
+	if n := count(t, member, `ul.photos form[action$="/retry"]`); n != 1 {
+		t.Fatalf("the page offers %d retries; want one, on the refused photo", n)
+	}
+	if got := submit(t, member, `ul.photos li:first-child form[action$="/retry"] button`); got != http.StatusOK ||
+		text(t, member, "h1") != "Foto 1 de Fiat Argo" {
+		t.Fatalf("try again = %d, %q at %s; want the photo's upload page", got, text(t, member, "h1"), location(member))
+	}
+	file := filepath.Join(t.TempDir(), "argo.png")
+	if err := os.WriteFile(file, img.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	with(t, member, chromedp.SetUploadFiles(`#file`, []string{file}))
+	submit(t, member, `main form button[type=submit]`)
+	if !strings.Contains(pageText(t, member), "Foto enviada") {
+		t.Errorf("after sending the file again the page reads %q; want the photo sent", text(t, member, "main"))
+	}
+	waitFor(t, "the retried photo ready", 60*time.Second, func() bool {
+		var v struct {
+			Data struct {
+				Photos []patio.Photo `json:"photos"`
+			} `json:"data"`
+		}
+		apiRead(t, tm.Key, "/api/v1/vehicles/"+id, &v)
+		return len(v.Data.Photos) == 2 && v.Data.Photos[0].Status == patio.PhotoReady && v.Data.Photos[1].Status == patio.PhotoReady
+	})
+	open(t, member, "/console/vehicles/"+id)
+	if n := count(t, member, `ul.photos img`); n != 2 {
+		t.Errorf("after the retry the page shows %d thumbnails; want both photos'", n)
+	}
 }
 
 // TestAddPhotoFromThePhone: a salesperson on a phone adds a photo on the vehicle's page: the file

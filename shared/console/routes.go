@@ -76,6 +76,7 @@ func (c *Console) routes() {
 		c.handle("POST /console/vehicles/{id}/photos", may(patio.PermModules), c.vehiclePhotoAdd)
 		c.handle("GET /console/vehicles/{id}/photos/{photo}", may(patio.PermModules), c.vehiclePhotoUpload)
 		c.handle("POST /console/vehicles/{id}/photos/{photo}/move", may(patio.PermModules), c.vehiclePhotoMove)
+		c.handle("POST /console/vehicles/{id}/photos/{photo}/retry", may(patio.PermModules), c.vehiclePhotoRetry)
 		c.handle("POST /console/vehicles/{id}/photos/{photo}/delete", may(patio.PermModules), c.confirmFirst(
 			confirmation{key: "confirm.photo.remove", name: c.photoName, back: backToRecord("/console/vehicles/")},
 			c.vehiclePhotoRemove))

@@ -14,6 +14,8 @@ type photoView struct {
 	// State is "" for a ready photo, else its status in the page's language (with the reason of a
 	// failure).
 	State string
+	// Failed says the photo may be tried again.
+	Failed bool
 }
 
 // photoViews returns the vehicle's photos as its page shows them, in their order.
@@ -25,7 +27,7 @@ func photoViews(p locale.Printer, photos patio.PhotoList) []photoView {
 		case ph.Status == patio.PhotoReady && ph.URLs != nil:
 			out[i].Thumb, out[i].Large = ph.URLs.Thumb, ph.URLs.Large
 		case ph.Status == patio.PhotoFailed:
-			out[i].State = p.T("photo.failed", p.T(photoFailure(ph.ReasonCode)))
+			out[i].State, out[i].Failed = p.T("photo.failed", p.T(photoFailure(ph.ReasonCode))), true
 		default:
 			out[i].State = p.T("photo.processing")
 		}

@@ -15,6 +15,7 @@ type PhotoService interface {
 	Add(ctx context.Context, teamID, vehicleID string, pre patio.Precondition) (patio.Photo, patio.UploadTarget, error)
 	Reorder(ctx context.Context, teamID, vehicleID string, ids []string, pre patio.Precondition) (patio.Vehicle, error)
 	Remove(ctx context.Context, teamID, vehicleID, photoID string, pre patio.Precondition) (patio.Vehicle, error)
+	Retry(ctx context.Context, teamID, vehicleID, photoID string, pre patio.Precondition) (patio.Photo, *patio.UploadTarget, error)
 }
 
 // photoAdded is the answer to POST /vehicles/{id}/photos: the new photo and where its bytes go.
@@ -23,24 +24,38 @@ type photoAdded struct {
 	Upload patio.UploadTarget `json:"upload"`
 }
 
+// photoRetried is the answer to POST /vehicles/{id}/photos/{photo_id}/retry: the photo, and where
+// its bytes go when they must be sent again (nil when the stored original is processed again).
+type photoRetried struct {
+	Photo  patio.Photo         `json:"photo"`
+	Upload *patio.UploadTarget `json:"upload"`
+}
+
 // photoRoute finds the operation of a photo path under /api/v1/vehicles/: rest is what follows
-// the vehicle's id ("photos" or "photos/<photo id>"). The operations run under the vehicles'
-// scopes, on the vehicle's id.
+// the vehicle's id ("photos", "photos/<photo id>" or "photos/<photo id>/retry"). The operations
+// run under the vehicles' scopes, on the vehicle's id.
 func (a *api) photoRoute(r *http.Request, rest string) (op func(http.ResponseWriter, *http.Request, string, string) error, ok bool) {
 	if a.photos == nil {
 		return nil, false
 	}
-	switch sub, photoID, hasPhoto := strings.Cut(rest, "/"); {
-	case sub != "photos" || strings.Contains(photoID, "/") || hasPhoto && photoID == "":
+	sub, tail, hasPhoto := strings.Cut(rest, "/")
+	photoID, action, hasAction := strings.Cut(tail, "/")
+	onPhoto := func(op func(http.ResponseWriter, *http.Request, string, string, string) error) func(http.ResponseWriter, *http.Request, string, string) error {
+		return func(w http.ResponseWriter, r *http.Request, teamID, vehicleID string) error {
+			return op(w, r, teamID, vehicleID, photoID)
+		}
+	}
+	switch {
+	case sub != "photos" || hasPhoto && photoID == "" || hasAction && action != "retry":
 		return nil, false
 	case !hasPhoto && r.Method == http.MethodPost:
 		return a.addPhoto, true
 	case !hasPhoto && r.Method == http.MethodPut:
 		return a.reorderPhotos, true
-	case hasPhoto && r.Method == http.MethodDelete:
-		return func(w http.ResponseWriter, r *http.Request, teamID, vehicleID string) error {
-			return a.removePhoto(w, r, teamID, vehicleID, photoID)
-		}, true
+	case hasPhoto && !hasAction && r.Method == http.MethodDelete:
+		return onPhoto(a.removePhoto), true
+	case hasAction && r.Method == http.MethodPost:
+		return onPhoto(a.retryPhoto), true
 	}
 	return nil, false
 }
@@ -52,16 +67,8 @@ func (a *api) addPhoto(w http.ResponseWriter, r *http.Request, teamID, vehicleID
 	if err != nil {
 		return err
 	}
-	if r.ContentLength != 0 {
-		b, err := readBody(r)
-		if err != nil {
-			return err
-		}
-		var p patio.Problems
-		decodeMembers(&p, "", b)
-		if err := p.Err(); err != nil {
-			return err
-		}
+	if err := emptyBody(r); err != nil {
+		return err
 	}
 	photo, target, err := a.photos.Add(r.Context(), teamID, vehicleID, pre)
 	if err != nil {
@@ -119,4 +126,36 @@ func (a *api) removePhoto(w http.ResponseWriter, r *http.Request, teamID, vehicl
 	w.Header().Set("ETag", etag(v.Revision))
 	writeData(w, http.StatusOK, v)
 	return nil
+}
+
+// retryPhoto has a failed (or stuck) photo processed again: the body is empty or an empty object.
+// It answers the photo, processing, and its new upload target when the bytes must be sent again.
+func (a *api) retryPhoto(w http.ResponseWriter, r *http.Request, teamID, vehicleID, photoID string) error {
+	pre, err := ifMatch(r)
+	if err != nil {
+		return err
+	}
+	if err := emptyBody(r); err != nil {
+		return err
+	}
+	photo, target, err := a.photos.Retry(r.Context(), teamID, vehicleID, photoID, pre)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, photoRetried{Photo: photo, Upload: target})
+	return nil
+}
+
+// emptyBody refuses a body that is not empty or an empty object: the operation takes no member.
+func emptyBody(r *http.Request) error {
+	if r.ContentLength == 0 {
+		return nil
+	}
+	b, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var p patio.Problems
+	decodeMembers(&p, "", b)
+	return p.Err()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/patio-dev/patio/dev/apitest"
 	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -191,5 +192,105 @@ func TestVehiclePhotoLimitsAndScopes(t *testing.T) {
 	}
 	if res := c.Do("POST", "/api/v1/vehicles/"+v.ID+"/photos", nil); res.Status != http.StatusUnprocessableEntity {
 		t.Errorf("POST a 31st photo = %d %s; want 422", res.Status, res.Body)
+	}
+}
+
+type photoRetried struct {
+	Photo  patio.Photo         `json:"photo"`
+	Upload *patio.UploadTarget `json:"upload"`
+}
+
+// TestRetryPhoto: a failed photo retried is processing again with a new upload target; one whose
+// original the bucket holds is processed again on it (the original copied onto itself, which the
+// bucket announces as a new object), without a target; a ready photo has nothing to retry.
+func TestRetryPhoto(t *testing.T) {
+	s, bucket, name := photoStack(t)
+	team, c := s.team(t)
+	var v vehicleWithPhotos
+	c.Do("POST", "/api/v1/vehicles", newVehicle(nil)).Decode(t, &v)
+	add := func() photoAdded {
+		t.Helper()
+		var added photoAdded
+		if res := c.Do("POST", "/api/v1/vehicles/"+v.ID+"/photos", nil); res.Status != http.StatusCreated {
+			t.Fatalf("POST photos = %d %s; want 201", res.Status, res.Body)
+		} else {
+			res.Decode(t, &added)
+		}
+		return added
+	}
+	retry := func(photoID string) (int, photoRetried) {
+		t.Helper()
+		var out photoRetried
+		res := c.Do("POST", "/api/v1/vehicles/"+v.ID+"/photos/"+photoID+"/retry", nil)
+		if res.Status == http.StatusOK {
+			res.Decode(t, &out)
+		}
+		return res.Status, out
+	}
+	// What the image function records, through the same use case.
+	results := patio.NewPhotos(patio.NewVehicles(s.store.Vehicles()), nil)
+	record := func(photoID string, res patio.PhotoResult) {
+		t.Helper()
+		if _, err := results.Processed(context.Background(), patio.PhotoRef{TeamID: team.ID, VehicleID: v.ID, PhotoID: photoID}, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	failed := add()
+	record(failed.Photo.ID, patio.PhotoResult{Failure: patio.PhotoNotAnImage, Reason: "not an image"})
+	c.Do("GET", "/api/v1/vehicles/"+v.ID, nil).Decode(t, &v)
+	if p := v.Photos[0]; p.Status != patio.PhotoFailed || p.ReasonCode == nil || *p.ReasonCode != patio.PhotoNotAnImage {
+		t.Fatalf("the refused photo = %+v; want failed, not_an_image", p)
+	}
+	rev := v.Revision
+	status, got := retry(failed.Photo.ID)
+	if status != http.StatusOK || got.Photo.Status != patio.PhotoProcessing || got.Photo.Reason != nil || got.Photo.ReasonCode != nil ||
+		got.Upload == nil || got.Upload.Fields["key"] == "" || got.Photo.Position != 1 {
+		t.Fatalf("retry a failed photo = %d %+v; want 200, processing at 1 without a reason, with a new upload target", status, got)
+	}
+	if res := upload(t, *got.Upload, "image/png", smallPNG(t)); res.StatusCode/100 != 2 {
+		t.Errorf("upload to the retry's target = %d; want 2xx", res.StatusCode)
+	}
+	c.Do("GET", "/api/v1/vehicles/"+v.ID, nil).Decode(t, &v)
+	if v.Revision != rev+1 {
+		t.Errorf("after the retry the vehicle is at revision %d; want %d (the photo changed)", v.Revision, rev+1)
+	}
+
+	// Its bytes are in: a retry processes them again, no target needed.
+	status, got = retry(failed.Photo.ID)
+	key := "originals/" + team.ID + "/" + v.ID + "/" + failed.Photo.ID
+	head, err := bucket.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: &name, Key: &key})
+	if status != http.StatusOK || got.Upload != nil || got.Photo.Status != patio.PhotoProcessing {
+		t.Errorf("retry a photo whose bytes are stored = %d %+v; want 200, processing, no upload target", status, got)
+	}
+	if err != nil || head.Metadata["retried-at"] == "" || aws.ToString(head.ContentType) != "image/png" {
+		t.Errorf("after the retry the original = %+v, %v; want it copied onto itself (retried-at), still image/png", head, err)
+	}
+	c.Do("GET", "/api/v1/vehicles/"+v.ID, nil).Decode(t, &v)
+	if v.Revision != rev+1 {
+		t.Errorf("a retry of a processing photo made revision %d; want %d (nothing changed)", v.Revision, rev+1)
+	}
+
+	ready := add()
+	record(ready.Photo.ID, patio.PhotoResult{Width: 40, Height: 30, URLs: patio.PhotoURLs{Thumb: "t", Medium: "m", Large: "l"}})
+	reader, _ := s.client(t, team.ID, "vehicles:read")
+	unknown, _ := patio.NewID()
+	for _, tt := range []struct {
+		name, method, path string
+		c                  *apitest.Client
+		status             int
+	}{
+		{"a ready photo", "POST", "/photos/" + ready.Photo.ID + "/retry", c, http.StatusUnprocessableEntity},
+		{"an unknown photo", "POST", "/photos/" + unknown + "/retry", c, http.StatusNotFound},
+		{"vehicles:read only", "POST", "/photos/" + failed.Photo.ID + "/retry", reader, http.StatusForbidden},
+		{"GET", "GET", "/photos/" + failed.Photo.ID + "/retry", c, http.StatusNotFound},
+		{"another action", "POST", "/photos/" + failed.Photo.ID + "/again", c, http.StatusNotFound},
+		{"below the action", "POST", "/photos/" + failed.Photo.ID + "/retry/x", c, http.StatusNotFound},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if res := tt.c.With(t).Do(tt.method, "/api/v1/vehicles/"+v.ID+tt.path, nil); res.Status != tt.status {
+				t.Errorf("%s %s = %d %s; want %d", tt.method, tt.path, res.Status, res.Body, tt.status)
+			}
+		})
 	}
 }

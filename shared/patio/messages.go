@@ -155,6 +155,7 @@ var messages = []Message{
 	{"status_one_of", "status must be one of %s"},
 	{"photo_not_found", "photo not found"},
 	{"photo_not_waiting", "photo %s is %s; only a photo waiting for its bytes takes them"},
+	{"photo_not_retried", "photo %s is ready; only a failed or processing photo may be retried"},
 	{"photos_full", "a vehicle holds at most %d photos; delete one first"},
 	{"photos_archived_vehicle", "an archived vehicle takes no photos; restore it first"},
 	{"photos_order_list", "order must be a list of photo ids"},

@@ -108,6 +108,10 @@ type PhotoBucket interface {
 	// Remove deletes the photo's original and variants. The bucket keeps removed bytes for a
 	// while (its lifecycle rule removes them for good), so a removal is soft.
 	Remove(ctx context.Context, ref PhotoRef) error
+	// Reprocess has the photo's stored original processed again, as a new upload of the same
+	// bytes would be; false when the bucket holds no original of it (never sent, or refused and
+	// removed).
+	Reprocess(ctx context.Context, ref PhotoRef) (bool, error)
 }
 
 // PhotoResult is what the image function found in a photo's bytes: the original's size (after its
@@ -191,6 +195,30 @@ func (v Vehicle) RemovePhoto(id string) (Vehicle, error) {
 		return v, err
 	}
 	return v.withPhotos(slices.DeleteFunc(slices.Clone(v.Photos), func(p Photo) bool { return p.ID == id })), nil
+}
+
+// RetryPhoto returns the vehicle with its photo of id processing again: a failed photo loses its
+// reason, one still processing is unchanged. A ready photo has nothing to retry and an archived
+// vehicle takes no photos (KindConflict); KindNotFound for an unknown photo.
+func (v Vehicle) RetryPhoto(id string) (Vehicle, error) {
+	p, err := v.Photo(id)
+	switch {
+	case err != nil:
+		return v, err
+	case v.Status == VehicleArchived:
+		return v, Conflictf("an archived vehicle takes no photos; restore it first")
+	case p.Status == PhotoReady:
+		return v, Conflictf("photo %s is ready; only a failed or processing photo may be retried", id)
+	case p.Status == PhotoProcessing:
+		return v, nil
+	}
+	photos := slices.Clone(v.Photos)
+	for i := range photos {
+		if photos[i].ID == id {
+			photos[i].Status, photos[i].Reason, photos[i].ReasonCode = PhotoProcessing, nil, nil
+		}
+	}
+	return v.withPhotos(photos), nil
 }
 
 // PhotoProcessed returns the vehicle with the image function's result on its photo of id: ready
@@ -283,6 +311,40 @@ func (s Photos) UploadTargetOf(ctx context.Context, teamID, vehicleID, photoID, 
 		return v, p, UploadTarget{}, Internal(err)
 	}
 	return v, p, target, nil
+}
+
+// Retry has the photo processed again (RetryPhoto's rules: a failed photo becomes processing).
+// When the bucket still holds its original (the image function stopped on a failure of its own),
+// the image function runs on it again and target is nil; otherwise (a refused original is
+// removed; bytes never sent, or sent after their target expired) target is a new upload target
+// for the bytes, valid for PhotoUploadWindow. The photo turns processing before the bytes are
+// processed again, so the result recorded is the new one.
+func (s Photos) Retry(ctx context.Context, teamID, vehicleID, photoID string, pre Precondition) (Photo, *UploadTarget, error) {
+	var at time.Time
+	v, err := s.vehicles.Revise(ctx, teamID, vehicleID, pre, func(cur Vehicle, now time.Time) (Vehicle, error) {
+		at = now
+		return cur.RetryPhoto(photoID)
+	})
+	if err != nil {
+		return Photo{}, nil, err
+	}
+	p, err := v.Photo(photoID)
+	if err != nil {
+		return Photo{}, nil, Internal(err)
+	}
+	ref := PhotoRef{teamID, v.ID, photoID}
+	stored, err := s.bucket.Reprocess(ctx, ref)
+	if err != nil {
+		return Photo{}, nil, Internal(err)
+	}
+	if stored {
+		return p, nil, nil
+	}
+	target, err := s.bucket.UploadTarget(ctx, ref, at.Add(PhotoUploadWindow), "")
+	if err != nil {
+		return Photo{}, nil, Internal(err)
+	}
+	return p, &target, nil
 }
 
 // Reorder puts the vehicle's photos in the order of ids (ReorderPhotos' rules).

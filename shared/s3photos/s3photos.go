@@ -88,6 +88,39 @@ func (b *Bucket) Remove(ctx context.Context, ref patio.PhotoRef) error {
 	return nil
 }
 
+// Reprocess copies the photo's original onto itself, which the bucket announces as an object
+// created like an upload, so the image function processes it again; false when there is no
+// original. S3 copies an object onto itself only with new metadata: the copy carries the time of
+// the retry, and keeps the original's content type.
+func (b *Bucket) Reprocess(ctx context.Context, ref patio.PhotoRef) (bool, error) {
+	key := OriginalKey(ref)
+	head, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.bucket, Key: &key})
+	if missing(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("s3photos: read %s: %w", key, err)
+	}
+	_, err = b.client.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &b.bucket, Key: &key,
+		CopySource: aws.String(url.PathEscape(b.bucket) + "/" + key), ContentType: head.ContentType,
+		MetadataDirective: types.MetadataDirectiveReplace,
+		Metadata:          map[string]string{"retried-at": time.Now().UTC().Format(time.RFC3339)}})
+	if missing(err) { // removed between the two calls
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("s3photos: copy %s onto itself: %w", key, err)
+	}
+	return true, nil
+}
+
+// missing reports whether err is S3's answer about an object that does not exist.
+func missing(err error) bool {
+	var notFound *types.NotFound
+	var noSuchKey *types.NoSuchKey
+	return errors.As(err, &notFound) || errors.As(err, &noSuchKey)
+}
+
 // ReadOriginal returns the photo's original; tooLarge, without reading it, when it has more than
 // limit bytes.
 func (b *Bucket) ReadOriginal(ctx context.Context, ref patio.PhotoRef, limit int64) ([]byte, bool, error) {
