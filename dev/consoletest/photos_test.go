@@ -227,3 +227,64 @@ func TestAddPhotoFromThePhone(t *testing.T) {
 		t.Errorf("after its deletion the page shows %d photos; want none", n)
 	}
 }
+
+// TestAddSeveralPhotosAtOnce: on a phone, a salesperson chooses two files at once on the
+// vehicle's page: the page's script has the console add a photo per file and sends each file
+// straight to the bucket, then loads the page again; both photos become ready, in the order the
+// files were chosen.
+func TestAddSeveralPhotosAtOnce(t *testing.T) {
+	tm := newTeam(t)
+	id := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990}`)
+	dir := t.TempDir()
+	front, err := phonephoto.JPEG(phonephoto.Halves(1600, 1200), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back bytes.Buffer
+	if err := png.Encode(&back, image.NewRGBA(image.Rect(0, 0, 640, 480))); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{filepath.Join(dir, "frente.jpg"), filepath.Join(dir, "traseira.png")}
+	for i, data := range [][]byte{front, back.Bytes()} {
+		if err := os.WriteFile(files[i], data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, _ := invite(t, tm, patio.RoleMember)
+	with(t, ctx, chromedp.EmulateViewport(360, 800, chromedp.EmulateMobile))
+	open(t, ctx, "/console/vehicles/"+id)
+	if n := count(t, ctx, `#photo-batch:not([hidden]) input[type=file][multiple]`); n != 1 {
+		t.Fatalf("the vehicle's page offers %d pickers of several files; want its script's one", n)
+	}
+	for _, p := range overflows(t, ctx) {
+		t.Errorf("the vehicle's page at 360 px: %s", p)
+	}
+	with(t, ctx, chromedp.SetUploadFiles(`#photo-files`, files))
+	waitFor(t, "the page loaded again once both files are sent", 60*time.Second, func() bool {
+		return strings.Contains(location(ctx), "done=done.photos.sent")
+	})
+	if got := pageText(t, ctx); !strings.Contains(got, "Fotos enviadas") {
+		t.Errorf("after the uploads the page reads %q; want the photos sent", got)
+	}
+
+	var photos []patio.Photo
+	waitFor(t, "both photos processed", 60*time.Second, func() bool {
+		var v struct {
+			Data struct {
+				Photos []patio.Photo `json:"photos"`
+			} `json:"data"`
+		}
+		apiRead(t, tm.Key, "/api/v1/vehicles/"+id, &v)
+		photos = v.Data.Photos
+		return len(photos) == 2 && photos[0].Status != patio.PhotoProcessing && photos[1].Status != patio.PhotoProcessing
+	})
+	for i, want := range [][2]int{{1600, 1200}, {640, 480}} {
+		if p := photos[i]; p.Status != patio.PhotoReady || p.Width == nil || *p.Width != want[0] || *p.Height != want[1] {
+			t.Errorf("photo %d = %+v; want ready, %d×%d (the files in their order)", i+1, p, want[0], want[1])
+		}
+	}
+	open(t, ctx, "/console/vehicles/"+id)
+	if n := count(t, ctx, `ul.photos img`); n != 2 {
+		t.Errorf("the vehicle's page shows %d thumbnails; want both photos'", n)
+	}
+}

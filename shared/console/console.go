@@ -98,7 +98,10 @@ type Deps struct {
 	// Photos are the vehicles' photo use cases (audited through Records.Vehicles); nil when the
 	// console has no photos' bucket: a vehicle's page then only shows its photos.
 	Photos *patio.Photos
-	Logger *slog.Logger
+	// PhotosUploadOrigin is where browsers send photos' bytes (the bucket's scheme and host): a
+	// vehicle's page's script may reach it. Empty leaves the page's one-photo form alone.
+	PhotosUploadOrigin string
+	Logger             *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }

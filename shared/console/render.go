@@ -44,6 +44,13 @@ func (c *Console) render(rq *request, status int, name string, v view) {
 // a stale edit), 422 (a change refused), 500 (logged once here, with the request id; the page shows
 // only the id).
 func (c *Console) fail(rq *request, err error) {
+	status, title := c.failure(rq, err)
+	c.render(rq, status, "error", view{Title: rq.p.T(title), Data: map[string]any{"Message": rq.p.Error(err),
+		"Status": status}})
+}
+
+// failure is the status and the page title of an error; an internal one is logged, here only.
+func (c *Console) failure(rq *request, err error) (int, string) {
 	status, title := http.StatusInternalServerError, "error.internal.title"
 	switch patio.KindOf(err) {
 	case patio.KindNotFound:
@@ -60,8 +67,7 @@ func (c *Console) fail(rq *request, err error) {
 		c.d.Logger.ErrorContext(rq.ctx(), "internal error", slog.String("request_id", rq.id),
 			slog.String("method", rq.r.Method), slog.String("path", rq.r.URL.Path), slog.String("error", err.Error()))
 	}
-	c.render(rq, status, "error", view{Title: rq.p.T(title), Data: map[string]any{"Message": rq.p.Error(err),
-		"Status": status}})
+	return status, title
 }
 
 // done redirects (303) to a console path with the message of what was done.

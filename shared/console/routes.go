@@ -74,6 +74,7 @@ func (c *Console) routes() {
 	c.handle("POST /console/vehicles/{id}", may(patio.PermModules), c.vehicleSave)
 	if c.d.Photos != nil {
 		c.handle("POST /console/vehicles/{id}/photos", may(patio.PermModules), c.vehiclePhotoAdd)
+		c.handle("POST /console/vehicles/{id}/photos/uploads", may(patio.PermModules), c.vehiclePhotoUploads)
 		c.handle("GET /console/vehicles/{id}/photos/{photo}", may(patio.PermModules), c.vehiclePhotoUpload)
 		c.handle("POST /console/vehicles/{id}/photos/{photo}/move", may(patio.PermModules), c.vehiclePhotoMove)
 		c.handle("POST /console/vehicles/{id}/photos/{photo}/retry", may(patio.PermModules), c.vehiclePhotoRetry)

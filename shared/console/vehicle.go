@@ -89,6 +89,8 @@ type vehiclePageData struct {
 	Photos         []photoView
 	PhotosEditable bool
 	PhotoToken     string
+	// PhotosAtOnce says the page's script may send several files at once, straight to the bucket.
+	PhotosAtOnce bool
 	related
 }
 
@@ -98,6 +100,7 @@ func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *ren
 	data := vehiclePageData{vehicleFormData: newVehicleFormData()}
 	data.Vehicle, data.Changed, data.Photos = &v, changed, photoViews(rq.p, v.Photos)
 	data.PhotosEditable, data.PhotoToken = c.d.Photos != nil && v.Status != patio.VehicleArchived, render.NewToken()
+	data.PhotosAtOnce = data.PhotosEditable && c.d.PhotosUploadOrigin != ""
 	if v.Plate != nil {
 		data.Plate = *v.Plate
 		if other, ok := br.OtherPlate(*v.Plate); ok {
@@ -115,6 +118,7 @@ func (c *Console) renderVehicle(rq *request, status int, v patio.Vehicle, f *ren
 	if f == nil {
 		f = render.NewForm(c.vehicleRecords().values(rq, v))
 	}
+	c.allowUploads(rq)
 	c.render(rq, status, "vehicle", view{Title: v.Title, Data: data, Form: f})
 }
 

@@ -291,6 +291,50 @@ func (s Photos) AddSlot(ctx context.Context, teamID, vehicleID string) (Photo, e
 	return v.Photo(photoID)
 }
 
+// PhotoUpload is a photo added, waiting for its bytes, and the target they go to.
+type PhotoUpload struct {
+	Photo  Photo
+	Target UploadTarget
+}
+
+// AddUploads adds n processing photos to the team's vehicle, last in its order, in one change of
+// the vehicle, each with the target its bytes go to: several files sent at once. All fit or none
+// is added (AddPhoto's rules: KindConflict for a vehicle archived or without room for them all);
+// KindInvalid for n outside 1..MaxPhotos; KindNotFound for an unknown vehicle.
+func (s Photos) AddUploads(ctx context.Context, teamID, vehicleID string, n int) ([]PhotoUpload, error) {
+	if n < 1 || n > MaxPhotos {
+		return nil, Errorf(KindInvalid, "%s must be between %d and %d", "count", 1, MaxPhotos)
+	}
+	ids := make([]string, n)
+	var now time.Time
+	for i := range ids {
+		ids[i], now = NewID()
+	}
+	v, err := s.vehicles.Revise(ctx, teamID, vehicleID, Precondition{}, func(cur Vehicle, _ time.Time) (Vehicle, error) {
+		var err error
+		for _, id := range ids {
+			if cur, err = cur.AddPhoto(id); err != nil {
+				return cur, err
+			}
+		}
+		return cur, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PhotoUpload, n)
+	for i, id := range ids {
+		if out[i].Photo, err = v.Photo(id); err != nil {
+			return nil, Internal(err)
+		}
+		out[i].Target, err = s.bucket.UploadTarget(ctx, PhotoRef{teamID, v.ID, id}, now.Add(PhotoUploadWindow), "")
+		if err != nil {
+			return nil, Internal(err)
+		}
+	}
+	return out, nil
+}
+
 // UploadTargetOf returns the vehicle read, its photo still waiting for its bytes and a new upload
 // target of them, sending the browser to back once they are in (an HTML form's upload).
 // KindNotFound for an unknown vehicle or photo; KindConflict for a photo already processed.

@@ -33,6 +33,9 @@ type Bucket struct {
 	public string
 }
 
+// UploadURL is where upload targets send the bytes: the address browsers post photos to.
+func (b *Bucket) UploadURL() string { return b.post }
+
 // URLs are the public addresses of a photo's variants, under the bucket's public URL.
 func (b *Bucket) URLs(photoID string) patio.PhotoURLs { return URLs(b.public, photoID) }
 

@@ -51,8 +51,10 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 	webhooks := webhook.Webhooks{Store: webhookdb.New(store.DB()), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Targets: sender, Audit: store}
 	vehicles := patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle)
 	var photos *patio.Photos
+	var uploadOrigin string
 	if c.PhotosBucket != "" {
-		photos = new(patio.NewPhotos(vehicles, s3photos.New(cfg, c.PhotosBucket, c.PhotosURL)))
+		bucket := s3photos.New(cfg, c.PhotosBucket, c.PhotosURL)
+		photos, uploadOrigin = new(patio.NewPhotos(vehicles, bucket)), origin(bucket.UploadURL())
 	}
 	return console.New(console.Deps{
 		Store:    sessionStore{accountdb.NewSessions(store.DB()), members},
@@ -73,7 +75,9 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 		Usage:        accountdb.NewCounters(store.DB()),
 		PhotosOrigin: origin(c.PhotosURL),
 		Photos:       photos,
-		Logger:       logger,
+		// A vehicle's page sends several photos at once from its script, straight to the bucket.
+		PhotosUploadOrigin: uploadOrigin,
+		Logger:             logger,
 	}), nil
 }
 
