@@ -222,8 +222,8 @@ func (v Vehicle) RetryPhoto(id string) (Vehicle, error) {
 }
 
 // PhotoProcessed returns the vehicle with the image function's result on its photo of id: ready
-// with its size and URLs, or failed with the reason's code and words. A photo removed meanwhile is KindNotFound
-// (the result is dropped).
+// with its size and URLs, or failed with the reason's code and words. A photo removed meanwhile
+// is KindNotFound (the result is dropped).
 func (v Vehicle) PhotoProcessed(id string, res PhotoResult) (Vehicle, error) {
 	if _, err := v.Photo(id); err != nil {
 		return v, err

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 
 	"github.com/disintegration/imaging"
+	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp" // WebP originals
 
 	"github.com/patio-dev/patio/shared/patio"
@@ -107,12 +108,27 @@ func Process(data []byte) (Variants, error) {
 
 // fit returns img scaled so its long side is at most size, never enlarged. Catmull-Rom keeps a
 // photo's edges as sharp as Lanczos does to the eye at these ratios, at two thirds of its cost.
+// An image at least twice as large is halved first (halve), as often as that holds: Catmull-Rom
+// then reads a quarter of the pixels, with a kernel half as wide.
 func fit(img image.Image, size int) image.Image {
+	for b := img.Bounds(); max(b.Dx(), b.Dy()) >= 2*size && min(b.Dx(), b.Dy()) >= 2; b = img.Bounds() {
+		img = halve(img)
+	}
 	b := img.Bounds()
 	if b.Dx() <= size && b.Dy() <= size {
 		return img
 	}
 	return imaging.Fit(img, size, size, imaging.CatmullRom)
+}
+
+// halve returns img at half its size, each pixel the mean of the two by two it covers: bilinear
+// sampling at exactly half reads each output pixel halfway between four, which is that mean, so
+// nothing aliases. x/image/draw reads a decoded JPEG's YCbCr planes directly.
+func halve(img image.Image) image.Image {
+	b := img.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, b.Dx()/2, b.Dy()/2))
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
 }
 
 // IsRefusal reports whether err is a refusal, and which.

@@ -81,6 +81,31 @@ func TestProcessNeverEnlarges(t *testing.T) {
 	}
 }
 
+// TestProcessLongThinImages: a panorama far wider than the large variant keeps its shape, and a
+// strip of pixels is never scaled to nothing.
+func TestProcessLongThinImages(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		w, h          int
+		large, medium [2]int
+	}{
+		{"panorama", 8000, 2000, [2]int{1920, 480}, [2]int{1024, 256}},
+		{"strip", 9000, 3, [2]int{1920, 1}, [2]int{1024, 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := photos.Process(encodePNG(t, gradient(tt.w, tt.h)))
+			if err != nil {
+				t.Fatalf("Process(%d×%d PNG) = %v", tt.w, tt.h, err)
+			}
+			for i, want := range map[int][2]int{2: tt.large, 1: tt.medium} {
+				if cfg, err := jpeg.DecodeConfig(bytes.NewReader(v.JPEG[i])); err != nil || cfg.Width != want[0] || cfg.Height != want[1] {
+					t.Errorf("variant %d of a %d×%d PNG = %d×%d, %v; want %d×%d", photos.Sizes[i], tt.w, tt.h, cfg.Width, cfg.Height, err, want[0], want[1])
+				}
+			}
+		})
+	}
+}
+
 // bombPNG is a PNG whose header declares w×h pixels, followed by nothing that decodes: its
 // header alone must refuse it.
 func bombPNG(t *testing.T, w, h int) []byte {
