@@ -105,6 +105,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.sustained.burst, "sustained-burst", time.Minute, "length of the burst at twice the steady rate, and of the load measured after it")
 	fs.IntVar(&o.sustained.description, "sustained-description", 3000, "characters of each created vehicle's description")
 	fs.IntVar(&o.sustained.drain, "sustained-drain", 2000, "changes of the backlog drained to a receiver answering in 50 ms")
+	fs.StringVar(&o.sustained.faults, "faults", "", "inject AWS's failures between the sustained load's stack and its engines, as `make run`'s -faults does (a `spec` such as 'dynamodb:throttle=10%'; see package dev/faults)")
 	fs.IntVar(&o.console.deliveries, "console-deliveries", 100000, "logged deliveries of the console team's webhook")
 	fs.IntVar(&o.console.activities, "console-activities", 10000, "activities of the console's team")
 	fs.IntVar(&o.console.financial, "console-financial", 10000, "financial records of the console's team")

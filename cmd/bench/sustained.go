@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/patio-dev/patio/dev/faults"
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
 	"github.com/patio-dev/patio/dev/samtemplate"
@@ -36,6 +37,7 @@ type sustainedOptions struct {
 	burst       time.Duration // the burst at twice the steady rate, and the recovery after it
 	description int           // characters of each created vehicle's description
 	drain       int           // the backlog of changes drained to the 50 ms receiver
+	faults      string        // a fault injector's spec between the stack and its engines ("" none)
 }
 
 // The burst's requests in flight at most (the rest are dropped and counted), and the API's request
@@ -124,6 +126,11 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	progress("sustained: starting the local stack as `make run` does (data in %s)", dataDir)
 	st := must(localaws.Start(ctx, localaws.Options{Dir: root, DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log")}))
 	defer st.Stop()
+	if o.faults != "" {
+		inj := must(faults.Wrap(st, must(faults.Parse(o.faults))))
+		defer inj.Close()
+		progress("sustained: faults %s between the stack and its engines", o.faults)
+	}
 	localstack.LocalEnv(st)
 	check(st.Setenv())
 	calls := localaws.NewCalls()

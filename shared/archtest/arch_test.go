@@ -146,6 +146,8 @@ var lean = struct{ functions, forbidden []string }{
 		"github.com/aws/aws-sdk-go-v2/service/sqs", "github.com/aws/aws-sdk-go-v2/service/sesv2",
 		// The image function's codecs and resizer (shared/app/imagesapp builds it).
 		module + "shared/photos", module + "shared/app/imagesapp", "github.com/disintegration/imaging",
+		// The image function's S3 client (the API signs its upload targets and removals itself).
+		module + "shared/s3photos/s3objects", "github.com/aws/aws-sdk-go-v2/service/s3",
 	},
 }
 
@@ -189,11 +191,12 @@ func TestFunctionsLinkNoSDKLoader(t *testing.T) {
 // heavyForTemplates are packages the console must not link: its html/template makes the linker keep
 // every exported method of every type linked (text/template looks methods up by name), so each
 // would keep its every operation or table (4.1 MB for the Cognito client, 2.4 MB for SES v2's,
-// 0.6 MB for SQS's). The console calls Cognito, SES and SQS through shared/awsjson, and reads
+// 0.6 MB for SQS's, 4.8 MB for S3's). The console calls Cognito, SES and SQS through
+// shared/awsjson, signs its photos' upload targets and removals itself (shared/s3photos), and reads
 // Accept-Language itself.
 var heavyForTemplates = []string{
 	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider", "github.com/aws/aws-sdk-go-v2/service/sesv2",
-	"github.com/aws/aws-sdk-go-v2/service/sqs", "golang.org/x/text/language",
+	"github.com/aws/aws-sdk-go-v2/service/sqs", "github.com/aws/aws-sdk-go-v2/service/s3", "golang.org/x/text/language",
 }
 
 func TestConsoleLinksNoWholeSDKClientOfItsIdentityOrMail(t *testing.T) {

@@ -49,32 +49,56 @@ type subscribers struct {
 
 // Dispatch handles a batch of changes, in order, and returns how many of them are done: all of
 // them, or, with an error, those before the first change that must be dispatched again (with every
-// change after it). What was already done is not repeated then.
+// change after it). What was already done is not repeated then. The audit entries are written
+// while the deliveries are stored (neither needs the other), so that a change reaches its
+// webhooks' queue one store round trip sooner; the first attempts are queued once both are done,
+// and none when an entry could not be written.
 func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (int, error) {
 	events, newest, stop, stErr := derive(changes)
-	if n, err := d.audit(ctx, changes[:stop]); err != nil {
+	type outcome struct {
+		n   int
+		err error
+	}
+	audited := make(chan outcome, 1)
+	go func() {
+		n, err := d.audit(ctx, changes[:stop])
+		audited <- outcome{n, err}
+	}()
+	tasks, n, err := d.stored(ctx, changes[:stop], events, newest)
+	if a := <-audited; a.err != nil {
+		if err != nil && n < a.n {
+			return n, err
+		}
+		return a.n, a.err
+	}
+	if n, err := d.enqueue(ctx, tasks, clock(d.Now)); err != nil {
 		return n, err
 	}
-	hooks, n, err := d.hooksOf(ctx, changes[:stop], events, newest)
 	if err != nil {
-		stop, stErr = n, err
-	}
-	now := clock(d.Now)
-	plan, n, err := planDeliveries(changes[:stop], events, hooks, now)
-	if err != nil {
-		return n, err
-	}
-	if len(plan) == 0 {
-		return stop, stErr
-	}
-	tasks, err := d.store(ctx, plan, now)
-	if err != nil {
-		return tasks.failed, err
-	}
-	if n, err := d.enqueue(ctx, tasks, now); err != nil {
 		return n, err
 	}
 	return stop, stErr
+}
+
+// stored reads the webhooks of the changes' teams and stores the changes' deliveries. It returns
+// the first attempts to queue and len(changes), or, with an error, the first change to dispatch
+// again (the attempts returned then are those of the changes before it).
+func (d *Dispatcher) stored(ctx context.Context, changes []webhook.Change, events [][]webhook.Event,
+	newest map[string]time.Time) (firstAttempts, int, error) {
+	hooks, stop, stErr := d.hooksOf(ctx, changes, events, newest)
+	now := clock(d.Now)
+	plan, n, err := planDeliveries(changes[:stop], events, hooks, now)
+	if err != nil {
+		return firstAttempts{}, n, err
+	}
+	if len(plan) == 0 {
+		return firstAttempts{}, stop, stErr
+	}
+	tasks, err := d.store(ctx, plan, now)
+	if err != nil {
+		return firstAttempts{}, tasks.failed, err
+	}
+	return tasks, stop, stErr
 }
 
 // planned is a delivery to store for one event of a change.

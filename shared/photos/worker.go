@@ -8,7 +8,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Bucket is what the worker reads originals from and writes variants to (s3photos.Bucket).
+// Bucket is what the worker reads originals from and writes variants to (s3objects.Objects).
 type Bucket interface {
 	// ReadOriginal returns the photo's original; tooLarge when it has more than limit bytes (then
 	// it is not read).

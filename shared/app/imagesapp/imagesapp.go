@@ -17,6 +17,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/photos"
 	"github.com/patio-dev/patio/shared/s3photos"
+	"github.com/patio-dev/patio/shared/s3photos/s3objects"
 )
 
 // Handler handles the photos bucket's "Object Created" events, as EventBridge delivers them (the
@@ -41,8 +42,8 @@ func Build(cfg aws.Config, c app.Config, logger *slog.Logger) (Handler, error) {
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
-	bucket := s3photos.New(cfg, c.PhotosBucket, c.PhotosURL)
-	w := photos.Worker{Bucket: bucket, Photos: patio.NewPhotos(patio.NewVehicles(store.Vehicles()), bucket), Log: logger}
+	w := photos.Worker{Bucket: s3objects.New(cfg, c.PhotosBucket, c.PhotosURL),
+		Photos: patio.NewPhotos(patio.NewVehicles(store.Vehicles()), s3photos.New(cfg, c.PhotosBucket, c.PhotosURL)), Log: logger}
 	return NewHandler(w, logger), nil
 }
 
