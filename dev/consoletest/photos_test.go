@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -286,5 +287,48 @@ func TestAddSeveralPhotosAtOnce(t *testing.T) {
 	open(t, ctx, "/console/vehicles/"+id)
 	if n := count(t, ctx, `ul.photos img`); n != 2 {
 		t.Errorf("the vehicle's page shows %d thumbnails; want both photos'", n)
+	}
+}
+
+// TestPhotoUploadsOncePerForm: the targets of several files are answered once per form: the same
+// form posted again adds nothing, and a refusal comes back as JSON with its message.
+func TestPhotoUploadsOncePerForm(t *testing.T) {
+	tm := newTeam(t)
+	id := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Argo","price":79990}`)
+	_, cookie := invite(t, tm, patio.RoleMember)
+	c := newClient(t, cookie)
+	_, page := c.get("/console/vehicles/" + id)
+	form := url.Values{"team": {hidden(page, "team")}, "form_token": {hidden(page, "form_token")}}
+	post := func(count string) (int, map[string]any) {
+		t.Helper()
+		f := url.Values{"count": {count}}
+		for k, v := range form {
+			f[k] = v
+		}
+		resp, body := c.post("/console/vehicles/"+id+"/photos/uploads", f, nil)
+		var answer map[string]any
+		if err := json.Unmarshal([]byte(body), &answer); err != nil {
+			t.Fatalf("POST uploads (count %s) = %d %q; want JSON", count, resp.StatusCode, body)
+		}
+		return resp.StatusCode, answer
+	}
+	if status, answer := post("31"); status != http.StatusUnprocessableEntity || answer["error"] == "" {
+		t.Errorf("31 files = %d %v; want 422 with why", status, answer)
+	}
+	status, answer := post("2")
+	if uploads, _ := answer["uploads"].([]any); status != http.StatusOK || len(uploads) != 2 {
+		t.Fatalf("2 files = %d %v; want 200 with two targets", status, answer)
+	}
+	if status, answer := post("2"); status != http.StatusConflict || answer["error"] == "" {
+		t.Errorf("the same form again = %d %v; want 409 with why", status, answer)
+	}
+	var v struct {
+		Data struct {
+			Photos []patio.Photo `json:"photos"`
+		} `json:"data"`
+	}
+	apiRead(t, tm.Key, "/api/v1/vehicles/"+id, &v)
+	if len(v.Data.Photos) != 2 {
+		t.Errorf("the vehicle holds %d photos; want the form's two, once", len(v.Data.Photos))
 	}
 }
