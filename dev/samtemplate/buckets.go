@@ -62,6 +62,12 @@ func createBuckets(ctx context.Context, queues *sqs.Client, tpl *Template, prefi
 			VersioningConfiguration: &s3types.VersioningConfiguration{Status: s3types.BucketVersioningStatusEnabled}}); err != nil {
 			return nil, fmt.Errorf("samtemplate: bucket %s: %w", name, err)
 		}
+		if rules := corsRules(tpl.resources[id].props); len(rules) > 0 {
+			if _, err := client.PutBucketCors(ctx, &s3.PutBucketCorsInput{Bucket: &name,
+				CORSConfiguration: &s3types.CORSConfiguration{CORSRules: rules}}); err != nil {
+				return nil, fmt.Errorf("samtemplate: CORS of %s: %w", name, err)
+			}
+		}
 		// What the distribution does on AWS: anyone reads the variants, nothing else.
 		policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject",` +
 			`"Resource":"arn:aws:s3:::` + name + `/photos/*"}]}`
@@ -91,4 +97,34 @@ func createBuckets(ctx context.Context, queues *sqs.Client, tpl *Template, prefi
 			Events: aws.ToString(q.QueueUrl)}
 	}
 	return out, nil
+}
+
+// corsRules are a bucket's CorsConfiguration in the template (browsers posting files to it from
+// a page of another origin, as the console's script does), as the S3 API takes them.
+func corsRules(props map[string]any) []s3types.CORSRule {
+	cfg, _ := props["CorsConfiguration"].(map[string]any)
+	list, _ := cfg["CorsRules"].([]any)
+	var rules []s3types.CORSRule
+	for _, r := range list {
+		m, _ := r.(map[string]any)
+		rule := s3types.CORSRule{AllowedMethods: strs(m["AllowedMethods"]), AllowedOrigins: strs(m["AllowedOrigins"]),
+			AllowedHeaders: strs(m["AllowedHeaders"])}
+		if age, ok := m["MaxAge"].(int); ok {
+			rule.MaxAgeSeconds = aws.Int32(int32(age))
+		}
+		rules = append(rules, rule)
+	}
+	return rules
+}
+
+// strs is a template's list of strings.
+func strs(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		if str, ok := s.(string); ok {
+			out = append(out, str)
+		}
+	}
+	return out
 }
