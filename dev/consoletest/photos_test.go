@@ -148,6 +148,28 @@ func TestVehiclePhotos(t *testing.T) {
 	if n := count(t, member, `ul.photos img`); n != 2 {
 		t.Errorf("after the retry the page shows %d thumbnails; want both photos'", n)
 	}
+
+	// On a screen with a mouse, the member drags the second photo onto the first: it becomes the
+	// cover. The drag is the browser's own events, as a mouse makes them.
+	first := value(t, member, chromedp.Evaluate[string](`document.querySelector("ul.photos li").dataset.id`))
+	with(t, member, chromedp.Evaluate[chromedp.Void](`(() => {
+		const [a, b] = document.querySelectorAll("ul.photos li"), dt = new DataTransfer();
+		b.dispatchEvent(new DragEvent("dragstart", {bubbles: true, dataTransfer: dt}));
+		a.dispatchEvent(new DragEvent("dragover", {bubbles: true, cancelable: true, dataTransfer: dt}));
+		a.dispatchEvent(new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: dt}));
+	})()`))
+	waitFor(t, "the page after the drop", 30*time.Second, func() bool {
+		return strings.Contains(location(member), "done=done.photo.moved")
+	})
+	var v struct {
+		Data struct {
+			Photos []patio.Photo `json:"photos"`
+		} `json:"data"`
+	}
+	apiRead(t, tm.Key, "/api/v1/vehicles/"+id, &v)
+	if len(v.Data.Photos) != 2 || v.Data.Photos[1].ID != first {
+		t.Errorf("after the drop the photos are %+v; want the first one second", v.Data.Photos)
+	}
 }
 
 // TestAddPhotoFromThePhone: a salesperson on a phone adds a photo on the vehicle's page: the file

@@ -75,6 +75,7 @@ func (c *Console) routes() {
 	if c.d.Photos != nil {
 		c.handle("POST /console/vehicles/{id}/photos", may(patio.PermModules), c.vehiclePhotoAdd)
 		c.handle("POST /console/vehicles/{id}/photos/uploads", may(patio.PermModules), c.vehiclePhotoUploads)
+		c.handle("POST /console/vehicles/{id}/photos/order", may(patio.PermModules), c.vehiclePhotoOrder)
 		c.handle("GET /console/vehicles/{id}/photos/{photo}", may(patio.PermModules), c.vehiclePhotoUpload)
 		c.handle("POST /console/vehicles/{id}/photos/{photo}/move", may(patio.PermModules), c.vehiclePhotoMove)
 		c.handle("POST /console/vehicles/{id}/photos/{photo}/retry", may(patio.PermModules), c.vehiclePhotoRetry)

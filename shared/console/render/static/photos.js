@@ -1,13 +1,18 @@
-// Patio console: several photos sent at once from a vehicle's page, an enhancement of its
-// one-photo form (the page works without this script). The console adds one photo per chosen file
-// and answers each one's upload target (a presigned POST); every file then goes from the browser
-// straight to the photos' bucket, its progress shown, a few at a time; once all are sent the page
-// loads again to show them. The words come from the page (#photo-batch's data-*), in its language.
+// Patio console: a vehicle's photos, enhancements of the page's forms (it works without this
+// script).
+//
+// Several photos at once: the console adds one photo per chosen file and answers each one's upload
+// target (a presigned POST); every file then goes from the browser straight to the photos'
+// bucket, its progress shown, a few at a time; once all are sent the page loads again to show
+// them. The words come from the page (#photo-batch's data-*), in its language.
+//
+// Drag to reorder: on a screen with a pointer that drags, a photo dropped on another takes its
+// place, and the new order is posted as a form (the arrows stay for a keyboard and a phone).
 (function () {
   "use strict";
   var box = document.getElementById("photo-batch");
   var form = document.getElementById("photo-add");
-  if (!box || !form || !window.FormData || !window.XMLHttpRequest || !window.fetch) {
+  if (!box || !form || !form.dataset.uploads || !window.FormData || !window.XMLHttpRequest || !window.fetch) {
     return;
   }
   var input = box.querySelector("input[type=file]");
@@ -151,5 +156,66 @@
         });
         finish(err.message);
       });
+  });
+})();
+
+(function () {
+  "use strict";
+  var list = document.querySelector("ul.photos[data-order]");
+  var form = document.getElementById("photo-add");
+  if (!list || !form || list.children.length < 2) {
+    return;
+  }
+  var dragged = null;
+
+  // save posts the order the list now shows, as the page's forms post (the team's field first).
+  function save() {
+    var f = document.createElement("form");
+    f.method = "post";
+    f.action = list.dataset.order;
+    f.hidden = true;
+    var add = function (name, value) {
+      var input = document.createElement("input");
+      input.type = "hidden";
+      input.name = name;
+      input.value = value;
+      f.append(input);
+    };
+    add("team", form.elements.team.value);
+    Array.prototype.forEach.call(list.children, function (li) {
+      add("order", li.dataset.id);
+    });
+    document.body.append(f);
+    f.submit();
+  }
+
+  Array.prototype.forEach.call(list.children, function (li) {
+    li.draggable = true;
+    li.addEventListener("dragstart", function (e) {
+      dragged = li;
+      e.dataTransfer.effectAllowed = "move";
+      e.dataTransfer.setData("text/plain", li.dataset.id);
+      li.classList.add("dragging");
+    });
+    li.addEventListener("dragend", function () {
+      li.classList.remove("dragging");
+      dragged = null;
+    });
+    li.addEventListener("dragover", function (e) {
+      if (dragged && dragged !== li) {
+        e.preventDefault();
+        e.dataTransfer.dropEffect = "move";
+      }
+    });
+    li.addEventListener("drop", function (e) {
+      e.preventDefault();
+      if (!dragged || dragged === li) {
+        return;
+      }
+      var items = Array.prototype.slice.call(list.children);
+      var later = items.indexOf(dragged) < items.indexOf(li);
+      list.insertBefore(dragged, later ? li.nextSibling : li);
+      save();
+    });
   });
 })();
