@@ -300,10 +300,13 @@ type PhotoUpload struct {
 // AddUploads adds n processing photos to the team's vehicle, last in its order, in one change of
 // the vehicle, each with the target its bytes go to: several files sent at once. All fit or none
 // is added (AddPhoto's rules: KindConflict for a vehicle archived or without room for them all);
-// KindInvalid for n outside 1..MaxPhotos; KindNotFound for an unknown vehicle.
+// KindInvalid for n below 1; KindNotFound for an unknown vehicle.
 func (s Photos) AddUploads(ctx context.Context, teamID, vehicleID string, n int) ([]PhotoUpload, error) {
-	if n < 1 || n > MaxPhotos {
+	switch {
+	case n < 1:
 		return nil, Errorf(KindInvalid, "%s must be between %d and %d", "count", 1, MaxPhotos)
+	case n > MaxPhotos:
+		return nil, Conflictf("a vehicle holds at most %d photos; delete one first", MaxPhotos)
 	}
 	ids := make([]string, n)
 	var now time.Time
