@@ -133,3 +133,45 @@ func TestRemoveAndProcessPhoto(t *testing.T) {
 		t.Errorf("PhotoProcessed(p9) = %v; want KindNotFound (a removed photo's result is dropped)", err)
 	}
 }
+
+// TestRetryPhoto: a failed photo retried is processing again, its reason gone, in its place; one
+// still processing stays as it is; a ready one, an unknown one and an archived vehicle's are
+// refused.
+func TestRetryPhoto(t *testing.T) {
+	v := withPhotos(t, 3)
+	urls := patio.PhotoURLs{Thumb: "t", Medium: "m", Large: "l"}
+	v, _ = v.PhotoProcessed("p1", patio.PhotoResult{Width: 4, Height: 3, URLs: urls})
+	v, _ = v.PhotoProcessed("p2", patio.PhotoResult{Failure: patio.PhotoTooLarge, Reason: "the file is larger than 15 MB"})
+	archived := v
+	archived.Status = patio.VehicleArchived
+	for _, tt := range []struct {
+		name string
+		v    patio.Vehicle
+		id   string
+		kind *patio.Kind // nil: retried
+	}{
+		{"failed", v, "p2", nil},
+		{"processing", v, "p3", nil},
+		{"ready", v, "p1", new(patio.KindConflict)},
+		{"unknown", v, "p9", new(patio.KindNotFound)},
+		{"archived vehicle", archived, "p2", new(patio.KindConflict)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.v.RetryPhoto(tt.id)
+			if tt.kind != nil {
+				if !patio.IsKind(err, *tt.kind) {
+					t.Errorf("RetryPhoto(%s) = %v; want kind %v", tt.id, err, *tt.kind)
+				}
+				return
+			}
+			p, _ := got.Photo(tt.id)
+			before, _ := tt.v.Photo(tt.id)
+			if err != nil || p.Status != patio.PhotoProcessing || p.Reason != nil || p.ReasonCode != nil || p.Position != before.Position {
+				t.Errorf("RetryPhoto(%s) = %+v, %v; want processing without a reason at %d", tt.id, p, err, before.Position)
+			}
+			if q, _ := tt.v.Photo(tt.id); q.Status != before.Status {
+				t.Errorf("RetryPhoto(%s) changed the vehicle it was given", tt.id)
+			}
+		})
+	}
+}
