@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -109,7 +110,7 @@ func corsRules(props map[string]any) []s3types.CORSRule {
 		m, _ := r.(map[string]any)
 		rule := s3types.CORSRule{AllowedMethods: strs(m["AllowedMethods"]), AllowedOrigins: strs(m["AllowedOrigins"]),
 			AllowedHeaders: strs(m["AllowedHeaders"])}
-		if age, ok := m["MaxAge"].(int); ok {
+		if age, err := strconv.ParseInt(fmt.Sprint(m["MaxAge"]), 10, 32); err == nil { // scalars are strings
 			rule.MaxAgeSeconds = aws.Int32(int32(age))
 		}
 		rules = append(rules, rule)
