@@ -70,11 +70,17 @@ func (c *Console) failure(rq *request, err error) (int, string) {
 	return status, title
 }
 
-// done redirects (303) to a console path with the message of what was done.
+// done redirects (303) to a console path with the message of what was done; the message goes in
+// the query, before the path's fragment ("…#photos") if it has one.
 func (c *Console) done(rq *request, path, message string) {
+	path, fragment, hasFragment := strings.Cut(path, "#")
 	sep := "?"
 	if strings.Contains(path, "?") {
 		sep = "&"
 	}
-	c.redirect(rq, path+sep+"done="+url.QueryEscape(message))
+	path += sep + "done=" + url.QueryEscape(message)
+	if hasFragment {
+		path += "#" + fragment
+	}
+	c.redirect(rq, path)
 }
