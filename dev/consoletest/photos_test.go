@@ -131,6 +131,14 @@ func TestVehiclePhotos(t *testing.T) {
 	if n := count(t, member, `ul.photos form[action$="/retry"]`); n != 1 {
 		t.Fatalf("the page offers %d retries; want one, on the refused photo", n)
 	}
+	// The member's gallery (arrows, Try again, Delete, the picker of several files) on a phone.
+	with(t, member, chromedp.EmulateViewport(360, 800, chromedp.EmulateMobile))
+	for _, p := range overflows(t, member) {
+		t.Errorf("the member's vehicle page at 360 px: %s", p)
+	}
+	for _, v := range scan(t, member, axeSource(t)) {
+		t.Errorf("axe: %s (%s): %s %v", v.ID, v.Impact, v.Help, v.Nodes)
+	}
 	if got := submit(t, member, `ul.photos li:first-child form[action$="/retry"] button`); got != http.StatusOK ||
 		text(t, member, "h1") != "Foto 1 de Fiat Argo" {
 		t.Fatalf("try again = %d, %q at %s; want the photo's upload page", got, text(t, member, "h1"), location(member))
