@@ -131,6 +131,10 @@ type ledger struct {
 	Unknown   int    `json:"unknown"`
 	IndexMend int    `json:"index_to_mend"`
 	Duration  string `json:"duration"`
+	// Drained is how long after the last phase every change had reached both webhooks and the
+	// index had caught up (a process killed mid-send holds its claimed attempts until the claims
+	// run out, then the sweep's copies send them).
+	Drained float64 `json:"drain_seconds"`
 	// SteadyRate is the 2xx answers a second of the stack without faults (see recovery).
 	SteadyRate float64 `json:"steady_rate"`
 
@@ -370,8 +374,8 @@ func (l *ledger) print(w io.Writer) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "steady throughput without faults: %.1f answers a second\n", l.SteadyRate)
-	fmt.Fprintf(w, "count drift (day counter - requests let through): %d (exact from 0 to %d, the attempts whose count is unknown); index items to mend: %d; run took %s\n",
-		l.CountDrift, l.Unknown, l.IndexMend, l.Duration)
+	fmt.Fprintf(w, "count drift (day counter - requests let through): %d (exact from 0 to %d, the attempts whose count is unknown); index items to mend: %d; drained %.0f s after the last phase; run took %s\n",
+		l.CountDrift, l.Unknown, l.IndexMend, l.Drained, l.Duration)
 }
 
 // broken lists the budgets the run broke.

@@ -164,11 +164,21 @@ func run(ctx context.Context, o options) (_ *ledger, err error) {
 		len(o.phases), o.faultFor, o.quietFor, o.clients, o.rate, f.Name())
 	windows := runPhases(ctx, o, st, a)
 	fmt.Fprintln(os.Stderr, "chaos: phases done; waiting for every change to reach both webhooks")
-	if err := drain(ctx, st, a, time.Now().Add(o.drain)); err != nil {
+	drainFrom := time.Now()
+	if err := drain(ctx, st, a, drainFrom.Add(o.drain)); err != nil {
 		return nil, err
 	}
+	drained := time.Since(drainFrom)
 	st.waitQuiet(ctx, 10*time.Second, time.Now().Add(30*time.Second)) // repeated deliveries still on their way
-	return ledgerOf(ctx, o, st, a, windows, began)
+	l, err := ledgerOf(ctx, st, a, windows)
+	if err != nil {
+		return nil, err
+	}
+	l.Drained = drained.Seconds()
+	l.Duration = time.Since(began).Round(time.Second).String()
+	l.print(os.Stdout)
+	data, _ := json.MarshalIndent(l, "", "  ")
+	return l, os.WriteFile(filepath.Join(o.dir, "ledger.json"), data, 0o644)
 }
 
 // runPhases runs the clients through every phase and returns when each phase ran.
@@ -250,8 +260,8 @@ func behind(ctx context.Context, st *stack, a *api) (missing, mend int, err erro
 	return missing, mend, err
 }
 
-// ledgerOf checks the history against the drained stack, prints the table and writes ledger.json.
-func ledgerOf(ctx context.Context, o options, st *stack, a *api, windows []phaseWindow, began time.Time) (*ledger, error) {
+// ledgerOf checks the history against the drained stack.
+func ledgerOf(ctx context.Context, st *stack, a *api, windows []phaseWindow) (*ledger, error) {
 	recs, err := a.readRecords(ctx)
 	if err != nil {
 		return nil, err
@@ -274,13 +284,7 @@ func ledgerOf(ctx context.Context, o options, st *stack, a *api, windows []phase
 			break
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	l.Duration = time.Since(began).Round(time.Second).String()
-	l.print(os.Stdout)
-	data, _ := json.MarshalIndent(l, "", "  ")
-	return l, os.WriteFile(filepath.Join(o.dir, "ledger.json"), data, 0o644)
+	return l, err
 }
 
 // kill SIGKILLs the stack's process a few times during the fault's time, each time starting it
