@@ -54,9 +54,13 @@ var phases = []phase{
 	{"streams-throttle", "streams:throttle=30%,error500=10%"},
 	{"sqs-refuse", "sqs/SendMessage:throttle=100%;sqs/SendMessageBatch:throttle=100%"},
 	{"sqs-duplicate", "sqs:lose-delete=50%"},
-	{"ses-fail", "ses:error500=100%"},
+	{sesPhase, "ses:error500=100%"},
 	{"sigkill", killSpec},
 }
+
+// sesPhase is the phase whose fault is SES refusing every send: a webhook failing from its start
+// on has its warning email refused, and must get it, and its alert, once SES is back.
+const sesPhase = "ses-fail"
 
 // killSpec marks the phase whose fault is a SIGKILL of the stack's process and its restart on the
 // same data, rather than an injector's spec.
@@ -169,12 +173,21 @@ func run(ctx context.Context, o options) (_ *ledger, err error) {
 		return nil, err
 	}
 	drained := time.Since(drainFrom)
+	// The failing webhook's 6th failure, which disables it and sends its alert, comes about
+	// 2 minutes after its first event.
+	emails, err := st.emailsAboutFailing(ctx, time.Now().Add(3*time.Minute))
+	if err != nil {
+		return nil, err
+	}
 	st.waitQuiet(ctx, 10*time.Second, time.Now().Add(30*time.Second)) // repeated deliveries still on their way
 	l, err := ledgerOf(ctx, st, a, windows)
 	if err != nil {
 		return nil, err
 	}
 	l.Drained = drained.Seconds()
+	if st.failingHook != "" {
+		l.Emails = &emailCheck{Refused: st.sesRefused, Sent: emails}
+	}
 	l.Duration = time.Since(began).Round(time.Second).String()
 	l.print(os.Stdout)
 	data, _ := json.MarshalIndent(l, "", "  ")
@@ -197,13 +210,24 @@ func runPhases(ctx context.Context, o options, st *stack, a *api) []phaseWindow 
 		if p.spec == killSpec {
 			kill(ctx, o, st)
 		} else {
+			if p.name == sesPhase {
+				if err := st.addFailingWebhook(ctx); err != nil {
+					fmt.Fprintln(os.Stderr, "chaos:", err)
+				}
+			}
 			spec, _ := faults.Parse(p.spec)
 			st.inj.Set(spec)
 			fmt.Fprintf(os.Stderr, "chaos: %s %s: faults %s\n", time.Now().Format(time.TimeOnly), p.name, spec)
 			before := st.inj.Injected()
 			sleep(ctx, o.faultFor)
 			st.inj.Set(nil)
-			printInjected(before, st.inj.Injected())
+			after := st.inj.Injected()
+			printInjected(before, after)
+			for _, k := range faults.Keys(after) {
+				if strings.HasPrefix(k, "ses/") {
+					st.sesRefused += after[k] - before[k]
+				}
+			}
 		}
 		a.hist.setPhase(p.name, false)
 		w.faultEnd = time.Now()
