@@ -131,6 +131,12 @@ type ledger struct {
 	Unknown   int    `json:"unknown"`
 	IndexMend int    `json:"index_to_mend"`
 	Duration  string `json:"duration"`
+	// Drained is how long after the last phase every change had reached both webhooks and the
+	// index had caught up (a process killed mid-send holds its claimed attempts until the claims
+	// run out, then the sweep's copies send them).
+	Drained float64 `json:"drain_seconds"`
+	// Emails is the check of the SES phase's failing webhook (nil without that phase).
+	Emails *emailCheck `json:"emails,omitempty"`
 	// SteadyRate is the 2xx answers a second of the stack without faults (see recovery).
 	SteadyRate float64 `json:"steady_rate"`
 
@@ -370,9 +376,25 @@ func (l *ledger) print(w io.Writer) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "steady throughput without faults: %.1f answers a second\n", l.SteadyRate)
-	fmt.Fprintf(w, "count drift (day counter - requests let through): %d (exact from 0 to %d, the attempts whose count is unknown); index items to mend: %d; run took %s\n",
-		l.CountDrift, l.Unknown, l.IndexMend, l.Duration)
+	fmt.Fprintf(w, "count drift (day counter - requests let through): %d (exact from 0 to %d, the attempts whose count is unknown); index items to mend: %d; drained %.0f s after the last phase; run took %s\n",
+		l.CountDrift, l.Unknown, l.IndexMend, l.Drained, l.Duration)
+	if l.Emails != nil {
+		fmt.Fprintf(w, "emails about the webhook failing from %s on: %d sent after SES refused %d sends (want %d: its warning and its alert)\n",
+			sesPhase, l.Emails.Sent, l.Emails.Refused, emailsWanted)
+	}
 }
+
+// emailCheck is what the team was told of a webhook failing from the SES phase on: its warning
+// (after its 4th failed attempt, while SES refused every send) and its alert (disabled after the
+// 6th), each once, whatever SES refused.
+type emailCheck struct {
+	Refused int `json:"ses_sends_refused"`
+	Sent    int `json:"emails_sent"` // emails naming the failing webhook; 2 wanted
+}
+
+// emailsWanted are the emails a webhook failing from the SES phase on must cause: its warning and
+// its alert.
+const emailsWanted = 2
 
 // broken lists the budgets the run broke.
 func (l *ledger) broken(steadyWithin float64) []string {
@@ -394,6 +416,9 @@ func (l *ledger) broken(steadyWithin float64) []string {
 	}
 	if l.IndexMend != 0 {
 		out = append(out, fmt.Sprintf("%d index items to mend", l.IndexMend))
+	}
+	if l.Emails != nil && l.Emails.Sent != emailsWanted {
+		out = append(out, fmt.Sprintf("%s: %d emails about the failing webhook (want its warning and its alert, once each)", sesPhase, l.Emails.Sent))
 	}
 	sort.Strings(out)
 	return out

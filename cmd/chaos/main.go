@@ -54,9 +54,13 @@ var phases = []phase{
 	{"streams-throttle", "streams:throttle=30%,error500=10%"},
 	{"sqs-refuse", "sqs/SendMessage:throttle=100%;sqs/SendMessageBatch:throttle=100%"},
 	{"sqs-duplicate", "sqs:lose-delete=50%"},
-	{"ses-fail", "ses:error500=100%"},
+	{sesPhase, "ses:error500=100%"},
 	{"sigkill", killSpec},
 }
+
+// sesPhase is the phase whose fault is SES refusing every send: a webhook failing from its start
+// on has its warning email refused, and must get it, and its alert, once SES is back.
+const sesPhase = "ses-fail"
 
 // killSpec marks the phase whose fault is a SIGKILL of the stack's process and its restart on the
 // same data, rather than an injector's spec.
@@ -164,11 +168,30 @@ func run(ctx context.Context, o options) (_ *ledger, err error) {
 		len(o.phases), o.faultFor, o.quietFor, o.clients, o.rate, f.Name())
 	windows := runPhases(ctx, o, st, a)
 	fmt.Fprintln(os.Stderr, "chaos: phases done; waiting for every change to reach both webhooks")
-	if err := drain(ctx, st, a, time.Now().Add(o.drain)); err != nil {
+	drainFrom := time.Now()
+	if err := drain(ctx, st, a, drainFrom.Add(o.drain)); err != nil {
+		return nil, err
+	}
+	drained := time.Since(drainFrom)
+	// The failing webhook's 6th failure, which disables it and sends its alert, comes about
+	// 2 minutes after its first event.
+	emails, err := st.emailsAboutFailing(ctx, time.Now().Add(3*time.Minute))
+	if err != nil {
 		return nil, err
 	}
 	st.waitQuiet(ctx, 10*time.Second, time.Now().Add(30*time.Second)) // repeated deliveries still on their way
-	return ledgerOf(ctx, o, st, a, windows, began)
+	l, err := ledgerOf(ctx, st, a, windows)
+	if err != nil {
+		return nil, err
+	}
+	l.Drained = drained.Seconds()
+	if st.failingHook != "" {
+		l.Emails = &emailCheck{Refused: st.sesRefused, Sent: emails}
+	}
+	l.Duration = time.Since(began).Round(time.Second).String()
+	l.print(os.Stdout)
+	data, _ := json.MarshalIndent(l, "", "  ")
+	return l, os.WriteFile(filepath.Join(o.dir, "ledger.json"), data, 0o644)
 }
 
 // runPhases runs the clients through every phase and returns when each phase ran.
@@ -187,13 +210,24 @@ func runPhases(ctx context.Context, o options, st *stack, a *api) []phaseWindow 
 		if p.spec == killSpec {
 			kill(ctx, o, st)
 		} else {
+			if p.name == sesPhase {
+				if err := st.addFailingWebhook(ctx); err != nil {
+					fmt.Fprintln(os.Stderr, "chaos:", err)
+				}
+			}
 			spec, _ := faults.Parse(p.spec)
 			st.inj.Set(spec)
 			fmt.Fprintf(os.Stderr, "chaos: %s %s: faults %s\n", time.Now().Format(time.TimeOnly), p.name, spec)
 			before := st.inj.Injected()
 			sleep(ctx, o.faultFor)
 			st.inj.Set(nil)
-			printInjected(before, st.inj.Injected())
+			after := st.inj.Injected()
+			printInjected(before, after)
+			for _, k := range faults.Keys(after) {
+				if strings.HasPrefix(k, "ses/") {
+					st.sesRefused += after[k] - before[k]
+				}
+			}
 		}
 		a.hist.setPhase(p.name, false)
 		w.faultEnd = time.Now()
@@ -250,8 +284,8 @@ func behind(ctx context.Context, st *stack, a *api) (missing, mend int, err erro
 	return missing, mend, err
 }
 
-// ledgerOf checks the history against the drained stack, prints the table and writes ledger.json.
-func ledgerOf(ctx context.Context, o options, st *stack, a *api, windows []phaseWindow, began time.Time) (*ledger, error) {
+// ledgerOf checks the history against the drained stack.
+func ledgerOf(ctx context.Context, st *stack, a *api, windows []phaseWindow) (*ledger, error) {
 	recs, err := a.readRecords(ctx)
 	if err != nil {
 		return nil, err
@@ -274,13 +308,7 @@ func ledgerOf(ctx context.Context, o options, st *stack, a *api, windows []phase
 			break
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	l.Duration = time.Since(began).Round(time.Second).String()
-	l.print(os.Stdout)
-	data, _ := json.MarshalIndent(l, "", "  ")
-	return l, os.WriteFile(filepath.Join(o.dir, "ledger.json"), data, 0o644)
+	return l, err
 }
 
 // kill SIGKILLs the stack's process a few times during the fault's time, each time starting it

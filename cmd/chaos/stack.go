@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/patio-dev/patio/dev/faults"
 	"github.com/patio-dev/patio/dev/localaws"
 	"github.com/patio-dev/patio/dev/localstack"
+	"github.com/patio-dev/patio/dev/testenv"
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/dynamostore"
@@ -48,6 +50,16 @@ type stack struct {
 	childLog    *os.File
 	apiAddr     string
 	checkpoints string
+
+	// moto is moto's own address (the injector's is in the environment), where the emails SES
+	// sent are read.
+	moto string
+	// failing is a receiver that answers 500 to everything: a webhook to it, created when the SES
+	// phase begins, fails its 4th attempts (a warning email) while SES refuses to send, then its
+	// 6th (disabled, an alert email) after.
+	failing     *httptest.Server
+	failingHook string
+	sesRefused  int
 }
 
 // Variables of the child process that serves the stack (serveChild).
@@ -92,6 +104,7 @@ func startStack(ctx context.Context, root, dir string) (_ *stack, err error) {
 		return nil, err
 	}
 	stops = append(stops, st.Stop)
+	s.moto = st.MotoEndpoint
 	if s.inj, err = faults.Wrap(st, nil); err != nil {
 		return nil, err
 	}
@@ -122,6 +135,9 @@ func (s *stack) startReceivers(dir string) error {
 	for range 2 {
 		s.receivers = append(s.receivers, newReceiver())
 	}
+	s.failing = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
 	ca := filepath.Join(dir, "receivers-ca.pem")
 	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.receivers[0].srv.Certificate().Raw}), 0o600); err != nil {
 		return err
@@ -139,7 +155,42 @@ func (s *stack) closeReceivers() error {
 	for _, r := range s.receivers {
 		r.srv.Close()
 	}
+	if s.failing != nil {
+		s.failing.Close()
+	}
 	return nil
+}
+
+// addFailingWebhook subscribes the failing receiver to the deals won.
+func (s *stack) addFailingWebhook(ctx context.Context) error {
+	w, _, err := webhook.Webhooks{Store: webhookdb.New(s.store.DB())}.Create(ctx, s.teamID,
+		webhook.Settings{URL: s.failing.URL + "/hook", Events: []string{webhook.DealWon}})
+	if err != nil {
+		return fmt.Errorf("create the failing webhook: %w", err)
+	}
+	s.failingHook = w.ID
+	return nil
+}
+
+// emailsAboutFailing waits until the team got two emails naming the failing webhook (its warning
+// and its alert), or until deadline, and returns how many it got (0 when no such webhook).
+func (s *stack) emailsAboutFailing(ctx context.Context, deadline time.Time) (int, error) {
+	if s.failingHook == "" {
+		return 0, nil
+	}
+	for {
+		mails, err := testenv.MotoEmails(s.moto, "chaos@patio.local")
+		n := 0
+		for _, m := range mails {
+			if strings.Contains(m.Body, s.failing.URL) {
+				n++
+			}
+		}
+		if err == nil && n >= 2 || time.Now().After(deadline) || ctx.Err() != nil {
+			return n, err
+		}
+		sleep(ctx, 5*time.Second)
+	}
 }
 
 // team creates the run's team, its key and its two webhooks.

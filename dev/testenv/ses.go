@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"testing"
@@ -26,9 +27,29 @@ func SentEmails(t testing.TB, address string) []Email {
 	if endpoint == "" {
 		unavailable(t, errors.New("AWS_ENDPOINT_URL_SESV2 is not set"))
 	}
+	out, err := MotoEmails(endpoint, address)
+	var unreachable *unreachableError
+	if errors.As(err, &unreachable) {
+		unavailable(t, err)
+	}
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	return out
+}
+
+// unreachableError is moto not answering.
+type unreachableError struct{ err error }
+
+func (e *unreachableError) Error() string { return e.err.Error() }
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// MotoEmails returns the emails moto at endpoint holds for address (in its SES backend, which
+// keeps every email sent instead of delivering it), oldest first.
+func MotoEmails(endpoint, address string) ([]Email, error) {
 	resp, err := http.Get(endpoint + "/moto-api/data.json")
 	if err != nil {
-		unavailable(t, err)
+		return nil, &unreachableError{err}
 	}
 	defer resp.Body.Close()
 	var data struct {
@@ -42,7 +63,7 @@ func SentEmails(t testing.TB, address string) []Email {
 		} `json:"ses"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&data); err != nil {
-		t.Fatalf("testenv: moto's SES data: %v", err)
+		return nil, fmt.Errorf("moto's SES data: %w", err)
 	}
 	var out []Email
 	for _, m := range data.SES.Message {
@@ -51,5 +72,5 @@ func SentEmails(t testing.TB, address string) []Email {
 			out = append(out, Email(m))
 		}
 	}
-	return out
+	return out, nil
 }

@@ -103,17 +103,28 @@ func newRetryer() aws.Retryer {
 // AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is set), else cfg.BaseEndpoint (AWS_ENDPOINT_URL), else the
 // service's regional endpoint.
 func Endpoint(cfg aws.Config, s Service) string {
-	if v, ok := configuredEndpoint(cfg.ConfigSources, s.ID); ok {
+	if v, ok := ConfiguredEndpoint(cfg, s.ID); ok {
 		return v
-	}
-	if cfg.BaseEndpoint != nil && *cfg.BaseEndpoint != "" {
-		return *cfg.BaseEndpoint
 	}
 	suffix := "amazonaws.com"
 	if strings.HasPrefix(cfg.Region, "cn-") {
 		suffix = "amazonaws.com.cn"
 	}
 	return "https://" + s.EndpointPrefix + "." + cfg.Region + "." + suffix
+}
+
+// ConfiguredEndpoint returns the endpoint cfg sets for the service whose SDK id is serviceID
+// (AWS_ENDPOINT_URL_<ID> through cfg.ConfigSources, else AWS_ENDPOINT_URL), false when it sets
+// none and the service's own address applies: what a caller addressing the service its own way
+// (S3's virtual-hosted buckets) needs of Endpoint.
+func ConfiguredEndpoint(cfg aws.Config, serviceID string) (string, bool) {
+	if v, ok := configuredEndpoint(cfg.ConfigSources, serviceID); ok {
+		return v, true
+	}
+	if cfg.BaseEndpoint != nil && *cfg.BaseEndpoint != "" {
+		return *cfg.BaseEndpoint, true
+	}
+	return "", false
 }
 
 // configuredEndpoint is the SDK's lookup of a service's endpoint in its configuration sources

@@ -22,10 +22,6 @@ const (
 	// its bound, the end of a short hold, its start under a max_rate) before it goes back to the
 	// queue; it goes back at once when what is ahead of it would take longer (see lane.admit).
 	slotWait = 5 * time.Second
-	// claimFor is how long a claim on an attempt lasts: longer than a task's longest wait for its
-	// webhook (maxWait) plus an attempt, so that the task coming back finds its claim, and short
-	// enough that a crashed claimant blocks the sweep's copy for no more than that.
-	claimFor = 2 * time.Minute
 	// maxWait bounds the delay of a task put back because its webhook was busy.
 	maxWait = 60 * time.Second
 	// heldNote is how late an attempt must go out, held by its webhook, for its record to say so.
@@ -74,6 +70,18 @@ func (d *Deliverer) timeout() time.Duration {
 		return webhook.DefaultTimeout
 	}
 	return d.Timeout
+}
+
+// claimFor is how long a claim on an attempt lasts: its wait for the lane (slotWait), the send
+// (the timeout) and its record, with the timeout once more and 10 s to spare (25 s with the 5 s
+// timeout). A crashed claimant holds its attempt no longer than that: the sweep's copy, waiting
+// on the claim, sends it once the claim has run out. A claimed task put back on the queue may
+// come back after its claim ran out; it claims again with its own token, and a copy that claimed
+// meanwhile makes the attempt instead (the put-back task then finds it claimed, or recorded). A
+// wait long enough for the sweep moves the delivery's due time first (putBack, park), so no copy
+// is queued while the task waits.
+func (d *Deliverer) claimFor() time.Duration {
+	return slotWait + 2*d.timeout() + 10*time.Second
 }
 
 // unclaimedFor is how long after its due time an attempt may go out without a claim: half of what

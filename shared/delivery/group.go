@@ -148,7 +148,7 @@ func (g *group) claim(ctx context.Context, dels map[string]webhook.Delivery) []*
 			g.out.add(d.wait(t, now, time.Second, ""), g.from[k])
 		case t.Copy || now.Sub(t.Due) >= d.unclaimedFor():
 			wg.Go(func() {
-				del, ok, err := d.Store.ClaimDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now, now.Add(claimFor))
+				del, ok, err := d.Store.ClaimDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now, now.Add(d.claimFor()))
 				switch {
 				case err != nil && patio.IsKind(err, patio.KindNotFound):
 					logFor(d.Logger, t).WarnContext(ctx, "task for an unknown delivery dropped")
@@ -271,7 +271,7 @@ func (g *group) made(ctx context.Context, ready []*attempt) (sent, unsent []*att
 }
 
 // release ends the claims of attempts a stopping worker did not make, so that the copies the sweep
-// queues again go out at once instead of waiting for the claims to run out (claimFor).
+// queues again go out at once instead of waiting for the claims to run out (Deliverer.claimFor).
 func (g *group) release(ctx context.Context, unsent []*attempt) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()

@@ -367,7 +367,8 @@ func (r lister[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d
 }
 
 // countedPage reads a page from its driver while it counts ranges of the count driver from
-// where they start (nil: their beginning), the count adding to counted (matches already read).
+// where they start (nil: their beginning), the count adding to counted (matches already read);
+// it counts nothing when the query asks for no total.
 func (r lister[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spec, page driver, rd reader, segs []segment,
 	starts []dynamo.PagingKey, counted int) (patio.Listed[T], error) {
 	out := patio.Listed[T]{Total: counted}
@@ -378,6 +379,9 @@ func (r lister[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spec
 		return err
 	})
 	for i, s := range segs {
+		if sp.lq.NoTotal {
+			break // no total asked: nothing to count
+		}
 		g.Go(func() (err error) {
 			ns[i], err = rd.count(gctx, s.lo, s.hi, starts[i])
 			return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/patio-dev/patio/shared/awsjson"
 	"github.com/patio-dev/patio/shared/patio"
 )
 
@@ -48,7 +49,7 @@ func New(cfg aws.Config, name, publicURL string) *Bucket {
 	if b.http == nil {
 		b.http = http.DefaultClient
 	}
-	if ep := endpointOf(cfg); ep != "" {
+	if ep, ok := awsjson.ConfiguredEndpoint(cfg, "S3"); ok {
 		b.base = strings.TrimRight(ep, "/") + "/" + url.PathEscape(name)
 		b.post = b.base
 	} else {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
@@ -102,23 +101,4 @@ func awsEscape(s string) string {
 		fmt.Fprintf(&b, "%%%02X", c)
 	}
 	return b.String()
-}
-
-// serviceEndpoints are the configuration sources that name a service's endpoint (the
-// environment's AWS_ENDPOINT_URL_<SERVICE>, the shared config file's services section), as the
-// SDK's clients read them.
-type serviceEndpoints interface {
-	GetServiceBaseEndpoint(ctx context.Context, sdkID string) (string, bool, error)
-}
-
-// endpointOf returns the S3 endpoint cfg's sources set ("" for AWS's own).
-func endpointOf(cfg aws.Config) string {
-	for _, src := range cfg.ConfigSources {
-		if s, ok := src.(serviceEndpoints); ok {
-			if v, found, err := s.GetServiceBaseEndpoint(context.Background(), "S3"); err == nil && found && v != "" {
-				return v
-			}
-		}
-	}
-	return aws.ToString(cfg.BaseEndpoint)
 }
