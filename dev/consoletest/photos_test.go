@@ -352,8 +352,18 @@ func TestPhotoUploadsOncePerForm(t *testing.T) {
 		t.Errorf("31 files = %d %v; want 422 with why", status, answer)
 	}
 	status, answer := post("2")
-	if uploads, _ := answer["uploads"].([]any); status != http.StatusOK || len(uploads) != 2 {
+	uploads, _ := answer["uploads"].([]any)
+	if status != http.StatusOK || len(uploads) != 2 {
 		t.Fatalf("2 files = %d %v; want 200 with two targets", status, answer)
+	}
+	// A file the browser could not send leaves its photo waiting: the page links to its upload
+	// page, where the file is sent as with the one-photo form.
+	_, page = c.get("/console/vehicles/" + id)
+	for _, u := range uploads {
+		photoID, _ := u.(map[string]any)["id"].(string)
+		if !strings.Contains(page, `href="/console/vehicles/`+id+`/photos/`+photoID+`"`) {
+			t.Errorf("the vehicle's page has no link to the upload page of its waiting photo %s", photoID)
+		}
 	}
 	if status, answer := post("2"); status != http.StatusConflict || answer["error"] == "" {
 		t.Errorf("the same form again = %d %v; want 409 with why", status, answer)

@@ -14,8 +14,9 @@ type photoView struct {
 	// State is "" for a ready photo, else its status in the page's language (with the reason of a
 	// failure).
 	State string
-	// Failed says the photo may be tried again.
-	Failed bool
+	// Failed says the photo may be tried again; Waiting that it still waits for its bytes or
+	// their processing (its upload page sends a file, again if need be).
+	Failed, Waiting bool
 }
 
 // photoViews returns the vehicle's photos as its page shows them, in their order.
@@ -29,7 +30,7 @@ func photoViews(p locale.Printer, photos patio.PhotoList) []photoView {
 		case ph.Status == patio.PhotoFailed:
 			out[i].State, out[i].Failed = p.T("photo.failed", p.T(photoFailure(ph.ReasonCode))), true
 		default:
-			out[i].State = p.T("photo.processing")
+			out[i].State, out[i].Waiting = p.T("photo.processing"), true
 		}
 	}
 	return out
