@@ -36,6 +36,7 @@ type Refusal struct {
 	Reason string
 }
 
+// Error says the refusal's reason.
 func (r *Refusal) Error() string { return "photos: refused: " + r.Reason }
 
 // The refusals whose words never change.
@@ -122,8 +123,9 @@ func fit(img image.Image, size int) image.Image {
 }
 
 // halve returns img at half its size, each pixel the mean of the two by two it covers: bilinear
-// sampling at exactly half reads each output pixel halfway between four, which is that mean, so
-// nothing aliases. x/image/draw reads a decoded JPEG's YCbCr planes directly.
+// sampling at exactly half reads each output pixel halfway between four, which is that mean (a
+// box filter, cheap and gentle on fine detail before Catmull-Rom's own low-pass). x/image/draw
+// reads a decoded JPEG's YCbCr planes directly.
 func halve(img image.Image) image.Image {
 	b := img.Bounds()
 	dst := image.NewRGBA(image.Rect(0, 0, b.Dx()/2, b.Dy()/2))
