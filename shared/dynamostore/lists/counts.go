@@ -1,4 +1,4 @@
-package dynamostore
+package lists
 
 import (
 	"context"
@@ -30,33 +30,34 @@ const countPrefix = storeformat.CountPrefix
 // countKey is one number a record adds to (storeformat.Count).
 type countKey = storeformat.Count
 
-// tally is a set of numbers by count key: what a record adds, or what a partition holds.
-type tally map[countKey]int
+// Tally is a set of numbers by count key: what a record adds, or what a partition holds.
+type Tally map[storeformat.Count]int
 
-func (t tally) add(k countKey, n int) { t[k] += n }
+// Add adds n to k's number.
+func (t Tally) Add(k storeformat.Count, n int) { t[k] += n }
 
-// minus returns t − o, without zeros.
-func (t tally) minus(o tally) tally {
-	out := tally{}
+// Minus returns t − o, without zeros.
+func (t Tally) Minus(o Tally) Tally {
+	out := Tally{}
 	for k, n := range t {
-		out.add(k, n)
+		out.Add(k, n)
 	}
 	for k, n := range o {
-		out.add(k, -n)
+		out.Add(k, -n)
 	}
 	maps.DeleteFunc(out, func(_ countKey, n int) bool { return n == 0 })
 	return out
 }
 
-// countOps writes a difference of counts in a write's transaction: one update per item counted
+// CountOps writes a difference of counts in a write's transaction: one update per item counted
 // in, all in one shard number drawn at random, so a status change moves a record's count within
 // one item, atomically for any reader.
-func (s *core) countOps(t dynamo.Table, teamID string, d tally) []storecore.Op {
-	return s.countOpsIn(t, teamID, d, rand.IntN(countShards))
+func CountOps(t dynamo.Table, teamID string, d Tally) []storecore.Op {
+	return CountOpsIn(t, teamID, d, rand.IntN(countShards))
 }
 
-// countOpsIn writes a difference of counts in one shard number.
-func (s *core) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []storecore.Op {
+// CountOpsIn writes a difference of counts in one shard number (CountOps draws it).
+func CountOpsIn(t dynamo.Table, teamID string, d Tally, shard int) []storecore.Op {
 	byItem := map[string][]countKey{}
 	for k := range d {
 		byItem[k.Item] = append(byItem[k.Item], k)
@@ -74,9 +75,9 @@ func (s *core) countOpsIn(t dynamo.Table, teamID string, d tally, shard int) []s
 	return ops
 }
 
-// tallies reads a partition's counts: its status shards (withShards) and the counter items of
+// Tallies reads a partition's counts: its status shards (withShards) and the counter items of
 // the given open facet values ("<facet>=<value>"), side by side, strongly consistent.
-func (s *core) tallies(ctx context.Context, t dynamo.Table, teamID string, withShards bool, open []string) (tally, error) {
+func Tallies(ctx context.Context, t dynamo.Table, teamID string, withShards bool, open []string) (Tally, error) {
 	ranges := make([][2]string, 0, len(open)+1)
 	if withShards {
 		lo, hi := storeformat.CounterRange("")
@@ -86,7 +87,7 @@ func (s *core) tallies(ctx context.Context, t dynamo.Table, teamID string, withS
 		lo, hi := storeformat.CounterRange(key)
 		ranges = append(ranges, [2]string{lo, hi})
 	}
-	parts := make([]tally, len(ranges))
+	parts := make([]Tally, len(ranges))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, rg := range ranges {
 		g.Go(func() error {
@@ -98,24 +99,24 @@ func (s *core) tallies(ctx context.Context, t dynamo.Table, teamID string, withS
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	out := tally{}
+	out := Tally{}
 	for _, p := range parts {
 		for k, n := range p {
-			out.add(k, n)
+			out.Add(k, n)
 		}
 	}
 	return out, nil
 }
 
 // readCounters sums the counter items between lo and hi.
-func readCounters(ctx context.Context, t dynamo.Table, teamID, lo, hi string) (tally, error) {
+func readCounters(ctx context.Context, t dynamo.Table, teamID, lo, hi string) (Tally, error) {
 	var items []dynamo.Item
 	err := t.Get("pk", teamID).Range("sk", dynamo.Between, lo, hi).Consistent(true).All(ctx, &items)
 	return counterTally(items), err
 }
 
-// status returns the number of records of the statuses.
-func (t tally) status(statuses []string) int {
+// Status returns the number of records of the statuses.
+func (t Tally) Status(statuses []string) int {
 	n := 0
 	for _, s := range statuses {
 		n += t[countKey{Attr: s}]
@@ -124,7 +125,7 @@ func (t tally) status(statuses []string) int {
 }
 
 // facet returns the number of records of the statuses with one of a facet's values.
-func (t tally) facet(f facetFilter, statuses []string) int {
+func (t Tally) facet(f facetFilter, statuses []string) int {
 	n := 0
 	for _, v := range f.values {
 		key := storeformat.FacetKey(f.name, v)
@@ -139,8 +140,17 @@ func (t tally) facet(f facetFilter, statuses []string) int {
 	return n
 }
 
-// complete reports whether every record of the partition has its whole family: as many were
+// Complete reports whether every record of the partition has its whole family: as many were
 // counted complete as there are records (statuses lists every status of the kind).
-func (t tally) complete(statuses []string) bool {
-	return t[countKey{Attr: indexedAttr}] >= t.status(statuses)
+func (t Tally) Complete(statuses []string) bool {
+	return t[countKey{Attr: indexedAttr}] >= t.Status(statuses)
+}
+
+// Items returns the counter items a tally adds to, sorted ("" for the status shards).
+func (t Tally) Items() []string {
+	seen := map[string]bool{}
+	for k := range t {
+		seen[k.Item] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
