@@ -6,7 +6,7 @@ func (c *Console) replayOne(rq *request) {
 	if !ok {
 		return
 	}
-	if _, err := c.d.Webhooks.Replay(rq.ctx(), d.ID); err != nil {
+	if _, err := c.d.Deliveries.Replay(rq.ctx(), d.ID); err != nil {
 		c.fail(rq, err)
 		return
 	}

@@ -211,7 +211,7 @@ func (c *Console) loadSession(rq *request) error {
 	if rq.sess != nil {
 		return nil
 	}
-	st, err := session.Load(rq.ctx(), c.d.Store, rq.r, rq.now)
+	st, err := session.Load(rq.ctx(), c.d.Sessions, rq.r, rq.now)
 	if st.Ended {
 		c.clearCookie(rq, session.Cookie)
 	}
