@@ -29,7 +29,7 @@ func PutLegacy(t *testing.T, s *Store, v patio.Vehicle) {
 			if err := dynamo.Unmarshal(val, &key); err != nil {
 				t.Fatal(err)
 			}
-			item[name], _ = dynamo.Marshal(strings.TrimPrefix(key, v.Status+"#"))
+			item[name], _ = dynamo.Marshal(strings.TrimPrefix(key, string(v.Status)+"#"))
 		}
 	}
 	if err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Put(item).Run(context.Background()); err != nil {
