@@ -57,7 +57,7 @@ func dealEditable(rq *request, d patio.Deal) map[string]string {
 // dealRecords is the pipeline's part of the shared create and edit flows: a deal's client and
 // vehicle are found by what was typed (a name or document, a plate), as an activity's links are.
 func (c *Console) dealRecords() records[patio.Deal, patio.DealInput] {
-	return records[patio.Deal, patio.DealInput]{svc: c.d.Records.Deals, name: "deal", base: "/console/deals/",
+	return records[patio.Deal, patio.DealInput]{svc: c.d.Records.Deals, name: "deal", base: dealsPath + "/",
 		fields: form.DealFields,
 		read: func(values url.Values, p locale.Printer, edit bool) (patio.DealInput, error) {
 			return form.Deal(values, p.Lang, edit)
@@ -172,7 +172,7 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 	out := make([]boardCard, len(deals))
 	for i, d := range deals {
 		out[i] = boardCard{ID: d.ID, Title: d.Title, Status: string(d.Status), Phase: d.Phase, Value: d.Value, Client: clients[d.ClientID],
-			Days: daysSince(rq.now, d.CreatedAt), Path: rq.URL("/console/deals/" + d.ID),
+			Days: daysSince(rq.now, d.CreatedAt), Path: rq.URL(dealsPath + "/" + d.ID),
 			InPhase: inPhase(rq.p, daysSince(rq.now, d.InPhaseSince()))}
 		if d.Value != nil {
 			out[i].Amount = rq.p.Money(*d.Value)

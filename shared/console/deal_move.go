@@ -27,7 +27,7 @@ func (c *Console) dealMove(status patio.DealStatus) handler {
 		_, err := c.d.Records.Deals.Update(rq.ctx(), rq.team.ID, rq.r.PathValue("id"), in)
 		switch k := patio.KindOf(err); {
 		case err == nil:
-			c.done(rq, "/console/deals/"+rq.r.PathValue("id"), "done.deal."+string(status))
+			c.done(rq, dealsPath+"/"+rq.r.PathValue("id"), "done.deal."+string(status))
 		case k == patio.KindInvalid || k == patio.KindConflict:
 			c.dealPage(rq, http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, "payment_method", "lost_reason"))
 		default:

@@ -10,5 +10,5 @@ func (c *Console) replayOne(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/deliveries/"+d.ID, "done.delivery.replayed")
+	c.done(rq, deliveriesPath+"/"+d.ID, "done.delivery.replayed")
 }

@@ -41,5 +41,5 @@ func (c *Console) replayBulk(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.redirect(rq, "/console/webhooks/"+w.ID+"/deliveries?done=done.replayed.bulk&n="+strconv.Itoa(n))
+	c.redirect(rq, webhooksPath+"/"+w.ID+"/deliveries?done=done.replayed.bulk&n="+strconv.Itoa(n))
 }

@@ -26,7 +26,7 @@ func (c *Console) switchLanguage(rq *request) {
 		}
 	}
 	back := rq.r.PostFormValue("back")
-	if back != "/console/login" && !strings.HasPrefix(back, "/console/login?") {
+	if back != loginPath && !strings.HasPrefix(back, loginPath+"?") {
 		back = safeNext(back)
 	}
 	c.redirect(rq, back)

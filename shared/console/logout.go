@@ -9,5 +9,5 @@ func (c *Console) logout(rq *request) {
 		return
 	}
 	c.clearCookie(rq, session.Cookie)
-	c.done(rq, "/console/login", "done.signedout")
+	c.done(rq, loginPath, "done.signedout")
 }

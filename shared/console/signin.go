@@ -10,9 +10,9 @@ import (
 // safeNext returns a page to go to after signing in: a console path, nothing else (no other site,
 // no scheme-relative URL); "/console/" otherwise.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/console/") || strings.Contains(next, "//") || strings.Contains(next, `\`) ||
-		strings.HasPrefix(next, "/console/login") {
-		return "/console/"
+	if !strings.HasPrefix(next, homePath) || strings.Contains(next, "//") || strings.Contains(next, `\`) ||
+		strings.HasPrefix(next, loginPath) {
+		return homePath
 	}
 	return next
 }

@@ -27,5 +27,5 @@ func (c *Console) switchTeam(rq *request) {
 		return
 	}
 	c.setCookie(rq, session.Cookie, session.Value(rq.sessID, team, rq.sess.Email), patio.SessionMax)
-	c.done(rq, "/console/", "done.team.switched")
+	c.done(rq, homePath, "done.team.switched")
 }

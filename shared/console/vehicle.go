@@ -65,7 +65,7 @@ func vehicleEditable(rq *request, v patio.Vehicle) map[string]string {
 
 // vehicleRecords is the stock's part of the shared create and edit flows.
 func (c *Console) vehicleRecords() records[patio.Vehicle, patio.VehicleInput] {
-	return records[patio.Vehicle, patio.VehicleInput]{svc: c.d.Records.Vehicles, name: "vehicle", base: "/console/vehicles/",
+	return records[patio.Vehicle, patio.VehicleInput]{svc: c.d.Records.Vehicles, name: "vehicle", base: vehiclesPath + "/",
 		fields: form.VehicleFields,
 		read: func(values url.Values, p locale.Printer, edit bool) (patio.VehicleInput, error) {
 			return form.Vehicle(values, p.Lang, edit)
