@@ -28,7 +28,6 @@ var longFuncs = map[string]string{
 	"shared/webhook SampleEvent":    "the sample payload of each event type, a table",
 	"shared/console Console.routes": "the console's routes, a table",
 	"shared/httpapi bind":           "the API's routes, a table",
-	"shared/console records.save":   "to split",
 }
 
 func TestShippedFunctionsFitAScreen(t *testing.T) {
