@@ -28,7 +28,7 @@ const (
 	opWord               // a word of the attribute (wordsAttr) starts with args[0]
 )
 
-// in is "attr is one of values".
+// In is the condition "attr is one of values".
 func In(attr string, values []string) Cond {
 	args := make([]any, len(values))
 	for i, v := range values {
