@@ -134,8 +134,8 @@ func (r records[T, R, Q]) Counts(ctx context.Context, teamID string) (map[string
 }
 
 // Sums returns the maintained counts and sums of a closed facet's values among the records of a
-// status, from the status shards in one read (storeformat.CountShards items); ok is false while some record
-// of the team is not in the sums yet, or when the kind keeps none.
+// status, from the status shards in one read (storeformat.CountShards items); ok is false while
+// some record of the team is not in the sums yet, or when the kind keeps none.
 func (r records[T, R, Q]) Sums(ctx context.Context, teamID, facet, status string) (map[string]patio.Sum, bool, error) {
 	if r.k.Layout.Sum == "" {
 		return nil, false, nil
