@@ -53,9 +53,6 @@ func FamilyOps(t dynamo.Table, teamID string, cur, next storeformat.Family) []st
 // begins_with, which DynamoDB Local serves by reading the whole partition.
 const countShards = storeformat.CountShards
 
-// countPrefix starts the status shards' sort keys.
-const countPrefix = storeformat.CountPrefix
-
 // countKey is one number a record adds to (storeformat.Count).
 type countKey = storeformat.Count
 
