@@ -1,7 +1,8 @@
 package console
 
-// The console's paths: the one table the routes (routes.go) are registered from and every link
-// and redirect the handlers build is made of, so that a page's path is written once. A section's
+// The console's paths: the one table the routes (routes.go) are registered from, of which the
+// handlers build their links and redirects and the templates their links (request.Paths), so
+// that a page's path is written once. A section's
 // list is at its path, a record's page at path/<id>, the record's forms at path/<id>/<action>.
 const (
 	rootPath       = "/console"
@@ -22,3 +23,19 @@ const (
 	financialPath  = rootPath + "/financial"
 	auditPath      = rootPath + "/audit"
 )
+
+// pagePaths are the paths above as the templates read them ({{.URL .Paths.Webhooks}}), so a
+// page's links come from the same table as its routes.
+type pagePaths struct {
+	Home, Static, Login, Logout, Language, Password, Team, Keys, Webhooks, Deliveries string
+	Vehicles, Clients, Deals, Activities, Financial, Audit                            string
+}
+
+// thePaths is the one value of pagePaths.
+var thePaths = pagePaths{Home: homePath, Static: staticPath, Login: loginPath, Logout: logoutPath, Language: languagePath,
+	Password: passwordPath, Team: teamPath, Keys: keysPath, Webhooks: webhooksPath, Deliveries: deliveriesPath,
+	Vehicles: vehiclesPath, Clients: clientsPath, Deals: dealsPath, Activities: activitiesPath, Financial: financialPath,
+	Audit: auditPath}
+
+// Paths returns the console's paths, for the templates' links.
+func (rq *request) Paths() pagePaths { return thePaths }
