@@ -1,5 +1,7 @@
 package console
 
+import "github.com/patio-dev/patio/shared/patio"
+
 // The console's paths: the one table the routes (routes.go) are registered from, of which the
 // handlers build their links and redirects and the templates their links (request.Paths), so
 // that a page's path is written once. A section's
@@ -23,6 +25,10 @@ const (
 	financialPath  = rootPath + "/financial"
 	auditPath      = rootPath + "/audit"
 )
+
+// recordPaths are the sections of the records the audit log names by their resource.
+var recordPaths = map[string]string{patio.ResourceVehicle: vehiclesPath, patio.ResourceClient: clientsPath,
+	patio.ResourceDeal: dealsPath}
 
 // pagePaths are the paths above as the templates read them ({{.URL .Paths.Webhooks}}), so a
 // page's links come from the same table as its routes.
