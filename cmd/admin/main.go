@@ -211,9 +211,12 @@ func (c *cli) run(f func(ctx context.Context) error) func(*cobra.Command, []stri
 
 func (c *cli) teamsCmd() *cobra.Command {
 	teams := &cobra.Command{Use: "teams", Short: "Create and inspect teams"}
-	// newPlan is set-plan's own: sharing create's variable would reset create's default.
-	var name, email, plan, newPlan, team string
+	teams.AddCommand(c.teamCreateCmd(), c.teamGetCmd(), c.teamSetPlanCmd(), c.teamSetTimeZoneCmd())
+	return teams
+}
 
+func (c *cli) teamCreateCmd() *cobra.Command {
+	var name, email, plan string
 	create := &cobra.Command{Use: "create", Short: "Create a team", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			t, err := patio.NewTeam(name, email, plan)
@@ -232,7 +235,11 @@ func (c *cli) teamsCmd() *cobra.Command {
 	create.Flags().StringVar(&email, "email", "", "contact email for alerts (required)")
 	create.Flags().StringVar(&plan, "plan", "starter", "plan: starter, professional or autoshopping")
 	mustRequire(create, "name", "email")
+	return create
+}
 
+func (c *cli) teamGetCmd() *cobra.Command {
+	var team string
 	get := &cobra.Command{Use: "get", Short: "Show a team", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			t, err := accountdb.NewAccounts(c.store.DB()).Team(ctx, team)
@@ -243,10 +250,14 @@ func (c *cli) teamsCmd() *cobra.Command {
 		})}
 	get.Flags().StringVar(&team, "team", "", "team id (required)")
 	mustRequire(get, "team")
+	return get
+}
 
+func (c *cli) teamSetPlanCmd() *cobra.Command {
+	var team, plan string
 	setPlan := &cobra.Command{Use: "set-plan", Short: "Change a team's plan (applies to the next request)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
-			p, err := patio.ParsePlan(newPlan)
+			p, err := patio.ParsePlan(plan)
 			if err != nil {
 				return err
 			}
@@ -260,10 +271,13 @@ func (c *cli) teamsCmd() *cobra.Command {
 			return c.printTeam(t)
 		})}
 	setPlan.Flags().StringVar(&team, "team", "", "team id (required)")
-	setPlan.Flags().StringVar(&newPlan, "plan", "", "plan: starter, professional or autoshopping (required)")
+	setPlan.Flags().StringVar(&plan, "plan", "", "plan: starter, professional or autoshopping (required)")
 	mustRequire(setPlan, "team", "plan")
+	return setPlan
+}
 
-	var tz string
+func (c *cli) teamSetTimeZoneCmd() *cobra.Command {
+	var team, tz string
 	setTZ := &cobra.Command{Use: "set-timezone", Short: "Set a team's time zone (IANA name; dates that expire use it)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			if _, err := patio.CheckTimeZone(tz); err != nil {
@@ -281,9 +295,7 @@ func (c *cli) teamsCmd() *cobra.Command {
 	setTZ.Flags().StringVar(&team, "team", "", "team id (required)")
 	setTZ.Flags().StringVar(&tz, "timezone", "", "IANA time zone, e.g. America/Sao_Paulo or Asia/Tokyo (required)")
 	mustRequire(setTZ, "team", "timezone")
-
-	teams.AddCommand(create, get, setPlan, setTZ)
-	return teams
+	return setTZ
 }
 
 func (c *cli) printTeam(t patio.Team) error {

@@ -36,8 +36,12 @@ func (c *cli) members(ctx context.Context, inviting bool) (patio.Members, error)
 
 func (c *cli) membersCmd() *cobra.Command {
 	members := &cobra.Command{Use: "members", Short: "Invite people to a team's console, list and remove them"}
-	var team, email, role string
+	members.AddCommand(c.memberInviteCmd(), c.memberListCmd(), c.memberRemoveCmd())
+	return members
+}
 
+func (c *cli) memberInviteCmd() *cobra.Command {
+	var team, email, role string
 	invite := &cobra.Command{Use: "invite", Short: "Invite an email to a team's console with a role (the console's invitation; how a team gets its first owner)",
 		Long: "Makes the email a member of the team with the role, creates their user with a temporary password unless\n" +
 			"they have one, and emails them the invitation (from ALERT_SENDER_EMAIL), with the console's address\n" +
@@ -67,7 +71,11 @@ func (c *cli) membersCmd() *cobra.Command {
 	invite.Flags().StringVar(&email, "email", "", "the person's email (required)")
 	invite.Flags().StringVar(&role, "role", "", "owner, admin, member or viewer (required)")
 	mustRequire(invite, "team", "email", "role")
+	return invite
+}
 
+func (c *cli) memberListCmd() *cobra.Command {
+	var team string
 	list := &cobra.Command{Use: "list", Short: "List a team's members", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			if _, err := accountdb.NewAccounts(c.store.DB()).Team(ctx, team); err != nil {
@@ -94,7 +102,11 @@ func (c *cli) membersCmd() *cobra.Command {
 		})}
 	list.Flags().StringVar(&team, "team", "", "team id (required)")
 	mustRequire(list, "team")
+	return list
+}
 
+func (c *cli) memberRemoveCmd() *cobra.Command {
+	var team, email string
 	remove := &cobra.Command{Use: "remove", Short: "Remove a member from a team (a team keeps at least one owner)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			ms, _ := c.members(ctx, false)
@@ -107,7 +119,5 @@ func (c *cli) membersCmd() *cobra.Command {
 	remove.Flags().StringVar(&team, "team", "", "team id (required)")
 	remove.Flags().StringVar(&email, "email", "", "the member's email (required)")
 	mustRequire(remove, "team", "email")
-
-	members.AddCommand(invite, list, remove)
-	return members
+	return remove
 }

@@ -59,10 +59,27 @@ var maxRateHelp = fmt.Sprintf("at most this many requests start in any one secon
 
 func (c *cli) webhooksCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "webhooks", Short: "Create, inspect, edit, test, enable, disable and delete webhooks; rotate their secrets"}
-	var team, url, events, id, typ, maxRate, description string
-	var grace time.Duration
-	var all bool
+	noSecret := func(w webhook.Webhook, err error) (webhook.Webhook, string, error) { return w, "", err }
+	get := c.webhookByID("get", "Show a webhook", func(ctx context.Context, svc webhook.Webhooks, id string) (webhook.Webhook, string, error) {
+		return noSecret(svc.Get(ctx, id))
+	})
+	enable := c.webhookByID("enable", "Enable a webhook (the failure count starts afresh)", func(ctx context.Context, svc webhook.Webhooks, id string) (webhook.Webhook, string, error) {
+		return noSecret(svc.Enable(ctx, id))
+	})
+	disable := c.webhookByID("disable", "Disable a webhook and cancel its pending deliveries", func(ctx context.Context, svc webhook.Webhooks, id string) (webhook.Webhook, string, error) {
+		return noSecret(svc.Disable(ctx, id))
+	})
+	del := c.webhookByID("delete", "Delete a webhook for good: it receives nothing more; its pending deliveries are cancelled",
+		func(ctx context.Context, svc webhook.Webhooks, id string) (webhook.Webhook, string, error) {
+			return noSecret(svc.Delete(ctx, id))
+		})
+	cmd.AddCommand(c.webhookCreateCmd(), get, c.webhookListCmd(), c.webhookUpdateCmd(), c.webhookTestCmd(), enable, disable,
+		c.webhookRotateCmd(), del)
+	return cmd
+}
 
+func (c *cli) webhookCreateCmd() *cobra.Command {
+	var team, url, events, maxRate, description string
 	create := &cobra.Command{Use: "create", Short: "Create a webhook (the secret is shown once)", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			if _, err := accountdb.NewAccounts(c.store.DB()).Team(ctx, team); err != nil {
@@ -89,44 +106,43 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	create.Flags().StringVar(&maxRate, "max-rate", "none", maxRateHelp)
 	create.Flags().StringVar(&description, "description", "", "what the webhook is for, for people (optional)")
 	mustRequire(create, "team", "url", "events")
+	return create
+}
 
-	byID := func(use, short string, f func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error)) *cobra.Command {
-		sub := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs,
-			RunE: c.run(func(ctx context.Context) error {
-				svc, err := c.webhooks(ctx)
-				if err != nil {
-					return err
-				}
-				w, secret, err := f(ctx, svc)
-				if err != nil {
-					return err
-				}
-				return c.printWebhook(w, secret)
-			})}
-		sub.Flags().StringVar(&id, "id", "", "webhook id (required)")
-		mustRequire(sub, "id")
-		return sub
-	}
-	noSecret := func(w webhook.Webhook, err error) (webhook.Webhook, string, error) { return w, "", err }
-	get := byID("get", "Show a webhook", func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
-		return noSecret(svc.Get(ctx, id))
-	})
-	enable := byID("enable", "Enable a webhook (the failure count starts afresh)", func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
-		return noSecret(svc.Enable(ctx, id))
-	})
-	disable := byID("disable", "Disable a webhook and cancel its pending deliveries", func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
-		return noSecret(svc.Disable(ctx, id))
-	})
-	rotate := byID("rotate-secret", "Give a webhook a new secret (shown once); the old one keeps signing for the grace period",
-		func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
+// webhookByID is a command on one webhook (--id): f's webhook is printed, with its secret when
+// f returns one.
+func (c *cli) webhookByID(use, short string, f func(ctx context.Context, svc webhook.Webhooks, id string) (webhook.Webhook, string, error)) *cobra.Command {
+	var id string
+	sub := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs,
+		RunE: c.run(func(ctx context.Context) error {
+			svc, err := c.webhooks(ctx)
+			if err != nil {
+				return err
+			}
+			w, secret, err := f(ctx, svc, id)
+			if err != nil {
+				return err
+			}
+			return c.printWebhook(w, secret)
+		})}
+	sub.Flags().StringVar(&id, "id", "", "webhook id (required)")
+	mustRequire(sub, "id")
+	return sub
+}
+
+func (c *cli) webhookRotateCmd() *cobra.Command {
+	var grace time.Duration
+	rotate := c.webhookByID("rotate-secret", "Give a webhook a new secret (shown once); the old one keeps signing for the grace period",
+		func(ctx context.Context, svc webhook.Webhooks, id string) (webhook.Webhook, string, error) {
 			return svc.RotateSecret(ctx, id, grace)
 		})
 	rotate.Flags().DurationVar(&grace, "grace", webhook.DefaultGrace,
 		"how long the replaced secret keeps signing (at most three secrets sign at once; 0: at once)")
-	del := byID("delete", "Delete a webhook for good: it receives nothing more; its pending deliveries are cancelled",
-		func(ctx context.Context, svc webhook.Webhooks) (webhook.Webhook, string, error) {
-			return noSecret(svc.Delete(ctx, id))
-		})
+	return rotate
+}
+
+func (c *cli) webhookUpdateCmd() *cobra.Command {
+	var id, url, events, maxRate, description string
 	var update *cobra.Command
 	update = &cobra.Command{Use: "update", Short: "Change a webhook's URL (checked again), its events, its max rate or its description", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
@@ -166,6 +182,11 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	update.Flags().StringVar(&maxRate, "max-rate", "", maxRateHelp)
 	update.Flags().StringVar(&description, "description", "", "new description (empty: none)")
 	mustRequire(update, "id")
+	return update
+}
+
+func (c *cli) webhookTestCmd() *cobra.Command {
+	var id, typ string
 	test := &cobra.Command{Use: "test", Short: "Send a signed sample event through the normal delivery path and show the attempt",
 		Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
@@ -178,7 +199,12 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	test.Flags().StringVar(&id, "id", "", "webhook id (required)")
 	test.Flags().StringVar(&typ, "type", webhook.VehicleCreated, "event type of the sample")
 	mustRequire(test, "id")
+	return test
+}
 
+func (c *cli) webhookListCmd() *cobra.Command {
+	var team string
+	var all bool
 	list := &cobra.Command{Use: "list", Short: "List a team's webhooks", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
@@ -199,9 +225,7 @@ func (c *cli) webhooksCmd() *cobra.Command {
 	list.Flags().StringVar(&team, "team", "", "team id (required)")
 	list.Flags().BoolVar(&all, "all", false, "deleted webhooks too")
 	mustRequire(list, "team")
-
-	cmd.AddCommand(create, get, list, update, test, enable, disable, rotate, del)
-	return cmd
+	return list
 }
 
 // parseWhen reads a --since or --until value: an RFC 3339 time, a date (its UTC midnight), or a
@@ -276,9 +300,13 @@ func (c *cli) testWebhook(ctx context.Context, svc webhook.Webhooks, id, typ str
 
 func (c *cli) deliveriesCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "deliveries", Short: "List, inspect and replay webhook deliveries"}
-	var hook, status, id, since, until, cursor string
-	var limit int
+	cmd.AddCommand(c.deliveryListCmd(), c.deliveryGetCmd(), c.deliveryReplayCmd())
+	return cmd
+}
 
+func (c *cli) deliveryListCmd() *cobra.Command {
+	var hook, status, since, until, cursor string
+	var limit int
 	list := &cobra.Command{Use: "list", Short: "List a webhook's deliveries, newest first, a page at a time", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
@@ -312,7 +340,11 @@ func (c *cli) deliveriesCmd() *cobra.Command {
 	list.Flags().IntVar(&limit, "limit", webhook.DefaultDeliveryLimit, fmt.Sprintf("deliveries per page (1 to %d)", webhook.MaxDeliveryLimit))
 	list.Flags().StringVar(&cursor, "cursor", "", "the next page: the next_cursor a previous page printed")
 	mustRequire(list, "webhook")
+	return list
+}
 
+func (c *cli) deliveryGetCmd() *cobra.Command {
+	var id string
 	get := &cobra.Command{Use: "get", Short: "Show a delivery with every attempt of every series, response excerpts included", Args: cobra.NoArgs,
 		RunE: c.run(func(ctx context.Context) error {
 			svc, err := c.webhooks(ctx)
@@ -336,7 +368,11 @@ func (c *cli) deliveriesCmd() *cobra.Command {
 		})}
 	get.Flags().StringVar(&id, "id", "", "delivery id (required)")
 	mustRequire(get, "id")
+	return get
+}
 
+func (c *cli) deliveryReplayCmd() *cobra.Command {
+	var hook, status, id, since, until string
 	replay := &cobra.Command{Use: "replay",
 		Short: "Re-send a finished delivery (--id; a delivered one too), or a webhook's failed, cancelled or skipped ones (--webhook --status): same event ids, new attempts",
 		Args:  cobra.NoArgs,
@@ -385,7 +421,5 @@ func (c *cli) deliveriesCmd() *cobra.Command {
 	replay.Flags().StringVar(&status, "status", "", "with --webhook: failed, cancelled and/or skipped, comma-separated")
 	replay.Flags().StringVar(&since, "since", "", "with --webhook: only deliveries created at or after (RFC 3339, date, or duration ago)")
 	replay.Flags().StringVar(&until, "until", "", "with --webhook: only deliveries created at or before")
-
-	cmd.AddCommand(list, get, replay)
-	return cmd
+	return replay
 }

@@ -81,7 +81,7 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) *consoleRepo
 	month := time.Now().UTC()
 	first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.UTC)
 	wp := env.seedWorkplace(ctx, o.console)
-	vehiclesK := len(defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived))
+	vehiclesK := len(defaultStatuses(patio.VehicleStatuses, string(patio.VehicleArchived)))
 	clientsK := len(defaultStatuses(patio.ClientStatuses, patio.ClientInactive))
 	pages := []consolePage{
 		{"webhooks", "/console/webhooks", 0, 3, cookie, 0},

@@ -130,13 +130,13 @@ func historyStatus(rng *rand.Rand) func() string {
 	return func() string {
 		switch n := rng.IntN(20); {
 		case n < 9:
-			return patio.VehicleSold
+			return string(patio.VehicleSold)
 		case n < 18:
-			return patio.VehicleArchived
+			return string(patio.VehicleArchived)
 		case n == 18:
-			return patio.VehicleActive
+			return string(patio.VehicleActive)
 		}
-		return patio.VehicleReserved
+		return string(patio.VehicleReserved)
 	}
 }
 
@@ -171,7 +171,7 @@ func historyVehicles(teamID string, n, plate int, end time.Time, status func() s
 	rng := rand.New(rand.NewPCG(uint64(n), 10))
 	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Vehicle, error) {
 		v, err := patio.NewVehicle(teamID, id, at, benchVehicle(plate+i, at))
-		v.Status = status()
+		v.Status = patio.VehicleStatus(status())
 		later := patio.NewTimestamp(at.Add(time.Duration(1+rng.IntN(90)) * 24 * time.Hour))
 		if later.Time().After(end) {
 			later = patio.NewTimestamp(end)
@@ -199,7 +199,7 @@ func historyClients(teamID string, n, first int, end time.Time, status func() st
 // historyDeals returns n deals of a team spread over clientIDs, created over historySpan up to
 // end, as a dealership's pipeline leaves them: 20 % open, 40 % won, 30 % lost, 10 % archived.
 func historyDeals(teamID string, n int, end time.Time, clientIDs []string) []patio.Deal {
-	statuses := []string{patio.DealOpen, patio.DealOpen, patio.DealWon, patio.DealWon, patio.DealWon, patio.DealWon,
+	statuses := []patio.DealStatus{patio.DealOpen, patio.DealOpen, patio.DealWon, patio.DealWon, patio.DealWon, patio.DealWon,
 		patio.DealLost, patio.DealLost, patio.DealLost, patio.DealArchived}
 	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Deal, error) {
 		m := benchModels[i%len(benchModels)]

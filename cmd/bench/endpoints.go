@@ -76,7 +76,7 @@ func (env *benchEnv) endpoints() []endpoint {
 				return raw.getRecord(ctx, main, env.tables.Vehicles, patio.ResourceVehicle, randomVehicle(rng))
 			}},
 		{name: "GET /vehicles?limit=20&sort=-price", floor: true, request: env.get(main, "/api/v1/vehicles?limit=20&sort=-price"),
-			raw: floor(env.tables.Vehicles, patio.ResourceVehicle, "price", patio.VehicleStatuses, patio.VehicleArchived, 20)},
+			raw: floor(env.tables.Vehicles, patio.ResourceVehicle, "price", patio.VehicleStatuses, string(patio.VehicleArchived), 20)},
 		{name: "GET /clients", floor: true, request: env.get(main, "/api/v1/clients"),
 			raw: floor(env.tables.Clients, patio.ResourceClient, "created_at", patio.ClientStatuses, patio.ClientInactive, patio.DefaultLimit)},
 		{name: "POST /vehicles", rawIs: writeFloor, request: post(false),

@@ -462,7 +462,7 @@ const lambdasOnlyVehicles = 100
 func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) {
 	started := time.Now()
 	seedAll(ctx, env.store, historyClients(env.main.teamID, o.clients, 0, started, always(patio.ClientActive)))
-	vs := historyVehicles(env.main.teamID, lambdasOnlyVehicles, plateIndexSeeded, started, always(patio.VehicleActive))
+	vs := historyVehicles(env.main.teamID, lambdasOnlyVehicles, plateIndexSeeded, started, always(string(patio.VehicleActive)))
 	seedAll(ctx, env.store, vs)
 	env.vehicleIDs = ids(vs, func(v patio.Vehicle) string { return v.ID })
 	progress("seeded %d clients and %d vehicles in %s", o.clients, lambdasOnlyVehicles, time.Since(started).Round(time.Millisecond))

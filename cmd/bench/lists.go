@@ -173,8 +173,8 @@ func countWhere[T any](recs []T, keep func(T) bool) int {
 // listEndpoints are the lists measured at every size, and GET by id beside them.
 func (env *benchEnv) listEndpoints() []listEndpoint {
 	raw, tables, limit := env.raw, env.tables, patio.DefaultLimit
-	shown := defaultStatuses(patio.VehicleStatuses, patio.VehicleArchived)
-	active := []string{patio.VehicleActive}
+	shown := defaultStatuses(patio.VehicleStatuses, string(patio.VehicleArchived))
+	active := []string{string(patio.VehicleActive)}
 	floor := func(table, resource, field string, desc bool, status, facet string) func(t *sizedTeam) op {
 		f := newListFloor(table, resource, field, desc, status, facet, limit)
 		return func(t *sizedTeam) op {
@@ -189,7 +189,7 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 	// filtered: what a list matches, and what its indexed filter reads (s = match ÷ indexed).
 	filtered := func(status []string, indexed, rest func(patio.Vehicle) bool) func(t *sizedTeam) (int, int) {
 		return func(t *sizedTeam) (int, int) {
-			in := func(v patio.Vehicle) bool { return slices.Contains(status, v.Status) && indexed(v) }
+			in := func(v patio.Vehicle) bool { return slices.Contains(status, string(v.Status)) && indexed(v) }
 			return countWhere(t.vs, func(v patio.Vehicle) bool { return in(v) && rest(v) }), countWhere(t.vs, in)
 		}
 	}
@@ -215,7 +215,7 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 				return func(ctx context.Context, _ *rand.Rand) error { return raw.list(ctx, t.p, f) }
 			}},
 		{name: "GET /vehicles?status=ativo", class: classBase, k: 1, path: fixed("/api/v1/vehicles?status=ativo"),
-			raw: vehicleFloor("created_at", true, patio.VehicleActive, "")},
+			raw: vehicleFloor("created_at", true, string(patio.VehicleActive), "")},
 		{name: "GET /vehicles?sort=-price", class: classBase, k: len(shown), path: fixed("/api/v1/vehicles?sort=-price"),
 			raw: vehicleFloor("price", true, shown[0], "")},
 		{name: "GET /vehicles?sort=title", class: classBase, k: len(shown), path: fixed("/api/v1/vehicles?sort=title"),
@@ -235,7 +235,7 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 			listEndpoint{name: "GET /vehicles?" + q, class: classEquality, k: len(shown), path: fixed("/api/v1/vehicles?" + q),
 				raw: vehicleFloor("created_at", true, shown[0], f.facet), matches: filtered(shown, f.keep, all)},
 			listEndpoint{name: "GET /vehicles?status=ativo&" + q, class: classEquality, k: 1, path: fixed("/api/v1/vehicles?status=ativo&" + q),
-				raw: vehicleFloor("created_at", true, patio.VehicleActive, f.facet), matches: filtered(active, f.keep, all)})
+				raw: vehicleFloor("created_at", true, string(patio.VehicleActive), f.facet), matches: filtered(active, f.keep, all)})
 	}
 	combo := fmt.Sprintf("/vehicles?status=ativo&brand=%s&price_max=%s", benchBrand, comboPriceMax)
 	eps = append(eps,
@@ -243,14 +243,14 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 			path: func(t *sizedTeam) string { return "/api/v1/vehicles?plate=" + t.plate }, raw: byCreation, matches: one},
 		listEndpoint{name: "GET /vehicles?status=ativo&plate=…", class: classEquality, k: 1,
 			path: func(t *sizedTeam) string { return "/api/v1/vehicles?status=ativo&plate=" + t.plate },
-			raw:  vehicleFloor("created_at", true, patio.VehicleActive, ""), matches: one},
+			raw:  vehicleFloor("created_at", true, string(patio.VehicleActive), ""), matches: one},
 		listEndpoint{name: "GET /vehicles?price_min=100000&price_max=120000", class: classFiltered, k: len(shown),
 			path: fixed(fmt.Sprintf("/api/v1/vehicles?price_min=%s&price_max=%s", rangeMin, rangeMax)), raw: byCreation,
 			matches: filtered(shown, all, func(v patio.Vehicle) bool { return v.Price >= rangeMin && v.Price <= rangeMax }), countedOnMatches: true},
 		listEndpoint{name: "GET /vehicles?q=" + benchQ, class: classFiltered, k: len(shown), path: fixed("/api/v1/vehicles?q=" + benchQ), raw: byCreation,
 			matches: filtered(shown, func(v patio.Vehicle) bool { return patio.MatchesTerms(v.Words(), []string{benchQ}) }, all)},
 		listEndpoint{name: "GET " + combo, class: classFiltered, k: 1, path: fixed("/api/v1" + combo),
-			raw:     vehicleFloor("created_at", true, patio.VehicleActive, "brand=toyota"),
+			raw:     vehicleFloor("created_at", true, string(patio.VehicleActive), "brand=toyota"),
 			matches: filtered(active, brand, func(v patio.Vehicle) bool { return v.Price <= comboPriceMax })},
 		listEndpoint{name: fmt.Sprintf("GET /vehicles?sort=updated_at&updated_since=… (%d changes)", syncChanges), class: classSync,
 			k: len(patio.VehicleStatuses),
@@ -258,8 +258,8 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 				return "/api/v1/vehicles?sort=updated_at&updated_since=" + url.QueryEscape(t.since.String())
 			},
 			raw: func(t *sizedTeam) op {
-				f := newListFloor(tables.Vehicles, patio.ResourceVehicle, "updated_at", false, patio.VehicleSold, "", limit)
-				f.lo = patio.VehicleSold + "#1#" + t.since.String()
+				f := newListFloor(tables.Vehicles, patio.ResourceVehicle, "updated_at", false, string(patio.VehicleSold), "", limit)
+				f.lo = string(patio.VehicleSold) + "#1#" + t.since.String()
 				return func(ctx context.Context, _ *rand.Rand) error { return raw.list(ctx, t.p, f) }
 			},
 			matches: func(t *sizedTeam) (int, int) { return t.changed, t.changed }},
@@ -274,10 +274,10 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 			}},
 		getByID(patio.ResourceDeal, tables.Deals),
 		listEndpoint{name: "GET /deals?client_id=…", resource: patio.ResourceDeal, class: classEquality,
-			k:    len(defaultStatuses(patio.DealStatuses, patio.DealArchived)),
+			k:    len(defaultStatuses(patio.DealStatuses, string(patio.DealArchived))),
 			path: func(t *sizedTeam) string { return "/api/v1/deals?client_id=" + t.client },
 			raw: func(t *sizedTeam) op {
-				return floor(tables.Deals, patio.ResourceDeal, "created_at", true, patio.DealOpen, storeformat.FacetKey("client_id", t.client))(t)
+				return floor(tables.Deals, patio.ResourceDeal, "created_at", true, string(patio.DealOpen), storeformat.FacetKey("client_id", t.client))(t)
 			},
 			matches: func(t *sizedTeam) (int, int) {
 				n := countWhere(t.ds, func(d patio.Deal) bool { return d.ClientID == t.client && d.Status != patio.DealArchived })

@@ -176,7 +176,7 @@ func (env *benchEnv) seed(ctx context.Context, o options) {
 	clients := history(dealClients, now, 0, func(i int, id string, at time.Time) (patio.Client, error) {
 		return patio.NewClient(env.deals.teamID, id, at, benchClient(90_000_000+i))
 	})
-	vehicles := historyVehicles(env.deals.teamID, 2*o.pool, plateIndexDeals, now, always(patio.VehicleActive))
+	vehicles := historyVehicles(env.deals.teamID, 2*o.pool, plateIndexDeals, now, always(string(patio.VehicleActive)))
 	deals := history(2*o.pool, now, 0, func(i int, id string, at time.Time) (patio.Deal, error) {
 		in := patio.DealInput{Title: patio.Some("Venda bench"), ClientID: patio.Some(clients[i%dealClients].ID),
 			VehicleID: patio.Some(vehicles[i].ID), Phase: patio.Some("negociacao"), PaymentMethod: patio.Some("financiamento")}
@@ -185,7 +185,7 @@ func (env *benchEnv) seed(ctx context.Context, o options) {
 		return w.Record, err
 	})
 	mainClients := historyClients(env.main.teamID, o.clients, 0, now, always(patio.ClientActive))
-	mainVehicles := historyVehicles(env.main.teamID, o.vehicles, plateIndexSeeded, now, always(patio.VehicleActive))
+	mainVehicles := historyVehicles(env.main.teamID, o.vehicles, plateIndexSeeded, now, always(string(patio.VehicleActive)))
 	seedAll(ctx, env.store, clients)
 	seedAll(ctx, env.store, vehicles)
 	seedAll(ctx, env.store, deals)

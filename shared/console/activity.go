@@ -36,7 +36,7 @@ func (c *Console) activityValues(rq *request, a patio.Activity) url.Values {
 
 // activityRecords is the activities' part of the modules' shared flows.
 func (c *Console) activityRecords() records[patio.Activity, patio.ActivityInput] {
-	return records[patio.Activity, patio.ActivityInput]{svc: c.d.Activities, name: "activity", base: "/console/activities/",
+	return records[patio.Activity, patio.ActivityInput]{svc: c.d.Activities, name: "activity", base: activitiesPath + "/",
 		fields: form.ActivityFields, read: func(values url.Values, p locale.Printer, edit bool) (patio.ActivityInput, error) {
 			return form.Activity(values, p.Loc, edit)
 		},

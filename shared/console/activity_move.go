@@ -13,6 +13,6 @@ func (c *Console) activityMove(status string) handler {
 			c.fail(rq, err)
 			return
 		}
-		c.done(rq, "/console/activities/"+id, "done.activity."+status)
+		c.done(rq, activitiesPath+"/"+id, "done.activity."+status)
 	}
 }

@@ -123,7 +123,7 @@ func (c *Console) auditRows(rq *request, entries []patio.AuditEntry) ([]auditRow
 		rows[i] = auditRow{AuditEntry: e}
 		kind, id, _ := strings.Cut(e.Target, ":")
 		if name, ok := names[e.Target]; ok {
-			rows[i].Kind, rows[i].Name, rows[i].Page = "field."+kind, name, "/console/"+kind+"s/"+id
+			rows[i].Kind, rows[i].Name, rows[i].Page = "field."+kind, name, recordPaths[kind]+"/"+id
 		}
 	}
 	return rows, nil

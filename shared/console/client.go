@@ -65,7 +65,7 @@ func clientEditable(_ *request, cl patio.Client) map[string]string {
 
 // clientRecords is the clients' part of the shared create and edit flows.
 func (c *Console) clientRecords() records[patio.Client, patio.ClientInput] {
-	return records[patio.Client, patio.ClientInput]{svc: c.d.Records.Clients, name: "client", base: "/console/clients/",
+	return records[patio.Client, patio.ClientInput]{svc: c.d.Records.Clients, name: "client", base: clientsPath + "/",
 		fields: form.ClientFields,
 		read: func(values url.Values, _ locale.Printer, edit bool) (patio.ClientInput, error) {
 			return form.Client(values, edit)

@@ -6,7 +6,7 @@ import (
 
 // clientRestore makes a deactivated client active again and goes back to their page.
 func (c *Console) clientRestore() handler {
-	return c.recordAction("/console/clients/", "done.client.restored", func(rq *request, id string) error {
+	return c.recordAction(clientsPath+"/", "done.client.restored", func(rq *request, id string) error {
 		_, err := c.d.Records.Clients.Update(rq.ctx(), rq.team.ID, id, patio.ClientInput{Status: patio.Some(patio.ClientActive)})
 		return err
 	})

@@ -34,15 +34,16 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// Store is what the console keeps for itself and reads on every request: its sessions (with the
-// memberships they are loaded with), pending sign-ins and one-time form tokens.
-type Store interface {
-	session.Store
-
+// SignIns holds the sign-ins waiting for a new password (Cognito's challenge), by the hash of
+// their cookie.
+type SignIns interface {
 	PutSignIn(ctx context.Context, hash string, p patio.PendingSignIn) error
 	SignIn(ctx context.Context, hash string, now time.Time) (patio.PendingSignIn, error)
 	DeleteSignIn(ctx context.Context, hash string) error
+}
 
+// FormTokens holds the one-time tokens of the console's forms, by their hash.
+type FormTokens interface {
 	// ClaimForm claims a one-time form token: true for its first post; else what that post
 	// created.
 	ClaimForm(ctx context.Context, hash string, now, expires time.Time) (bool, string, error)
@@ -50,7 +51,8 @@ type Store interface {
 	ReleaseForm(ctx context.Context, hash string) error
 }
 
-// Webhooks is the webhook use cases the console calls (webhook.Webhooks).
+// Webhooks is what the webhook screens call of the webhook use cases (webhook.Webhooks): a
+// team's webhooks, their settings, secrets and test events.
 type Webhooks interface {
 	Create(ctx context.Context, teamID string, set webhook.Settings) (webhook.Webhook, string, error)
 	GetOfTeam(ctx context.Context, teamID, id string) (webhook.Webhook, error)
@@ -61,6 +63,11 @@ type Webhooks interface {
 	Delete(ctx context.Context, id string) (webhook.Webhook, error)
 	RotateSecret(ctx context.Context, id string, grace time.Duration) (webhook.Webhook, string, error)
 	Test(ctx context.Context, id, typ string) (webhook.Delivery, error)
+}
+
+// Deliveries is what the delivery screens call of the webhook use cases (webhook.Webhooks): the
+// deliveries' lists, one delivery, and replays.
+type Deliveries interface {
 	ListWebhookDeliveries(ctx context.Context, w webhook.Webhook, q webhook.DeliveryQuery) (webhook.DeliveryPage, error)
 	ListTeamDeliveries(ctx context.Context, teamID string, q webhook.DeliveryQuery) (webhook.DeliveryPage, error)
 	Delivery(ctx context.Context, id string) (webhook.Delivery, error)
@@ -78,13 +85,18 @@ type Usage interface {
 
 // Deps are the console's collaborators.
 type Deps struct {
-	Store    Store
-	Identity patio.Identity
-	Members  patio.Members
-	Teams    patio.Teams
-	Keys     patio.Keys
-	Webhooks Webhooks
-	Audit    patio.AuditLog
+	// Sessions, SignIns and Forms are what the console keeps for itself: its sessions (with the
+	// memberships they are loaded with), pending sign-ins and one-time form tokens.
+	Sessions   session.Store
+	SignIns    SignIns
+	Forms      FormTokens
+	Identity   patio.Identity
+	Members    patio.Members
+	Teams      patio.Teams
+	Keys       patio.Keys
+	Webhooks   Webhooks
+	Deliveries Deliveries
+	Audit      patio.AuditLog
 	// Activities and Financial are the console's modules' use cases (audited).
 	Activities patio.Activities
 	Financial  patio.Financial

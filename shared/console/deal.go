@@ -57,7 +57,7 @@ func dealEditable(rq *request, d patio.Deal) map[string]string {
 // dealRecords is the pipeline's part of the shared create and edit flows: a deal's client and
 // vehicle are found by what was typed (a name or document, a plate), as an activity's links are.
 func (c *Console) dealRecords() records[patio.Deal, patio.DealInput] {
-	return records[patio.Deal, patio.DealInput]{svc: c.d.Records.Deals, name: "deal", base: "/console/deals/",
+	return records[patio.Deal, patio.DealInput]{svc: c.d.Records.Deals, name: "deal", base: dealsPath + "/",
 		fields: form.DealFields,
 		read: func(values url.Values, p locale.Printer, edit bool) (patio.DealInput, error) {
 			return form.Deal(values, p.Lang, edit)
@@ -171,8 +171,8 @@ func (c *Console) cards(rq *request, deals []patio.Deal) ([]boardCard, error) {
 	}
 	out := make([]boardCard, len(deals))
 	for i, d := range deals {
-		out[i] = boardCard{ID: d.ID, Title: d.Title, Status: d.Status, Phase: d.Phase, Value: d.Value, Client: clients[d.ClientID],
-			Days: daysSince(rq.now, d.CreatedAt), Path: rq.URL("/console/deals/" + d.ID),
+		out[i] = boardCard{ID: d.ID, Title: d.Title, Status: string(d.Status), Phase: d.Phase, Value: d.Value, Client: clients[d.ClientID],
+			Days: daysSince(rq.now, d.CreatedAt), Path: rq.URL(dealsPath + "/" + d.ID),
 			InPhase: inPhase(rq.p, daysSince(rq.now, d.InPhaseSince()))}
 		if d.Value != nil {
 			out[i].Amount = rq.p.Money(*d.Value)
@@ -259,7 +259,7 @@ func (c *Console) phases(ctx context.Context, rq *request) ([]phasePage, error) 
 	for i, phase := range patio.DealPhases {
 		g.Go(func() error {
 			page, err := c.d.Records.Deals.List(ctx, rq.team.ID, patio.DealQuery{
-				ListQuery: patio.ListQuery{Limit: patio.Some(boardCards), Status: []string{patio.DealOpen}, NoTotal: true, Brief: true},
+				ListQuery: patio.ListQuery{Limit: patio.Some(boardCards), Status: []string{string(patio.DealOpen)}, NoTotal: true, Brief: true},
 				Phase:     []string{phase}})
 			out[i] = phasePage{Phase: phase, deals: page.Items[:min(len(page.Items), boardCards)]}
 			return err
@@ -278,7 +278,7 @@ func (c *Console) phases(ctx context.Context, rq *request) ([]phasePage, error) 
 // keeps, in one read of its count items; for a team with deals written before it kept them, the
 // sum of each phase's newest patio.MaxLimit (Partial when the phase holds more).
 func (c *Console) phaseTotals(ctx context.Context, teamID string) (map[string]phaseTotal, error) {
-	sums, ok, err := c.d.Records.Deals.Sums(ctx, teamID, "phase", patio.DealOpen)
+	sums, ok, err := c.d.Records.Deals.Sums(ctx, teamID, "phase", string(patio.DealOpen))
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +294,7 @@ func (c *Console) phaseTotals(ctx context.Context, teamID string) (map[string]ph
 	for _, phase := range patio.DealPhases {
 		g.Go(func() error {
 			page, err := c.d.Records.Deals.List(ctx, teamID, patio.DealQuery{
-				ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{patio.DealOpen}}, Phase: []string{phase}})
+				ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{string(patio.DealOpen)}}, Phase: []string{phase}})
 			if err != nil {
 				return err
 			}

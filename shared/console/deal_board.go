@@ -118,8 +118,8 @@ func (c *Console) monthResults(ctx context.Context, rq *request) (monthResults, 
 
 // closedSince returns the team's deals of a status closed at or after since (up to
 // monthClosings, the newest; more says there were others).
-func (c *Console) closedSince(ctx context.Context, teamID, status string, since time.Time) (out []patio.Deal, more bool, err error) {
-	q := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{status},
+func (c *Console) closedSince(ctx context.Context, teamID string, status patio.DealStatus, since time.Time) (out []patio.Deal, more bool, err error) {
+	q := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(patio.MaxLimit), Status: []string{string(status)},
 		UpdatedSince: new(patio.NewTimestamp(since)), NoTotal: true, Sort: "updated_at", Desc: true}}
 	for {
 		page, err := c.d.Records.Deals.List(ctx, teamID, q)

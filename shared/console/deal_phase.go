@@ -19,12 +19,12 @@ func (c *Console) dealPhase(rq *request) {
 		return
 	}
 	if d.Phase == phase && d.Status == patio.DealOpen {
-		c.done(rq, "/console/deals", "done.deal.unmoved")
+		c.done(rq, dealsPath, "done.deal.unmoved")
 		return
 	}
 	if _, err := c.d.Records.Deals.Update(ctx, rq.team.ID, id, patio.DealInput{Phase: patio.Some(phase)}); err != nil {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/deals", "done.deal.moved")
+	c.done(rq, dealsPath, "done.deal.moved")
 }

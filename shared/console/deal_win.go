@@ -36,5 +36,5 @@ func (c *Console) dealWin(rq *request) {
 		fields.Set("payment_method", method)
 	}
 	c.askConfirm(rq, "confirm.deal.win", rq.p.T("confirm.deal.win.body", d.Title, vehicle), detail,
-		"/console/deals/"+d.ID, fields, more)
+		dealsPath+"/"+d.ID, fields, more)
 }

@@ -59,7 +59,7 @@ func (c *Console) listDeliveries(rq *request, data deliveryListData, list func(w
 
 // ownDelivery returns the delivery of the path's id when it is the current team's; 404 otherwise.
 func (c *Console) ownDelivery(rq *request) (webhook.Delivery, bool) {
-	d, err := c.d.Webhooks.Delivery(rq.ctx(), rq.r.PathValue("id"))
+	d, err := c.d.Deliveries.Delivery(rq.ctx(), rq.r.PathValue("id"))
 	if err == nil && d.TeamID != rq.team.ID {
 		err = patio.NotFoundf("delivery not found")
 	}

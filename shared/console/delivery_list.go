@@ -24,7 +24,7 @@ func (c *Console) deliveryList(rq *request) {
 		return
 	}
 	c.listDeliveries(rq, data, func(dq webhook.DeliveryQuery) (webhook.DeliveryPage, error) {
-		return c.d.Webhooks.ListWebhookDeliveries(rq.ctx(), w, dq)
+		return c.d.Deliveries.ListWebhookDeliveries(rq.ctx(), w, dq)
 	})
 }
 
@@ -32,7 +32,7 @@ func (c *Console) deliveryList(rq *request) {
 // derives from the event's and the webhook's: one read, whatever the other filters); none when
 // the webhook never got the event.
 func (c *Console) deliveryOfEvent(rq *request, data deliveryListData, eventID string) {
-	d, err := c.d.Webhooks.Delivery(rq.ctx(), webhook.DeliveryID(eventID, data.Webhook.ID))
+	d, err := c.d.Deliveries.Delivery(rq.ctx(), webhook.DeliveryID(eventID, data.Webhook.ID))
 	switch {
 	case err == nil && d.TeamID == rq.team.ID:
 		data.Deliveries = []webhook.Delivery{d}

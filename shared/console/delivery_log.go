@@ -17,6 +17,6 @@ func (c *Console) deliveryLog(rq *request) {
 		data.URLs[w.ID] = w.URL
 	}
 	c.listDeliveries(rq, data, func(dq webhook.DeliveryQuery) (webhook.DeliveryPage, error) {
-		return c.d.Webhooks.ListTeamDeliveries(rq.ctx(), rq.team.ID, dq)
+		return c.d.Deliveries.ListTeamDeliveries(rq.ctx(), rq.team.ID, dq)
 	})
 }

@@ -6,9 +6,9 @@ func (c *Console) replayOne(rq *request) {
 	if !ok {
 		return
 	}
-	if _, err := c.d.Webhooks.Replay(rq.ctx(), d.ID); err != nil {
+	if _, err := c.d.Deliveries.Replay(rq.ctx(), d.ID); err != nil {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/deliveries/"+d.ID, "done.delivery.replayed")
+	c.done(rq, deliveriesPath+"/"+d.ID, "done.delivery.replayed")
 }

@@ -27,7 +27,7 @@ func (c *Console) replayBulk(rq *request) {
 	}
 	ctx := rq.ctx()
 	if values.Get("confirm") == "" {
-		n, err := c.d.Webhooks.CountReplayable(ctx, w.ID, q.Statuses, q.Since, q.Until)
+		n, err := c.d.Deliveries.CountReplayable(ctx, w.ID, q.Statuses, q.Since, q.Until)
 		if err != nil {
 			c.fail(rq, err)
 			return
@@ -36,10 +36,10 @@ func (c *Console) replayBulk(rq *request) {
 			Data: map[string]any{"Webhook": w, "Count": n}, Form: render.NewForm(values)})
 		return
 	}
-	n, err := c.d.Webhooks.ReplayAll(ctx, w.ID, q.Statuses, q.Since, q.Until)
+	n, err := c.d.Deliveries.ReplayAll(ctx, w.ID, q.Statuses, q.Since, q.Until)
 	if err != nil {
 		c.fail(rq, err)
 		return
 	}
-	c.redirect(rq, "/console/webhooks/"+w.ID+"/deliveries?done=done.replayed.bulk&n="+strconv.Itoa(n))
+	c.redirect(rq, webhooksPath+"/"+w.ID+"/deliveries?done=done.replayed.bulk&n="+strconv.Itoa(n))
 }

@@ -69,7 +69,7 @@ func (c *Console) financialValues(rq *request, f patio.FinancialRecord) url.Valu
 
 // financialRecords is the financial records' part of the modules' shared flows.
 func (c *Console) financialRecords() records[patio.FinancialRecord, patio.FinancialInput] {
-	return records[patio.FinancialRecord, patio.FinancialInput]{svc: c.d.Financial, name: "financial", base: "/console/financial/",
+	return records[patio.FinancialRecord, patio.FinancialInput]{svc: c.d.Financial, name: "financial", base: financialPath + "/",
 		fields: form.FinancialFields, read: func(values url.Values, p locale.Printer, edit bool) (patio.FinancialInput, error) {
 			return form.Financial(values, p.Loc, p.Lang, edit)
 		},

@@ -12,6 +12,6 @@ func (c *Console) financialMove(status string) handler {
 			c.fail(rq, err)
 			return
 		}
-		c.done(rq, "/console/financial/"+id, "done.financial."+status)
+		c.done(rq, financialPath+"/"+id, "done.financial."+status)
 	}
 }

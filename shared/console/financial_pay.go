@@ -35,5 +35,5 @@ func (c *Console) financialPay(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/financial/"+id, "done.financial.paid")
+	c.done(rq, financialPath+"/"+id, "done.financial.paid")
 }

@@ -17,6 +17,6 @@ func (c *Console) financialReopen(rq *request) {
 		reopen(rq)
 		return
 	}
-	c.confirmFirst(confirmation{key: "confirm.financial.reverse", name: c.financialName, back: backToRecord("/console/financial/")},
+	c.confirmFirst(confirmation{key: "confirm.financial.reverse", name: c.financialName, back: backToRecord(financialPath + "/")},
 		reopen)(rq)
 }

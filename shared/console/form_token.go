@@ -68,7 +68,7 @@ func (c *Console) once(rq *request, values url.Values, create func() (string, bo
 	}
 	ctx := rq.ctx()
 	hash := patio.HashKey(token)
-	first, result, err := c.d.Store.ClaimForm(ctx, hash, rq.now, rq.now.Add(formTokenLife))
+	first, result, err := c.d.Forms.ClaimForm(ctx, hash, rq.now, rq.now.Add(formTokenLife))
 	if err != nil {
 		c.fail(rq, err)
 		return
@@ -83,10 +83,10 @@ func (c *Console) once(rq *request, values url.Values, create func() (string, bo
 	}
 	path, created := create()
 	if !created {
-		_ = c.d.Store.ReleaseForm(ctx, hash)
+		_ = c.d.Forms.ReleaseForm(ctx, hash)
 		return
 	}
-	if err := c.d.Store.SetFormResult(ctx, hash, path); err != nil {
+	if err := c.d.Forms.SetFormResult(ctx, hash, path); err != nil {
 		c.d.Logger.ErrorContext(ctx, "record form result", slog.String("request_id", rq.id), slog.String("error", err.Error()))
 	}
 }

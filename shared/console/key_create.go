@@ -23,6 +23,6 @@ func (c *Console) keyCreate(rq *request) {
 			return "", false
 		}
 		c.keyPage(rq, http.StatusOK, keyListData{Created: &k, Secret: secret}, render.NewForm(nil))
-		return "/console/keys", true
+		return keysPath, true
 	})
 }

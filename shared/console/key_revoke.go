@@ -6,5 +6,5 @@ func (c *Console) keyRevoke(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/keys", "done.key.revoked")
+	c.done(rq, keysPath, "done.key.revoked")
 }

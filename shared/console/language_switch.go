@@ -20,13 +20,13 @@ func (c *Console) switchLanguage(rq *request) {
 	c.setCookie(rq, session.LangCookie, lang, 365*24*time.Hour)
 	if rq.sess != nil {
 		rq.sess.Lang = lang
-		if err := c.d.Store.SaveSession(rq.ctx(), *rq.sess); err != nil {
+		if err := c.d.Sessions.SaveSession(rq.ctx(), *rq.sess); err != nil {
 			c.fail(rq, err)
 			return
 		}
 	}
 	back := rq.r.PostFormValue("back")
-	if back != "/console/login" && !strings.HasPrefix(back, "/console/login?") {
+	if back != loginPath && !strings.HasPrefix(back, loginPath+"?") {
 		back = safeNext(back)
 	}
 	c.redirect(rq, back)

@@ -36,7 +36,7 @@ func (c *Console) login(rq *request) {
 	if res.NewPasswordRequired {
 		id, hash, err := patio.NewSessionID()
 		if err == nil {
-			err = c.d.Store.PutSignIn(ctx, hash, patio.PendingSignIn{Email: email, Challenge: res.Challenge, Next: next,
+			err = c.d.SignIns.PutSignIn(ctx, hash, patio.PendingSignIn{Email: email, Challenge: res.Challenge, Next: next,
 				ExpiresAt: rq.now.Add(patio.SignInWait)})
 		}
 		if err != nil {

@@ -17,7 +17,7 @@ func (c *Console) newPassword(rq *request) {
 		return
 	}
 	hash := patio.HashKey(ck.Value)
-	pending, err := c.d.Store.SignIn(ctx, hash, rq.now)
+	pending, err := c.d.SignIns.SignIn(ctx, hash, rq.now)
 	if patio.IsKind(err, patio.KindNotFound) {
 		err = patio.Errorf(patio.KindUnauthenticated, "the sign-in has expired; sign in again")
 	}
@@ -39,7 +39,7 @@ func (c *Console) newPassword(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	_ = c.d.Store.DeleteSignIn(ctx, hash)
+	_ = c.d.SignIns.DeleteSignIn(ctx, hash)
 	c.clearCookie(rq, session.SignInCookie)
 	c.startSession(rq, pending.Email, pending.Next)
 }

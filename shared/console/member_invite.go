@@ -29,7 +29,7 @@ func (c *Console) memberInvite(rq *request) {
 			c.fail(rq, err)
 			return "", false
 		}
-		c.done(rq, "/console/team", "done.member.invited")
-		return "/console/team", true
+		c.done(rq, teamPath, "done.member.invited")
+		return teamPath, true
 	})
 }

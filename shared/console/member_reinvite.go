@@ -19,5 +19,5 @@ func (c *Console) memberReinvite(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/team", "done.member.reinvited")
+	c.done(rq, teamPath, "done.member.reinvited")
 }

@@ -10,5 +10,5 @@ func (c *Console) memberRemove(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/team", "done.member.removed")
+	c.done(rq, teamPath, "done.member.removed")
 }

@@ -18,5 +18,5 @@ func (c *Console) memberRole(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/team", "done.member.role")
+	c.done(rq, teamPath, "done.member.role")
 }

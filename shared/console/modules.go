@@ -212,6 +212,33 @@ func (m records[T, In]) create(c *Console, rq *request, refuse func(err error, c
 	})
 }
 
+// stale shows the edit form of a record changed since it was loaded (409): the record as it is
+// now, what changed, and the reader's values to send again.
+func (m records[T, In]) stale(c *Console, rq *request, id string, values url.Values,
+	show func(cur T, status int, f *render.Form, choices linkChoices, changed []string)) {
+	cur, err := m.svc.Get(rq.ctx(), rq.team.ID, id)
+	if err != nil {
+		c.fail(rq, err)
+		return
+	}
+	fresh := m.values(rq, cur)
+	changed := changedSince(values.Get("loaded"), m.editable(rq, cur))
+	// A field someone else changed that this reader left as loaded shows its current value;
+	// what the reader typed stays, to send again.
+	if was := loadedFields(values.Get("loaded")); was != nil {
+		for _, k := range changed {
+			if _, shown := fresh[k]; shown && strings.TrimSpace(values.Get(k)) == was[k] {
+				values.Set(k, fresh.Get(k))
+			}
+		}
+	}
+	values.Set("revision", fresh.Get("revision"))
+	values.Set("loaded", fresh.Get("loaded"))
+	f := render.NewForm(values)
+	f.Problems = map[string][]string{"": {rq.p.T("modules.stale")}}
+	show(cur, http.StatusConflict, f, nil, changed)
+}
+
 // addUnlinked records err's problems as AddOthers does, leaving out a link's (client_id) when
 // the text it was to be found by (client) has a problem already: a client not found is not also
 // a client missing.
@@ -275,26 +302,7 @@ func (m records[T, In]) save(c *Console, rq *request, show func(cur T, status in
 	case err == nil:
 		c.done(rq, m.base+id, m.doneKey("saved", in, rq.now))
 	case k == patio.KindPrecondition:
-		if cur, err = m.svc.Get(ctx, rq.team.ID, id); err != nil {
-			c.fail(rq, err)
-			return
-		}
-		fresh := m.values(rq, cur)
-		changed := changedSince(values.Get("loaded"), m.editable(rq, cur))
-		// A field someone else changed that this reader left as loaded shows its current value;
-		// what the reader typed stays, to send again.
-		if was := loadedFields(values.Get("loaded")); was != nil {
-			for _, k := range changed {
-				if _, shown := fresh[k]; shown && strings.TrimSpace(values.Get(k)) == was[k] {
-					values.Set(k, fresh.Get(k))
-				}
-			}
-		}
-		values.Set("revision", fresh.Get("revision"))
-		values.Set("loaded", fresh.Get("loaded"))
-		f := render.NewForm(values)
-		f.Problems = map[string][]string{"": {rq.p.T("modules.stale")}}
-		show(cur, http.StatusConflict, f, nil, changed)
+		m.stale(c, rq, id, values, show)
 	case k == patio.KindInvalid || k == patio.KindConflict:
 		show(cur, http.StatusUnprocessableEntity, render.Refused(rq.p, values, err, m.fields...), nil, nil)
 	default:

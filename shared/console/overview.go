@@ -111,7 +111,7 @@ func (c *Console) health(rq *request, w webhook.Webhook, since time.Time) (webho
 	h := webhookHealth{Webhook: w, Since: since.In(rq.p.Loc).Format("2006-01-02T15:04")}
 	q := webhook.DeliveryQuery{Since: since, Limit: webhook.MaxDeliveryLimit}
 	for {
-		page, err := c.d.Webhooks.ListWebhookDeliveries(rq.ctx(), w, q)
+		page, err := c.d.Deliveries.ListWebhookDeliveries(rq.ctx(), w, q)
 		if err != nil {
 			return h, err
 		}
@@ -130,7 +130,7 @@ func (c *Console) health(rq *request, w webhook.Webhook, since time.Time) (webho
 		}
 		q.Cursor = page.NextCursor
 	}
-	last, err := c.d.Webhooks.ListWebhookDeliveries(rq.ctx(), w, webhook.DeliveryQuery{Statuses: []string{webhook.DeliverySucceeded}, Limit: 1})
+	last, err := c.d.Deliveries.ListWebhookDeliveries(rq.ctx(), w, webhook.DeliveryQuery{Statuses: []string{webhook.DeliverySucceeded}, Limit: 1})
 	if err != nil {
 		return h, err
 	}

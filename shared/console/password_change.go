@@ -30,5 +30,5 @@ func (c *Console) changePassword(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/account/password", "done.password.changed")
+	c.done(rq, passwordPath, "done.password.changed")
 }

@@ -166,7 +166,7 @@ func (c *Console) serve(rq *request, a access, h handler) {
 		if r.URL.RawQuery != "" {
 			next += "?" + r.URL.RawQuery
 		}
-		c.redirect(rq, "/console/login?next="+url.QueryEscape(next))
+		c.redirect(rq, loginPath+"?next="+url.QueryEscape(next))
 		return
 	}
 	if rq.sess != nil {
@@ -211,7 +211,7 @@ func (c *Console) loadSession(rq *request) error {
 	if rq.sess != nil {
 		return nil
 	}
-	st, err := session.Load(rq.ctx(), c.d.Store, rq.r, rq.now)
+	st, err := session.Load(rq.ctx(), c.d.Sessions, rq.r, rq.now)
 	if st.Ended {
 		c.clearCookie(rq, session.Cookie)
 	}
@@ -229,12 +229,12 @@ func (c *Console) loadSession(rq *request) error {
 
 // setCookie sets one of the console's cookies for the console's path (see session.SetCookie).
 func (c *Console) setCookie(rq *request, name, value string, maxAge time.Duration) {
-	session.SetCookie(rq.w, rq.URL("/console/"), name, value, maxAge)
+	session.SetCookie(rq.w, rq.URL(homePath), name, value, maxAge)
 }
 
 // clearCookie removes one of the console's cookies.
 func (c *Console) clearCookie(rq *request, name string) {
-	session.ClearCookie(rq.w, rq.URL("/console/"), name)
+	session.ClearCookie(rq.w, rq.URL(homePath), name)
 }
 
 // redirect answers 303 to a console path (under the base path).

@@ -52,7 +52,7 @@ func (c *Console) teamView(rq *request, status int, f, s *render.Form) {
 // consoleURL is where the console's sign-in page is, as the request reached it: the link of an
 // invitation.
 func consoleURL(rq *request) string {
-	return session.Origin(rq.r) + rq.URL("/console/login")
+	return session.Origin(rq.r) + rq.URL(loginPath)
 }
 
 // member returns the member of the path's {user} (an email) in the current team, or 404.
@@ -90,6 +90,6 @@ func (c *Console) memberName(rq *request) (string, bool) {
 			return m.Email, true
 		}
 	}
-	c.redirect(rq, "/console/team")
+	c.redirect(rq, teamPath)
 	return "", false
 }

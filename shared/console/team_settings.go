@@ -20,5 +20,5 @@ func (c *Console) teamSettings(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/team", "done.team.saved")
+	c.done(rq, teamPath, "done.team.saved")
 }

@@ -11,7 +11,7 @@ import (
 func (c *Console) switchTeam(rq *request) {
 	ctx := rq.ctx()
 	team := rq.r.PostFormValue("team")
-	ms, err := c.d.Store.Memberships(ctx, rq.sess.Email)
+	ms, err := c.d.Sessions.Memberships(ctx, rq.sess.Email)
 	if err != nil {
 		c.fail(rq, err)
 		return
@@ -22,10 +22,10 @@ func (c *Console) switchTeam(rq *request) {
 		return
 	}
 	rq.sess.TeamID, rq.sess.Teams = team, session.Teams(ms)
-	if err := c.d.Store.SaveSession(ctx, *rq.sess); err != nil {
+	if err := c.d.Sessions.SaveSession(ctx, *rq.sess); err != nil {
 		c.fail(rq, err)
 		return
 	}
 	c.setCookie(rq, session.Cookie, session.Value(rq.sessID, team, rq.sess.Email), patio.SessionMax)
-	c.done(rq, "/console/", "done.team.switched")
+	c.done(rq, homePath, "done.team.switched")
 }

@@ -42,7 +42,7 @@ type vehicleFormData struct {
 // the form may set.
 func newVehicleFormData() vehicleFormData {
 	return vehicleFormData{Choices: map[string][]string{"fuel": patio.VehicleFuels, "transmission": patio.VehicleTransmissions},
-		Phases: patio.VehiclePhases, Statuses: []string{patio.VehicleActive, patio.VehicleReserved}}
+		Phases: patio.VehiclePhases, Statuses: []string{string(patio.VehicleActive), string(patio.VehicleReserved)}}
 }
 
 // vehicleEditable is a vehicle's editable fields as its form holds them: money as the reader
@@ -58,14 +58,14 @@ func vehicleEditable(rq *request, v patio.Vehicle) map[string]string {
 		m["purchase_price"] = rq.p.Decimal(*v.PurchasePrice)
 	}
 	if v.Status == patio.VehicleActive || v.Status == patio.VehicleReserved {
-		m["status"] = v.Status
+		m["status"] = string(v.Status)
 	}
 	return m
 }
 
 // vehicleRecords is the stock's part of the shared create and edit flows.
 func (c *Console) vehicleRecords() records[patio.Vehicle, patio.VehicleInput] {
-	return records[patio.Vehicle, patio.VehicleInput]{svc: c.d.Records.Vehicles, name: "vehicle", base: "/console/vehicles/",
+	return records[patio.Vehicle, patio.VehicleInput]{svc: c.d.Records.Vehicles, name: "vehicle", base: vehiclesPath + "/",
 		fields: form.VehicleFields,
 		read: func(values url.Values, p locale.Printer, edit bool) (patio.VehicleInput, error) {
 			return form.Vehicle(values, p.Lang, edit)

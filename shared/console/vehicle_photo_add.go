@@ -11,7 +11,7 @@ func (c *Console) vehiclePhotoAdd(rq *request) {
 			c.fail(rq, err)
 			return "", false
 		}
-		path := "/console/vehicles/" + id + "/photos/" + p.ID
+		path := vehiclesPath + "/" + id + "/photos/" + p.ID
 		c.redirect(rq, path)
 		return path, true
 	})

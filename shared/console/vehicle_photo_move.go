@@ -25,7 +25,7 @@ func (c *Console) vehiclePhotoMove(rq *request) {
 		j = i + 1
 	}
 	if i < 0 || j < 0 || j >= len(ids) {
-		c.done(rq, "/console/vehicles/"+id+"#photos", "done.photo.unmoved")
+		c.done(rq, vehiclesPath+"/"+id+"#photos", "done.photo.unmoved")
 		return
 	}
 	ids[i], ids[j] = ids[j], ids[i]
@@ -33,5 +33,5 @@ func (c *Console) vehiclePhotoMove(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/vehicles/"+id+"#photos", "done.photo.moved")
+	c.done(rq, vehiclesPath+"/"+id+"#photos", "done.photo.moved")
 }

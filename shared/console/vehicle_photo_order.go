@@ -10,5 +10,5 @@ func (c *Console) vehiclePhotoOrder(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/vehicles/"+id+"#photos", "done.photo.moved")
+	c.done(rq, vehiclesPath+"/"+id+"#photos", "done.photo.moved")
 }

@@ -11,7 +11,7 @@ func (c *Console) vehiclePhotoRemove(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/vehicles/"+id+"#photos", "done.photo.removed")
+	c.done(rq, vehiclesPath+"/"+id+"#photos", "done.photo.removed")
 }
 
 // photoName names the path's photo in its deletion's confirmation ("photo 2 of Fiat Argo").

@@ -13,9 +13,9 @@ func (c *Console) vehiclePhotoRetry(rq *request) {
 		return
 	}
 	if target == nil {
-		c.done(rq, "/console/vehicles/"+id+"#photos", "done.photo.retried")
+		c.done(rq, vehiclesPath+"/"+id+"#photos", "done.photo.retried")
 		return
 	}
 	// The upload page signs a target of its own, which sends the browser back here.
-	c.redirect(rq, "/console/vehicles/"+id+"/photos/"+photoID)
+	c.redirect(rq, vehiclesPath+"/"+id+"/photos/"+photoID)
 }

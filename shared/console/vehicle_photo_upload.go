@@ -19,10 +19,10 @@ type photoUploadData struct {
 // its upload target; the target is signed afresh at each visit, valid for patio.PhotoUploadWindow.
 func (c *Console) vehiclePhotoUpload(rq *request) {
 	id, photoID := rq.r.PathValue("id"), rq.r.PathValue("photo")
-	back := absoluteURL(rq, rq.URL("/console/vehicles/"+id+"?done="+url.QueryEscape("done.photo.sent")+"#photos"))
+	back := absoluteURL(rq, rq.URL(vehiclesPath+"/"+id+"?done="+url.QueryEscape("done.photo.sent")+"#photos"))
 	v, p, target, err := c.d.Photos.UploadTargetOf(rq.ctx(), rq.team.ID, id, photoID, back, rq.now)
 	if patio.IsKind(err, patio.KindConflict) {
-		c.done(rq, "/console/vehicles/"+id+"#photos", "done.photo.processed")
+		c.done(rq, vehiclesPath+"/"+id+"#photos", "done.photo.processed")
 		return
 	}
 	if err != nil {

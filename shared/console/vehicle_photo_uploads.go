@@ -38,7 +38,7 @@ func (c *Console) vehiclePhotoUploads(rq *request) {
 		return
 	}
 	ctx, hash := rq.ctx(), patio.HashKey(token)
-	first, _, err := c.d.Store.ClaimForm(ctx, hash, rq.now, rq.now.Add(formTokenLife))
+	first, _, err := c.d.Forms.ClaimForm(ctx, hash, rq.now, rq.now.Add(formTokenLife))
 	if err == nil && !first {
 		err = patio.Errorf(patio.KindPrecondition, "this form was already sent")
 	}
@@ -49,11 +49,11 @@ func (c *Console) vehiclePhotoUploads(rq *request) {
 	id := rq.r.PathValue("id")
 	uploads, err := c.d.Photos.AddUploads(ctx, rq.team.ID, id, n)
 	if err != nil {
-		_ = c.d.Store.ReleaseForm(ctx, hash)
+		_ = c.d.Forms.ReleaseForm(ctx, hash)
 		c.failJSON(rq, err)
 		return
 	}
-	_ = c.d.Store.SetFormResult(ctx, hash, "/console/vehicles/"+id)
+	_ = c.d.Forms.SetFormResult(ctx, hash, vehiclesPath+"/"+id)
 	answer := photoUploadsAnswer{Uploads: make([]photoUploadTarget, len(uploads))}
 	for i, u := range uploads {
 		answer.Uploads[i] = photoUploadTarget{ID: u.Photo.ID, URL: u.Target.URL, Fields: u.Target.Fields}

@@ -7,10 +7,10 @@ import (
 // vehicleRestore puts an archived vehicle back in the stock with the status posted (ativo when
 // none) and goes back to its page.
 func (c *Console) vehicleRestore() handler {
-	return c.recordAction("/console/vehicles/", "done.vehicle.restored", func(rq *request, id string) error {
+	return c.recordAction(vehiclesPath+"/", "done.vehicle.restored", func(rq *request, id string) error {
 		status := rq.r.PostForm.Get("status")
 		if status == "" {
-			status = patio.VehicleActive
+			status = string(patio.VehicleActive)
 		}
 		_, err := c.d.Records.Vehicles.Update(rq.ctx(), rq.team.ID, id, patio.VehicleInput{Status: patio.Some(status)})
 		return err

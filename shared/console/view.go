@@ -176,7 +176,7 @@ func (v view) Path() string {
 // holds the webhook's deliveries too): the navigation marks that section as the current one.
 func (v view) In(prefix string) bool {
 	p := v.r.URL.Path
-	if prefix == "/console/webhooks" && strings.HasPrefix(p, "/console/deliveries") {
+	if prefix == webhooksPath && strings.HasPrefix(p, deliveriesPath) {
 		return true
 	}
 	return p == prefix || strings.HasPrefix(p, prefix+"/") || strings.HasPrefix(p, prefix+".")

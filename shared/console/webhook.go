@@ -119,7 +119,7 @@ func (c *Console) webhookAction(rq *request, act func(id string) (webhook.Webhoo
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/webhooks/"+w.ID, message)
+	c.done(rq, webhooksPath+"/"+w.ID, message)
 }
 
 // webhookName is the URL of the path's webhook, which its confirmations name.

@@ -31,6 +31,6 @@ func (c *Console) webhookCreate(rq *request) {
 		}
 		c.render(rq, http.StatusOK, "webhook_secret", view{Title: rq.p.T("webhooks.created.title"),
 			Data: map[string]any{"Webhook": w, "Secret": secret, "Created": true}})
-		return "/console/webhooks/" + w.ID, true
+		return webhooksPath + "/" + w.ID, true
 	})
 }

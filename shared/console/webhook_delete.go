@@ -10,5 +10,5 @@ func (c *Console) webhookDelete(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/webhooks", "done.webhook.deleted")
+	c.done(rq, webhooksPath, "done.webhook.deleted")
 }

@@ -46,5 +46,5 @@ func (c *Console) webhookSave(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/webhooks/"+w.ID, "done.webhook.saved")
+	c.done(rq, webhooksPath+"/"+w.ID, "done.webhook.saved")
 }

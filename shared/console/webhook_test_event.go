@@ -19,5 +19,5 @@ func (c *Console) webhookTest(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	c.done(rq, "/console/deliveries/"+d.ID, "done.webhook.tested")
+	c.done(rq, deliveriesPath+"/"+d.ID, "done.webhook.tested")
 }

@@ -31,38 +31,38 @@ func (d *Deliverer) alert(ctx context.Context, log *slog.Logger, del webhook.Del
 		a := del.Attempts[n-1]
 		last = webhook.Failure{StatusCode: a.StatusCode, ErrorClass: a.ErrorClass, At: a.At}
 	}
-	disabled, err := d.Store.DisableForFailures(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, clock(d.Now), last)
+	disabled, err := d.Rules.DisableForFailures(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, clock(d.Now), last)
 	if err != nil {
 		return err
 	}
 	if disabled {
 		log.WarnContext(ctx, "webhook disabled after 6 consecutive failed attempts")
 	}
-	w, err := d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
+	w, err := d.Rules.Webhook(ctx, del.TeamID, del.WebhookID)
 	if err != nil || !w.AlertPending {
 		return err
 	}
 	// Cancelling is counted as it goes, so that a run interrupted and handled again adds what it
 	// cancels then (a webhook enabled again meanwhile keeps its deliveries).
 	if w.Status == webhook.StatusDisabled {
-		n, err := webhook.CancelPending(ctx, d.Store, del.WebhookID)
+		n, err := webhook.CancelPending(ctx, d.Rules, del.WebhookID)
 		if n > 0 {
-			err = errors.Join(err, d.Store.NoteCancelled(ctx, del.TeamID, del.WebhookID, n))
+			err = errors.Join(err, d.Rules.NoteCancelled(ctx, del.TeamID, del.WebhookID, n))
 		}
 		if err != nil {
 			return err
 		}
 	}
-	claimed, err := d.Store.ClaimAlert(ctx, del.TeamID, del.WebhookID)
+	claimed, err := d.Rules.ClaimAlert(ctx, del.TeamID, del.WebhookID)
 	if err != nil || !claimed {
 		return err
 	}
-	w, err = d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
+	w, err = d.Rules.Webhook(ctx, del.TeamID, del.WebhookID)
 	if err == nil {
 		err = d.sendAlert(ctx, w)
 	}
 	if err != nil {
-		return errors.Join(err, d.Store.ReleaseAlert(context.WithoutCancel(ctx), del.TeamID, del.WebhookID))
+		return errors.Join(err, d.Rules.ReleaseAlert(context.WithoutCancel(ctx), del.TeamID, del.WebhookID))
 	}
 	log.InfoContext(ctx, "alert email sent")
 	return nil
@@ -190,7 +190,7 @@ func (d *Deliverer) warn(ctx context.Context, log *slog.Logger, del webhook.Deli
 		return
 	}
 	now := clock(d.Now)
-	claimed, err := d.Store.ClaimWarning(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, now)
+	claimed, err := d.Rules.ClaimWarning(ctx, del.TeamID, del.WebhookID, del.FirstAttemptAt, now)
 	if err != nil || !claimed {
 		if err != nil {
 			log.WarnContext(ctx, "warning email skipped", slog.String("error", err.Error()))
@@ -200,14 +200,14 @@ func (d *Deliverer) warn(ctx context.Context, log *slog.Logger, del webhook.Deli
 	err = d.sendWarning(ctx, del, a)
 	if err != nil {
 		log.WarnContext(ctx, "warning email failed", slog.String("error", err.Error()))
-		_ = d.Store.ReleaseWarning(context.WithoutCancel(ctx), del.TeamID, del.WebhookID, now)
+		_ = d.Rules.ReleaseWarning(context.WithoutCancel(ctx), del.TeamID, del.WebhookID, now)
 		return
 	}
 	log.InfoContext(ctx, "warning email sent")
 }
 
 func (d *Deliverer) sendWarning(ctx context.Context, del webhook.Delivery, a webhook.Attempt) error {
-	w, err := d.Store.Webhook(ctx, del.TeamID, del.WebhookID)
+	w, err := d.Rules.Webhook(ctx, del.TeamID, del.WebhookID)
 	if err != nil {
 		return err
 	}

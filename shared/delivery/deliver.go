@@ -43,12 +43,14 @@ const (
 // pending with its due time reset, for the sweep to queue again in a few minutes. Either way it
 // waits its turn without holding a worker.
 type Deliverer struct {
-	Store    Store
-	Queue    Queue
-	Sender   Sender
-	Mailer   Mailer
-	Teams    Teams
-	Schedule webhook.Schedule
+	Deliveries Deliveries
+	Gates      Gates
+	Rules      Rules
+	Queue      Queue
+	Sender     Sender
+	Mailer     Mailer
+	Teams      Teams
+	Schedule   webhook.Schedule
 	// Timeout is the sender's timeout (how long one attempt may take); it sets how long leases
 	// last. webhook.DefaultTimeout when zero.
 	Timeout time.Duration
@@ -180,7 +182,7 @@ func (d *Deliverer) outcome(a *attempt, hold time.Time) (webhook.Attempt, string
 // tasks would slow every other webhook's (each message costs every queue operation something).
 func (d *Deliverer) park(ctx context.Context, t webhook.Task, now time.Time, reason string) error {
 	logFor(d.Logger, t).InfoContext(ctx, "attempt parked: webhook slow", slog.String("held_by", reason))
-	return d.Store.ParkDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now, reason)
+	return d.Deliveries.ParkDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now, reason)
 }
 
 // wait returns t put back to wait for its webhook about retry (at least a second), doubled after each
@@ -222,7 +224,7 @@ func (d *Deliverer) unclaimed(ctx context.Context, t webhook.Task, del webhook.D
 	case del.Status == webhook.DeliverySucceeded && del.Attempt == t.Attempt && len(del.Attempts) > 0:
 		// The success was recorded but the gate's write that notes it may have failed, and the
 		// deactivation rule must see it.
-		return d.Store.NoteSuccess(ctx, del.TeamID, del.WebhookID, del.Attempts[len(del.Attempts)-1].At)
+		return d.Gates.NoteSuccess(ctx, del.TeamID, del.WebhookID, del.Attempts[len(del.Attempts)-1].At)
 	}
 	return nil
 }

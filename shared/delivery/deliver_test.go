@@ -681,7 +681,7 @@ func TestDeliverUnclaimedOnlyWhenSafe(t *testing.T) {
 			}
 			claims := &claimCounter{store: e.store}
 			d := e.deliverer()
-			d.Store = claims
+			d.Deliveries = claims
 			if err := d.Deliver(context.Background(), task); err != nil {
 				t.Fatalf("Deliver = %v", err)
 			}

@@ -42,8 +42,8 @@ var (
 )
 
 // store is the DynamoDB store of the package's tables, with failures planned per method and the
-// deactivation rule's calls noted: the store's webhooks and delivery log, which delivery.Store
-// spans.
+// deactivation rule's calls noted: the store's webhooks and delivery log, which the Deliverer's
+// ports span.
 type store struct {
 	webhookdb.Store
 
@@ -233,7 +233,7 @@ func (e *env) task(name string, n int) webhook.Task {
 }
 
 func (e *env) deliverer() *delivery.Deliverer {
-	return &delivery.Deliverer{Store: e.store, Queue: e.queue, Sender: e.sender, Mailer: e.mailer,
+	return &delivery.Deliverer{Deliveries: e.store, Gates: e.store, Rules: e.store, Queue: e.queue, Sender: e.sender, Mailer: e.mailer,
 		Teams: teams{e.team.ID: e.team}, Schedule: webhook.DefaultSchedule, Now: func() time.Time { return now }, Logger: discard,
 		ConsoleURL: consoleURL}
 }

@@ -109,7 +109,7 @@ func (g *group) load(ctx context.Context) (map[string]webhook.Delivery, bool) {
 			ids = append(ids, t.DeliveryID)
 		}
 	}
-	w, gate, dels, err := d.Store.LoadGroup(ctx, t0.TeamID, t0.WebhookID, ids)
+	w, gate, dels, err := d.Deliveries.LoadGroup(ctx, t0.TeamID, t0.WebhookID, ids)
 	if err != nil && !patio.IsKind(err, patio.KindNotFound) {
 		for k := range g.errs {
 			g.errs[k] = err
@@ -148,7 +148,7 @@ func (g *group) claim(ctx context.Context, dels map[string]webhook.Delivery) []*
 			g.out.add(d.wait(t, now, time.Second, ""), g.from[k])
 		case t.Copy || now.Sub(t.Due) >= d.unclaimedFor():
 			wg.Go(func() {
-				del, ok, err := d.Store.ClaimDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now, now.Add(d.claimFor()))
+				del, ok, err := d.Deliveries.ClaimDelivery(ctx, t.DeliveryID, t.Series, t.Attempt, t.Token, now, now.Add(d.claimFor()))
 				switch {
 				case err != nil && patio.IsKind(err, patio.KindNotFound):
 					logFor(d.Logger, t).WarnContext(ctx, "task for an unknown delivery dropped")
@@ -176,7 +176,7 @@ func (g *group) claim(ctx context.Context, dels map[string]webhook.Delivery) []*
 func (g *group) cancel(ctx context.Context, ready []*attempt) {
 	for _, a := range ready {
 		logFor(g.d.Logger, a.task).InfoContext(ctx, "delivery cancelled: webhook not active")
-		_, err := g.d.Store.SetDeliveryStatus(ctx, a.task.DeliveryID, []string{webhook.DeliveryPending}, webhook.DeliveryCancelled, false)
+		_, err := g.d.Rules.SetDeliveryStatus(ctx, a.task.DeliveryID, []string{webhook.DeliveryPending}, webhook.DeliveryCancelled, false)
 		g.errs[a.k] = ignoreConflict(err)
 	}
 }
@@ -245,7 +245,7 @@ func (g *group) putBack(ctx context.Context, a *attempt, now time.Time, adm admi
 	logFor(d.Logger, a.task).InfoContext(ctx, "attempt held by its webhook", slog.String("held_by", adm.reason),
 		slog.Time("retry_at", t.NotBefore))
 	if t.NotBefore.Sub(a.task.Due) >= d.unclaimedFor() {
-		if err := d.Store.ParkDelivery(ctx, a.task.DeliveryID, a.task.Series, a.task.Attempt, a.task.Token, t.NotBefore, adm.reason); err != nil {
+		if err := d.Deliveries.ParkDelivery(ctx, a.task.DeliveryID, a.task.Series, a.task.Attempt, a.task.Token, t.NotBefore, adm.reason); err != nil {
 			return err
 		}
 	}
@@ -279,7 +279,7 @@ func (g *group) release(ctx context.Context, unsent []*attempt) {
 	var wg sync.WaitGroup
 	for _, a := range unsent {
 		wg.Go(func() {
-			_, _, _ = g.d.Store.ClaimDelivery(ctx, a.task.DeliveryID, a.task.Series, a.task.Attempt, a.task.Token, now, now.Add(-time.Millisecond))
+			_, _, _ = g.d.Deliveries.ClaimDelivery(ctx, a.task.DeliveryID, a.task.Series, a.task.Attempt, a.task.Token, now, now.Add(-time.Millisecond))
 		})
 	}
 	wg.Wait()
@@ -300,7 +300,7 @@ func (g *group) record(ctx context.Context, sent []*attempt) {
 		}
 		recs[i] = Record{Delivery: del, Attempt: a.rec, Status: a.status, Token: a.task.Token}
 	}
-	errs := d.Store.RecordAttempts(ctx, recs, clock(d.Now))
+	errs := d.Deliveries.RecordAttempts(ctx, recs, clock(d.Now))
 	var wg sync.WaitGroup
 	for i, a := range sent {
 		if errs[i] != nil {

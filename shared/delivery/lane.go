@@ -413,7 +413,7 @@ func (l *lane) sync(ctx context.Context) {
 		next.Version = l.gate.Version
 		answers := len(l.answers)
 		l.mu.Unlock()
-		stored, ok, err := l.d.Store.SwapGate(ctx, l.teamID, l.webhookID, next)
+		stored, ok, err := l.d.Gates.SwapGate(ctx, l.teamID, l.webhookID, next)
 		l.mu.Lock()
 		if err != nil {
 			logger(l.d.Logger).WarnContext(ctx, "writing the webhook's gate failed", slog.String("webhook_id", l.webhookID),
@@ -465,7 +465,7 @@ func (l *lane) flush(ctx context.Context) error {
 	if success.IsZero() {
 		return nil
 	}
-	if err := l.d.Store.NoteSuccess(ctx, l.teamID, l.webhookID, success); err != nil {
+	if err := l.d.Gates.NoteSuccess(ctx, l.teamID, l.webhookID, success); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -505,5 +505,5 @@ func (l *lane) leave(ctx context.Context, success time.Time) error {
 		return nil
 	}
 	// The gate could not be written: the lease ends on its own; the success must be noted.
-	return l.d.Store.NoteSuccess(ctx, l.teamID, l.webhookID, left)
+	return l.d.Gates.NoteSuccess(ctx, l.teamID, l.webhookID, left)
 }

@@ -45,15 +45,13 @@ type SweepStore interface {
 	MarkSwept(ctx context.Context, d webhook.Delivery, now time.Time) (bool, error)
 }
 
-// Store is what a Deliverer reads and writes, step by step: it loads a group's webhook, gate and
-// deliveries; claims the attempts that may have a copy; paces the sends through the gate; records
-// the attempts; and applies the deactivation rule.
-type Store interface {
+// Deliveries is what a Deliverer's groups read and write of the deliveries: a group's load, the
+// claims of the attempts a copy may be making too, and the attempts' records. The Deliverer's
+// Gates pace the sends and its Rules apply the deactivation rule.
+type Deliveries interface {
 	Loader
 	Claimer
-	Gates
 	Recorder
-	Rules
 }
 
 // Loader reads at once what the tasks of one webhook need.

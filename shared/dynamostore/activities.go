@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
 )
@@ -90,30 +91,33 @@ func parseTS(s *string) (*patio.Timestamp, error) {
 
 // activityKind declares how activities are stored.
 var activityKind = kind[patio.Activity, activityRow, patio.ActivityQuery]{
-	what: "activity", layout: storeformat.Activities, prefix: storeformat.Activities.RowPrefix(),
+	Kind: lists.Kind[patio.Activity, activityRow, patio.ActivityQuery]{
+		What: "activity", Layout: storeformat.Activities,
+		Key:    func(a patio.Activity) (string, string) { return a.TeamID, a.ID },
+		Encode: toActivityRow,
+		Decode: activityRow.activity,
+		List: lists.Listing[patio.Activity, patio.ActivityQuery]{
+			Statuses: patio.ActivityStatuses,
+			Query:    func(q patio.ActivityQuery) patio.ListQuery { return q.ListQuery },
+			Filters: map[string]func(patio.ActivityQuery) []string{
+				"type":       func(q patio.ActivityQuery) []string { return q.Type },
+				"vehicle_id": func(q patio.ActivityQuery) []string { return lists.One(q.VehicleID) },
+				"client_id":  func(q patio.ActivityQuery) []string { return lists.One(q.ClientID) },
+				"deal_id":    func(q patio.ActivityQuery) []string { return lists.One(q.DealID) },
+			},
+			Ranges: []lists.Range[patio.ActivityQuery]{
+				{Attr: "due_at", Sort: "due_at", Bounds: func(q patio.ActivityQuery) (lo, hi *lists.Bound) {
+					return lists.TextBound(q.DueFrom), lists.TextBound(q.DueTo)
+				}},
+			},
+		},
+	},
+	prefix:       storeformat.Activities.RowPrefix(),
 	table:        func(t Tables) string { return t.Activities },
-	key:          func(a patio.Activity) (string, string) { return a.TeamID, a.ID },
-	encode:       toActivityRow,
-	decode:       activityRow.activity,
 	revision:     func(a patio.Activity) int { return a.Revision },
 	withRevision: func(a patio.Activity, n int) patio.Activity { a.Revision = n; return a },
 	guards:       func(patio.Activity) []guard { return nil },
 	alarmKey:     func(row activityRow) string { return row.AlarmKey },
-	list: &listing[patio.Activity, patio.ActivityQuery]{
-		statuses: patio.ActivityStatuses,
-		query:    func(q patio.ActivityQuery) patio.ListQuery { return q.ListQuery },
-		filters: map[string]func(patio.ActivityQuery) []string{
-			"type":       func(q patio.ActivityQuery) []string { return q.Type },
-			"vehicle_id": func(q patio.ActivityQuery) []string { return one(q.VehicleID) },
-			"client_id":  func(q patio.ActivityQuery) []string { return one(q.ClientID) },
-			"deal_id":    func(q patio.ActivityQuery) []string { return one(q.DealID) },
-		},
-		ranges: []rangeField[patio.ActivityQuery]{
-			{attr: "due_at", sort: "due_at", bounds: func(q patio.ActivityQuery) (lo, hi *bound) {
-				return textBound(q.DueFrom), textBound(q.DueTo)
-			}},
-		},
-	},
 }
 
 // Activities returns the activity store.

@@ -129,10 +129,10 @@ func fire[T, R, Q any](ctx context.Context, r records[T, R, Q], a patio.AlarmRef
 	if err != nil {
 		return false, err
 	}
-	if r.k.alarmKey(r.k.encode(cur)) != a.Key {
+	if r.k.alarmKey(r.k.Encode(cur)) != a.Key {
 		return false, nil // moved, fired or no longer due since the index was read
 	}
-	next := r.k.encode(fired(cur))
+	next := r.k.Encode(fired(cur))
 	u := marks(r.table().Update("pk", a.TeamID).Range("sk", r.k.prefix+a.ID), next).
 		If("'alarm_key' = ? AND 'rev' = ?", a.Key, revAttr(r.k.revision(cur)))
 	if key := r.k.alarmKey(next); key != "" {

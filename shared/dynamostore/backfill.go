@@ -42,7 +42,7 @@ func (s *Store) Backfill(ctx context.Context, check bool, more ...migration.Tabl
 
 // migrationTable declares the kind's table to the backfill.
 func (r records[T, R, Q]) migrationTable() migration.Table {
-	return migration.Table{Name: r.k.table(r.s.db.Tables), Layout: r.k.layout, Prefix: r.k.prefix,
+	return migration.Table{Name: r.k.table(r.s.db.Tables), Layout: r.k.Layout, Prefix: r.k.prefix,
 		Alarms: r.k.alarmKey != nil, Rewrite: r.migrate}
 }
 
@@ -53,11 +53,11 @@ func (r records[T, R, Q]) migrate(ctx context.Context, stored dynamo.Item) (bool
 	if err := dynamo.UnmarshalItem(stored, &row); err != nil {
 		return false, err
 	}
-	rec, err := r.k.decode(row)
+	rec, err := r.k.Decode(row)
 	if err != nil {
 		return false, err
 	}
-	teamID, _ := r.k.key(rec)
+	teamID, _ := r.k.Key(rec)
 	ops, err := r.replace(ctx, teamID, rec, stored, rec)
 	if err != nil {
 		return false, err

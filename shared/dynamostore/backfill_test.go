@@ -27,7 +27,7 @@ func TestBackfill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v.Status, v.Revision = status, 3
+		v.Status, v.Revision = patio.VehicleStatus(status), 3
 		if i < 2 {
 			dynamostore.PutLegacy(t, s, v) // the first format: no status in its keys, no order item, not counted
 		} else {
@@ -121,7 +121,7 @@ func TestBackfillFoldsPerStatusCounters(t *testing.T) {
 	totals := func() (int, int) {
 		t.Helper()
 		var out [2]int
-		for i, status := range [][]string{nil, {patio.VehicleArchived}} {
+		for i, status := range [][]string{nil, {string(patio.VehicleArchived)}} {
 			q, err := patio.VehicleQuery{ListQuery: patio.ListQuery{Status: status}}.Check()
 			if err != nil {
 				t.Fatal(err)
@@ -186,7 +186,7 @@ func TestWinningDealSellsALegacyVehicle(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create(deal) = %v", err)
 	}
-	if _, err := deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(patio.DealWon)}); err != nil {
+	if _, err := deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(string(patio.DealWon))}); err != nil {
 		t.Fatalf("Update(deal to ganho) over a legacy vehicle = %v; want nil", err)
 	}
 	sold, err := s.Vehicles().Get(ctx, team, v.ID)
@@ -194,10 +194,10 @@ func TestWinningDealSellsALegacyVehicle(t *testing.T) {
 		t.Errorf("vehicle after the win = %+v, %v; want vendido at revision 3", sold, err)
 	}
 	counts, indexed, err := dynamostore.VehicleCounts(ctx, s, team)
-	if err != nil || indexed != 1 || !reflect.DeepEqual(counts, map[string]int{patio.VehicleSold: 1}) {
+	if err != nil || indexed != 1 || !reflect.DeepEqual(counts, map[string]int{string(patio.VehicleSold): 1}) {
 		t.Errorf("counts = %v (%d complete), %v; want vendido 1 and nothing else, complete", counts, indexed, err)
 	}
-	q, err := patio.VehicleQuery{ListQuery: patio.ListQuery{Status: []string{patio.VehicleSold}}}.Check()
+	q, err := patio.VehicleQuery{ListQuery: patio.ListQuery{Status: []string{string(patio.VehicleSold)}}}.Check()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 )
 
@@ -13,11 +14,11 @@ import (
 // resumes from a chunk moves only the chunks after it.
 func TestCountStepsMoveEachChangeOnce(t *testing.T) {
 	change := func(pos string, counters, from int) countMove {
-		d := tally{}
+		d := lists.Tally{}
 		for i := range counters {
-			d.add(countKey{Item: fmt.Sprintf("w=%04d", from+i), Attr: "ativo"}, 1)
+			d.Add(storeformat.Count{Item: fmt.Sprintf("w=%04d", from+i), Attr: "ativo"}, 1)
 		}
-		d.add(countKey{Item: "brand=fiat", Attr: "ativo"}, 1) // a counter every change shares
+		d.Add(storeformat.Count{Item: "brand=fiat", Attr: "ativo"}, 1) // a counter every change shares
 		return countMove{pos: pos, d: d}
 	}
 	moves := []countMove{
@@ -25,20 +26,20 @@ func TestCountStepsMoveEachChangeOnce(t *testing.T) {
 		change("0014", 250, 1000), // chunked: 251 items, three chunks
 		change("0015", 2, 2000), change("0016", 2, 3000),
 	}
-	sum := func(steps []countStep) tally {
-		out := tally{}
+	sum := func(steps []countStep) lists.Tally {
+		out := lists.Tally{}
 		for _, st := range steps {
 			for k, n := range st.d {
-				out.add(k, n)
+				out.Add(k, n)
 			}
 		}
 		return out
 	}
-	want := func(from int) tally {
-		out := tally{}
+	want := func(from int) lists.Tally {
+		out := lists.Tally{}
 		for _, m := range moves[from:] {
 			for k, n := range m.d {
-				out.add(k, n)
+				out.Add(k, n)
 			}
 		}
 		return out
@@ -46,29 +47,29 @@ func TestCountStepsMoveEachChangeOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		at    streamAt
-		want  tally
+		want  lists.Tally
 		first string // the position the first step moves the mark to
 		steps int
 	}{
 		{"from the start", streamAt{}, want(0), "0012", 6},
 		{"after the second change", streamAt{pos: "0012"}, want(2), "0013", 5},
-		{"within the chunked change", streamAt{pos: "0014", part: 2}, func() tally {
+		{"within the chunked change", streamAt{pos: "0014", part: 2}, func() lists.Tally {
 			out := want(4)
-			for k, n := range moves[3].d.chunks()[2] {
-				out.add(k, n)
+			for k, n := range chunks(moves[3].d)[2] {
+				out.Add(k, n)
 			}
 			return out
 		}(), "0014", 2},
-		{"all counted", streamAt{pos: "0016"}, tally{}, "", 0},
+		{"all counted", streamAt{pos: "0016"}, lists.Tally{}, "", 0},
 	} {
 		steps := countSteps(tc.at, moves)
-		if got := sum(steps); len(got.minus(tc.want)) > 0 || len(steps) != tc.steps {
+		if got := sum(steps); len(got.Minus(tc.want)) > 0 || len(steps) != tc.steps {
 			t.Errorf("%s: %d steps moving %d counts apart from the changes'; want %d steps, none apart", tc.name, len(steps),
-				len(got.minus(tc.want)), tc.steps)
+				len(got.Minus(tc.want)), tc.steps)
 		}
 		prev := tc.at
 		for i, st := range steps {
-			if n := len(st.d.items()); n > storeformat.MarkChunk {
+			if n := len(st.d.Items()); n > storeformat.MarkChunk {
 				t.Errorf("%s: step %d moves %d counter items; a transaction holds %d with the mark", tc.name, i, n, storeformat.MarkChunk)
 			}
 			if st.next.pos < prev.pos || st.next.pos == prev.pos && st.next.part != 0 && st.next.part <= prev.part {

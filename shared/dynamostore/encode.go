@@ -41,12 +41,12 @@ func Encode(tables Tables, rec any) (Encoded, error) {
 
 func encode[T, R, Q any](tables Tables, k *kind[T, R, Q], rec T) (Encoded, error) {
 	rec = k.withRevision(rec, 1)
-	teamID, id := k.key(rec)
+	teamID, id := k.Key(rec)
 	row, err := records[T, R, Q]{k: k}.rowItem(rec)
 	if err != nil {
-		return Encoded{}, fmt.Errorf("dynamostore: encode %s %s: %w", k.what, id, err)
+		return Encoded{}, fmt.Errorf("dynamostore: encode %s %s: %w", k.What, id, err)
 	}
-	e := Encoded{Table: k.table(tables), Layout: k.layout, TeamID: teamID, ID: id, As: k.what, Row: row}
+	e := Encoded{Table: k.table(tables), Layout: k.Layout, TeamID: teamID, ID: id, As: k.What, Row: row}
 	for _, g := range k.guards(rec) {
 		item, err := dynamo.MarshalItem(guardRow{PK: teamID, SK: g.sk, Owner: id})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/patio"
@@ -18,9 +19,9 @@ func PutUnsummedFinancial(t *testing.T, s *Store, f patio.FinancialRecord) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	delete(row, summedAttr)
+	delete(row, storeformat.SummedAttr)
 	ops := []storecore.Op{{Put: r.table().Put(row)}}
-	ops = append(ops, r.familyOps(f.TeamID, storeformat.Family{}, r.k.layout.Family(row))...)
+	ops = append(ops, lists.FamilyOps(r.table(), f.TeamID, storeformat.Family{}, r.k.Layout.Family(row))...)
 	if err := s.db.Run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
@@ -28,7 +29,7 @@ func PutLegacy(t *testing.T, s *Store, v patio.Vehicle) {
 			if err := dynamo.Unmarshal(val, &key); err != nil {
 				t.Fatal(err)
 			}
-			item[name], _ = dynamo.Marshal(strings.TrimPrefix(key, v.Status+"#"))
+			item[name], _ = dynamo.Marshal(strings.TrimPrefix(key, string(v.Status)+"#"))
 		}
 	}
 	if err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Put(item).Run(context.Background()); err != nil {
@@ -45,10 +46,10 @@ func PutCounted(t *testing.T, s *Store, v patio.Vehicle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	delete(row, wordsAttr)
-	delete(row, indexedAttr)
+	delete(row, storeformat.WordsAttr)
+	delete(row, storeformat.IndexedAttr)
 	ops := []storecore.Op{{Put: r.table().Put(row)}}
-	ops = append(ops, r.familyOps(v.TeamID, storeformat.Family{}, migration.Family(r.k.layout, row))...)
+	ops = append(ops, lists.FamilyOps(r.table(), v.TeamID, storeformat.Family{}, migration.Family(r.k.Layout, row))...)
 	if err := s.db.Run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}
@@ -57,21 +58,21 @@ func PutCounted(t *testing.T, s *Store, v patio.Vehicle) {
 // VehicleCounts returns a team's maintained vehicle counts by status, and how many of its
 // vehicles have their whole family.
 func VehicleCounts(ctx context.Context, s *Store, teamID string) (map[string]int, int, error) {
-	t, err := s.tallies(ctx, s.db.Dynamo.Table(s.db.Tables.Vehicles), teamID, true, nil)
+	t, err := lists.Tallies(ctx, s.db.Dynamo.Table(s.db.Tables.Vehicles), teamID, true, nil)
 	out := map[string]int{}
 	for _, status := range patio.VehicleStatuses {
-		if n := t.status([]string{status}); n != 0 {
+		if n := t.Status([]string{status}); n != 0 {
 			out[status] = n
 		}
 	}
-	return out, t[countKey{Attr: indexedAttr}], err
+	return out, t[storeformat.Count{Attr: storeformat.IndexedAttr}], err
 }
 
 // PutPerStatusCount stores a vehicle counter item of the previous counter format: one item per
 // status and shard, "n#<status>#<shard>", its count in "count" (for the backfill's tests).
 func PutPerStatusCount(t *testing.T, s *Store, teamID, status string, shard, n int) {
 	t.Helper()
-	err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Put(map[string]any{"pk": teamID, "sk": countPrefix + status + "#" + strconv.Itoa(shard),
+	err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Put(map[string]any{"pk": teamID, "sk": storeformat.CountPrefix + status + "#" + strconv.Itoa(shard),
 		"count": n}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func PutPerStatusCount(t *testing.T, s *Store, teamID, status string, shard, n i
 // VehicleCounterKeys returns the sort keys of a team's vehicle counter items.
 func VehicleCounterKeys(ctx context.Context, s *Store, teamID string) ([]string, error) {
 	var items []dynamo.Item
-	err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Get("pk", teamID).Range("sk", dynamo.BeginsWith, countPrefix).
+	err := s.db.Dynamo.Table(s.db.Tables.Vehicles).Get("pk", teamID).Range("sk", dynamo.BeginsWith, storeformat.CountPrefix).
 		Consistent(true).All(ctx, &items)
 	keys := make([]string, len(items))
 	for i, it := range items {
@@ -110,13 +111,13 @@ func IndexAlarmUnderDay(t *testing.T, s *Store, teamID, id string) {
 // ServeFewMatchesUpTo sets how many matches per range a list's count reads in full to cut its page
 // from them, until the test ends (0: never).
 func ServeFewMatchesUpTo(t *testing.T, n int) {
-	was := fewPerRange
-	fewPerRange = n
-	t.Cleanup(func() { fewPerRange = was })
+	was := lists.FewPerRange
+	lists.FewPerRange = n
+	t.Cleanup(func() { lists.FewPerRange = was })
 }
 
 // CountShards is the number of status shards a team's counts are spread over.
-const CountShards = countShards
+const CountShards = storeformat.CountShards
 
 // PutUnsummed stores a deal the way the previous version did: its row and whole family, without
 // the mark of its value in the sums, and its value in none of them.
@@ -127,9 +128,9 @@ func PutUnsummed(t *testing.T, s *Store, d patio.Deal) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	delete(row, summedAttr)
+	delete(row, storeformat.SummedAttr)
 	ops := []storecore.Op{{Put: r.table().Put(row)}}
-	ops = append(ops, r.familyOps(d.TeamID, storeformat.Family{}, r.k.layout.Family(row))...)
+	ops = append(ops, lists.FamilyOps(r.table(), d.TeamID, storeformat.Family{}, r.k.Layout.Family(row))...)
 	if err := s.db.Run(context.Background(), ops); err != nil {
 		t.Fatal(err)
 	}
@@ -146,26 +147,26 @@ func CountDrift(t *testing.T, s *Store, teamID string) int {
 	if err := table.Get("pk", teamID).Range("sk", dynamo.BeginsWith, l.RowPrefix()).Consistent(true).All(ctx, &rows); err != nil {
 		t.Fatal(err)
 	}
-	want := tally{}
+	want := lists.Tally{}
 	for _, row := range rows {
 		_, later := l.Split(l.Family(row))
 		for c, n := range later.Counts {
-			want.add(c, n)
+			want.Add(c, n)
 		}
 	}
 	var counters []dynamo.Item
 	if err := table.Get("pk", teamID).Range("sk", dynamo.BeginsWith, storeformat.FacetCountPrefix).Consistent(true).All(ctx, &counters); err != nil {
 		t.Fatal(err)
 	}
-	have := tally{}
+	have := lists.Tally{}
 	for _, item := range counters {
 		counter := strings.TrimPrefix(storecore.AttrString(item, "sk"), storeformat.FacetCountPrefix)
 		facet := counter[:max(strings.LastIndexByte(counter, '#'), 0)]
 		for attr := range item {
 			if attr != "pk" && attr != "sk" {
-				have.add(countKey{Item: facet, Attr: attr}, storeformat.IntAttr(item, attr))
+				have.Add(storeformat.Count{Item: facet, Attr: attr}, storeformat.IntAttr(item, attr))
 			}
 		}
 	}
-	return len(want.minus(have))
+	return len(want.Minus(have))
 }

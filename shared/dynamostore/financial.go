@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
@@ -90,32 +91,35 @@ func (r financialRow) record() (patio.FinancialRecord, error) {
 
 // financialKind declares how financial records are stored.
 var financialKind = kind[patio.FinancialRecord, financialRow, patio.FinancialQuery]{
-	what: "financial record", layout: storeformat.Financial, prefix: storeformat.Financial.RowPrefix(),
+	Kind: lists.Kind[patio.FinancialRecord, financialRow, patio.FinancialQuery]{
+		What: "financial record", Layout: storeformat.Financial,
+		Key:    func(f patio.FinancialRecord) (string, string) { return f.TeamID, f.ID },
+		Encode: toFinancialRow,
+		Decode: financialRow.record,
+		List: lists.Listing[patio.FinancialRecord, patio.FinancialQuery]{
+			Statuses: patio.FinancialStatuses,
+			Query:    func(q patio.FinancialQuery) patio.ListQuery { return q.ListQuery },
+			Filters: map[string]func(patio.FinancialQuery) []string{
+				"type":           func(q patio.FinancialQuery) []string { return q.Type },
+				"category":       func(q patio.FinancialQuery) []string { return q.Category },
+				"payment_method": func(q patio.FinancialQuery) []string { return q.PaymentMethod },
+				"vehicle_id":     func(q patio.FinancialQuery) []string { return lists.One(q.VehicleID) },
+				"client_id":      func(q patio.FinancialQuery) []string { return lists.One(q.ClientID) },
+				"deal_id":        func(q patio.FinancialQuery) []string { return lists.One(q.DealID) },
+			},
+			Ranges: []lists.Range[patio.FinancialQuery]{
+				{Attr: "due_date", Sort: "due_date", Bounds: func(q patio.FinancialQuery) (lo, hi *lists.Bound) {
+					return lists.TextBound(q.DueFrom), lists.TextBound(q.DueTo)
+				}},
+			},
+		},
+	},
+	prefix:       storeformat.Financial.RowPrefix(),
 	table:        func(t Tables) string { return t.Financial },
-	key:          func(f patio.FinancialRecord) (string, string) { return f.TeamID, f.ID },
-	encode:       toFinancialRow,
-	decode:       financialRow.record,
 	revision:     func(f patio.FinancialRecord) int { return f.Revision },
 	withRevision: func(f patio.FinancialRecord, n int) patio.FinancialRecord { f.Revision = n; return f },
 	guards:       func(patio.FinancialRecord) []guard { return nil },
 	alarmKey:     func(row financialRow) string { return row.AlarmKey },
-	list: &listing[patio.FinancialRecord, patio.FinancialQuery]{
-		statuses: patio.FinancialStatuses,
-		query:    func(q patio.FinancialQuery) patio.ListQuery { return q.ListQuery },
-		filters: map[string]func(patio.FinancialQuery) []string{
-			"type":           func(q patio.FinancialQuery) []string { return q.Type },
-			"category":       func(q patio.FinancialQuery) []string { return q.Category },
-			"payment_method": func(q patio.FinancialQuery) []string { return q.PaymentMethod },
-			"vehicle_id":     func(q patio.FinancialQuery) []string { return one(q.VehicleID) },
-			"client_id":      func(q patio.FinancialQuery) []string { return one(q.ClientID) },
-			"deal_id":        func(q patio.FinancialQuery) []string { return one(q.DealID) },
-		},
-		ranges: []rangeField[patio.FinancialQuery]{
-			{attr: "due_date", sort: "due_date", bounds: func(q patio.FinancialQuery) (lo, hi *bound) {
-				return textBound(q.DueFrom), textBound(q.DueTo)
-			}},
-		},
-	},
 }
 
 // Financial returns the financial record store; it keeps their totals by due month

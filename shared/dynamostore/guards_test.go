@@ -110,7 +110,7 @@ func TestPlateFollowsTheVehicle(t *testing.T) {
 		{name: "other members keep the plate", plate: "ABC1234", update: patio.VehicleInput{MileageKm: patio.Some(100)},
 			taken: []string{"ABC1C34"}},
 		{name: "archiving keeps the plate", plate: "ABC1234",
-			update: patio.VehicleInput{Status: patio.Some(patio.VehicleArchived)}, taken: []string{"ABC1C34"}},
+			update: patio.VehicleInput{Status: patio.Some(string(patio.VehicleArchived))}, taken: []string{"ABC1C34"}},
 		{name: "clearing the plate frees it", plate: "ABC1234", update: patio.VehicleInput{Plate: patio.Null[string]()},
 			free: []string{"ABC1C34"}},
 		{name: "a first plate", update: plated("ABC1C34"), taken: []string{"ABC1234"}},
@@ -338,14 +338,14 @@ func TestCountsByStatus(t *testing.T) {
 		}
 		ids = append(ids, v.ID)
 	}
-	if _, err := svc.Update(ctx, team, ids[0], patio.VehicleInput{Status: patio.Some(patio.VehicleReserved)}); err != nil {
+	if _, err := svc.Update(ctx, team, ids[0], patio.VehicleInput{Status: patio.Some(string(patio.VehicleReserved))}); err != nil {
 		t.Fatalf("Update = %v", err)
 	}
 	got, err := s.Vehicles().Counts(ctx, team)
 	if err != nil {
 		t.Fatalf("Counts = %v", err)
 	}
-	if got[patio.VehicleActive] != 2 || got[patio.VehicleReserved] != 1 || got[patio.VehicleSold] != 0 {
+	if got[string(patio.VehicleActive)] != 2 || got[string(patio.VehicleReserved)] != 1 || got[string(patio.VehicleSold)] != 0 {
 		t.Errorf("Counts = %v; want 2 ativo, 1 reservado, 0 vendido", got)
 	}
 }

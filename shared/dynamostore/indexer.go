@@ -16,6 +16,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
@@ -37,17 +38,17 @@ var streamKinds = []streamKind{indexedKind(&vehicleKind), indexedKind(&clientKin
 
 // indexedKind returns the indexer's view of k.
 func indexedKind[T, R, Q any](k *kind[T, R, Q]) streamKind {
-	return streamKind{layout: k.layout, table: k.table,
+	return streamKind{layout: k.Layout, table: k.table,
 		words: func(row dynamo.Item) (string, error) {
 			var r R
 			if err := dynamo.UnmarshalItem(row, &r); err != nil {
 				return "", err
 			}
-			rec, err := k.decode(r)
+			rec, err := k.Decode(r)
 			if err != nil {
 				return "", err
 			}
-			return storeformat.JoinWords(k.list.words(rec)), nil
+			return storeformat.JoinWords(k.List.Words(rec)), nil
 		},
 		rewrite: func(ctx context.Context, c *core, row dynamo.Item) (bool, error) {
 			return records[T, R, Q]{c, k}.migrate(ctx, row)
@@ -108,7 +109,7 @@ type countMove struct {
 	team, id string
 	seq      int    // the change's sequence for its record (storeformat.CountSeq): the marks of the previous format
 	pos      string // the change's position in the stream (storeformat.StreamPos)
-	d        tally
+	d        lists.Tally
 }
 
 // indexBatch is what a batch of stream records leaves to write: each item's last write (nil
@@ -195,7 +196,7 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 			b.set(indexTarget{table, team, sk}, next.Words[sk])
 		}
 	}
-	if d := tally(next.Counts).minus(cur.Counts); len(d) > 0 {
+	if d := lists.Tally(next.Counts).Minus(cur.Counts); len(d) > 0 {
 		tc.moves = append(tc.moves, countMove{k: k, team: team, id: storecore.AttrString(row, "id"), seq: storeformat.CountSeq(before, after),
 			pos: pos, d: d})
 	}
@@ -328,7 +329,7 @@ func (s *Indexer) countTeam(ctx context.Context, k streamKind, team string, move
 // team's stream mark.
 type countStep struct {
 	next streamAt
-	d    tally
+	d    lists.Tally
 }
 
 // countSteps returns the transactions that move the counts of the changes past at: the changes'
@@ -341,9 +342,9 @@ func countSteps(at streamAt, moves []countMove) []countStep {
 		if m.pos < at.pos || m.pos == at.pos && at.part == 0 {
 			continue // counted already
 		}
-		if len(m.d.items()) > storeformat.MarkChunk {
+		if len(m.d.Items()) > storeformat.MarkChunk {
 			run = -1
-			chunks := m.d.chunks()
+			chunks := chunks(m.d)
 			first := 0
 			if m.pos == at.pos {
 				first = at.part
@@ -360,9 +361,9 @@ func countSteps(at streamAt, moves []countMove) []countStep {
 		if run >= 0 {
 			joined := maps.Clone(steps[run].d)
 			for c, n := range m.d {
-				joined.add(c, n)
+				joined.Add(c, n)
 			}
-			if len(joined.items()) <= storeformat.MarkChunk {
+			if len(joined.Items()) <= storeformat.MarkChunk {
 				steps[run] = countStep{streamAt{pos: m.pos}, joined}
 				continue
 			}
@@ -382,7 +383,7 @@ type streamAt struct {
 
 // moveCounts adds d to a team's counters and moves its stream mark from at to next, with its
 // fence f, in one transaction conditioned on the mark being at at.
-func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, team string, at, next streamAt, d tally, f storeformat.Fence) error {
+func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, team string, at, next streamAt, d lists.Tally, f storeformat.Fence) error {
 	put := t.Put(k.layout.StreamMark(team, next.pos, next.part, f))
 	switch {
 	case at.pos == "":
@@ -392,7 +393,7 @@ func (s *Indexer) moveCounts(ctx context.Context, t dynamo.Table, k streamKind, 
 	default:
 		put = put.If("$ = ? AND attribute_not_exists($)", storeformat.StreamPosAttr, at.pos, storeformat.StreamPartAttr)
 	}
-	err := s.db.Run(ctx, append([]storecore.Op{{Put: put, Failed: errMarkMoved}}, s.countOps(t, team, d)...))
+	err := s.db.Run(ctx, append([]storecore.Op{{Put: put, Failed: errMarkMoved}}, lists.CountOps(t, team, d)...))
 	return storecore.Wrap(err, "index the counts of team", team)
 }
 
@@ -425,11 +426,11 @@ func (s *Indexer) unmarkedByRecord(ctx context.Context, t dynamo.Table, k stream
 
 // chunks divides a change's counts into the parts its transactions move, each with the mark:
 // storeformat.MarkChunk counter items at most, in the items' order.
-func (t tally) chunks() []tally {
-	items := t.items()
-	var out []tally
+func chunks(t lists.Tally) []lists.Tally {
+	items := t.Items()
+	var out []lists.Tally
 	for i := 0; i < len(items); i += storeformat.MarkChunk {
-		part := tally{}
+		part := lists.Tally{}
 		for _, item := range items[i:min(i+storeformat.MarkChunk, len(items))] {
 			for k, n := range t {
 				if k.Item == item {
@@ -440,15 +441,6 @@ func (t tally) chunks() []tally {
 		out = append(out, part)
 	}
 	return out
-}
-
-// items returns the counter items a tally adds to, sorted ("" for the status shards).
-func (t tally) items() []string {
-	seen := map[string]bool{}
-	for k := range t {
-		seen[k.Item] = true
-	}
-	return slices.Sorted(maps.Keys(seen))
 }
 
 // streamKindOf returns the kind whose record's row a stream record's keys are, when that kind has
@@ -523,10 +515,10 @@ type rebuild struct {
 	rep     IndexReport
 	want    map[itemKey]dynamo.Item // the indexer's items the rows say
 	owner   map[itemKey]string      // their records' ids
-	counts  map[string]tally        // the indexer's counts the rows say, by team
+	counts  map[string]lists.Tally  // the indexer's counts the rows say, by team
 	rewords []dynamo.Item           // rows whose words are not their record's
 	mend    map[itemKey][]string    // records (team, id) to mend → their stale items
-	have    map[string]tally        // the indexer's counts stored, by team
+	have    map[string]lists.Tally  // the indexer's counts stored, by team
 }
 
 // itemKey is an item's key (or a record's: team and id).
@@ -535,7 +527,7 @@ type itemKey struct{ pk, sk string }
 func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (IndexReport, error) {
 	name := k.table(s.db.Tables)
 	b := &rebuild{k: k, table: s.db.Dynamo.Table(name), rep: IndexReport{Table: name}, want: map[itemKey]dynamo.Item{},
-		owner: map[itemKey]string{}, counts: map[string]tally{}, mend: map[itemKey][]string{}, have: map[string]tally{}}
+		owner: map[itemKey]string{}, counts: map[string]lists.Tally{}, mend: map[itemKey][]string{}, have: map[string]lists.Tally{}}
 	if err := b.readRows(ctx); err != nil {
 		return b.rep, err
 	}
@@ -553,7 +545,7 @@ func (s *Indexer) rebuildIndex(ctx context.Context, k streamKind, check bool) (I
 		}
 	}
 	for team, d := range fixes {
-		for _, o := range s.countOpsIn(b.table, team, d, 0) {
+		for _, o := range lists.CountOpsIn(b.table, team, d, 0) {
 			if err := o.Upd.Run(ctx); err != nil {
 				return b.rep, storecore.Wrap(err, "rebuild the index: correct the counts of team", team)
 			}
@@ -584,7 +576,7 @@ func (b *rebuild) readRows(ctx context.Context) error {
 			if err != nil {
 				return storecore.Wrap(err, "rebuild the index: decode", id)
 			}
-			if storecore.AttrString(row, wordsAttr) != words {
+			if storecore.AttrString(row, storeformat.WordsAttr) != words {
 				b.rewords = append(b.rewords, row)
 			}
 		}
@@ -595,10 +587,10 @@ func (b *rebuild) readRows(ctx context.Context) error {
 			}
 		}
 		if b.counts[team] == nil {
-			b.counts[team] = tally{}
+			b.counts[team] = lists.Tally{}
 		}
 		for c, n := range later.Counts {
-			b.counts[team].add(c, n)
+			b.counts[team].Add(c, n)
 		}
 		row = nil
 	}
@@ -644,11 +636,11 @@ func (b *rebuild) readItem(item dynamo.Item) {
 	if counter, ok := strings.CutPrefix(sk, storeformat.FacetCountPrefix); ok {
 		facet := counter[:max(strings.LastIndexByte(counter, '#'), 0)]
 		if b.have[team] == nil {
-			b.have[team] = tally{}
+			b.have[team] = lists.Tally{}
 		}
 		for attr := range item {
 			if attr != "pk" && attr != "sk" {
-				b.have[team].add(countKey{Item: facet, Attr: attr}, storeformat.IntAttr(item, attr))
+				b.have[team].Add(storeformat.Count{Item: facet, Attr: attr}, storeformat.IntAttr(item, attr))
 			}
 		}
 		return
@@ -670,16 +662,16 @@ func (b *rebuild) readItem(item dynamo.Item) {
 }
 
 // countFixes returns, by team, what to add to the indexer's counts to make them the rows'.
-func (b *rebuild) countFixes() map[string]tally {
-	fixes := map[string]tally{}
+func (b *rebuild) countFixes() map[string]lists.Tally {
+	fixes := map[string]lists.Tally{}
 	for team := range b.counts {
-		if d := b.counts[team].minus(b.have[team]); len(d) > 0 {
+		if d := b.counts[team].Minus(b.have[team]); len(d) > 0 {
 			fixes[team], b.rep.Counts = d, b.rep.Counts+len(d)
 		}
 	}
 	for team := range b.have {
 		if _, ok := b.counts[team]; !ok {
-			if d := (tally{}).minus(b.have[team]); len(d) > 0 {
+			if d := (lists.Tally{}).Minus(b.have[team]); len(d) > 0 {
 				fixes[team], b.rep.Counts = d, b.rep.Counts+len(d)
 			}
 		}

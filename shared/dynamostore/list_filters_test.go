@@ -24,7 +24,7 @@ func vehicleFleet(t *testing.T, s *dynamostore.Store, team string, n int) ([]pat
 		{"Volkswagen", "Gol", ""}, {"Citroën", "C3", "Citroën C3 Feel"}, {"Honda", "Civic", "ágil civic"},
 	}
 	fuels := []string{"flex", "diesel", "", "gasolina"}
-	statuses := []string{patio.VehicleActive, patio.VehicleActive, patio.VehicleReserved, patio.VehicleSold, patio.VehicleArchived}
+	statuses := []string{string(patio.VehicleActive), string(patio.VehicleActive), string(patio.VehicleReserved), string(patio.VehicleSold), string(patio.VehicleArchived)}
 	var out []patio.Vehicle
 	for i := range n {
 		m := models[i%len(models)]
@@ -46,7 +46,7 @@ func vehicleFleet(t *testing.T, s *dynamostore.Store, team string, n int) ([]pat
 			in.Plate = patio.Some(fmt.Sprintf("ABC%d%03d", i%10, i))
 		}
 		v := newVehicle(t, team, in)
-		v.Status = statuses[i%len(statuses)]
+		v.Status = patio.VehicleStatus(statuses[i%len(statuses)])
 		got, err := s.Vehicles().Create(ctx, patio.Write[patio.Vehicle]{Record: v, Changed: true})
 		if err != nil {
 			t.Fatalf("Create(vehicle %d) = %v", i, err)
@@ -98,16 +98,16 @@ func TestVehicleFiltersMatchTheOracle(t *testing.T) {
 		{name: "brand by model_year", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: lq("model_year", false)}, keep: brand("toyota")},
 		{name: "brand by -mileage_km", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: lq("mileage_km", true)}, keep: brand("toyota")},
 		{name: "brand by updated_at", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: lq("updated_at", false)}, keep: brand("toyota")},
-		{name: "brand and status", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: lq("", false, patio.VehicleActive)},
+		{name: "brand and status", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: lq("", false, string(patio.VehicleActive))},
 			keep: brand("toyota")},
-		{name: "brand archived", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: lq("", false, patio.VehicleArchived)},
+		{name: "brand archived", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: lq("", false, string(patio.VehicleArchived))},
 			keep: brand("toyota")},
 		{name: "model by title", q: patio.VehicleQuery{Model: ptr("corolla"), ListQuery: lq("title", false)},
 			keep: func(v patio.Vehicle) bool { return v.Model == "Corolla" }},
 		{name: "phases", q: patio.VehicleQuery{Phase: []string{"disponivel", "preparacao"}},
 			keep: func(v patio.Vehicle) bool { return v.Phase == "disponivel" || v.Phase == "preparacao" }},
 		{name: "phases by -price, two statuses", q: patio.VehicleQuery{Phase: []string{"entregue", "avaliacao"},
-			ListQuery: lq("price", true, patio.VehicleActive, patio.VehicleSold)},
+			ListQuery: lq("price", true, string(patio.VehicleActive), string(patio.VehicleSold))},
 			keep: func(v patio.Vehicle) bool { return v.Phase == "entregue" || v.Phase == "avaliacao" }},
 		{name: "fuel by -price", q: patio.VehicleQuery{Fuel: []string{"diesel"}, ListQuery: lq("price", true)},
 			keep: func(v patio.Vehicle) bool { return v.Fuel != nil && *v.Fuel == "diesel" }},
@@ -123,7 +123,7 @@ func TestVehicleFiltersMatchTheOracle(t *testing.T) {
 		{name: "price range held in part", q: patio.VehicleQuery{PriceMin: cents(1_950_000), PriceMax: cents(2_000_000)},
 			keep: price(1_950_000, 2_000_000)},
 		{name: "price range of buckets and a part, one status, oldest first", q: patio.VehicleQuery{PriceMin: cents(1_000_000),
-			PriceMax: cents(2_000_000), ListQuery: lq("created_at", false, patio.VehicleActive)}, keep: price(1_000_000, 2_000_000)},
+			PriceMax: cents(2_000_000), ListQuery: lq("created_at", false, string(patio.VehicleActive))}, keep: price(1_000_000, 2_000_000)},
 		{name: "price range by price", q: patio.VehicleQuery{PriceMin: cents(3_000_000), PriceMax: cents(5_000_001), ListQuery: lq("price", false)},
 			keep: price(3_000_000, 5_000_001)},
 		{name: "price_min by -price", q: patio.VehicleQuery{PriceMin: cents(7_000_000), ListQuery: lq("price", true)},
@@ -135,7 +135,7 @@ func TestVehicleFiltersMatchTheOracle(t *testing.T) {
 		{name: "years by -model_year", q: patio.VehicleQuery{YearMin: year(2015), ListQuery: lq("model_year", true)},
 			keep: func(v patio.Vehicle) bool { return v.ModelYear != nil && *v.ModelYear >= 2015 }},
 		{name: "status, brand and price_max", q: patio.VehicleQuery{Brand: ptr("fiat"), PriceMax: cents(6_000_000),
-			ListQuery: lq("", false, patio.VehicleActive)},
+			ListQuery: lq("", false, string(patio.VehicleActive))},
 			keep: func(v patio.Vehicle) bool { return brand("fiat")(v) && v.Price <= 6_000_000 }},
 		{name: "created today", q: patio.VehicleQuery{ListQuery: patio.ListQuery{CreatedFrom: &today, CreatedTo: &today}}},
 		{name: "created today by price", q: patio.VehicleQuery{ListQuery: patio.ListQuery{CreatedFrom: &today, Sort: "price"}}},
@@ -146,7 +146,7 @@ func TestVehicleFiltersMatchTheOracle(t *testing.T) {
 		{name: "sync in creation order", q: patio.VehicleQuery{ListQuery: patio.ListQuery{UpdatedSince: &since}},
 			keep: func(v patio.Vehicle) bool { return !v.UpdatedAt.Time().Before(since.Time()) }},
 		{name: "sync of one status by price", q: patio.VehicleQuery{ListQuery: patio.ListQuery{UpdatedSince: &since, Sort: "price",
-			Status: []string{patio.VehicleActive}}},
+			Status: []string{string(patio.VehicleActive)}}},
 			keep: func(v patio.Vehicle) bool { return !v.UpdatedAt.Time().Before(since.Time()) }},
 		{name: "sync and brand", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: patio.ListQuery{UpdatedSince: &since}},
 			keep: func(v patio.Vehicle) bool { return brand("toyota")(v) && !v.UpdatedAt.Time().Before(since.Time()) }},
@@ -169,7 +169,7 @@ func TestVehicleFiltersMatchTheOracle(t *testing.T) {
 		listCase[patio.VehicleQuery, patio.Vehicle]{name: "plate", q: patio.VehicleQuery{Plate: ptr(plate)},
 			keep: func(v patio.Vehicle) bool { return v.ID == all[1].ID }},
 		listCase[patio.VehicleQuery, patio.Vehicle]{name: "plate of another status", q: patio.VehicleQuery{Plate: ptr(plate),
-			ListQuery: lq("", false, patio.VehicleArchived)}, keep: func(v patio.Vehicle) bool { return v.ID == all[1].ID }},
+			ListQuery: lq("", false, string(patio.VehicleArchived))}, keep: func(v patio.Vehicle) bool { return v.ID == all[1].ID }},
 		listCase[patio.VehicleQuery, patio.Vehicle]{name: "plate and another brand", q: patio.VehicleQuery{Plate: ptr(plate), Brand: ptr("honda")},
 			keep: func(v patio.Vehicle) bool { return false }},
 		listCase[patio.VehicleQuery, patio.Vehicle]{name: "unknown plate", q: patio.VehicleQuery{Plate: ptr("ZZZ9Z99")},
@@ -196,7 +196,7 @@ func TestVehicleFiltersMatchTheOracle(t *testing.T) {
 		{name: "after: old brand", q: patio.VehicleQuery{Brand: ptr("fiat")}, keep: brand("fiat")},
 		{name: "after: brand by price", q: patio.VehicleQuery{Brand: ptr("toyota"), ListQuery: lq("price", false)}, keep: brand("toyota")},
 		{name: "after: q", q: patio.VehicleQuery{Q: ptr("toyota")}, keep: func(v patio.Vehicle) bool { return matchesQ(v.Words(), "toyota") }},
-		{name: "after: archived", q: patio.VehicleQuery{ListQuery: lq("", false, patio.VehicleArchived)}},
+		{name: "after: archived", q: patio.VehicleQuery{ListQuery: lq("", false, string(patio.VehicleArchived))}},
 	}, vehicleQuery)
 }
 
@@ -211,7 +211,7 @@ func TestPreviousFormatMatchesTheOracle(t *testing.T) {
 		v := newVehicle(t, team, patio.VehicleInput{Brand: patio.Some([]string{"Toyota", "Fiat", "Honda"}[i%3]),
 			Model: patio.Some([]string{"Corolla", "Uno"}[i%2]), Price: patio.Some(money.Cents(100 * (1 + i%4))),
 			Fuel: patio.Some([]string{"flex", "diesel"}[i%2])})
-		v.Status = []string{patio.VehicleActive, patio.VehicleSold, patio.VehicleArchived}[i%3]
+		v.Status = []patio.VehicleStatus{patio.VehicleActive, patio.VehicleSold, patio.VehicleArchived}[i%3]
 		dynamostore.PutCounted(t, s, v)
 		all = append(all, v)
 	}
@@ -304,8 +304,8 @@ func TestClientFiltersMatchTheOracle(t *testing.T) {
 
 var dealOracle = oracle[patio.Deal]{
 	id:     func(d patio.Deal) string { return d.ID },
-	status: func(d patio.Deal) string { return d.Status },
-	shown:  []string{patio.DealOpen, patio.DealWon, patio.DealLost},
+	status: func(d patio.Deal) string { return string(d.Status) },
+	shown:  []string{string(patio.DealOpen), string(patio.DealWon), string(patio.DealLost)},
 	value: func(d patio.Deal, field string) (string, bool) {
 		switch field {
 		case "created_at":
@@ -339,7 +339,7 @@ func TestDealFiltersMatchTheOracle(t *testing.T) {
 		d := newDeal(t, team, clients[i%3])
 		d.Title = []string{"Venda do Corolla", "Troca Civic à vista", "venda financiada"}[i%3]
 		d.Phase = patio.DealPhases[i%len(patio.DealPhases)]
-		d.Status = []string{patio.DealOpen, patio.DealOpen, patio.DealWon, patio.DealLost, patio.DealArchived}[i%5]
+		d.Status = []patio.DealStatus{patio.DealOpen, patio.DealOpen, patio.DealWon, patio.DealLost, patio.DealArchived}[i%5]
 		if i%4 != 0 {
 			d.Value = ptr(money.Cents(1000 * (i % 7)))
 		}
@@ -363,7 +363,7 @@ func TestDealFiltersMatchTheOracle(t *testing.T) {
 		{name: "client", q: patio.DealQuery{ClientID: &clients[1]}, keep: client},
 		{name: "client by -value", q: patio.DealQuery{ClientID: &clients[1], ListQuery: lq("value", true)}, keep: client},
 		{name: "client and status by close date", q: patio.DealQuery{ClientID: &clients[1],
-			ListQuery: lq("expected_close_date", false, patio.DealOpen)}, keep: client},
+			ListQuery: lq("expected_close_date", false, string(patio.DealOpen))}, keep: client},
 		{name: "vehicle", q: patio.DealQuery{VehicleID: &vehicle}, keep: func(d patio.Deal) bool { return d.VehicleID != nil }},
 		{name: "phase", q: patio.DealQuery{Phase: []string{"lead", "visita"}},
 			keep: func(d patio.Deal) bool { return d.Phase == "lead" || d.Phase == "visita" }},

@@ -36,7 +36,7 @@ func TestListVehicles(t *testing.T) {
 		total int
 	}{
 		{name: "default", want: []patio.Vehicle{v[3], v[2], v[0]}, total: 3},
-		{name: "archived", q: patio.VehicleQuery{ListQuery: patio.ListQuery{Status: []string{patio.VehicleArchived}}},
+		{name: "archived", q: patio.VehicleQuery{ListQuery: patio.ListQuery{Status: []string{string(patio.VehicleArchived)}}},
 			want: []patio.Vehicle{archived}, total: 1},
 		{name: "every status", q: patio.VehicleQuery{ListQuery: patio.ListQuery{Status: patio.VehicleStatuses}},
 			want: []patio.Vehicle{v[3], v[2], archived, v[0]}, total: 4},
@@ -75,7 +75,7 @@ func TestListVehicles(t *testing.T) {
 func titles(vs []patio.Vehicle) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
-		out[i] = v.Title + " (" + v.Status + ")"
+		out[i] = v.Title + " (" + string(v.Status) + ")"
 	}
 	return out
 }
@@ -105,7 +105,7 @@ func TestBriefPageShowsTheCards(t *testing.T) {
 			Phase: d.Phase, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Revision: d.Revision}
 	}
 	for _, phase := range patio.DealPhases[:2] {
-		q, err := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(10), Status: []string{patio.DealOpen}},
+		q, err := patio.DealQuery{ListQuery: patio.ListQuery{Limit: patio.Some(10), Status: []string{string(patio.DealOpen)}},
 			Phase: []string{phase}}.Check()
 		if err != nil {
 			t.Fatal(err)

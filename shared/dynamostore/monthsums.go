@@ -10,6 +10,7 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/money"
@@ -25,11 +26,11 @@ import (
 // drawn at random. A write that changes no summed value (a description, a payment method) has
 // none; a due date moved to another month has two.
 func (r records[T, R, Q]) monthSumOps(teamID string, stored, next dynamo.Item) []storecore.Op {
-	if r.k.layout == nil || r.k.layout.Months == nil {
+	if r.k.Layout == nil || r.k.Layout.Months == nil {
 		return nil
 	}
-	d := r.k.layout.MonthSumsDiff(stored, next)
-	shard := rand.IntN(countShards)
+	d := r.k.Layout.MonthSumsDiff(stored, next)
+	shard := rand.IntN(storeformat.CountShards)
 	var ops []storecore.Op
 	for _, month := range slices.Sorted(maps.Keys(d)) {
 		u := r.table().Update("pk", teamID).Range("sk", storeformat.MonthSumKey(month, shard))
@@ -47,8 +48,8 @@ func (r records[T, R, Q]) monthSumOps(teamID string, stored, next dynamo.Item) [
 // a record to the sums (counting it in the shards and adding it to its month in one transaction)
 // between the two reads finds the count short, never the count whole and the record missing.
 func (r records[T, R, Q]) monthSums(ctx context.Context, teamID, first, last string) (map[string]map[string]int, bool, error) {
-	t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
-	if err != nil || t[countKey{Attr: summedAttr}] < t.status(r.k.list.statuses) {
+	t, err := lists.Tallies(ctx, r.table(), teamID, true, nil)
+	if err != nil || t[storeformat.Count{Attr: storeformat.SummedAttr}] < t.Status(r.k.List.Statuses) {
 		return nil, false, err
 	}
 	lo, hi := storeformat.MonthSumRange(first, last)

@@ -146,8 +146,8 @@ func orderedInt(n *int) (string, bool) {
 
 var vehicleOracle = oracle[patio.Vehicle]{
 	id:     func(v patio.Vehicle) string { return v.ID },
-	status: func(v patio.Vehicle) string { return v.Status },
-	shown:  []string{patio.VehicleActive, patio.VehicleReserved, patio.VehicleSold},
+	status: func(v patio.Vehicle) string { return string(v.Status) },
+	shown:  []string{string(patio.VehicleActive), string(patio.VehicleReserved), string(patio.VehicleSold)},
 	value: func(v patio.Vehicle, field string) (string, bool) {
 		switch field {
 		case "created_at":

@@ -11,6 +11,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/migration"
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
@@ -19,28 +20,20 @@ import (
 )
 
 // kind declares how one record type is stored; records serves every kind with the same create,
-// get, update and list. Declaring a resource is declaring its kind: its rows and conversions, its
-// unique values, its sort indexes and its listing (facets, ranges, words).
+// get and update, and the list engine (package lists) its lists. Declaring a resource is declaring
+// its kind: its rows and conversions, its unique values, its sort indexes and its listing
+// (facets, ranges, words).
 type kind[T, R, Q any] struct {
-	what string // names the record in errors ("vehicle")
-	// layout is how its items are stored (their keys, sorts and facets); kinds without lists
-	// (webhooks) have none.
-	layout *storeformat.Layout
-	prefix string // the sort key prefix of its rows ("v#", layout.RowPrefix() for listed kinds)
+	// Kind is how its items are stored (their keys, sorts and facets), its row conversions and
+	// its listing (facets, ranges, words): what the list engine reads.
+	lists.Kind[T, R, Q]
+	prefix string // the sort key prefix of its rows ("v#": Layout.RowPrefix())
 	table  func(Tables) string
-	// key returns a record's team and id.
-	key func(T) (teamID, id string)
-	// encode returns the row of a record; decode the record of a row (revision included).
-	encode func(T) R
-	decode func(R) (T, error)
 	// revision reads a record's revision; withRevision sets it (the store owns revisions).
 	revision     func(T) int
 	withRevision func(T, int) T
 	// guards returns the unique values the record holds (nil for none).
 	guards func(T) []guard
-	// list declares how the records are listed (listing.go); kinds without lists (webhooks)
-	// leave it nil, and a write of theirs is its row alone.
-	list *listing[T, Q]
 
 	// alarmKey, for records with timed events, reads a row's pending alarm entry (alarms.go): a
 	// write is conditioned on it too, so a write and a firing of the same record never both
@@ -50,9 +43,6 @@ type kind[T, R, Q any] struct {
 	// names are the attributes a Names read projects: those that name the record in a link (a
 	// vehicle's title and plate) and those decode needs; nil reads whole rows.
 	names []string
-	// brief are the attributes a page of cards reads (patio.ListQuery.Brief), the order's
-	// attribute besides; nil reads whole items.
-	brief []string
 }
 
 // Stored revisions (storeformat.RevAttr): the rev attribute counts the writes after the first.
@@ -115,14 +105,14 @@ func (r records[T, R, Q]) Names(ctx context.Context, teamID string, ids []string
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, storecore.Wrap(err, "get "+r.k.what+"s of team", teamID)
+		return nil, storecore.Wrap(err, "get "+r.k.What+"s of team", teamID)
 	}
 	rows := slices.Concat(got...)
 	out := make([]T, 0, len(rows))
 	for _, row := range rows {
-		rec, err := r.k.decode(row)
+		rec, err := r.k.Decode(row)
 		if err != nil {
-			return nil, storecore.Wrap(err, "decode "+r.k.what+"s of team", teamID)
+			return nil, storecore.Wrap(err, "decode "+r.k.What+"s of team", teamID)
 		}
 		out = append(out, rec)
 	}
@@ -132,29 +122,29 @@ func (r records[T, R, Q]) Names(ctx context.Context, teamID string, ids []string
 // Counts returns how many of the team's records have each status, from the maintained counts
 // alone (one read of the status shards, no record).
 func (r records[T, R, Q]) Counts(ctx context.Context, teamID string) (map[string]int, error) {
-	t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
+	t, err := lists.Tallies(ctx, r.table(), teamID, true, nil)
 	if err != nil {
-		return nil, storecore.Wrap(err, "count "+r.k.what+"s of team", teamID)
+		return nil, storecore.Wrap(err, "count "+r.k.What+"s of team", teamID)
 	}
-	out := make(map[string]int, len(r.k.list.statuses))
-	for _, st := range r.k.list.statuses {
-		out[st] = t.status([]string{st})
+	out := make(map[string]int, len(r.k.List.Statuses))
+	for _, st := range r.k.List.Statuses {
+		out[st] = t.Status([]string{st})
 	}
 	return out, nil
 }
 
 // Sums returns the maintained counts and sums of a closed facet's values among the records of a
-// status, from the status shards in one read (countShards items); ok is false while some record
-// of the team is not in the sums yet, or when the kind keeps none.
+// status, from the status shards in one read (storeformat.CountShards items); ok is false while
+// some record of the team is not in the sums yet, or when the kind keeps none.
 func (r records[T, R, Q]) Sums(ctx context.Context, teamID, facet, status string) (map[string]patio.Sum, bool, error) {
-	if r.k.list == nil || r.k.layout.Sum == "" {
+	if r.k.Layout.Sum == "" {
 		return nil, false, nil
 	}
-	t, err := r.s.tallies(ctx, r.table(), teamID, true, nil)
+	t, err := lists.Tallies(ctx, r.table(), teamID, true, nil)
 	if err != nil {
-		return nil, false, storecore.Wrap(err, "sum "+r.k.what+"s of team", teamID)
+		return nil, false, storecore.Wrap(err, "sum "+r.k.What+"s of team", teamID)
 	}
-	if t[countKey{Attr: summedAttr}] < t.status(r.k.list.statuses) {
+	if t[storeformat.Count{Attr: storeformat.SummedAttr}] < t.Status(r.k.List.Statuses) {
 		return nil, false, nil
 	}
 	out := map[string]patio.Sum{}
@@ -167,7 +157,7 @@ func (r records[T, R, Q]) Sums(ctx context.Context, teamID, facet, status string
 		value = strings.TrimSuffix(value, "#"+status)
 		sum := out[value]
 		sum.Count = n
-		sum.Amount = money.Cents(t[countKey{Attr: sumPrefix + k.Attr}])
+		sum.Amount = money.Cents(t[storeformat.Count{Attr: storeformat.SumPrefix + k.Attr}])
 		out[value] = sum
 	}
 	return out, true, nil
@@ -175,65 +165,44 @@ func (r records[T, R, Q]) Sums(ctx context.Context, teamID, facet, status string
 
 // get returns a team's record and its row's item as stored.
 func (r records[T, R, Q]) get(ctx context.Context, teamID, id string) (T, dynamo.Item, error) {
-	var item dynamo.Item
-	sk := r.k.prefix + id
-	var zero T
-	if err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, sk).Consistent(true).One(ctx, &item); err != nil {
-		return zero, nil, storecore.Wrap(storecore.NotFound(err, r.k.what), "get "+r.k.what, sk)
-	}
-	var row R
-	if err := dynamo.UnmarshalItem(item, &row); err != nil {
-		return zero, nil, storecore.Wrap(err, "decode "+r.k.what, sk)
-	}
-	rec, err := r.k.decode(row)
-	return rec, item, storecore.Wrap(err, "decode "+r.k.what, sk)
+	return r.k.Get(ctx, r.table(), teamID, id)
 }
 
-// rowItem is a record's row as stored: its row struct's attributes and, for listed kinds, what
-// storeformat.Layout.Item adds (its words and the marks of its family and sums).
-func (r records[T, R, Q]) rowItem(rec T) (dynamo.Item, error) {
-	if r.k.list == nil {
-		return dynamo.MarshalItem(r.k.encode(rec))
-	}
-	var words []string
-	if r.k.list.words != nil {
-		words = r.k.list.words(rec)
-	}
-	return r.k.layout.Item(r.k.encode(rec), words)
-}
+// rowItem is a record's row as stored (lists.Kind.Item).
+func (r records[T, R, Q]) rowItem(rec T) (dynamo.Item, error) { return r.k.Item(rec) }
 
 // Create stores a new record at revision 1 with its unique values and requirements, in one
 // transaction when there is more than the record to write.
 func (r records[T, R, Q]) Create(ctx context.Context, w patio.Write[T]) (T, error) {
 	rec := r.k.withRevision(w.Record, 1)
-	teamID, id := r.k.key(rec)
+	teamID, id := r.k.Key(rec)
 	var ops []storecore.Op
 	if w.Claim != nil {
 		// First, so that a repeat of a creation answers "claimed" before any other condition.
 		claim, err := r.s.claimOp(*w.Claim, rec, time.Now())
 		if err != nil {
-			return rec, storecore.Wrap(err, "create "+r.k.what, id)
+			return rec, storecore.Wrap(err, "create "+r.k.What, id)
 		}
 		ops = append(ops, claim)
 	}
 	row, err := r.rowItem(rec)
 	if err != nil {
-		return rec, storecore.Wrap(err, "encode "+r.k.what, id)
+		return rec, storecore.Wrap(err, "encode "+r.k.What, id)
 	}
 	ops = append(ops, storecore.Op{Put: r.table().Put(storecore.Stamped(ctx, row)).If("attribute_not_exists(pk)"),
-		Failed: fmt.Errorf("%s %s already exists", r.k.what, id)})
+		Failed: fmt.Errorf("%s %s already exists", r.k.What, id)})
 	ops = append(ops, r.trackOps(teamID, nil, row)...)
 	ops = append(ops, r.monthSumOps(teamID, nil, row)...)
 	ops = append(ops, r.guardOps(teamID, id, nil, r.k.guards(rec))...)
 	more, err := r.s.related(ctx, teamID, w.Requires, w.Also, false)
 	if err != nil {
-		return rec, storecore.Wrap(err, "create "+r.k.what, id)
+		return rec, storecore.Wrap(err, "create "+r.k.What, id)
 	}
 	err = r.s.db.Run(ctx, append(ops, more...))
 	if errors.Is(err, patio.ErrClaimTaken) {
 		return rec, err
 	}
-	return rec, storecore.Wrap(err, "create "+r.k.what, id)
+	return rec, storecore.Wrap(err, "create "+r.k.What, id)
 }
 
 // Update is the one update path of every record type: read the record, ask change for the write,
@@ -257,27 +226,27 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 		next := r.k.withRevision(w.Record, r.k.revision(cur)+1)
 		ops, err := r.replace(ctx, teamID, cur, stored, next)
 		if err != nil {
-			return cur, storecore.Wrap(err, "update "+r.k.what, id)
+			return cur, storecore.Wrap(err, "update "+r.k.What, id)
 		}
 		more, err := r.s.related(ctx, teamID, w.Requires, w.Also, attempts == 1)
 		if err != nil {
-			return cur, storecore.Wrap(err, "update "+r.k.what, id)
+			return cur, storecore.Wrap(err, "update "+r.k.What, id)
 		}
-		return next, storecore.Wrap(r.s.db.RunRace(ctx, append(ops, more...)), "update "+r.k.what, id)
+		return next, storecore.Wrap(r.s.db.RunRace(ctx, append(ops, more...)), "update "+r.k.What, id)
 	})
 }
 
 // replace is the write of next over cur (stored as its row's item), conditioned on cur's
 // revision, with its family and unique values kept in step, by ctx's actor.
 func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, stored dynamo.Item, next T) ([]storecore.Op, error) {
-	_, id := r.k.key(next)
+	_, id := r.k.Key(next)
 	row, err := r.rowItem(next)
 	if err != nil {
 		return nil, err
 	}
 	put := r.table().Put(storecore.Stamped(ctx, row)).If("'rev' = ?", revAttr(r.k.revision(cur)))
 	if r.k.alarmKey != nil {
-		if key := r.k.alarmKey(r.k.encode(cur)); key != "" {
+		if key := r.k.alarmKey(r.k.Encode(cur)); key != "" {
 			put = put.If("'alarm_key' = ?", key)
 		} else {
 			put = put.If("attribute_not_exists('alarm_key')")
@@ -294,22 +263,20 @@ func (r records[T, R, Q]) replace(ctx context.Context, teamID string, cur T, sto
 // of the row next over the row stored (nil for a creation). The indexer keeps the rest from the
 // stream (Index).
 func (r records[T, R, Q]) trackOps(teamID string, stored, next dynamo.Item) []storecore.Op {
-	if r.k.list == nil {
-		return nil
-	}
 	cur := storeformat.Family{}
 	if stored != nil {
-		cur = migration.Family(r.k.layout, stored) // a row of a previous format has less
+		cur = migration.Family(r.k.Layout, stored) // a row of a previous format has less
 	}
-	cur, _ = r.k.layout.Split(cur)
-	now, _ := r.k.layout.Split(r.k.layout.Family(next))
-	return r.familyOps(teamID, cur, now)
+	cur, _ = r.k.Layout.Split(cur)
+	now, _ := r.k.Layout.Split(r.k.Layout.Family(next))
+	return lists.FamilyOps(r.table(), teamID, cur, now)
 }
 
-// List returns one page of a team's records, the total matching, and the position after it.
+// List returns one page of a team's records, the total matching, and the position after it
+// (lists.Lister).
 func (r records[T, R, Q]) List(ctx context.Context, teamID string, q Q) (patio.Listed[T], error) {
-	out, err := lister[T, R, Q](r).list(ctx, teamID, r.k.list.spec(r.k.layout, q))
-	return out, storecore.Wrap(err, "list "+r.k.what+"s of team", teamID)
+	out, err := lists.Of(&r.s.lists, r.table(), &r.k.Kind).List(ctx, teamID, q)
+	return out, storecore.Wrap(err, "list "+r.k.What+"s of team", teamID)
 }
 
 // guardOps reserves the unique values next holds that cur did not, and releases those cur held
@@ -379,7 +346,7 @@ func (s *core) related(ctx context.Context, teamID string, reqs []patio.Requirem
 				return nil, err
 			}
 			if assumeIndexed {
-				replace[0].Put = replace[0].Put.If("attribute_exists('" + indexedAttr + "')")
+				replace[0].Put = replace[0].Put.If("attribute_exists('" + storeformat.IndexedAttr + "')")
 			}
 			ops = append(ops, replace...)
 		default:

@@ -62,10 +62,10 @@ func TestRecordsReadBackAsWritten(t *testing.T) {
 				ManufactureYear: patio.Some(2023), ModelYear: patio.Some(2024), MileageKm: patio.Some(12_000),
 				Color: patio.Some("Prata"), Fuel: patio.Some("flex"), Transmission: patio.Some("manual"),
 				PurchasePrice: patio.Some(money.Cents(6_500_050)), Phase: patio.Some("disponivel"),
-				Status: patio.Some(patio.VehicleReserved), Description: patio.Some("Único dono"),
+				Status: patio.Some(string(patio.VehicleReserved)), Description: patio.Some("Único dono"),
 			})
 			roundTrip(t, s.Vehicles(), patio.Write[patio.Vehicle]{Record: v, Changed: true}, team, v.ID, vehicleAt)
-			got, err := vehicles.Update(ctx, team, v.ID, patio.VehicleInput{Status: patio.Some(patio.VehicleSold)})
+			got, err := vehicles.Update(ctx, team, v.ID, patio.VehicleInput{Status: patio.Some(string(patio.VehicleSold))})
 			wantRevision(t, s.Vehicles(), team, v.ID, got, err, vehicleRevision, 2)
 		}},
 		{name: "vehicle with empty text", run: func(t *testing.T, team string) {
@@ -118,7 +118,7 @@ func TestRecordsReadBackAsWritten(t *testing.T) {
 				t.Errorf("Create(deal %s) revision = %d; want 1", d.ID, d.Revision)
 			}
 			wantStored(t, s.Deals(), team, d.ID, d)
-			got, err := deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(patio.DealLost),
+			got, err := deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(string(patio.DealLost)),
 				LostReason: patio.Some("financiamento_reprovado"), Notes: patio.Some("")})
 			wantRevision(t, s.Deals(), team, d.ID, got, err, dealRevision, 2)
 		}},
@@ -148,7 +148,7 @@ func TestWinningDealRevisesItsVehicle(t *testing.T) {
 		t.Fatalf("Create(deal) = %v; want nil", err)
 	}
 
-	won, err := deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(patio.DealWon)})
+	won, err := deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(string(patio.DealWon))})
 	wantRevision(t, s.Deals(), team, d.ID, won, err, dealRevision, 2)
 	if won.ClosedAt == nil {
 		t.Fatalf("Update(deal %s to ganho) closed_at = null; want set", d.ID)

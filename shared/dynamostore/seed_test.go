@@ -37,7 +37,7 @@ func TestSeedReadsBackAsCreated(t *testing.T) {
 		t.Errorf("List brand=Toyota = %d items, total %d, %v; want 10 and 10", len(page.Items), page.Total, err)
 	}
 	counts, indexed, err := dynamostore.VehicleCounts(ctx, s, team)
-	if err != nil || counts[patio.VehicleActive] != 30 || indexed != 30 {
+	if err != nil || counts[string(patio.VehicleActive)] != 30 || indexed != 30 {
 		t.Errorf("VehicleCounts = %v, %v, %v; want 30 ativo, 30 indexed", counts, indexed, err)
 	}
 	dup := newVehicle(t, team, patio.VehicleInput{Plate: patio.Some("SED0007")})

@@ -8,10 +8,9 @@
 package dynamostore
 
 import (
-	"sync"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/patio-dev/patio/shared/dynamostore/lists"
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 )
 
@@ -28,10 +27,8 @@ type Store struct {
 // core is the records' share of the store: the clients and tables every part shares, and what
 // the records' lists learn as they go.
 type core struct {
-	db *storecore.DB
-	// indexed holds the partitions ("<table>\x00<team>") a list found complete, every record
-	// with its whole family (see records.tally): they stay so, so they are not asked again.
-	indexed sync.Map
+	db    *storecore.DB
+	lists lists.Engine
 }
 
 // New returns a store on the given AWS configuration (storecore.New). Its DB is for the other

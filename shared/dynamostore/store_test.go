@@ -123,7 +123,7 @@ func newDeal(t *testing.T, teamID, clientID string) patio.Deal {
 func vehicleWithStatus(t *testing.T, s *dynamostore.Store, teamID, status string) patio.Vehicle {
 	t.Helper()
 	v := createVehicle(t, s, teamID, patio.VehicleInput{})
-	if status == v.Status {
+	if status == string(v.Status) {
 		return v
 	}
 	got, err := patio.NewVehicles(s.Vehicles()).Update(context.Background(), teamID, v.ID,

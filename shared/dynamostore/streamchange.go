@@ -1,10 +1,14 @@
 package dynamostore
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
 
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/webhook"
@@ -49,4 +53,113 @@ func StreamChange(rec events.DynamoDBEventRecord) (webhook.Change, bool, error) 
 		}
 	}
 	return c, true, nil
+}
+
+// recordKey reports whether a stream record's keys are those of a record's own row (a vehicle,
+// client, deal, activity or financial record): its sort key starts with its kind's prefix. Records
+// without keys (samples built by hand) are taken as rows, their image deciding.
+func recordKey(keys map[string]events.DynamoDBAttributeValue) bool {
+	sk, ok := keys["sk"]
+	if !ok || sk.DataType() != events.DataTypeString {
+		return len(keys) == 0
+	}
+	for _, l := range []*storeformat.Layout{storeformat.Vehicles, storeformat.Clients, storeformat.Deals, storeformat.Activities, storeformat.Financial} {
+		if strings.HasPrefix(sk.String(), l.RowPrefix()) {
+			return true
+		}
+	}
+	return false
+}
+
+// DecodeStreamImage turns an image of a resource table's stream record (as Lambda delivers it) into
+// the domain record, with the same row conversions the store reads with: it returns the resource
+// (webhook.ResourceVehicle, ...), the record (patio.Vehicle, patio.Client or patio.Deal, whose JSON
+// form is the API representation) and its team. ok is false for items that are not records
+// (uniqueness guards) and for an empty image.
+func DecodeStreamImage(image map[string]events.DynamoDBAttributeValue) (resource string, record any, teamID string, ok bool, err error) {
+	if len(image) == 0 {
+		return "", nil, "", false, nil
+	}
+	item := make(dynamo.Item, len(image))
+	for k, v := range image {
+		if item[k], err = fromStream(v); err != nil {
+			return "", nil, "", false, fmt.Errorf("dynamostore: stream image attribute %s: %w", k, err)
+		}
+	}
+	sk, _ := item["sk"].(*types.AttributeValueMemberS)
+	if sk == nil {
+		return "", nil, "", false, fmt.Errorf("dynamostore: stream image without a string sk")
+	}
+	switch {
+	case strings.HasPrefix(sk.Value, storeformat.Vehicles.RowPrefix()):
+		return decodeImage(item, webhook.ResourceVehicle, vehicleRow.Vehicle)
+	case strings.HasPrefix(sk.Value, storeformat.Clients.RowPrefix()):
+		return decodeImage(item, webhook.ResourceClient, clientRow.Client)
+	case strings.HasPrefix(sk.Value, storeformat.Deals.RowPrefix()):
+		return decodeImage(item, webhook.ResourceDeal, dealRow.Deal)
+	case strings.HasPrefix(sk.Value, storeformat.Activities.RowPrefix()):
+		return decodeImage(item, webhook.ResourceActivity, activityRow.activity)
+	case strings.HasPrefix(sk.Value, storeformat.Financial.RowPrefix()):
+		return decodeImage(item, webhook.ResourceFinancial, financialRow.record)
+	}
+	return "", nil, "", false, nil
+}
+
+func decodeImage[R, T any](item dynamo.Item, resource string, decode func(R) (T, error)) (string, any, string, bool, error) {
+	var row R
+	if err := dynamo.UnmarshalItem(item, &row); err != nil {
+		return "", nil, "", false, fmt.Errorf("dynamostore: decode %s stream image: %w", resource, err)
+	}
+	rec, err := decode(row)
+	if err != nil {
+		return "", nil, "", false, fmt.Errorf("dynamostore: decode %s stream image: %w", resource, err)
+	}
+	pk, _ := item["pk"].(*types.AttributeValueMemberS)
+	if pk == nil {
+		return "", nil, "", false, fmt.Errorf("dynamostore: %s stream image without a string pk", resource)
+	}
+	return resource, rec, pk.Value, true, nil
+}
+
+// fromStream converts a Lambda stream attribute value to the SDK's.
+func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
+	switch v.DataType() {
+	case events.DataTypeString:
+		return &types.AttributeValueMemberS{Value: v.String()}, nil
+	case events.DataTypeNumber:
+		return &types.AttributeValueMemberN{Value: v.Number()}, nil
+	case events.DataTypeBinary:
+		return &types.AttributeValueMemberB{Value: v.Binary()}, nil
+	case events.DataTypeBoolean:
+		return &types.AttributeValueMemberBOOL{Value: v.Boolean()}, nil
+	case events.DataTypeNull:
+		return &types.AttributeValueMemberNULL{Value: true}, nil
+	case events.DataTypeStringSet:
+		return &types.AttributeValueMemberSS{Value: v.StringSet()}, nil
+	case events.DataTypeNumberSet:
+		return &types.AttributeValueMemberNS{Value: v.NumberSet()}, nil
+	case events.DataTypeBinarySet:
+		return &types.AttributeValueMemberBS{Value: v.BinarySet()}, nil
+	case events.DataTypeList:
+		l := v.List()
+		out := make([]types.AttributeValue, len(l))
+		for i, e := range l {
+			var err error
+			if out[i], err = fromStream(e); err != nil {
+				return nil, err
+			}
+		}
+		return &types.AttributeValueMemberL{Value: out}, nil
+	case events.DataTypeMap:
+		m := v.Map()
+		out := make(map[string]types.AttributeValue, len(m))
+		for k, e := range m {
+			var err error
+			if out[k], err = fromStream(e); err != nil {
+				return nil, err
+			}
+		}
+		return &types.AttributeValueMemberM{Value: out}, nil
+	}
+	return nil, fmt.Errorf("unknown attribute type %v", v.DataType())
 }

@@ -33,7 +33,7 @@ func TestDealSums(t *testing.T) {
 	}
 	sums := func(want map[string]patio.Sum) {
 		t.Helper()
-		got, ok, err := deals.Sums(ctx, team, "phase", patio.DealOpen)
+		got, ok, err := deals.Sums(ctx, team, "phase", string(patio.DealOpen))
 		for k, v := range got {
 			if v == (patio.Sum{}) {
 				delete(got, k)
@@ -52,7 +52,7 @@ func TestDealSums(t *testing.T) {
 	if _, err := deals.Update(ctx, team, lead.ID, patio.DealInput{Phase: patio.Some("visita"), Value: patio.Some(money.Cents(120000))}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := deals.Update(ctx, team, proposal.ID, patio.DealInput{Status: patio.Some(patio.DealLost), LostReason: patio.Some("preco")}); err != nil {
+	if _, err := deals.Update(ctx, team, proposal.ID, patio.DealInput{Status: patio.Some(string(patio.DealLost)), LostReason: patio.Some("preco")}); err != nil {
 		t.Fatal(err)
 	}
 	sums(map[string]patio.Sum{"lead": {Count: 1, Amount: 50000}, "visita": {Count: 2, Amount: 120000}})
@@ -66,7 +66,7 @@ func TestDealSums(t *testing.T) {
 	}
 	w.Record.Revision = 1
 	dynamostore.PutUnsummed(t, s, w.Record)
-	if got, ok, err := deals.Sums(ctx, team, "phase", patio.DealOpen); ok || err != nil {
+	if got, ok, err := deals.Sums(ctx, team, "phase", string(patio.DealOpen)); ok || err != nil {
 		t.Errorf("Sums with a deal not in them = %v, %v, %v; want none (not ok)", got, ok, err)
 	}
 	if _, err := s.Backfill(ctx, false); err != nil {

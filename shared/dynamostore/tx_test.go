@@ -33,13 +33,13 @@ func TestRequirementsAnswerTheirErr(t *testing.T) {
 		vehicleID string
 		want      error
 	}{
-		{name: "both hold", clientID: active.ID, vehicleID: vehicles[patio.VehicleActive]},
-		{name: "reserved vehicle", clientID: active.ID, vehicleID: vehicles[patio.VehicleReserved]},
-		{name: "inactive client", clientID: inactive.ID, vehicleID: vehicles[patio.VehicleActive], want: errClient},
-		{name: "unknown client", clientID: unknown, vehicleID: vehicles[patio.VehicleActive], want: errClient},
-		{name: "client of another team", clientID: foreign.ID, vehicleID: vehicles[patio.VehicleActive], want: errClient},
-		{name: "sold vehicle", clientID: active.ID, vehicleID: vehicles[patio.VehicleSold], want: errVehicle},
-		{name: "archived vehicle", clientID: active.ID, vehicleID: vehicles[patio.VehicleArchived], want: errVehicle},
+		{name: "both hold", clientID: active.ID, vehicleID: vehicles[string(patio.VehicleActive)]},
+		{name: "reserved vehicle", clientID: active.ID, vehicleID: vehicles[string(patio.VehicleReserved)]},
+		{name: "inactive client", clientID: inactive.ID, vehicleID: vehicles[string(patio.VehicleActive)], want: errClient},
+		{name: "unknown client", clientID: unknown, vehicleID: vehicles[string(patio.VehicleActive)], want: errClient},
+		{name: "client of another team", clientID: foreign.ID, vehicleID: vehicles[string(patio.VehicleActive)], want: errClient},
+		{name: "sold vehicle", clientID: active.ID, vehicleID: vehicles[string(patio.VehicleSold)], want: errVehicle},
+		{name: "archived vehicle", clientID: active.ID, vehicleID: vehicles[string(patio.VehicleArchived)], want: errVehicle},
 		{name: "unknown vehicle", clientID: active.ID, vehicleID: unknown, want: errVehicle},
 	}
 	for _, tt := range tests {
@@ -49,7 +49,7 @@ func TestRequirementsAnswerTheirErr(t *testing.T) {
 			w := patio.Write[patio.Deal]{Record: d, Changed: true, Requires: []patio.Requirement{
 				{Resource: patio.ResourceClient, ID: tt.clientID, Statuses: []string{patio.ClientActive}, Err: errClient},
 				{Resource: patio.ResourceVehicle, ID: tt.vehicleID,
-					Statuses: []string{patio.VehicleActive, patio.VehicleReserved}, Err: errVehicle},
+					Statuses: []string{string(patio.VehicleActive), string(patio.VehicleReserved)}, Err: errVehicle},
 			}}
 			_, err := s.Deals().Create(ctx, w)
 			if tt.want == nil {
@@ -223,7 +223,7 @@ func TestDealsRaceForOneVehicle(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, d := range racers {
 		wg.Go(func() {
-			_, errs[i] = deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(patio.DealWon)})
+			_, errs[i] = deals.Update(ctx, team, d.ID, patio.DealInput{Status: patio.Some(string(patio.DealWon))})
 		})
 	}
 	wg.Wait()

@@ -103,7 +103,7 @@ func TestIndexFollowsEveryChange(t *testing.T) {
 	if _, err := svc.Update(ctx, team, v.ID, patio.VehicleInput{Plate: patio.Some("XYZ9F87"), Brand: patio.Some("Toyota")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Update(ctx, team, v.ID, patio.VehicleInput{Status: patio.Some(patio.VehicleArchived)}); err != nil {
+	if _, err := svc.Update(ctx, team, v.ID, patio.VehicleInput{Status: patio.Some(string(patio.VehicleArchived))}); err != nil {
 		t.Fatal(err)
 	}
 	check := func(when string) {
@@ -113,18 +113,18 @@ func TestIndexFollowsEveryChange(t *testing.T) {
 			status []string
 			want   int
 		}{
-			{"abc1", nil, 0}, {"abc1", []string{patio.VehicleArchived}, 0}, // the old plate
+			{"abc1", nil, 0}, {"abc1", []string{string(patio.VehicleArchived)}, 0}, // the old plate
 			{"xyz9", nil, 0}, // archived vehicles are not listed by default
-			{"xyz9", []string{patio.VehicleArchived}, 1}, {"uno", []string{patio.VehicleArchived}, 1},
-			{"toyota", []string{patio.VehicleArchived}, 1}, // the new brand (the title keeps its first words)
-			{"uno", []string{patio.VehicleActive}, 0},
+			{"xyz9", []string{string(patio.VehicleArchived)}, 1}, {"uno", []string{string(patio.VehicleArchived)}, 1},
+			{"toyota", []string{string(patio.VehicleArchived)}, 1}, // the new brand (the title keeps its first words)
+			{"uno", []string{string(patio.VehicleActive)}, 0},
 		} {
 			if n := search(tc.q, tc.status...); n != tc.want {
 				t.Errorf("%s: q=%s status=%v = %d; want %d", when, tc.q, tc.status, n, tc.want)
 			}
 		}
 		for brand, want := range map[string]int{"fiat": 0, "toyota": 1} {
-			vq, err := patio.VehicleQuery{Brand: ptr(brand), ListQuery: patio.ListQuery{Status: []string{patio.VehicleArchived}}}.Check()
+			vq, err := patio.VehicleQuery{Brand: ptr(brand), ListQuery: patio.ListQuery{Status: []string{string(patio.VehicleArchived)}}}.Check()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestRebuildIndex(t *testing.T) {
 	}
 	table := testenv.Tables(t)["VehiclesTable"]
 	db := dynamo.New(testenv.AWSConfig(t)).Table(table)
-	words := storeformat.Vehicles.WordPrefix(patio.VehicleActive)
+	words := storeformat.Vehicles.WordPrefix(string(patio.VehicleActive))
 	if err := db.Delete("pk", team).Range("sk", words+"uno#"+v.ID).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -199,15 +199,15 @@ func TestRebuildIndex(t *testing.T) {
 	// (shards add up, so any shard), one "zzz".
 	for word, n := range map[string]int{"uno": -1, "zzz": 1} {
 		if err := db.Update("pk", team).Range("sk", storeformat.CounterKey(storeformat.WordCountKey(word), 0)).
-			Add("'"+patio.VehicleActive+"'", n).Run(ctx); err != nil {
+			Add("'"+string(patio.VehicleActive)+"'", n).Run(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
 	fiat := storeformat.FacetKey("brand", "fiat")
-	if err := db.Delete("pk", team).Range("sk", storeformat.Vehicles.FacetPrefix(fiat, patio.VehicleActive)+v.ID).Run(ctx); err != nil {
+	if err := db.Delete("pk", team).Range("sk", storeformat.Vehicles.FacetPrefix(fiat, string(patio.VehicleActive))+v.ID).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update("pk", team).Range("sk", storeformat.CounterKey(fiat, 0)).Add("'"+patio.VehicleActive+"'", 5).Run(ctx); err != nil {
+	if err := db.Update("pk", team).Range("sk", storeformat.CounterKey(fiat, 0)).Add("'"+string(patio.VehicleActive)+"'", 5).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	damaged := [4]int{0, 1, 6, 0}
@@ -252,7 +252,7 @@ func TestUpgradeCountsWordsOnce(t *testing.T) {
 		}
 		n := 0
 		for _, it := range items {
-			n += storeformat.IntAttr(it, patio.VehicleActive)
+			n += storeformat.IntAttr(it, string(patio.VehicleActive))
 		}
 		return n
 	}
@@ -338,7 +338,7 @@ func TestIndexCountsOnceWhateverTheBatches(t *testing.T) {
 	for i, id := range ids[:12] {
 		in := patio.VehicleInput{Brand: patio.Some(brands[(i+1)%3]), Price: patio.Some(money.Cents(int64(3_000_000 + i*1_000)))}
 		if i%4 == 0 {
-			in.Status = patio.Some(patio.VehicleArchived)
+			in.Status = patio.Some(string(patio.VehicleArchived))
 		}
 		if _, err := svc.Update(ctx, team, id, in); err != nil {
 			t.Fatal(err)
@@ -440,7 +440,7 @@ func TestRebuildIndexMendsPlateWords(t *testing.T) {
 	// Mercosul spelling; the indexer follows the row, dropping that word's item and count.
 	db := dynamo.New(testenv.AWSConfig(t)).Table(testenv.Tables(t)["VehiclesTable"])
 	old := storeformat.JoinWords([]string{"fiat", "uno", "xyz9876"})
-	for _, sk := range []string{storeformat.Vehicles.RowKey(v.ID), storeformat.Vehicles.OrderKey(patio.VehicleActive, v.ID)} {
+	for _, sk := range []string{storeformat.Vehicles.RowKey(v.ID), storeformat.Vehicles.OrderKey(string(patio.VehicleActive), v.ID)} {
 		if err := db.Update("pk", team).Range("sk", sk).Set(storeformat.WordsAttr, old).Run(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -420,7 +420,7 @@ func (a *api) serveHintedRead(w http.ResponseWriter, r *http.Request, hint patio
 	if !a.answerThrottled(w, r, st, countErr) {
 		return p, true
 	}
-	if err := p.Authorize(name + ":read"); err != nil {
+	if err := p.Authorize(name, patio.AccessRead); err != nil {
 		a.writeError(w, r, err)
 		return p, true
 	}
@@ -450,11 +450,11 @@ func (a *api) claimKeyUse(hash string) bool {
 // (403), the query string, then the operation.
 func (a *api) serveAuthenticated(w http.ResponseWriter, r *http.Request, p patio.Principal,
 	op func(http.ResponseWriter, *http.Request, string, string) error, name, itemID string) error {
-	scope := name + ":read"
+	access := patio.AccessRead
 	if r.Method != http.MethodGet {
-		scope = name + ":write"
+		access = patio.AccessWrite
 	}
-	if err := p.Authorize(scope); err != nil {
+	if err := p.Authorize(name, access); err != nil {
 		return err
 	}
 	if r.Method != http.MethodGet {

@@ -136,9 +136,9 @@ func KeyActor(k APIKey, requestID string) Actor {
 // log calls that change ("completed" → "complete": activity.complete); any other change is
 // "update".
 var auditVerbs = map[string]map[string]string{
-	ResourceVehicle: {VehicleArchived: "archive", VehicleSold: "sell"},
+	ResourceVehicle: {string(VehicleArchived): "archive", string(VehicleSold): "sell"},
 	ResourceClient:  {ClientInactive: "deactivate", ClientActive: "restore"},
-	ResourceDeal:    {DealWon: "win", DealLost: "lose", DealArchived: "archive", DealOpen: "reopen"},
+	ResourceDeal:    {string(DealWon): "win", string(DealLost): "lose", string(DealArchived): "archive", string(DealOpen): "reopen"},
 	ResourceActivity: {ActivityInProgress: "start", ActivityCompleted: "complete", ActivityCancelled: "cancel",
 		ActivityPending: "reopen"},
 	ResourceFinancial: {FinancialPaid: "pay", FinancialCancelled: "cancel", FinancialPending: "reopen"},

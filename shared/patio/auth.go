@@ -105,10 +105,32 @@ func CheckTimeZone(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// Scopes are the scopes a key may carry: GET needs read, POST, PUT and DELETE need write.
-var Scopes = []string{
-	"vehicles:read", "vehicles:write", "clients:read", "clients:write", "deals:read", "deals:write",
-}
+// Access is what a request does to a resource's records: AccessRead (GET) or AccessWrite (POST,
+// PUT, DELETE). A key needs the scope of each access it makes (Access.Scope).
+type Access string
+
+// The accesses a key's scopes grant.
+const (
+	AccessRead  Access = "read"
+	AccessWrite Access = "write"
+)
+
+// Scope returns the name of the scope that grants the access to a resource's records, as a key
+// carries it: "<resource>:<access>" ("vehicles:read").
+func (a Access) Scope(resource string) string { return resource + ":" + string(a) }
+
+// ScopedResources are the resources whose records a key's scopes grant access to, each read and
+// written apart.
+var ScopedResources = []string{"vehicles", "clients", "deals"}
+
+// Scopes are the scopes a key may carry: each scoped resource's read, then its write.
+var Scopes = func() []string {
+	var out []string
+	for _, r := range ScopedResources {
+		out = append(out, AccessRead.Scope(r), AccessWrite.Scope(r))
+	}
+	return out
+}()
 
 // Key statuses.
 const (
@@ -281,9 +303,10 @@ func AuthenticateHinted(ctx context.Context, store KeyStore, header, teamHint st
 	return Principal{Key: key, Team: team}, nil
 }
 
-// Authorize checks that the principal's key carries the scope (KindForbidden otherwise).
-func (p Principal) Authorize(scope string) error {
-	if !p.Key.Has(scope) {
+// Authorize checks that the principal's key carries the scope of the access to the resource's
+// records (KindForbidden otherwise).
+func (p Principal) Authorize(resource string, a Access) error {
+	if scope := a.Scope(resource); !p.Key.Has(scope) {
 		return Errorf(KindForbidden, "this API key lacks the %s scope", scope)
 	}
 	return nil

@@ -7,18 +7,21 @@ import (
 	"github.com/patio-dev/patio/shared/money"
 )
 
+// DealStatus is where a deal stands: open (DealOpen), won, lost, or archived (soft-deleted).
+type DealStatus string
+
 // Deal statuses.
 const (
-	DealOpen     = "ativo"
-	DealWon      = "ganho"
-	DealLost     = "perdido"
-	DealArchived = "arquivado"
+	DealOpen     DealStatus = "ativo"
+	DealWon      DealStatus = "ganho"
+	DealLost     DealStatus = "perdido"
+	DealArchived DealStatus = "arquivado"
 )
 
 // Deal enums and sortable fields.
 var (
 	DealPhases         = []string{"lead", "contato", "visita", "proposta", "negociacao", "fechamento"}
-	DealStatuses       = []string{DealOpen, DealWon, DealLost, DealArchived}
+	DealStatuses       = []string{string(DealOpen), string(DealWon), string(DealLost), string(DealArchived)}
 	DealLostReasons    = []string{"preco", "financiamento_reprovado", "comprou_concorrente", "desistiu", "sem_contato", "veiculo_vendido", "outro"}
 	DealPaymentMethods = []string{"pix", "boleto", "cartao", "transferencia", "financiamento", "dinheiro", "cheque"}
 	DealSorts          = []string{"created_at", "updated_at", "value", "title", "expected_close_date"}
@@ -37,7 +40,7 @@ type Deal struct {
 	VehicleID         *string      `json:"vehicle_id"`
 	Value             *money.Cents `json:"value"`
 	Phase             string       `json:"phase"`
-	Status            string       `json:"status"`
+	Status            DealStatus   `json:"status"`
 	LostReason        *string      `json:"lost_reason"`
 	PaymentMethod     *string      `json:"payment_method"`
 	ExpectedCloseDate *Date        `json:"expected_close_date"`
@@ -102,7 +105,7 @@ func (d *Deal) merge(in DealInput) {
 	apply(&d.VehicleID, in.VehicleID)
 	apply(&d.Value, in.Value)
 	setIf(&d.Phase, in.Phase)
-	setIf(&d.Status, in.Status)
+	setAs(&d.Status, in.Status)
 	apply(&d.LostReason, in.LostReason)
 	apply(&d.PaymentMethod, in.PaymentMethod)
 	apply(&d.ExpectedCloseDate, in.ExpectedCloseDate)
@@ -161,7 +164,7 @@ func (in *DealInput) checkNew(p *Problems) {
 	required(p, "client_id", in.ClientID)
 	notNull(p, "phase", in.Phase)
 	notNull(p, "status", in.Status)
-	if in.Status.Set() && in.Status.Value != DealOpen {
+	if in.Status.Set() && DealStatus(in.Status.Value) != DealOpen {
 		p.Add(InBody, "status", "status must be ativo when creating a deal; close it with PUT")
 	}
 }
@@ -338,7 +341,7 @@ type DealQuery struct {
 // call it before listing. Errors are KindInvalid, listing every problem.
 func (q DealQuery) Check() (DealQuery, error) {
 	var p Problems
-	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: DealSorts, statuses: DealStatuses, softDeleted: DealArchived})
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: DealSorts, statuses: DealStatuses, softDeleted: string(DealArchived)})
 	checkEnumParam(&p, "phase", q.Phase, DealPhases)
 	checkRangeParams(&p, "value_min", "value_max", q.ValueMin, q.ValueMax)
 	q.Terms = checkSearchParam(&p, &q.Q, false)

@@ -46,7 +46,7 @@ func with[T any](v T, f func(*T)) T {
 
 // stockVehicle is a vehicle of the team with the given id and status; a vendido one was sold at
 // earlier, by the deal soldBy when it is not "".
-func stockVehicle(id, status, soldBy string) patio.Vehicle {
+func stockVehicle(id string, status patio.VehicleStatus, soldBy string) patio.Vehicle {
 	v := patio.Vehicle{ID: id, TeamID: team, Title: "Fiat Argo Drive 1.0 2025", Brand: "Fiat", Model: "Argo",
 		Version: ptr("Drive 1.0"), ModelYear: ptr(2025), ManufactureYear: ptr(2024), Price: 8_990_000,
 		Phase: "disponivel", Status: status, CreatedAt: earlier, UpdatedAt: earlier, Revision: 3}
@@ -111,7 +111,7 @@ func activeClient(id string) requirement {
 }
 
 func dealableVehicle(id string) requirement {
-	return requirement{Resource: patio.ResourceVehicle, ID: id, Statuses: []string{patio.VehicleActive, patio.VehicleReserved}}
+	return requirement{Resource: patio.ResourceVehicle, ID: id, Statuses: []string{string(patio.VehicleActive), string(patio.VehicleReserved)}}
 }
 
 // requirements returns the write's requirements in a stable order, failing the test for one whose
@@ -164,7 +164,7 @@ var (
 	archivedLostTaken = with(archivedLost, func(d *patio.Deal) { d.VehicleID = ptr(takenCarID) })
 )
 
-func status(s string) patio.Opt[string] { return patio.Some(s) }
+func status[S ~string](s S) patio.Opt[string] { return patio.Some(string(s)) }
 
 // members formats the members present in a typed input (PUT's "absent" left out): {Status:ganho
 // VehicleID:null}.
@@ -434,9 +434,9 @@ func TestDealTransitionTableIsComplete(t *testing.T) {
 	for _, tt := range dealApplyCases() {
 		to := tt.cur.Status
 		if tt.in.Status.Set() {
-			to = tt.in.Status.Value
+			to = patio.DealStatus(tt.in.Status.Value)
 		}
-		covered[[2]string{tt.cur.Status, to}] = true
+		covered[[2]string{string(tt.cur.Status), string(to)}] = true
 	}
 	for _, from := range patio.DealStatuses {
 		for _, to := range patio.DealStatuses {

@@ -148,6 +148,13 @@ func setIf[T any](dst *T, o Opt[T]) {
 	}
 }
 
+// setAs sets *dst to o's value as a type of its own (a status) when o is set.
+func setAs[S ~string](dst *S, o Opt[string]) {
+	if o.Set() {
+		*dst = S(o.Value)
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {

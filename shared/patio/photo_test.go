@@ -36,7 +36,7 @@ func TestAddPhoto(t *testing.T) {
 	tests := []struct {
 		name   string
 		have   int
-		status string
+		status patio.VehicleStatus
 		kind   patio.Kind
 	}{
 		{name: "first", have: 0, status: patio.VehicleActive},

@@ -264,7 +264,7 @@ func TestServiceIDs(t *testing.T) {
 
 func TestServiceList(t *testing.T) {
 	defaults := patio.ListQuery{Page: patio.Some(1), Limit: patio.Some(patio.DefaultLimit), Sort: "created_at", Desc: true,
-		Status: []string{patio.VehicleActive, patio.VehicleReserved, patio.VehicleSold}}
+		Status: []string{string(patio.VehicleActive), string(patio.VehicleReserved), string(patio.VehicleSold)}}
 	tests := []struct {
 		name string
 		q    patio.ListQuery
@@ -274,8 +274,8 @@ func TestServiceList(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults", want: defaults},
-		{name: "arquivado named", q: patio.ListQuery{Status: []string{patio.VehicleArchived}},
-			want: with(defaults, func(q *patio.ListQuery) { q.Status = []string{patio.VehicleArchived} })},
+		{name: "arquivado named", q: patio.ListQuery{Status: []string{string(patio.VehicleArchived)}},
+			want: with(defaults, func(q *patio.ListQuery) { q.Status = []string{string(patio.VehicleArchived)} })},
 		{name: "every parameter at a bound", q: patio.ListQuery{Page: patio.Some(1), Limit: patio.Some(100), Sort: "price"},
 			want: with(defaults, func(q *patio.ListQuery) { q.Limit, q.Sort, q.Desc = patio.Some(100), "price", false })},
 		{name: "limit 0", q: patio.ListQuery{Limit: patio.Some(0)}, wantErr: "limit must be between 1 and 100"},

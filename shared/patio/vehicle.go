@@ -10,12 +10,16 @@ import (
 	"github.com/patio-dev/patio/shared/money"
 )
 
+// VehicleStatus is where a vehicle stands in the stock: for sale (VehicleActive), held for a
+// buyer (VehicleReserved), sold, or archived (soft-deleted).
+type VehicleStatus string
+
 // Vehicle statuses.
 const (
-	VehicleActive   = "ativo"
-	VehicleReserved = "reservado"
-	VehicleSold     = "vendido"
-	VehicleArchived = "arquivado"
+	VehicleActive   VehicleStatus = "ativo"
+	VehicleReserved VehicleStatus = "reservado"
+	VehicleSold     VehicleStatus = "vendido"
+	VehicleArchived VehicleStatus = "arquivado"
 )
 
 // Vehicle enums and sortable fields.
@@ -23,7 +27,7 @@ var (
 	VehicleFuels         = []string{"flex", "gasolina", "etanol", "diesel", "gnv", "hibrido", "eletrico"}
 	VehicleTransmissions = []string{"manual", "automatico", "automatizado", "cvt"}
 	VehiclePhases        = []string{"avaliacao", "preparacao", "documentacao", "disponivel", "negociacao", "entregue"}
-	VehicleStatuses      = []string{VehicleActive, VehicleReserved, VehicleSold, VehicleArchived}
+	VehicleStatuses      = []string{string(VehicleActive), string(VehicleReserved), string(VehicleSold), string(VehicleArchived)}
 	VehicleSorts         = []string{"created_at", "updated_at", "price", "title", "model_year", "mileage_km"}
 )
 
@@ -33,28 +37,28 @@ const DefaultVehiclePhase = "preparacao"
 // Vehicle is a vehicle of a team's inventory. Its JSON form is the API representation, also sent as
 // the webhook data.object: every field present, unset optional fields null.
 type Vehicle struct {
-	ID              string       `json:"id"`
-	TeamID          string       `json:"-"`
-	Title           string       `json:"title"`
-	Brand           string       `json:"brand"`
-	Model           string       `json:"model"`
-	Version         *string      `json:"version"`
-	Plate           *string      `json:"plate"`
-	Renavam         *string      `json:"renavam"`
-	VIN             *string      `json:"vin"`
-	ManufactureYear *int         `json:"manufacture_year"`
-	ModelYear       *int         `json:"model_year"`
-	MileageKm       *int         `json:"mileage_km"`
-	Color           *string      `json:"color"`
-	Fuel            *string      `json:"fuel"`
-	Transmission    *string      `json:"transmission"`
-	Price           money.Cents  `json:"price"`
-	PurchasePrice   *money.Cents `json:"purchase_price"`
-	Phase           string       `json:"phase"`
-	Status          string       `json:"status"`
-	Description     *string      `json:"description"`
-	SoldAt          *Timestamp   `json:"sold_at"`
-	SoldDealID      *string      `json:"sold_deal_id"`
+	ID              string        `json:"id"`
+	TeamID          string        `json:"-"`
+	Title           string        `json:"title"`
+	Brand           string        `json:"brand"`
+	Model           string        `json:"model"`
+	Version         *string       `json:"version"`
+	Plate           *string       `json:"plate"`
+	Renavam         *string       `json:"renavam"`
+	VIN             *string       `json:"vin"`
+	ManufactureYear *int          `json:"manufacture_year"`
+	ModelYear       *int          `json:"model_year"`
+	MileageKm       *int          `json:"mileage_km"`
+	Color           *string       `json:"color"`
+	Fuel            *string       `json:"fuel"`
+	Transmission    *string       `json:"transmission"`
+	Price           money.Cents   `json:"price"`
+	PurchasePrice   *money.Cents  `json:"purchase_price"`
+	Phase           string        `json:"phase"`
+	Status          VehicleStatus `json:"status"`
+	Description     *string       `json:"description"`
+	SoldAt          *Timestamp    `json:"sold_at"`
+	SoldDealID      *string       `json:"sold_deal_id"`
 	// Photos are the vehicle's photos in their order (the first is the cover); nil for none,
 	// which the JSON form shows as [].
 	Photos    PhotoList `json:"photos"`
@@ -149,7 +153,7 @@ func (in *VehicleInput) checkNew(p *Problems, now time.Time) {
 	required(p, "price", in.Price)
 	notNull(p, "phase", in.Phase)
 	notNull(p, "status", in.Status)
-	if in.Status.Set() && !p.Has("status") && in.Status.Value != VehicleActive && in.Status.Value != VehicleReserved {
+	if in.Status.Set() && !p.Has("status") && VehicleStatus(in.Status.Value) != VehicleActive && VehicleStatus(in.Status.Value) != VehicleReserved {
 		p.Add(InBody, "status", "status must be ativo or reservado when creating a vehicle")
 	}
 	checkYears(p, optPtr(in.ManufactureYear), optPtr(in.ModelYear))
@@ -189,7 +193,7 @@ func (v *Vehicle) merge(in VehicleInput) {
 	setIf(&v.Price, in.Price)
 	apply(&v.PurchasePrice, in.PurchasePrice)
 	setIf(&v.Phase, in.Phase)
-	setIf(&v.Status, in.Status)
+	setAs(&v.Status, in.Status)
 	apply(&v.Description, in.Description)
 }
 
@@ -261,7 +265,7 @@ func (v Vehicle) Archive() Vehicle {
 }
 
 // dealableStatuses are the statuses of a vehicle a deal may name or win.
-var dealableStatuses = []string{VehicleActive, VehicleReserved}
+var dealableStatuses = []string{string(VehicleActive), string(VehicleReserved)}
 
 // errVehicleNotDealable is the one answer to a deal naming a vehicle it may not use.
 var errVehicleNotDealable = Conflictf("vehicle_id must name an ativo or reservado vehicle of this team")
@@ -270,7 +274,7 @@ var errVehicleNotDealable = Conflictf("vehicle_id must name an ativo or reservad
 // reservado.
 func (v Vehicle) dealable() error {
 	switch {
-	case contains(dealableStatuses, v.Status):
+	case contains(dealableStatuses, string(v.Status)):
 		return nil
 	case v.Status == VehicleSold:
 		return Conflictf("the vehicle is already sold; this deal cannot win it")
@@ -345,7 +349,7 @@ type VehicleQuery struct {
 // call it before listing. Errors are KindInvalid, listing every problem.
 func (q VehicleQuery) Check() (VehicleQuery, error) {
 	var p Problems
-	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: VehicleSorts, statuses: VehicleStatuses, softDeleted: VehicleArchived})
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: VehicleSorts, statuses: VehicleStatuses, softDeleted: string(VehicleArchived)})
 	checkEnumParam(&p, "phase", q.Phase, VehiclePhases)
 	checkEnumParam(&p, "fuel", q.Fuel, VehicleFuels)
 	checkTextParam(&p, "brand", &q.Brand)

@@ -13,7 +13,9 @@ import (
 
 // Webhooks is the use cases of webhook management, shared by the operators' tool and the console.
 type Webhooks struct {
-	Store   Store
+	Store Store
+	// Log is the webhooks' deliveries.
+	Log     DeliveryLog
 	Queue   Queue
 	Targets Targets
 	// Audit records every change in the team's audit log, with the actor of the call's context
@@ -162,7 +164,7 @@ func (s Webhooks) retire(ctx context.Context, id, status string) (Webhook, error
 	if err != nil {
 		return w, err
 	}
-	if _, err = CancelPending(ctx, s.Store, w.ID); err != nil {
+	if _, err = CancelPending(ctx, s.Log, w.ID); err != nil {
 		return w, err
 	}
 	return w, s.audit(ctx, w.TeamID, "webhook."+map[string]string{StatusDisabled: "disable", StatusDeleted: "delete"}[status],
@@ -287,7 +289,7 @@ func (s Webhooks) Test(ctx context.Context, id, typ string) (Delivery, error) {
 	}
 	d := Delivery{ID: DeliveryID(e.ID, w.ID), WebhookID: w.ID, TeamID: w.TeamID, EventID: e.ID, EventType: e.Type,
 		Status: DeliveryPending, Test: true, Payload: payload, CreatedAt: now, UpdatedAt: now}
-	if _, _, _, err := s.Store.CreateDeliveries(ctx, []Delivery{d}); err != nil {
+	if _, _, _, err := s.Log.CreateDeliveries(ctx, []Delivery{d}); err != nil {
 		return d, err
 	}
 	if err := s.Queue.Enqueue(ctx, Task{DeliveryID: d.ID, TeamID: d.TeamID, WebhookID: d.WebhookID, EventID: d.EventID,
@@ -314,7 +316,7 @@ func (s Webhooks) Deliveries(ctx context.Context, webhookID, status string) ([]D
 	if _, err := s.Store.WebhookByID(ctx, webhookID); err != nil {
 		return nil, err
 	}
-	return s.Store.Deliveries(ctx, webhookID, st)
+	return s.Log.Deliveries(ctx, webhookID, st)
 }
 
 // ListDeliveries returns one page of a webhook's deliveries (see DeliveryQuery), or KindNotFound
@@ -338,7 +340,7 @@ func (s Webhooks) ListWebhookDeliveries(ctx context.Context, w Webhook, q Delive
 	if err != nil {
 		return DeliveryPage{}, err
 	}
-	ds, next, err := s.Store.ListDeliveries(ctx, []string{w.ID}, q)
+	ds, next, err := s.Log.ListDeliveries(ctx, []string{w.ID}, q)
 	if ds == nil {
 		ds = []Delivery{}
 	}
@@ -364,7 +366,7 @@ func (s Webhooks) ListTeamDeliveries(ctx context.Context, teamID string, q Deliv
 	if len(ids) == 0 {
 		return page, nil
 	}
-	ds, next, err := s.Store.ListDeliveries(ctx, ids, q)
+	ds, next, err := s.Log.ListDeliveries(ctx, ids, q)
 	if ds != nil {
 		page.Deliveries = ds
 	}
@@ -375,11 +377,11 @@ func (s Webhooks) ListTeamDeliveries(ctx context.Context, teamID string, q Deliv
 // Delivery returns a delivery with every attempt of every series from the attempt log, response
 // bodies included (those older than Retention are gone), or KindNotFound.
 func (s Webhooks) Delivery(ctx context.Context, id string) (Delivery, error) {
-	d, err := s.Store.Delivery(ctx, id)
+	d, err := s.Log.Delivery(ctx, id)
 	if err != nil {
 		return d, err
 	}
-	log, err := s.Store.AttemptLog(ctx, d)
+	log, err := s.Log.AttemptLog(ctx, d)
 	if err != nil {
 		return d, err
 	}
@@ -394,7 +396,7 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 	if s.Queue == nil {
 		return Delivery{}, patio.Internal(errors.New("webhook: no delivery queue configured (DELIVERY_QUEUE_URL)"))
 	}
-	d, err := s.Store.Delivery(ctx, id)
+	d, err := s.Log.Delivery(ctx, id)
 	if err != nil {
 		return d, err
 	}
@@ -409,7 +411,7 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 		return d, err
 	}
 	was := d.Status
-	d, err = s.Store.SetDeliveryStatus(ctx, id, []string{DeliverySucceeded, DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
+	d, err = s.Log.SetDeliveryStatus(ctx, id, []string{DeliverySucceeded, DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
 	if err != nil {
 		return d, err
 	}
@@ -418,7 +420,7 @@ func (s Webhooks) Replay(ctx context.Context, id string) (Delivery, error) {
 	if err != nil {
 		// Nothing will deliver a pending delivery whose task never reached the queue: put the
 		// status back so the operator can replay it again.
-		if _, undo := s.Store.SetDeliveryStatus(context.WithoutCancel(ctx), id, []string{DeliveryPending}, was, false); undo != nil {
+		if _, undo := s.Log.SetDeliveryStatus(context.WithoutCancel(ctx), id, []string{DeliveryPending}, was, false); undo != nil {
 			err = errors.Join(err, undo)
 		}
 		return d, err
@@ -471,7 +473,7 @@ func (s Webhooks) replayable(ctx context.Context, webhookID string, statuses []s
 	// read, which would shift the pages.
 	var all []Delivery
 	for {
-		ds, next, err := s.Store.ListDeliveries(ctx, []string{webhookID}, q)
+		ds, next, err := s.Log.ListDeliveries(ctx, []string{webhookID}, q)
 		if err != nil {
 			return nil, err
 		}
@@ -499,7 +501,7 @@ func (s Webhooks) ReplayAll(ctx context.Context, webhookID string, statuses []st
 		var tasks []Task
 		var was []Delivery
 		for _, d := range all[start:min(start+10, len(all))] {
-			r, err := s.Store.SetDeliveryStatus(ctx, d.ID, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
+			r, err := s.Log.SetDeliveryStatus(ctx, d.ID, []string{DeliveryFailed, DeliveryCancelled, DeliverySkipped}, DeliveryPending, true)
 			if patio.IsKind(err, patio.KindConflict) {
 				continue // replayed or changed meanwhile
 			}
@@ -515,7 +517,7 @@ func (s Webhooks) ReplayAll(ctx context.Context, webhookID string, statuses []st
 			if err != nil {
 				// Put the status back, so the operator can replay it again (the sweep would
 				// otherwise send it within minutes).
-				_, undo := s.Store.SetDeliveryStatus(context.WithoutCancel(ctx), tasks[i].DeliveryID, []string{DeliveryPending}, was[i].Status, false)
+				_, undo := s.Log.SetDeliveryStatus(context.WithoutCancel(ctx), tasks[i].DeliveryID, []string{DeliveryPending}, was[i].Status, false)
 				errs = append(errs, err, undo)
 				continue
 			}

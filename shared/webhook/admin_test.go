@@ -85,7 +85,7 @@ func TestReplay(t *testing.T) {
 			s, q := newStore([]webhook.Webhook{activeHook(hookID)}), &queue{err: tt.queueErr}
 			tt.state(s)
 			before, had := s.deliveries["dlv_1"]
-			svc := webhook.Webhooks{Store: s, Queue: q, Now: func() time.Time { return now }}
+			svc := webhook.Webhooks{Store: s, Log: s, Queue: q, Now: func() time.Time { return now }}
 			if tt.noQueue {
 				svc.Queue = nil
 			}

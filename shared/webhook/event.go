@@ -134,8 +134,8 @@ func EventID(sourceID, typ string) string {
 
 // statusEvents names, per resource, the event fired when status becomes a value.
 var statusEvents = map[string]map[string]string{
-	ResourceVehicle: {patio.VehicleSold: VehicleSold, patio.VehicleArchived: VehicleRemoved},
-	ResourceDeal:    {patio.DealWon: DealWon, patio.DealLost: DealLost},
+	ResourceVehicle: {string(patio.VehicleSold): VehicleSold, string(patio.VehicleArchived): VehicleRemoved},
+	ResourceDeal:    {string(patio.DealWon): DealWon, string(patio.DealLost): DealLost},
 	ResourceClient:  {patio.ClientInactive: ClientDeactivated},
 	// The dashboard modules.
 	ResourceActivity:  {patio.ActivityCompleted: ActivityCompleted},

@@ -10,11 +10,12 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// store is an in-memory webhook.Store with what the use cases under test read and write: webhooks
-// by id and deliveries, with the conditions webhook.Store documents. The embedded interface is
-// nil: a method the tests do not use panics.
+// store is an in-memory webhook.Store and webhook.DeliveryLog with what the use cases under test
+// read and write: webhooks by id and deliveries, with the conditions those interfaces document.
+// The embedded interfaces are nil: a method the tests do not use panics.
 type store struct {
 	webhook.Store
+	webhook.DeliveryLog
 
 	mu         sync.Mutex
 	hooks      map[string]webhook.Webhook

@@ -7,8 +7,7 @@ import (
 	"github.com/patio-dev/patio/shared/patio"
 )
 
-// Store is what the operators' use cases (Webhooks) read and write: webhooks and their
-// deliveries.
+// Store is what the operators' use cases (Webhooks) read and write of the webhooks themselves.
 type Store interface {
 	// CreateWebhook stores a new webhook.
 	CreateWebhook(ctx context.Context, w Webhook) error
@@ -20,7 +19,11 @@ type Store interface {
 	TeamWebhooks(ctx context.Context, teamID string) ([]Webhook, error)
 	// UpdateWebhook applies change to the stored webhook atomically (re-applying it on a lost race).
 	UpdateWebhook(ctx context.Context, teamID, id string, change func(Webhook) (Webhook, error)) (Webhook, error)
+}
 
+// DeliveryLog is what the operators' use cases (Webhooks) read and write of the deliveries: a
+// test event's, the lists and attempt logs, replays and cancellations.
+type DeliveryLog interface {
 	// CreateDeliveries stores new deliveries, in order. For each it returns the delivery as stored:
 	// the one given when it was created, the one found when one with its id existed (created[i]
 	// false). On error, the first n deliveries were handled (n < len(ds)).

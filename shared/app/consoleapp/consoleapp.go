@@ -47,8 +47,10 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 	}
 	store := dynamostore.New(cfg, c.Tables)
 	accounts, members := accountdb.NewAccounts(store.DB()), accountdb.NewMembers(store.DB())
+	sessions := accountdb.NewSessions(store.DB())
 	identity := cognito.New(cfg, c.UserPoolID, c.UserPoolClientID)
-	webhooks := webhook.Webhooks{Store: webhookdb.New(store.DB()), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Targets: sender, Audit: store}
+	hooks := webhookdb.New(store.DB())
+	webhooks := webhook.Webhooks{Store: hooks, Log: hooks, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Targets: sender, Audit: store}
 	vehicles := patio.NewVehicles(store.Vehicles()).WithAudit(store, patio.ResourceVehicle)
 	var photos *patio.Photos
 	var uploadOrigin string
@@ -57,13 +59,16 @@ func Handler(cfg aws.Config, c app.Config, logger *slog.Logger, o Options) (*con
 		photos, uploadOrigin = new(patio.NewPhotos(vehicles, bucket)), origin(bucket.UploadURL())
 	}
 	return console.New(console.Deps{
-		Store:    sessionStore{accountdb.NewSessions(store.DB()), members},
+		Sessions: sessionStore{sessions, members},
+		SignIns:  sessions,
+		Forms:    sessions,
 		Identity: identity,
 		Members: patio.Members{Store: members, Teams: accounts, Identity: identity, Mail: sesmail.New(cfg, c.AlertSender),
 			Audit: store},
 		Teams:      patio.Teams{Store: accounts, Audit: store},
 		Keys:       patio.Keys{Store: accounts, Audit: store, Prefix: o.KeyPrefix},
 		Webhooks:   webhooks,
+		Deliveries: webhooks,
 		Audit:      store,
 		Activities: patio.NewActivities(store.Activities()).WithAudit(store, patio.ResourceActivity),
 		Financial:  patio.NewFinancial(store.Financial(), accounts.Team).WithAudit(store, patio.ResourceFinancial),
@@ -90,8 +95,7 @@ func origin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// sessionStore is the console's store: its sessions, and the memberships a sign-in starts them
-// with.
+// sessionStore is the console's sessions, and the memberships a sign-in starts them with.
 type sessionStore struct {
 	*accountdb.Sessions
 	*accountdb.Members

@@ -55,8 +55,9 @@ func Deliverer(cfg aws.Config, c app.Config, logger *slog.Logger) (QueueHandler,
 		return nil, err
 	}
 	store := dynamostore.New(cfg, c.Tables)
+	hooks := webhookdb.New(store.DB())
 	d := &delivery.Deliverer{
-		Store: webhookdb.New(store.DB()), Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
+		Deliveries: hooks, Gates: hooks, Rules: hooks, Queue: sqsqueue.New(cfg, c.QueueURL, c.MaxHop), Sender: sender,
 		Mailer: sesmail.New(cfg, c.AlertSender), Teams: accountdb.NewAccounts(store.DB()), Schedule: c.RetrySchedule,
 		Timeout: c.WebhookTimeout, SweepAfter: c.SweepAfter, Logger: logger, ConsoleURL: c.ConsoleURL,
 	}
@@ -94,7 +95,8 @@ func Webhooks(cfg aws.Config, c app.Config) (webhook.Webhooks, error) {
 	if err != nil {
 		return webhook.Webhooks{}, err
 	}
-	w := webhook.Webhooks{Store: webhookdb.New(storecore.New(cfg, c.Tables)), Targets: sender}
+	hooks := webhookdb.New(storecore.New(cfg, c.Tables))
+	w := webhook.Webhooks{Store: hooks, Log: hooks, Targets: sender}
 	if c.QueueURL != "" {
 		w.Queue = sqsqueue.New(cfg, c.QueueURL, c.MaxHop)
 	}

@@ -136,17 +136,17 @@ func ToVehicleRow(v patio.Vehicle) VehicleRow {
 		ManufactureYear: v.ManufactureYear, ModelYear: v.ModelYear, MileageKm: v.MileageKm,
 		Color: v.Color, Fuel: v.Fuel, Transmission: v.Transmission,
 		PriceCents: int64(v.Price), PurchaseCents: centsPtr(v.PurchasePrice),
-		Phase: v.Phase, Status: v.Status, Description: v.Description,
+		Phase: v.Phase, Status: string(v.Status), Description: v.Description,
 		SoldAt: tsPtr(v.SoldAt), SoldDealID: v.SoldDealID, Photos: toPhotoRows(v.Photos),
 		CreatedAt: v.CreatedAt.String(), UpdatedAt: v.UpdatedAt.String(), Rev: RevAttr(v.Revision),
 
 		FBrand:     patio.Fold(v.Brand),
 		FModel:     patio.Fold(v.Model),
-		LSIUpdated: SortKey(v.Status, ptrTo(v.UpdatedAt.String()), v.ID),
-		LSIPrice:   SortKey(v.Status, Padded(12, int64(v.Price)), v.ID),
-		LSITitle:   SortKey(v.Status, folded(v.Title), v.ID),
-		LSIYear:    SortKey(v.Status, intKey(4, v.ModelYear), v.ID),
-		LSIMileage: SortKey(v.Status, intKey(19, v.MileageKm), v.ID),
+		LSIUpdated: SortKey(string(v.Status), ptrTo(v.UpdatedAt.String()), v.ID),
+		LSIPrice:   SortKey(string(v.Status), Padded(12, int64(v.Price)), v.ID),
+		LSITitle:   SortKey(string(v.Status), folded(v.Title), v.ID),
+		LSIYear:    SortKey(string(v.Status), intKey(4, v.ModelYear), v.ID),
+		LSIMileage: SortKey(string(v.Status), intKey(19, v.MileageKm), v.ID),
 	}
 }
 
@@ -157,7 +157,7 @@ func (r VehicleRow) Vehicle() (patio.Vehicle, error) {
 		Plate: r.Plate, Renavam: r.Renavam, VIN: r.VIN,
 		ManufactureYear: r.ManufactureYear, ModelYear: r.ModelYear, MileageKm: r.MileageKm,
 		Color: r.Color, Fuel: r.Fuel, Transmission: r.Transmission,
-		Price: money.Cents(r.PriceCents), Phase: r.Phase, Status: r.Status, Description: r.Description,
+		Price: money.Cents(r.PriceCents), Phase: r.Phase, Status: patio.VehicleStatus(r.Status), Description: r.Description,
 		SoldDealID: r.SoldDealID, Photos: photosOf(r.Photos), Revision: RevisionOf(r.Rev),
 	}
 	if r.PurchaseCents != nil {
@@ -309,15 +309,15 @@ func ToDealRow(d patio.Deal) DealRow {
 	}
 	return DealRow{
 		PK: d.TeamID, SK: Deals.RowKey(d.ID), ID: d.ID, Title: d.Title, ClientID: d.ClientID,
-		VehicleID: d.VehicleID, ValueCents: centsPtr(d.Value), Phase: d.Phase, Status: d.Status,
+		VehicleID: d.VehicleID, ValueCents: centsPtr(d.Value), Phase: d.Phase, Status: string(d.Status),
 		LostReason: d.LostReason, PaymentMethod: d.PaymentMethod, ExpectedCloseDate: dateStr(d.ExpectedCloseDate),
 		Notes: d.Notes, ClosedAt: tsPtr(d.ClosedAt), PhaseSince: tsPtr(d.PhaseSince), CreatedAt: d.CreatedAt.String(),
 		UpdatedAt: d.UpdatedAt.String(), Rev: RevAttr(d.Revision),
 
-		LSIUpdated: SortKey(d.Status, ptrTo(d.UpdatedAt.String()), d.ID),
-		LSIValue:   SortKey(d.Status, value, d.ID),
-		LSITitle:   SortKey(d.Status, folded(d.Title), d.ID),
-		LSIClose:   SortKey(d.Status, dateStr(d.ExpectedCloseDate), d.ID),
+		LSIUpdated: SortKey(string(d.Status), ptrTo(d.UpdatedAt.String()), d.ID),
+		LSIValue:   SortKey(string(d.Status), value, d.ID),
+		LSITitle:   SortKey(string(d.Status), folded(d.Title), d.ID),
+		LSIClose:   SortKey(string(d.Status), dateStr(d.ExpectedCloseDate), d.ID),
 	}
 }
 
@@ -325,7 +325,7 @@ func ToDealRow(d patio.Deal) DealRow {
 func (r DealRow) Deal() (patio.Deal, error) {
 	d := patio.Deal{
 		ID: r.ID, TeamID: r.PK, Title: r.Title, ClientID: r.ClientID, VehicleID: r.VehicleID,
-		Phase: r.Phase, Status: r.Status, LostReason: r.LostReason, PaymentMethod: r.PaymentMethod,
+		Phase: r.Phase, Status: patio.DealStatus(r.Status), LostReason: r.LostReason, PaymentMethod: r.PaymentMethod,
 		Notes: r.Notes, Revision: RevisionOf(r.Rev),
 	}
 	if r.ValueCents != nil {

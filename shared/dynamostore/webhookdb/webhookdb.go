@@ -12,8 +12,8 @@ import (
 	"github.com/patio-dev/patio/shared/dynamostore/storecore"
 )
 
-// Store is the webhooks and deliveries on one DB: webhook.Store, delivery.Store and
-// delivery.SweepStore.
+// Store is the webhooks and deliveries on one DB: webhook.Store and webhook.DeliveryLog, the
+// delivery engine's ports (delivery.Deliveries, Gates and Rules) and delivery.SweepStore.
 type Store struct {
 	*Webhooks
 	*DeliveryLog

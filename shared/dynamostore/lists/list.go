@@ -1,4 +1,4 @@
-package dynamostore
+package lists
 
 import (
 	"context"
@@ -30,24 +30,14 @@ import (
 //     conditions as a filter, the total from the counts or over the most selective driver
 //     (planned), which for q alone is its word items (wordsList).
 
-// lister is the list engine of one kind on a store: it serves List (records.List) by the ways
-// above, from the kind's layout and listing. It is apart from records, which writes and reads
-// records one by one, and shares its store and kind.
-type lister[T, R, Q any] struct {
-	s *core
-	k *kind[T, R, Q]
-}
-
-func (r lister[T, R, Q]) table() dynamo.Table { return r.s.db.Dynamo.Table(r.k.table(r.s.db.Tables)) }
-
-// fewPerRange bounds the matches a count reads in full, per range, to cut the page from them in
+// FewPerRange bounds the matches a count reads in full, per range, to cut the page from them in
 // memory rather than read the page again (they are few enough that reading them costs less than
-// a filtered read of the list's order). A variable for the tests, which serve the same lists both
-// ways.
-var fewPerRange = 100
+// a filtered read of the list's order). At 0 a list never does; both serve the same answers,
+// which the store's tests check.
+var FewPerRange = 100
 
 // list serves a list query: one that reads the indexer's items (derived) inside the team's fence.
-func (r lister[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	if r.derived(sp) {
 		return r.fenced(ctx, teamID, sp)
 	}
@@ -56,7 +46,7 @@ func (r lister[T, R, Q]) list(ctx context.Context, teamID string, sp spec) (pati
 
 // derived reports a list that may read what the indexer keeps: a facet whose items it copies,
 // q's words, or a range its buckets count.
-func (r lister[T, R, Q]) derived(sp spec) bool {
+func (r Lister[T, R, Q]) derived(sp spec) bool {
 	if sp.unique != nil {
 		return false
 	}
@@ -66,7 +56,7 @@ func (r lister[T, R, Q]) derived(sp spec) bool {
 		}
 	}
 	for _, rf := range sp.ranges {
-		for _, br := range r.k.layout.Ranges {
+		for _, br := range r.k.Layout.Ranges {
 			if br.Name == rf.sort {
 				return true
 			}
@@ -92,7 +82,7 @@ const (
 // reads a list by a facet the indexer keeps, when it matches few records, is served from those
 // matches (fewMatches: its page and total are one read); any other is read again until
 // fenceMaxTries reads (about 0.6 s of waits), the last kept whatever the mark says.
-func (r lister[T, R, Q]) fenced(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) fenced(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	wait := fenceWait
 	for try := 1; ; try++ {
 		before, err := r.fence(ctx, teamID)
@@ -131,17 +121,17 @@ func (r lister[T, R, Q]) fenced(ctx context.Context, teamID string, sp spec) (pa
 }
 
 // fewMatches serves a list by a facet the indexer keeps from every item of that facet it
-// matches, when they are few (fewPerRange a range at most): its page and its total are those
+// matches, when they are few (FewPerRange a range at most): its page and its total are those
 // items, of one read, whatever the indexer writes meanwhile. ok is false for another list, or
 // when the matches are more.
-func (r lister[T, R, Q]) fewMatches(ctx context.Context, teamID string, sp spec) (patio.Listed[T], bool, error) {
+func (r Lister[T, R, Q]) fewMatches(ctx context.Context, teamID string, sp spec) (patio.Listed[T], bool, error) {
 	i := slices.IndexFunc(sp.facets, func(f facetFilter) bool { return f.streamed })
 	if i < 0 {
 		return patio.Listed[T]{}, false, nil
 	}
 	d := driver{facet: &sp.facets[i], sort: "created_at"}
 	rd, segs := r.driverRanges(teamID, sp.lq, d, d.rest(sp.conds()))
-	items, ends, err := readRanges(ctx, rd, segs, fewPerRange)
+	items, ends, err := readRanges(ctx, rd, segs, FewPerRange)
 	if err != nil || slices.ContainsFunc(ends, func(e dynamo.PagingKey) bool { return e != nil }) {
 		return patio.Listed[T]{}, false, err
 	}
@@ -163,9 +153,9 @@ func (m markState) same(o markState) bool {
 }
 
 // fence reads a team's stream mark (strongly consistent; a team without one has nothing indexed).
-func (r lister[T, R, Q]) fence(ctx context.Context, teamID string) (markState, error) {
+func (r Lister[T, R, Q]) fence(ctx context.Context, teamID string) (markState, error) {
 	var mark dynamo.Item
-	err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, r.k.layout.StreamMarkKey()).Consistent(true).One(ctx, &mark)
+	err := r.t.Get("pk", teamID).Range("sk", dynamo.Equal, r.k.Layout.StreamMarkKey()).Consistent(true).One(ctx, &mark)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return markState{}, storecore.Wrap(err, "read the stream mark of team", teamID)
 	}
@@ -174,7 +164,7 @@ func (r lister[T, R, Q]) fence(ctx context.Context, teamID string) (markState, e
 }
 
 // serve serves a list query by the ways above.
-func (r lister[T, R, Q]) serve(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) serve(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	switch {
 	case sp.unique != nil:
 		return r.uniqueList(ctx, teamID, sp)
@@ -186,7 +176,7 @@ func (r lister[T, R, Q]) serve(ctx context.Context, teamID string, sp spec) (pat
 	if out, ok, err := r.talliedList(ctx, teamID, sp); ok || err != nil {
 		return out, err
 	}
-	t, complete, err := r.tally(ctx, teamID, sp)
+	t, complete, err := r.readTally(ctx, teamID, sp)
 	if err != nil {
 		return patio.Listed[T]{}, err
 	}
@@ -202,15 +192,15 @@ func (r lister[T, R, Q]) serve(ctx context.Context, teamID string, sp spec) (pat
 
 // knownIndexed reports a partition this process found complete (every record with its whole
 // family): it stays so, since every write completes its record's family.
-func (r lister[T, R, Q]) knownIndexed(teamID string) bool {
-	_, ok := r.s.indexed.Load(r.table().Name() + "\x00" + teamID)
+func (r Lister[T, R, Q]) knownIndexed(teamID string) bool {
+	_, ok := r.e.indexed.Load(r.t.Name() + "\x00" + teamID)
 	return ok
 }
 
-// tally reads the counts a list needs: its facets' and, unless this process found the partition
+// Tally reads the counts a list needs: its facets' and, unless this process found the partition
 // complete before (knownIndexed), the status shards, which tell whether it is; a partition found
 // complete is remembered.
-func (r lister[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (tally, bool, error) {
+func (r Lister[T, R, Q]) readTally(ctx context.Context, teamID string, sp spec) (Tally, bool, error) {
 	known := r.knownIndexed(teamID)
 	shards := !known
 	var open []string
@@ -223,15 +213,15 @@ func (r lister[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (tal
 		}
 	}
 	if !shards && len(open) == 0 {
-		return tally{}, true, nil
+		return Tally{}, true, nil
 	}
-	t, err := r.s.tallies(ctx, r.table(), teamID, shards, open)
+	t, err := Tallies(ctx, r.t, teamID, shards, open)
 	if err != nil {
 		return nil, false, err
 	}
-	complete := known || t.complete(r.k.list.statuses)
+	complete := known || t.Complete(r.k.List.Statuses)
 	if complete && !known {
-		r.s.indexed.Store(r.table().Name()+"\x00"+teamID, struct{}{})
+		r.e.indexed.Store(r.t.Name()+"\x00"+teamID, struct{}{})
 	}
 	return t, complete, nil
 }
@@ -239,7 +229,7 @@ func (r lister[T, R, Q]) tally(ctx context.Context, teamID string, sp spec) (tal
 // countedList serves a list whose total the maintained counts tell (status alone, or one facet
 // in a partition known complete): its page from the driver and its total (unless the query asks
 // for none), side by side, in one round trip.
-func (r lister[T, R, Q]) countedList(ctx context.Context, teamID string, sp spec, d driver, statusOnly bool) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) countedList(ctx context.Context, teamID string, sp spec, d driver, statusOnly bool) (patio.Listed[T], error) {
 	var out patio.Listed[T]
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -251,11 +241,11 @@ func (r lister[T, R, Q]) countedList(ctx context.Context, teamID string, sp spec
 			return nil
 		}
 		if statusOnly {
-			t, err := r.s.tallies(gctx, r.table(), teamID, true, nil)
-			out.Total = t.status(sp.lq.Status)
+			t, err := Tallies(gctx, r.t, teamID, true, nil)
+			out.Total = t.Status(sp.lq.Status)
 			return err
 		}
-		t, _, err := r.tally(gctx, teamID, sp)
+		t, _, err := r.readTally(gctx, teamID, sp)
 		out.Total = t.facet(*d.facet, sp.lq.Status)
 		return err
 	})
@@ -270,14 +260,14 @@ const keysPerRange = 2000
 // planned serves a list by its plan. Its total comes from the counts, or is counted over the
 // count driver. The count driver's matches are read first, up to a bound per range (their keys
 // and order, keysPerRange of them, when the driver's items carry the list's order; else
-// fewPerRange whole items), and when they are all read the page is cut from them; otherwise the
+// FewPerRange whole items), and when they are all read the page is cut from them; otherwise the
 // rest is counted while the page is read from its driver. A range on the list's own sort, which
 // serves the page in order, is counted while the page is read.
-func (r lister[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p plan, t tally) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p plan, t Tally) (patio.Listed[T], error) {
 	all := sp.conds()
 	if p.count == nil {
 		items, after, err := r.streamPage(ctx, teamID, sp.lq, p.page, p.page.rest(all))
-		total := t.status(sp.lq.Status)
+		total := t.Status(sp.lq.Status)
 		if len(sp.facets) == 1 {
 			total = t.facet(sp.facets[0], sp.lq.Status)
 		}
@@ -287,10 +277,10 @@ func (r lister[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p 
 	ordered := r.carriesOrder(*p.count, sp.lq.Sort)
 	sync := p.count.rng != nil && p.count.rng.sort == "updated_at"
 	inOrder := *p.count == p.page && (p.count.facet == nil || t.facet(*p.count.facet, sp.lq.Status) > keysPerRange*len(segs))
-	if inOrder || fewPerRange == 0 && !sync {
+	if inOrder || FewPerRange == 0 && !sync {
 		return r.countedPage(ctx, teamID, sp, p.page, rd, segs, make([]dynamo.PagingKey, len(segs)), 0)
 	}
-	limit := fewPerRange
+	limit := FewPerRange
 	if ordered {
 		limit, rd.project = keysPerRange, r.orderAttrs(sp.lq.Sort)
 	}
@@ -319,12 +309,12 @@ func (r lister[T, R, Q]) planned(ctx context.Context, teamID string, sp spec, p 
 
 // carriesOrder reports whether a driver's items carry a sort's order: every item has its id
 // (creation order), rows and facet items carry every index attribute, order items none.
-func (r lister[T, R, Q]) carriesOrder(d driver, sort string) bool {
+func (r Lister[T, R, Q]) carriesOrder(d driver, sort string) bool {
 	return r.order(sort).index == "" || d.facet != nil || r.order(d.sort).index != ""
 }
 
 // orderAttrs are the attributes a list's order is read from in a driver's items.
-func (r lister[T, R, Q]) orderAttrs(sort string) []string {
+func (r Lister[T, R, Q]) orderAttrs(sort string) []string {
 	attrs := []string{"pk", "sk", "id", "status"}
 	if o := r.order(sort); o.index != "" {
 		attrs = append(attrs, o.attr)
@@ -335,7 +325,7 @@ func (r lister[T, R, Q]) orderAttrs(sort string) []string {
 // keysPage serves a list from the keys and order of every record it matches, read by its count
 // driver with the conditions as a filter: the total is their number, the page's ids are cut from
 // them in order, and only the page's records are read.
-func (r lister[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d driver, items []dynamo.Item) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d driver, items []dynamo.Item) (patio.Listed[T], error) {
 	o := r.order(sp.lq.Sort)
 	type keyed struct {
 		id  string
@@ -369,7 +359,7 @@ func (r lister[T, R, Q]) keysPage(ctx context.Context, teamID string, sp spec, d
 // countedPage reads a page from its driver while it counts ranges of the count driver from
 // where they start (nil: their beginning), the count adding to counted (matches already read);
 // it counts nothing when the query asks for no total.
-func (r lister[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spec, page driver, rd reader, segs []segment,
+func (r Lister[T, R, Q]) countedPage(ctx context.Context, teamID string, sp spec, page driver, rd reader, segs []segment,
 	starts []dynamo.PagingKey, counted int) (patio.Listed[T], error) {
 	out := patio.Listed[T]{Total: counted}
 	ns := make([]int, len(segs))
@@ -428,8 +418,8 @@ func readRanges(ctx context.Context, rd reader, segs []segment, limit int) ([]dy
 
 // driverRanges returns a reader of a driver's order with a filter, and the driver's ranges for
 // every status the list shows (and every value of its facet).
-func (r lister[T, R, Q]) driverRanges(teamID string, lq patio.ListQuery, d driver, filter conds) (reader, []segment) {
-	rd := reader{t: r.table(), teamID: teamID, o: r.order(d.sort), desc: lq.Desc && d.sort == lq.Sort, filter: filter}
+func (r Lister[T, R, Q]) driverRanges(teamID string, lq patio.ListQuery, d driver, filter conds) (reader, []segment) {
+	rd := reader{t: r.t, teamID: teamID, o: r.order(d.sort), desc: lq.Desc && d.sort == lq.Sort, filter: filter}
 	var segs []segment
 	for _, base := range r.bases(rd.o, d, lq.Status) {
 		segs = append(segs, rd.o.ranges(base, d.bounds())...)
@@ -439,8 +429,8 @@ func (r lister[T, R, Q]) driverRanges(teamID string, lq patio.ListQuery, d drive
 
 // bases returns the key prefixes of a driver's ranges in an order, one per status (per value of
 // its facet).
-func (r lister[T, R, Q]) bases(o order, d driver, statuses []string) []string {
-	l := r.k.layout
+func (r Lister[T, R, Q]) bases(o order, d driver, statuses []string) []string {
+	l := r.k.Layout
 	var out []string
 	for _, status := range statuses {
 		if d.facet == nil {
@@ -464,10 +454,10 @@ func (r lister[T, R, Q]) bases(o order, d driver, statuses []string) []string {
 }
 
 // streamPage reads one page from a driver's ranges in the list's order, merged.
-func (r lister[T, R, Q]) streamPage(ctx context.Context, teamID string, lq patio.ListQuery, d driver, filter conds) ([]T, string, error) {
-	rd := reader{t: r.table(), teamID: teamID, o: r.order(lq.Sort), desc: lq.Desc, filter: filter}
-	if lq.Brief && r.k.brief != nil {
-		rd.project = r.k.brief
+func (r Lister[T, R, Q]) streamPage(ctx context.Context, teamID string, lq patio.ListQuery, d driver, filter conds) ([]T, string, error) {
+	rd := reader{t: r.t, teamID: teamID, o: r.order(lq.Sort), desc: lq.Desc, filter: filter}
+	if lq.Brief && r.k.Brief != nil {
+		rd.project = r.k.Brief
 		if !slices.Contains(rd.project, rd.o.attr) {
 			rd.project = append(slices.Clip(rd.project), rd.o.attr)
 		}
@@ -505,14 +495,14 @@ func pageStreams(rd reader, bases []string, b *keyBounds, lq patio.ListQuery) ([
 }
 
 // decodeItems decodes stored items (rows or their copies) into records.
-func (r lister[T, R, Q]) decodeItems(items []dynamo.Item) ([]T, error) {
+func (r Lister[T, R, Q]) decodeItems(items []dynamo.Item) ([]T, error) {
 	out := make([]T, 0, len(items))
 	for _, it := range items {
 		var row R
 		if err := dynamo.UnmarshalItem(it, &row); err != nil {
 			return nil, err
 		}
-		rec, err := r.k.decode(row)
+		rec, err := r.k.Decode(row)
 		if err != nil {
 			return nil, err
 		}
@@ -523,7 +513,7 @@ func (r lister[T, R, Q]) decodeItems(items []dynamo.Item) ([]T, error) {
 
 // fromMatches serves a list from every record it matches, read by its count driver with the
 // conditions as a filter: the total is their number, the page is cut from them in memory.
-func (r lister[T, R, Q]) fromMatches(items []dynamo.Item, sp spec) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) fromMatches(items []dynamo.Item, sp spec) (patio.Listed[T], error) {
 	recs, err := r.decodeItems(items)
 	if err != nil {
 		return patio.Listed[T]{}, err
@@ -533,14 +523,14 @@ func (r lister[T, R, Q]) fromMatches(items []dynamo.Item, sp spec) (patio.Listed
 
 // memoryPage cuts a page from records in memory: those that meet keep (all when nil), in the
 // list's order, after its position or from its offset.
-func (r lister[T, R, Q]) memoryPage(recs []T, sp spec, keep conds) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) memoryPage(recs []T, sp spec, keep conds) (patio.Listed[T], error) {
 	type keyed struct {
 		rec T
 		key orderKey
 	}
 	var all []keyed
 	for _, rec := range recs {
-		item, err := records[T, R, Q](r).rowItem(rec)
+		item, err := r.k.Item(rec)
 		if err != nil {
 			return patio.Listed[T]{}, err
 		}
@@ -576,7 +566,7 @@ func cut[E any](matches []E, key func(E) orderKey, lq patio.ListQuery) []E {
 }
 
 // orderKeyOf is a row's order key in a sort.
-func (r lister[T, R, Q]) orderKeyOf(row dynamo.Item, sort string) orderKey {
+func (r Lister[T, R, Q]) orderKeyOf(row dynamo.Item, sort string) orderKey {
 	o := r.order(sort)
 	status := storecore.AttrString(row, "status")
 	if o.index == "" {
@@ -587,16 +577,16 @@ func (r lister[T, R, Q]) orderKeyOf(row dynamo.Item, sort string) orderKey {
 
 // uniqueList serves a list filtered by a unique value: the record its guard names, if it meets
 // the rest of the query.
-func (r lister[T, R, Q]) uniqueList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
-	var g guardRow
-	err := r.table().Get("pk", teamID).Range("sk", dynamo.Equal, sp.unique.guard).Consistent(true).One(ctx, &g)
+func (r Lister[T, R, Q]) uniqueList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+	var guard dynamo.Item
+	err := r.t.Get("pk", teamID).Range("sk", dynamo.Equal, sp.unique.Guard).Consistent(true).One(ctx, &guard)
 	if err == dynamo.ErrNotFound {
 		return r.memoryPage(nil, sp, nil)
 	}
 	if err != nil {
 		return patio.Listed[T]{}, err
 	}
-	rec, _, err := records[T, R, Q](r).get(ctx, teamID, g.Owner)
+	rec, _, err := r.k.Get(ctx, r.t, teamID, storecore.AttrString(guard, storeformat.GuardOwnerAttr))
 	if err != nil {
 		return patio.Listed[T]{}, err
 	}
@@ -607,7 +597,7 @@ func (r lister[T, R, Q]) uniqueList(ctx context.Context, teamID string, sp spec)
 // facet or word items, and are not in the facet counts): every record of the shown statuses is
 // read (their order items, which every record has) and filtered in memory, on the attributes
 // its current row would have. Correct at the cost the facets replace, until the backfill.
-func (r lister[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	rd, segs := r.driverRanges(teamID, sp.lq, driver{sort: "created_at"}, nil)
 	items, _, err := readRanges(ctx, rd, segs, 0)
 	if err != nil {
@@ -625,7 +615,7 @@ func (r lister[T, R, Q]) scanList(ctx context.Context, teamID string, sp spec) (
 // creation, so the page's ids come from them and only the page's records are read; in another
 // order, few matches are read and sorted, and many are served by the rows' ranges with q as a
 // filter.
-func (r lister[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
+func (r Lister[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], error) {
 	ids, err := r.wordMatches(ctx, teamID, sp)
 	if err != nil {
 		return patio.Listed[T]{}, err
@@ -639,7 +629,7 @@ func (r lister[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) 
 			out.After = "1#" + page[len(page)-1]
 		}
 		return out, err
-	case len(ids) <= fewPerRange*len(sp.lq.Status):
+	case len(ids) <= FewPerRange*len(sp.lq.Status):
 		recs, err := r.fetch(ctx, teamID, ids)
 		if err != nil {
 			return patio.Listed[T]{}, err
@@ -656,7 +646,7 @@ func (r lister[T, R, Q]) wordsList(ctx context.Context, teamID string, sp spec) 
 // (raceFirstPage, doubling), until one term's are all read; its records are the only candidates,
 // and their rows' words (one batch read) say which have a word for every other term. So a name
 // and a rare word ("bench 05000") read about one page of each term, however common the others.
-func (r lister[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec) ([]string, error) {
+func (r Lister[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec) ([]string, error) {
 	if len(sp.terms) == 1 {
 		return r.wordIDs(ctx, teamID, sp.lq.Status, sp.terms[0])
 	}
@@ -665,7 +655,7 @@ func (r lister[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec
 		start dynamo.PagingKey
 		ids   []string
 	}
-	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}}
+	rd := reader{t: r.t, teamID: teamID, o: order{attr: "sk"}}
 	runs := make([]*run, len(sp.terms))
 	for i, term := range sp.terms {
 		runs[i] = &run{segs: r.wordSegments(sp.lq.Status, term)}
@@ -719,10 +709,10 @@ func (r lister[T, R, Q]) wordMatches(ctx context.Context, teamID string, sp spec
 const raceFirstPage = 25
 
 // wordSegments returns the ranges of a term's word items, one per status.
-func (r lister[T, R, Q]) wordSegments(statuses []string, term string) []segment {
+func (r Lister[T, R, Q]) wordSegments(statuses []string, term string) []segment {
 	var segs []segment
 	for _, status := range statuses {
-		base := r.k.layout.WordPrefix(status) + term
+		base := r.k.Layout.WordPrefix(status) + term
 		segs = append(segs, segment{lo: base, hi: base + "\U0010FFFF", base: base, seg: '1'})
 	}
 	return segs
@@ -740,29 +730,29 @@ func wordItemIDs(items []dynamo.Item) []string {
 
 // rowWords returns the stored words of the records of ids (their rows' words attribute, one
 // batch read of that attribute alone), by id.
-func (r lister[T, R, Q]) rowWords(ctx context.Context, teamID string, ids []string) (map[string]string, error) {
+func (r Lister[T, R, Q]) rowWords(ctx context.Context, teamID string, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
 	keys := make([]dynamo.Keyed, len(ids))
 	for i, id := range ids {
-		keys[i] = dynamo.Keys{teamID, r.k.prefix + id}
+		keys[i] = dynamo.Keys{teamID, r.k.Layout.RowPrefix() + id}
 	}
 	var items []dynamo.Item
-	if err := r.table().Batch("pk", "sk").Get(keys...).Project("sk", wordsAttr).Consistent(true).All(ctx, &items); err != nil {
+	if err := r.t.Batch("pk", "sk").Get(keys...).Project("sk", wordsAttr).Consistent(true).All(ctx, &items); err != nil {
 		return nil, err
 	}
 	for _, it := range items {
-		out[strings.TrimPrefix(storecore.AttrString(it, "sk"), r.k.prefix)] = storecore.AttrString(it, wordsAttr)
+		out[strings.TrimPrefix(storecore.AttrString(it, "sk"), r.k.Layout.RowPrefix())] = storecore.AttrString(it, wordsAttr)
 	}
 	return out, nil
 }
 
 // wordIDs returns the ids of the records of the statuses with a word starting with term, sorted
 // and distinct (a record may have several such words).
-func (r lister[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses []string, term string) ([]string, error) {
-	rd := reader{t: r.table(), teamID: teamID, o: order{attr: "sk"}}
+func (r Lister[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses []string, term string) ([]string, error) {
+	rd := reader{t: r.t, teamID: teamID, o: order{attr: "sk"}}
 	items, _, err := readRanges(ctx, rd, r.wordSegments(statuses, term), 0)
 	if err != nil {
 		return nil, err
@@ -773,25 +763,25 @@ func (r lister[T, R, Q]) wordIDs(ctx context.Context, teamID string, statuses []
 }
 
 // fetch reads records by id (strongly consistent), in the order of ids.
-func (r lister[T, R, Q]) fetch(ctx context.Context, teamID string, ids []string) ([]T, error) {
+func (r Lister[T, R, Q]) fetch(ctx context.Context, teamID string, ids []string) ([]T, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	keys := make([]dynamo.Keyed, len(ids))
 	for i, id := range ids {
-		keys[i] = dynamo.Keys{teamID, r.k.prefix + id}
+		keys[i] = dynamo.Keys{teamID, r.k.Layout.RowPrefix() + id}
 	}
 	var rows []R
-	if err := r.table().Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &rows); err != nil {
+	if err := r.t.Batch("pk", "sk").Get(keys...).Consistent(true).All(ctx, &rows); err != nil {
 		return nil, err
 	}
-	recs, err := storecore.DecodeRows(rows, r.k.decode)
+	recs, err := storecore.DecodeRows(rows, r.k.Decode)
 	if err != nil {
 		return nil, err
 	}
 	byID := make(map[string]T, len(recs))
 	for _, rec := range recs {
-		_, id := r.k.key(rec)
+		_, id := r.k.Key(rec)
 		byID[id] = rec
 	}
 	out := make([]T, 0, len(ids))

@@ -1,4 +1,4 @@
-package dynamostore
+package lists
 
 import (
 	"context"
@@ -32,7 +32,6 @@ const (
 
 // tallier plans a list of one kind's table from the indexer's counts.
 type tallier struct {
-	s        *core
 	t        dynamo.Table
 	teamID   string
 	layout   *storeformat.Layout
@@ -55,8 +54,8 @@ type talliedPage struct {
 // talliedList serves q alone and a counted range alone by their counts; ok is false for
 // another query, or when the partition's records are not all counted or q's term starts several
 // words (the plan serves it then, counting its matches).
-func (r lister[T, R, Q]) talliedList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], bool, error) {
-	tl := tallier{s: r.s, t: r.table(), teamID: teamID, layout: r.k.layout, statuses: r.k.list.statuses, sp: sp}
+func (r Lister[T, R, Q]) talliedList(ctx context.Context, teamID string, sp spec) (patio.Listed[T], bool, error) {
+	tl := tallier{t: r.t, teamID: teamID, layout: r.k.Layout, statuses: r.k.List.Statuses, sp: sp}
 	p, ok, err := tl.plan(ctx)
 	if !ok || err != nil {
 		return patio.Listed[T]{}, ok, err
@@ -76,7 +75,7 @@ func (r lister[T, R, Q]) talliedList(ctx context.Context, teamID string, sp spec
 	}
 	out.Items = nil
 	for _, rec := range recs { // leave out a record whose item the indexer has not moved yet
-		item, err := records[T, R, Q](r).rowItem(rec)
+		item, err := r.k.Item(rec)
 		if err != nil {
 			return out, true, err
 		}
@@ -109,14 +108,14 @@ func (tl tallier) plan(ctx context.Context) (talliedPage, bool, error) {
 // statuses: the partition has every family complete and, for each shown status, the indexer has
 // counted as many records as the status shards hold (it has caught up with their creations and
 // status changes; until then the plan counts the matches).
-func (tl tallier) counted(ctx context.Context) (tally, bool, error) {
-	t, err := tl.s.tallies(ctx, tl.t, tl.teamID, true, []string{storeformat.CountedItem})
+func (tl tallier) counted(ctx context.Context) (Tally, bool, error) {
+	t, err := Tallies(ctx, tl.t, tl.teamID, true, []string{storeformat.CountedItem})
 	if err != nil {
 		return nil, false, err
 	}
-	ok := t.complete(tl.statuses)
+	ok := t.Complete(tl.statuses)
 	for _, s := range tl.sp.lq.Status {
-		ok = ok && t.itemStatus(storeformat.CountedItem, []string{s}) == t.status([]string{s})
+		ok = ok && t.ItemStatus(storeformat.CountedItem, []string{s}) == t.Status([]string{s})
 	}
 	return t, ok, nil
 }
@@ -129,7 +128,7 @@ func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
 	lq, term := tl.sp.lq, tl.sp.terms[0]
 	var (
 		complete, more bool
-		words          tally
+		words          Tally
 		page           []dynamo.Item
 	)
 	g, gctx := errgroup.WithContext(ctx)
@@ -154,8 +153,8 @@ func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
 		return talliedPage{}, false, err
 	}
 	var found []string
-	for _, item := range words.items() {
-		if words.itemStatus(item, lq.Status) > 0 {
+	for _, item := range words.Items() {
+		if words.ItemStatus(item, lq.Status) > 0 {
 			found = append(found, item)
 		}
 	}
@@ -165,9 +164,9 @@ func (tl tallier) term(ctx context.Context) (talliedPage, bool, error) {
 	case len(found) > 1:
 		return talliedPage{}, false, nil
 	}
-	p := talliedPage{total: words.itemStatus(found[0], lq.Status)}
+	p := talliedPage{total: words.ItemStatus(found[0], lq.Status)}
 	if lq.Sort != "created_at" {
-		p.words = p.total <= fewPerRange*len(lq.Status)
+		p.words = p.total <= FewPerRange*len(lq.Status)
 		if !p.words {
 			p.stream = &driver{sort: lq.Sort}
 		}
@@ -234,7 +233,7 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 		hi = min(hi, rf.hi.value.(int64))
 	}
 	o := orderIn(tl.layout, rf.sort)
-	var shards tally
+	var shards Tally
 	var complete bool
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -266,7 +265,7 @@ func (tl tallier) rangeOf(ctx context.Context, br storeformat.Range) (talliedPag
 	p.stream = &driver{sort: lq.Sort}
 	if rf.sort == lq.Sort {
 		p.stream.rng = &rf
-	} else if p.total*p.total <= lq.Limit.Value*shards.status(lq.Status) {
+	} else if p.total*p.total <= lq.Limit.Value*shards.Status(lq.Status) {
 		return talliedPage{}, false, nil
 	}
 	return p, true, nil
@@ -283,8 +282,8 @@ func (tl tallier) countRange(ctx context.Context, g *errgroup.Group, br storefor
 		g.Go(func() error {
 			clo, chi := run.Counters()
 			t, err := readCounters(ctx, tl.t, tl.teamID, clo, chi)
-			for _, item := range t.items() {
-				counts[i] += t.itemStatus(item, statuses)
+			for _, item := range t.Items() {
+				counts[i] += t.ItemStatus(item, statuses)
 			}
 			return err
 		})
@@ -342,21 +341,21 @@ func (tl tallier) readBucketPage(ctx context.Context, g *errgroup.Group, br stor
 }
 
 // counterTally sums counter items as readCounters does.
-func counterTally(items []dynamo.Item) tally {
-	out := tally{}
+func counterTally(items []dynamo.Item) Tally {
+	out := Tally{}
 	for _, item := range items {
 		owner, _ := storeformat.CounterOf(storecore.AttrString(item, "sk"))
 		for name := range item {
 			if name != "pk" && name != "sk" {
-				out.add(countKey{Item: owner, Attr: name}, storeformat.IntAttr(item, name))
+				out.Add(countKey{Item: owner, Attr: name}, storeformat.IntAttr(item, name))
 			}
 		}
 	}
 	return out
 }
 
-// itemStatus returns a counter item's number of records of the statuses.
-func (t tally) itemStatus(item string, statuses []string) int {
+// ItemStatus returns a counter item's number of records of the statuses.
+func (t Tally) ItemStatus(item string, statuses []string) int {
 	n := 0
 	for _, s := range statuses {
 		n += t[countKey{Item: item, Attr: s}]

@@ -1,4 +1,4 @@
-package dynamostore
+package lists
 
 import (
 	"slices"
@@ -9,11 +9,11 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// cond is one condition of a list on a record's stored attributes. The same value is both a
+// Cond is one condition of a list on a record's stored attributes. The same value is both a
 // DynamoDB filter expression (expr) and a predicate on an item (match), so a list filtered by
 // DynamoDB and one filtered in memory (a page cut from a few matches, a partition awaiting the
 // backfill) keep the same records.
-type cond struct {
+type Cond struct {
 	attr string
 	op   condOp
 	args []any // strings for in and word; an int64 or a string for the bounds
@@ -28,17 +28,17 @@ const (
 	opWord               // a word of the attribute (wordsAttr) starts with args[0]
 )
 
-// in is "attr is one of values".
-func in(attr string, values []string) cond {
+// In is the condition "attr is one of values".
+func In(attr string, values []string) Cond {
 	args := make([]any, len(values))
 	for i, v := range values {
 		args[i] = v
 	}
-	return cond{attr: attr, op: opIn, args: args}
+	return Cond{attr: attr, op: opIn, args: args}
 }
 
 // expr returns the condition in guregu/dynamo's placeholder syntax, and its arguments.
-func (c cond) expr() (string, []any) {
+func (c Cond) expr() (string, []any) {
 	name := "'" + c.attr + "'"
 	switch c.op {
 	case opMin:
@@ -55,7 +55,7 @@ func (c cond) expr() (string, []any) {
 }
 
 // match reports whether an item satisfies the condition, as DynamoDB would.
-func (c cond) match(item dynamo.Item) bool {
+func (c Cond) match(item dynamo.Item) bool {
 	switch v := item[c.attr].(type) {
 	case *types.AttributeValueMemberS:
 		switch c.op {
@@ -92,7 +92,7 @@ func cmpInt(a, b int64) int {
 }
 
 // conds is a list's conditions, all of which a record must meet.
-type conds []cond
+type conds []Cond
 
 // matchAll reports whether an item meets every condition.
 func (cs conds) matchAll(item dynamo.Item) bool {
@@ -121,5 +121,5 @@ func (cs conds) apply(q *dynamo.Query) *dynamo.Query {
 
 // without returns the conditions but those on attr.
 func (cs conds) without(attr string) conds {
-	return slices.DeleteFunc(slices.Clone(cs), func(c cond) bool { return c.attr == attr })
+	return slices.DeleteFunc(slices.Clone(cs), func(c Cond) bool { return c.attr == attr })
 }

@@ -1,4 +1,4 @@
-package dynamostore
+package lists
 
 import (
 	"cmp"
@@ -41,7 +41,7 @@ type order struct {
 	optional    bool   // records may lack the value: the 0# range follows the 1# range
 }
 
-func (r lister[T, R, Q]) order(sort string) order { return orderIn(r.k.layout, sort) }
+func (r Lister[T, R, Q]) order(sort string) order { return orderIn(r.k.Layout, sort) }
 
 // orderIn is where a sort's order lives in a layout.
 func orderIn(l *storeformat.Layout, sort string) order {

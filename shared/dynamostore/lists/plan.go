@@ -1,4 +1,4 @@
-package dynamostore
+package lists
 
 import (
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
@@ -12,7 +12,7 @@ type spec struct {
 	facets []facetFilter
 	ranges []rangeFilter
 	terms  []string
-	unique *uniqueFilter
+	unique *Unique
 }
 
 // facetFilter keeps the records with one of a facet's values.
@@ -26,28 +26,28 @@ type facetFilter struct {
 // rangeFilter keeps the records whose attribute lies within the bounds.
 type rangeFilter struct {
 	attr, sort string
-	lo, hi     *bound
+	lo, hi     *Bound
 }
 
 // spec reads a query's conditions from the listing's declarations and the kind's facets.
-func (l *listing[T, Q]) spec(layout *storeformat.Layout, q Q) spec {
-	sp := spec{lq: l.query(q)}
+func (l *Listing[T, Q]) spec(layout *storeformat.Layout, q Q) spec {
+	sp := spec{lq: l.Query(q)}
 	for _, f := range layout.Facets {
-		if values := l.filters[f.Name](q); values != nil {
+		if values := l.Filters[f.Name](q); values != nil {
 			sp.facets = append(sp.facets, facetFilter{name: f.Name, attr: f.Attr, closed: f.Closed && !f.StreamCopies,
 				streamed: f.StreamCopies || !f.Closed && layout.StreamFacets, values: values})
 		}
 	}
-	for _, rf := range append(sharedRanges(l.query), l.ranges...) {
-		if lo, hi := rf.bounds(q); lo != nil || hi != nil {
-			sp.ranges = append(sp.ranges, rangeFilter{attr: rf.attr, sort: rf.sort, lo: lo, hi: hi})
+	for _, rf := range append(sharedRanges(l.Query), l.Ranges...) {
+		if lo, hi := rf.Bounds(q); lo != nil || hi != nil {
+			sp.ranges = append(sp.ranges, rangeFilter{attr: rf.Attr, sort: rf.Sort, lo: lo, hi: hi})
 		}
 	}
-	if l.terms != nil {
-		sp.terms = l.terms(q)
+	if l.Terms != nil {
+		sp.terms = l.Terms(q)
 	}
-	if l.unique != nil {
-		sp.unique = l.unique(q)
+	if l.Unique != nil {
+		sp.unique = l.Unique(q)
 	}
 	return sp
 }
@@ -67,28 +67,28 @@ func (sp spec) oneFacet() bool {
 func (sp spec) conds() conds {
 	var out conds
 	for _, f := range sp.facets {
-		out = append(out, in(f.attr, f.values))
+		out = append(out, In(f.attr, f.values))
 	}
 	for _, r := range sp.ranges {
 		if r.lo != nil {
-			out = append(out, cond{attr: r.attr, op: opMin, args: []any{r.lo.value}})
+			out = append(out, Cond{attr: r.attr, op: opMin, args: []any{r.lo.value}})
 		}
 		if r.hi != nil {
-			out = append(out, cond{attr: r.attr, op: opMax, args: []any{r.hi.value}})
+			out = append(out, Cond{attr: r.attr, op: opMax, args: []any{r.hi.value}})
 		}
 	}
 	for _, t := range sp.terms {
-		out = append(out, cond{attr: wordsAttr, op: opWord, args: []any{t}})
+		out = append(out, Cond{attr: wordsAttr, op: opWord, args: []any{t}})
 	}
 	if sp.unique != nil {
-		out = append(out, sp.unique.conds...)
+		out = append(out, sp.unique.Conds...)
 	}
 	return out
 }
 
 // withStatus returns every condition of the query, the status one included (for records read
 // apart from their status's range).
-func (sp spec) withStatus() conds { return append(sp.conds(), in("status", sp.lq.Status)) }
+func (sp spec) withStatus() conds { return append(sp.conds(), In("status", sp.lq.Status)) }
 
 // driver is what a list reads to find its records: the rows' ranges or one facet's items, in one
 // order, within a range's key bounds or whole; or, for q alone, the word items of its first term.
@@ -139,7 +139,7 @@ type plan struct {
 // status or one facet, else over the most selective filter (the facet with the fewest records, q's
 // word items for q alone, or a range: updated_since first, the changes since being what a sync
 // asks for).
-func planList(sp spec, t tally) plan {
+func planList(sp spec, t Tally) plan {
 	statuses := sp.lq.Status
 	var fewest *facetFilter
 	for i := range sp.facets {
