@@ -124,9 +124,8 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) *consoleRepo
 		items, counted, counters := classify(calls)
 		row := consoleRow{page: p, m: m, items: items, counted: counted + counters, queries: len(calls)}
 		for _, c := range calls {
-			// A page's query, not a read of the maintained counts (n#, nf#), which classify counts apart.
-			if c.op == "Query" && strings.Contains(c.body, `"TableName":"`+env.tables.Deals+`"`) &&
-				!strings.Contains(c.body, `"n#`) && !strings.Contains(c.body, `"nf#`) {
+			// A page's query, not a read of the maintained counts, which classify counts apart.
+			if q := queryOf(c); c.op == "Query" && q.TableName == env.tables.Deals && !q.reads(isCounterKey) {
 				row.dealQueries++
 			}
 		}

@@ -119,28 +119,70 @@ func examined(calls []sdkCall) (items int) {
 }
 
 // classify splits the items a list's calls examined between its page (reads of records), its count
-// (COUNT queries, reads of the matches' keys, word items) and counter items (counts, month sums).
+// (COUNT queries, reads of the matches' keys, word items) and counter items (counts, month sums),
+// telling each Query by the keys it reads (storeformat) and what it projects.
 func classify(calls []sdkCall) (page, count, counters int) {
 	for _, c := range calls {
-		n := max(c.scanned, 0)
+		n, q := max(c.scanned, 0), queryOf(c)
 		switch {
 		case c.op == "BatchGetItem":
-			page += strings.Count(c.body, `"`+storeformat.SortAttr+`":`)
+			page += c.items
 		case c.op != "Query":
-		case strings.Contains(c.body, `"n#`), strings.Contains(c.body, `"nf#`), strings.Contains(c.body, `"nm#`):
+		case q.reads(isCounterKey):
 			counters += n
-		case strings.Contains(c.body, `"Select":"COUNT"`),
-			// A count's read of the matches projects their keys and order; a page of cards
-			// (patio.ListQuery.Brief) projects a card's fields, its title among them (guregu/dynamo
-			// writes a name that is no reserved word as it is: "pk, sk, id, title, …").
-			strings.Contains(c.body, `"ProjectionExpression"`) && !strings.Contains(c.body, `, title,`),
-			strings.Contains(c.body, `w#`) && !strings.Contains(c.body, `"IndexName"`):
+		case q.Select == "COUNT", q.projected() > 0 && q.projected() <= maxKeysProjected, q.IndexName == "" && q.reads(isWordKey):
 			count += n
 		default:
 			page += n
 		}
 	}
 	return page, count, counters
+}
+
+// maxKeysProjected is the most attributes a count's read of the matches projects (their keys and
+// order: partition, sort, id, status, the order's attribute); a page of cards projects a card's.
+const maxKeysProjected = 5
+
+// query is what classify reads of a Query's request.
+type query struct {
+	TableName, Select, IndexName, ProjectionExpression string
+	ExpressionAttributeValues                          map[string]struct{ S *string }
+}
+
+// queryOf decodes a recorded call's request as a Query's.
+func queryOf(c sdkCall) (q query) {
+	_ = json.Unmarshal([]byte(c.body), &q)
+	return q
+}
+
+// projected is how many attributes the query projects (0: whole items).
+func (q query) projected() int {
+	if q.ProjectionExpression == "" {
+		return 0
+	}
+	return strings.Count(q.ProjectionExpression, ",") + 1
+}
+
+// reads reports whether a string value of the query's key condition is one is tells.
+func (q query) reads(is func(sk string) bool) bool {
+	for _, v := range q.ExpressionAttributeValues {
+		if v.S != nil && is(*v.S) {
+			return true
+		}
+	}
+	return false
+}
+
+// isCounterKey tells a counter item's sort key: a status shard, an open facet value's, month sums.
+func isCounterKey(sk string) bool {
+	_, ok := storeformat.CounterOf(sk)
+	return ok || strings.HasPrefix(sk, storeformat.MonthSumPrefix)
+}
+
+// isWordKey tells a word item's sort key, of any listed kind.
+func isWordKey(sk string) bool {
+	return slices.ContainsFunc([]*storeformat.Layout{storeformat.Vehicles, storeformat.Clients, storeformat.Deals,
+		storeformat.Activities, storeformat.Financial}, func(l *storeformat.Layout) bool { return l.IsWordKey(sk) })
 }
 
 // perQuery returns the items each query of calls examined, largest first: "48 + 20 + 20 + 20 + 0".
@@ -225,8 +267,8 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 		param, value, facet string
 		keep                func(patio.Vehicle) bool
 	}{
-		{"brand", benchBrand, "brand=toyota", brand},
-		{"model", benchModel, "model=corolla", func(v patio.Vehicle) bool { return v.Model == benchModel }},
+		{"brand", benchBrand, storeformat.FacetKey("brand", patio.Fold(benchBrand)), brand},
+		{"model", benchModel, storeformat.FacetKey("model", patio.Fold(benchModel)), func(v patio.Vehicle) bool { return v.Model == benchModel }},
 		{"fuel", benchFuel, storeformat.FacetKey("fuel", benchFuel), func(v patio.Vehicle) bool { return v.Fuel != nil && *v.Fuel == benchFuel }},
 		{"phase", benchPhase, storeformat.FacetKey("phase", benchPhase), func(v patio.Vehicle) bool { return v.Phase == benchPhase }},
 	} {
@@ -250,7 +292,7 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 		listEndpoint{name: "GET /vehicles?q=" + benchQ, class: classFiltered, k: len(shown), path: fixed("/api/v1/vehicles?q=" + benchQ), raw: byCreation,
 			matches: filtered(shown, func(v patio.Vehicle) bool { return patio.MatchesTerms(v.Words(), []string{benchQ}) }, all)},
 		listEndpoint{name: "GET " + combo, class: classFiltered, k: 1, path: fixed("/api/v1" + combo),
-			raw:     vehicleFloor("created_at", true, patio.VehicleActive, "brand=toyota"),
+			raw:     vehicleFloor("created_at", true, patio.VehicleActive, storeformat.FacetKey("brand", patio.Fold(benchBrand))),
 			matches: filtered(active, brand, func(v patio.Vehicle) bool { return v.Price <= comboPriceMax })},
 		listEndpoint{name: fmt.Sprintf("GET /vehicles?sort=updated_at&updated_since=… (%d changes)", syncChanges), class: classSync,
 			k: len(patio.VehicleStatuses),
@@ -259,7 +301,8 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 			},
 			raw: func(t *sizedTeam) op {
 				f := newListFloor(tables.Vehicles, patio.ResourceVehicle, "updated_at", false, patio.VehicleSold, "", limit)
-				f.lo = patio.VehicleSold + "#1#" + t.since.String()
+				since := t.since.String()
+				f.lo = storeformat.SortKey(patio.VehicleSold, &since, "") // the first key updated at since or later
 				return func(ctx context.Context, _ *rand.Rand) error { return raw.list(ctx, t.p, f) }
 			},
 			matches: func(t *sizedTeam) (int, int) { return t.changed, t.changed }},
