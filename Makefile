@@ -238,7 +238,7 @@ bench: engines $(LOCAL) ## Every budget on a production model of AWS (each reque
 # lists' engine carries only their own teams.
 ifeq ($(ARGS),)
 	$(LOCAL) with-engines -- bin/bench -list-sizes= -webhooks=false -timer=false
-	$(LOCAL) with-engines -- bin/bench -lists-only -concurrency=1
+	$(LOCAL) with-engines -- bin/bench -lists-only
 	$(LOCAL) with-engines -- bin/bench -webhooks-only
 	$(LOCAL) with-engines -- bin/bench -timer-only
 	$(LOCAL) with-engines -- bin/bench -console-only

@@ -11,7 +11,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/patio-dev/patio/shared/app/consoleapp"
@@ -48,15 +47,13 @@ type consolePage struct {
 // member's keys), what its total's count examined, its DynamoDB calls and its queries of deals.
 type consoleRow struct {
 	page                                 consolePage
-	res                                  result
-	m                                    modeled
+	side                                 sampleSide
 	items, counted, queries, dealQueries int
 }
 
 // consoleReport is the console part's figures.
 type consoleReport struct {
-	get  result
-	getM modeled
+	get  sampleSide
 	rows []consoleRow
 	o    consoleOptions
 }
@@ -105,9 +102,8 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) *consoleRepo
 	rep := &consoleReport{o: o.console}
 	get := env.get(env.main, "/api/v1/vehicles/"+vehicle)
 	check(get(ctx, nil))
-	_, rep.getM = env.traced(func() error { return get(ctx, nil) })
-	runs := []timedRun{{get, 1}}
-	for i, p := range pages {
+	rep.get = env.traced(func() error { return get(ctx, nil) })
+	for _, p := range pages {
 		if clients[p.session] == nil {
 			jar, _ := cookiejar.New(nil)
 			jar.SetCookies(u, []*http.Cookie{{Name: "patio_session", Value: p.session, Path: "/console/"}})
@@ -120,22 +116,17 @@ func (env *benchEnv) measureConsole(ctx context.Context, o options) *consoleRepo
 			return err
 		}
 		check(call(ctx, nil))
-		calls, m := env.traced(func() error { return call(ctx, nil) })
-		items, counted, counters := classify(calls)
-		row := consoleRow{page: p, m: m, items: items, counted: counted + counters, queries: len(calls)}
-		for _, c := range calls {
+		side := env.traced(func() error { return call(ctx, nil) })
+		items, counted, counters := classify(side.calls)
+		row := consoleRow{page: p, side: side, items: items, counted: counted + counters, queries: len(side.calls)}
+		for _, c := range side.calls {
 			// A page's query, not a read of the maintained counts, which classify counts apart.
 			if q := queryOf(c); c.op == "Query" && q.TableName == env.tables.Deals && !q.reads(isCounterKey) {
 				row.dealQueries++
 			}
 		}
+		progress("console: %-28s modeled %s, local %s", p.name, ms(side.m.latency()), ms(side.local))
 		rep.rows = append(rep.rows, row)
-		runs = append(runs, timedRun{call, uint64(2 + i)})
-	}
-	res := measureRounds(ctx, 1, o.warmup, o.listDuration*time.Duration(len(runs))/2, runs, progressRounds(ctx, "console:"))
-	rep.get = res[0]
-	for i := range rep.rows {
-		rep.rows[i].res = res[i+1]
 	}
 	return rep
 }
@@ -252,14 +243,13 @@ func (env *benchEnv) anyVehicle(ctx context.Context, team string) string {
 
 // printConsole prints the console part and its budgets.
 func printConsole(w io.Writer, r *consoleReport) {
-	fmt.Fprintf(w, "\nThe console (issues 22, 23 and 31): a team with %d deliveries of one webhook, %d activities, %d financial records; a workplace team with %d vehicles, %d clients and %d deals; p50 at concurrency 1\n",
+	fmt.Fprintf(w, "\nThe console (issues 22, 23 and 31): a team with %d deliveries of one webhook, %d activities, %d financial records; a workplace team with %d vehicles, %d clients and %d deals\n",
 		r.o.deliveries, r.o.activities, r.o.financial, r.o.vehicles, r.o.clients, r.o.deals)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "page\tp50\tp99\tlocal × GET\tAWS ms\tAWS × GET\tbudget\tpage items\tcount items\tcalls\tpage items budget\t")
-	fmt.Fprintf(tw, "GET /api/v1/vehicles/{id}\t%s\t%s\t1.00\t%s\t1.00\t\t\t\t\t\t\n", ms(r.get.p50), ms(r.get.p99), ms(r.getM.latency()))
-	var budgets []string
+	tw := table(w, "page\tlocal ms\tlocal × GET\tAWS ms\tAWS × GET\tbudget\tpage items\tcount items\tcalls\tpage items budget\t")
+	fmt.Fprintf(tw, "GET /api/v1/vehicles/{id}\t%s\t1.00\t%s\t1.00\t\t\t\t\t\t\n", ms(r.get.local), ms(r.get.m.latency()))
+	var notes []string
 	for _, row := range r.rows {
-		local, x := ratio(row.res.p50, r.get.p50), ratio(row.m.latency(), r.getM.latency())
+		local, x := ratio(row.side.local, r.get.local), ratio(row.side.m.latency(), r.get.m.latency())
 		items := ""
 		switch {
 		case row.page.k > 0:
@@ -269,18 +259,16 @@ func printConsole(w io.Writer, r *consoleReport) {
 			items = fmt.Sprintf("%d deal queries: %s ≤ %d (a page per column)", row.dealQueries,
 				verdict(row.dealQueries <= row.page.columns), row.page.columns)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t%.2f\t%s ≤ %.0f×\t%d\t%d\t%d\t%s\t\n", row.page.name, ms(row.res.p50), ms(row.res.p99), local,
-			ms(row.m.latency()), x, verdict(x <= row.page.budget), row.page.budget, row.items, row.counted, row.queries, items)
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%s ≤ %.0f×\t%d\t%d\t%d\t%s\t\n", row.page.name, ms(row.side.local), local,
+			ms(row.side.m.latency()), x, verdict(x <= row.page.budget), row.page.budget, row.items, row.counted, row.queries, items)
 		if gap := local / x; gap > maxEmulatorGap || gap < 1/maxEmulatorGap {
-			budgets = append(budgets, fmt.Sprintf("  %s: DynamoDB Local %.2f× GET, the model %.2f× (%d rounds, GET %d): more than 2× apart: "+
+			notes = append(notes, fmt.Sprintf("  %s: DynamoDB Local %.2f× GET, the model %.2f× (%d rounds, GET %d): more than 2× apart: "+
 				"the emulator's per-item read cost (%d items examined), which AWS does not have within a page\n",
-				row.page.name, local, x, row.m.rounds, r.getM.rounds, row.items+row.counted))
-		}
-		if row.res.errors > 0 {
-			fmt.Fprintf(tw, "  %d failed calls: %v\t\t\t\t\t\t\t\t\t\n", row.res.errors, row.res.firstErr)
+				row.page.name, local, x, row.side.m.rounds, r.get.m.rounds, row.items+row.counted))
 		}
 	}
 	_ = tw.Flush()
-	fmt.Fprintln(w, "  × GET judged on the model (cmd/bench/model.go): each page's calls at AWS's published p50s, its rounds, our own time")
-	fmt.Fprint(w, strings.Join(budgets, ""))
+	fmt.Fprintf(w, "  local: DynamoDB Local's median of %d runs; × GET judged on the model (cmd/bench/model.go): each page's calls at AWS's\n", sampleRuns)
+	fmt.Fprintln(w, "  published p50s, its rounds, our own time")
+	fmt.Fprint(w, strings.Join(notes, ""))
 }

@@ -126,11 +126,13 @@ type sample struct {
 }
 
 // sampleSide is one side of a sample, named: the calls of its median trace (by modeled latency)
-// of sampleRuns, that trace's model, and, for the request, the indexer's work its change caused.
+// of sampleRuns, that trace's model, the median of the runs' times on DynamoDB Local, and, for the
+// request, the indexer's work its change caused.
 type sampleSide struct {
 	name  string
 	calls []sdkCall
 	m     modeled
+	local time.Duration
 	off   []modeled // the indexer's batches that followed the request's change
 	err   error
 }
@@ -138,13 +140,15 @@ type sampleSide struct {
 // sideNames are the sides of a line in the report's order.
 var sideNames = []string{"request", "raw"}
 
-// sampleRuns is how many times each side of a sample is recorded: the model takes the median, so
-// that one slow moment of this machine does not decide our own code's time.
-const sampleRuns = 5
+// sampleRuns is how many times each side of a sample is recorded: the model takes the median run,
+// so that one slow moment of this machine does not decide our own code's time, and DynamoDB
+// Local's figure is the median of the runs' times.
+const sampleRuns = 9
 
 // sampleOf runs request and raw once unrecorded (so that one-off work, guregu/dynamo's cached
 // DescribeTable and new connections, does not show), then sampleRuns times each with the recorder
-// on, the indexer following each change between them (recorded after the request).
+// on, taking turns so that the machine's load weighs on both alike, the indexer following each
+// change between them (recorded after the request).
 func (env *benchEnv) sampleOf(ctx context.Context, rng *rand.Rand, sm sample, request, raw op) sample {
 	for i, call := range []op{request, raw} {
 		if err := call(ctx, rng); err != nil {
@@ -162,23 +166,32 @@ func (env *benchEnv) sampleOf(ctx context.Context, rng *rand.Rand, sm sample, re
 		}
 	}
 	for _, sides := range runs {
-		slices.SortFunc(sides, func(a, b sampleSide) int { return cmp.Compare(a.m.latency(), b.m.latency()) })
-		sm.sides = append(sm.sides, sides[len(sides)/2])
+		sm.sides = append(sm.sides, medianSide(sides))
 	}
 	return sm
 }
 
-// traced records call sampleRuns times and returns the calls and model of the median run (by
-// modeled latency).
-func (env *benchEnv) traced(call func() error) ([]sdkCall, modeled) {
+// medianSide returns the run of median modeled latency, with the median of the runs' local times.
+func medianSide(runs []sampleSide) sampleSide {
+	local := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		local[i] = r.m.measured
+	}
+	slices.SortFunc(runs, func(a, b sampleSide) int { return cmp.Compare(a.m.latency(), b.m.latency()) })
+	side := runs[len(runs)/2]
+	side.local = median(local)
+	return side
+}
+
+// traced records call sampleRuns times and returns its median side (medianSide).
+func (env *benchEnv) traced(call func() error) sampleSide {
 	var runs []sampleSide
 	for range sampleRuns {
 		t, err := env.rec.trace(call)
 		check(err)
 		runs = append(runs, sampleSide{calls: t.calls, m: model(t)})
 	}
-	slices.SortFunc(runs, func(a, b sampleSide) int { return cmp.Compare(a.m.latency(), b.m.latency()) })
-	return runs[len(runs)/2].calls, runs[len(runs)/2].m
+	return medianSide(runs)
 }
 
 // skipStreams passes over what the resource tables' streams hold: records seeded as the indexer
@@ -217,43 +230,4 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) []sample {
 	}
 	check(ctx.Err())
 	return out
-}
-
-// row is one line of the table: an endpoint at one concurrency, each side.
-type row struct {
-	endpoint string
-	floor    bool
-	budget   float64
-	conc     int
-	sides    []result // request and raw
-	// TCP connections opened during each side's run: by the load client, and by the SDK.
-	httpDials, sdkDials [2]int64
-}
-
-// measureAll measures every endpoint at every concurrency, its sides taking turns in rounds.
-func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) []row {
-	var rows []row
-	for i, ep := range eps {
-		for _, c := range o.concurrency {
-			if ctx.Err() != nil {
-				return rows
-			}
-			rw := row{endpoint: ep.name, floor: ep.floor, budget: cmp.Or(ep.budget, maxModelWrite), conc: c}
-			seed := uint64(i*1000 + c)
-			rw.sides = measureRounds(ctx, c, o.warmup, o.duration, []timedRun{{ep.request, seed}, {ep.raw, seed}},
-				func(_, side int, part func(context.Context)) {
-					h0, s0 := env.api.dials.Load(), env.rec.dials.Load()
-					part(ctx)
-					rw.httpDials[side] += env.api.dials.Load() - h0
-					rw.sdkDials[side] += env.rec.dials.Load() - s0
-				})
-			line := ""
-			for j, r := range rw.sides {
-				line += fmt.Sprintf("   %s p50 %s (%d)", sideNames[j], ms(r.p50), r.n)
-			}
-			progress("%-36s c=%-3d%s", ep.name, c, line)
-			rows = append(rows, rw)
-		}
-	}
-	return rows
 }

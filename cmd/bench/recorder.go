@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -42,16 +41,13 @@ type trace struct {
 	start, end time.Time
 }
 
-// recorder is the AWS SDK's HTTP client, counting the TCP connections the SDK opens and the
-// transactions it sends and sees fail, and while recording keeping every call (recording reads
-// whole bodies, so it is only on around single sample requests, never during measured runs).
+// recorder is the AWS SDK's HTTP client that, while recording, keeps every call (recording
+// reads whole bodies, so it is on only around single sample requests).
 type recorder struct {
-	inner            *awshttp.BuildableClient
-	dials            atomic.Int64
-	txSent, txFailed atomic.Int64 // TransactWriteItems calls, and those answered with an error
-	recording        atomic.Bool
-	mu               sync.Mutex
-	calls            []sdkCall
+	inner     *awshttp.BuildableClient
+	recording atomic.Bool
+	mu        sync.Mutex
+	calls     []sdkCall
 }
 
 // newRecorder returns a recorder in front of cfg's HTTP client, and a copy of cfg that uses it.
@@ -63,17 +59,7 @@ func newRecorder(cfg aws.Config) (*recorder, aws.Config) {
 			check(fmt.Errorf("unexpected AWS HTTP client %T", cfg.HTTPClient))
 		}
 	}
-	r := &recorder{}
-	r.inner = inner.WithTransportOptions(func(tr *http.Transport) {
-		dial := tr.DialContext
-		if dial == nil {
-			dial = (&net.Dialer{}).DialContext
-		}
-		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			r.dials.Add(1)
-			return dial(ctx, network, addr)
-		}
-	})
+	r := &recorder{inner: inner}
 	cfg = cfg.Copy()
 	cfg.HTTPClient = r
 	cfg.APIOptions = append(slices.Clone(cfg.APIOptions), askCapacity)
@@ -96,12 +82,6 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		c.items = requestItems(op, body)
 	}
 	resp, err := r.inner.Do(req)
-	if op == "TransactWriteItems" {
-		r.txSent.Add(1)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			r.txFailed.Add(1)
-		}
-	}
 	if !recording {
 		return resp, err
 	}

@@ -572,7 +572,7 @@ func lags(written, arrived, before map[string]time.Time) (result, int) {
 		}
 		ds = append(ds, at.Sub(w))
 	}
-	return merge(result{lat: ds}), missing
+	return resultOf(ds), missing
 }
 
 // waitArrivals waits until r has n events for webhookID (among ids, when given), and returns the
