@@ -18,7 +18,6 @@ import (
 // endpoint is one measured API operation and its raw DynamoDB side.
 type endpoint struct {
 	name  string // as printed
-	floor bool   // raw is the floor of a list page (listFloor), not the request's own calls
 	rawIs string // what the raw side is when it is deliberately not the request's calls, or ""
 	// budget is the most request/raw may be, modeled on AWS (maxModelWrite when 0).
 	budget       float64
@@ -53,10 +52,6 @@ func (env *benchEnv) get(p principal, path string) op {
 func (env *benchEnv) endpoints() []endpoint {
 	api, raw, main := env.api, env.raw, env.main
 	randomVehicle := func(rng *rand.Rand) string { return env.vehicleIDs[rng.IntN(len(env.vehicleIDs))] }
-	floor := func(table, resource, field string, all []string, softDeleted string, limit int) op {
-		f := newListFloor(table, resource, field, true, defaultStatuses(all, softDeleted)[0], "", limit)
-		return func(ctx context.Context, _ *rand.Rand) error { return raw.list(ctx, main, f) }
-	}
 	post := func(key bool) op {
 		return func(ctx context.Context, rng *rand.Rand) error {
 			var h http.Header
@@ -75,10 +70,6 @@ func (env *benchEnv) endpoints() []endpoint {
 			raw: func(ctx context.Context, rng *rand.Rand) error {
 				return raw.getRecord(ctx, main, env.tables.Vehicles, patio.ResourceVehicle, randomVehicle(rng))
 			}},
-		{name: "GET /vehicles?limit=20&sort=-price", floor: true, request: env.get(main, "/api/v1/vehicles?limit=20&sort=-price"),
-			raw: floor(env.tables.Vehicles, patio.ResourceVehicle, "price", patio.VehicleStatuses, patio.VehicleArchived, 20)},
-		{name: "GET /clients", floor: true, request: env.get(main, "/api/v1/clients"),
-			raw: floor(env.tables.Clients, patio.ResourceClient, "created_at", patio.ClientStatuses, patio.ClientInactive, patio.DefaultLimit)},
 		{name: "POST /vehicles", rawIs: writeFloor, request: post(false),
 			raw: func(ctx context.Context, _ *rand.Rand) error {
 				return raw.createVehicle(ctx, main, env.nextPlate.take())
@@ -119,7 +110,6 @@ func (env *benchEnv) endpoints() []endpoint {
 // sample is one request of an endpoint and its raw calls, as seen on the wire.
 type sample struct {
 	endpoint string
-	floor    bool
 	rawIs    string
 	budget   float64      // the endpoint's, on the model
 	sides    []sampleSide // request and raw
@@ -226,7 +216,7 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) []sample {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var out []sample
 	for _, ep := range eps {
-		out = append(out, env.sampleOf(ctx, rng, sample{endpoint: ep.name, floor: ep.floor, rawIs: ep.rawIs, budget: cmp.Or(ep.budget, maxModelWrite)}, ep.request, ep.raw))
+		out = append(out, env.sampleOf(ctx, rng, sample{endpoint: ep.name, rawIs: ep.rawIs, budget: cmp.Or(ep.budget, maxModelWrite)}, ep.request, ep.raw))
 	}
 	check(ctx.Err())
 	return out

@@ -471,7 +471,7 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) *listReport {
 			if ep.name == "GET /vehicles?cursor=(deep)" && t.deepPage == 0 {
 				rw.missing = "a single page: no cursor page"
 			} else {
-				rw.sample = env.sampleOf(ctx, rng, sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource), floor: ep.k > 0},
+				rw.sample = env.sampleOf(ctx, rng, sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource)},
 					env.request(ep, t), ep.raw(t))
 				rw.page, rw.count, rw.counters = classify(rw.req().calls)
 				progress("lists: %-60s %6d: modeled %s, local %s, floor local %s", rw.endpoint, rw.size, ms(rw.req().m.latency()),

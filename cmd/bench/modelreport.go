@@ -94,9 +94,6 @@ func printModel(w io.Writer, r report) (budgets []string) {
 // modelBudget judges a sample's modeled ratio, DynamoDB Local's printed beside it and explained
 // when the two are more than maxEmulatorGap apart.
 func modelBudget(sm sample) []string {
-	if sm.floor {
-		return nil
-	}
 	limit := sm.budget
 	req, raw := sm.sides[0], sm.sides[1]
 	x := ratio(req.m.latency(), raw.m.latency())

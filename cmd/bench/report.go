@@ -106,13 +106,11 @@ func printAPI(w io.Writer, r report, what string) {
 	}
 	fmt.Fprintf(w, "samples: each side of each line recorded %d times, the sides taking turns, at one client; request: HTTP/1.1 keep-alive\n", sampleRuns)
 	fmt.Fprintf(w, "      → net/http on 127.0.0.1 → app.API (logs discarded) → DynamoDB Local; raw: the same DynamoDB calls with the bare\n")
-	fmt.Fprintf(w, "      AWS SDK client, same configuration and retryer, but for lists and writes, whose raw side is their floor\n")
+	fmt.Fprintf(w, "      AWS SDK client, same configuration and retryer, but for writes, whose raw side is their floor\n")
 	fmt.Fprintln(w, "\nDynamoDB calls of the median sample per endpoint (operation, bytes sent → received, units):")
 	for _, sm := range r.samples {
 		verdict := "same calls"
-		if sm.floor {
-			verdict = "raw is the page's floor (listFloor: one Query of limit items), not the request's calls"
-		} else if sm.rawIs != "" {
+		if sm.rawIs != "" {
 			verdict = sm.rawIs
 		} else if !slices.Equal(ops(sm.sides[0].calls), ops(sm.sides[1].calls)) {
 			verdict = "CALLS DIFFER: the raw side is not faithful"
