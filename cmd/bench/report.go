@@ -78,12 +78,6 @@ func table(w io.Writer, header string) *tabwriter.Writer {
 	return tw
 }
 
-// indent indents each line of s by two spaces.
-func indent(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return "  " + strings.Join(lines, "\n  ") + "\n"
-}
-
 // printReport prints the API part and those run with it.
 func printReport(w io.Writer, r report) {
 	printAPI(w, r, "")

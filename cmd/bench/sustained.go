@@ -62,7 +62,6 @@ type sustainedMinute struct {
 	p50, p99              time.Duration
 	fivexx, other, failed int
 	seconds               float64
-	calls                 string
 	vehicles              int
 }
 
@@ -83,7 +82,6 @@ type sustainedReport struct {
 	drainRate  float64        // events per second drained to the 50 ms receiver
 	drainBound int            // the 50 ms receiver's bound at the end of the drain
 	drainFirst time.Duration  // from the stack's start to the drain's first event
-	drainCalls string         // the stack's AWS calls during the drain
 	problems   map[string]int // the stack's logged warnings and errors by level, message and error
 	probe      *indexProbe    // the lag of a filtered list during the steady load
 	indexed    time.Duration  // from the stack's start to the indexer having followed the drain's backlog
@@ -133,7 +131,6 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	}
 	localstack.LocalEnv(st)
 	check(st.Setenv())
-	calls := localaws.NewCalls()
 	// The stack's warnings and errors go to a file; the report counts them by message.
 	logPath := filepath.Join(root, ".data", "bench-sustained.log")
 	logFile := must(os.Create(logPath))
@@ -147,7 +144,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	start := func() {
 		workers, cancel := context.WithCancel(ctx)
 		s = must(localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", Dir: root,
-			Checkpoints: checkpoints, Logger: logger, Calls: calls}))
+			Checkpoints: checkpoints, Logger: logger}))
 		stop = func() { _ = s.Shutdown(); cancel(); stop = func() {} }
 	}
 	start()
@@ -164,11 +161,9 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	}
 	l.ids = make([][]string, len(l.keys))
 	rep.probe = &indexProbe{url: s.APIURL, key: l.keys[0], teamID: teams[0], client: l.client, raw: raw}
-	_ = calls.Take(time.Minute) // the set-up's calls are not the load's
 	minute := func(phase string, from time.Time) {
-		calls := calls.Take(time.Since(from))
 		m := l.minute(phase, from, time.Now())
-		m.calls, m.vehicles = calls, int(l.created.Load())
+		m.vehicles = int(l.created.Load())
 		rep.minutes = append(rep.minutes, m)
 		progress("sustained: %s minute %d: %.1f creates/s, %.1f writes/s, p50 %s, p99 %s, %d 5xx, %d other, %d unanswered, %d vehicles",
 			phase, len(rep.minutes), m.createsPerSecond(), m.writesPerSecond(), m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond),
@@ -241,7 +236,6 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 	// when its stream mark holds a write at or after lastWrite.
 	lastWrite := time.Now()
 	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, 1, 1, 0))
-	_ = calls.Take(time.Minute) // the backlog's writes are not the drain's
 	began := time.Now()
 	start()
 	indexedAt, ok := raw.followedSince(ctx, drainTeam.TeamID, lastWrite, 5*time.Minute)
@@ -258,7 +252,7 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 			first = at
 		}
 	}
-	rep.drainFirst, rep.drainCalls = first.Sub(began), calls.Take(last.Sub(began))
+	rep.drainFirst = first.Sub(began)
 	if n := len(slow.arrivals(slowHook.ID)); n < o.drain {
 		return rep, fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", n, o.drain)
 	}
@@ -424,72 +418,39 @@ func (l *sustainedLoad) minute(phase string, from, to time.Time) sustainedMinute
 	return m
 }
 
-// printSustained prints the sustained load's table and budgets.
+// printSustained prints the sustained load's minutes and budgets.
 func printSustained(w io.Writer, r *sustainedReport) {
 	fmt.Fprintf(w, "\nSustained load on the stack as `make run` wires it (DynamoDB Local on disk, moto, the API, pollers, dispatcher, indexer, deliverer, sweeper, timer)\n")
-	fmt.Fprintf(w, "%d clients, each creating (a %d-character description) or updating vehicles, one request after the other; a webhook of every event to an HTTPS receiver\n\n",
+	fmt.Fprintf(w, "%d clients, each creating (a %d-character description) or updating vehicles, one request after the other; a webhook of every event to an HTTPS receiver;\n",
 		r.o.clients, r.o.description)
-	fmt.Fprintf(w, "  %-3s %-7s %9s %9s %9s %9s %6s %6s %6s %9s\n", "min", "phase", "creates/s", "writes/s", "p50", "p99", "5xx", "other", "lost", "vehicles")
+	fmt.Fprintf(w, "a burst of %.1f writes/s offered for %s (twice the last steady minute; %d not sent, %d already in flight); %d events at the receiver, %d bad signatures\n\n",
+		r.burstRate, r.o.burst, r.dropped, sustainedInFlight, r.delivered, r.badSigs)
+	tw := table(w, "min\tphase\tcreates/s\twrites/s\tp50\tp99\t5xx\tother\tlost\tvehicles\t")
 	var steady []sustainedMinute
 	var after *sustainedMinute
-	fivexx, burst5xx, worstP99 := 0, 0, time.Duration(0)
+	fivexx, burst5xx, worstP99, apiRate := 0, 0, time.Duration(0), 0.0
 	for i, m := range r.minutes {
-		fmt.Fprintf(w, "  %-3d %-7s %9.1f %9.1f %9s %9s %6d %6d %6d %9d\n", i+1, m.phase, m.createsPerSecond(), m.writesPerSecond(),
+		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%.1f\t%s\t%s\t%d\t%d\t%d\t%d\t\n", i+1, m.phase, m.createsPerSecond(), m.writesPerSecond(),
 			m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond), m.fivexx, m.other, m.failed, m.vehicles)
 		switch m.phase {
 		case "burst":
 			burst5xx += m.fivexx
 			continue
 		case "steady":
-			steady = append(steady, m)
+			steady, apiRate = append(steady, m), max(apiRate, m.writesPerSecond())
 		case "after":
 			after = &r.minutes[i]
 		}
 		fivexx += m.fivexx
 		worstP99 = max(worstP99, m.p99)
 	}
-	if len(steady) > 0 {
-		fmt.Fprintf(w, "\nThe stack's AWS calls in the first steady minute:\n%s", indent(r.minutes[0].calls))
-		fmt.Fprintf(w, "\nThe stack's AWS calls in the last steady minute:\n%s", indent(steady[len(steady)-1].calls))
-	}
-	fmt.Fprintf(w, "\nBurst: %.1f writes/s offered for %s (twice the last steady minute), %d not sent (%d already in flight)\n",
-		r.burstRate, r.o.burst, r.dropped, sustainedInFlight)
-	fmt.Fprintf(w, "Events of the load's changes at the receiver: %d, bad signatures %d\n", r.delivered, r.badSigs)
-	first := "none arrived"
-	if r.drainRate > 0 {
-		first = "the first after " + r.drainFirst.Round(time.Millisecond).String()
-	}
-	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s from the stack's start, %s, bound %d at the end\n",
-		r.o.drain, r.drainRate, first, r.drainBound)
-	fmt.Fprintf(w, "\nThe stack's AWS calls during the drain:\n%s", indent(r.drainCalls))
-	apiRate := 0.0
-	for _, m := range steady {
-		apiRate = max(apiRate, m.writesPerSecond())
-	}
-	var listed99 time.Duration
-	if p := r.probe; p != nil {
-		l50, l99 := percentiles(p.listed)
-		f50, f99 := percentiles(p.followed)
-		listed99 = l99
-		fmt.Fprintf(w, "\nA filtered list during the steady load (%d teams, up to %.1f writes/s): a probe of a brand of its own every %s, %d timed, %d not listed within a minute\n",
-			sustainedTeams, apiRate, probeEvery, len(p.listed), p.missed)
-		fmt.Fprintf(w, "  until ?brand=<probe> lists it:          p50 %s, p99 %s\n", ms(l50), ms(l99))
-		fmt.Fprintf(w, "  until the indexer has followed it:      p50 %s, p99 %s (its team's stream mark)\n", ms(f50), ms(f99))
-	}
-	indexRate := 0.0
-	if r.indexed > 0 {
-		indexRate = float64(r.o.drain+1) / r.indexed.Seconds()
-		fmt.Fprintf(w, "The indexer followed the drain's backlog of %d changes %s after the stack started: %.0f changes/s (the API sustained %.1f writes/s)\n",
-			r.o.drain+1, r.indexed.Round(time.Millisecond), indexRate, apiRate)
-	}
+	_ = tw.Flush()
 	if len(r.problems) > 0 {
 		fmt.Fprintf(w, "\nThe stack's warnings and errors (.data/bench-sustained.log), by message:\n")
-		keys := slices.Sorted(maps.Keys(r.problems))
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(r.problems)) {
 			fmt.Fprintf(w, "  %6d  %s\n", r.problems[k], k)
 		}
 	}
-
 	fmt.Fprintf(w, "\nBudgets (sustained load)\n")
 	budget := func(what string, ok bool, format string, args ...any) {
 		fmt.Fprintf(w, "  %s  %-72s %s\n", verdict(ok), what, fmt.Sprintf(format, args...))
@@ -505,11 +466,20 @@ func printSustained(w io.Writer, r *sustainedReport) {
 	}
 	budget("p99 below the request deadline (8 s), every minute but the burst's", worstP99 < sustainedDeadline, "worst %s", worstP99.Round(time.Millisecond))
 	budget("no 5xx, every minute but the burst's", fivexx == 0, "%d (the burst's: %d)", fivexx, burst5xx)
-	budget("a 50 ms receiver drains >= 320 events/s (4x a fixed bound of 4)", r.drainRate >= 320, "%.0f/s", r.drainRate)
-	if r.probe != nil {
+	budget("a 50 ms receiver drains >= 320 events/s (4x a fixed bound of 4)", r.drainRate >= 320, "%.0f/s of %d from the stack's start (the first after %s), bound %d at the end",
+		r.drainRate, r.o.drain, r.drainFirst.Round(time.Millisecond), r.drainBound)
+	if p := r.probe; p != nil {
+		l50, l99 := percentiles(p.listed)
+		f50, f99 := percentiles(p.followed)
 		budget(fmt.Sprintf("a filtered list lists a write within p99 <= 3 s at the load's rate (%d teams)", sustainedTeams),
-			len(r.probe.listed) > 0 && listed99 <= 3*time.Second && r.probe.missed == 0, "%s (%d missed)", ms(listed99), r.probe.missed)
+			len(p.listed) > 0 && l99 <= 3*time.Second && p.missed == 0, "%s (p50 %s; %d probes, one every %s, %d missed; the indexer followed them: p50 %s, p99 %s)",
+			ms(l99), ms(l50), len(p.listed), probeEvery, p.missed, ms(f50), ms(f99))
+	}
+	indexRate := 0.0
+	if r.indexed > 0 {
+		indexRate = float64(r.o.drain+1) / r.indexed.Seconds()
 	}
 	budget("the indexer follows >= 2x the API's sustained writes/s", apiRate > 0 && indexRate >= 2*apiRate,
-		"%.0f/s vs %.1f/s (x%.2f)", indexRate, apiRate, indexRate/max(apiRate, 1e-9))
+		"%.0f/s vs %.1f/s (x%.2f; the drain's backlog of %d followed %s after the stack started)", indexRate, apiRate, indexRate/max(apiRate, 1e-9),
+		r.o.drain+1, r.indexed.Round(time.Millisecond))
 }
