@@ -195,15 +195,15 @@ type whBench struct {
 // whReport is what the webhook bench measured: rates in events/s, calls and write units per
 // delivery, lags; searchLag is from a write of the first lag run to the indexer done with it.
 type whReport struct {
-	o                                       webhookOptions
-	drainDDB, drainWCU, slow50Rate          float64
-	slow50Bound, slowSent                   int
-	throttled                               throttleReport
-	lagA, lagB, searchLag                   result
-	badSignatures, missingAB                int
-	searchMissing, backlogN                 int
-	indexBacklog, elapsed                   time.Duration
-	trip                                    webhookTrip
+	o                              webhookOptions
+	drainDDB, drainWCU, slow50Rate float64
+	slow50Bound, slowSent          int
+	throttled                      throttleReport
+	lagA, lagB, searchLag          result
+	badSignatures, missingAB       int
+	searchMissing, backlogN        int
+	indexBacklog, elapsed          time.Duration
+	trip                           webhookTrip
 }
 
 // throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
