@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 )
@@ -153,28 +153,10 @@ func capacityUnits(raw json.RawMessage) float64 {
 func askCapacity(st *middleware.Stack) error {
 	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("benchCapacity", func(ctx context.Context,
 		in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-		total := types.ReturnConsumedCapacityTotal
-		switch p := in.Parameters.(type) {
-		case *dynamodb.GetItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.PutItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.UpdateItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.DeleteItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.QueryInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.ScanInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.BatchGetItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.BatchWriteItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.TransactGetItemsInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.TransactWriteItemsInput:
-			p.ReturnConsumedCapacity = total
+		if v := reflect.ValueOf(in.Parameters); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+			if f := v.Elem().FieldByName("ReturnConsumedCapacity"); f.IsValid() && f.CanSet() {
+				f.Set(reflect.ValueOf(types.ReturnConsumedCapacityTotal))
+			}
 		}
 		return next.HandleInitialize(ctx, in)
 	}), middleware.Before)
