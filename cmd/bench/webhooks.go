@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/hmac"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,7 +28,6 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
-	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
@@ -176,7 +173,7 @@ func (r *benchReceiver) arrivals(webhookID string) map[string]time.Time {
 }
 
 // whBench is one run of the webhook bench (and of the timer's): cfg is the bench's configuration,
-// pipeCfg the pipeline's (its calls counted), client the floor's, checkpoints the stream positions.
+// pipeCfg the pipeline's (its calls counted), checkpoints the stream positions.
 type whBench struct {
 	o                   webhookOptions
 	cfg, pipeCfg        aws.Config
@@ -185,7 +182,6 @@ type whBench struct {
 	tables              map[string]string
 	store               *dynamostore.Store
 	recv                *benchReceiver
-	client              *http.Client
 	teamID, checkpoints string
 	hook                webhook.Webhook
 	vehicles            patio.Vehicles
@@ -372,10 +368,6 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) *whBench {
 	calls := &callStats{n: map[string]int{}}
 	b := &whBench{o: o, cfg: cfg, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
 		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler), checkpoints: tmp("streams") + ".json"}
-	pool := x509.NewCertPool()
-	pool.AddCert(recv.srv.Certificate())
-	b.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: delivery.InitialBound}}
 	b.teamID, b.vehicles = storeTeam(ctx, b.store, "Webhook bench").ID, patio.NewVehicles(b.store.Vehicles())
 	_, b.hook = b.scenario(ctx, "", recv, "")
 	return b
