@@ -21,7 +21,7 @@ import (
 // Budgets of lists at any size (issues 10 and 24: on a team per size, and one of clients, one of
 // deals, lists cost what their page costs, beside GET by id and their floor), and their filters.
 const (
-	maxListVsGet       = 2.0 // the default list, an equality filter, the sync recipe at the largest size, × GET by id at p50, c=1
+	maxListVsGet       = 2.0 // the default list, an equality filter, the sync recipe at the largest size, × GET by id, modeled
 	maxFilteredVsGet   = 5.0 // a range, q, a combination at the largest size, × GET by id
 	maxTotalVsGet      = 3.0 // a 5 % price range, q and the sync recipe, with their total, at the largest size (issue 32)
 	maxListGrowth      = 1.2 // a list's ratio to its floor at the largest size × that at the smallest
@@ -82,7 +82,7 @@ type listEndpoint struct {
 	countedOnMatches bool
 }
 
-// listRow is one endpoint on one team at one concurrency.
+// listRow is one endpoint on one team.
 type listRow struct {
 	endpoint, resource    string
 	class                 listClass

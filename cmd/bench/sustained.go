@@ -103,148 +103,186 @@ func countProblems(path string) map[string]int {
 	return out
 }
 
+// sustainedRun is one run of the sustained load: the stack (restartable, on the same engines and
+// stream checkpoints), the load's client and teams, and the receivers.
+type sustainedRun struct {
+	o            sustainedOptions
+	rep          *sustainedReport
+	root         string
+	engines      *localaws.Stack
+	checkpoints  string
+	logger       *slog.Logger
+	s            *localstack.Stack
+	stop         func()
+	raw          *rawClient
+	load         *sustainedLoad
+	steady, slow *benchReceiver
+	hooks        []webhook.Webhook
+}
+
 // runSustained runs the stack exactly as `make run` wires it and loads it: the steady load, a burst
 // at twice its rate and the load again, minute by minute, its changes to a webhook of every event;
 // then a backlog written with the pipeline stopped, drained to a 50 ms receiver when it restarts.
 func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport, err error) {
 	defer catch(&err)
-	rep = &sustainedReport{o: o}
-	root := filepath.Dir(must(samtemplate.Find(must(os.Getwd()))))
-	check(os.MkdirAll(filepath.Join(root, ".data"), 0o755))
-	dataDir := must(os.MkdirTemp(filepath.Join(root, ".data"), "bench-sustained-"))
+	rep = &sustainedReport{o: o} // returned with what was measured when a step fails
+	r := &sustainedRun{o: o, rep: rep, stop: func() {}}
+	r.root = filepath.Dir(must(samtemplate.Find(must(os.Getwd()))))
+	check(os.MkdirAll(filepath.Join(r.root, ".data"), 0o755))
+	dataDir := must(os.MkdirTemp(filepath.Join(r.root, ".data"), "bench-sustained-"))
 	defer os.RemoveAll(dataDir)
-
-	steady, slow := newBenchReceiver(0, 0), newBenchReceiver(0, slow50Sleep)
-	defer steady.srv.Close()
-	defer slow.srv.Close()
+	r.steady, r.slow = newBenchReceiver(0, 0), newBenchReceiver(0, slow50Sleep)
+	defer r.steady.srv.Close()
+	defer r.slow.srv.Close()
 	ca := filepath.Join(dataDir, "receivers.pem")
-	check(writeCAs(ca, steady.srv.Certificate(), slow.srv.Certificate()))
+	check(writeCAs(ca, r.steady.srv.Certificate(), r.slow.srv.Certificate()))
 	check(os.Setenv("WEBHOOK_CA_FILE", ca))
-
 	progress("sustained: starting the local stack as `make run` does (data in %s)", dataDir)
-	st := must(localaws.Start(ctx, localaws.Options{Dir: root, DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log")}))
-	defer st.Stop()
+	r.engines = must(localaws.Start(ctx, localaws.Options{Dir: r.root, DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log")}))
+	defer r.engines.Stop()
 	if o.faults != "" {
-		inj := must(faults.Wrap(st, must(faults.Parse(o.faults))))
+		inj := must(faults.Wrap(r.engines, must(faults.Parse(o.faults))))
 		defer inj.Close()
 		progress("sustained: faults %s between the stack and its engines", o.faults)
 	}
-	localstack.LocalEnv(st)
-	check(st.Setenv())
+	localstack.LocalEnv(r.engines)
+	check(r.engines.Setenv())
 	// The stack's warnings and errors go to a file; the report counts them by message.
-	logPath := filepath.Join(root, ".data", "bench-sustained.log")
+	logPath := filepath.Join(r.root, ".data", "bench-sustained.log")
 	logFile := must(os.Create(logPath))
 	defer logFile.Close()
-	logger := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	defer func() { rep.problems = countProblems(logPath) }()
-	checkpoints := filepath.Join(dataDir, "stream-checkpoints.json")
-	var s *localstack.Stack
-	stop := func() {}
-	defer func() { stop() }()
-	start := func() {
-		workers, cancel := context.WithCancel(ctx)
-		s = must(localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", Dir: root,
-			Checkpoints: checkpoints, Logger: logger}))
-		stop = func() { _ = s.Shutdown(); cancel(); stop = func() {} }
-	}
-	start()
-	raw := newRawClient(s.AWS, s.Config.Tables)
-	l := &sustainedLoad{url: s.APIURL, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
+	r.logger = slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	defer func() { r.rep.problems = countProblems(logPath) }()
+	r.checkpoints = filepath.Join(dataDir, "stream-checkpoints.json")
+	defer func() { r.stop() }()
+	r.start(ctx)
+	r.prepareLoad(ctx)
+	r.steadyAndBurst(ctx)
+	r.awaitEvents(ctx)
+	r.drain(ctx)
+	return rep, nil
+}
+
+// start starts the stack on the run's engines (stop stops it).
+func (r *sustainedRun) start(ctx context.Context) {
+	workers, cancel := context.WithCancel(ctx)
+	s := must(localstack.Start(workers, localstack.Options{Tables: r.engines.Tables, APIAddr: "127.0.0.1:0", Dir: r.root,
+		Checkpoints: r.checkpoints, Logger: r.logger}))
+	r.s, r.stop = s, func() { _ = s.Shutdown(); cancel(); r.stop = func() {} }
+}
+
+// prepareLoad makes the load's teams, their rate limits lifted and a webhook of every event each,
+// and the filtered list's probe on the first.
+func (r *sustainedRun) prepareLoad(ctx context.Context) {
+	o := r.o
+	r.raw = newRawClient(r.s.AWS, r.s.Config.Tables)
+	r.load = &sustainedLoad{url: r.s.APIURL, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: sustainedInFlight}}}
-	var hooks []webhook.Webhook
 	var teams []string
 	for i := range sustainedTeams {
-		creds := must(s.NewTeam(ctx, fmt.Sprintf("Sustained load %d", i+1), "bench@patio.local"))
-		raw.liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10)
-		hooks = append(hooks, subscribe(ctx, s.Store, creds.TeamID, steady, "*"))
-		l.keys, teams = append(l.keys, creds.Key), append(teams, creds.TeamID)
+		creds := must(r.s.NewTeam(ctx, fmt.Sprintf("Sustained load %d", i+1), "bench@patio.local"))
+		r.raw.liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10)
+		r.hooks = append(r.hooks, subscribe(ctx, r.s.Store, creds.TeamID, r.steady, "*"))
+		r.load.keys, teams = append(r.load.keys, creds.Key), append(teams, creds.TeamID)
 	}
-	l.ids = make([][]string, len(l.keys))
-	rep.probe = &indexProbe{url: s.APIURL, key: l.keys[0], teamID: teams[0], client: l.client, raw: raw}
-	minute := func(phase string, from time.Time) {
-		m := l.minute(phase, from, time.Now())
-		m.vehicles = int(l.created.Load())
-		rep.minutes = append(rep.minutes, m)
-		progress("sustained: %s minute %d: %.1f creates/s, %.1f writes/s, p50 %s, p99 %s, %d 5xx, %d other, %d unanswered, %d vehicles",
-			phase, len(rep.minutes), m.createsPerSecond(), m.writesPerSecond(), m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond),
-			m.fivexx, m.other, m.failed, m.vehicles)
-	}
-	closedLoops := func(seed int) func() {
-		loadCtx, stopLoad := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		for i := range o.clients {
-			wg.Go(func() {
-				rng := rand.New(rand.NewPCG(uint64(seed+i), 29))
-				for loadCtx.Err() == nil {
-					l.one(loadCtx, rng, i%len(l.keys))
-				}
-			})
-		}
-		return func() { stopLoad(); wg.Wait() }
-	}
+	r.load.ids = make([][]string, len(r.load.keys))
+	r.rep.probe = &indexProbe{url: r.s.APIURL, key: r.load.keys[0], teamID: teams[0], client: r.load.client, raw: r.raw}
+}
 
-	// The steady load, minute by minute.
-	progress("sustained: %d clients creating and updating vehicles for %s", o.clients, o.duration)
-	stopLoad := closedLoops(0)
+// minute sums the load's minute that started at from into the report.
+func (r *sustainedRun) minute(phase string, from time.Time) {
+	m := r.load.minute(phase, from, time.Now())
+	m.vehicles = int(r.load.created.Load())
+	r.rep.minutes = append(r.rep.minutes, m)
+	progress("sustained: %s minute %d: %.1f creates/s, %.1f writes/s, p50 %s, p99 %s, %d 5xx, %d other, %d unanswered, %d vehicles",
+		phase, len(r.rep.minutes), m.createsPerSecond(), m.writesPerSecond(), m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond),
+		m.fivexx, m.other, m.failed, m.vehicles)
+}
+
+// closedLoops starts the load's clients, each one request after the other, until the returned stop.
+func (r *sustainedRun) closedLoops(ctx context.Context, seed int) (stop func()) {
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := range r.o.clients {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(seed+i), 29))
+			for loadCtx.Err() == nil {
+				r.load.one(loadCtx, rng, i%len(r.load.keys))
+			}
+		})
+	}
+	return func() { stopLoad(); wg.Wait() }
+}
+
+// steadyAndBurst runs the steady load minute by minute with the probe beside it, then a burst of
+// arrivals at twice the last steady minute's rate whether or not earlier requests have been
+// answered, then the closed-loop load again.
+func (r *sustainedRun) steadyAndBurst(ctx context.Context) {
+	progress("sustained: %d clients creating and updating vehicles for %s", r.o.clients, r.o.duration)
+	stopLoad := r.closedLoops(ctx, 0)
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	probed := make(chan struct{})
-	go func() { rep.probe.run(probeCtx); close(probed) }()
-	end := time.Now().Add(o.duration)
+	go func() { r.rep.probe.run(probeCtx); close(probed) }()
+	end := time.Now().Add(r.o.duration)
 	for from := time.Now(); from.Before(end) && ctx.Err() == nil; from = time.Now() {
 		sleepCtx(ctx, min(time.Minute, time.Until(end)))
-		minute("steady", from)
+		r.minute("steady", from)
 	}
 	stopProbe()
 	<-probed
 	stopLoad()
-	// The burst: arrivals at twice the last steady minute's rate, whether or not earlier requests
-	// have been answered; then the closed-loop load again.
-	rep.burstRate = 2 * rep.minutes[len(rep.minutes)-1].writesPerSecond()
-	progress("sustained: a burst of %.0f writes/s for %s", rep.burstRate, o.burst)
+	r.rep.burstRate = 2 * r.rep.minutes[len(r.rep.minutes)-1].writesPerSecond()
+	progress("sustained: a burst of %.0f writes/s for %s", r.rep.burstRate, r.o.burst)
 	from := time.Now()
-	rep.dropped = l.openLoop(ctx, rep.burstRate, o.burst)
-	minute("burst", from)
-	stopLoad, from = closedLoops(100), time.Now()
-	sleepCtx(ctx, o.burst)
+	r.rep.dropped = r.load.openLoop(ctx, r.rep.burstRate, r.o.burst)
+	r.minute("burst", from)
+	stopLoad, from = r.closedLoops(ctx, 100), time.Now()
+	sleepCtx(ctx, r.o.burst)
 	stopLoad()
-	minute("after", from)
+	r.minute("after", from)
 	check(ctx.Err())
+}
 
-	// Every change of the load reaches the steady receiver.
-	want := int(l.created.Load() + l.updated.Load())
+// awaitEvents waits until every change of the load reached the steady receiver (5 minutes at most).
+func (r *sustainedRun) awaitEvents(ctx context.Context) {
+	want := int(r.load.created.Load() + r.load.updated.Load())
 	progress("sustained: waiting for the %d changes' events", want)
 	delivered := func() int {
 		n := 0
-		for _, h := range hooks {
-			n += steady.distinctEvents(h.ID)
+		for _, h := range r.hooks {
+			n += r.steady.distinctEvents(h.ID)
 		}
 		return n
 	}
 	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return delivered() >= want })
-	rep.delivered = delivered()
-	steady.mu.Lock()
-	rep.badSigs = steady.bad
-	steady.mu.Unlock()
+	r.rep.delivered = delivered()
+	r.steady.mu.Lock()
+	r.rep.badSigs = r.steady.bad
+	r.steady.mu.Unlock()
+}
 
-	// The drain: a backlog written while the pipeline is stopped, drained when it starts again.
-	stop()
-	drainTeam := must(s.NewTeam(ctx, "Sustained load, 50 ms receiver", "bench@patio.local"))
-	slowHook := subscribe(ctx, s.Store, drainTeam.TeamID, slow, webhook.VehicleCreated)
-	progress("sustained: writing a backlog of %d changes with the pipeline stopped", o.drain)
-	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain, 16, 0))
+// drain writes a backlog while the pipeline is stopped and times its drain to the 50 ms receiver,
+// and the indexer's, once the stack starts again.
+func (r *sustainedRun) drain(ctx context.Context) {
+	r.stop()
+	team := must(r.s.NewTeam(ctx, "Sustained load, 50 ms receiver", "bench@patio.local"))
+	hook := subscribe(ctx, r.s.Store, team.TeamID, r.slow, webhook.VehicleCreated)
+	progress("sustained: writing a backlog of %d changes with the pipeline stopped", r.o.drain)
+	vehicles := patio.NewVehicles(r.s.Store.Vehicles())
+	must(writeVehicles(ctx, vehicles, team.TeamID, r.o.drain, 16, 0))
 	// The backlog's last change, stamped after every other: the indexer has followed the backlog
 	// when its stream mark holds a write at or after lastWrite.
 	lastWrite := time.Now()
-	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, 1, 1, 0))
+	must(writeVehicles(ctx, vehicles, team.TeamID, 1, 1, 0))
 	began := time.Now()
-	start()
-	indexedAt, ok := raw.followedSince(ctx, drainTeam.TeamID, lastWrite, 5*time.Minute)
-	if ok {
-		rep.indexed = indexedAt.Sub(began)
+	r.start(ctx)
+	if indexedAt, ok := r.raw.followedSince(ctx, team.TeamID, lastWrite, 5*time.Minute); ok {
+		r.rep.indexed = indexedAt.Sub(began)
 	}
-	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return len(slow.arrivals(slowHook.ID)) >= o.drain })
+	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return len(r.slow.arrivals(hook.ID)) >= r.o.drain })
+	arrived := r.slow.arrivals(hook.ID)
 	var first, last time.Time
-	for _, at := range slow.arrivals(slowHook.ID) {
+	for _, at := range arrived {
 		if at.After(last) {
 			last = at
 		}
@@ -252,13 +290,12 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 			first = at
 		}
 	}
-	rep.drainFirst = first.Sub(began)
-	if n := len(slow.arrivals(slowHook.ID)); n < o.drain {
-		return rep, fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", n, o.drain)
+	r.rep.drainFirst = first.Sub(began)
+	if len(arrived) < r.o.drain {
+		check(fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", len(arrived), r.o.drain))
 	}
-	rep.drainRate = float64(o.drain) / last.Sub(began).Seconds()
-	rep.drainBound = must(webhookdb.New(s.Store.DB()).Gate(ctx, drainTeam.TeamID, slowHook.ID)).Bound
-	return rep, nil
+	r.rep.drainRate = float64(r.o.drain) / last.Sub(began).Seconds()
+	r.rep.drainBound = must(webhookdb.New(r.s.Store.DB()).Gate(ctx, team.TeamID, hook.ID)).Bound
 }
 
 // subscribe stores a webhook of the team, subscribed to event, to r.
