@@ -173,17 +173,6 @@ func medianSide(runs []sampleSide) sampleSide {
 	return side
 }
 
-// traced records call sampleRuns times and returns its median side (medianSide).
-func (env *benchEnv) traced(call func() error) sampleSide {
-	var runs []sampleSide
-	for range sampleRuns {
-		t, err := env.rec.trace(call)
-		check(err)
-		runs = append(runs, sampleSide{calls: t.calls, m: model(t)})
-	}
-	return medianSide(runs)
-}
-
 // skipStreams passes over what the resource tables' streams hold: records seeded as the indexer
 // would leave them.
 func (env *benchEnv) skipStreams(ctx context.Context) {
