@@ -130,28 +130,8 @@ func (env *benchEnv) measureLambdas(ctx context.Context) (rep lambdaReport) {
 	vars := append(runtimeapi.LambdaEnv(os.Environ()), "AWS_XRAY_DAEMON_ADDRESS="+sink.LocalAddr().String(),
 		"AWS_ENDPOINT_URL_DYNAMODB="+calls.url)
 	vehicle, client, deal := env.getEvents(ctx)
-	// The same GET by id in process: the vehicles function's handler (app.API behind
-	// aws-lambda-go-api-proxy) called directly, its calls alternating with the Runtime API's so that
-	// both meet the same load; it also warms DynamoDB Local before anything is measured.
-	var getByID events.APIGatewayProxyRequest
-	check(json.Unmarshal(vehicle, &getByID))
-	proxy := httpadapter.New(env.buildAPI())
 	var inProc []time.Duration
-	inProcess := func(measured bool) error {
-		start := time.Now()
-		res, err := proxy.ProxyWithContext(ctx, getByID)
-		d := time.Since(start)
-		if err != nil || res.StatusCode != 200 {
-			return fmt.Errorf("in-process GET by id: status %d, %v", res.StatusCode, err)
-		}
-		if measured {
-			inProc = append(inProc, d)
-		}
-		return nil
-	}
-	for range 1000 {
-		check(inProcess(false))
-	}
+	inProcess := env.inProcess(ctx, vehicle, &inProc)
 	fixed := func(b []byte) func() ([]byte, error) { return func() ([]byte, error) { return b, nil } }
 	plan := []struct {
 		lambdaRow
@@ -188,6 +168,32 @@ func (env *benchEnv) measureLambdas(ctx context.Context) (rep lambdaReport) {
 	}
 	rep.inProcP50, rep.inProc = percentiles(inProc)
 	return rep
+}
+
+// inProcess returns the GET by id of event in process: the vehicles function's handler (app.API
+// behind aws-lambda-go-api-proxy) called directly, its calls alternating with the Runtime API's so
+// that both meet the same load, its measured times appended to times. It warms DynamoDB Local
+// before anything is measured.
+func (env *benchEnv) inProcess(ctx context.Context, event []byte, times *[]time.Duration) func(measured bool) error {
+	var getByID events.APIGatewayProxyRequest
+	check(json.Unmarshal(event, &getByID))
+	proxy := httpadapter.New(env.buildAPI())
+	get := func(measured bool) error {
+		start := time.Now()
+		res, err := proxy.ProxyWithContext(ctx, getByID)
+		d := time.Since(start)
+		if err != nil || res.StatusCode != 200 {
+			return fmt.Errorf("in-process GET by id: status %d, %v", res.StatusCode, err)
+		}
+		if measured {
+			*times = append(*times, d)
+		}
+		return nil
+	}
+	for range 1000 {
+		check(get(false))
+	}
+	return get
 }
 
 // measureLambda builds pkg, starts it coldStarts times, then, when alongside is not nil, invokes
