@@ -3,9 +3,10 @@
 // each part on engines of its own (bin/local with-engines -- bin/bench [flags]); it refuses to run
 // without DynamoDB Local and moto, so it never creates tables on AWS. Time budgets are judged on a
 // production model (model.go, docs/costs.md: each request's recorded calls at AWS's published
-// latencies, its units at AWS's prices), DynamoDB Local's measured ratio printed beside. The parts:
-// the API beside its raw side with the bare SDK, its model and its cost all in (endpoints.go,
-// raw.go, measure.go, modelreport.go; -model-only without timed runs); the functions' sizes and
+// latencies, its units at AWS's prices), DynamoDB Local's ratio over the same recorded runs printed
+// beside. The parts: the API beside its raw side with the bare SDK, its model and its cost all in
+// (endpoints.go, raw.go, modelreport.go; -model-only alone, without the lists and functions); the
+// functions' sizes and
 // runs under the Lambda Runtime API (lambdas.go; -lambdas-only); lists at any size (lists.go;
 // -lists-only); the webhook pipeline and its modeled trip (webhooks.go, whmodel.go;
 // -webhooks-only); the timer (timer.go; -timer-only); the console's pages (console.go;

@@ -227,9 +227,9 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	rep.slow50Rate, rep.slow50Bound = b.drainSlow50(ctx)
 	progress("webhooks: a backlog of %d to a receiver that answers 429 to one request in %d", throttledBacklog, throttleEvery)
 	rep.throttled = b.drainThrottled(ctx)
-	// Lag at o.rate writes/s, without then with a timing-out webhook, beside the floor loop tailing
-	// the stream, and the indexer as the local stack wires it, once it followed the backlog and the
-	// other drains' changes (one shard, in order: a change written now comes after them all).
+	// Lag at o.rate writes/s, without then with a timing-out webhook, and the indexer as the local
+	// stack wires it, once it followed the backlog and the other drains' changes (one shard, in
+	// order: a change written now comes after them all).
 	progress("webhooks: the indexer follows the backlog")
 	indexed, stopIndexer := b.startIndexer(ctx)
 	defer stopIndexer()
