@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -144,11 +145,16 @@ func classify(calls []sdkCall) (page, count, counters int) {
 // order: partition, sort, id, status, the order's attribute); a page of cards projects a card's.
 const maxKeysProjected = 5
 
-// query is what classify reads of a Query's request.
+// query is what classify reads of a Query's request: its key condition's values are in
+// KeyConditions (guregu/dynamo's form without a filter) or in ExpressionAttributeValues.
 type query struct {
 	TableName, Select, IndexName, ProjectionExpression string
-	ExpressionAttributeValues                          map[string]struct{ S *string }
+	ExpressionAttributeValues                          map[string]value
+	KeyConditions                                      map[string]struct{ AttributeValueList []value }
 }
+
+// value is an attribute value of a request, when it is a string.
+type value struct{ S *string }
 
 // queryOf decodes a recorded call's request as a Query's.
 func queryOf(c sdkCall) (q query) {
@@ -166,12 +172,11 @@ func (q query) projected() int {
 
 // reads reports whether a string value of the query's key condition is one is tells.
 func (q query) reads(is func(sk string) bool) bool {
-	for _, v := range q.ExpressionAttributeValues {
-		if v.S != nil && is(*v.S) {
-			return true
-		}
+	values := slices.Collect(maps.Values(q.ExpressionAttributeValues))
+	for _, c := range q.KeyConditions {
+		values = append(values, c.AttributeValueList...)
 	}
-	return false
+	return slices.ContainsFunc(values, func(v value) bool { return v.S != nil && is(*v.S) })
 }
 
 // isCounterKey tells a counter item's sort key: a status shard, an open facet value's, month sums.
