@@ -179,10 +179,11 @@ func (q query) reads(is func(sk string) bool) bool {
 	return slices.ContainsFunc(values, func(v value) bool { return v.S != nil && is(*v.S) })
 }
 
-// isCounterKey tells a counter item's sort key: a status shard, an open facet value's, month sums.
+// isCounterKey tells a counter item's sort key, or a bound of a read of them: a status shard, an
+// open facet value's, month sums.
 func isCounterKey(sk string) bool {
-	_, ok := storeformat.CounterOf(sk)
-	return ok || strings.HasPrefix(sk, storeformat.MonthSumPrefix)
+	return strings.HasPrefix(sk, storeformat.CountPrefix) || strings.HasPrefix(sk, storeformat.FacetCountPrefix) ||
+		strings.HasPrefix(sk, storeformat.MonthSumPrefix)
 }
 
 // isWordKey tells a word item's sort key, of any listed kind.

@@ -20,6 +20,7 @@ func TestClassify(t *testing.T) {
 		{"a page of cards", queried(25, `{"ProjectionExpression":"pk, sk, id, title, client_id, vehicle_id, #status","ExpressionAttributeValues":{":v1":{"S":"do#aberto#"}}}`), 25, 0, 0},
 		{"word items", queried(30, `{"ExpressionAttributeValues":{":v1":{"S":"vw#ativo#corolla#"}}}`), 0, 30, 0},
 		{"word items, in key conditions", queried(11, `{"KeyConditions":{"sk":{"AttributeValueList":[{"S":"vw#vendido#corolla#"},{"S":"vw#vendido#corolla#\uffff"}],"ComparisonOperator":"BETWEEN"}}}`), 0, 11, 0},
+		{"a word's counters, from a bound", queried(4, `{"KeyConditions":{"sk":{"AttributeValueList":[{"S":"nf#q=corolla"},{"S":"nf#q=corolla\uffff"}],"ComparisonOperator":"BETWEEN"}}}`), 0, 0, 4},
 		{"the status shards, in key conditions", queried(4, `{"KeyConditions":{"sk":{"AttributeValueList":[{"S":"n#"},{"S":"n$"}],"ComparisonOperator":"BETWEEN"}}}`), 0, 0, 4},
 		{"order items, in key conditions", queried(20, `{"KeyConditions":{"sk":{"AttributeValueList":[{"S":"vo#ativo#"},{"S":"vo#ativo#\uffff"}],"ComparisonOperator":"BETWEEN"}}}`), 20, 0, 0},
 		{"a batch of records", sdkCall{op: "BatchGetItem", items: 7, scanned: -1}, 7, 0, 0},
