@@ -231,14 +231,14 @@ fuzz: engines fuzz-tools $(LOCAL) ## Schemathesis against a fresh local stack, l
 
 # Built before the engines start, so compiling is not measured. ARGS passes flags (ARGS=-trace).
 .PHONY: bench
-bench: engines $(LOCAL) ## Every budget on a production model of AWS (each request's recorded calls at published latencies and prices, DynamoDB Local's ratio beside; docs/costs.md): the API beside its raw floor and its cost all in, lists at 1k/10k/50k vehicles, function sizes, every function under the Lambda Runtime API beside a minimal one, the webhook pipeline and its modeled trip, the timer's tick reads and delay, the console's pages, a 10-minute sustained load on the stack as `make run` wires it (cmd/bench, ~30 min, each part on fresh engines; ARGS=-model-only the model and costs alone, ~2 min with ARGS="-model-only -vehicles=200 -clients=20 -deals=20"; ARGS=-timer-only the timer alone, ~5 min, ARGS=-sustained-only the sustained load alone); limiter cost and webhook dispatch throughput (Go benchmarks)
+bench: engines $(LOCAL) ## Every budget on a production model of AWS (each request's recorded calls at published latencies and prices, DynamoDB Local's ratio beside; docs/costs.md): the API beside its raw floor and its cost all in, lists at 1k/10k/50k vehicles, function sizes, the API functions and the console under the Lambda Runtime API beside a floor function, the webhook pipeline and its modeled trip, the timer's tick reads and delay, the console's pages, a 10-minute sustained load on the stack as `make run` wires it (cmd/bench, ~30 min, each part on fresh engines; ARGS=-model-only the model and costs alone, ~2 min with ARGS="-model-only -vehicles=200 -clients=20 -deals=20"; ARGS=-timer-only the timer alone, ~5 min, ARGS=-sustained-only the sustained load alone); limiter cost and webhook dispatch throughput (Go benchmarks)
 	go build -o bin/bench ./cmd/bench
 # Each part on engines of its own, so that no part's data skews another's figures: the webhook
 # pipeline and the timer read streams, which the lists' seeded teams would otherwise fill, and the
 # lists' engine carries only their own teams.
 ifeq ($(ARGS),)
 	$(LOCAL) with-engines -- bin/bench -list-sizes= -webhooks=false -timer=false
-	$(LOCAL) with-engines -- bin/bench -lists-only -concurrency=1
+	$(LOCAL) with-engines -- bin/bench -lists-only
 	$(LOCAL) with-engines -- bin/bench -webhooks-only
 	$(LOCAL) with-engines -- bin/bench -timer-only
 	$(LOCAL) with-engines -- bin/bench -console-only

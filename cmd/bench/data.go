@@ -220,13 +220,12 @@ func historyDeals(teamID string, n int, end time.Time, clientIDs []string) []pat
 	})
 }
 
-// seedAll writes records with storeseed.Seed and returns how long it took.
-func seedAll[T any](ctx context.Context, store *dynamostore.Store, recs []T) time.Duration {
+// seedAll writes records with storeseed.Seed.
+func seedAll[T any](ctx context.Context, store *dynamostore.Store, recs []T) {
 	start := time.Now()
 	check(storeseed.Seed(ctx, store.DB(), recs))
 	took := time.Since(start)
 	progress("seeded %d %T in %s (%.0f/s)", len(recs), recs, took.Round(time.Millisecond), float64(len(recs))/took.Seconds())
-	return took
 }
 
 // ids returns the ids of records.

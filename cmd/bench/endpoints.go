@@ -18,7 +18,6 @@ import (
 // endpoint is one measured API operation and its raw DynamoDB side.
 type endpoint struct {
 	name  string // as printed
-	floor bool   // raw is the floor of a list page (listFloor), not the request's own calls
 	rawIs string // what the raw side is when it is deliberately not the request's calls, or ""
 	// budget is the most request/raw may be, modeled on AWS (maxModelWrite when 0).
 	budget       float64
@@ -53,10 +52,6 @@ func (env *benchEnv) get(p principal, path string) op {
 func (env *benchEnv) endpoints() []endpoint {
 	api, raw, main := env.api, env.raw, env.main
 	randomVehicle := func(rng *rand.Rand) string { return env.vehicleIDs[rng.IntN(len(env.vehicleIDs))] }
-	floor := func(table, resource, field string, all []string, softDeleted string, limit int) op {
-		f := newListFloor(table, resource, field, true, defaultStatuses(all, softDeleted)[0], "", limit)
-		return func(ctx context.Context, _ *rand.Rand) error { return raw.list(ctx, main, f) }
-	}
 	post := func(key bool) op {
 		return func(ctx context.Context, rng *rand.Rand) error {
 			var h http.Header
@@ -75,10 +70,6 @@ func (env *benchEnv) endpoints() []endpoint {
 			raw: func(ctx context.Context, rng *rand.Rand) error {
 				return raw.getRecord(ctx, main, env.tables.Vehicles, patio.ResourceVehicle, randomVehicle(rng))
 			}},
-		{name: "GET /vehicles?limit=20&sort=-price", floor: true, request: env.get(main, "/api/v1/vehicles?limit=20&sort=-price"),
-			raw: floor(env.tables.Vehicles, patio.ResourceVehicle, "price", patio.VehicleStatuses, string(patio.VehicleArchived), 20)},
-		{name: "GET /clients", floor: true, request: env.get(main, "/api/v1/clients"),
-			raw: floor(env.tables.Clients, patio.ResourceClient, "created_at", patio.ClientStatuses, patio.ClientInactive, patio.DefaultLimit)},
 		{name: "POST /vehicles", rawIs: writeFloor, request: post(false),
 			raw: func(ctx context.Context, _ *rand.Rand) error {
 				return raw.createVehicle(ctx, main, env.nextPlate.take())
@@ -119,18 +110,19 @@ func (env *benchEnv) endpoints() []endpoint {
 // sample is one request of an endpoint and its raw calls, as seen on the wire.
 type sample struct {
 	endpoint string
-	floor    bool
 	rawIs    string
 	budget   float64      // the endpoint's, on the model
 	sides    []sampleSide // request and raw
 }
 
 // sampleSide is one side of a sample, named: the calls of its median trace (by modeled latency)
-// of sampleRuns, that trace's model, and, for the request, the indexer's work its change caused.
+// of sampleRuns, that trace's model, the median of the runs' times on DynamoDB Local, and, for the
+// request, the indexer's work its change caused.
 type sampleSide struct {
 	name  string
 	calls []sdkCall
 	m     modeled
+	local time.Duration
 	off   []modeled // the indexer's batches that followed the request's change
 	err   error
 }
@@ -138,13 +130,15 @@ type sampleSide struct {
 // sideNames are the sides of a line in the report's order.
 var sideNames = []string{"request", "raw"}
 
-// sampleRuns is how many times each side of a sample is recorded: the model takes the median, so
-// that one slow moment of this machine does not decide our own code's time.
-const sampleRuns = 5
+// sampleRuns is how many times each side of a sample is recorded: the model takes the median run,
+// so that one slow moment of this machine does not decide our own code's time, and DynamoDB
+// Local's figure is the median of the runs' times.
+const sampleRuns = 9
 
 // sampleOf runs request and raw once unrecorded (so that one-off work, guregu/dynamo's cached
 // DescribeTable and new connections, does not show), then sampleRuns times each with the recorder
-// on, the indexer following each change between them (recorded after the request).
+// on, taking turns so that the machine's load weighs on both alike, the indexer following each
+// change between them (recorded after the request).
 func (env *benchEnv) sampleOf(ctx context.Context, rng *rand.Rand, sm sample, request, raw op) sample {
 	for i, call := range []op{request, raw} {
 		if err := call(ctx, rng); err != nil {
@@ -162,23 +156,21 @@ func (env *benchEnv) sampleOf(ctx context.Context, rng *rand.Rand, sm sample, re
 		}
 	}
 	for _, sides := range runs {
-		slices.SortFunc(sides, func(a, b sampleSide) int { return cmp.Compare(a.m.latency(), b.m.latency()) })
-		sm.sides = append(sm.sides, sides[len(sides)/2])
+		sm.sides = append(sm.sides, medianSide(sides))
 	}
 	return sm
 }
 
-// traced records call sampleRuns times and returns the calls and model of the median run (by
-// modeled latency).
-func (env *benchEnv) traced(call func() error) ([]sdkCall, modeled) {
-	var runs []sampleSide
-	for range sampleRuns {
-		t, err := env.rec.trace(call)
-		check(err)
-		runs = append(runs, sampleSide{calls: t.calls, m: model(t)})
+// medianSide returns the run of median modeled latency, with the median of the runs' local times.
+func medianSide(runs []sampleSide) sampleSide {
+	local := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		local[i] = r.m.measured
 	}
 	slices.SortFunc(runs, func(a, b sampleSide) int { return cmp.Compare(a.m.latency(), b.m.latency()) })
-	return runs[len(runs)/2].calls, runs[len(runs)/2].m
+	side := runs[len(runs)/2]
+	side.local = median(local)
+	return side
 }
 
 // skipStreams passes over what the resource tables' streams hold: records seeded as the indexer
@@ -213,47 +205,8 @@ func (env *benchEnv) sample(ctx context.Context, eps []endpoint) []sample {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var out []sample
 	for _, ep := range eps {
-		out = append(out, env.sampleOf(ctx, rng, sample{endpoint: ep.name, floor: ep.floor, rawIs: ep.rawIs, budget: cmp.Or(ep.budget, maxModelWrite)}, ep.request, ep.raw))
+		out = append(out, env.sampleOf(ctx, rng, sample{endpoint: ep.name, rawIs: ep.rawIs, budget: cmp.Or(ep.budget, maxModelWrite)}, ep.request, ep.raw))
 	}
 	check(ctx.Err())
 	return out
-}
-
-// row is one line of the table: an endpoint at one concurrency, each side.
-type row struct {
-	endpoint string
-	floor    bool
-	budget   float64
-	conc     int
-	sides    []result // request and raw
-	// TCP connections opened during each side's run: by the load client, and by the SDK.
-	httpDials, sdkDials [2]int64
-}
-
-// measureAll measures every endpoint at every concurrency, its sides taking turns in rounds.
-func (env *benchEnv) measureAll(ctx context.Context, o options, eps []endpoint) []row {
-	var rows []row
-	for i, ep := range eps {
-		for _, c := range o.concurrency {
-			if ctx.Err() != nil {
-				return rows
-			}
-			rw := row{endpoint: ep.name, floor: ep.floor, budget: cmp.Or(ep.budget, maxModelWrite), conc: c}
-			seed := uint64(i*1000 + c)
-			rw.sides = measureRounds(ctx, c, o.warmup, o.duration, []timedRun{{ep.request, seed}, {ep.raw, seed}},
-				func(_, side int, part func(context.Context)) {
-					h0, s0 := env.api.dials.Load(), env.rec.dials.Load()
-					part(ctx)
-					rw.httpDials[side] += env.api.dials.Load() - h0
-					rw.sdkDials[side] += env.rec.dials.Load() - s0
-				})
-			line := ""
-			for j, r := range rw.sides {
-				line += fmt.Sprintf("   %s p50 %s (%d)", sideNames[j], ms(r.p50), r.n)
-			}
-			progress("%-36s c=%-3d%s", ep.name, c, line)
-			rows = append(rows, rw)
-		}
-	}
-	return rows
 }

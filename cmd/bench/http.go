@@ -6,37 +6,19 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
-	"sync/atomic"
 	"time"
 )
 
-// apiClient is the load client: HTTP/1.1 with keep-alive and enough idle connections per host for
-// every worker to keep its own (http.Transport keeps 2 by default), counting the connections it
-// opens so that the report can show they were reused.
+// apiClient is the load client: HTTP/1.1 with keep-alive.
 type apiClient struct {
-	base  string
-	http  *http.Client
-	dials atomic.Int64
+	base string
+	http *http.Client
 }
 
 // newAPIClient returns a load client of the API served at base.
 func newAPIClient(base string) *apiClient {
-	c := &apiClient{base: base}
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	c.http = &http.Client{
-		// Generous: a timed-out call would be dropped from the measurement.
-		Timeout: 10 * time.Minute,
-		Transport: &http.Transport{
-			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				c.dials.Add(1)
-				return dialer.DialContext(ctx, network, addr)
-			},
-			MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: 90 * time.Second, DisableCompression: true,
-		},
-	}
-	return c
+	return &apiClient{base: base, http: &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
 }
 
 // do sends one request as p and checks its status.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -21,7 +22,7 @@ import (
 // Budgets of lists at any size (issues 10 and 24: on a team per size, and one of clients, one of
 // deals, lists cost what their page costs, beside GET by id and their floor), and their filters.
 const (
-	maxListVsGet       = 2.0 // the default list, an equality filter, the sync recipe at the largest size, × GET by id at p50, c=1
+	maxListVsGet       = 2.0 // the default list, an equality filter, the sync recipe at the largest size, × GET by id, modeled
 	maxFilteredVsGet   = 5.0 // a range, q, a combination at the largest size, × GET by id
 	maxTotalVsGet      = 3.0 // a 5 % price range, q and the sync recipe, with their total, at the largest size (issue 32)
 	maxListGrowth      = 1.2 // a list's ratio to its floor at the largest size × that at the smallest
@@ -47,7 +48,6 @@ type sizedTeam struct {
 	size                  int
 	p                     principal
 	ids                   []string
-	seeded                time.Duration
 	vs                    []patio.Vehicle // the records seeded, to compute what a list matches
 	cs                    []patio.Client
 	ds                    []patio.Deal
@@ -82,14 +82,13 @@ type listEndpoint struct {
 	countedOnMatches bool
 }
 
-// listRow is one endpoint on one team at one concurrency.
+// listRow is one endpoint on one team.
 type listRow struct {
 	endpoint, resource    string
 	class                 listClass
-	k, limit, size, conc  int
+	k, limit, size        int
 	missing               string // why the team has no such request, or ""
-	request, raw          result
-	sample                sample
+	sample                sample // request and floor
 	match, indexed        int
 	counted               int // the matches of the most selective filter, which the count may read
 	page, count, counters int // the request's items examined (classify)
@@ -107,8 +106,11 @@ func (rw listRow) share() float64 {
 type listReport struct {
 	teams []*sizedTeam
 	rows  []listRow
-	conc1 int
 }
+
+// req is the row's request side, floor its floor's.
+func (rw listRow) req() sampleSide   { return rw.sample.sides[0] }
+func (rw listRow) floor() sampleSide { return rw.sample.sides[1] }
 
 // examined returns the items calls examined (their ScannedCount).
 func examined(calls []sdkCall) (items int) {
@@ -119,28 +121,75 @@ func examined(calls []sdkCall) (items int) {
 }
 
 // classify splits the items a list's calls examined between its page (reads of records), its count
-// (COUNT queries, reads of the matches' keys, word items) and counter items (counts, month sums).
+// (COUNT queries, reads of the matches' keys, word items) and counter items (counts, month sums),
+// telling each Query by the keys it reads (storeformat) and what it projects.
 func classify(calls []sdkCall) (page, count, counters int) {
 	for _, c := range calls {
-		n := max(c.scanned, 0)
+		n, q := max(c.scanned, 0), queryOf(c)
 		switch {
 		case c.op == "BatchGetItem":
-			page += strings.Count(c.body, `"`+storeformat.SortAttr+`":`)
+			page += c.items
 		case c.op != "Query":
-		case strings.Contains(c.body, `"n#`), strings.Contains(c.body, `"nf#`), strings.Contains(c.body, `"nm#`):
+		case q.reads(isCounterKey):
 			counters += n
-		case strings.Contains(c.body, `"Select":"COUNT"`),
-			// A count's read of the matches projects their keys and order; a page of cards
-			// (patio.ListQuery.Brief) projects a card's fields, its title among them (guregu/dynamo
-			// writes a name that is no reserved word as it is: "pk, sk, id, title, …").
-			strings.Contains(c.body, `"ProjectionExpression"`) && !strings.Contains(c.body, `, title,`),
-			strings.Contains(c.body, `w#`) && !strings.Contains(c.body, `"IndexName"`):
+		case q.Select == "COUNT", q.projected() > 0 && q.projected() <= maxKeysProjected, q.IndexName == "" && q.reads(isWordKey):
 			count += n
 		default:
 			page += n
 		}
 	}
 	return page, count, counters
+}
+
+// maxKeysProjected is the most attributes a count's read of the matches projects (their keys and
+// order: partition, sort, id, status, the order's attribute); a page of cards projects a card's.
+const maxKeysProjected = 5
+
+// query is what classify reads of a Query's request: its key condition's values are in
+// KeyConditions (guregu/dynamo's form without a filter) or in ExpressionAttributeValues.
+type query struct {
+	TableName, Select, IndexName, ProjectionExpression string
+	ExpressionAttributeValues                          map[string]value
+	KeyConditions                                      map[string]struct{ AttributeValueList []value }
+}
+
+// value is an attribute value of a request, when it is a string.
+type value struct{ S *string }
+
+// queryOf decodes a recorded call's request as a Query's.
+func queryOf(c sdkCall) (q query) {
+	_ = json.Unmarshal([]byte(c.body), &q)
+	return q
+}
+
+// projected is how many attributes the query projects (0: whole items).
+func (q query) projected() int {
+	if q.ProjectionExpression == "" {
+		return 0
+	}
+	return strings.Count(q.ProjectionExpression, ",") + 1
+}
+
+// reads reports whether a string value of the query's key condition is one is tells.
+func (q query) reads(is func(sk string) bool) bool {
+	values := slices.Collect(maps.Values(q.ExpressionAttributeValues))
+	for _, c := range q.KeyConditions {
+		values = append(values, c.AttributeValueList...)
+	}
+	return slices.ContainsFunc(values, func(v value) bool { return v.S != nil && is(*v.S) })
+}
+
+// isCounterKey tells a counter item's sort key, or a bound of a read of them: a status shard, an
+// open facet value's, month sums.
+func isCounterKey(sk string) bool {
+	return strings.HasPrefix(sk, storeformat.CountPrefix) || strings.HasPrefix(sk, storeformat.FacetCountPrefix) ||
+		strings.HasPrefix(sk, storeformat.MonthSumPrefix)
+}
+
+// isWordKey tells a word item's sort key, of any listed kind.
+func isWordKey(sk string) bool {
+	return slices.ContainsFunc([]*storeformat.Layout{storeformat.Vehicles, storeformat.Clients, storeformat.Deals,
+		storeformat.Activities, storeformat.Financial}, func(l *storeformat.Layout) bool { return l.IsWordKey(sk) })
 }
 
 // perQuery returns the items each query of calls examined, largest first: "48 + 20 + 20 + 20 + 0".
@@ -225,8 +274,8 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 		param, value, facet string
 		keep                func(patio.Vehicle) bool
 	}{
-		{"brand", benchBrand, "brand=toyota", brand},
-		{"model", benchModel, "model=corolla", func(v patio.Vehicle) bool { return v.Model == benchModel }},
+		{"brand", benchBrand, storeformat.FacetKey("brand", patio.Fold(benchBrand)), brand},
+		{"model", benchModel, storeformat.FacetKey("model", patio.Fold(benchModel)), func(v patio.Vehicle) bool { return v.Model == benchModel }},
 		{"fuel", benchFuel, storeformat.FacetKey("fuel", benchFuel), func(v patio.Vehicle) bool { return v.Fuel != nil && *v.Fuel == benchFuel }},
 		{"phase", benchPhase, storeformat.FacetKey("phase", benchPhase), func(v patio.Vehicle) bool { return v.Phase == benchPhase }},
 	} {
@@ -250,7 +299,7 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 		listEndpoint{name: "GET /vehicles?q=" + benchQ, class: classFiltered, k: len(shown), path: fixed("/api/v1/vehicles?q=" + benchQ), raw: byCreation,
 			matches: filtered(shown, func(v patio.Vehicle) bool { return patio.MatchesTerms(v.Words(), []string{benchQ}) }, all)},
 		listEndpoint{name: "GET " + combo, class: classFiltered, k: 1, path: fixed("/api/v1" + combo),
-			raw:     vehicleFloor("created_at", true, string(patio.VehicleActive), "brand=toyota"),
+			raw:     vehicleFloor("created_at", true, string(patio.VehicleActive), storeformat.FacetKey("brand", patio.Fold(benchBrand))),
 			matches: filtered(active, brand, func(v patio.Vehicle) bool { return v.Price <= comboPriceMax })},
 		listEndpoint{name: fmt.Sprintf("GET /vehicles?sort=updated_at&updated_since=… (%d changes)", syncChanges), class: classSync,
 			k: len(patio.VehicleStatuses),
@@ -259,7 +308,8 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 			},
 			raw: func(t *sizedTeam) op {
 				f := newListFloor(tables.Vehicles, patio.ResourceVehicle, "updated_at", false, string(patio.VehicleSold), "", limit)
-				f.lo = string(patio.VehicleSold) + "#1#" + t.since.String()
+				since := t.since.String()
+				f.lo = storeformat.SortKey(string(patio.VehicleSold), &since, "") // the first key updated at since or later
 				return func(ctx context.Context, _ *rand.Rand) error { return raw.list(ctx, t.p, f) }
 			},
 			matches: func(t *sizedTeam) (int, int) { return t.changed, t.changed }},
@@ -307,7 +357,8 @@ func seedTeam[T any](ctx context.Context, env *benchEnv, resource string, size i
 	p := createTeam(ctx, env.store, fmt.Sprintf("Bench %d %ss", size, resource))
 	env.raw.liftRateLimits(ctx, p.teamID, rateLimitMinutes)
 	recs := build(p.teamID)
-	t := &sizedTeam{resource: resource, size: size, p: p, seeded: seedAll(ctx, env.store, recs), ids: ids(recs, id)}
+	seedAll(ctx, env.store, recs)
+	t := &sizedTeam{resource: resource, size: size, p: p, ids: ids(recs, id)}
 	return t, recs
 }
 
@@ -390,10 +441,9 @@ func (env *benchEnv) walkToDeepPage(ctx context.Context, t *sizedTeam) {
 	}
 }
 
-// measureLists seeds the lists' teams, samples every list on each, then measures them all, each
-// concurrency's runs taking turns in rounds so that the figures the budgets compare are alike.
+// measureLists seeds the lists' teams and samples every list on each beside its floor.
 func (env *benchEnv) measureLists(ctx context.Context, o options) *listReport {
-	lr := &listReport{conc1: o.concurrency[0]}
+	lr := &listReport{}
 	if len(o.listSizes) == 0 {
 		return lr
 	}
@@ -407,70 +457,44 @@ func (env *benchEnv) measureLists(ctx context.Context, o options) *listReport {
 		lr.teams = append(lr.teams, env.seedDeals(ctx, o.listDeals))
 	}
 	env.skipStreams(ctx)
-	// Every endpoint on every team of its resource, with a sample of each side.
-	type pair struct {
-		listRow
-		seed     uint64
-		req, raw op
-	}
-	var pairs []*pair
 	rng := rand.New(rand.NewPCG(8, 8))
-	for ei, ep := range env.listEndpoints() {
-		for ti, t := range lr.teams {
+	for _, ep := range env.listEndpoints() {
+		for _, t := range lr.teams {
 			if ep.resource != t.resource {
 				continue
 			}
-			pr := &pair{seed: uint64(100_000 + ei*1000 + ti*100), listRow: listRow{endpoint: ep.name, resource: ep.resource, class: ep.class,
-				k: ep.k, size: t.size}}
+			rw := listRow{endpoint: ep.name, resource: ep.resource, class: ep.class, k: ep.k, size: t.size}
 			if ep.class != classGet {
-				pr.limit = patio.DefaultLimit
+				rw.limit = patio.DefaultLimit
 			}
 			if ep.matches != nil {
-				pr.match, pr.indexed = ep.matches(t)
-				pr.counted = pr.indexed
+				rw.match, rw.indexed = ep.matches(t)
+				rw.counted = rw.indexed
 				if ep.countedOnMatches {
-					pr.counted = pr.match
+					rw.counted = rw.match
 				}
 			}
-			pairs = append(pairs, pr)
 			if ep.name == "GET /vehicles?cursor=(deep)" && t.deepPage == 0 {
-				pr.missing = "a single page: no cursor page"
-				continue
-			}
-			pr.req, pr.raw = env.request(ep, t), ep.raw(t)
-			pr.sample = env.sampleOf(ctx, rng, sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource), floor: ep.k > 0}, pr.req, pr.raw)
-			pr.page, pr.count, pr.counters = classify(pr.sample.sides[0].calls)
-		}
-	}
-	// Each concurrency's runs, endpoints and sizes, take turns in rounds.
-	for _, c := range o.concurrency {
-		var runs []timedRun
-		for _, pr := range pairs {
-			if pr.missing == "" {
-				runs = append(runs, timedRun{pr.req, pr.seed + uint64(c)}, timedRun{pr.raw, pr.seed + uint64(c)})
-			}
-		}
-		res := measureRounds(ctx, c, o.warmup, o.listDuration, runs, progressRounds(ctx, fmt.Sprintf("lists: c=%d,", c)))
-		check(ctx.Err())
-		for _, pr := range pairs {
-			rw := pr.listRow
-			rw.conc = c
-			if rw.missing == "" {
-				rw.request, rw.raw, res = res[0], res[1], res[2:]
-				progress("lists: %-60s %6d c=%-3d request p50 %s (%d)   raw p50 %s (%d)", rw.endpoint, rw.size, c,
-					ms(rw.request.p50), rw.request.n, ms(rw.raw.p50), rw.raw.n)
+				rw.missing = "a single page: no cursor page"
+			} else {
+				rw.sample = env.sampleOf(ctx, rng, sample{endpoint: fmt.Sprintf("%s (%d %ss)", ep.name, t.size, t.resource)},
+					env.request(ep, t), ep.raw(t))
+				rw.page, rw.count, rw.counters = classify(rw.req().calls)
+				progress("lists: %-60s %6d: modeled %s, local %s, floor local %s", rw.endpoint, rw.size, ms(rw.req().m.latency()),
+					ms(rw.req().local), ms(rw.floor().local))
 			}
 			lr.rows = append(lr.rows, rw)
 		}
 	}
+	check(ctx.Err())
 	return lr
 }
 
-// row returns the first row at a size and concurrency that is, and whether it was measured.
-func (lr *listReport) row(size, conc int, is func(listRow) bool) (listRow, bool) {
+// row returns the first row at a size that is, and whether it was sampled.
+func (lr *listReport) row(size int, is func(listRow) bool) (listRow, bool) {
 	for _, rw := range lr.rows {
-		if rw.size == size && rw.conc == conc && is(rw) {
-			return rw, rw.missing == "" && rw.request.n > 0
+		if rw.size == size && is(rw) {
+			return rw, rw.missing == ""
 		}
 	}
 	return listRow{}, false
@@ -494,8 +518,8 @@ func (lr *listReport) sizes() (smallest, largest int) {
 	return smallest, largest
 }
 
-// printLists prints the lists' table, sample calls and budgets, and the write cost of a vehicle.
-func printLists(w io.Writer, lr *listReport, o options) {
+// printLists prints the lists' table and budgets.
+func printLists(w io.Writer, lr *listReport) {
 	if lr == nil || len(lr.teams) == 0 {
 		return
 	}
@@ -511,85 +535,55 @@ func printLists(w io.Writer, lr *listReport, o options) {
 			}
 			deep += fmt.Sprintf("; sync window: %d vehicles changed since %s", t.changed, t.since)
 		}
-		fmt.Fprintf(w, "      %6d %ss: seeded in %s (%.0f/s)%s\n", t.size, t.resource, t.seeded.Round(time.Millisecond),
-			float64(t.size)/t.seeded.Seconds(), deep)
+		fmt.Fprintf(w, "      %6d %ss%s\n", t.size, t.resource, deep)
 	}
-	fmt.Fprintf(w, "runs: %s measured per side of each line, in %d rounds in which every line of a concurrency takes its turn; warm-up %s, then %s a round\n",
-		o.listDuration, rounds, o.warmup, roundWarmup(o.warmup, 1))
-	fmt.Fprintf(w, "      raw of a list: its floor, the request's authentication and rate counting (4 calls) then one strongly consistent\n")
-	fmt.Fprintf(w, "      Query of limit items of the range the store reads first (first status shown, list order, from the cursor's position;\n")
-	fmt.Fprintf(w, "      a facet value's range for a list filtered by one)\n")
-	fmt.Fprintf(w, "      examined: items the sample request's calls examined, split: page (reads of records) + count (COUNT queries, counter items, word items)\n")
-	fmt.Fprintf(w, "      s: the share of the indexed filter's matches that pass the others; matches: the records the list matches\n")
-	fmt.Fprintf(w, "      AWS: the production model of the sample (model.go): its p50, × its floor's, rounds, read units, $ per million\n\n")
-
-	tw := table(w, "endpoint\tsize\tc\tn\treq p50\treq p99\traw p50\t×p50\tAWS ms\tAWS ×floor\trounds\tRRU\t$/M\texamined page\tcount\tcounters\traw\tcalls\tmatches\ts\t")
+	fmt.Fprintf(w, "floor of a list: the request's authentication and rate counting (4 calls) then one strongly consistent Query of limit\n")
+	fmt.Fprintf(w, "      items of the range the store reads first (first status shown, list order, from the cursor's position; a facet\n")
+	fmt.Fprintf(w, "      value's range for a list filtered by one); local: DynamoDB Local's median of %d runs; AWS: the model (model.go)\n", sampleRuns)
+	fmt.Fprintf(w, "      examined: items the request's calls examined, split: page (reads of records) + count (COUNT queries, counter items,\n")
+	fmt.Fprintf(w, "      word items); s: the share of the indexed filter's matches that pass the others; matches: the records the list matches\n\n")
+	tw := table(w, "endpoint\tsize\tlocal ms\tlocal ×floor\tAWS ms\tAWS ×floor\trounds\tRRU\t$/M\texamined page\tcount\tcounters\tfloor\tcalls\tmatches\ts\t")
 	for _, rw := range lr.rows {
 		if rw.missing != "" {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t\t%s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.size, rw.conc, rw.missing)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", rw.endpoint, rw.size, rw.missing)
 			continue
 		}
 		matches, share := "", ""
 		if rw.class != classGet && rw.class != classBase {
 			matches, share = strconv.Itoa(rw.match), fmt.Sprintf("%.3f", rw.share())
 		}
-		req, raw := rw.sample.sides[0].m, rw.sample.sides[1].m
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.2f\t%d\t%g\t%.2f\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
-			rw.endpoint, rw.size, rw.conc, rw.request.n, ms(rw.request.p50), ms(rw.request.p99), ms(rw.raw.p50),
-			times(rw.request.p50, rw.raw.p50), ms(req.latency()), ratio(req.latency(), raw.latency()), req.rounds, req.reads,
-			requestBill(req).perMillion(), rw.page, rw.count, rw.counters, examined(rw.sample.sides[1].calls),
-			len(rw.sample.sides[0].calls), matches, share)
+		req, floor := rw.req(), rw.floor()
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.2f\t%d\t%g\t%.2f\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
+			rw.endpoint, rw.size, ms(req.local), times(req.local, floor.local), ms(req.m.latency()), ratio(req.m.latency(), floor.m.latency()),
+			req.m.rounds, req.m.reads, requestBill(req.m).perMillion(), rw.page, rw.count, rw.counters, examined(floor.calls),
+			len(req.calls), matches, share)
 	}
 	_ = tw.Flush()
-	for _, rw := range lr.rows {
-		for i, res := range []result{rw.request, rw.raw} {
-			for _, n := range res.notes(fmt.Sprintf("%s (%d) c=%d %s", rw.endpoint, rw.size, rw.conc, sideNames[i])) {
-				fmt.Fprintln(w, "note:", n)
-			}
-		}
-	}
-	_, largest := lr.sizes()
-	fmt.Fprintf(w, "\nDynamoDB calls of one sample request per list at %d vehicles (operation, bytes sent → received, items examined):\n", largest)
-	seen := map[string]bool{}
-	for _, rw := range lr.rows {
-		if rw.missing != "" || (rw.size != largest && rw.resource == patio.ResourceVehicle) || seen[rw.sample.endpoint] {
-			continue
-		}
-		seen[rw.sample.endpoint] = true
-		fmt.Fprintf(w, "  %s\n", rw.sample.endpoint)
-		printCalls(w, rw.sample)
-	}
 	printListBudgets(w, lr)
 }
 
-// printListBudgets prints the budgets of lists at any size.
+// beside is what a budget judged on the model prints of DynamoDB Local: its ratio, and why when it
+// is more than maxEmulatorGap from the model's (the emulator's per-item read cost).
+func beside(x, local float64, examined, ref int) string {
+	s := fmt.Sprintf("DynamoDB Local ×%.2f", local)
+	if gap := local / x; gap > maxEmulatorGap || gap < 1/maxEmulatorGap {
+		s += fmt.Sprintf(", more than 2× from the model: the emulator's per-item read cost (%d items examined, reference %d), "+
+			"which AWS does not have within a page", examined, ref)
+	}
+	return s
+}
+
+// printListBudgets prints the budgets of lists at any size: items examined, and, on the model,
+// against GET by id, across sizes and at depth.
 func printListBudgets(w io.Writer, lr *listReport) {
 	fmt.Fprintln(w, "\nbudgets of lists at any size (issues 10, 24; printed, not enforced):")
 	smallest, largest := lr.sizes()
-	c1 := lr.conc1
 	for _, rw := range lr.rows {
-		if rw.class == classGet || rw.conc != c1 || rw.missing != "" || rw.request.n == 0 {
+		if rw.class == classGet || rw.missing != "" {
 			continue
 		}
-		page, count, counters := rw.page, rw.count, rw.counters
-		most := rw.k*rw.limit + itemsSlack
-		switch rw.class {
-		case classBase:
-			fmt.Fprintf(w, "  %s  %s at %d: %d items examined (%s) ≤ k × limit + %d = %d\n", verdict(page+count+counters <= most),
-				rw.endpoint, rw.size, page+count+counters, perQuery(rw.sample.sides[0].calls), itemsSlack, most)
-		case classEquality:
-			fmt.Fprintf(w, "  %s  %s at %d: page %d + counters %d items ≤ k × limit + %d = %d; counted (COUNT, word items): %d, want 0\n",
-				verdict(page+counters <= most && count == 0), rw.endpoint, rw.size, page, counters, itemsSlack, most, count)
-		case classFiltered:
-			bound := int(float64(most) / max(rw.share(), 1e-9))
-			fmt.Fprintf(w, "  %s  %s at %d: page %d items ≤ (k × limit + %d) ÷ s = %d ÷ %.3f = %d; count %d items ≤ the %d matches of the indexed filter (and %d counter items)\n",
-				verdict(page <= bound && count <= rw.counted), rw.endpoint, rw.size, page, itemsSlack, most, rw.share(), bound,
-				count, rw.counted, counters)
-		case classSync:
-			fmt.Fprintf(w, "  %s  %s at %d: page %d items ≤ the %d changes + %d, count %d ≤ the changes (nothing older read)\n",
-				verdict(page <= rw.match+itemsSlack && count <= rw.match), rw.endpoint, rw.size, page, rw.match, itemsSlack, count)
-		}
-		get, ok := lr.row(rw.size, c1, func(g listRow) bool { return g.class == classGet && g.resource == rw.resource })
+		fmt.Fprint(w, itemsBudget(rw))
+		get, ok := lr.row(rw.size, func(g listRow) bool { return g.class == classGet && g.resource == rw.resource })
 		if !ok || (rw.size != largest && rw.resource == patio.ResourceVehicle) || (rw.class == classBase && rw.endpoint != "GET /vehicles") {
 			continue
 		}
@@ -597,66 +591,80 @@ func printListBudgets(w io.Writer, lr *listReport) {
 		if rw.class == classFiltered {
 			limit, what = maxFilteredVsGet, "5×"
 		}
-		req, g := rw.sample.sides[0], get.sample.sides[0]
-		x, local := ratio(req.m.latency(), g.m.latency()), ratio(rw.request.p50, get.request.p50)
-		beside := fmt.Sprintf("%d rounds, GET %d; DynamoDB Local ×%.2f", req.m.rounds, g.m.rounds, local)
-		if gap := local / x; gap > maxEmulatorGap || gap < 1/maxEmulatorGap {
-			beside += fmt.Sprintf(", more than 2× from the model: the emulator's per-item read cost (%d items examined, GET %d), "+
-				"which AWS does not have within a page", examined(req.calls), examined(g.calls))
-		}
-		fmt.Fprintf(w, "  %s  %s at %d: modeled p50 on AWS %s ≤ %s %s (%s) (×%.2f; %s)\n", verdict(x <= limit), rw.endpoint, rw.size,
-			ms(req.m.latency()), what, get.endpoint, ms(g.m.latency()), x, beside)
+		req, g := rw.req(), get.req()
+		x := ratio(req.m.latency(), g.m.latency())
+		fmt.Fprintf(w, "  %s  %s at %d: modeled p50 on AWS %s ≤ %s %s (%s) (×%.2f; %d rounds, GET %d; %s)\n", verdict(x <= limit), rw.endpoint, rw.size,
+			ms(req.m.latency()), what, get.endpoint, ms(g.m.latency()), x, req.m.rounds, g.m.rounds,
+			beside(x, ratio(req.local, g.local), examined(req.calls), examined(g.calls)))
 		if strings.HasPrefix(rw.endpoint, "GET /vehicles?price_min=") || rw.class == classSync || rw.endpoint == "GET /vehicles?q="+benchQ {
 			fmt.Fprintf(w, "  %s  %s at %d, with its total: modeled p50 ≤ %.0f× GET (×%.2f)\n", verdict(x <= maxTotalVsGet),
 				rw.endpoint, rw.size, maxTotalVsGet, x)
 		}
 	}
-	for _, rw := range lr.rows {
-		if rw.size != largest || rw.conc != c1 || rw.resource != patio.ResourceVehicle || rw.class == classGet || rw.missing != "" ||
-			smallest == largest {
-			continue
-		}
-		small, ok := lr.row(smallest, c1, named(rw.endpoint))
-		if !ok {
-			continue
-		}
-		big, little := ratio(rw.request.p50, rw.raw.p50), ratio(small.request.p50, small.raw.p50)
-		x := big / max(little, 1e-9)
-		fmt.Fprintf(w, "  %s  %s: ratio to its floor at %d (×%.2f) ≤ %.1f × that at %d (×%.2f): ×%.2f\n", verdict(x <= maxListGrowth),
-			rw.endpoint, largest, big, maxListGrowth, smallest, little, x)
+	if smallest == largest {
+		return
 	}
 	for _, rw := range lr.rows {
-		if rw.class != classSync || rw.size != largest || rw.conc != c1 || rw.missing != "" || smallest == largest {
+		small, ok := lr.row(smallest, named(rw.endpoint))
+		if rw.size != largest || rw.resource != patio.ResourceVehicle || rw.class == classGet || rw.missing != "" || !ok {
 			continue
 		}
-		small, ok := lr.row(smallest, c1, named(rw.endpoint))
-		if !ok || small.missing != "" {
-			continue
+		big, little := ratio(rw.req().m.latency(), rw.floor().m.latency()), ratio(small.req().m.latency(), small.floor().m.latency())
+		x, local := big/max(little, 1e-9), ratio(rw.req().local, rw.floor().local)/max(ratio(small.req().local, small.floor().local), 1e-9)
+		fmt.Fprintf(w, "  %s  %s: modeled ratio to its floor at %d (×%.2f) ≤ %.1f × that at %d (×%.2f): ×%.2f; DynamoDB Local ×%.2f\n",
+			verdict(x <= maxListGrowth), rw.endpoint, largest, big, maxListGrowth, smallest, little, x, local)
+		if rw.class == classSync {
+			bigItems, smallItems := rw.page+rw.count+rw.counters, small.page+small.count+small.counters
+			x, xi := ratio(rw.req().m.latency(), small.req().m.latency()), float64(bigItems)/float64(max(smallItems, 1))
+			fmt.Fprintf(w, "  %s  the sync recipe at %d vehicles (90 %% sold or archived) ≤ %.1f× its modeled p50 and items at %d: %s vs %s (×%.2f), %d vs %d items (×%.2f); DynamoDB Local ×%.2f\n",
+				verdict(x <= maxSyncGrowth && xi <= maxSyncGrowth), largest, maxSyncGrowth, smallest, ms(rw.req().m.latency()),
+				ms(small.req().m.latency()), x, bigItems, smallItems, xi, ratio(rw.req().local, small.req().local))
 		}
-		bigItems, smallItems := rw.page+rw.count+rw.counters, small.page+small.count+small.counters
-		x, xi := ratio(rw.request.p50, small.request.p50), float64(bigItems)/float64(max(smallItems, 1))
-		fmt.Fprintf(w, "  %s  the sync recipe at %d vehicles (90 %% sold or archived) ≤ %.1f× its p50 and items at %d: %s vs %s (×%.2f), %d vs %d items (×%.2f)\n",
-			verdict(x <= maxSyncGrowth && xi <= maxSyncGrowth), largest, maxSyncGrowth, smallest, ms(rw.request.p50), ms(small.request.p50), x,
-			bigItems, smallItems, xi)
 	}
 	for _, t := range lr.teams {
-		if t.resource != patio.ResourceVehicle {
-			continue
+		if t.resource == patio.ResourceVehicle {
+			fmt.Fprint(w, cursorBudget(lr, t))
 		}
-		page1, ok1 := lr.row(t.size, c1, named("GET /vehicles"))
-		deep, okDeep := lr.row(t.size, c1, named("GET /vehicles?cursor=(deep)"))
-		if !ok1 || !okDeep {
-			fmt.Fprintf(w, "  SKIP  cursor page at %d vehicles: no cursor page or not measured at concurrency 1\n", t.size)
-			continue
-		}
-		x := ratio(deep.request.p50, page1.request.p50)
-		ok, bound := x >= 1-maxCursorDeviation && x <= 1+maxCursorDeviation, fmt.Sprintf("±%.0f %%", 100*maxCursorDeviation)
-		if examined(deep.sample.sides[0].calls) < examined(page1.sample.sides[0].calls) {
-			// A page near the end of the data reads what is left of each status: fewer items than
-			// page 1, at less cost. Only the upper bound says something about depth then.
-			ok, bound = x <= 1+maxCursorDeviation, fmt.Sprintf("+%.0f %% at most (near the end of the data)", 100*maxCursorDeviation)
-		}
-		fmt.Fprintf(w, "  %s  cursor page %d at %d vehicles costs page 1's %s at p50, c=1: %s vs %s (×%.2f)\n",
-			verdict(ok), t.deepPage, t.size, bound, ms(deep.request.p50), ms(page1.request.p50), x)
 	}
+}
+
+// itemsBudget is a list's budget of the items its calls examine, by its class.
+func itemsBudget(rw listRow) string {
+	page, count, counters := rw.page, rw.count, rw.counters
+	most := rw.k*rw.limit + itemsSlack
+	switch rw.class {
+	case classBase:
+		return fmt.Sprintf("  %s  %s at %d: %d items examined (%s) ≤ k × limit + %d = %d\n", verdict(page+count+counters <= most),
+			rw.endpoint, rw.size, page+count+counters, perQuery(rw.req().calls), itemsSlack, most)
+	case classEquality:
+		return fmt.Sprintf("  %s  %s at %d: page %d + counters %d items ≤ k × limit + %d = %d; counted (COUNT, word items): %d, want 0\n",
+			verdict(page+counters <= most && count == 0), rw.endpoint, rw.size, page, counters, itemsSlack, most, count)
+	case classFiltered:
+		bound := int(float64(most) / max(rw.share(), 1e-9))
+		return fmt.Sprintf("  %s  %s at %d: page %d items ≤ (k × limit + %d) ÷ s = %d ÷ %.3f = %d; count %d items ≤ the %d matches of the indexed filter (and %d counter items)\n",
+			verdict(page <= bound && count <= rw.counted), rw.endpoint, rw.size, page, itemsSlack, most, rw.share(), bound,
+			count, rw.counted, counters)
+	case classSync:
+		return fmt.Sprintf("  %s  %s at %d: page %d items ≤ the %d changes + %d, count %d ≤ the changes (nothing older read)\n",
+			verdict(page <= rw.match+itemsSlack && count <= rw.match), rw.endpoint, rw.size, page, rw.match, itemsSlack, count)
+	}
+	return ""
+}
+
+// cursorBudget is the budget of a team's deep cursor page against page 1, on the model.
+func cursorBudget(lr *listReport, t *sizedTeam) string {
+	page1, ok1 := lr.row(t.size, named("GET /vehicles"))
+	deep, okDeep := lr.row(t.size, named("GET /vehicles?cursor=(deep)"))
+	if !ok1 || !okDeep {
+		return fmt.Sprintf("  SKIP  cursor page at %d vehicles: no cursor page\n", t.size)
+	}
+	x := ratio(deep.req().m.latency(), page1.req().m.latency())
+	ok, bound := x >= 1-maxCursorDeviation && x <= 1+maxCursorDeviation, fmt.Sprintf("±%.0f %%", 100*maxCursorDeviation)
+	if examined(deep.req().calls) < examined(page1.req().calls) {
+		// A page near the end of the data reads what is left of each status: fewer items than
+		// page 1, at less cost. Only the upper bound says something about depth then.
+		ok, bound = x <= 1+maxCursorDeviation, fmt.Sprintf("+%.0f %% at most (near the end of the data)", 100*maxCursorDeviation)
+	}
+	return fmt.Sprintf("  %s  cursor page %d at %d vehicles costs page 1's %s, modeled p50: %s vs %s (×%.2f); DynamoDB Local ×%.2f\n",
+		verdict(ok), t.deepPage, t.size, bound, ms(deep.req().m.latency()), ms(page1.req().m.latency()), x, ratio(deep.req().local, page1.req().local))
 }

@@ -3,9 +3,10 @@
 // each part on engines of its own (bin/local with-engines -- bin/bench [flags]); it refuses to run
 // without DynamoDB Local and moto, so it never creates tables on AWS. Time budgets are judged on a
 // production model (model.go, docs/costs.md: each request's recorded calls at AWS's published
-// latencies, its units at AWS's prices), DynamoDB Local's measured ratio printed beside. The parts:
-// the API beside its raw side with the bare SDK, its model and its cost all in (endpoints.go,
-// raw.go, measure.go, modelreport.go; -model-only without timed runs); the functions' sizes and
+// latencies, its units at AWS's prices), DynamoDB Local's ratio over the same recorded runs printed
+// beside. The parts: the API beside its raw side with the bare SDK, its model and its cost all in
+// (endpoints.go, raw.go, modelreport.go; -model-only alone, without the lists and functions); the
+// functions' sizes and
 // runs under the Lambda Runtime API (lambdas.go; -lambdas-only); lists at any size (lists.go;
 // -lists-only); the webhook pipeline and its modeled trip (webhooks.go, whmodel.go;
 // -webhooks-only); the timer (timer.go; -timer-only); the console's pages (console.go;
@@ -30,11 +31,7 @@ import (
 // options are the command's flags.
 type options struct {
 	vehicles, clients, pool int
-	duration, warmup        time.Duration
-	concurrency             []int
-	skipSizes, skipLambdas  bool
 	listSizes               []int
-	listDuration            time.Duration
 	listClients, listDeals  int
 	listsOnly               bool
 	webhooks, webhooksOnly  bool
@@ -73,14 +70,8 @@ func parseFlags(args []string) (options, error) {
 	var o options
 	fs.IntVar(&o.vehicles, "vehicles", 10000, "vehicles seeded in the measured team")
 	fs.IntVar(&o.clients, "clients", 1000, "clients seeded in the measured team")
-	fs.IntVar(&o.pool, "deals", 1000, "open deals prepared per side for the win runs")
-	fs.DurationVar(&o.duration, "duration", 3*time.Second, "measured time of each run")
-	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured time before each run")
-	conc := fs.String("concurrency", "1", "comma-separated worker counts (the budgets read concurrency 1)")
-	fs.BoolVar(&o.skipSizes, "skip-sizes", false, "do not build the functions for their sizes")
-	fs.BoolVar(&o.skipLambdas, "skip-lambdas", false, "do not run the functions under the Lambda Runtime API")
+	fs.IntVar(&o.pool, "deals", 2*(sampleRuns+1), "open deals prepared per side for the won deals' samples")
 	sizes := fs.String("list-sizes", "1000,10000,50000", "comma-separated vehicle counts of the teams the lists are measured on (\"\" for none)")
-	fs.DurationVar(&o.listDuration, "list-duration", 2*time.Second, "measured time of each run of the lists at any size")
 	fs.IntVar(&o.listClients, "list-clients", 50000, "clients of the team the clients' filters are measured on (0 for none)")
 	fs.IntVar(&o.listDeals, "list-deals", 10000, "deals of the team the deals' filters are measured on (0 for none)")
 	fs.BoolVar(&o.listsOnly, "lists-only", false, "measure the lists at any size only")
@@ -97,7 +88,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.tm.spread, "timer-spread", 3*time.Minute, "how long the delay run's records fall due over")
 	fs.DurationVar(&o.tm.lead, "timer-lead", 20*time.Second, "how long before its instant each of the delay run's records is written")
 	fs.BoolVar(&o.consoleOnly, "console-only", false, "measure the console's pages only")
-	fs.BoolVar(&o.modelOnly, "model-only", false, "seed, record each endpoint's calls and print the production model and the cost all in only, without timed runs (quick: -vehicles=200 -clients=20 -deals=20)")
+	fs.BoolVar(&o.modelOnly, "model-only", false, "seed, sample each endpoint and print the production model and the cost all in only (quick: -vehicles=200 -clients=20 -deals=20)")
 	fs.BoolVar(&o.lambdasOnly, "lambdas-only", false, "measure the functions' sizes and the functions under the Lambda Runtime API only")
 	fs.BoolVar(&o.sustainedOnly, "sustained-only", false, "run the sustained load alone, on a stack of its own started as `make run` starts it (needs no engines from with-engines)")
 	fs.IntVar(&o.sustained.clients, "sustained-clients", 8, "closed-loop clients of the sustained load")
@@ -120,28 +111,25 @@ func parseFlags(args []string) (options, error) {
 		return o, err
 	}
 	var err error
-	if o.concurrency, err = positives(fs, "concurrency", *conc, false); err != nil {
-		return o, err
-	}
-	if o.listSizes, err = positives(fs, "list-sizes", *sizes, true); err != nil {
+	if o.listSizes, err = positives(fs, "list-sizes", *sizes); err != nil {
 		return o, err
 	}
 	if o.tm.activities < 1 || o.tm.due < 1 || o.tm.spread <= 0 || o.tm.lead <= 0 {
 		fmt.Fprintln(fs.Output(), "bench: -timer-activities, -timer-due, -timer-spread and -timer-lead must be positive")
 		return o, errors.New("bad timer flags")
 	}
-	if o.vehicles < 1 || o.pool < 1 || o.duration <= 0 || o.listDuration <= 0 || o.warmup < 0 {
-		fmt.Fprintln(fs.Output(), "bench: -vehicles, -deals, -duration and -list-duration must be positive, -warmup not negative")
+	if o.vehicles < 1 || o.pool <= sampleRuns {
+		fmt.Fprintf(fs.Output(), "bench: -vehicles must be positive, -deals above %d\n", sampleRuns)
 		return o, errors.New("bad flags")
 	}
 	return o, nil
 }
 
-// positives parses the comma-separated positive integers of flag name (none when empty allows).
-func positives(fs *flag.FlagSet, name, list string, empty bool) ([]int, error) {
+// positives parses the comma-separated positive integers of flag name ("" for none).
+func positives(fs *flag.FlagSet, name, list string) ([]int, error) {
 	var out []int
 	for _, s := range strings.Split(list, ",") {
-		if s = strings.TrimSpace(s); s == "" && empty {
+		if s = strings.TrimSpace(s); s == "" {
 			continue
 		}
 		n, err := strconv.Atoi(s)
@@ -212,22 +200,20 @@ func run(ctx context.Context, o options) (err error) {
 	case o.modelOnly:
 		env.seed(ctx, o)
 		r := report{opts: o, env: env, samples: env.sample(ctx, env.endpoints())}
-		printHeader(os.Stdout, " -model-only")
+		printAPI(os.Stdout, r, " -model-only")
 		printBudgets(os.Stdout, printModel(os.Stdout, r))
 		return nil
 	case o.lambdasOnly:
 		env.runLambdasOnly(ctx, o)
 		return nil
 	case o.listsOnly:
-		return part(func() *listReport { return env.measureLists(ctx, o) }, func(w io.Writer, lr *listReport) { printLists(w, lr, o) })
+		return part(func() *listReport { return env.measureLists(ctx, o) }, printLists)
 	}
 	env.seed(ctx, o)
-	eps := env.endpoints()
-	r := report{opts: o, env: env, samples: env.sample(ctx, eps)}
-	r.rows = env.measureAll(ctx, o, eps)
+	r := report{opts: o, env: env, samples: env.sample(ctx, env.endpoints())}
 	r.lists = env.measureLists(ctx, o)
 	check(ctx.Err())
-	r.fn = env.measureFunctions(ctx, o)
+	r.fn = env.measureFunctions(ctx)
 	r.elapsed = time.Since(started)
 	printReport(os.Stdout, r)
 	if o.webhooks {

@@ -73,11 +73,12 @@ const (
 // DynamoDB Local's measured ratio beside the modeled one, then the budgets judged on the model.
 func printModel(w io.Writer, r report) (budgets []string) {
 	fmt.Fprintln(w, "\nProduction model (cmd/bench/model.go: each sample's calls at the published AWS p50 of their type and items, overlapping")
-	fmt.Fprintln(w, "calls as one round at the slowest, plus our own code's time outside the calls; units as AWS bills them; median of 5)")
+	fmt.Fprintf(w, "calls as one round at the slowest, plus our own code's time outside the calls; units as AWS bills them; median of %d;\n", sampleRuns)
+	fmt.Fprintln(w, "local: DynamoDB Local's measured ratio, the median of the same runs' times)")
 	tw := table(w, "endpoint\tlocal ×floor\tAWS ms\tfloor AWS ms\tAWS ×floor\trounds\tfloor rounds\tRRU\tWRU\tfloor RRU\tfloor WRU\t$/M\tfloor $/M\t")
 	for _, sm := range r.samples {
 		req, raw := sm.sides[0].m, sm.sides[1].m
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%d\t%d\t%g\t%g\t%g\t%g\t%.2f\t%.2f\t\n", sm.endpoint, times(measuredP50(r, sm.endpoint)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%d\t%d\t%g\t%g\t%g\t%g\t%.2f\t%.2f\t\n", sm.endpoint, times(sm.sides[0].local, sm.sides[1].local),
 			ms(req.latency()), ms(raw.latency()), ratio(req.latency(), raw.latency()), req.rounds, raw.rounds,
 			req.reads, req.writes, raw.reads, raw.writes, requestBill(req).perMillion(), requestBill(raw).perMillion())
 	}
@@ -85,33 +86,20 @@ func printModel(w io.Writer, r report) (budgets []string) {
 	fmt.Fprintln(w, "  RRU/WRU: read/write request units per request; $/M: dollars per million requests (API Gateway, the function at 256 MB")
 	fmt.Fprintln(w, "  for its modeled time, DynamoDB units), before what follows off the request (see the cost all in)")
 	for _, sm := range r.samples {
-		budgets = append(budgets, modelBudget(r, sm)...)
+		budgets = append(budgets, modelBudget(sm)...)
 	}
 	return append(budgets, printCostAllIn(w, r)...)
 }
 
-// measuredP50 returns the request's and its raw side's p50 on DynamoDB Local at concurrency 1.
-func measuredP50(r report, endpoint string) (req, raw time.Duration) {
-	for _, rw := range r.rows {
-		if rw.endpoint == endpoint && rw.conc == 1 {
-			return rw.sides[0].p50, rw.sides[1].p50
-		}
-	}
-	return 0, 0
-}
-
 // modelBudget judges a sample's modeled ratio, DynamoDB Local's printed beside it and explained
 // when the two are more than maxEmulatorGap apart.
-func modelBudget(r report, sm sample) []string {
-	if sm.floor {
-		return nil
-	}
+func modelBudget(sm sample) []string {
 	limit := sm.budget
 	req, raw := sm.sides[0], sm.sides[1]
 	x := ratio(req.m.latency(), raw.m.latency())
 	line := fmt.Sprintf("  %s  %s: modeled on AWS %.2f × its raw side (≤ %.1f; %d rounds, raw %d)", verdict(x <= limit), sm.endpoint, x, limit,
 		req.m.rounds, raw.m.rounds)
-	if local := ratio(measuredP50(r, sm.endpoint)); local > 0 {
+	if local := ratio(req.local, raw.local); local > 0 {
 		line += fmt.Sprintf("; DynamoDB Local %.2f×", local)
 		if gap := local / x; gap > maxEmulatorGap || gap < 1/maxEmulatorGap {
 			line += ", more than 2× from the model: " + emulatorGap(req.calls, raw.calls)

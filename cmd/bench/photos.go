@@ -3,25 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"io"
-	"log/slog"
-	"net"
-	"net/http"
+	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 
-	"github.com/patio-dev/patio/dev/samtemplate"
-	"github.com/patio-dev/patio/shared/app"
-	"github.com/patio-dev/patio/shared/app/awsconfig"
-	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/money"
 	"github.com/patio-dev/patio/shared/patio"
 	"github.com/patio-dev/patio/shared/photos"
@@ -47,14 +37,15 @@ func photosBench(ctx context.Context) int {
 		// CPU time says what the machine's other load does to the wall time above.
 		fmt.Printf("  CPU time per photo (all threads)  %s\n", ms(cpu))
 		fmt.Printf("peak memory of the process          %d MB (budget %d MB) %s\n", rss>>20, photoMemoryBudget>>20, verdict(rss <= photoMemoryBudget))
-		size := imagesBinarySize(ctx)
+		env := setup(ctx)
+		defer env.close()
+		size := must(buildSize(ctx, env.root, "functions/images"))
 		fmt.Printf("functions/images binary             %.1f MB (budget %d MB) %s\n", float64(size)/(1<<20), imagesBinaryBudget>>20, verdict(size <= imagesBinaryBudget))
-		none, thirty, list := measurePhotoReads(ctx)
-		fmt.Printf("GET by id, no photos                p50 %s\n", ms(none))
-		fmt.Printf("GET by id, 30 photos                p50 %s = %s × (budget %.1f) %s\n", ms(thirty), times(thirty, none), photoGetBudget,
-			verdict(ratio(thirty, none) <= photoGetBudget))
-		fmt.Printf("list of 25 vehicles with covers     p50 %s = %s × GET by id (budget %.1f) %s\n", ms(list), times(list, none), coverListBudget,
-			verdict(ratio(list, none) <= coverListBudget))
+		for _, r := range env.photoReads(ctx) {
+			x, local := ratio(r.sides[0].m.latency(), r.sides[1].m.latency()), ratio(r.sides[0].local, r.sides[1].local)
+			fmt.Printf("%-35s modeled p50 on AWS %s = %.2f × %s (budget %.1f) %s; DynamoDB Local %.2f×\n", r.endpoint, ms(r.sides[0].m.latency()), x,
+				r.rawIs, r.budget, verdict(x <= r.budget), local)
+		}
 	}()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench photos:", err)
@@ -89,48 +80,23 @@ func measureProcessing() (time.Duration, time.Duration, int64) {
 	return median(runs), cpu, ru.Maxrss << 10 // Linux reports kilobytes
 }
 
-// imagesBinarySize builds functions/images as the Makefile does and returns its size.
-func imagesBinarySize(ctx context.Context) int64 {
-	_, tpl, err := samtemplate.LoadModule()
-	check(err)
-	path := filepath.Dir(tpl)
-	tmp := must(os.MkdirTemp("", "patio-bench-images-"))
-	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "bootstrap")
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./functions/images")
-	cmd.Dir, cmd.Env = path, append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		check(fmt.Errorf("build functions/images: %w\n%s", err, msg))
-	}
-	return must(os.Stat(bin)).Size()
-}
-
-// measurePhotoReads serves the API on the engines and returns the p50 of a GET by id of a vehicle
-// without photos, of one with 30 ready photos, and of a list of 25 vehicles each with a cover.
-func measurePhotoReads(ctx context.Context) (none, thirty, list time.Duration) {
-	cfg := must(awsconfig.Load(ctx))
-	_, _, res := provision(ctx, cfg, "photos")
-	for k, v := range res.Env {
-		check(os.Setenv(k, v))
-	}
-	conf := must(app.LoadConfig(os.LookupEnv))
-	store := dynamostore.New(cfg, conf.Tables)
-	p := createTeam(ctx, store, "Bench photos")
-	vehicles := patio.NewVehicles(store.Vehicles())
+// photoReads samples, in the main team, a GET by id of a vehicle with 30 ready photos and a list
+// of 25 vehicles each with a cover, each beside a GET by id of a vehicle without photos.
+func (env *benchEnv) photoReads(ctx context.Context) []sample {
+	vehicles := patio.NewVehicles(env.store.Vehicles())
 	add := func(n int) string {
-		v := must(vehicles.Create(ctx, p.teamID, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Argo"),
+		v := must(vehicles.Create(ctx, env.main.teamID, patio.VehicleInput{Brand: patio.Some("Fiat"), Model: patio.Some("Argo"),
 			Price: patio.Some(money.Cents(8990000))}))
 		for range n {
 			photoID, _ := patio.NewID()
-			v = must(vehicles.Revise(ctx, p.teamID, v.ID, patio.Precondition{}, func(cur patio.Vehicle, _ time.Time) (patio.Vehicle, error) {
+			v = must(vehicles.Revise(ctx, env.main.teamID, v.ID, patio.Precondition{}, func(cur patio.Vehicle, _ time.Time) (patio.Vehicle, error) {
 				next, err := cur.AddPhoto(photoID)
 				if err != nil {
 					return next, err
 				}
+				url := "https://d1.cloudfront.net/photos/" + photoID
 				return next.PhotoProcessed(photoID, patio.PhotoResult{Width: 4000, Height: 3000,
-					URLs: patio.PhotoURLs{Thumb: "https://d1.cloudfront.net/photos/" + photoID + "/320.jpg",
-						Medium: "https://d1.cloudfront.net/photos/" + photoID + "/1024.jpg",
-						Large:  "https://d1.cloudfront.net/photos/" + photoID + "/1920.jpg"}})
+					URLs: patio.PhotoURLs{Thumb: url + "/320.jpg", Medium: url + "/1024.jpg", Large: url + "/1920.jpg"}})
 			}))
 		}
 		return v.ID
@@ -139,35 +105,11 @@ func measurePhotoReads(ctx context.Context) (none, thirty, list time.Duration) {
 	for range 24 {
 		add(1)
 	}
-	h := must(app.API(cfg, conf, slog.New(slog.DiscardHandler), app.Vehicles))
-	ln := must(net.Listen("tcp", "127.0.0.1:0"))
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	base := "http://" + ln.Addr().String()
-	once := func(path string) time.Duration {
-		req := must(http.NewRequestWithContext(ctx, "GET", base+path, nil))
-		req.Header.Set("Authorization", "Bearer "+p.secret)
-		start := time.Now()
-		resp := must(http.DefaultClient.Do(req))
-		var body struct{ Success bool }
-		check(json.NewDecoder(resp.Body).Decode(&body))
-		_, _ = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
-		if !body.Success {
-			check(fmt.Errorf("GET %s = %d", path, resp.StatusCode))
-		}
-		return time.Since(start)
+	rng, none := rand.New(rand.NewPCG(9, 9)), env.get(env.main, "/api/v1/vehicles/"+bare)
+	return []sample{
+		env.sampleOf(ctx, rng, sample{endpoint: "GET by id, 30 photos", rawIs: "a GET by id without photos", budget: photoGetBudget},
+			env.get(env.main, "/api/v1/vehicles/"+full), none),
+		env.sampleOf(ctx, rng, sample{endpoint: "list of 25 vehicles with covers", rawIs: "a GET by id", budget: coverListBudget},
+			env.get(env.main, "/api/v1/vehicles?limit=25&sort=-created_at"), none),
 	}
-	// The three reads take turns, so that the machine's load weighs on each alike.
-	paths := []string{"/api/v1/vehicles/" + bare, "/api/v1/vehicles/" + full, "/api/v1/vehicles?limit=25&sort=-created_at"}
-	runs := make([][]time.Duration, len(paths))
-	for i := range 330 {
-		for j, path := range paths {
-			if d := once(path); i >= 30 { // warm-up
-				runs[j] = append(runs[j], d)
-			}
-		}
-	}
-	return median(runs[0]), median(runs[1]), median(runs[2])
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base32"
 	"errors"
 	"fmt"
 	"strconv"
@@ -42,12 +41,6 @@ func newRawClient(cfg aws.Config, tables dynamostore.Tables) *rawClient {
 			so.MaxAttempts, so.MaxBackoff, so.RateLimiter = 3, 200*time.Millisecond, ratelimit.None
 		})
 	})}
-}
-
-// placeholder returns the expression attribute name guregu/dynamo substitutes for an attribute
-// name, so that raw requests are the store's byte for byte.
-func placeholder(name string) string {
-	return "#s" + base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte(name))
 }
 
 // s is a string attribute value.
@@ -142,7 +135,7 @@ func (r *rawClient) count(ctx context.Context, teamID string, limits patio.Limit
 // increment is dynamostore's counter update: ADD delta to count, SET expires_at, returning the new
 // item; with limit > 0, only while count is below limit.
 func (r *rawClient) increment(ctx context.Context, pk string, delta, limit int, expiresAt int64) error {
-	count := placeholder(storeformat.CountAttr) // "count" is a reserved word
+	const count = "#count" // "count" is a reserved word
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(r.tables.Accounts),
 		Key:                       key(pk, storeformat.RateSort),
@@ -237,7 +230,7 @@ func (r *rawClient) createVehicle(ctx context.Context, p principal, plateIndex i
 // revised returns a put of a record's item (built from the record as changed), conditioned on the
 // revision it was read at.
 func revised(table string, revision int, item dynamo.Item) *types.Put {
-	rev := placeholder(storeformat.RevisionAttr)
+	const rev = "#rev"
 	return &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("(" + rev + " = :v0)"),
 		ExpressionAttributeNames:  map[string]string{rev: storeformat.RevisionAttr},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v0": n(storeformat.RevAttr(revision))}}

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -17,7 +17,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 )
@@ -42,16 +41,13 @@ type trace struct {
 	start, end time.Time
 }
 
-// recorder is the AWS SDK's HTTP client, counting the TCP connections the SDK opens and the
-// transactions it sends and sees fail, and while recording keeping every call (recording reads
-// whole bodies, so it is only on around single sample requests, never during measured runs).
+// recorder is the AWS SDK's HTTP client that, while recording, keeps every call (recording
+// reads whole bodies, so it is on only around single sample requests).
 type recorder struct {
-	inner            *awshttp.BuildableClient
-	dials            atomic.Int64
-	txSent, txFailed atomic.Int64 // TransactWriteItems calls, and those answered with an error
-	recording        atomic.Bool
-	mu               sync.Mutex
-	calls            []sdkCall
+	inner     *awshttp.BuildableClient
+	recording atomic.Bool
+	mu        sync.Mutex
+	calls     []sdkCall
 }
 
 // newRecorder returns a recorder in front of cfg's HTTP client, and a copy of cfg that uses it.
@@ -63,17 +59,7 @@ func newRecorder(cfg aws.Config) (*recorder, aws.Config) {
 			check(fmt.Errorf("unexpected AWS HTTP client %T", cfg.HTTPClient))
 		}
 	}
-	r := &recorder{}
-	r.inner = inner.WithTransportOptions(func(tr *http.Transport) {
-		dial := tr.DialContext
-		if dial == nil {
-			dial = (&net.Dialer{}).DialContext
-		}
-		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			r.dials.Add(1)
-			return dial(ctx, network, addr)
-		}
-	})
+	r := &recorder{inner: inner}
 	cfg = cfg.Copy()
 	cfg.HTTPClient = r
 	cfg.APIOptions = append(slices.Clone(cfg.APIOptions), askCapacity)
@@ -96,12 +82,6 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 		c.items = requestItems(op, body)
 	}
 	resp, err := r.inner.Do(req)
-	if op == "TransactWriteItems" {
-		r.txSent.Add(1)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			r.txFailed.Add(1)
-		}
-	}
 	if !recording {
 		return resp, err
 	}
@@ -173,28 +153,10 @@ func capacityUnits(raw json.RawMessage) float64 {
 func askCapacity(st *middleware.Stack) error {
 	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("benchCapacity", func(ctx context.Context,
 		in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-		total := types.ReturnConsumedCapacityTotal
-		switch p := in.Parameters.(type) {
-		case *dynamodb.GetItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.PutItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.UpdateItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.DeleteItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.QueryInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.ScanInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.BatchGetItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.BatchWriteItemInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.TransactGetItemsInput:
-			p.ReturnConsumedCapacity = total
-		case *dynamodb.TransactWriteItemsInput:
-			p.ReturnConsumedCapacity = total
+		if v := reflect.ValueOf(in.Parameters); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+			if f := v.Elem().FieldByName("ReturnConsumedCapacity"); f.IsValid() && f.CanSet() {
+				f.Set(reflect.ValueOf(types.ReturnConsumedCapacityTotal))
+			}
 		}
 		return next.HandleInitialize(ctx, in)
 	}), middleware.Before)

@@ -62,7 +62,6 @@ type sustainedMinute struct {
 	p50, p99              time.Duration
 	fivexx, other, failed int
 	seconds               float64
-	calls                 string
 	vehicles              int
 }
 
@@ -83,7 +82,6 @@ type sustainedReport struct {
 	drainRate  float64        // events per second drained to the 50 ms receiver
 	drainBound int            // the 50 ms receiver's bound at the end of the drain
 	drainFirst time.Duration  // from the stack's start to the drain's first event
-	drainCalls string         // the stack's AWS calls during the drain
 	problems   map[string]int // the stack's logged warnings and errors by level, message and error
 	probe      *indexProbe    // the lag of a filtered list during the steady load
 	indexed    time.Duration  // from the stack's start to the indexer having followed the drain's backlog
@@ -105,152 +103,186 @@ func countProblems(path string) map[string]int {
 	return out
 }
 
+// sustainedRun is one run of the sustained load: the stack (restartable, on the same engines and
+// stream checkpoints), the load's client and teams, and the receivers.
+type sustainedRun struct {
+	o            sustainedOptions
+	rep          *sustainedReport
+	root         string
+	engines      *localaws.Stack
+	checkpoints  string
+	logger       *slog.Logger
+	s            *localstack.Stack
+	stop         func()
+	raw          *rawClient
+	load         *sustainedLoad
+	steady, slow *benchReceiver
+	hooks        []webhook.Webhook
+}
+
 // runSustained runs the stack exactly as `make run` wires it and loads it: the steady load, a burst
 // at twice its rate and the load again, minute by minute, its changes to a webhook of every event;
 // then a backlog written with the pipeline stopped, drained to a 50 ms receiver when it restarts.
 func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport, err error) {
 	defer catch(&err)
-	rep = &sustainedReport{o: o}
-	root := filepath.Dir(must(samtemplate.Find(must(os.Getwd()))))
-	check(os.MkdirAll(filepath.Join(root, ".data"), 0o755))
-	dataDir := must(os.MkdirTemp(filepath.Join(root, ".data"), "bench-sustained-"))
+	rep = &sustainedReport{o: o} // returned with what was measured when a step fails
+	r := &sustainedRun{o: o, rep: rep, stop: func() {}}
+	r.root = filepath.Dir(must(samtemplate.Find(must(os.Getwd()))))
+	check(os.MkdirAll(filepath.Join(r.root, ".data"), 0o755))
+	dataDir := must(os.MkdirTemp(filepath.Join(r.root, ".data"), "bench-sustained-"))
 	defer os.RemoveAll(dataDir)
-
-	steady, slow := newBenchReceiver(0, 0), newBenchReceiver(0, slow50Sleep)
-	defer steady.srv.Close()
-	defer slow.srv.Close()
+	r.steady, r.slow = newBenchReceiver(0, 0), newBenchReceiver(0, slow50Sleep)
+	defer r.steady.srv.Close()
+	defer r.slow.srv.Close()
 	ca := filepath.Join(dataDir, "receivers.pem")
-	check(writeCAs(ca, steady.srv.Certificate(), slow.srv.Certificate()))
+	check(writeCAs(ca, r.steady.srv.Certificate(), r.slow.srv.Certificate()))
 	check(os.Setenv("WEBHOOK_CA_FILE", ca))
-
 	progress("sustained: starting the local stack as `make run` does (data in %s)", dataDir)
-	st := must(localaws.Start(ctx, localaws.Options{Dir: root, DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log")}))
-	defer st.Stop()
+	r.engines = must(localaws.Start(ctx, localaws.Options{Dir: r.root, DataDir: dataDir, LogFile: filepath.Join(dataDir, "engines.log")}))
+	defer r.engines.Stop()
 	if o.faults != "" {
-		inj := must(faults.Wrap(st, must(faults.Parse(o.faults))))
+		inj := must(faults.Wrap(r.engines, must(faults.Parse(o.faults))))
 		defer inj.Close()
 		progress("sustained: faults %s between the stack and its engines", o.faults)
 	}
-	localstack.LocalEnv(st)
-	check(st.Setenv())
-	calls := localaws.NewCalls()
+	localstack.LocalEnv(r.engines)
+	check(r.engines.Setenv())
 	// The stack's warnings and errors go to a file; the report counts them by message.
-	logPath := filepath.Join(root, ".data", "bench-sustained.log")
+	logPath := filepath.Join(r.root, ".data", "bench-sustained.log")
 	logFile := must(os.Create(logPath))
 	defer logFile.Close()
-	logger := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	defer func() { rep.problems = countProblems(logPath) }()
-	checkpoints := filepath.Join(dataDir, "stream-checkpoints.json")
-	var s *localstack.Stack
-	stop := func() {}
-	defer func() { stop() }()
-	start := func() {
-		workers, cancel := context.WithCancel(ctx)
-		s = must(localstack.Start(workers, localstack.Options{Tables: st.Tables, APIAddr: "127.0.0.1:0", Dir: root,
-			Checkpoints: checkpoints, Logger: logger, Calls: calls}))
-		stop = func() { _ = s.Shutdown(); cancel(); stop = func() {} }
-	}
-	start()
-	raw := newRawClient(s.AWS, s.Config.Tables)
-	l := &sustainedLoad{url: s.APIURL, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
+	r.logger = slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	defer func() { r.rep.problems = countProblems(logPath) }()
+	r.checkpoints = filepath.Join(dataDir, "stream-checkpoints.json")
+	defer func() { r.stop() }()
+	r.start(ctx)
+	r.prepareLoad(ctx)
+	r.steadyAndBurst(ctx)
+	r.awaitEvents(ctx)
+	r.drain(ctx)
+	return rep, nil
+}
+
+// start starts the stack on the run's engines (stop stops it).
+func (r *sustainedRun) start(ctx context.Context) {
+	workers, cancel := context.WithCancel(ctx)
+	s := must(localstack.Start(workers, localstack.Options{Tables: r.engines.Tables, APIAddr: "127.0.0.1:0", Dir: r.root,
+		Checkpoints: r.checkpoints, Logger: r.logger}))
+	r.s, r.stop = s, func() { _ = s.Shutdown(); cancel(); r.stop = func() {} }
+}
+
+// prepareLoad makes the load's teams, their rate limits lifted and a webhook of every event each,
+// and the filtered list's probe on the first.
+func (r *sustainedRun) prepareLoad(ctx context.Context) {
+	o := r.o
+	r.raw = newRawClient(r.s.AWS, r.s.Config.Tables)
+	r.load = &sustainedLoad{url: r.s.APIURL, description: strings.Repeat("Carro revisado, único dono. ", o.description/28+1)[:o.description],
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: sustainedInFlight}}}
-	var hooks []webhook.Webhook
 	var teams []string
 	for i := range sustainedTeams {
-		creds := must(s.NewTeam(ctx, fmt.Sprintf("Sustained load %d", i+1), "bench@patio.local"))
-		raw.liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10)
-		hooks = append(hooks, subscribe(ctx, s.Store, creds.TeamID, steady, "*"))
-		l.keys, teams = append(l.keys, creds.Key), append(teams, creds.TeamID)
+		creds := must(r.s.NewTeam(ctx, fmt.Sprintf("Sustained load %d", i+1), "bench@patio.local"))
+		r.raw.liftRateLimits(ctx, creds.TeamID, int((o.duration+2*o.burst)/time.Minute)+10)
+		r.hooks = append(r.hooks, subscribe(ctx, r.s.Store, creds.TeamID, r.steady, "*"))
+		r.load.keys, teams = append(r.load.keys, creds.Key), append(teams, creds.TeamID)
 	}
-	l.ids = make([][]string, len(l.keys))
-	rep.probe = &indexProbe{url: s.APIURL, key: l.keys[0], teamID: teams[0], client: l.client, raw: raw}
-	_ = calls.Take(time.Minute) // the set-up's calls are not the load's
-	minute := func(phase string, from time.Time) {
-		calls := calls.Take(time.Since(from))
-		m := l.minute(phase, from, time.Now())
-		m.calls, m.vehicles = calls, int(l.created.Load())
-		rep.minutes = append(rep.minutes, m)
-		progress("sustained: %s minute %d: %.1f creates/s, %.1f writes/s, p50 %s, p99 %s, %d 5xx, %d other, %d unanswered, %d vehicles",
-			phase, len(rep.minutes), m.createsPerSecond(), m.writesPerSecond(), m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond),
-			m.fivexx, m.other, m.failed, m.vehicles)
-	}
-	closedLoops := func(seed int) func() {
-		loadCtx, stopLoad := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		for i := range o.clients {
-			wg.Go(func() {
-				rng := rand.New(rand.NewPCG(uint64(seed+i), 29))
-				for loadCtx.Err() == nil {
-					l.one(loadCtx, rng, i%len(l.keys))
-				}
-			})
-		}
-		return func() { stopLoad(); wg.Wait() }
-	}
+	r.load.ids = make([][]string, len(r.load.keys))
+	r.rep.probe = &indexProbe{url: r.s.APIURL, key: r.load.keys[0], teamID: teams[0], client: r.load.client, raw: r.raw}
+}
 
-	// The steady load, minute by minute.
-	progress("sustained: %d clients creating and updating vehicles for %s", o.clients, o.duration)
-	stopLoad := closedLoops(0)
+// minute sums the load's minute that started at from into the report.
+func (r *sustainedRun) minute(phase string, from time.Time) {
+	m := r.load.minute(phase, from, time.Now())
+	m.vehicles = int(r.load.created.Load())
+	r.rep.minutes = append(r.rep.minutes, m)
+	progress("sustained: %s minute %d: %.1f creates/s, %.1f writes/s, p50 %s, p99 %s, %d 5xx, %d other, %d unanswered, %d vehicles",
+		phase, len(r.rep.minutes), m.createsPerSecond(), m.writesPerSecond(), m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond),
+		m.fivexx, m.other, m.failed, m.vehicles)
+}
+
+// closedLoops starts the load's clients, each one request after the other, until the returned stop.
+func (r *sustainedRun) closedLoops(ctx context.Context, seed int) (stop func()) {
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := range r.o.clients {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(seed+i), 29))
+			for loadCtx.Err() == nil {
+				r.load.one(loadCtx, rng, i%len(r.load.keys))
+			}
+		})
+	}
+	return func() { stopLoad(); wg.Wait() }
+}
+
+// steadyAndBurst runs the steady load minute by minute with the probe beside it, then a burst of
+// arrivals at twice the last steady minute's rate whether or not earlier requests have been
+// answered, then the closed-loop load again.
+func (r *sustainedRun) steadyAndBurst(ctx context.Context) {
+	progress("sustained: %d clients creating and updating vehicles for %s", r.o.clients, r.o.duration)
+	stopLoad := r.closedLoops(ctx, 0)
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	probed := make(chan struct{})
-	go func() { rep.probe.run(probeCtx); close(probed) }()
-	end := time.Now().Add(o.duration)
+	go func() { r.rep.probe.run(probeCtx); close(probed) }()
+	end := time.Now().Add(r.o.duration)
 	for from := time.Now(); from.Before(end) && ctx.Err() == nil; from = time.Now() {
 		sleepCtx(ctx, min(time.Minute, time.Until(end)))
-		minute("steady", from)
+		r.minute("steady", from)
 	}
 	stopProbe()
 	<-probed
 	stopLoad()
-	// The burst: arrivals at twice the last steady minute's rate, whether or not earlier requests
-	// have been answered; then the closed-loop load again.
-	rep.burstRate = 2 * rep.minutes[len(rep.minutes)-1].writesPerSecond()
-	progress("sustained: a burst of %.0f writes/s for %s", rep.burstRate, o.burst)
+	r.rep.burstRate = 2 * r.rep.minutes[len(r.rep.minutes)-1].writesPerSecond()
+	progress("sustained: a burst of %.0f writes/s for %s", r.rep.burstRate, r.o.burst)
 	from := time.Now()
-	rep.dropped = l.openLoop(ctx, rep.burstRate, o.burst)
-	minute("burst", from)
-	stopLoad, from = closedLoops(100), time.Now()
-	sleepCtx(ctx, o.burst)
+	r.rep.dropped = r.load.openLoop(ctx, r.rep.burstRate, r.o.burst)
+	r.minute("burst", from)
+	stopLoad, from = r.closedLoops(ctx, 100), time.Now()
+	sleepCtx(ctx, r.o.burst)
 	stopLoad()
-	minute("after", from)
+	r.minute("after", from)
 	check(ctx.Err())
+}
 
-	// Every change of the load reaches the steady receiver.
-	want := int(l.created.Load() + l.updated.Load())
+// awaitEvents waits until every change of the load reached the steady receiver (5 minutes at most).
+func (r *sustainedRun) awaitEvents(ctx context.Context) {
+	want := int(r.load.created.Load() + r.load.updated.Load())
 	progress("sustained: waiting for the %d changes' events", want)
 	delivered := func() int {
 		n := 0
-		for _, h := range hooks {
-			n += steady.distinctEvents(h.ID)
+		for _, h := range r.hooks {
+			n += r.steady.distinctEvents(h.ID)
 		}
 		return n
 	}
 	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return delivered() >= want })
-	rep.delivered = delivered()
-	steady.mu.Lock()
-	rep.badSigs = steady.bad
-	steady.mu.Unlock()
+	r.rep.delivered = delivered()
+	r.steady.mu.Lock()
+	r.rep.badSigs = r.steady.bad
+	r.steady.mu.Unlock()
+}
 
-	// The drain: a backlog written while the pipeline is stopped, drained when it starts again.
-	stop()
-	drainTeam := must(s.NewTeam(ctx, "Sustained load, 50 ms receiver", "bench@patio.local"))
-	slowHook := subscribe(ctx, s.Store, drainTeam.TeamID, slow, webhook.VehicleCreated)
-	progress("sustained: writing a backlog of %d changes with the pipeline stopped", o.drain)
-	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, o.drain, 16, 0))
+// drain writes a backlog while the pipeline is stopped and times its drain to the 50 ms receiver,
+// and the indexer's, once the stack starts again.
+func (r *sustainedRun) drain(ctx context.Context) {
+	r.stop()
+	team := must(r.s.NewTeam(ctx, "Sustained load, 50 ms receiver", "bench@patio.local"))
+	hook := subscribe(ctx, r.s.Store, team.TeamID, r.slow, webhook.VehicleCreated)
+	progress("sustained: writing a backlog of %d changes with the pipeline stopped", r.o.drain)
+	vehicles := patio.NewVehicles(r.s.Store.Vehicles())
+	must(writeVehicles(ctx, vehicles, team.TeamID, r.o.drain, 16, 0))
 	// The backlog's last change, stamped after every other: the indexer has followed the backlog
 	// when its stream mark holds a write at or after lastWrite.
 	lastWrite := time.Now()
-	must(writeVehicles(ctx, patio.NewVehicles(s.Store.Vehicles()), drainTeam.TeamID, 1, 1, 0))
-	_ = calls.Take(time.Minute) // the backlog's writes are not the drain's
+	must(writeVehicles(ctx, vehicles, team.TeamID, 1, 1, 0))
 	began := time.Now()
-	start()
-	indexedAt, ok := raw.followedSince(ctx, drainTeam.TeamID, lastWrite, 5*time.Minute)
-	if ok {
-		rep.indexed = indexedAt.Sub(began)
+	r.start(ctx)
+	if indexedAt, ok := r.raw.followedSince(ctx, team.TeamID, lastWrite, 5*time.Minute); ok {
+		r.rep.indexed = indexedAt.Sub(began)
 	}
-	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return len(slow.arrivals(slowHook.ID)) >= o.drain })
+	waitFor(ctx, 5*time.Minute, 100*time.Millisecond, func() bool { return len(r.slow.arrivals(hook.ID)) >= r.o.drain })
+	arrived := r.slow.arrivals(hook.ID)
 	var first, last time.Time
-	for _, at := range slow.arrivals(slowHook.ID) {
+	for _, at := range arrived {
 		if at.After(last) {
 			last = at
 		}
@@ -258,19 +290,20 @@ func runSustained(ctx context.Context, o sustainedOptions) (rep *sustainedReport
 			first = at
 		}
 	}
-	rep.drainFirst, rep.drainCalls = first.Sub(began), calls.Take(last.Sub(began))
-	if n := len(slow.arrivals(slowHook.ID)); n < o.drain {
-		return rep, fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", n, o.drain)
+	r.rep.drainFirst = first.Sub(began)
+	if len(arrived) < r.o.drain {
+		check(fmt.Errorf("sustained: %d of %d backlog events reached the 50 ms receiver in 5 minutes", len(arrived), r.o.drain))
 	}
-	rep.drainRate = float64(o.drain) / last.Sub(began).Seconds()
-	rep.drainBound = must(webhookdb.New(s.Store.DB()).Gate(ctx, drainTeam.TeamID, slowHook.ID)).Bound
-	return rep, nil
+	r.rep.drainRate = float64(r.o.drain) / last.Sub(began).Seconds()
+	r.rep.drainBound = must(webhookdb.New(r.s.Store.DB()).Gate(ctx, team.TeamID, hook.ID)).Bound
 }
 
 // subscribe stores a webhook of the team, subscribed to event, to r.
 func subscribe(ctx context.Context, store *dynamostore.Store, teamID string, r *benchReceiver, event string) webhook.Webhook {
 	hook := must(webhook.New(teamID, r.srv.URL+"/in", []string{event}, time.Now().Add(-time.Minute)))
-	r.secret = hook.Secret
+	r.mu.Lock()
+	r.secrets[hook.ID] = hook.Secret
+	r.mu.Unlock()
 	check(webhookdb.New(store.DB()).CreateWebhook(ctx, hook))
 	return hook
 }
@@ -424,72 +457,39 @@ func (l *sustainedLoad) minute(phase string, from, to time.Time) sustainedMinute
 	return m
 }
 
-// printSustained prints the sustained load's table and budgets.
+// printSustained prints the sustained load's minutes and budgets.
 func printSustained(w io.Writer, r *sustainedReport) {
 	fmt.Fprintf(w, "\nSustained load on the stack as `make run` wires it (DynamoDB Local on disk, moto, the API, pollers, dispatcher, indexer, deliverer, sweeper, timer)\n")
-	fmt.Fprintf(w, "%d clients, each creating (a %d-character description) or updating vehicles, one request after the other; a webhook of every event to an HTTPS receiver\n\n",
+	fmt.Fprintf(w, "%d clients, each creating (a %d-character description) or updating vehicles, one request after the other; a webhook of every event to an HTTPS receiver;\n",
 		r.o.clients, r.o.description)
-	fmt.Fprintf(w, "  %-3s %-7s %9s %9s %9s %9s %6s %6s %6s %9s\n", "min", "phase", "creates/s", "writes/s", "p50", "p99", "5xx", "other", "lost", "vehicles")
+	fmt.Fprintf(w, "a burst of %.1f writes/s offered for %s (twice the last steady minute; %d not sent, %d already in flight); %d events at the receiver, %d bad signatures\n\n",
+		r.burstRate, r.o.burst, r.dropped, sustainedInFlight, r.delivered, r.badSigs)
+	tw := table(w, "min\tphase\tcreates/s\twrites/s\tp50\tp99\t5xx\tother\tlost\tvehicles\t")
 	var steady []sustainedMinute
 	var after *sustainedMinute
-	fivexx, burst5xx, worstP99 := 0, 0, time.Duration(0)
+	fivexx, burst5xx, worstP99, apiRate := 0, 0, time.Duration(0), 0.0
 	for i, m := range r.minutes {
-		fmt.Fprintf(w, "  %-3d %-7s %9.1f %9.1f %9s %9s %6d %6d %6d %9d\n", i+1, m.phase, m.createsPerSecond(), m.writesPerSecond(),
+		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%.1f\t%s\t%s\t%d\t%d\t%d\t%d\t\n", i+1, m.phase, m.createsPerSecond(), m.writesPerSecond(),
 			m.p50.Round(time.Millisecond), m.p99.Round(time.Millisecond), m.fivexx, m.other, m.failed, m.vehicles)
 		switch m.phase {
 		case "burst":
 			burst5xx += m.fivexx
 			continue
 		case "steady":
-			steady = append(steady, m)
+			steady, apiRate = append(steady, m), max(apiRate, m.writesPerSecond())
 		case "after":
 			after = &r.minutes[i]
 		}
 		fivexx += m.fivexx
 		worstP99 = max(worstP99, m.p99)
 	}
-	if len(steady) > 0 {
-		fmt.Fprintf(w, "\nThe stack's AWS calls in the first steady minute:\n%s", indent(r.minutes[0].calls))
-		fmt.Fprintf(w, "\nThe stack's AWS calls in the last steady minute:\n%s", indent(steady[len(steady)-1].calls))
-	}
-	fmt.Fprintf(w, "\nBurst: %.1f writes/s offered for %s (twice the last steady minute), %d not sent (%d already in flight)\n",
-		r.burstRate, r.o.burst, r.dropped, sustainedInFlight)
-	fmt.Fprintf(w, "Events of the load's changes at the receiver: %d, bad signatures %d\n", r.delivered, r.badSigs)
-	first := "none arrived"
-	if r.drainRate > 0 {
-		first = "the first after " + r.drainFirst.Round(time.Millisecond).String()
-	}
-	fmt.Fprintf(w, "Drain of %d changes to a receiver answering in 50 ms: %.0f events/s from the stack's start, %s, bound %d at the end\n",
-		r.o.drain, r.drainRate, first, r.drainBound)
-	fmt.Fprintf(w, "\nThe stack's AWS calls during the drain:\n%s", indent(r.drainCalls))
-	apiRate := 0.0
-	for _, m := range steady {
-		apiRate = max(apiRate, m.writesPerSecond())
-	}
-	var listed99 time.Duration
-	if p := r.probe; p != nil {
-		l50, l99 := percentiles(p.listed)
-		f50, f99 := percentiles(p.followed)
-		listed99 = l99
-		fmt.Fprintf(w, "\nA filtered list during the steady load (%d teams, up to %.1f writes/s): a probe of a brand of its own every %s, %d timed, %d not listed within a minute\n",
-			sustainedTeams, apiRate, probeEvery, len(p.listed), p.missed)
-		fmt.Fprintf(w, "  until ?brand=<probe> lists it:          p50 %s, p99 %s\n", ms(l50), ms(l99))
-		fmt.Fprintf(w, "  until the indexer has followed it:      p50 %s, p99 %s (its team's stream mark)\n", ms(f50), ms(f99))
-	}
-	indexRate := 0.0
-	if r.indexed > 0 {
-		indexRate = float64(r.o.drain+1) / r.indexed.Seconds()
-		fmt.Fprintf(w, "The indexer followed the drain's backlog of %d changes %s after the stack started: %.0f changes/s (the API sustained %.1f writes/s)\n",
-			r.o.drain+1, r.indexed.Round(time.Millisecond), indexRate, apiRate)
-	}
+	_ = tw.Flush()
 	if len(r.problems) > 0 {
 		fmt.Fprintf(w, "\nThe stack's warnings and errors (.data/bench-sustained.log), by message:\n")
-		keys := slices.Sorted(maps.Keys(r.problems))
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(r.problems)) {
 			fmt.Fprintf(w, "  %6d  %s\n", r.problems[k], k)
 		}
 	}
-
 	fmt.Fprintf(w, "\nBudgets (sustained load)\n")
 	budget := func(what string, ok bool, format string, args ...any) {
 		fmt.Fprintf(w, "  %s  %-72s %s\n", verdict(ok), what, fmt.Sprintf(format, args...))
@@ -505,11 +505,20 @@ func printSustained(w io.Writer, r *sustainedReport) {
 	}
 	budget("p99 below the request deadline (8 s), every minute but the burst's", worstP99 < sustainedDeadline, "worst %s", worstP99.Round(time.Millisecond))
 	budget("no 5xx, every minute but the burst's", fivexx == 0, "%d (the burst's: %d)", fivexx, burst5xx)
-	budget("a 50 ms receiver drains >= 320 events/s (4x a fixed bound of 4)", r.drainRate >= 320, "%.0f/s", r.drainRate)
-	if r.probe != nil {
+	budget("a 50 ms receiver drains >= 320 events/s (4x a fixed bound of 4)", r.drainRate >= 320, "%.0f/s of %d from the stack's start (the first after %s), bound %d at the end",
+		r.drainRate, r.o.drain, r.drainFirst.Round(time.Millisecond), r.drainBound)
+	if p := r.probe; p != nil {
+		l50, l99 := percentiles(p.listed)
+		f50, f99 := percentiles(p.followed)
 		budget(fmt.Sprintf("a filtered list lists a write within p99 <= 3 s at the load's rate (%d teams)", sustainedTeams),
-			len(r.probe.listed) > 0 && listed99 <= 3*time.Second && r.probe.missed == 0, "%s (%d missed)", ms(listed99), r.probe.missed)
+			len(p.listed) > 0 && l99 <= 3*time.Second && p.missed == 0, "%s (p50 %s; %d probes, one every %s, %d missed; the indexer followed them: p50 %s, p99 %s)",
+			ms(l99), ms(l50), len(p.listed), probeEvery, p.missed, ms(f50), ms(f99))
+	}
+	indexRate := 0.0
+	if r.indexed > 0 {
+		indexRate = float64(r.o.drain+1) / r.indexed.Seconds()
 	}
 	budget("the indexer follows >= 2x the API's sustained writes/s", apiRate > 0 && indexRate >= 2*apiRate,
-		"%.0f/s vs %.1f/s (x%.2f)", indexRate, apiRate, indexRate/max(apiRate, 1e-9))
+		"%.0f/s vs %.1f/s (x%.2f; the drain's backlog of %d followed %s after the stack started)", indexRate, apiRate, indexRate/max(apiRate, 1e-9),
+		r.o.drain+1, r.indexed.Round(time.Millisecond))
 }

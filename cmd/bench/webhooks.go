@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/hmac"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,7 +28,6 @@ import (
 	"github.com/patio-dev/patio/shared/app"
 	"github.com/patio-dev/patio/shared/app/awsconfig"
 	"github.com/patio-dev/patio/shared/app/workers"
-	"github.com/patio-dev/patio/shared/delivery"
 	"github.com/patio-dev/patio/shared/dynamostore"
 	"github.com/patio-dev/patio/shared/dynamostore/storeformat"
 	"github.com/patio-dev/patio/shared/dynamostore/webhookdb"
@@ -62,20 +59,19 @@ type webhookOptions struct {
 	duration, slowSleep time.Duration // length of each lag run; the timing-out receiver's sleep
 }
 
-// callStats counts the pipeline's AWS calls per operation ("DynamoDB PutItem"), with their time.
+// callStats counts the pipeline's AWS calls per operation ("DynamoDB PutItem").
 type callStats struct {
-	mu    sync.Mutex
-	n     map[string]int
-	total map[string]time.Duration
+	mu sync.Mutex
+	n  map[string]int
 }
 
-// take returns the counts and times since the last take, and resets them.
-func (s *callStats) take() (map[string]int, map[string]time.Duration) {
+// take returns the counts since the last take, and resets them.
+func (s *callStats) take() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n, total := s.n, s.total
-	s.n, s.total = map[string]int{}, map[string]time.Duration{}
-	return n, total
+	n := s.n
+	s.n = map[string]int{}
+	return n
 }
 
 // counted returns cfg with a middleware that counts every call in s.
@@ -84,7 +80,6 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 	cfg.APIOptions = append(slices.Clone(cfg.APIOptions), func(st *middleware.Stack) error {
 		return st.Initialize.Add(middleware.InitializeMiddlewareFunc("benchCount", func(ctx context.Context, in middleware.InitializeInput,
 			next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			start := time.Now()
 			out, md, err := next.HandleInitialize(ctx, in)
 			s.mu.Lock()
 			op := middleware.GetServiceID(ctx) + " " + middleware.GetOperationName(ctx)
@@ -92,7 +87,6 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 				op = awsmiddleware.GetServiceID(ctx) + " " + awsmiddleware.GetOperationName(ctx)
 			}
 			s.n[op]++
-			s.total[op] += time.Since(start)
 			s.mu.Unlock()
 			return out, md, err
 		}), middleware.Before)
@@ -104,11 +98,11 @@ func counted(cfg aws.Config, s *callStats) aws.Config {
 // object's first delivery and the event ids answered; it may sleep, answer late, or answer 429.
 type benchReceiver struct {
 	srv                  *httptest.Server
-	secret               string
 	sleep, delay         time.Duration
 	throttle, retryAfter int
 
 	mu       sync.Mutex
+	secrets  map[string]string               // webhook id → its secret (several teams' webhooks may share the receiver)
 	arrived  map[string]map[string]time.Time // webhook id → object id → first delivery
 	events   map[string]map[string]bool      // webhook id → event ids answered 2xx
 	bad      int
@@ -120,7 +114,8 @@ type benchReceiver struct {
 
 // newBenchReceiver starts a receiver that sleeps for sleep, answers after delay.
 func newBenchReceiver(sleep, delay time.Duration) *benchReceiver {
-	r := &benchReceiver{sleep: sleep, delay: delay, arrived: map[string]map[string]time.Time{}, events: map[string]map[string]bool{}}
+	r := &benchReceiver{sleep: sleep, delay: delay, secrets: map[string]string{}, arrived: map[string]map[string]time.Time{},
+		events: map[string]map[string]bool{}}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	return r
 }
@@ -134,7 +129,6 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	time.Sleep(r.delay)
-	ok := hmac.Equal([]byte(req.Header.Get(webhook.HeaderSignature)), []byte(webhook.SignHex(r.secret, req.Header.Get(webhook.HeaderTimestamp), body)))
 	var ev struct {
 		WebhookID string `json:"webhook_id"`
 		Data      struct{ Object struct{ ID string } }
@@ -142,6 +136,8 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	_ = json.Unmarshal(body, &ev)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	secret, known := r.secrets[ev.WebhookID]
+	ok := known && hmac.Equal([]byte(req.Header.Get(webhook.HeaderSignature)), []byte(webhook.SignHex(secret, req.Header.Get(webhook.HeaderTimestamp), body)))
 	if !ok {
 		r.bad++
 	}
@@ -179,7 +175,7 @@ func (r *benchReceiver) arrivals(webhookID string) map[string]time.Time {
 }
 
 // whBench is one run of the webhook bench (and of the timer's): cfg is the bench's configuration,
-// pipeCfg the pipeline's (its calls counted), client the floor's, checkpoints the stream positions.
+// pipeCfg the pipeline's (its calls counted), checkpoints the stream positions.
 type whBench struct {
 	o                   webhookOptions
 	cfg, pipeCfg        aws.Config
@@ -188,7 +184,6 @@ type whBench struct {
 	tables              map[string]string
 	store               *dynamostore.Store
 	recv                *benchReceiver
-	client              *http.Client
 	teamID, checkpoints string
 	hook                webhook.Webhook
 	vehicles            patio.Vehicles
@@ -198,17 +193,15 @@ type whBench struct {
 // whReport is what the webhook bench measured: rates in events/s, calls and write units per
 // delivery, lags; searchLag is from a write of the first lag run to the indexer done with it.
 type whReport struct {
-	o                                       webhookOptions
-	drainRate                               float64
-	drainDDB, drainSQS, drainStr, drainGate float64
-	drainWCU, slow50Rate                    float64
-	slow50Bound, slowSent                   int
-	throttled                               throttleReport
-	lagA, lagB, searchLag                   result
-	badSignatures, missingAB                int
-	searchMissing, backlogN                 int
-	indexBacklog, elapsed                   time.Duration
-	trip                                    webhookTrip
+	o                              webhookOptions
+	drainDDB, drainWCU, slow50Rate float64
+	slow50Bound, slowSent          int
+	throttled                      throttleReport
+	lagA, lagB, searchLag          result
+	badSignatures, missingAB       int
+	searchMissing, backlogN        int
+	indexBacklog, elapsed          time.Duration
+	trip                           webhookTrip
 }
 
 // throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
@@ -236,9 +229,9 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	rep.slow50Rate, rep.slow50Bound = b.drainSlow50(ctx)
 	progress("webhooks: a backlog of %d to a receiver that answers 429 to one request in %d", throttledBacklog, throttleEvery)
 	rep.throttled = b.drainThrottled(ctx)
-	// Lag at o.rate writes/s, without then with a timing-out webhook, beside the floor loop tailing
-	// the stream, and the indexer as the local stack wires it, once it followed the backlog and the
-	// other drains' changes (one shard, in order: a change written now comes after them all).
+	// Lag at o.rate writes/s, without then with a timing-out webhook, and the indexer as the local
+	// stack wires it, once it followed the backlog and the other drains' changes (one shard, in
+	// order: a change written now comes after them all).
 	progress("webhooks: the indexer follows the backlog")
 	indexed, stopIndexer := b.startIndexer(ctx)
 	defer stopIndexer()
@@ -273,28 +266,19 @@ func runWebhookBench(ctx context.Context, o webhookOptions) *whReport {
 	return rep
 }
 
-// drain runs the pipeline until the backlog arrived, and notes its rate and calls.
+// drain runs the pipeline until the backlog arrived, and notes its DynamoDB calls per delivery.
 func (b *whBench) drain(ctx context.Context, rep *whReport) {
 	b.calls.take()
-	start := time.Now()
 	stopPipe := b.startPipeline(ctx, b.conf)
 	defer stopPipe()
-	last := must(waitArrivals(ctx, b.recv, b.hook.ID, nil, b.o.backlog, 5*time.Minute))
+	must(waitArrivals(ctx, b.recv, b.hook.ID, nil, b.o.backlog, 5*time.Minute))
 	b.quiesce(ctx)
-	n, _ := b.calls.take()
-	backlog := float64(b.o.backlog)
-	rep.drainRate = backlog / last.Sub(start).Seconds()
+	n := b.calls.take()
 	for op, c := range n {
-		switch {
-		case strings.HasPrefix(op, "DynamoDB Streams "):
-			rep.drainStr += float64(c) / backlog
-		case strings.HasPrefix(op, "DynamoDB "):
-			rep.drainDDB += float64(c) / backlog
-		case strings.HasPrefix(op, "SQS "):
-			rep.drainSQS += float64(c) / backlog
+		if strings.HasPrefix(op, "DynamoDB ") && !strings.HasPrefix(op, "DynamoDB Streams ") {
+			rep.drainDDB += float64(c) / float64(b.o.backlog)
 		}
 	}
-	rep.drainGate = float64(n["DynamoDB UpdateItem"]) / backlog
 }
 
 // scenario stores a team of its own (unless name is "": the bench's team) and a webhook of it,
@@ -383,13 +367,9 @@ func setupWebhookBench(ctx context.Context, o webhookOptions) *whBench {
 	maps.Copy(vars, map[string]string{"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_CA_FILE": caFile, "LOG_LEVEL": "ERROR"})
 	conf := must(app.LoadConfig(func(name string) (string, bool) { v, ok := vars[name]; return v, ok },
 		app.DispatcherFunction, app.DelivererFunction, app.SweeperFunction))
-	calls := &callStats{n: map[string]int{}, total: map[string]time.Duration{}}
+	calls := &callStats{n: map[string]int{}}
 	b := &whBench{o: o, cfg: cfg, pipeCfg: counted(cfg, calls), calls: calls, conf: conf, tables: res.Tables,
 		store: dynamostore.New(cfg, conf.Tables), recv: recv, logger: slog.New(slog.DiscardHandler), checkpoints: tmp("streams") + ".json"}
-	pool := x509.NewCertPool()
-	pool.AddCert(recv.srv.Certificate())
-	b.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: delivery.InitialBound}}
 	b.teamID, b.vehicles = storeTeam(ctx, b.store, "Webhook bench").ID, patio.NewVehicles(b.store.Vehicles())
 	_, b.hook = b.scenario(ctx, "", recv, "")
 	return b
@@ -572,7 +552,7 @@ func lags(written, arrived, before map[string]time.Time) (result, int) {
 		}
 		ds = append(ds, at.Sub(w))
 	}
-	return merge(result{lat: ds}), missing
+	return resultOf(ds), missing
 }
 
 // waitArrivals waits until r has n events for webhookID (among ids, when given), and returns the
@@ -596,57 +576,31 @@ func waitArrivals(ctx context.Context, r *benchReceiver, webhookID string, ids m
 	return last, fmt.Errorf("webhooks: %d of %d events for %s arrived within %s", count, n, webhookID, limit)
 }
 
-// printWebhookReport prints the webhook bench's table and budgets.
+// printWebhookReport prints the webhook bench's budgets, each with its figures.
 func printWebhookReport(w io.Writer, r *whReport) {
-	line := func(label, value string) { fmt.Fprintf(w, "  %-58s %10s\n", label, value) }
-	lat := func(label string, l result) {
-		fmt.Fprintf(w, "  %-58s %10s %10s %6d\n", label, ms(l.p50), ms(l.p99), l.n)
-	}
-	latHead := func() { fmt.Fprintf(w, "  %-58s %10s %10s %6s\n", "", "p50", "p99", "n") }
-	fmt.Fprintf(w, "\nWebhooks (local pipeline: DynamoDB Local streams -> dispatcher -> moto SQS -> deliverer -> HTTPS receiver)\n\n")
-	fmt.Fprintf(w, "Drain a backlog of %d changes to one webhook\n", r.o.backlog)
-	line("", "events/s")
-	line("pipeline", perSecond(r.drainRate))
-	fmt.Fprintf(w, "  calls per delivery: DynamoDB %.2f, SQS %.2f, DynamoDB Streams %.2f\n", r.drainDDB, r.drainSQS, r.drainStr)
-	fmt.Fprintf(w, "  write units per delivery on AWS: %g (the traced event's dispatcher and deliverer, transactions billed twice;\n", r.drainWCU)
-	fmt.Fprintf(w, "  the gate's writes in the drain: %.3f per delivery)\n", r.drainGate)
-	fmt.Fprintf(w, "\nThe same drain to a receiver that answers in %s\n", slow50Sleep)
-	line("a fixed bound of 4 would allow at most", perSecond(4*float64(time.Second/slow50Sleep)))
-	line("pipeline", perSecond(r.slow50Rate))
-	fmt.Fprintf(w, "  (the webhook's bound once drained: %d)\n", r.slow50Bound)
 	t := r.throttled
-	fmt.Fprintf(w, "\nA backlog of %d to a receiver answering 429, Retry-After: %d, to one request in %d (retries 1 s apart)\n",
-		t.backlog, throttleRetryAfter, throttleEvery)
-	fmt.Fprintf(w, "  %d requests, %d answered 429; delivered %d, failed %d, in %s\n", t.requests, t.holds, t.delivered, t.failed,
-		t.took.Round(time.Second))
-	fmt.Fprintf(w, "  requests during a hold: %d more than %s after its 429; %d within it (sent before the 429 came back)\n",
-		t.early, throttleGrace, t.inFlight)
-	if n := t.backlog - t.delivered - t.failed; n > 0 {
-		fmt.Fprintf(w, "  %d never ended (pending after 15 minutes, by what held them last: %v)\n", n, t.pending)
-	}
-	fmt.Fprintf(w, "\nLag, change committed -> signed POST received, %d writes/s for %s\n", r.o.rate, r.o.duration)
-	latHead()
-	lat("pipeline", r.lagA)
-	lat("pipeline, beside a webhook whose receiver always times out", r.lagB)
-	fmt.Fprintf(w, "  (the timing-out webhook got %d attempts; missing arrivals: %d; bad signatures: %d)\n", r.slowSent, r.missingAB, r.badSignatures)
-	fmt.Fprintf(w, "\nFiltered-list lag, change committed -> the indexer done with it (q and brand find it), the first run\n")
-	latHead()
-	lat("indexer, beside the pipeline", r.searchLag)
-	fmt.Fprintf(w, "  (changes it never followed: %d; the backlog of %d before: %s)\n", r.searchMissing, r.backlogN, r.indexBacklog.Round(time.Millisecond))
-	tripBudgets := printTrip(w, r.trip)
+	fmt.Fprintf(w, "\nWebhooks (local pipeline: DynamoDB Local streams → dispatcher → moto SQS → deliverer → HTTPS receiver): a backlog of\n")
+	fmt.Fprintf(w, "%d changes drained to one webhook, then to a receiver answering in %s, %d to one answering 429 (Retry-After: %d) to\n",
+		r.o.backlog, slow50Sleep, t.backlog, throttleRetryAfter)
+	fmt.Fprintf(w, "one request in %d (retries 1 s apart); lag at %d writes/s for %s, without then beside a webhook that always times out\n",
+		throttleEvery, r.o.rate, r.o.duration)
+	budgets := printTrip(w, r.trip)
 	fmt.Fprintf(w, "\nWebhook budgets\n")
-	fmt.Fprint(w, strings.Join(tripBudgets, ""))
+	fmt.Fprint(w, strings.Join(budgets, ""))
 	budget := func(ok bool, format string, args ...any) {
 		fmt.Fprintf(w, "  %-4s "+format+"\n", append([]any{verdict(ok)}, args...)...)
 	}
-	budget(r.slow50Rate >= slow50Budget, "drain to a 50 ms receiver >= %.0f/s (4x a fixed bound of 4): %s/s", slow50Budget, perSecond(r.slow50Rate))
-	budget(t.early == 0 && t.delivered == t.backlog, "a receiver's Retry-After: no request during a hold, every event delivered: %d early, %d of %d delivered",
-		t.early, t.delivered, t.backlog)
+	budget(r.slow50Rate >= slow50Budget, "drain to a 50 ms receiver >= %.0f/s (4x a fixed bound of 4): %s/s (the bound once drained: %d)",
+		slow50Budget, perSecond(r.slow50Rate), r.slow50Bound)
+	budget(t.early == 0 && t.delivered == t.backlog, "a receiver's Retry-After: no request during a hold, every event delivered: %d early, %d of %d delivered "+
+		"(%d requests, %d answered 429, %d failed, %d sent before a 429 came back, in %s; pending at the end by holder: %v)",
+		t.early, t.delivered, t.backlog, t.requests, t.holds, t.failed, t.inFlight, t.took.Round(time.Second), t.pending)
 	budget(r.drainDDB <= callsBudget, "DynamoDB calls per delivered event <= %.1f: %.2f (%.1f write units per delivery)", callsBudget, r.drainDDB, r.drainWCU)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
-	budget(slow <= slowBudget && r.missingAB == 0, "healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx", slowBudget, slow)
-	budget(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0, "a filtered list (q, brand) reflects a write within p99 <= %s at %d writes/s: %s",
-		searchLagBudget, r.o.rate, ms(r.searchLag.p99))
+	budget(slow <= slowBudget && r.missingAB == 0, "healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx (%s vs %s; the timing-out "+
+		"webhook got %d attempts; missing arrivals %d, bad signatures %d)", slowBudget, slow, ms(r.lagB.p99), ms(r.lagA.p99), r.slowSent, r.missingAB, r.badSignatures)
+	budget(r.searchLag.p99 <= searchLagBudget && r.searchMissing == 0, "a filtered list (q, brand) reflects a write within p99 <= %s at %d writes/s: %s (p50 %s, %d never)",
+		searchLagBudget, r.o.rate, ms(r.searchLag.p99), ms(r.searchLag.p50), r.searchMissing)
 	budget(r.indexBacklog > 0 && r.indexBacklog <= indexBacklogBudget, "the indexer follows a backlog of %d changes within %s: %s (%.0f changes/s)",
 		r.backlogN, indexBacklogBudget, r.indexBacklog.Round(time.Millisecond), float64(r.backlogN)/max(r.indexBacklog.Seconds(), 1e-9))
 	fmt.Fprintf(w, "  (webhook bench took %s)\n", r.elapsed.Round(time.Second))

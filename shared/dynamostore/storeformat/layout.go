@@ -194,6 +194,10 @@ func (l *Layout) FacetPrefix(facetKey, status string) string {
 // the word, "#" and the record's id.
 func (l *Layout) WordPrefix(status string) string { return l.Letter + "w#" + status + "#" }
 
+// IsWordKey reports whether sk is the sort key of one of the kind's word items, or starts one
+// (a bound of a read of them): what tells a word read from the other reads of a team's items.
+func (l *Layout) IsWordKey(sk string) bool { return strings.HasPrefix(sk, l.Letter+"w#") }
+
 // wordKey is the sort key of a record's word item.
 func (l *Layout) wordKey(status, word, id string) string {
 	return l.WordPrefix(status) + word + "#" + id

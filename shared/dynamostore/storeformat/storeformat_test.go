@@ -59,3 +59,24 @@ func TestDealFamily(t *testing.T) {
 		t.Errorf("CounterOf = %q, %v", item, ok)
 	}
 }
+
+func TestIsWordKey(t *testing.T) {
+	tests := []struct {
+		name string
+		sk   string
+		want bool
+	}{
+		{"a word item", "dw#aberto#civic#id1", true},
+		{"a bound of a read of a status's words", storeformat.Deals.WordPrefix("aberto"), true},
+		{"a row", storeformat.Deals.RowKey("id1"), false},
+		{"an order item", storeformat.Deals.OrderKey("aberto", "id1"), false},
+		{"another kind's word item", "vw#ativo#civic#id1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := storeformat.Deals.IsWordKey(tt.sk); got != tt.want {
+				t.Errorf("IsWordKey(%q) = %v; want %v", tt.sk, got, tt.want)
+			}
+		})
+	}
+}
