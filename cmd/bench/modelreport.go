@@ -24,7 +24,7 @@ const (
 // recorded, the gate), one SQS message sent, received and deleted, and the deliverer's run: two
 // rounds of DynamoDB (the group's load, the record) and the receiver's answer.
 const (
-	deliveryWrites = 23.0
+	deliveryWrites = 11.0
 	receiverTime   = 50 * time.Millisecond
 	sqsPerDelivery = 3 // SendMessage, ReceiveMessage, DeleteMessage (at worst one per message)
 )
