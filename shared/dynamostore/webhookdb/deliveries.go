@@ -190,11 +190,7 @@ const (
 // (chunks after it may be stored).
 func (s *DeliveryLog) CreateDeliveries(ctx context.Context, ds []webhook.Delivery) ([]webhook.Delivery, []bool, int, error) {
 	if len(ds) == 1 {
-		c, got, err := s.createDelivery(ctx, ds[0])
-		if err != nil {
-			return []webhook.Delivery{{}}, []bool{false}, 0, err
-		}
-		return []webhook.Delivery{got}, []bool{c}, 1, nil
+		return s.createLone(ctx, ds[0])
 	}
 	stored := make([]webhook.Delivery, len(ds))
 	created := make([]bool, len(ds))
@@ -248,6 +244,15 @@ func (s *DeliveryLog) CreateDeliveries(ctx context.Context, ds []webhook.Deliver
 	}
 	wg.Wait()
 	return stored, created, failedAt, first
+}
+
+// createLone is CreateDeliveries of one delivery.
+func (s *DeliveryLog) createLone(ctx context.Context, d webhook.Delivery) ([]webhook.Delivery, []bool, int, error) {
+	c, got, err := s.createDelivery(ctx, d)
+	if err != nil {
+		return []webhook.Delivery{{}}, []bool{false}, 0, err
+	}
+	return []webhook.Delivery{got}, []bool{c}, 1, nil
 }
 
 // conditionFailed reports a transaction of n items cancelled because a condition failed.
