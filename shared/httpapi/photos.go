@@ -78,6 +78,19 @@ func (a *api) addPhoto(w http.ResponseWriter, r *http.Request, teamID, vehicleID
 	return nil
 }
 
+// allIDs reports whether every one of ids is a photo id (a UUID), putting each in its canonical
+// form: a malformed one is the body's fault, answered before the vehicle is read.
+func allIDs(ids []string) bool {
+	for i, id := range ids {
+		c, ok := patio.ParseID(id)
+		if !ok {
+			return false
+		}
+		ids[i] = c
+	}
+	return true
+}
+
 // reorderPhotos puts a vehicle's photos in the order of the body's order member, a list of every
 // photo's id, and answers the vehicle.
 func (a *api) reorderPhotos(w http.ResponseWriter, r *http.Request, teamID, vehicleID string) error {
@@ -94,7 +107,7 @@ func (a *api) reorderPhotos(w http.ResponseWriter, r *http.Request, teamID, vehi
 	var p patio.Problems
 	decodeMembers(&p, "", b, member{name: "order", decode: func(p *patio.Problems, raw json.RawMessage) {
 		given = true
-		if json.Unmarshal(raw, &order) != nil || order == nil {
+		if json.Unmarshal(raw, &order) != nil || order == nil || !allIDs(order) {
 			p.Add(patio.InBody, "order", "order must be a list of photo ids")
 		}
 	}})

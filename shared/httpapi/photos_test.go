@@ -150,6 +150,7 @@ func TestVehiclePhotos(t *testing.T) {
 		{"order missing one", "PUT", "/photos", map[string]any{"order": []string{ids[1]}}, http.StatusUnprocessableEntity},
 		{"order repeats one", "PUT", "/photos", map[string]any{"order": []string{ids[1], ids[1]}}, http.StatusBadRequest},
 		{"order not a list", "PUT", "/photos", map[string]any{"order": "x"}, http.StatusBadRequest},
+		{"order of something not an id", "PUT", "/photos", map[string]any{"order": []string{"g0beae04-3078-73a9-8a52-42d9318bd7f8", ids[1]}}, http.StatusBadRequest},
 		{"order absent", "PUT", "/photos", map[string]any{}, http.StatusBadRequest},
 		{"unknown member", "POST", "/photos", map[string]any{"caption": "x"}, http.StatusBadRequest},
 		{"GET photos", "GET", "/photos", nil, http.StatusNotFound},
