@@ -170,3 +170,17 @@ func CountDrift(t *testing.T, s *Store, teamID string) int {
 	}
 	return len(want.Minus(have))
 }
+
+// PutRowOnly writes v's row over the stored revision v.Revision-1 the way an update in place
+// writes it, and none of its copies: what a process stopped between the two leaves.
+func PutRowOnly(t *testing.T, s *Store, v patio.Vehicle) {
+	t.Helper()
+	r := s.Vehicles().(records[patio.Vehicle, vehicleRow, patio.VehicleQuery])
+	row, err := r.rowItem(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.table().Put(row).If("'rev' = ?", revAttr(v.Revision-1)).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -84,7 +84,7 @@ func IndexerOf(s *Store) *Indexer { return &Indexer{s.core} }
 // moved with the team's stream mark (countTeam), which lets them through once per change. An
 // error means some writes may not have been made: the whole batch is to be handled again.
 func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) error {
-	b := indexBatch{last: map[indexTarget]dynamo.Item{}, teams: map[teamOf]*teamChanges{}}
+	b := indexBatch{last: map[indexTarget]dynamo.Item{}, kept: map[indexTarget]dynamo.Item{}, teams: map[teamOf]*teamChanges{}}
 	for _, rec := range recs {
 		if err := b.derive(s.db.Tables, rec); err != nil {
 			return err
@@ -94,7 +94,10 @@ func (s *Indexer) Index(ctx context.Context, recs []events.DynamoDBEventRecord) 
 	if err := s.fenceAll(ctx, b, token); err != nil {
 		return err
 	}
-	if err := s.writeItems(ctx, b); err != nil {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.writeItems(gctx, b) })
+	g.Go(func() error { return s.mendCopies(gctx, b) })
+	if err := g.Wait(); err != nil {
 		return err
 	}
 	return s.countAll(ctx, b, token)
@@ -117,6 +120,9 @@ type countMove struct {
 type indexBatch struct {
 	last  map[indexTarget]dynamo.Item
 	order []indexTarget
+	// kept: the copies an update in place writes after its row (inplace.go), as the batch's last
+	// change of each record leaves them: mendCopies writes those a stopped process left older.
+	kept  map[indexTarget]dynamo.Item
 	teams map[teamOf]*teamChanges
 	byAt  []teamOf // the teams in the order first changed
 }
@@ -173,6 +179,7 @@ func (b *indexBatch) derive(tables Tables, rec events.DynamoDBEventRecord) error
 		row = before
 	}
 	table, team := k.table(tables), storecore.AttrString(row, "pk")
+	b.keep(k, table, team, before, after)
 	tc := b.changes(k, tables, team)
 	written := rec.Change.ApproximateCreationDateTime.Time
 	if ms := storeformat.IntAttr(row, storeformat.WrittenAttr); ms > 0 {

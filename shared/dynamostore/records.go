@@ -224,6 +224,10 @@ func (r records[T, R, Q]) Update(ctx context.Context, teamID, id string, change 
 			return cur, err
 		}
 		next := r.k.withRevision(w.Record, r.k.revision(cur)+1)
+		if row, copies, ok := r.updateInPlace(teamID, w, stored, cur, next); ok {
+			err := r.writeInPlace(ctx, teamID, id, r.k.revision(cur), row, copies)
+			return next, storecore.Wrap(err, "update "+r.k.What, id)
+		}
 		ops, err := r.replace(ctx, teamID, cur, stored, next)
 		if err != nil {
 			return cur, storecore.Wrap(err, "update "+r.k.What, id)

@@ -60,6 +60,10 @@ const (
 	// updated_at is to the second): a webhook receives the changes written at or after its
 	// creation, to the millisecond. Only the row holds it.
 	WrittenAttr = "written_ms"
+	// WriteTokenAttr names, on a record's row written by an update in place (a put without a
+	// transaction), a token drawn for that write: a put whose answer was lost, and whose retry
+	// then failed its condition, knows the row read back for its own by it. Only the row holds it.
+	WriteTokenAttr = "write_token"
 )
 
 // Family derives the family a row of the current format has (rows of earlier formats have less:
@@ -156,6 +160,7 @@ func (l *Layout) copyOf(row dynamo.Item) dynamo.Item {
 	delete(out, CountedAttr)
 	delete(out, ByKeyAttr)
 	delete(out, WrittenAttr)
+	delete(out, WriteTokenAttr)
 	return out
 }
 
