@@ -16,7 +16,7 @@ import (
 
 // StreamChange returns the change of one record of a resource table's stream (as Lambda delivers
 // it), ok false when it is not the insert or modification of a record's own row: the key says so
-// before an image is decoded (DecodeStreamImage).
+// before an image is decoded (decodeImage).
 func StreamChange(rec events.DynamoDBEventRecord) (webhook.Change, bool, error) {
 	if rec.EventName != string(events.DynamoDBOperationTypeInsert) && rec.EventName != string(events.DynamoDBOperationTypeModify) {
 		return webhook.Change{}, false, nil
@@ -26,11 +26,11 @@ func StreamChange(rec events.DynamoDBEventRecord) (webhook.Change, bool, error) 
 	if !recordKey(rec.Change.Keys) {
 		return webhook.Change{}, false, nil
 	}
-	resource, newRec, teamID, ok, err := DecodeStreamImage(rec.Change.NewImage)
+	img, ok, err := decodeImage(rec.Change.NewImage)
 	if err != nil || !ok {
 		return webhook.Change{}, false, err
 	}
-	c := webhook.Change{SourceID: rec.EventID, Resource: resource, TeamID: teamID, New: newRec,
+	c := webhook.Change{SourceID: rec.EventID, Resource: img.resource, TeamID: img.team, New: img.record,
 		At: rec.Change.ApproximateCreationDateTime.Time}
 	if by, ok := rec.Change.NewImage[storeformat.ByKeyAttr]; ok && by.DataType() == events.DataTypeString {
 		c.By = by.String()
@@ -44,12 +44,12 @@ func StreamChange(rec events.DynamoDBEventRecord) (webhook.Change, bool, error) 
 		c.At = time.Now()
 	}
 	if rec.EventName == string(events.DynamoDBOperationTypeModify) {
-		_, oldRec, _, ok, err := DecodeStreamImage(rec.Change.OldImage)
+		old, ok, err := decodeImage(rec.Change.OldImage)
 		if err != nil {
 			return webhook.Change{}, false, err
 		}
 		if ok {
-			c.Old = oldRec
+			c.Old = old.record
 		}
 	}
 	return c, true, nil
@@ -71,54 +71,63 @@ func recordKey(keys map[string]events.DynamoDBAttributeValue) bool {
 	return false
 }
 
-// DecodeStreamImage turns an image of a resource table's stream record (as Lambda delivers it) into
-// the domain record, with the same row conversions the store reads with: it returns the resource
-// (webhook.ResourceVehicle, ...), the record (patio.Vehicle, patio.Client or patio.Deal, whose JSON
-// form is the API representation) and its team. ok is false for items that are not records
-// (uniqueness guards) and for an empty image.
-func DecodeStreamImage(image map[string]events.DynamoDBAttributeValue) (resource string, record any, teamID string, ok bool, err error) {
+// streamImage is a record's row as a stream record's image holds it, decoded.
+type streamImage struct {
+	resource string // webhook.ResourceVehicle, ...
+	// record is the domain record (patio.Vehicle, patio.Client, patio.Deal, patio.Activity or
+	// patio.FinancialRecord), whose JSON form is the API representation.
+	record any
+	team   string
+}
+
+// decodeImage turns an image of a resource table's stream record (as Lambda delivers it) into
+// the domain record, with the same row conversions the store reads with. ok is false for items
+// that are not records (uniqueness guards) and for an empty image.
+func decodeImage(image map[string]events.DynamoDBAttributeValue) (streamImage, bool, error) {
 	if len(image) == 0 {
-		return "", nil, "", false, nil
+		return streamImage{}, false, nil
 	}
 	item := make(dynamo.Item, len(image))
 	for k, v := range image {
+		var err error
 		if item[k], err = fromStream(v); err != nil {
-			return "", nil, "", false, fmt.Errorf("dynamostore: stream image attribute %s: %w", k, err)
+			return streamImage{}, false, fmt.Errorf("dynamostore: stream image attribute %s: %w", k, err)
 		}
 	}
 	sk, _ := item["sk"].(*types.AttributeValueMemberS)
 	if sk == nil {
-		return "", nil, "", false, fmt.Errorf("dynamostore: stream image without a string sk")
+		return streamImage{}, false, fmt.Errorf("dynamostore: stream image without a string sk")
 	}
 	switch {
 	case strings.HasPrefix(sk.Value, storeformat.Vehicles.RowPrefix()):
-		return decodeImage(item, webhook.ResourceVehicle, vehicleRow.Vehicle)
+		return decodeRow(item, webhook.ResourceVehicle, vehicleRow.Vehicle)
 	case strings.HasPrefix(sk.Value, storeformat.Clients.RowPrefix()):
-		return decodeImage(item, webhook.ResourceClient, clientRow.Client)
+		return decodeRow(item, webhook.ResourceClient, clientRow.Client)
 	case strings.HasPrefix(sk.Value, storeformat.Deals.RowPrefix()):
-		return decodeImage(item, webhook.ResourceDeal, dealRow.Deal)
+		return decodeRow(item, webhook.ResourceDeal, dealRow.Deal)
 	case strings.HasPrefix(sk.Value, storeformat.Activities.RowPrefix()):
-		return decodeImage(item, webhook.ResourceActivity, activityRow.activity)
+		return decodeRow(item, webhook.ResourceActivity, activityRow.activity)
 	case strings.HasPrefix(sk.Value, storeformat.Financial.RowPrefix()):
-		return decodeImage(item, webhook.ResourceFinancial, financialRow.record)
+		return decodeRow(item, webhook.ResourceFinancial, financialRow.record)
 	}
-	return "", nil, "", false, nil
+	return streamImage{}, false, nil
 }
 
-func decodeImage[R, T any](item dynamo.Item, resource string, decode func(R) (T, error)) (string, any, string, bool, error) {
+// decodeRow decodes item as a row of type R, the record of resource that decode makes of it.
+func decodeRow[R, T any](item dynamo.Item, resource string, decode func(R) (T, error)) (streamImage, bool, error) {
 	var row R
 	if err := dynamo.UnmarshalItem(item, &row); err != nil {
-		return "", nil, "", false, fmt.Errorf("dynamostore: decode %s stream image: %w", resource, err)
+		return streamImage{}, false, fmt.Errorf("dynamostore: decode %s stream image: %w", resource, err)
 	}
 	rec, err := decode(row)
 	if err != nil {
-		return "", nil, "", false, fmt.Errorf("dynamostore: decode %s stream image: %w", resource, err)
+		return streamImage{}, false, fmt.Errorf("dynamostore: decode %s stream image: %w", resource, err)
 	}
 	pk, _ := item["pk"].(*types.AttributeValueMemberS)
 	if pk == nil {
-		return "", nil, "", false, fmt.Errorf("dynamostore: %s stream image without a string pk", resource)
+		return streamImage{}, false, fmt.Errorf("dynamostore: %s stream image without a string pk", resource)
 	}
-	return resource, rec, pk.Value, true, nil
+	return streamImage{resource: resource, record: rec, team: pk.Value}, true, nil
 }
 
 // fromStream converts a Lambda stream attribute value to the SDK's.
