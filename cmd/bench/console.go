@@ -123,7 +123,7 @@ func (env *benchEnv) consolePages(ctx context.Context, o consoleOptions) []conso
 	first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.UTC)
 	wp := env.seedWorkplace(ctx, o)
 	vehiclesK := len(defaultStatuses(patio.VehicleStatuses, string(patio.VehicleArchived)))
-	clientsK := len(defaultStatuses(patio.ClientStatuses, patio.ClientInactive))
+	clientsK := len(defaultStatuses(patio.ClientStatuses, string(patio.ClientInactive)))
 	return []consolePage{
 		{"webhooks", "/console/webhooks", 0, 3, cookie, 0},
 		{"deliveries of a webhook", "/console/webhooks/" + hook + "/deliveries", 0, 3, cookie, 0},
@@ -224,7 +224,7 @@ func (env *benchEnv) seedWorkplace(ctx context.Context, o consoleOptions) (wp wo
 	p := createTeam(ctx, env.store, "Bench workplace")
 	now := time.Now()
 	vs := historyVehicles(p.teamID, o.vehicles, 0, now, historyStatus(rand.New(rand.NewPCG(uint64(o.vehicles), 40))))
-	cs := historyClients(p.teamID, o.clients, 0, now, always(patio.ClientActive))
+	cs := historyClients(p.teamID, o.clients, 0, now, always(string(patio.ClientActive)))
 	ds := historyDeals(p.teamID, o.deals, now, ids(cs, func(c patio.Client) string { return c.ID }))
 	progress("console: seeding %d vehicles, %d clients and %d deals into one team", o.vehicles, o.clients, o.deals)
 	seedAll(ctx, env.store, vs)

@@ -191,7 +191,7 @@ func historyVehicles(teamID string, n, plate int, end time.Time, status func() s
 func historyClients(teamID string, n, first int, end time.Time, status func() string) []patio.Client {
 	return history(n, end, historySpan, func(i int, id string, at time.Time) (patio.Client, error) {
 		c, err := patio.NewClient(teamID, id, at, benchClient(first+i))
-		c.Status = status()
+		c.Status = patio.ClientStatus(status())
 		return c, err
 	})
 }

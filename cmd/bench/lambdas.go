@@ -322,7 +322,7 @@ func (env *benchEnv) getEvent(resource, id string) []byte {
 // a client and a deal made for it here.
 func (env *benchEnv) getEvents(ctx context.Context) (vehicle, client, deal []byte) {
 	now := time.Now()
-	cs := historyClients(env.main.teamID, 1, 80_000_000, now, always(patio.ClientActive))
+	cs := historyClients(env.main.teamID, 1, 80_000_000, now, always(string(patio.ClientActive)))
 	seedAll(ctx, env.store, cs)
 	ds := historyDeals(env.main.teamID, 1, now, []string{cs[0].ID})
 	seedAll(ctx, env.store, ds)
@@ -436,7 +436,7 @@ const lambdasOnlyVehicles = 100
 // as the whole bench prints it.
 func (env *benchEnv) runLambdasOnly(ctx context.Context, o options) {
 	started := time.Now()
-	seedAll(ctx, env.store, historyClients(env.main.teamID, o.clients, 0, started, always(patio.ClientActive)))
+	seedAll(ctx, env.store, historyClients(env.main.teamID, o.clients, 0, started, always(string(patio.ClientActive))))
 	vs := historyVehicles(env.main.teamID, lambdasOnlyVehicles, plateIndexSeeded, started, always(string(patio.VehicleActive)))
 	seedAll(ctx, env.store, vs)
 	env.vehicleIDs = ids(vs, func(v patio.Vehicle) string { return v.ID })

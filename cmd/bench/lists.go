@@ -317,7 +317,7 @@ func (env *benchEnv) listEndpoints() []listEndpoint {
 		getByID(patio.ResourceClient, tables.Clients),
 		listEndpoint{name: "GET /clients?type=company", resource: patio.ResourceClient, class: classEquality, k: 1,
 			path: fixed("/api/v1/clients?type=company"),
-			raw:  floor(tables.Clients, patio.ResourceClient, "created_at", true, patio.ClientActive, storeformat.FacetKey("type", patio.ClientCompany)),
+			raw:  floor(tables.Clients, patio.ResourceClient, "created_at", true, string(patio.ClientActive), storeformat.FacetKey("type", patio.ClientCompany)),
 			matches: func(t *sizedTeam) (int, int) {
 				n := countWhere(t.cs, func(c patio.Client) bool { return c.Type == patio.ClientCompany && c.Status == patio.ClientActive })
 				return n, n
@@ -397,9 +397,9 @@ func (env *benchEnv) seedClients(ctx context.Context, size int) *sizedTeam {
 	t, cs := seedTeam(ctx, env, patio.ResourceClient, size, func(teamID string) []patio.Client {
 		return historyClients(teamID, size, 0, time.Now(), func() string {
 			if rng.IntN(10) == 0 {
-				return patio.ClientInactive
+				return string(patio.ClientInactive)
 			}
-			return patio.ClientActive
+			return string(patio.ClientActive)
 		})
 	}, func(c patio.Client) string { return c.ID })
 	t.cs = cs

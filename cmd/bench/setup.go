@@ -184,7 +184,7 @@ func (env *benchEnv) seed(ctx context.Context, o options) {
 		w, err := patio.NewDeal(ctx, env.deals.teamID, id, at, in, lookup)
 		return w.Record, err
 	})
-	mainClients := historyClients(env.main.teamID, o.clients, 0, now, always(patio.ClientActive))
+	mainClients := historyClients(env.main.teamID, o.clients, 0, now, always(string(patio.ClientActive)))
 	mainVehicles := historyVehicles(env.main.teamID, o.vehicles, plateIndexSeeded, now, always(string(patio.VehicleActive)))
 	seedAll(ctx, env.store, clients)
 	seedAll(ctx, env.store, vehicles)

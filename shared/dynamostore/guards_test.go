@@ -252,9 +252,9 @@ func TestDocumentFollowsTheClient(t *testing.T) {
 		{name: "other members keep the CPF", client: individual("Ana", cpf1), update: patio.ClientInput{Name: patio.Some("Ana Maria")},
 			taken: []string{cpf1}},
 		{name: "deactivating keeps the CPF", client: individual("Ana", cpf1),
-			update: patio.ClientInput{Status: patio.Some(patio.ClientInactive)}, taken: []string{cpf1}},
+			update: patio.ClientInput{Status: patio.Some(string(patio.ClientInactive))}, taken: []string{cpf1}},
 		{name: "deactivating keeps the CNPJ", client: company("A Ltda", cnpj1),
-			update: patio.ClientInput{Status: patio.Some(patio.ClientInactive)}, taken: []string{cnpj1}},
+			update: patio.ClientInput{Status: patio.Some(string(patio.ClientInactive))}, taken: []string{cnpj1}},
 		{name: "the CPF of another client", client: individual("Ana", cpf1), other: cpf2, update: patio.ClientInput{CPF: patio.Some(cpf2)},
 			wantDup: true, taken: []string{cpf1, cpf2}},
 	}

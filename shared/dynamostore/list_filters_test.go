@@ -236,8 +236,8 @@ func TestPreviousFormatMatchesTheOracle(t *testing.T) {
 
 var clientOracle = oracle[patio.Client]{
 	id:     func(c patio.Client) string { return c.ID },
-	status: func(c patio.Client) string { return c.Status },
-	shown:  []string{patio.ClientActive},
+	status: func(c patio.Client) string { return string(c.Status) },
+	shown:  []string{string(patio.ClientActive)},
 	value: func(c patio.Client, field string) (string, bool) {
 		switch field {
 		case "created_at":
@@ -289,7 +289,7 @@ func TestClientFiltersMatchTheOracle(t *testing.T) {
 		{name: "type by name, every status", q: patio.ClientQuery{Type: []string{patio.ClientIndividual},
 			ListQuery: lq("name", false, patio.ClientStatuses...)}, keep: typ(patio.ClientIndividual)},
 		{name: "cpf", q: patio.ClientQuery{CPF: &cpf}, keep: func(c patio.Client) bool { return c.ID == all[1].ID }},
-		{name: "cnpj inactive", q: patio.ClientQuery{CNPJ: &cnpj, ListQuery: lq("", false, patio.ClientInactive)},
+		{name: "cnpj inactive", q: patio.ClientQuery{CNPJ: &cnpj, ListQuery: lq("", false, string(patio.ClientInactive))},
 			keep: func(c patio.Client) bool { return c.ID == all[3].ID }},
 		{name: "q name", q: patio.ClientQuery{Q: ptr("ana")}, keep: q("ana")},
 		{name: "q trade name by -name", q: patio.ClientQuery{Q: ptr("pecas ag"), ListQuery: lq("name", true)}, keep: q("pecas ag")},

@@ -83,7 +83,7 @@ func TestRecordsReadBackAsWritten(t *testing.T) {
 			c := newClient(t, team, in)
 			roundTrip(t, s.Clients(), patio.Write[patio.Client]{Record: c, Changed: true}, team, c.ID, clientAt)
 			got, err := clients.Update(ctx, team, c.ID, patio.ClientInput{Address: patio.Null[patio.AddressInput](),
-				Status: patio.Some(patio.ClientInactive)})
+				Status: patio.Some(string(patio.ClientInactive))})
 			wantRevision(t, s.Clients(), team, c.ID, got, err, clientRevision, 2)
 		}},
 		{name: "company with every member", run: func(t *testing.T, team string) {

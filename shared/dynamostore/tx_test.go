@@ -47,7 +47,7 @@ func TestRequirementsAnswerTheirErr(t *testing.T) {
 			d := newDeal(t, team, tt.clientID)
 			d.VehicleID = ptr(tt.vehicleID)
 			w := patio.Write[patio.Deal]{Record: d, Changed: true, Requires: []patio.Requirement{
-				{Resource: patio.ResourceClient, ID: tt.clientID, Statuses: []string{patio.ClientActive}, Err: errClient},
+				{Resource: patio.ResourceClient, ID: tt.clientID, Statuses: []string{string(patio.ClientActive)}, Err: errClient},
 				{Resource: patio.ResourceVehicle, ID: tt.vehicleID,
 					Statuses: []string{string(patio.VehicleActive), string(patio.VehicleReserved)}, Err: errVehicle},
 			}}
@@ -89,7 +89,7 @@ func TestFailedRequirementWritesNothing(t *testing.T) {
 	inactive := inactiveClient(t, s, team)
 	errClient := patio.Conflictf("the client requirement does not hold")
 	requires := []patio.Requirement{
-		{Resource: patio.ResourceClient, ID: inactive.ID, Statuses: []string{patio.ClientActive}, Err: errClient}}
+		{Resource: patio.ResourceClient, ID: inactive.ID, Statuses: []string{string(patio.ClientActive)}, Err: errClient}}
 
 	t.Run("create", func(t *testing.T) {
 		v := newVehicle(t, team, plated("ABC1234"))

@@ -75,7 +75,7 @@ func TestCreateAndGetClient(t *testing.T) {
 		{"phone", deref(got.Phone), "+551134567890"},
 		{"state_registration", deref(got.StateRegistration), "ISENTO"},
 		{"notes", deref(got.Notes), ""},
-		{"status", got.Status, "active"},
+		{"status", string(got.Status), "active"},
 	}
 	if got.Address == nil {
 		t.Fatalf("address = null; want an object")

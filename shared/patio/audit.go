@@ -137,7 +137,7 @@ func KeyActor(k APIKey, requestID string) Actor {
 // "update".
 var auditVerbs = map[string]map[string]string{
 	ResourceVehicle: {string(VehicleArchived): "archive", string(VehicleSold): "sell"},
-	ResourceClient:  {ClientInactive: "deactivate", ClientActive: "restore"},
+	ResourceClient:  {string(ClientInactive): "deactivate", string(ClientActive): "restore"},
 	ResourceDeal:    {string(DealWon): "win", string(DealLost): "lose", string(DealArchived): "archive", string(DealOpen): "reopen"},
 	ResourceActivity: {ActivityInProgress: "start", ActivityCompleted: "complete", ActivityCancelled: "cancel",
 		ActivityPending: "reopen"},

@@ -13,16 +13,20 @@ const (
 	ClientCompany    = "company"    // Pessoa Jurídica, identified by CNPJ
 )
 
-// Client statuses. Deals may only be opened for an active client.
+// ClientStatus says whether a client is current (ClientActive) or kept for the record only
+// (ClientInactive, the soft-deleted status). Deals may only be opened for an active client.
+type ClientStatus string
+
+// Client statuses.
 const (
-	ClientActive   = "active"
-	ClientInactive = "inactive"
+	ClientActive   ClientStatus = "active"
+	ClientInactive ClientStatus = "inactive"
 )
 
 // Client enums and sortable fields.
 var (
 	ClientTypes    = []string{ClientIndividual, ClientCompany}
-	ClientStatuses = []string{ClientActive, ClientInactive}
+	ClientStatuses = []string{string(ClientActive), string(ClientInactive)}
 	ClientSorts    = []string{"created_at", "updated_at", "name"}
 )
 
@@ -30,22 +34,22 @@ var (
 // representation, also sent as the webhook data.object: every field present, unset optional fields
 // null.
 type Client struct {
-	ID                string    `json:"id"`
-	TeamID            string    `json:"-"`
-	Type              string    `json:"type"`
-	Name              string    `json:"name"`
-	TradeName         *string   `json:"trade_name"`
-	CPF               *string   `json:"cpf"`
-	CNPJ              *string   `json:"cnpj"`
-	Email             *string   `json:"email"`
-	Phone             *string   `json:"phone"`
-	BirthDate         *Date     `json:"birth_date"`
-	StateRegistration *string   `json:"state_registration"`
-	Address           *Address  `json:"address"`
-	Notes             *string   `json:"notes"`
-	Status            string    `json:"status"`
-	CreatedAt         Timestamp `json:"created_at"`
-	UpdatedAt         Timestamp `json:"updated_at"`
+	ID                string       `json:"id"`
+	TeamID            string       `json:"-"`
+	Type              string       `json:"type"`
+	Name              string       `json:"name"`
+	TradeName         *string      `json:"trade_name"`
+	CPF               *string      `json:"cpf"`
+	CNPJ              *string      `json:"cnpj"`
+	Email             *string      `json:"email"`
+	Phone             *string      `json:"phone"`
+	BirthDate         *Date        `json:"birth_date"`
+	StateRegistration *string      `json:"state_registration"`
+	Address           *Address     `json:"address"`
+	Notes             *string      `json:"notes"`
+	Status            ClientStatus `json:"status"`
+	CreatedAt         Timestamp    `json:"created_at"`
+	UpdatedAt         Timestamp    `json:"updated_at"`
 	// Revision starts at 1 and grows by one with every write that changes the record; the store
 	// sets it. Receivers keep the highest per id.
 	Revision int `json:"revision"`
@@ -142,7 +146,7 @@ func NewClient(teamID, id string, now time.Time, in ClientInput) (Client, error)
 	required(&p, "type", in.Type)
 	required(&p, "name", in.Name)
 	notNull(&p, "status", in.Status)
-	if in.Status.Set() && in.Status.Value != ClientActive {
+	if in.Status.Set() && ClientStatus(in.Status.Value) != ClientActive {
 		p.Add(InBody, "status", "status must be active when creating a client")
 	}
 	if err := p.Err(); err != nil {
@@ -168,7 +172,7 @@ func (c *Client) merge(in ClientInput) {
 	apply(&c.BirthDate, in.BirthDate)
 	apply(&c.StateRegistration, in.StateRegistration)
 	apply(&c.Notes, in.Notes)
-	setIf(&c.Status, in.Status)
+	setAs(&c.Status, in.Status)
 	switch a := in.Address; {
 	case !a.Present:
 	case a.Null:
@@ -278,7 +282,7 @@ type ClientQuery struct {
 // call it before listing. Errors are KindInvalid, listing every problem.
 func (q ClientQuery) Check() (ClientQuery, error) {
 	var p Problems
-	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ClientSorts, statuses: ClientStatuses, softDeleted: ClientInactive})
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ClientSorts, statuses: ClientStatuses, softDeleted: string(ClientInactive)})
 	checkEnumParam(&p, "type", q.Type, ClientTypes)
 	q.Terms = checkSearchParam(&p, &q.Q, false)
 	for _, f := range []struct {

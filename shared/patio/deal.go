@@ -129,7 +129,7 @@ func (d Deal) checkFields(in DealInput) error {
 // activeClientRequirement is the rule that a deal's client is an active client of the team,
 // checked by the store in the deal's write.
 func activeClientRequirement(clientID string) Requirement {
-	return Requirement{Resource: ResourceClient, ID: clientID, Statuses: []string{ClientActive},
+	return Requirement{Resource: ResourceClient, ID: clientID, Statuses: []string{string(ClientActive)},
 		Err: Conflictf("client_id must name an active client of this team")}
 }
 

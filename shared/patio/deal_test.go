@@ -107,7 +107,7 @@ type requirement struct {
 }
 
 func activeClient(id string) requirement {
-	return requirement{Resource: patio.ResourceClient, ID: id, Statuses: []string{patio.ClientActive}}
+	return requirement{Resource: patio.ResourceClient, ID: id, Statuses: []string{string(patio.ClientActive)}}
 }
 
 func dealableVehicle(id string) requirement {

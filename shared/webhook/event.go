@@ -136,7 +136,7 @@ func EventID(sourceID, typ string) string {
 var statusEvents = map[string]map[string]string{
 	ResourceVehicle: {string(patio.VehicleSold): VehicleSold, string(patio.VehicleArchived): VehicleRemoved},
 	ResourceDeal:    {string(patio.DealWon): DealWon, string(patio.DealLost): DealLost},
-	ResourceClient:  {patio.ClientInactive: ClientDeactivated},
+	ResourceClient:  {string(patio.ClientInactive): ClientDeactivated},
 	// The dashboard modules.
 	ResourceActivity:  {patio.ActivityCompleted: ActivityCompleted},
 	ResourceFinancial: {patio.FinancialPaid: FinancialPaid},

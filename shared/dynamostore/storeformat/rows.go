@@ -233,11 +233,11 @@ func ToClientRow(c patio.Client) ClientRow {
 	return ClientRow{
 		PK: c.TeamID, SK: Clients.RowKey(c.ID), ID: c.ID, Type: c.Type, Name: c.Name, TradeName: c.TradeName,
 		CPF: c.CPF, CNPJ: c.CNPJ, Email: c.Email, Phone: c.Phone, BirthDate: birth,
-		StateRegistration: c.StateRegistration, Address: addr, Notes: c.Notes, Status: c.Status,
+		StateRegistration: c.StateRegistration, Address: addr, Notes: c.Notes, Status: string(c.Status),
 		CreatedAt: c.CreatedAt.String(), UpdatedAt: c.UpdatedAt.String(), Rev: RevAttr(c.Revision),
 
-		LSIUpdated: SortKey(c.Status, ptrTo(c.UpdatedAt.String()), c.ID),
-		LSIName:    SortKey(c.Status, folded(c.Name), c.ID),
+		LSIUpdated: SortKey(string(c.Status), ptrTo(c.UpdatedAt.String()), c.ID),
+		LSIName:    SortKey(string(c.Status), folded(c.Name), c.ID),
 	}
 }
 
@@ -246,7 +246,7 @@ func (r ClientRow) Client() (patio.Client, error) {
 	c := patio.Client{
 		ID: r.ID, TeamID: r.PK, Type: r.Type, Name: r.Name, TradeName: r.TradeName,
 		CPF: r.CPF, CNPJ: r.CNPJ, Email: r.Email, Phone: r.Phone,
-		StateRegistration: r.StateRegistration, Notes: r.Notes, Status: r.Status, Revision: RevisionOf(r.Rev),
+		StateRegistration: r.StateRegistration, Notes: r.Notes, Status: patio.ClientStatus(r.Status), Revision: RevisionOf(r.Rev),
 	}
 	if a := r.Address; a != nil {
 		c.Address = &patio.Address{Street: a.Street, Number: a.Number, Complement: a.Complement,
