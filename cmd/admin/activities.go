@@ -30,9 +30,9 @@ func (c *cli) activitiesCmd() *cobra.Command {
 				DueAt: o.timestamp("due-at"), VehicleID: r.VehicleID, ClientID: r.ClientID, DealID: r.DealID}
 		},
 		moves: []move{
-			{"start", "Start an activity (pending → in_progress)", patio.ActivityInProgress},
-			{"complete", "Complete an activity", patio.ActivityCompleted},
-			{"reopen", "Reopen an activity (back to pending; a completed one loses its completed_at)", patio.ActivityPending},
+			{"start", "Start an activity (pending → in_progress)", string(patio.ActivityInProgress)},
+			{"complete", "Complete an activity", string(patio.ActivityCompleted)},
+			{"reopen", "Reopen an activity (back to pending; a completed one loses its completed_at)", string(patio.ActivityPending)},
 		},
 		to: func(status string) patio.ActivityInput { return patio.ActivityInput{Status: patio.Some(status)} },
 		queryFlags: func(fs *pflag.FlagSet) {

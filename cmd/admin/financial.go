@@ -39,7 +39,7 @@ func (c *cli) financialCmd() *cobra.Command {
 				VehicleID: r.VehicleID, ClientID: r.ClientID, DealID: r.DealID, Notes: o.str("notes")}
 		},
 		moves: []move{
-			{"reopen", "Reopen a financial record (back to pending; a paid one loses its paid_at)", patio.FinancialPending},
+			{"reopen", "Reopen a financial record (back to pending; a paid one loses its paid_at)", string(patio.FinancialPending)},
 		},
 		to: func(status string) patio.FinancialInput { return patio.FinancialInput{Status: patio.Some(status)} },
 		queryFlags: func(fs *pflag.FlagSet) {
@@ -60,7 +60,7 @@ func (c *cli) financialCmd() *cobra.Command {
 		fs.String("paid-at", "", "when it was paid, YYYY-MM-DDTHH:MM:SSZ (default: now)")
 	}, func(o *opts) patio.FinancialInput {
 		// An empty flag is one not given: the record keeps its method, the payment is dated now.
-		return patio.FinancialInput{Status: patio.Some(patio.FinancialPaid),
+		return patio.FinancialInput{Status: patio.Some(string(patio.FinancialPaid)),
 			PaymentMethod: given(o.str("payment-method")), PaidAt: given(o.timestamp("paid-at"))}
 	})
 	return m.commands(pay, c.financialSummary(m))

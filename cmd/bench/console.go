@@ -195,7 +195,7 @@ func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOpti
 		w, err := patio.NewActivity(team, id, at, patio.ActivityInput{Type: patio.Some(patio.ActivityTypes[i%len(patio.ActivityTypes)]),
 			Title: patio.Some(fmt.Sprintf("Atividade %d", i)), DueAt: patio.Some(due)})
 		if err == nil && i%10 != 0 && due.Time().Before(now) {
-			w, err = w.Record.Apply(patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)}, at)
+			w, err = w.Record.Apply(patio.ActivityInput{Status: patio.Some(string(patio.ActivityCompleted))}, at)
 		}
 		return w.Record, err
 	}))
@@ -206,7 +206,7 @@ func (env *benchEnv) seedModules(ctx context.Context, team string, o consoleOpti
 		in := patio.FinancialInput{Type: patio.Some(typ), Category: patio.Some(cats[(i/3)%len(cats)]),
 			Description: patio.Some(fmt.Sprintf("Lançamento %d", i)), Amount: patio.Some(money.Cents(1000 + i*37)), DueDate: patio.Some(due)}
 		if i%10 != 0 && due.Start().Before(now) {
-			in.Status = patio.Some(patio.FinancialPaid)
+			in.Status = patio.Some(string(patio.FinancialPaid))
 		}
 		w, err := patio.NewFinancialRecord(team, id, at, in)
 		w.Record.Zone = t.TimeZone

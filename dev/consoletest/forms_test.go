@@ -179,7 +179,7 @@ func TestIrreversibleActionsAskFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec, err = fin.Update(context.Background(), tm.TeamID, rec.ID, patio.FinancialInput{Status: patio.Some(patio.FinancialPaid)}); err != nil {
+	if rec, err = fin.Update(context.Background(), tm.TeamID, rec.ID, patio.FinancialInput{Status: patio.Some(string(patio.FinancialPaid))}); err != nil {
 		t.Fatal(err)
 	}
 	open(t, ctx, "/console/financial/"+rec.ID)

@@ -167,7 +167,7 @@ func TestTimedNothingOnceDone(t *testing.T) {
 	t.Run("activity completed", func(t *testing.T) {
 		now := time.Now()
 		done := check[patio.Activity](t)(activities.Create(ctx, team.ID, activityIn("Concluída antes", now.Add(3*time.Second))))
-		check[patio.Activity](t)(activities.Update(ctx, team.ID, done.ID, patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)}))
+		check[patio.Activity](t)(activities.Update(ctx, team.ID, done.ID, patio.ActivityInput{Status: patio.Some(string(patio.ActivityCompleted))}))
 		open := check[patio.Activity](t)(activities.Create(ctx, team.ID, activityIn("Aberta", now.Add(5*time.Second))))
 		// The timer starts once the first activity is completed: before, its due soon (at once,
 		// due_at being less than 24 h away) was the timer's to fire.
@@ -197,7 +197,7 @@ func TestTimedNothingOnceDone(t *testing.T) {
 		d := time.Now().In(loc).AddDate(0, 0, 10)
 		due := patio.Date{Year: d.Year(), Month: d.Month(), Day: d.Day()}
 		paid := check[patio.FinancialRecord](t)(financial.Create(ctx, team.ID, financialIn(due)))
-		check[patio.FinancialRecord](t)(financial.Update(ctx, team.ID, paid.ID, patio.FinancialInput{Status: patio.Some(patio.FinancialPaid)}))
+		check[patio.FinancialRecord](t)(financial.Update(ctx, team.ID, paid.ID, patio.FinancialInput{Status: patio.Some(string(patio.FinancialPaid))}))
 		pending := check[patio.FinancialRecord](t)(financial.Create(ctx, team.ID, financialIn(due)))
 		startTimer(t, p, time.Until(time.Date(due.Year, due.Month, due.Day+1, 0, 0, 0, 0, loc))-3*time.Second)
 		waitFor(t, "the pending record's financial.overdue", 60*time.Second, func() bool {

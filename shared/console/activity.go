@@ -26,7 +26,7 @@ func activityEditable(rq *request, a patio.Activity) map[string]string {
 	}
 	return map[string]string{"type": a.Type, "title": a.Title, "description": ptrString(a.Description), "due_at": due,
 		"vehicle_id": ptrString(a.VehicleID), "client_id": ptrString(a.ClientID), "deal_id": ptrString(a.DealID),
-		"status": a.Status}
+		"status": string(a.Status)}
 }
 
 // activityValues are an activity's values as its edit form shows them.

@@ -133,7 +133,7 @@ func (c *Console) renderDeal(rq *request, status int, d patio.Deal, moves, edit 
 func (c *Console) saleRevenue(ctx context.Context, teamID, dealID string) (*patio.FinancialRecord, error) {
 	page, err := c.d.Financial.List(ctx, teamID, patio.FinancialQuery{DealID: &dealID, Type: []string{"revenue"},
 		Category: []string{"venda-veiculo"}, ListQuery: patio.ListQuery{Limit: patio.Some(1),
-			Status: []string{patio.FinancialPending, patio.FinancialPaid}}})
+			Status: []string{string(patio.FinancialPending), string(patio.FinancialPaid)}}})
 	if err != nil || len(page.Items) == 0 {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func financialEditable(f patio.FinancialRecord) map[string]string {
 	return map[string]string{"type": f.Type, "category": f.Category, "description": f.Description,
 		"amount": f.Amount.String(), "due_date": f.DueDate.String(), "payment_method": ptrString(f.PaymentMethod),
 		"notes": ptrString(f.Notes), "vehicle_id": ptrString(f.VehicleID), "client_id": ptrString(f.ClientID),
-		"deal_id": ptrString(f.DealID), "status": f.Status}
+		"deal_id": ptrString(f.DealID), "status": string(f.Status)}
 }
 
 // financialValues are a record's values as its edit form shows them (the amount in the person's

@@ -38,7 +38,7 @@ func (c *Console) financialCSV(rq *request) {
 				paid = f.PaidAt.String()
 			}
 			if err := w.Write([]string{f.ID, f.Type, f.Category, f.Description, rq.p.Decimal(f.Amount), f.DueDate.String(),
-				f.Status, ptrString(f.PaymentMethod), paid, ptrString(f.VehicleID), ptrString(f.ClientID), ptrString(f.DealID),
+				string(f.Status), ptrString(f.PaymentMethod), paid, ptrString(f.VehicleID), ptrString(f.ClientID), ptrString(f.DealID),
 				ptrString(f.Notes), f.CreatedAt.String(), f.UpdatedAt.String()}); err != nil {
 				return err
 			}

@@ -15,7 +15,7 @@ func (c *Console) financialPay(rq *request) {
 	values := rq.r.PostForm
 	in, err := form.Financial(url.Values{"payment_method": values["payment_method"], "paid_at": values["paid_at"]}, rq.p.Loc, rq.p.Lang, false)
 	if err == nil {
-		in.Status = patio.Some(patio.FinancialPaid)
+		in.Status = patio.Some(string(patio.FinancialPaid))
 		_, err = c.d.Financial.Update(ctx, rq.team.ID, id, in)
 	}
 	if patio.IsKind(err, patio.KindInvalid) {

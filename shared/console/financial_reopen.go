@@ -12,7 +12,7 @@ func (c *Console) financialReopen(rq *request) {
 		c.fail(rq, err)
 		return
 	}
-	reopen := c.financialMove(patio.FinancialPending)
+	reopen := c.financialMove(string(patio.FinancialPending))
 	if f.Status != patio.FinancialPaid {
 		reopen(rq)
 		return

@@ -133,7 +133,7 @@ func (c *Console) routes() {
 	c.handle("POST "+financialPath+"/{id}/pay", may(patio.PermModules), c.financialPay)
 	c.handle("POST "+financialPath+"/{id}/cancel", may(patio.PermModules), c.confirmFirst(
 		confirmation{key: "confirm.financial.cancel", name: c.financialName, back: backToRecord(financialPath + "/")},
-		c.financialMove(patio.FinancialCancelled)))
+		c.financialMove(string(patio.FinancialCancelled))))
 	c.handle("POST "+financialPath+"/{id}/reopen", may(patio.PermModules), c.financialReopen)
 
 	// Audit log.

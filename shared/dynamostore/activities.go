@@ -39,12 +39,12 @@ type activityRow struct {
 func toActivityRow(a patio.Activity) activityRow {
 	row := activityRow{
 		PK: a.TeamID, SK: storeformat.Activities.RowKey(a.ID), ID: a.ID, Type: a.Type, Title: a.Title, Description: a.Description,
-		Status: a.Status, DueAt: tsPtr(a.DueAt), VehicleID: a.VehicleID, ClientID: a.ClientID, DealID: a.DealID,
+		Status: string(a.Status), DueAt: tsPtr(a.DueAt), VehicleID: a.VehicleID, ClientID: a.ClientID, DealID: a.DealID,
 		CompletedAt: tsPtr(a.CompletedAt), CreatedAt: a.CreatedAt.String(), UpdatedAt: a.UpdatedAt.String(),
 		Rev: revAttr(a.Revision),
 
-		LSIUpdated: storeformat.SortKey(a.Status, ptrTo(a.UpdatedAt.String()), a.ID),
-		LSIDue:     storeformat.SortKey(a.Status, tsPtr(a.DueAt), a.ID),
+		LSIUpdated: storeformat.SortKey(string(a.Status), ptrTo(a.UpdatedAt.String()), a.ID),
+		LSIDue:     storeformat.SortKey(string(a.Status), tsPtr(a.DueAt), a.ID),
 
 		FiredDueSoon: tsPtr(a.DueSoonFired), FiredOverdue: tsPtr(a.OverdueFired), FiredAt: tsPtr(a.FiredAt),
 	}
@@ -56,7 +56,7 @@ func toActivityRow(a patio.Activity) activityRow {
 
 func (r activityRow) activity() (patio.Activity, error) {
 	a := patio.Activity{ID: r.ID, TeamID: r.PK, Type: r.Type, Title: r.Title, Description: r.Description,
-		Status: r.Status, VehicleID: r.VehicleID, ClientID: r.ClientID, DealID: r.DealID, Revision: revisionOf(r.Rev)}
+		Status: patio.ActivityStatus(r.Status), VehicleID: r.VehicleID, ClientID: r.ClientID, DealID: r.DealID, Revision: revisionOf(r.Rev)}
 	var err error
 	if a.DueAt, err = parseTS(r.DueAt); err != nil {
 		return a, err

@@ -60,13 +60,13 @@ func TestAlarms(t *testing.T) {
 	if len(next) != 1 || next[0].Type != patio.AlarmOverdue || !next[0].At.Equal(due.Time()) {
 		t.Errorf("after firing due soon, DueAlarms = %+v; want the overdue at due_at", next)
 	}
-	if _, err := svc.Update(ctx, team, a.ID, patio.ActivityInput{Status: patio.Some(patio.ActivityCompleted)}); err != nil {
+	if _, err := svc.Update(ctx, team, a.ID, patio.ActivityInput{Status: patio.Some(string(patio.ActivityCompleted))}); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := s.FireAlarm(ctx, next[0], time.Now()); ok {
 		t.Errorf("FireAlarm of a completed activity = true; want nothing fired")
 	}
-	reopened, err := svc.Update(ctx, team, a.ID, patio.ActivityInput{Status: patio.Some(patio.ActivityPending),
+	reopened, err := svc.Update(ctx, team, a.ID, patio.ActivityInput{Status: patio.Some(string(patio.ActivityPending)),
 		DueAt: patio.Some(patio.NewTimestamp(now.Add(4 * time.Hour)))})
 	if err != nil {
 		t.Fatal(err)

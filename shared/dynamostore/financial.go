@@ -44,14 +44,14 @@ type financialRow struct {
 func toFinancialRow(f patio.FinancialRecord) financialRow {
 	row := financialRow{
 		PK: f.TeamID, SK: storeformat.Financial.RowKey(f.ID), ID: f.ID, Type: f.Type, Category: f.Category,
-		Description: f.Description, AmountCents: int64(f.Amount), DueDate: f.DueDate.String(), Status: f.Status,
+		Description: f.Description, AmountCents: int64(f.Amount), DueDate: f.DueDate.String(), Status: string(f.Status),
 		PaidAt: tsPtr(f.PaidAt), PaymentMethod: f.PaymentMethod, VehicleID: f.VehicleID, ClientID: f.ClientID,
 		DealID: f.DealID, Notes: f.Notes, CreatedAt: f.CreatedAt.String(), UpdatedAt: f.UpdatedAt.String(),
 		Rev: revAttr(f.Revision),
 
-		LSIUpdated: storeformat.SortKey(f.Status, ptrTo(f.UpdatedAt.String()), f.ID),
-		LSIDue:     storeformat.SortKey(f.Status, ptrTo(f.DueDate.String()), f.ID),
-		LSIAmount:  storeformat.SortKey(f.Status, storeformat.Padded(12, int64(f.Amount)), f.ID),
+		LSIUpdated: storeformat.SortKey(string(f.Status), ptrTo(f.UpdatedAt.String()), f.ID),
+		LSIDue:     storeformat.SortKey(string(f.Status), ptrTo(f.DueDate.String()), f.ID),
+		LSIAmount:  storeformat.SortKey(string(f.Status), storeformat.Padded(12, int64(f.Amount)), f.ID),
 
 		Zone: f.Zone, FiredOverdue: dateStr(f.OverdueFired), FiredAt: tsPtr(f.FiredAt),
 	}
@@ -63,7 +63,7 @@ func toFinancialRow(f patio.FinancialRecord) financialRow {
 
 func (r financialRow) record() (patio.FinancialRecord, error) {
 	f := patio.FinancialRecord{ID: r.ID, TeamID: r.PK, Type: r.Type, Category: r.Category, Description: r.Description,
-		Amount: money.Cents(r.AmountCents), Status: r.Status, PaymentMethod: r.PaymentMethod, VehicleID: r.VehicleID,
+		Amount: money.Cents(r.AmountCents), Status: patio.FinancialStatus(r.Status), PaymentMethod: r.PaymentMethod, VehicleID: r.VehicleID,
 		ClientID: r.ClientID, DealID: r.DealID, Notes: r.Notes, Revision: revisionOf(r.Rev), Zone: r.Zone}
 	var err error
 	if r.FiredOverdue != nil {

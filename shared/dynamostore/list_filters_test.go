@@ -382,8 +382,8 @@ func TestDealFiltersMatchTheOracle(t *testing.T) {
 
 var activityOracle = oracle[patio.Activity]{
 	id:     func(a patio.Activity) string { return a.ID },
-	status: func(a patio.Activity) string { return a.Status },
-	shown:  []string{patio.ActivityPending, patio.ActivityInProgress, patio.ActivityCompleted},
+	status: func(a patio.Activity) string { return string(a.Status) },
+	shown:  []string{string(patio.ActivityPending), string(patio.ActivityInProgress), string(patio.ActivityCompleted)},
 	value: func(a patio.Activity, field string) (string, bool) {
 		switch field {
 		case "created_at":
@@ -418,7 +418,7 @@ func TestActivityFiltersMatchTheOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := w.Record
-		a.Status = patio.ActivityStatuses[i%len(patio.ActivityStatuses)]
+		a.Status = patio.ActivityStatus(patio.ActivityStatuses[i%len(patio.ActivityStatuses)])
 		switch i % 3 {
 		case 0:
 			a.VehicleID = &links[0]
@@ -461,8 +461,8 @@ func TestActivityFiltersMatchTheOracle(t *testing.T) {
 
 var financialOracle = oracle[patio.FinancialRecord]{
 	id:     func(f patio.FinancialRecord) string { return f.ID },
-	status: func(f patio.FinancialRecord) string { return f.Status },
-	shown:  []string{patio.FinancialPending, patio.FinancialPaid},
+	status: func(f patio.FinancialRecord) string { return string(f.Status) },
+	shown:  []string{string(patio.FinancialPending), string(patio.FinancialPaid)},
 	value: func(f patio.FinancialRecord, field string) (string, bool) {
 		switch field {
 		case "created_at":
@@ -500,7 +500,7 @@ func TestFinancialFiltersMatchTheOracle(t *testing.T) {
 		}
 		f := w.Record
 		f.Zone = patio.DefaultTimeZone
-		f.Status = patio.FinancialStatuses[i%len(patio.FinancialStatuses)]
+		f.Status = patio.FinancialStatus(patio.FinancialStatuses[i%len(patio.FinancialStatuses)])
 		if i%4 == 0 {
 			f.DealID = &deal
 		}

@@ -35,7 +35,7 @@ func TestFinancialMonthSums(t *testing.T) {
 		in := patio.FinancialInput{Type: patio.Some(typ), Category: patio.Some(patio.FinancialCategories[typ][i/3%4]),
 			Description: patio.Some("Lançamento"), Amount: patio.Some(money.Cents(1001 + i*373)), DueDate: patio.Some(due)}
 		if i%4 == 1 {
-			in.Status = patio.Some(patio.FinancialPaid)
+			in.Status = patio.Some(string(patio.FinancialPaid))
 		}
 		f, err := svc.Create(ctx, team, in)
 		if err != nil {
@@ -105,15 +105,15 @@ func TestFinancialMonthSums(t *testing.T) {
 	update(made[7].ID, patio.FinancialInput{Description: patio.Some("Só a descrição")})
 	check("edits", true)
 
-	update(made[8].ID, patio.FinancialInput{Status: patio.Some(patio.FinancialPaid)})
-	update(made[9].ID, patio.FinancialInput{Status: patio.Some(patio.FinancialPending)}) // a payment reversed
-	if _, err := svc.Archive(ctx, team, made[10].ID); err != nil {                       // cancels
+	update(made[8].ID, patio.FinancialInput{Status: patio.Some(string(patio.FinancialPaid))})
+	update(made[9].ID, patio.FinancialInput{Status: patio.Some(string(patio.FinancialPending))}) // a payment reversed
+	if _, err := svc.Archive(ctx, team, made[10].ID); err != nil {                               // cancels
 		t.Fatal(err)
 	}
 	if _, err := svc.Archive(ctx, team, made[13].ID); err != nil { // a paid record cancelled
 		t.Fatal(err)
 	}
-	update(made[10].ID, patio.FinancialInput{Status: patio.Some(patio.FinancialPending)})
+	update(made[10].ID, patio.FinancialInput{Status: patio.Some(string(patio.FinancialPending))})
 	if _, err := svc.Archive(ctx, team, made[12].ID); err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +137,6 @@ func TestFinancialMonthSums(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("backfill", true)
-	update(id, patio.FinancialInput{DueDate: patio.Some(date(4, 2)), Status: patio.Some(patio.FinancialPaid)})
+	update(id, patio.FinancialInput{DueDate: patio.Some(date(4, 2)), Status: patio.Some(string(patio.FinancialPaid))})
 	check("the backfilled record edited", true)
 }

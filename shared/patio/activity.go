@@ -2,27 +2,33 @@ package patio
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
+// ActivityStatus is where an activity stands: to do (ActivityPending), under way
+// (ActivityInProgress), done (ActivityCompleted) or dropped (ActivityCancelled, the soft-deleted
+// status).
+type ActivityStatus string
+
 // Activity statuses.
 const (
-	ActivityPending    = "pending"
-	ActivityInProgress = "in_progress"
-	ActivityCompleted  = "completed"
-	ActivityCancelled  = "cancelled"
+	ActivityPending    ActivityStatus = "pending"
+	ActivityInProgress ActivityStatus = "in_progress"
+	ActivityCompleted  ActivityStatus = "completed"
+	ActivityCancelled  ActivityStatus = "cancelled"
 )
 
 // Activity enums and sortable fields.
 var (
 	ActivityTypes    = []string{"task", "deadline", "meeting", "call", "email", "note"}
-	ActivityStatuses = []string{ActivityPending, ActivityInProgress, ActivityCompleted, ActivityCancelled}
+	ActivityStatuses = []string{string(ActivityPending), string(ActivityInProgress), string(ActivityCompleted), string(ActivityCancelled)}
 	ActivitySorts    = []string{"created_at", "updated_at", "due_at"}
 )
 
 // activityTransitions are the status changes an activity allows: pending ↔ in_progress; either
 // → completed or cancelled; completed or cancelled → pending (reopening).
-var activityTransitions = map[string][]string{
+var activityTransitions = map[ActivityStatus][]ActivityStatus{
 	ActivityPending:    {ActivityInProgress, ActivityCompleted, ActivityCancelled},
 	ActivityInProgress: {ActivityPending, ActivityCompleted, ActivityCancelled},
 	ActivityCompleted:  {ActivityPending},
@@ -33,19 +39,19 @@ var activityTransitions = map[string][]string{
 // deals. It is managed from the dashboard side (the operators' tool), not the public API; its JSON
 // form is the webhook data.object of the activity events.
 type Activity struct {
-	ID          string     `json:"id"`
-	TeamID      string     `json:"-"`
-	Type        string     `json:"type"`
-	Title       string     `json:"title"`
-	Description *string    `json:"description"`
-	Status      string     `json:"status"`
-	DueAt       *Timestamp `json:"due_at"`
-	VehicleID   *string    `json:"vehicle_id"`
-	ClientID    *string    `json:"client_id"`
-	DealID      *string    `json:"deal_id"`
-	CompletedAt *Timestamp `json:"completed_at"`
-	CreatedAt   Timestamp  `json:"created_at"`
-	UpdatedAt   Timestamp  `json:"updated_at"`
+	ID          string         `json:"id"`
+	TeamID      string         `json:"-"`
+	Type        string         `json:"type"`
+	Title       string         `json:"title"`
+	Description *string        `json:"description"`
+	Status      ActivityStatus `json:"status"`
+	DueAt       *Timestamp     `json:"due_at"`
+	VehicleID   *string        `json:"vehicle_id"`
+	ClientID    *string        `json:"client_id"`
+	DealID      *string        `json:"deal_id"`
+	CompletedAt *Timestamp     `json:"completed_at"`
+	CreatedAt   Timestamp      `json:"created_at"`
+	UpdatedAt   Timestamp      `json:"updated_at"`
 	// Revision starts at 1 and grows by one with every write that changes the record; the store
 	// sets it.
 	Revision int `json:"revision"`
@@ -102,7 +108,7 @@ func NewActivity(teamID, id string, now time.Time, in ActivityInput) (Write[Acti
 	required(&p, "type", in.Type)
 	required(&p, "title", in.Title)
 	notNull(&p, "status", in.Status)
-	if in.Status.Set() && in.Status.Value != ActivityPending && in.Status.Value != ActivityInProgress {
+	if st := ActivityStatus(in.Status.Value); in.Status.Set() && st != ActivityPending && st != ActivityInProgress {
 		p.Add(InBody, "status", "status must be pending or in_progress when creating an activity")
 	}
 	if err := p.Err(); err != nil {
@@ -111,7 +117,7 @@ func NewActivity(teamID, id string, now time.Time, in ActivityInput) (Write[Acti
 	ts := NewTimestamp(now)
 	a := Activity{ID: id, TeamID: teamID, Status: ActivityPending, CreatedAt: ts, UpdatedAt: ts}
 	a.merge(in)
-	setIf(&a.Status, in.Status)
+	setAs(&a.Status, in.Status)
 	a = a.armed(nil, now)
 	return Write[Activity]{Record: a, Requires: linkRequirements(nil, a.VehicleID, a.ClientID, a.DealID)}, nil
 }
@@ -130,9 +136,9 @@ func (a Activity) Apply(in ActivityInput, now time.Time) (Write[Activity], error
 	}
 	next := a
 	next.merge(in)
-	if in.Status.Set() && in.Status.Value != a.Status {
+	if in.Status.Set() && ActivityStatus(in.Status.Value) != a.Status {
 		var err error
-		if next, err = next.moveTo(a.Status, in.Status.Value, now); err != nil {
+		if next, err = next.moveTo(a.Status, ActivityStatus(in.Status.Value), now); err != nil {
 			return Write[Activity]{}, err
 		}
 	}
@@ -202,8 +208,8 @@ func later(a, b time.Time) time.Time {
 }
 
 // moveTo applies a status transition from one status to another.
-func (a Activity) moveTo(from, to string, now time.Time) (Activity, error) {
-	if !contains(activityTransitions[from], to) {
+func (a Activity) moveTo(from, to ActivityStatus, now time.Time) (Activity, error) {
+	if !slices.Contains(activityTransitions[from], to) {
 		return a, Conflictf("an activity that is %s cannot become %s", from, to)
 	}
 	a.Status = to
@@ -280,7 +286,7 @@ type ActivityQuery struct {
 // Check validates the query's values and returns it with the defaults filled in.
 func (q ActivityQuery) Check() (ActivityQuery, error) {
 	var p Problems
-	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ActivitySorts, statuses: ActivityStatuses, softDeleted: ActivityCancelled})
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: ActivitySorts, statuses: ActivityStatuses, softDeleted: string(ActivityCancelled)})
 	checkEnumParam(&p, "type", q.Type, ActivityTypes)
 	for name, v := range map[string]**string{"vehicle_id": &q.VehicleID, "client_id": &q.ClientID, "deal_id": &q.DealID} {
 		checkIDParam(&p, name, v)
@@ -289,7 +295,7 @@ func (q ActivityQuery) Check() (ActivityQuery, error) {
 		checkReversed(&p, "due_from", "due_to", q.DueFrom.Time().Unix(), q.DueTo.Time().Unix())
 	}
 	if q.Overdue {
-		q.Status = []string{ActivityPending, ActivityInProgress}
+		q.Status = []string{string(ActivityPending), string(ActivityInProgress)}
 		if q.Now.IsZero() {
 			q.Now = time.Now()
 		}

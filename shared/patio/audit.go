@@ -139,9 +139,9 @@ var auditVerbs = map[string]map[string]string{
 	ResourceVehicle: {string(VehicleArchived): "archive", string(VehicleSold): "sell"},
 	ResourceClient:  {string(ClientInactive): "deactivate", string(ClientActive): "restore"},
 	ResourceDeal:    {string(DealWon): "win", string(DealLost): "lose", string(DealArchived): "archive", string(DealOpen): "reopen"},
-	ResourceActivity: {ActivityInProgress: "start", ActivityCompleted: "complete", ActivityCancelled: "cancel",
-		ActivityPending: "reopen"},
-	ResourceFinancial: {FinancialPaid: "pay", FinancialCancelled: "cancel", FinancialPending: "reopen"},
+	ResourceActivity: {string(ActivityInProgress): "start", string(ActivityCompleted): "complete", string(ActivityCancelled): "cancel",
+		string(ActivityPending): "reopen"},
+	ResourceFinancial: {string(FinancialPaid): "pay", string(FinancialCancelled): "cancel", string(FinancialPending): "reopen"},
 }
 
 // statusVerb is the verb of a change of a resource's record to next, which changed the fields

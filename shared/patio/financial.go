@@ -2,23 +2,28 @@ package patio
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/patio-dev/patio/shared/money"
 )
 
+// FinancialStatus is where a financial record stands: due (FinancialPending), settled
+// (FinancialPaid) or void (FinancialCancelled, the soft-deleted status).
+type FinancialStatus string
+
 // Financial record statuses.
 const (
-	FinancialPending   = "pending"
-	FinancialPaid      = "paid"
-	FinancialCancelled = "cancelled"
+	FinancialPending   FinancialStatus = "pending"
+	FinancialPaid      FinancialStatus = "paid"
+	FinancialCancelled FinancialStatus = "cancelled"
 )
 
 // Financial record enums and sortable fields.
 var (
 	FinancialTypes    = []string{"revenue", "expense", "cost"}
-	FinancialStatuses = []string{FinancialPending, FinancialPaid, FinancialCancelled}
+	FinancialStatuses = []string{string(FinancialPending), string(FinancialPaid), string(FinancialCancelled)}
 	FinancialSorts    = []string{"created_at", "updated_at", "due_date", "amount"}
 	// FinancialCategories are the categories of each type; a category of another type is refused.
 	FinancialCategories = map[string][]string{
@@ -30,7 +35,7 @@ var (
 
 // financialTransitions are the status changes a financial record allows: pending → paid or
 // cancelled; paid → pending (a reversal); cancelled → pending.
-var financialTransitions = map[string][]string{
+var financialTransitions = map[FinancialStatus][]FinancialStatus{
 	FinancialPending:   {FinancialPaid, FinancialCancelled},
 	FinancialPaid:      {FinancialPending},
 	FinancialCancelled: {FinancialPending},
@@ -40,22 +45,22 @@ var financialTransitions = map[string][]string{
 // clients and deals; managed from the dashboard side, not the public API. Its JSON form is the
 // webhook data.object of the financial events.
 type FinancialRecord struct {
-	ID            string      `json:"id"`
-	TeamID        string      `json:"-"`
-	Type          string      `json:"type"`
-	Category      string      `json:"category"`
-	Description   string      `json:"description"`
-	Amount        money.Cents `json:"amount"`
-	DueDate       Date        `json:"due_date"`
-	Status        string      `json:"status"`
-	PaidAt        *Timestamp  `json:"paid_at"`
-	PaymentMethod *string     `json:"payment_method"`
-	VehicleID     *string     `json:"vehicle_id"`
-	ClientID      *string     `json:"client_id"`
-	DealID        *string     `json:"deal_id"`
-	Notes         *string     `json:"notes"`
-	CreatedAt     Timestamp   `json:"created_at"`
-	UpdatedAt     Timestamp   `json:"updated_at"`
+	ID            string          `json:"id"`
+	TeamID        string          `json:"-"`
+	Type          string          `json:"type"`
+	Category      string          `json:"category"`
+	Description   string          `json:"description"`
+	Amount        money.Cents     `json:"amount"`
+	DueDate       Date            `json:"due_date"`
+	Status        FinancialStatus `json:"status"`
+	PaidAt        *Timestamp      `json:"paid_at"`
+	PaymentMethod *string         `json:"payment_method"`
+	VehicleID     *string         `json:"vehicle_id"`
+	ClientID      *string         `json:"client_id"`
+	DealID        *string         `json:"deal_id"`
+	Notes         *string         `json:"notes"`
+	CreatedAt     Timestamp       `json:"created_at"`
+	UpdatedAt     Timestamp       `json:"updated_at"`
 	// Revision starts at 1 and grows by one with every write that changes the record; the store
 	// sets it.
 	Revision int `json:"revision"`
@@ -199,10 +204,10 @@ func NewFinancialRecord(teamID, id string, now time.Time, in FinancialInput) (Wr
 		}
 	}
 	notNull(&p, "status", in.Status)
-	if in.Status.Set() && in.Status.Value == FinancialCancelled {
+	if in.Status.Set() && in.Status.Value == string(FinancialCancelled) {
 		p.Add(InBody, "status", "status must be pending or paid when creating a financial record")
 	}
-	in.checkPaidAt(&p, in.Status.Set() && in.Status.Value == FinancialPaid, now)
+	in.checkPaidAt(&p, in.Status.Set() && in.Status.Value == string(FinancialPaid), now)
 	if err := p.Err(); err != nil {
 		return Write[FinancialRecord]{}, err
 	}
@@ -212,7 +217,7 @@ func NewFinancialRecord(teamID, id string, now time.Time, in FinancialInput) (Wr
 	if err := f.checkCategory(); err != nil {
 		return Write[FinancialRecord]{}, err
 	}
-	if in.Status.Set() && in.Status.Value == FinancialPaid {
+	if in.Status.Set() && in.Status.Value == string(FinancialPaid) {
 		f.Status, f.PaidAt = FinancialPaid, in.paidAt(now)
 	}
 	return Write[FinancialRecord]{Record: f, Requires: financialLinks(nil, f)}, nil
@@ -230,7 +235,7 @@ func (f FinancialRecord) Apply(in FinancialInput, now time.Time) (Write[Financia
 			p.Add(InBody, name, "%s must not be null", name)
 		}
 	}
-	paying := in.Status.Set() && in.Status.Value == FinancialPaid
+	paying := in.Status.Set() && in.Status.Value == string(FinancialPaid)
 	in.checkPaidAt(&p, paying || (!in.Status.Set() && f.Status == FinancialPaid), now)
 	if err := p.Err(); err != nil {
 		return Write[FinancialRecord]{}, err
@@ -240,11 +245,11 @@ func (f FinancialRecord) Apply(in FinancialInput, now time.Time) (Write[Financia
 	if err := next.checkCategory(); err != nil {
 		return Write[FinancialRecord]{}, err
 	}
-	if in.Status.Set() && in.Status.Value != f.Status {
-		if !contains(financialTransitions[f.Status], in.Status.Value) {
+	if to := FinancialStatus(in.Status.Value); in.Status.Set() && to != f.Status {
+		if !slices.Contains(financialTransitions[f.Status], to) {
 			return Write[FinancialRecord]{}, Conflictf("a financial record that is %s cannot become %s", f.Status, in.Status.Value)
 		}
-		next.Status = in.Status.Value
+		next.Status = to
 		switch next.Status {
 		case FinancialPaid:
 			next.PaidAt = in.paidAt(now)
@@ -295,7 +300,7 @@ type FinancialQuery struct {
 // Check validates the query's values and returns it with the defaults filled in.
 func (q FinancialQuery) Check() (FinancialQuery, error) {
 	var p Problems
-	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: FinancialSorts, statuses: FinancialStatuses, softDeleted: FinancialCancelled})
+	q.ListQuery = q.ListQuery.check(&p, listSpec{sorts: FinancialSorts, statuses: FinancialStatuses, softDeleted: string(FinancialCancelled)})
 	checkEnumParam(&p, "type", q.Type, FinancialTypes)
 	var all []string
 	for _, t := range FinancialTypes {
@@ -310,7 +315,7 @@ func (q FinancialQuery) Check() (FinancialQuery, error) {
 		checkReversed(&p, "due_from", "due_to", q.DueFrom.Start().Unix(), q.DueTo.Start().Unix())
 	}
 	if q.Overdue {
-		q.Status = []string{FinancialPending}
+		q.Status = []string{string(FinancialPending)}
 		if q.Today == (Date{}) {
 			q.Today = DateOf(time.Now())
 		}
@@ -530,12 +535,12 @@ func FinancialTotals(records []FinancialRecord) []FinancialTotal {
 	at := map[key]int{}
 	var out []FinancialTotal
 	for _, r := range records {
-		k := key{monthOf(r.DueDate), r.Type, r.Category, r.Status}
+		k := key{monthOf(r.DueDate), r.Type, r.Category, string(r.Status)}
 		i, ok := at[k]
 		if !ok {
 			i = len(out)
 			at[k] = i
-			out = append(out, FinancialTotal{Month: k.month, Type: r.Type, Category: r.Category, Status: r.Status})
+			out = append(out, FinancialTotal{Month: k.month, Type: r.Type, Category: r.Category, Status: string(r.Status)})
 		}
 		out[i].Count++
 		out[i].Amount += r.Amount
@@ -570,7 +575,7 @@ func summaryOf(from, to Date, totals []FinancialTotal) Summary {
 		}
 		s.Records += t.Count
 		s.ByStatus[t.Status] += t.Amount
-		if t.Status == FinancialCancelled {
+		if t.Status == string(FinancialCancelled) {
 			continue
 		}
 		s.ByType[t.Type] += t.Amount

@@ -33,19 +33,19 @@ func TestSummarizeExact(t *testing.T) {
 	records = append(records, patio.FinancialRecord{Type: "revenue", Category: "comissao", Amount: 999, DueDate: day(31) /* outside */})
 	s := patio.Summarize(day(1), day(30), records)
 	if s.Records != 1000 || s.ByType["revenue"] != revenue || s.ByType["cost"] != cost ||
-		s.ByCategory["cost"]["mecanica"] != cost || s.ByStatus[patio.FinancialCancelled] != cancelled {
+		s.ByCategory["cost"]["mecanica"] != cost || s.ByStatus[string(patio.FinancialCancelled)] != cancelled {
 		t.Errorf("Summarize = %+v; want 1000 records, revenue %s, cost %s, cancelled %s", s, revenue, cost, cancelled)
 	}
 }
 
 func TestFinancialTransitions(t *testing.T) {
 	now := clientNow
-	base := func(status string) patio.FinancialRecord {
+	base := func(status patio.FinancialStatus) patio.FinancialRecord {
 		return patio.FinancialRecord{ID: "f", Type: "expense", Category: "aluguel", Description: "Aluguel",
 			Amount: 100, DueDate: patio.DateOf(now), Status: status}
 	}
 	tests := []struct {
-		from, to string
+		from, to patio.FinancialStatus
 		ok       bool
 	}{
 		{patio.FinancialPending, patio.FinancialPaid, true},
@@ -56,7 +56,7 @@ func TestFinancialTransitions(t *testing.T) {
 		{patio.FinancialCancelled, patio.FinancialPaid, false},
 	}
 	for _, tt := range tests {
-		w, err := base(tt.from).Apply(patio.FinancialInput{Status: patio.Some(tt.to)}, now)
+		w, err := base(tt.from).Apply(patio.FinancialInput{Status: patio.Some(string(tt.to))}, now)
 		if tt.ok != (err == nil) || (!tt.ok && !patio.IsKind(err, patio.KindConflict)) {
 			t.Errorf("Apply(%s → %s) = %v; want ok %v (else KindConflict)", tt.from, tt.to, err, tt.ok)
 			continue
@@ -80,8 +80,8 @@ func TestActivityTransitions(t *testing.T) {
 			if from == to {
 				continue
 			}
-			a := patio.Activity{ID: "a", Type: "task", Title: "x", Status: from}
-			if from == patio.ActivityCompleted {
+			a := patio.Activity{ID: "a", Type: "task", Title: "x", Status: patio.ActivityStatus(from)}
+			if from == string(patio.ActivityCompleted) {
 				a.CompletedAt = ptrTS(now)
 			}
 			w, err := a.Apply(patio.ActivityInput{Status: patio.Some(to)}, now)
@@ -89,7 +89,7 @@ func TestActivityTransitions(t *testing.T) {
 				t.Errorf("Apply(%s → %s) = %v; want allowed %v", from, to, err, allowed[[2]string{from, to}])
 				continue
 			}
-			if err == nil && (w.Record.CompletedAt != nil) != (to == patio.ActivityCompleted) {
+			if err == nil && (w.Record.CompletedAt != nil) != (to == string(patio.ActivityCompleted)) {
 				t.Errorf("Apply(%s → %s) completed_at = %v; want set only when completed", from, to, w.Record.CompletedAt)
 			}
 		}
@@ -158,21 +158,21 @@ func TestPaidAtAsGiven(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := w.Record
-	paid, err := rec.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPaid), PaidAt: patio.Some(given)}, now)
+	paid, err := rec.Apply(patio.FinancialInput{Status: patio.Some(string(patio.FinancialPaid)), PaidAt: patio.Some(given)}, now)
 	if err != nil || paid.Record.PaidAt == nil || *paid.Record.PaidAt != given {
 		t.Fatalf("pay with paid_at %s = %v, %v; want paid_at as given", given, paid.Record.PaidAt, err)
 	}
-	if d, err := rec.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPaid)}, now); err != nil || d.Record.PaidAt.Time() != now {
+	if d, err := rec.Apply(patio.FinancialInput{Status: patio.Some(string(patio.FinancialPaid))}, now); err != nil || d.Record.PaidAt.Time() != now {
 		t.Errorf("pay without paid_at = %v, %v; want now", d.Record.PaidAt, err)
 	}
 	future := patio.NewTimestamp(now.Add(time.Hour))
-	if _, err := rec.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPaid), PaidAt: patio.Some(future)}, now); !patio.IsKind(err, patio.KindInvalid) {
+	if _, err := rec.Apply(patio.FinancialInput{Status: patio.Some(string(patio.FinancialPaid)), PaidAt: patio.Some(future)}, now); !patio.IsKind(err, patio.KindInvalid) {
 		t.Errorf("pay in the future = %v; want KindInvalid", err)
 	}
 	if _, err := rec.Apply(patio.FinancialInput{PaidAt: patio.Some(given)}, now); !patio.IsKind(err, patio.KindInvalid) {
 		t.Errorf("paid_at on a pending record without paying = %v; want KindInvalid", err)
 	}
-	back, err := paid.Record.Apply(patio.FinancialInput{Status: patio.Some(patio.FinancialPending)}, now)
+	back, err := paid.Record.Apply(patio.FinancialInput{Status: patio.Some(string(patio.FinancialPending))}, now)
 	if err != nil || back.Record.PaidAt != nil {
 		t.Errorf("reversal = %v, %v; want paid_at cleared", back.Record.PaidAt, err)
 	}
@@ -210,7 +210,7 @@ func TestSummarizePeriodFromMonthSums(t *testing.T) {
 	for i := range 400 {
 		typ := patio.FinancialTypes[i%3]
 		r := patio.FinancialRecord{Type: typ, Category: patio.FinancialCategories[typ][i/3%4],
-			Status: patio.FinancialStatuses[i/12%3], Amount: money.Cents(101 + i*37),
+			Status: patio.FinancialStatus(patio.FinancialStatuses[i/12%3]), Amount: money.Cents(101 + i*37),
 			DueDate: patio.DateOf(time.Date(2025, 11, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%150))}
 		records = append(records, r)
 	}

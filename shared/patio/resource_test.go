@@ -382,8 +382,8 @@ func TestAuditNamesTransitions(t *testing.T) {
 		return nil
 	}), "activity")
 	ctx := context.Background()
-	for _, in := range []patio.ActivityInput{{Status: patio.Some(patio.ActivityInProgress)}, {Title: patio.Some("Ligar de novo")},
-		{Status: patio.Some(patio.ActivityCompleted)}, {Status: patio.Some(patio.ActivityPending)}} {
+	for _, in := range []patio.ActivityInput{{Status: patio.Some(string(patio.ActivityInProgress))}, {Title: patio.Some("Ligar de novo")},
+		{Status: patio.Some(string(patio.ActivityCompleted))}, {Status: patio.Some(string(patio.ActivityPending))}} {
 		if _, err := svc.Update(ctx, "team", id, in); err != nil {
 			t.Fatal(err)
 		}

@@ -164,11 +164,11 @@ func TestModuleQueryChecks(t *testing.T) {
 	}
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	a, err := patio.ActivityQuery{Overdue: true, Now: now}.Check()
-	if err != nil || !reflect.DeepEqual(a.Status, []string{patio.ActivityPending, patio.ActivityInProgress}) || a.DueTo.Time() != now {
+	if err != nil || !reflect.DeepEqual(a.Status, []string{string(patio.ActivityPending), string(patio.ActivityInProgress)}) || a.DueTo.Time() != now {
 		t.Errorf("ActivityQuery{overdue}.Check() = status %v, due_to %v, %v; want open activities due by %v", a.Status, a.DueTo, err, now)
 	}
 	f, err := patio.FinancialQuery{Overdue: true, Today: patio.DateOf(now)}.Check()
-	if err != nil || !reflect.DeepEqual(f.Status, []string{patio.FinancialPending}) || f.DueTo.String() != "2026-03-09" {
+	if err != nil || !reflect.DeepEqual(f.Status, []string{string(patio.FinancialPending)}) || f.DueTo.String() != "2026-03-09" {
 		t.Errorf("FinancialQuery{overdue}.Check() = status %v, due_to %v, %v; want pending records due by 2026-03-09", f.Status, f.DueTo, err)
 	}
 }

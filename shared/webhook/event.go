@@ -138,8 +138,8 @@ var statusEvents = map[string]map[string]string{
 	ResourceDeal:    {string(patio.DealWon): DealWon, string(patio.DealLost): DealLost},
 	ResourceClient:  {string(patio.ClientInactive): ClientDeactivated},
 	// The dashboard modules.
-	ResourceActivity:  {patio.ActivityCompleted: ActivityCompleted},
-	ResourceFinancial: {patio.FinancialPaid: FinancialPaid},
+	ResourceActivity:  {string(patio.ActivityCompleted): ActivityCompleted},
+	ResourceFinancial: {string(patio.FinancialPaid): FinancialPaid},
 }
 
 // fieldEvents names, per resource, the event fired when a field changes.
