@@ -113,6 +113,13 @@ func TestVehiclePhotos(t *testing.T) {
 	if n := count(t, ctx, `form[action$="/photos"], ul.photos form`); n != 0 {
 		t.Errorf("a viewer's page offers %d photo forms; want none", n)
 	}
+	// A vehicle without photos tells a viewer so, without inviting them to add any.
+	bare := createVehicleJSON(t, tm.Key, `{"brand":"Fiat","model":"Mobi","price":59990}`)
+	open(t, ctx, "/console/vehicles/"+bare)
+	if got := text(t, ctx, "#photos + p.empty"); got != "Nenhuma foto ainda." {
+		t.Errorf("a viewer reads %q under a vehicle's photos when it has none; want only that there are none", got)
+	}
+	open(t, ctx, "/console/vehicles/"+id)
 	with(t, ctx, chromedp.EmulateViewport(390, 800, chromedp.EmulateMobile))
 	for _, p := range overflows(t, ctx) {
 		t.Errorf("the vehicle's photos at 390 px: %s", p)
