@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/patio-dev/patio/shared/console/locale"
+	"github.com/patio-dev/patio/shared/console/render"
 	"github.com/patio-dev/patio/shared/console/session"
 )
 
@@ -25,14 +27,22 @@ type pending struct {
 
 // handleEarly registers the GET page pattern with access a, whose data comes from read (for a
 // team, with nothing of the session: it may run before the session is known) and is shown by
-// show. read starts beside the session's read when the cookie names a team.
-func handleEarly[T any](c *Console, pattern string, a access, read func(ctx context.Context, teamID string) (T, error),
+// show in the template set view. read starts beside the session's read when the cookie names a
+// team; so does the preparation of view and of the messages, which a cold start would otherwise
+// do after the round trip.
+func handleEarly[T any](c *Console, pattern string, a access, view string, read func(ctx context.Context, teamID string) (T, error),
 	show func(rq *request, v T)) {
 	a.early = func(rq *request, teamID string) {
 		p := &pending{teamID: teamID, done: make(chan struct{})}
 		ctx := rq.ctx() // ended with the request, so a read nobody waits for stops with it
 		go func() {
 			defer close(p.done)
+			// Started from here, the preparation runs once this read waits on DynamoDB, and
+			// never delays the read's own start.
+			go func() {
+				render.Page(view)
+				locale.Prepare()
+			}()
 			p.v, p.err = read(ctx, teamID)
 		}()
 		rq.early = p
