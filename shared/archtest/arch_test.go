@@ -2,7 +2,8 @@
 // describes (the domain imports only the standard library and small pure libraries; adapters depend
 // on the domain, not on each other; the console's parts stand apart from its handlers and from one
 // another) checked with `go list`, so `make test` and `make lint` keep it. It also keeps the
-// store's types small (methods_test.go).
+// store's types small (methods_test.go), and the making of DynamoDB clients in the store's core
+// (dynamoclient_test.go).
 package archtest
 
 import (

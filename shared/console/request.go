@@ -38,6 +38,8 @@ type request struct {
 	team   patio.Team
 	// sessID is the session's id, which a change of its team writes into a new cookie.
 	sessID string
+	// early is the page's data read started beside the session's (see handleEarly), nil when none.
+	early *pending
 }
 
 // ctx returns the request's context.
@@ -134,6 +136,8 @@ type access struct {
 	// anyTeam marks signed-in POSTs that are not about the current team (switching team, the
 	// language, one's own password, signing out): they carry no team field.
 	anyTeam bool
+	// early starts the page's data read for the team the session cookie names (handleEarly).
+	early func(rq *request, teamID string)
 }
 
 // handle registers a route.
@@ -153,6 +157,7 @@ func (c *Console) serve(rq *request, a access, h handler) {
 		c.fail(rq, patio.Errorf(patio.KindForbidden, "cross-site request refused"))
 		return
 	}
+	startEarly(rq, a)
 	if err := c.loadSession(rq); err != nil {
 		c.fail(rq, err)
 		return

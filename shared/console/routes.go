@@ -27,7 +27,7 @@ func (c *Console) routes() {
 	c.handle("GET "+homePath+"{$}", page, c.overview)
 
 	// Webhooks and deliveries.
-	c.handle("GET "+webhooksPath, page, c.webhookList)
+	handleEarly(c, "GET "+webhooksPath, page, "webhooks", c.webhookRead, c.webhookList)
 	c.handle("GET "+webhooksPath+"/new", may(patio.PermWebhooks), c.tokenPage(c.webhookNew))
 	c.handle("POST "+webhooksPath, may(patio.PermWebhooks), c.webhookCreate)
 	c.handle("GET "+webhooksPath+"/{id}", page, c.webhookShow)

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/patio-dev/patio/shared/money"
@@ -33,11 +34,25 @@ var Languages = []string{PtBR, En}
 //go:embed translations/*.json
 var files embed.FS
 
-var catalogs = map[string]map[string]string{}
+// catalogs are the languages' messages, each parsed on its first use (a cold start parses the one
+// it speaks) or by Prepare.
+var catalogs = map[string]func() map[string]string{
+	PtBR: sync.OnceValue(func() map[string]string { return mustLoad("pt_BR.json") }),
+	En:   sync.OnceValue(func() map[string]string { return mustLoad("en.json") }),
+}
 
-func init() {
-	for lang, file := range map[string]string{PtBR: "pt_BR.json", En: "en.json"} {
-		catalogs[lang] = mustLoad(file)
+// catalog returns a language's messages (nil for an unknown language).
+func catalog(lang string) map[string]string {
+	if load := catalogs[lang]; load != nil {
+		return load()
+	}
+	return nil
+}
+
+// Prepare parses every language's catalog now (a request can do it while it waits on DynamoDB).
+func Prepare() {
+	for _, load := range catalogs {
+		load()
 	}
 }
 
@@ -55,8 +70,8 @@ func mustLoad(name string) map[string]string {
 
 // Keys returns the keys of a language's catalog (for the catalog's own tests).
 func Keys(lang string) []string {
-	out := make([]string, 0, len(catalogs[lang]))
-	for k := range catalogs[lang] {
+	out := make([]string, 0, len(catalog(lang)))
+	for k := range catalog(lang) {
 		out = append(out, k)
 	}
 	return out
@@ -129,7 +144,7 @@ func New(lang string, loc *time.Location) Printer {
 // T returns the message key formatted with args; a key the catalog lacks is shown as it is (the
 // catalog test keeps that from happening).
 func (p Printer) T(key string, args ...any) string {
-	msg, ok := catalogs[p.Lang][key]
+	msg, ok := catalog(p.Lang)[key]
 	if !ok {
 		msg = key
 	}
@@ -193,7 +208,7 @@ func (p Printer) label(v string) (string, bool) {
 		return "", false
 	}
 	for _, prefix := range valueKeys {
-		if label, ok := catalogs[p.Lang][prefix+v]; ok {
+		if label, ok := catalog(p.Lang)[prefix+v]; ok {
 			return label, true
 		}
 	}
@@ -211,7 +226,7 @@ func ProblemKey(code string) string { return "problem." + code }
 // problem formats the catalog's message of code with args; a message without a code, or one the
 // catalog lacks (the catalog test keeps that from happening), is msg as it was written.
 func (p Printer) problem(msg, code string, args []any) string {
-	format, ok := catalogs[p.Lang][ProblemKey(code)]
+	format, ok := catalog(p.Lang)[ProblemKey(code)]
 	if code == "" || !ok {
 		return msg
 	}

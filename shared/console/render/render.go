@@ -8,6 +8,7 @@ package render
 import (
 	"embed"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/url"
 	"slices"
@@ -23,20 +24,29 @@ var assets embed.FS
 
 // pages holds each page's template set (the common layout and pieces, and the page's view), parsed
 // on the page's first use: a cold start parses only what it serves.
-var pages sync.Map // name → *template.Template
+var pages sync.Map // name → *page
+
+// page is one page's template set, made once however many requests ask for it at the same time.
+type page struct {
+	once sync.Once
+	t    *template.Template
+	err  error
+}
 
 // Page returns a page's template set, whose "layout" template writes the page; false when the
-// console has no such view.
+// console has no such view. The first call parses and escapes it; calls meanwhile wait for it.
 func Page(name string) (*template.Template, bool) {
-	if t, ok := pages.Load(name); ok {
-		return t.(*template.Template), true
-	}
-	t, err := parsePage(name)
-	if err != nil {
-		return nil, false
-	}
-	actual, _ := pages.LoadOrStore(name, t)
-	return actual.(*template.Template), true
+	e, _ := pages.LoadOrStore(name, new(page))
+	p := e.(*page)
+	p.once.Do(func() {
+		if p.t, p.err = parsePage(name); p.err == nil {
+			// html/template escapes a set on its first execution; done here, with no data (which
+			// ends the execution at its first field), a page prepared while its request waits on
+			// DynamoDB leaves the request only the writing.
+			_ = p.t.ExecuteTemplate(io.Discard, "layout", nil)
+		}
+	})
+	return p.t, p.err == nil
 }
 
 // parsePage parses a page's view with the common templates.

@@ -78,6 +78,21 @@ func parseValue(v string) (id, teamID, email string, ok bool) {
 	return id, teamID, email, ok && teamID != "" && email != ""
 }
 
+// Hint returns the team a request's session cookie names ("" when it names none), so that a
+// page's own read can start beside the session's (see Value). It proves nothing: whatever is read
+// for it is used only once Load has confirmed the session, for that same team.
+func Hint(r *http.Request) string {
+	ck, err := r.Cookie(Cookie)
+	if err != nil {
+		return ""
+	}
+	_, teamID, _, ok := parseValue(ck.Value)
+	if !ok {
+		return ""
+	}
+	return teamID
+}
+
 // Load finds the session the request's cookie names, its member and team: a signed-out request's
 // State has no Session. A session whose member was removed from its team moves to another team of
 // theirs, or ends. A cookie that names the session's team and member (Value) has them read with

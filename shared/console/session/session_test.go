@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -189,6 +190,28 @@ func TestCrossSite(t *testing.T) {
 		}
 		if got := CrossSite(r); got != c.want {
 			t.Errorf("CrossSite with %v = %v; want %v", c.headers, got, c.want)
+		}
+	}
+}
+
+// TestHint: the team a cookie names, for a page's read to start beside the session's; none for a
+// cookie of the id alone, one whose hint does not decode, or no cookie.
+func TestHint(t *testing.T) {
+	for _, tt := range []struct {
+		name, cookie, want string
+	}{
+		{"as signed in", Value("id", "t1", "a@dealer.example"), "t1"},
+		{"id alone", "id", ""},
+		{"hint that does not decode", "id.%%%", ""},
+		{"team without email", "id." + base64.RawURLEncoding.EncodeToString([]byte("t1")), ""},
+		{"no cookie", "", ""},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/console/webhooks", nil)
+		if tt.cookie != "" {
+			r.AddCookie(&http.Cookie{Name: Cookie, Value: tt.cookie})
+		}
+		if got := Hint(r); got != tt.want {
+			t.Errorf("Hint(%s) = %q; want %q", tt.name, got, tt.want)
 		}
 	}
 }

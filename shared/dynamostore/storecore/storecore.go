@@ -64,8 +64,9 @@ func New(cfg aws.Config, tables Tables) *DB {
 		// as long as the request allows: a stall of the database slows it instead of failing it.
 		counters.HTTPClient = c.WithTimeout(counterAttemptTimeout)
 	}
-	return &DB{Dynamo: dynamo.New(cfg, clientOptions(quota, nil)), Counters: dynamo.New(counters, clientOptions(quota, counterRetryables)),
-		Tables: tables}
+	return &DB{Dynamo: newDynamo(dynamodb.NewFromConfig(cfg, clientOptions(quota, nil))),
+		Counters: newDynamo(dynamodb.NewFromConfig(counters, clientOptions(quota, counterRetryables))),
+		Tables:   tables}
 }
 
 // counterAttemptTimeout bounds one attempt of a rate counter's increment: about a request's
