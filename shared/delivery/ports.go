@@ -27,6 +27,10 @@ type DispatchStore interface {
 	// the one given when it was created, the one found when one with its id existed (created[i]
 	// false). On error, the first n deliveries were handled (n < len(ds)).
 	CreateDeliveries(ctx context.Context, ds []webhook.Delivery) (stored []webhook.Delivery, created []bool, n int, err error)
+	// SetDeliveryStatus moves a delivery from one of the from statuses to status (KindConflict
+	// when it is in none of them): a delivery stored from a webhook list kept from before, set
+	// right by the list as read again.
+	SetDeliveryStatus(ctx context.Context, id string, from []string, status string, restart bool) (webhook.Delivery, error)
 }
 
 // Auditor stores entries of the teams' audit logs, many at once. Storing an entry again (the
