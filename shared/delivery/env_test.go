@@ -51,6 +51,8 @@ type store struct {
 	fail map[string]*planned
 	// disabledSince holds the first argument of each DisableForFailures call.
 	disabledSince []time.Time
+	// swaps counts the SwapGate calls.
+	swaps atomic.Int64
 }
 
 // planned makes a method fail with err after it succeeded pass more times, once.
@@ -83,6 +85,7 @@ func (s *store) failOnce(method string, pass int, err error) {
 }
 
 func (s *store) SwapGate(ctx context.Context, teamID, webhookID string, g delivery.Gate) (delivery.Gate, bool, error) {
+	s.swaps.Add(1)
 	if err := s.failing("SwapGate"); err != nil {
 		return delivery.Gate{}, false, err
 	}

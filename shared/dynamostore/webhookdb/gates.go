@@ -58,6 +58,7 @@ type gateRow struct {
 	HoldUntil   int64               `dynamo:"hold_until"`
 	NextStart   int64               `dynamo:"next_start"`
 	Leases      map[string]leaseRow `dynamo:"leases"`
+	Free        int                 `dynamo:"free"`
 	LastSuccess int64               `dynamo:"last_success_at"`
 }
 
@@ -68,7 +69,7 @@ type leaseRow struct {
 }
 
 func (r gateRow) gate() delivery.Gate {
-	g := delivery.Gate{Version: r.Ver, Bound: r.Bound, Hold: fromMilli(r.HoldUntil), LastSuccess: fromMilli(r.LastSuccess)}
+	g := delivery.Gate{Version: r.Ver, Bound: r.Bound, Hold: fromMilli(r.HoldUntil), LastSuccess: fromMilli(r.LastSuccess), Free: r.Free}
 	if r.NextStart != 0 {
 		g.NextStart = time.UnixMicro(r.NextStart).UTC()
 	}
@@ -108,15 +109,11 @@ func (s *Webhooks) SwapGate(ctx context.Context, teamID, webhookID string, g del
 	} else {
 		set("next_start", g.NextStart.UnixMicro())
 	}
-	if len(g.Leases) == 0 {
-		u = u.Remove("leases")
-	} else {
-		leases := make(map[string]leaseRow, len(g.Leases))
-		for h, l := range g.Leases {
-			leases[h] = leaseRow{N: l.N, Until: unixMilli(l.Until)}
-		}
-		u = u.Set("leases", leases)
+	leases := make(map[string]leaseRow, len(g.Leases))
+	for h, l := range g.Leases {
+		leases[h] = leaseRow{N: l.N, Until: unixMilli(l.Until)}
 	}
+	u = u.SetNullable("leases", leases).Set("free", g.Free)
 	if !g.LastSuccess.IsZero() {
 		u = u.Set("last_success_at", g.LastSuccess.UnixMilli())
 	}
@@ -133,6 +130,24 @@ func (s *Webhooks) SwapGate(ctx context.Context, teamID, webhookID string, g del
 	}
 	if err != nil {
 		return delivery.Gate{}, false, storecore.Wrap(err, "write gate of webhook", webhookID)
+	}
+	return r.gate(), true, nil
+}
+
+// TakeLease adds holder's lease to the webhook's gate and takes it from free, in one update
+// conditioned on free, the hold and holder's having none (see delivery.Gates).
+func (s *Webhooks) TakeLease(ctx context.Context, teamID, webhookID, holder string, n int, until, now time.Time) (delivery.Gate, bool, error) {
+	var r gateRow
+	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID)).
+		SetExpr("'leases'.$ = ?", holder, leaseRow{N: n, Until: unixMilli(until)}).SetExpr("'free' = 'free' - ?", n).Add("ver", 1).
+		If("attribute_exists('leases') AND 'free' >= ? AND attribute_not_exists('leases'.$) AND (attribute_not_exists('hold_until') OR 'hold_until' <= ?)",
+			n, holder, now.UnixMilli()).
+		Value(ctx, &r)
+	if dynamo.IsCondCheckFailed(err) {
+		return delivery.Gate{}, false, nil
+	}
+	if err != nil {
+		return delivery.Gate{}, false, storecore.Wrap(err, "take a lease of webhook", webhookID)
 	}
 	return r.gate(), true, nil
 }
