@@ -89,14 +89,14 @@ func (s *store) SwapGate(ctx context.Context, teamID, webhookID string, g delive
 	if err := s.failing("SwapGate"); err != nil {
 		return delivery.Gate{}, false, err
 	}
-	return s.Webhooks.SwapGate(ctx, teamID, webhookID, g)
+	return s.Gates.SwapGate(ctx, teamID, webhookID, g)
 }
 
 func (s *store) NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error {
 	if err := s.failing("NoteSuccess"); err != nil {
 		return err
 	}
-	return s.Webhooks.NoteSuccess(ctx, teamID, id, t)
+	return s.Gates.NoteSuccess(ctx, teamID, id, t)
 }
 
 func (s *store) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {

@@ -18,7 +18,7 @@ func gateSK(id string) string { return "g#" + id }
 
 // ClaimWarning sets warned_at on the webhook's gate item, conditioned on none in the last 24 hours
 // and no success since first.
-func (s *Webhooks) ClaimWarning(ctx context.Context, teamID, id string, first, now time.Time) (bool, error) {
+func (s *Gates) ClaimWarning(ctx context.Context, teamID, id string, first, now time.Time) (bool, error) {
 	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Set("warned_at", now.UnixMilli()).
 		If("(attribute_not_exists('warned_at') OR 'warned_at' <= ?) AND (attribute_not_exists('last_success_at') OR 'last_success_at' < ?)",
 			now.Add(-24*time.Hour).UnixMilli(), first.UnixMilli()).Run(ctx)
@@ -29,7 +29,7 @@ func (s *Webhooks) ClaimWarning(ctx context.Context, teamID, id string, first, n
 }
 
 // ReleaseWarning removes warned_at when it is at.
-func (s *Webhooks) ReleaseWarning(ctx context.Context, teamID, id string, at time.Time) error {
+func (s *Gates) ReleaseWarning(ctx context.Context, teamID, id string, at time.Time) error {
 	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Remove("warned_at").If("'warned_at' = ?", at.UnixMilli()).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
 		return nil
@@ -39,7 +39,7 @@ func (s *Webhooks) ReleaseWarning(ctx context.Context, teamID, id string, at tim
 
 // NoteSuccess records a successful delivery at t on the webhook's gate, keeping the latest time
 // (a write of the gate: its version advances).
-func (s *Webhooks) NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error {
+func (s *Gates) NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error {
 	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Set("last_success_at", t.UnixMilli()).Add("ver", 1).
 		If("attribute_not_exists('last_success_at') OR 'last_success_at' < ?", t.UnixMilli()).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
@@ -83,7 +83,7 @@ func (r gateRow) gate() delivery.Gate {
 }
 
 // Gate returns a webhook's gate (strongly consistent), the zero Gate when it has none.
-func (s *Webhooks) Gate(ctx context.Context, teamID, webhookID string) (delivery.Gate, error) {
+func (s *Gates) Gate(ctx context.Context, teamID, webhookID string) (delivery.Gate, error) {
 	var r gateRow
 	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, gateSK(webhookID)).Consistent(true).One(ctx, &r)
 	if errors.Is(err, dynamo.ErrNotFound) {
@@ -94,7 +94,7 @@ func (s *Webhooks) Gate(ctx context.Context, teamID, webhookID string) (delivery
 
 // SwapGate writes g's pacing to the webhook's gate in one update conditioned on the version it was
 // read at; when another write came first it reads the gate as stored.
-func (s *Webhooks) SwapGate(ctx context.Context, teamID, webhookID string, g delivery.Gate) (delivery.Gate, bool, error) {
+func (s *Gates) SwapGate(ctx context.Context, teamID, webhookID string, g delivery.Gate) (delivery.Gate, bool, error) {
 	u := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID)).Set("ver", g.Version+1).Set("bound", g.Bound)
 	set := func(name string, v int64) {
 		if v == 0 {
@@ -136,7 +136,7 @@ func (s *Webhooks) SwapGate(ctx context.Context, teamID, webhookID string, g del
 
 // TakeLease adds holder's lease to the webhook's gate and takes it from free, in one update
 // conditioned on free, the hold and holder's having none (see delivery.Gates).
-func (s *Webhooks) TakeLease(ctx context.Context, teamID, webhookID, holder string, n int, until, now time.Time) (delivery.Gate, bool, error) {
+func (s *Gates) TakeLease(ctx context.Context, teamID, webhookID, holder string, n int, until, now time.Time) (delivery.Gate, bool, error) {
 	var r gateRow
 	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID)).
 		SetExpr("'leases'.$ = ?", holder, leaseRow{N: n, Until: unixMilli(until)}).SetExpr("'free' = 'free' - ?", n).Add("ver", 1).
