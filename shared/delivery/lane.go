@@ -106,14 +106,15 @@ func (l *lane) firstLease(now time.Time) bool {
 	return l.users == 1 && !l.syncing && l.inFlight == 0 && (l.lease == 0 || !l.gate.Leases[l.holder].Until.After(now))
 }
 
-// took adopts the gate TakeLease returned, its lease this process's.
+// took adopts the gate TakeLease returned (unless the load read a later one), its lease this
+// process's; the take counts as a write of the gate (syncEvery runs from it).
 func (l *lane) took(g Gate) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.seeded || g.Version > l.gate.Version {
 		l.adopt(g)
-		l.synced = time.Now()
 	}
+	l.synced = time.Now()
 }
 
 // adopt makes g the lane's gate. The caller holds mu.

@@ -190,6 +190,9 @@ func TestDeliverFirstLease(t *testing.T) {
 	if got := watch.first(); got != before {
 		t.Errorf("a worker's first send came after %d writes of the gate; want none (its lease taken beside the load)", got-before)
 	}
+	if got := e.store.swaps.Load() - before; got != 1 {
+		t.Errorf("a worker's lone send wrote the gate %d times; want 1 (its lease given back)", got)
+	}
 
 	tasks := e.tasks(e.hook, 16)
 	var wg sync.WaitGroup
