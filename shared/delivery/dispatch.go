@@ -28,7 +28,7 @@ const guessFor = 15 * time.Minute
 // A webhook receives only the events of changes made at or after its creation (both times to the
 // second), so re-processing old stream records never reaches a webhook created since; a deleted
 // webhook receives nothing. It does no HTTP. Re-dispatching a change creates nothing new (ids are
-// deterministic). Use it through a pointer: it keeps each team's webhook list for a few seconds.
+// deterministic). Use it through a pointer: it keeps each team's webhook list (see CacheFor, guessFor).
 type Dispatcher struct {
 	Store DispatchStore
 	Queue Queue
