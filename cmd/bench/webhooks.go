@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -108,6 +109,8 @@ type benchReceiver struct {
 	bad      int
 	requests int
 	holds    []time.Time // when each 429 was answered
+	// throttled counts, per event id, the requests answered 429.
+	throttled map[string]int
 	// Requests during a hold: later than throttleGrace after its 429, within it.
 	early, inFlight int
 }
@@ -115,7 +118,7 @@ type benchReceiver struct {
 // newBenchReceiver starts a receiver that sleeps for sleep, answers after delay.
 func newBenchReceiver(sleep, delay time.Duration) *benchReceiver {
 	r := &benchReceiver{sleep: sleep, delay: delay, secrets: map[string]string{}, arrived: map[string]map[string]time.Time{},
-		events: map[string]map[string]bool{}}
+		events: map[string]map[string]bool{}, throttled: map[string]int{}}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	return r
 }
@@ -153,6 +156,7 @@ func (r *benchReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	if r.throttle > 0 && r.requests%r.throttle == 0 {
 		r.holds = append(r.holds, time.Now())
+		r.throttled[req.Header.Get(webhook.HeaderEventID)]++
 		w.Header().Set("Retry-After", strconv.Itoa(r.retryAfter))
 		w.WriteHeader(http.StatusTooManyRequests)
 		return
@@ -205,11 +209,22 @@ type whReport struct {
 }
 
 // throttleReport is the drain to a receiver that answers 429 with Retry-After, with the deliveries
-// still pending at the deadline by what held them.
+// still pending at the deadline by what held them. A delivery that failed after six 429s of its
+// own (refused, each attempt, by the receiver's every-third rule) is no loss: refused is what
+// a delivery whose receiver keeps refusing it becomes. lost counts every other delivery not
+// delivered, and unfinished describes each delivery not delivered, its attempts one by one.
 type throttleReport struct {
-	backlog, delivered, failed, requests, holds, early, inFlight int
-	pending                                                      map[string]int
-	took                                                         time.Duration
+	backlog, delivered, failed, refused, lost, requests, holds, early, inFlight int
+	pending                                                                     map[string]int
+	unfinished                                                                  []string
+	took                                                                        time.Duration
+}
+
+// expectedRefused is how many of n deliveries a receiver answering one request in every
+// throttleEvery 429 refuses six times, when which request gets the 429 is left to chance (the
+// sends after a hold go out together, in no set order): n ÷ throttleEvery^6.
+func expectedRefused(n int) float64 {
+	return float64(n) / math.Pow(throttleEvery, webhook.MaxAttempts)
 }
 
 // runWebhookBench measures the webhook pipeline on tables of its own.
@@ -348,8 +363,46 @@ func (b *whBench) drainThrottled(ctx context.Context) throttleReport {
 	rep.took = time.Since(start)
 	recv.mu.Lock()
 	rep.requests, rep.holds, rep.early, rep.inFlight = recv.requests, len(recv.holds), recv.early, recv.inFlight
+	throttled := maps.Clone(recv.throttled)
 	recv.mu.Unlock()
+	b.explainUnfinished(ctx, hook.ID, throttled, &rep)
 	return rep
+}
+
+// explainUnfinished describes each delivery of the webhook not delivered, its attempts as
+// recorded beside the 429s the receiver answered its event, and counts those refused six times by
+// the receiver (failed, every attempt a 429 it answered) apart from those lost.
+func (b *whBench) explainUnfinished(ctx context.Context, webhookID string, throttled map[string]int, rep *throttleReport) {
+	log := webhookdb.New(b.store.DB())
+	ds := must(log.Deliveries(ctx, webhookID, ""))
+	for _, d := range ds {
+		if d.Status == webhook.DeliverySucceeded {
+			continue
+		}
+		if full, err := log.Delivery(ctx, d.ID); err == nil {
+			d = full
+		}
+		var steps []string
+		all429 := len(d.Attempts) == webhook.MaxAttempts
+		for _, a := range d.Attempts {
+			step := fmt.Sprintf("#%d %d", a.N, a.StatusCode)
+			if a.ErrorClass != "" {
+				step += " " + a.ErrorClass
+			}
+			if a.HeldBy != "" {
+				step += fmt.Sprintf(" (held by %s %d ms)", a.HeldBy, a.HeldMs)
+			}
+			steps = append(steps, step)
+			all429 = all429 && a.StatusCode == http.StatusTooManyRequests
+		}
+		if d.Status == webhook.DeliveryFailed && all429 && throttled[d.EventID] >= webhook.MaxAttempts {
+			rep.refused++
+		} else {
+			rep.lost++
+		}
+		rep.unfinished = append(rep.unfinished, fmt.Sprintf("%s %s: attempts %s; the receiver answered its event 429 %d times",
+			d.ID, d.Status, strings.Join(steps, ", "), throttled[d.EventID]))
+	}
 }
 
 // setupWebhookBench provisions tables of the bench's own, with the pipeline's configuration and a
@@ -592,9 +645,14 @@ func printWebhookReport(w io.Writer, r *whReport) {
 	}
 	budget(r.slow50Rate >= slow50Budget, "drain to a 50 ms receiver >= %.0f/s (4x a fixed bound of 4): %s/s (the bound once drained: %d)",
 		slow50Budget, perSecond(r.slow50Rate), r.slow50Bound)
-	budget(t.early == 0 && t.delivered == t.backlog, "a receiver's Retry-After: no request during a hold, every event delivered: %d early, %d of %d delivered "+
-		"(%d requests, %d answered 429, %d failed, %d sent before a 429 came back, in %s; pending at the end by holder: %v)",
-		t.early, t.delivered, t.backlog, t.requests, t.holds, t.failed, t.inFlight, t.took.Round(time.Second), t.pending)
+	budget(t.early == 0 && t.lost == 0 && t.delivered+t.refused == t.backlog, "a receiver's Retry-After: no request during a hold, every event "+
+		"delivered or refused six times by the receiver, none lost: %d early, %d of %d delivered, %d refused six times (%.2f expected by chance), "+
+		"%d lost (%d requests, %d answered 429, %d failed, %d sent before a 429 came back, in %s; pending at the end by holder: %v)",
+		t.early, t.delivered, t.backlog, t.refused, expectedRefused(t.backlog), t.lost, t.requests, t.holds, t.failed, t.inFlight,
+		t.took.Round(time.Second), t.pending)
+	for _, u := range t.unfinished {
+		fmt.Fprintf(w, "         not delivered: %s\n", u)
+	}
 	budget(r.drainDDB <= callsBudget, "DynamoDB calls per delivered event <= %.1f: %.2f (%.1f write units per delivery)", callsBudget, r.drainDDB, r.drainWCU)
 	slow := ratio(r.lagB.p99, r.lagA.p99)
 	budget(slow <= slowBudget && r.missingAB == 0, "healthy p99 beside a timing-out receiver <= %.1fx without: %.2fx (%s vs %s; the timing-out "+

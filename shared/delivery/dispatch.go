@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -12,15 +13,22 @@ import (
 	"github.com/patio-dev/patio/shared/webhook"
 )
 
-// DefaultSubscriberCache is how long a team's webhook list is reused by a Dispatcher.
+// DefaultSubscriberCache is how long a team's webhook list is reused by a Dispatcher, unchecked,
+// for changes made before it was read.
 const DefaultSubscriberCache = 5 * time.Second
+
+// guessFor is how long a team's webhook list is kept as a guess for its changes made after it was
+// read: their deliveries are stored from it while the list is read again, and set right from the
+// list as read (see Dispatcher.stored). A guess is never trusted, so its age bounds only how often
+// it is wrong, never what a webhook receives.
+const guessFor = 15 * time.Minute
 
 // Dispatcher turns changes into deliveries: one pending delivery and queued first attempt per
 // (event, active subscribed webhook), one skipped delivery per (event, disabled subscribed webhook).
 // A webhook receives only the events of changes made at or after its creation (both times to the
 // second), so re-processing old stream records never reaches a webhook created since; a deleted
 // webhook receives nothing. It does no HTTP. Re-dispatching a change creates nothing new (ids are
-// deterministic). Use it through a pointer: it keeps each team's webhook list for a few seconds.
+// deterministic). Use it through a pointer: it keeps each team's webhook list (see CacheFor, guessFor).
 type Dispatcher struct {
 	Store DispatchStore
 	Queue Queue
@@ -34,7 +42,9 @@ type Dispatcher struct {
 	// A list read at t serves only changes made before t (less a second, as change times have
 	// one-second precision), so a webhook created since never misses a change made after its
 	// creation; CacheFor only bounds how long a disable or an edit may go unseen by dispatches of
-	// older changes (the deliverer checks the webhook again before every attempt).
+	// older changes (the deliverer checks the webhook again before every attempt). A change made
+	// after the list was read is dispatched with a list read again, in the same round as its
+	// deliveries are stored from the kept one (Dispatcher.stored).
 	CacheFor time.Duration
 
 	mu    sync.Mutex
@@ -83,22 +93,170 @@ func (d *Dispatcher) Dispatch(ctx context.Context, changes []webhook.Change) (in
 // stored reads the webhooks of the changes' teams and stores the changes' deliveries. It returns
 // the first attempts to queue and len(changes), or, with an error, the first change to dispatch
 // again (the attempts returned then are those of the changes before it).
+//
+// A team whose list this Dispatcher read before (guessFor) but too early for the changes at hand
+// has it read again while the deliveries are stored from the list kept: the list read then says
+// which webhooks the changes go to, and the deliveries it plans otherwise are set right before any
+// is queued (see settle). So a change's deliveries are stored one round sooner, and a webhook
+// created (enabled, subscribed) in the meantime still gets every change made from its creation on.
 func (d *Dispatcher) stored(ctx context.Context, changes []webhook.Change, events [][]webhook.Event,
 	newest map[string]time.Time) (firstAttempts, int, error) {
-	hooks, stop, stErr := d.hooksOf(ctx, changes, events, newest)
+	hooks, guessed, stop, stErr := d.hooksOf(ctx, changes, events, newest)
+	checked := d.recheck(ctx, guessed)
 	now := clock(d.Now)
 	plan, n, err := planDeliveries(changes[:stop], events, hooks, now)
 	if err != nil {
+		<-checked
 		return firstAttempts{}, n, err
 	}
-	if len(plan) == 0 {
-		return firstAttempts{}, stop, stErr
+	tasks := firstAttempts{created: map[string]bool{}}
+	if len(plan) > 0 {
+		if tasks, err = d.store(ctx, plan, now); err != nil {
+			<-checked
+			return firstAttempts{}, tasks.failed, err
+		}
 	}
-	tasks, err := d.store(ctx, plan, now)
-	if err != nil {
-		return firstAttempts{}, tasks.failed, err
+	fresh := <-checked
+	if fresh.err != nil {
+		n := firstOf(changes[:stop], fresh.failed)
+		return tasks.before(n), n, fresh.err
+	}
+	if len(guessed) > 0 {
+		maps.Copy(hooks, fresh.hooks)
+		if tasks, err = d.settle(ctx, changes[:stop], events, hooks, plan, tasks, now); err != nil {
+			return tasks.before(tasks.failed), tasks.failed, err
+		}
 	}
 	return tasks, stop, stErr
+}
+
+// settle sets the deliveries stored from guessed lists right by the lists as read again (hooks),
+// before any is queued: the deliveries the guess missed are stored, and those this dispatch
+// created that the lists plan with another status (a webhook disabled or enabled meanwhile) move
+// to it, or, not planned at all (deleted, or no longer subscribed), to cancelled. It returns the
+// first attempts to queue; with an error, failed is the first change to dispatch again.
+func (d *Dispatcher) settle(ctx context.Context, changes []webhook.Change, events [][]webhook.Event,
+	hooks map[string][]webhook.Webhook, guess []planned, tasks firstAttempts, now time.Time) (firstAttempts, error) {
+	want, n, err := planDeliveries(changes, events, hooks, now)
+	if err != nil {
+		tasks.failed = n
+		return tasks, err
+	}
+	guessed := map[string]planned{}
+	for _, p := range guess {
+		guessed[p.del.ID] = p
+	}
+	var missing, moved []planned
+	planned := map[string]bool{}
+	for _, p := range want {
+		planned[p.del.ID] = true
+		switch g, ok := guessed[p.del.ID]; {
+		case !ok:
+			missing = append(missing, p)
+		case g.del.Status != p.del.Status && tasks.created[p.del.ID]:
+			moved = append(moved, p)
+		}
+	}
+	for _, g := range guess {
+		if !planned[g.del.ID] && tasks.created[g.del.ID] && g.del.Status == webhook.DeliveryPending {
+			g.del.Status = webhook.DeliveryCancelled
+			moved = append(moved, g)
+		}
+	}
+	if len(missing) == 0 && len(moved) == 0 {
+		return tasks, nil
+	}
+	logger(d.Logger).InfoContext(ctx, "webhook list changed since it was kept: deliveries set right",
+		slog.Int("stored", len(missing)), slog.Int("moved", len(moved)))
+	tasks, err = d.move(ctx, moved, tasks, now)
+	if err != nil || len(missing) == 0 {
+		return tasks, err
+	}
+	more, err := d.store(ctx, missing, now)
+	if err != nil {
+		tasks.failed = more.failed
+		return tasks, err
+	}
+	return tasks.add(more), nil
+}
+
+// move gives each of the deliveries created from a guess the status planned (p.del.Status), and
+// returns the first attempts to queue after it: without those no longer pending, with those now
+// pending.
+func (d *Dispatcher) move(ctx context.Context, moved []planned, tasks firstAttempts, now time.Time) (firstAttempts, error) {
+	to := map[string]string{}
+	for _, p := range moved {
+		from := webhook.DeliveryPending
+		if p.del.Status == webhook.DeliveryPending {
+			from = webhook.DeliverySkipped
+		}
+		if _, err := d.Store.SetDeliveryStatus(ctx, p.del.ID, []string{from}, p.del.Status, false); ignoreConflict(err) != nil {
+			tasks.failed = p.change
+			return tasks, err
+		}
+		to[p.del.ID] = p.del.Status
+	}
+	out := firstAttempts{created: tasks.created}
+	for i, t := range tasks.tasks {
+		if s, ok := to[t.DeliveryID]; !ok || s == webhook.DeliveryPending {
+			out.tasks, out.owner, out.lags = append(out.tasks, t), append(out.owner, tasks.owner[i]), append(out.lags, tasks.lags[i])
+		}
+	}
+	for _, p := range moved {
+		if p.del.Status == webhook.DeliveryPending {
+			out.tasks = append(out.tasks, webhook.Task{DeliveryID: p.del.ID, TeamID: p.del.TeamID, WebhookID: p.del.WebhookID,
+				EventID: p.del.EventID, Attempt: 1, Due: now})
+			out.owner, out.lags = append(out.owner, p.change), append(out.lags, p.at)
+		}
+	}
+	return out, nil
+}
+
+// rechecked is the webhook lists of the guessed teams as read again; with err, failed is the team
+// whose list could not be read.
+type rechecked struct {
+	hooks  map[string][]webhook.Webhook
+	failed string
+	err    error
+}
+
+// recheck reads the lists of teams again, side by side, and sends them once all are read.
+func (d *Dispatcher) recheck(ctx context.Context, teams []string) <-chan rechecked {
+	out := make(chan rechecked, 1)
+	if len(teams) == 0 {
+		out <- rechecked{}
+		return out
+	}
+	go func() {
+		r := rechecked{hooks: map[string][]webhook.Webhook{}}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, team := range teams {
+			wg.Go(func() {
+				hs, err := d.read(ctx, team)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					r.failed, r.err = team, err
+					return
+				}
+				r.hooks[team] = hs
+			})
+		}
+		wg.Wait()
+		out <- r
+	}()
+	return out
+}
+
+// firstOf returns the index of the first change of team (len(changes) when none).
+func firstOf(changes []webhook.Change, team string) int {
+	for i, c := range changes {
+		if c.TeamID == team {
+			return i
+		}
+	}
+	return len(changes)
 }
 
 // planned is a delivery to store for one event of a change.
@@ -110,10 +268,29 @@ type planned struct {
 
 // firstAttempts are the first attempts of a batch's stored deliveries, to queue.
 type firstAttempts struct {
-	tasks  []webhook.Task
-	owner  []int       // the change of each task
-	lags   []time.Time // the event time of each task
-	failed int         // with an error storing them, the first change to dispatch again
+	tasks   []webhook.Task
+	owner   []int           // the change of each task
+	lags    []time.Time     // the event time of each task
+	created map[string]bool // the deliveries this dispatch created, by id
+	failed  int             // with an error storing them, the first change to dispatch again
+}
+
+// before returns the attempts of the changes before change n.
+func (a firstAttempts) before(n int) firstAttempts {
+	out := firstAttempts{created: a.created}
+	for i, t := range a.tasks {
+		if a.owner[i] < n {
+			out.tasks, out.owner, out.lags = append(out.tasks, t), append(out.owner, a.owner[i]), append(out.lags, a.lags[i])
+		}
+	}
+	return out
+}
+
+// add appends b's attempts to a's.
+func (a firstAttempts) add(b firstAttempts) firstAttempts {
+	a.tasks, a.owner, a.lags = append(a.tasks, b.tasks...), append(a.owner, b.owner...), append(a.lags, b.lags...)
+	maps.Copy(a.created, b.created)
+	return a
 }
 
 // derive returns the events of each change and, per team, the latest event time; stop is the
@@ -136,22 +313,26 @@ func derive(changes []webhook.Change) (events [][]webhook.Event, newest map[stri
 	return events, newest, len(changes), nil
 }
 
-// hooksOf reads the webhooks of each team with events among changes; with an error, the index of
-// the first change whose team's could not be read.
+// hooksOf returns the webhooks of each team with events among changes, and the teams whose list is
+// a guess (kept from before the changes, to be read again); with an error, the index of the first
+// change whose team's could not be read.
 func (d *Dispatcher) hooksOf(ctx context.Context, changes []webhook.Change, events [][]webhook.Event,
-	newest map[string]time.Time) (map[string][]webhook.Webhook, int, error) {
-	hooks := map[string][]webhook.Webhook{}
+	newest map[string]time.Time) (hooks map[string][]webhook.Webhook, guessed []string, stop int, err error) {
+	hooks = map[string][]webhook.Webhook{}
 	for i, c := range changes {
 		if _, ok := hooks[c.TeamID]; ok || len(events[i]) == 0 {
 			continue
 		}
-		hs, err := d.subscribers(ctx, c.TeamID, newest[c.TeamID])
+		hs, guess, err := d.subscribers(ctx, c.TeamID, newest[c.TeamID])
 		if err != nil {
-			return hooks, i, err
+			return hooks, guessed, i, err
 		}
 		hooks[c.TeamID] = hs
+		if guess {
+			guessed = append(guessed, c.TeamID)
+		}
 	}
-	return hooks, len(changes), nil
+	return hooks, guessed, len(changes), nil
 }
 
 // planDeliveries returns a delivery per (event, subscribed webhook not deleted): pending for an active
@@ -193,9 +374,12 @@ func (d *Dispatcher) store(ctx context.Context, plan []planned, now time.Time) (
 	if err != nil {
 		return firstAttempts{failed: plan[n].change}, err
 	}
-	var out firstAttempts
+	out := firstAttempts{created: map[string]bool{}}
 	log := logger(d.Logger)
 	for i, del := range stored {
+		if created[i] {
+			out.created[del.ID] = true
+		}
 		if del.Status == webhook.DeliverySkipped && created[i] {
 			log.InfoContext(ctx, "delivery skipped: webhook disabled", slog.String("event_id", del.EventID),
 				slog.String("webhook_id", del.WebhookID), slog.String("team_id", del.TeamID))
@@ -272,9 +456,10 @@ func (d *Dispatcher) audit(ctx context.Context, changes []webhook.Change) (int, 
 // records.
 var auditSpace = uuid.MustParse("5b0e6d1c-3f43-4e4b-9f0c-6a1d2f7c9e10")
 
-// subscribers returns a team's webhooks, from the cache when the list there was read late enough
-// for changes made up to newest, and fresh enough.
-func (d *Dispatcher) subscribers(ctx context.Context, teamID string, newest time.Time) ([]webhook.Webhook, error) {
+// subscribers returns a team's webhooks: from the cache when the list there was read late enough
+// for changes made up to newest, and fresh enough (CacheFor); else the list kept, as a guess to
+// check (guess true), when one was read within guessFor; else as read now.
+func (d *Dispatcher) subscribers(ctx context.Context, teamID string, newest time.Time) (hooks []webhook.Webhook, guess bool, err error) {
 	ttl := d.CacheFor
 	if ttl <= 0 {
 		ttl = DefaultSubscriberCache
@@ -285,9 +470,19 @@ func (d *Dispatcher) subscribers(ctx context.Context, teamID string, newest time
 	d.mu.Unlock()
 	// Change times are whole seconds and a webhook's write lands shortly after its creation time:
 	// a list read more than a second after the newest change saw every webhook created up to it.
-	if ok && newest.Add(time.Second).Before(c.read) && now.Sub(c.read) < ttl {
-		return c.hooks, nil
+	switch {
+	case ok && newest.Add(time.Second).Before(c.read) && now.Sub(c.read) < ttl:
+		return c.hooks, false, nil
+	case ok && now.Sub(c.read) < guessFor:
+		return c.hooks, true, nil
 	}
+	hooks, err = d.read(ctx, teamID)
+	return hooks, false, err
+}
+
+// read reads a team's webhooks and keeps them, as read at the Dispatcher's now.
+func (d *Dispatcher) read(ctx context.Context, teamID string) ([]webhook.Webhook, error) {
+	now := clock(d.Now)
 	hooks, err := d.Store.TeamWebhooks(ctx, teamID)
 	if err != nil {
 		return nil, err
@@ -300,6 +495,8 @@ func (d *Dispatcher) subscribers(ctx context.Context, teamID string, newest time
 	if len(d.cache) > 10000 {
 		clear(d.cache)
 	}
-	d.cache[teamID] = subscribers{hooks: hooks, read: now}
+	if c, ok := d.cache[teamID]; !ok || !c.read.After(now) {
+		d.cache[teamID] = subscribers{hooks: hooks, read: now}
+	}
 	return hooks, nil
 }

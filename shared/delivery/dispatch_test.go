@@ -261,3 +261,68 @@ func TestDispatchAuditsTheAPIsChanges(t *testing.T) {
 		t.Errorf("entry = %+v; want vehicle.create of the API's vehicle by its key, with its fields", got)
 	}
 }
+
+// TestDispatchWithAKeptList: a change made after the team's list was read is dispatched with the
+// list kept, read again in the same round, and its deliveries set right by the list as read again
+// before anything is queued: a webhook created, enabled or subscribed since gets the change (it
+// was made after their creation), one disabled since gets it skipped, one deleted or no longer
+// subscribed gets nothing queued (the delivery made from the kept list cancelled).
+func TestDispatchWithAKeptList(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	s := &countingStore{store: e.store}
+	clock := now
+	d := &delivery.Dispatcher{Store: s, Queue: e.queue, Now: func() time.Time { return clock }, Logger: discard}
+	src := func(name string) string { return name + "-" + e.prefix }
+	edit := func(w webhook.Webhook, f func(*webhook.Webhook)) {
+		if _, err := e.store.UpdateWebhook(ctx, e.team.ID, w.ID, func(w webhook.Webhook) (webhook.Webhook, error) { f(&w); return w, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hooks := map[string]webhook.Webhook{"wh_1": e.hook}
+	for _, name := range []string{"wh_off", "wh_gone", "wh_unsub"} {
+		hooks[name] = e.newHook(name)
+	}
+	hooks["wh_on"] = e.newHook("wh_on", func(w *webhook.Webhook) { w.Status = webhook.StatusDisabled })
+	if _, err := d.Dispatch(ctx, []webhook.Change{vehicleChange(src("a"), e.team.ID, now)}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.queue.queued())
+
+	edit(hooks["wh_off"], func(w *webhook.Webhook) { w.Status = webhook.StatusDisabled })
+	edit(hooks["wh_on"], func(w *webhook.Webhook) { w.Status = webhook.StatusActive })
+	edit(hooks["wh_gone"], func(w *webhook.Webhook) { w.Status = webhook.StatusDeleted })
+	edit(hooks["wh_unsub"], func(w *webhook.Webhook) { w.Events = []string{webhook.DealCreated} })
+	hooks["wh_new"] = e.newHook("wh_new", func(w *webhook.Webhook) { w.CreatedAt = patio.NewTimestamp(now.Add(time.Second)) })
+	clock = now.Add(2 * time.Second)
+	change := vehicleChange(src("b"), e.team.ID, clock)
+	if n, err := d.Dispatch(ctx, []webhook.Change{change}); n != 1 || err != nil {
+		t.Fatalf("Dispatch(%s) = %d, %v; want 1, nil", change.SourceID, n, err)
+	}
+	if s.reads != 2 {
+		t.Errorf("the two dispatches read the list %d times; want 2 (the second with the kept list)", s.reads)
+	}
+	var got []string
+	for _, task := range e.queue.queued()[before:] {
+		if task.Copy || task.Attempt != 1 {
+			t.Errorf("Dispatch queued %+v; want a first attempt, no copy", task)
+		}
+		got = append(got, strings.TrimPrefix(task.WebhookID, e.team.ID+"_"))
+	}
+	slices.Sort(got)
+	if want := []string{"wh_1", "wh_new", "wh_on"}; !slices.Equal(got, want) {
+		t.Errorf("Dispatch(%s) queued %v; want %v", change.SourceID, got, want)
+	}
+	eventID := webhook.EventID(change.SourceID, webhook.VehicleCreated)
+	for name, want := range map[string]string{"wh_1": webhook.DeliveryPending, "wh_new": webhook.DeliveryPending,
+		"wh_on": webhook.DeliveryPending, "wh_off": webhook.DeliverySkipped, "wh_gone": webhook.DeliveryCancelled,
+		"wh_unsub": webhook.DeliveryCancelled} {
+		got, err := e.store.Delivery(ctx, webhook.DeliveryID(eventID, hooks[name].ID))
+		if err != nil {
+			t.Fatalf("the delivery to %s: %v", name, err)
+		}
+		if got.Status != want {
+			t.Errorf("Dispatch(%s) left the delivery to %s %q; want %q", change.SourceID, name, got.Status, want)
+		}
+	}
+}

@@ -51,6 +51,8 @@ type store struct {
 	fail map[string]*planned
 	// disabledSince holds the first argument of each DisableForFailures call.
 	disabledSince []time.Time
+	// swaps counts the SwapGate calls.
+	swaps atomic.Int64
 }
 
 // planned makes a method fail with err after it succeeded pass more times, once.
@@ -83,17 +85,18 @@ func (s *store) failOnce(method string, pass int, err error) {
 }
 
 func (s *store) SwapGate(ctx context.Context, teamID, webhookID string, g delivery.Gate) (delivery.Gate, bool, error) {
+	s.swaps.Add(1)
 	if err := s.failing("SwapGate"); err != nil {
 		return delivery.Gate{}, false, err
 	}
-	return s.Webhooks.SwapGate(ctx, teamID, webhookID, g)
+	return s.Gates.SwapGate(ctx, teamID, webhookID, g)
 }
 
 func (s *store) NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error {
 	if err := s.failing("NoteSuccess"); err != nil {
 		return err
 	}
-	return s.Webhooks.NoteSuccess(ctx, teamID, id, t)
+	return s.Gates.NoteSuccess(ctx, teamID, id, t)
 }
 
 func (s *store) DisableForFailures(ctx context.Context, teamID, id string, first, now time.Time, last webhook.Failure) (bool, error) {

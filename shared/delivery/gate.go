@@ -21,6 +21,10 @@ type Gate struct {
 	NextStart time.Time
 	// Leases are what each worker (by holder) may have in flight, and until when.
 	Leases map[string]Lease
+	// Free is what the bound leaves to lease: the bound less the live leases when the gate was
+	// last written whole, less every lease TakeLease granted since. Leases only run out between
+	// two writes, so Free never exceeds what the bound truly leaves.
+	Free int
 	// LastSuccess is when a delivery to the webhook last succeeded (the deactivation rule reads
 	// it).
 	LastSuccess time.Time
@@ -113,5 +117,6 @@ func (g Gate) apply(c change, now time.Time) (next Gate, first, after time.Time)
 	if len(next.Leases) == 0 {
 		next.Leases = nil
 	}
+	next.Free = max(b-next.others("", now), 0)
 	return next, first, after
 }

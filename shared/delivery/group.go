@@ -98,7 +98,9 @@ func (g *group) waitDue(ctx context.Context) bool {
 }
 
 // load reads the webhook, its gate and the group's deliveries at once (false when it could not:
-// every task then fails). A webhook gone or not active leaves g.hook zero.
+// every task then fails), and, when the lane may, takes a lease of one send beside it (firstLease),
+// so that the first send needs no write of the gate after the load. A webhook gone or not active
+// leaves g.hook zero.
 func (g *group) load(ctx context.Context) (map[string]webhook.Delivery, bool) {
 	d, t0 := g.d, g.tasks[0]
 	ids := make([]string, 0, len(g.tasks))
@@ -109,8 +111,13 @@ func (g *group) load(ctx context.Context) (map[string]webhook.Delivery, bool) {
 			ids = append(ids, t.DeliveryID)
 		}
 	}
+	taken := g.takeLease(ctx)
 	w, gate, dels, err := d.Deliveries.LoadGroup(ctx, t0.TeamID, t0.WebhookID, ids)
+	lease, took := <-taken
 	if err != nil && !patio.IsKind(err, patio.KindNotFound) {
+		if took {
+			g.lane.took(lease)
+		}
 		for k := range g.errs {
 			g.errs[k] = err
 		}
@@ -120,7 +127,34 @@ func (g *group) load(ctx context.Context) (map[string]webhook.Delivery, bool) {
 		g.hook = w
 		g.lane.seed(gate, w.MaxRate)
 	}
+	if took {
+		g.lane.took(lease)
+	}
 	return dels, true
+}
+
+// takeLease takes a lease of one send on the webhook's gate, when the lane may (firstLease); the
+// channel yields the gate as stored after it, or closes without a value.
+func (g *group) takeLease(ctx context.Context) <-chan Gate {
+	out := make(chan Gate, 1)
+	now := time.Now()
+	if !g.lane.firstLease(now) {
+		close(out)
+		return out
+	}
+	t0 := g.tasks[0]
+	go func() {
+		defer close(out)
+		gate, ok, err := g.d.Gates.TakeLease(ctx, t0.TeamID, t0.WebhookID, g.lane.holder, 1, now.Add(g.lane.leaseFor()), now)
+		if err != nil {
+			logger(g.d.Logger).DebugContext(ctx, "taking a lease of the webhook's gate failed: its first write decides",
+				slog.String("webhook_id", t0.WebhookID), slog.String("error", err.Error()))
+		}
+		if ok {
+			out <- gate
+		}
+	}()
+	return out
 }
 
 // claim decides, for each task, whether its attempt is to be made: a stale or duplicate task is

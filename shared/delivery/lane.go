@@ -96,6 +96,27 @@ func (l *lane) seed(g Gate, rate webhook.Rate) {
 	l.seeded = true
 }
 
+// firstLease reports whether the batch that entered the lane last may take a lease of one send
+// without reading the gate (Gates.TakeLease), beside its load: when it is the lane's only user
+// and the lane holds no lease, nor is writing the gate. The first send then goes out a round
+// sooner; any lease beyond it is had through sync.
+func (l *lane) firstLease(now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.users == 1 && !l.syncing && l.inFlight == 0 && (l.lease == 0 || !l.gate.Leases[l.holder].Until.After(now))
+}
+
+// took adopts the gate TakeLease returned (unless the load read a later one), its lease this
+// process's; the take counts as a write of the gate (syncEvery runs from it).
+func (l *lane) took(g Gate) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.seeded || g.Version > l.gate.Version {
+		l.adopt(g)
+	}
+	l.synced = time.Now()
+}
+
 // adopt makes g the lane's gate. The caller holds mu.
 func (l *lane) adopt(g Gate) {
 	l.gate = g

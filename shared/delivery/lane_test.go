@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,6 +158,83 @@ func TestDeliverBoundShared(t *testing.T) {
 	if g.Bound != 1 || len(g.Leases) != 0 {
 		t.Errorf("after a run of 500s the gate holds bound %d, leases %v; want 1 and none (both workers done)", g.Bound, g.Leases)
 	}
+}
+
+// TestDeliverFirstLease: a worker's first send to a webhook whose gate was written before goes out
+// on a lease taken beside the load, with no write of the gate between the load and the send; and
+// eight such workers starting at once still never have more in flight than the bound.
+func TestDeliverFirstLease(t *testing.T) {
+	e := newEnv(t)
+	s := newPacedSender()
+	s.delay[e.hook.URL] = 150 * time.Millisecond
+	s.answer = func(string, int) webhook.Result {
+		return webhook.Result{StatusCode: 500, Duration: 150 * time.Millisecond, ErrorClass: webhook.ErrHTTPStatus}
+	}
+	for _, err := range e.realClock(s).DeliverAll(context.Background(), e.tasks(e.hook, 1)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := e.store.Gate(context.Background(), e.team.ID, e.hook.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	watch := &swapWatch{Sender: s, swaps: &e.store.swaps}
+	before := e.store.swaps.Load()
+	for _, err := range e.realClock(watch).DeliverAll(context.Background(), e.tasks(e.hook, 1)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := watch.first(); got != before {
+		t.Errorf("a worker's first send came after %d writes of the gate; want none (its lease taken beside the load)", got-before)
+	}
+	if got := e.store.swaps.Load() - before; got != 1 {
+		t.Errorf("a worker's lone send wrote the gate %d times; want 1 (its lease given back)", got)
+	}
+
+	tasks := e.tasks(e.hook, 16)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for _, err := range e.realClock(s).DeliverAll(context.Background(), tasks[w*2:(w+1)*2]) {
+				if err != nil {
+					t.Errorf("DeliverAll = %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if p := s.peakOf(e.hook.URL); p > g.Bound || p == 0 {
+		t.Errorf("eight workers starting at once had %d requests in flight to one receiver; want 1 to %d (the bound)", p, g.Bound)
+	}
+}
+
+// swapWatch is a sender that notes how many writes of the gate its store had made at its first
+// send.
+type swapWatch struct {
+	delivery.Sender
+	swaps *atomic.Int64
+
+	mu    sync.Mutex
+	at    int64
+	noted bool
+}
+
+func (w *swapWatch) Send(ctx context.Context, url string, headers map[string]string, body []byte) webhook.Result {
+	w.mu.Lock()
+	if !w.noted {
+		w.at, w.noted = w.swaps.Load(), true
+	}
+	w.mu.Unlock()
+	return w.Sender.Send(ctx, url, headers, body)
+}
+
+func (w *swapWatch) first() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.at
 }
 
 // TestDeliverHold: a 429 with Retry-After holds every delivery of the webhook, for every worker,

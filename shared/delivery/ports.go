@@ -27,6 +27,10 @@ type DispatchStore interface {
 	// the one given when it was created, the one found when one with its id existed (created[i]
 	// false). On error, the first n deliveries were handled (n < len(ds)).
 	CreateDeliveries(ctx context.Context, ds []webhook.Delivery) (stored []webhook.Delivery, created []bool, n int, err error)
+	// SetDeliveryStatus moves a delivery from one of the from statuses to status (KindConflict
+	// when it is in none of them): a delivery stored from a webhook list kept from before, set
+	// right by the list as read again.
+	SetDeliveryStatus(ctx context.Context, id string, from []string, status string, restart bool) (webhook.Delivery, error)
 }
 
 // Auditor stores entries of the teams' audit logs, many at once. Storing an entry again (the
@@ -83,6 +87,11 @@ type Gates interface {
 	// and returns it as stored (its version advanced) with ok. Otherwise it writes nothing and
 	// returns the stored gate, ok false.
 	SwapGate(ctx context.Context, teamID, webhookID string, g Gate) (stored Gate, ok bool, err error)
+	// TakeLease grants holder a lease of n until until in one conditional write, reading nothing
+	// first: only when the gate's Free is n or more, no hold lasts past now and holder has no
+	// lease on it. It returns the gate as stored after it with ok; ok false when it may not (a
+	// gate never written whole, too little free, a hold, a lease held): SwapGate then decides.
+	TakeLease(ctx context.Context, teamID, webhookID, holder string, n int, until, now time.Time) (stored Gate, ok bool, err error)
 	// NoteSuccess records that a delivery to the webhook succeeded at t (keeping the latest time).
 	NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error
 }

@@ -18,7 +18,7 @@ func gateSK(id string) string { return "g#" + id }
 
 // ClaimWarning sets warned_at on the webhook's gate item, conditioned on none in the last 24 hours
 // and no success since first.
-func (s *Webhooks) ClaimWarning(ctx context.Context, teamID, id string, first, now time.Time) (bool, error) {
+func (s *Gates) ClaimWarning(ctx context.Context, teamID, id string, first, now time.Time) (bool, error) {
 	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Set("warned_at", now.UnixMilli()).
 		If("(attribute_not_exists('warned_at') OR 'warned_at' <= ?) AND (attribute_not_exists('last_success_at') OR 'last_success_at' < ?)",
 			now.Add(-24*time.Hour).UnixMilli(), first.UnixMilli()).Run(ctx)
@@ -29,7 +29,7 @@ func (s *Webhooks) ClaimWarning(ctx context.Context, teamID, id string, first, n
 }
 
 // ReleaseWarning removes warned_at when it is at.
-func (s *Webhooks) ReleaseWarning(ctx context.Context, teamID, id string, at time.Time) error {
+func (s *Gates) ReleaseWarning(ctx context.Context, teamID, id string, at time.Time) error {
 	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Remove("warned_at").If("'warned_at' = ?", at.UnixMilli()).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
 		return nil
@@ -39,7 +39,7 @@ func (s *Webhooks) ReleaseWarning(ctx context.Context, teamID, id string, at tim
 
 // NoteSuccess records a successful delivery at t on the webhook's gate, keeping the latest time
 // (a write of the gate: its version advances).
-func (s *Webhooks) NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error {
+func (s *Gates) NoteSuccess(ctx context.Context, teamID, id string, t time.Time) error {
 	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(id)).Set("last_success_at", t.UnixMilli()).Add("ver", 1).
 		If("attribute_not_exists('last_success_at') OR 'last_success_at' < ?", t.UnixMilli()).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
@@ -58,6 +58,7 @@ type gateRow struct {
 	HoldUntil   int64               `dynamo:"hold_until"`
 	NextStart   int64               `dynamo:"next_start"`
 	Leases      map[string]leaseRow `dynamo:"leases"`
+	Free        int                 `dynamo:"free"`
 	LastSuccess int64               `dynamo:"last_success_at"`
 }
 
@@ -68,7 +69,7 @@ type leaseRow struct {
 }
 
 func (r gateRow) gate() delivery.Gate {
-	g := delivery.Gate{Version: r.Ver, Bound: r.Bound, Hold: fromMilli(r.HoldUntil), LastSuccess: fromMilli(r.LastSuccess)}
+	g := delivery.Gate{Version: r.Ver, Bound: r.Bound, Hold: fromMilli(r.HoldUntil), LastSuccess: fromMilli(r.LastSuccess), Free: r.Free}
 	if r.NextStart != 0 {
 		g.NextStart = time.UnixMicro(r.NextStart).UTC()
 	}
@@ -82,7 +83,7 @@ func (r gateRow) gate() delivery.Gate {
 }
 
 // Gate returns a webhook's gate (strongly consistent), the zero Gate when it has none.
-func (s *Webhooks) Gate(ctx context.Context, teamID, webhookID string) (delivery.Gate, error) {
+func (s *Gates) Gate(ctx context.Context, teamID, webhookID string) (delivery.Gate, error) {
 	var r gateRow
 	err := s.webhooks().Get("pk", teamID).Range("sk", dynamo.Equal, gateSK(webhookID)).Consistent(true).One(ctx, &r)
 	if errors.Is(err, dynamo.ErrNotFound) {
@@ -93,7 +94,7 @@ func (s *Webhooks) Gate(ctx context.Context, teamID, webhookID string) (delivery
 
 // SwapGate writes g's pacing to the webhook's gate in one update conditioned on the version it was
 // read at; when another write came first it reads the gate as stored.
-func (s *Webhooks) SwapGate(ctx context.Context, teamID, webhookID string, g delivery.Gate) (delivery.Gate, bool, error) {
+func (s *Gates) SwapGate(ctx context.Context, teamID, webhookID string, g delivery.Gate) (delivery.Gate, bool, error) {
 	u := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID)).Set("ver", g.Version+1).Set("bound", g.Bound)
 	set := func(name string, v int64) {
 		if v == 0 {
@@ -108,15 +109,11 @@ func (s *Webhooks) SwapGate(ctx context.Context, teamID, webhookID string, g del
 	} else {
 		set("next_start", g.NextStart.UnixMicro())
 	}
-	if len(g.Leases) == 0 {
-		u = u.Remove("leases")
-	} else {
-		leases := make(map[string]leaseRow, len(g.Leases))
-		for h, l := range g.Leases {
-			leases[h] = leaseRow{N: l.N, Until: unixMilli(l.Until)}
-		}
-		u = u.Set("leases", leases)
+	leases := make(map[string]leaseRow, len(g.Leases))
+	for h, l := range g.Leases {
+		leases[h] = leaseRow{N: l.N, Until: unixMilli(l.Until)}
 	}
+	u = u.SetNullable("leases", leases).Set("free", g.Free)
 	if !g.LastSuccess.IsZero() {
 		u = u.Set("last_success_at", g.LastSuccess.UnixMilli())
 	}
@@ -133,6 +130,24 @@ func (s *Webhooks) SwapGate(ctx context.Context, teamID, webhookID string, g del
 	}
 	if err != nil {
 		return delivery.Gate{}, false, storecore.Wrap(err, "write gate of webhook", webhookID)
+	}
+	return r.gate(), true, nil
+}
+
+// TakeLease adds holder's lease to the webhook's gate and takes it from free, in one update
+// conditioned on free, the hold and holder's having none (see delivery.Gates).
+func (s *Gates) TakeLease(ctx context.Context, teamID, webhookID, holder string, n int, until, now time.Time) (delivery.Gate, bool, error) {
+	var r gateRow
+	err := s.webhooks().Update("pk", teamID).Range("sk", gateSK(webhookID)).
+		SetExpr("'leases'.$ = ?", holder, leaseRow{N: n, Until: unixMilli(until)}).SetExpr("'free' = 'free' - ?", n).Add("ver", 1).
+		If("attribute_exists('leases') AND 'free' >= ? AND attribute_not_exists('leases'.$) AND (attribute_not_exists('hold_until') OR 'hold_until' <= ?)",
+			n, holder, now.UnixMilli()).
+		Value(ctx, &r)
+	if dynamo.IsCondCheckFailed(err) {
+		return delivery.Gate{}, false, nil
+	}
+	if err != nil {
+		return delivery.Gate{}, false, storecore.Wrap(err, "take a lease of webhook", webhookID)
 	}
 	return r.gate(), true, nil
 }

@@ -16,14 +16,21 @@ import (
 // delivery engine's ports (delivery.Deliveries, Gates and Rules) and delivery.SweepStore.
 type Store struct {
 	*Webhooks
+	*Gates
 	*DeliveryLog
 }
 
 // New returns the webhooks and deliveries stored on db.
-func New(db *storecore.DB) Store { return Store{&Webhooks{part{db}}, &DeliveryLog{part{db}}} }
+func New(db *storecore.DB) Store {
+	return Store{&Webhooks{part{db}}, &Gates{part{db}}, &DeliveryLog{part{db}}}
+}
 
-// Webhooks stores the webhooks, their gates and reads a delivery group at once (LoadGroup).
+// Webhooks stores the webhooks and reads a delivery group at once (LoadGroup).
 type Webhooks struct{ part }
+
+// Gates stores each webhook's gate item beside it: its pace (delivery.Gates), its last success
+// and its warning's claim.
+type Gates struct{ part }
 
 // DeliveryLog stores the webhooks' deliveries, their lists and their attempt logs.
 type DeliveryLog struct{ part }
