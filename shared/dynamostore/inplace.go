@@ -53,7 +53,7 @@ func (r records[T, R, Q]) updateInPlace(teamID string, w patio.Write[T], stored 
 	}
 	was, _ := r.k.Layout.Split(migration.Family(r.k.Layout, stored))
 	now, _ := r.k.Layout.Split(r.k.Layout.Family(row))
-	if !slices.Equal(slices.Sorted(maps.Keys(was.Copies)), slices.Sorted(maps.Keys(now.Copies))) ||
+	if !sameCopies(was, now) ||
 		len(lists.Tally(now.Counts).Minus(was.Counts)) > 0 {
 		return nil, nil, false
 	}
@@ -116,7 +116,7 @@ func (b *indexBatch) keep(k streamKind, table, team string, before, after dynamo
 	}
 	was, _ := k.layout.Split(k.layout.Family(before))
 	now, _ := k.layout.Split(k.layout.Family(after))
-	if !slices.Equal(slices.Sorted(maps.Keys(was.Copies)), slices.Sorted(maps.Keys(now.Copies))) {
+	if !sameCopies(was, now) {
 		return
 	}
 	for sk, c := range now.Copies {
@@ -151,4 +151,10 @@ func (s *Indexer) mendCopies(ctx context.Context, b indexBatch) error {
 		}
 	}
 	return nil
+}
+
+// sameCopies reports whether two families' copies have the same keys: a write from one to the
+// other rewrites its copies where they are.
+func sameCopies(was, now storeformat.Family) bool {
+	return slices.Equal(slices.Sorted(maps.Keys(was.Copies)), slices.Sorted(maps.Keys(now.Copies)))
 }
